@@ -1,0 +1,134 @@
+"""The pass pipelines of pipelines/pipelines.toml, as Python objects.
+
+The TOML file is the single definition; lit_tests/lit.cfg.py reads the same file. A pipeline
+name given by a user may be one of ours (``torch-to-linalg``), an upstream pipeline name
+(``torch-backend-to-linalg-on-tensors-backend-pipeline``) or a full textual pipeline
+(``builtin.module(canonicalize)``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping
+
+from .errors import PipelineConfigError
+
+PIPELINES_FILE = Path(__file__).resolve().parent.parent / "pipelines" / "pipelines.toml"
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    name: str
+    pass_name: str
+    anchor: str = "builtin.module"
+    input: str = ""
+    output: str = ""
+    defaults: Mapping[str, str] = field(default_factory=dict)
+
+    def textual(self, options: Mapping[str, object] | None = None) -> str:
+        """The ``-pass-pipeline`` value, with options the caller set (unset ones omitted)."""
+        merged = {k: v for k, v in self.defaults.items() if v != ""}
+        for key, value in (options or {}).items():
+            if key not in self.defaults:
+                known = ", ".join(sorted(self.defaults)) or "none"
+                raise PipelineConfigError(
+                    f"pipeline '{self.name}' has no option '{key}' (it accepts: {known}). "
+                    f"Fix the option name, or add it to {PIPELINES_FILE} if torch-mlir-opt "
+                    f"--help lists it for {self.pass_name}."
+                )
+            rendered = _render_option(value)
+            if rendered != "":
+                merged[key] = rendered
+        if not merged:
+            return f"{self.anchor}({self.pass_name})"
+        opts = " ".join(f"{k}={v}" for k, v in merged.items())
+        return f"{self.anchor}({self.pass_name}{{{opts}}})"
+
+
+def _render_option(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class PipelineSet:
+    pipelines: Mapping[str, Pipeline]
+    output_types: Mapping[str, tuple[str, ...]]
+
+    def get(self, name: str) -> Pipeline:
+        if name in self.pipelines:
+            return self.pipelines[name]
+        for pipeline in self.pipelines.values():
+            if pipeline.pass_name == name:
+                return pipeline
+        known = ", ".join(sorted(self.pipelines))
+        raise PipelineConfigError(
+            f"unknown pipeline '{name}'. Use one of {known}, an upstream pipeline name such as "
+            "torch-backend-to-linalg-on-tensors-backend-pipeline, or a textual pipeline like "
+            "'builtin.module(canonicalize)'."
+        )
+
+    def for_output_type(self, output_type: str) -> tuple[Pipeline, ...]:
+        if output_type not in self.output_types:
+            known = ", ".join(sorted(self.output_types))
+            raise PipelineConfigError(
+                f"unknown output type '{output_type}'; expected one of {known}."
+            )
+        return tuple(self.get(n) for n in self.output_types[output_type])
+
+    def resolve(self, spec: str, options: Mapping[str, object] | None = None) -> str:
+        """A textual pipeline for a name of ours, an upstream name, or textual input as given."""
+        spec = spec.strip()
+        if "(" in spec:
+            if options:
+                raise PipelineConfigError(
+                    f"options cannot be added to the textual pipeline '{spec}'; write them "
+                    "inside it instead."
+                )
+            return spec
+        return self.get(spec).textual(options)
+
+
+def load(path: Path = PIPELINES_FILE) -> PipelineSet:
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise PipelineConfigError(
+            f"the pipeline definitions {path} are missing. The harness must be installed from "
+            "its source tree (pip install -e .) so that pipelines/ sits beside harness/."
+        ) from None
+    except tomllib.TOMLDecodeError as e:
+        raise PipelineConfigError(f"{path} is not valid TOML: {e}. Fix the file.") from None
+    pipelines = {}
+    for name, entry in data.get("pipeline", {}).items():
+        if "pass" not in entry:
+            raise PipelineConfigError(f"{path}: pipeline '{name}' has no 'pass' key.")
+        pipelines[name] = Pipeline(
+            name=name,
+            pass_name=entry["pass"],
+            anchor=entry.get("anchor", "builtin.module"),
+            input=entry.get("input", ""),
+            output=entry.get("output", ""),
+            defaults={k: str(v) for k, v in entry.get("options", {}).items()},
+        )
+    output_types = {k: tuple(v) for k, v in data.get("output-type", {}).items()}
+    for kind, names in output_types.items():
+        for n in names:
+            if n not in pipelines:
+                raise PipelineConfigError(
+                    f"{path}: output type '{kind}' names unknown pipeline '{n}'."
+                )
+    return PipelineSet(pipelines=pipelines, output_types=output_types)
+
+
+@lru_cache(maxsize=1)
+def default() -> PipelineSet:
+    return load()
