@@ -1,0 +1,16 @@
+"""TorchScript (JIT IR) to torch-dialect MLIR, on the torch-mlir wheel's Python bindings.
+
+The wheel ships no TorchScript importer; this package is one. Its public names match upstream
+torch-mlir's ``torch_mlir.jit_ir_importer`` so scripts written for it run with only the import
+changed::
+
+    from harness.importer import ClassAnnotator, ImportOptions, ModuleBuilder
+    mb = ModuleBuilder()
+    mb.import_module(torch.jit.script(model)._c, ClassAnnotator())
+    print(mb.module)
+"""
+
+from .annotations import ClassAnnotator
+from .builder import ImportOptions, ImportStats, ModuleBuilder, new_context
+
+__all__ = ["ClassAnnotator", "ImportOptions", "ImportStats", "ModuleBuilder", "new_context"]

@@ -1,0 +1,102 @@
+"""Tensor values as MLIR elements attributes.
+
+Weights become ``dense_resource`` blobs that borrow the tensor's memory (no copy, no hex
+text unless the printer is asked for it); one-element tensors become dense splats, which the
+folders can see through. Each tensor is turned into an attribute once, keyed by the identity
+of its storage view, so tied weights stay one blob.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch_mlir import ir
+
+from ..errors import UnsupportedTypeError
+from .typemap import TypeMapper, dtype_asm
+
+# numpy views of a tensor's bytes, by dtype. bf16 and f16 have no exact numpy twin everywhere,
+# so they are reinterpreted as same-width integers: the blob holds raw bytes either way.
+TORCH_DTYPE_TO_NPY_VIEW: dict[torch.dtype, torch.dtype] = {
+    torch.bfloat16: torch.int16,
+    torch.float16: torch.int16,
+}
+
+_RESOURCE_NAME_BAD = re.compile(r"[^A-Za-z0-9_.]")
+
+
+def resource_name(hint: str) -> str:
+    name = _RESOURCE_NAME_BAD.sub("_", hint).strip("._") or "tensor"
+    if name[0].isdigit():
+        name = "t_" + name
+    return name
+
+
+@dataclass
+class TensorLiterals:
+    """Creates and de-duplicates the elements attributes of one module's tensors."""
+
+    types: TypeMapper
+    _by_identity: dict[tuple, ir.Attribute] = field(default_factory=dict)
+    _keepalive: list = field(default_factory=list)
+    _names: set[str] = field(default_factory=set)
+    total_bytes: int = 0
+
+    def _identity(self, t: torch.Tensor) -> tuple:
+        try:
+            ptr = t.untyped_storage().data_ptr()
+        except (RuntimeError, NotImplementedError):
+            ptr = id(t)
+        return (ptr, t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)
+
+    def _unique_name(self, hint: str) -> str:
+        base = resource_name(hint)
+        name, n = base, 1
+        while name in self._names:
+            name = f"{base}_{n}"
+            n += 1
+        self._names.add(name)
+        return name
+
+    def elements_attr(self, tensor: torch.Tensor, name_hint: str) -> ir.Attribute:
+        key = self._identity(tensor)
+        cached = self._by_identity.get(key)
+        if cached is not None:
+            return cached
+        attr = self._make(tensor, name_hint)
+        self._by_identity[key] = attr
+        return attr
+
+    def _make(self, tensor: torch.Tensor, name_hint: str) -> ir.Attribute:
+        context = f"tensor literal '{name_hint}'"
+        if tensor.is_quantized or tensor.layout != torch.strided:
+            raise UnsupportedTypeError(
+                f"{tensor.dtype} {tensor.layout} tensor", context,
+                "dense, strided, non-quantized tensors",
+            )
+        elem_asm = dtype_asm(tensor.dtype, context)
+        shape = "x".join(str(d) for d in tensor.shape)
+        builtin_type = self.types.parse(f"tensor<{shape + 'x' if shape else ''}{elem_asm}>")
+        data = tensor.detach()
+        if data.device.type != "cpu":
+            data = data.cpu()
+        data = data.contiguous()
+        view_dtype = TORCH_DTYPE_TO_NPY_VIEW.get(data.dtype)
+        array = (data.view(view_dtype) if view_dtype else data).numpy()
+        if data.numel() <= 1 and not (view_dtype is not None and data.numel() == 0):
+            # Dense splats fold; a resource would hide the value from canonicalization.
+            if view_dtype is not None:
+                scalar = ir.FloatAttr.get(builtin_type.element_type, float(data.item()))
+                return ir.DenseElementsAttr.get_splat(builtin_type, scalar)
+            return ir.DenseElementsAttr.get(
+                np.ascontiguousarray(array), type=builtin_type.element_type,
+                shape=list(tensor.shape),
+            )
+        self._keepalive.append(array)
+        self.total_bytes += array.nbytes
+        return ir.DenseResourceElementsAttr.get_from_buffer(
+            array, self._unique_name(name_hint), builtin_type, context=self.types.context
+        )

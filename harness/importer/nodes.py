@@ -1,0 +1,407 @@
+"""TorchScript graphs to torch-dialect function bodies.
+
+One ``GraphImporter`` per function: it walks the graph's nodes in order, maps each JIT value to
+an MLIR value, and emits ops at the current insertion point. aten (and schema-carrying prim)
+nodes go through their schema to ``torch.<ns>.<name>[.<overload>]`` when the dialect registers
+that op, else to ``torch.operator "<ns>.<name>[.<overload>]"`` so the pipeline, not the
+importer, reports the missing lowering. Structural prim nodes have hand-written handlers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Protocol, Sequence
+
+import torch
+from torch_mlir import ir
+
+from ..errors import UnsupportedNodeError, UnsupportedTypeError
+from .literals import TensorLiterals
+from .locations import LocationFactory
+from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
+
+_SCHEMA_NAME = re.compile(r"^(?P<ns>\w+)::(?P<name>\w+)(?:\.(?P<overload>\w+))?\(")
+
+# prim nodes without a schema that map one-to-one onto a torch-dialect op (same operands,
+# same results, no attributes).
+PRIM_KIND_TO_OP: dict[str, str] = {
+    "prim::ListConstruct": "torch.prim.ListConstruct",
+    "prim::ListUnpack": "torch.prim.ListUnpack",
+    "prim::TupleConstruct": "torch.prim.TupleConstruct",
+    "prim::TupleUnpack": "torch.prim.TupleUnpack",
+    "prim::TupleIndex": "torch.prim.TupleIndex",
+    "prim::unchecked_cast": "torch.prim.unchecked_cast",
+    "prim::Uninitialized": "torch.prim.Uninitialized",
+    "prim::RaiseException": "torch.prim.RaiseException",
+    "prim::Print": "torch.prim.Print",
+    "prim::NumToTensor": "torch.prim.NumToTensor.Scalar",
+    "prim::device": "torch.prim.device",
+    "prim::dtype": "torch.prim.dtype",
+    "prim::layout": "torch.prim.layout",
+    "prim::Enter": "torch.prim.Enter",
+    "prim::Exit": "torch.prim.Exit",
+    "prim::CreateObject": "torch.prim.CreateObject",
+    "prim::tolist": "torch.prim.tolist",
+}
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The MLIR argument and result types of a function, as its callers must match them."""
+
+    inputs: tuple[ir.Type, ...]
+    results: tuple[ir.Type, ...]
+
+
+class CalleeResolver(Protocol):
+    def method_signature(self, class_qualname: str, method: str) -> Signature | None: ...
+
+    def function_symbol(self, qualname: str, node: torch._C.Node, object_path: str) -> tuple[str, Signature]: ...
+
+
+@dataclass
+class ImportEnv:
+    """What every function importer of one module shares."""
+
+    context: ir.Context
+    types: TypeMapper
+    locs: LocationFactory
+    literals: TensorLiterals
+    callees: CalleeResolver
+    node_kinds: dict[str, int] = field(default_factory=dict)
+    _registered: dict[str, bool] = field(default_factory=dict)
+
+    def is_registered(self, op_name: str) -> bool:
+        known = self._registered.get(op_name)
+        if known is None:
+            known = self.context.is_registered_operation(op_name)
+            self._registered[op_name] = known
+        return known
+
+
+def _is_tensor_type(t: ir.Type) -> bool:
+    s = str(t)
+    return s.startswith("!torch.tensor") or s.startswith("!torch.vtensor")
+
+
+def schema_op_name(schema: str) -> tuple[str, str] | None:
+    """``("torch.aten.add.Tensor", "aten.add.Tensor")`` from a node's schema string."""
+    m = _SCHEMA_NAME.match(schema)
+    if not m:
+        return None
+    dotted = f"{m.group('ns')}.{m.group('name')}"
+    if m.group("overload"):
+        dotted += f".{m.group('overload')}"
+    return "torch." + dotted, dotted
+
+
+class GraphImporter:
+    """Imports the nodes of one TorchScript graph into one MLIR function."""
+
+    def __init__(self, env: ImportEnv, object_path: str):
+        self.env = env
+        self.object_path = object_path
+        self.values: dict[int, ir.Value] = {}
+        self._handlers: dict[str, Callable[[torch._C.Node, ir.Location], None]] = {
+            "prim::Constant": self._constant,
+            "prim::GetAttr": self._get_attr,
+            "prim::SetAttr": self._set_attr,
+            "prim::CallMethod": self._call_method,
+            "prim::CallFunction": self._call_function,
+            "prim::If": self._if,
+            "prim::Loop": self._loop,
+            "prim::DictConstruct": self._dict_construct,
+        }
+
+    # ----- values and types -------------------------------------------------------------
+
+    def lookup(self, jit_value: torch._C.Value) -> ir.Value:
+        return self.values[jit_value.unique()]
+
+    def bind(self, jit_value: torch._C.Value, value: ir.Value) -> None:
+        self.values[jit_value.unique()] = value
+
+    def jit_type(self, jit_value: torch._C.Value, node: torch._C.Node | None = None) -> ir.Type:
+        try:
+            return self.env.types.from_jit(jit_value.type(), f"value %{jit_value.debugName()}")
+        except UnsupportedTypeError as e:
+            where = LocationFactory.describe(node) if node is not None else ""
+            raise UnsupportedTypeError(
+                e.type_str, f"{e.context} at {where or 'unknown location'} in {self.object_path}"
+            ) from None
+
+    def adjust(self, value: ir.Value, target: ir.Type, loc: ir.Location) -> ir.Value:
+        """Casts a value to the type a user expects: static-info casts for tensors,
+        ``torch.derefine`` into Optional/Union/Any."""
+        if value.type == target:
+            return value
+        if _is_tensor_type(value.type) and _is_tensor_type(target):
+            op = "torch.tensor_static_info_cast"
+        else:
+            op = "torch.derefine"
+        return ir.Operation.create(op, results=[target], operands=[value], loc=loc).result
+
+    # ----- driving ----------------------------------------------------------------------
+
+    def import_block_nodes(self, nodes: Iterable[torch._C.Node]) -> None:
+        for node in nodes:
+            self.import_node(node)
+
+    def import_node(self, node: torch._C.Node) -> None:
+        kind = node.kind()
+        self.env.node_kinds[kind] = self.env.node_kinds.get(kind, 0) + 1
+        loc = self.env.locs.for_node(node)
+        handler = self._handlers.get(kind)
+        if handler is not None:
+            handler(node, loc)
+            return
+        schema = node.schema()
+        names = schema_op_name(schema) if schema != "(no schema)" else None
+        if names is not None:
+            op_name, dotted = names
+            if self.env.is_registered(op_name):
+                self._emit_simple(op_name, node, loc)
+            else:
+                self._emit_operator(dotted, node, loc)
+            return
+        op_name = PRIM_KIND_TO_OP.get(kind)
+        if op_name is not None:
+            self._emit_simple(op_name, node, loc)
+            return
+        raise UnsupportedNodeError(
+            kind, LocationFactory.describe(node), self.object_path,
+            "it has no schema and no structural translation "
+            f"(structural prim nodes handled: {', '.join(sorted([*self._handlers, *PRIM_KIND_TO_OP]))}).",
+        )
+
+    def _operands(self, node: torch._C.Node) -> list[ir.Value]:
+        return [self.lookup(v) for v in node.inputs()]
+
+    def _result_types(self, node: torch._C.Node) -> list[ir.Type]:
+        return [self.jit_type(v, node) for v in node.outputs()]
+
+    def _bind_results(self, node: torch._C.Node, op: ir.Operation) -> None:
+        for jit_value, value in zip(node.outputs(), op.results):
+            self.bind(jit_value, value)
+
+    def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location, attributes=None) -> ir.Operation:
+        op = ir.Operation.create(
+            op_name,
+            results=self._result_types(node),
+            operands=self._operands(node),
+            attributes=attributes,
+            loc=loc,
+        )
+        self._bind_results(node, op)
+        return op
+
+    def _emit_operator(self, dotted: str, node: torch._C.Node, loc: ir.Location) -> None:
+        self._emit_simple("torch.operator", node, loc, {"name": ir.StringAttr.get(dotted)})
+
+    # ----- constants --------------------------------------------------------------------
+
+    def _constant(self, node: torch._C.Node, loc: ir.Location) -> None:
+        out = node.output()
+        kind = out.type().kind()
+        if kind == "FunctionType":
+            return  # Materialized by the prim::CallFunction that uses it.
+        if not node.hasAttribute("value"):
+            value = None
+        elif node.kindOf("value") == "t":
+            value = node.t("value")
+        else:
+            value = out.toIValue()
+        target = self.jit_type(out, node)
+        self.bind(out, self.adjust(self.constant(value, out.type(), loc, node), target, loc))
+
+    def constant(self, value, jit_type: torch._C.Type, loc: ir.Location, node: torch._C.Node | None = None,
+                 name_hint: str = "") -> ir.Value:
+        """An MLIR value holding a Python/IValue constant of the given TorchScript type."""
+        return emit_constant(self.env, value, jit_type, loc, name_hint or self._const_name(node),
+                             f"constant in {self.object_path}")
+
+    def _const_name(self, node: torch._C.Node | None) -> str:
+        flc = LocationFactory.describe(node) if node is not None else ""
+        base = flc.rsplit("/", 1)[-1] if flc else "constant"
+        return f"{self.object_path}.const.{base}"
+
+    # ----- object access ----------------------------------------------------------------
+
+    def _get_attr(self, node: torch._C.Node, loc: ir.Location) -> None:
+        self._emit_simple("torch.prim.GetAttr", node, loc, {"name": ir.StringAttr.get(node.s("name"))})
+
+    def _set_attr(self, node: torch._C.Node, loc: ir.Location) -> None:
+        self._emit_simple("torch.prim.SetAttr", node, loc, {"name": ir.StringAttr.get(node.s("name"))})
+
+    def _call_method(self, node: torch._C.Node, loc: ir.Location) -> None:
+        receiver, *args = list(node.inputs())
+        name = node.s("name")
+        receiver_type = receiver.type()
+        sig = None
+        if receiver_type.kind() == "ClassType":
+            sig = self.env.callees.method_signature(receiver_type.qualified_name(), name)
+        operands = [self.lookup(receiver)] + [self.lookup(a) for a in args]
+        jit_results = self._result_types(node)
+        if sig is not None:
+            operands = operands[:1] + [self.adjust(v, t, loc) for v, t in zip(operands[1:], sig.inputs[1:])]
+            result_types = list(sig.results)
+        else:
+            result_types = jit_results
+        op = ir.Operation.create(
+            "torch.prim.CallMethod", results=result_types, operands=operands,
+            attributes={"name": ir.StringAttr.get(name)}, loc=loc,
+        )
+        for jit_value, value, want in zip(node.outputs(), op.results, jit_results):
+            self.bind(jit_value, self.adjust(value, want, loc))
+
+    def _call_function(self, node: torch._C.Node, loc: ir.Location) -> None:
+        fn_value, *args = list(node.inputs())
+        qualname = fn_value.type().str() if hasattr(fn_value.type(), "str") else str(fn_value.type())
+        symbol, sig = self.env.callees.function_symbol(qualname, node, self.object_path)
+        fn_type = ir.FunctionType.get(list(sig.inputs), list(sig.results))
+        callee = ir.Operation.create(
+            "func.constant", results=[fn_type],
+            attributes={"value": ir.FlatSymbolRefAttr.get(symbol)}, loc=loc,
+        ).result
+        operands = [self.adjust(self.lookup(a), t, loc) for a, t in zip(args, sig.inputs)]
+        op = ir.Operation.create(
+            "func.call_indirect", results=list(sig.results), operands=[callee, *operands], loc=loc
+        )
+        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
+            self.bind(jit_value, self.adjust(value, want, loc))
+
+    def _dict_construct(self, node: torch._C.Node, loc: ir.Location) -> None:
+        flat = self._operands(node)
+        keys, values = flat[0::2], flat[1::2]
+        op = ir.Operation.create(
+            "torch.prim.DictConstruct", results=self._result_types(node), operands=keys + values, loc=loc
+        )
+        self._bind_results(node, op)
+
+    # ----- control flow -----------------------------------------------------------------
+
+    def _import_region_block(self, region: ir.Region, jit_block: torch._C.Block, arg_types: Sequence[ir.Type],
+                             terminator: str, leading: Sequence[ir.Value] = (),
+                             out_types: Sequence[ir.Type] = (), loc: ir.Location | None = None) -> None:
+        block = region.blocks.append(*arg_types)
+        with ir.InsertionPoint(block):
+            for jit_arg, arg in zip(jit_block.inputs(), block.arguments):
+                self.bind(jit_arg, self.adjust(arg, self.jit_type(jit_arg), loc))
+            self.import_block_nodes(jit_block.nodes())
+            outs = [self.lookup(v) for v in jit_block.outputs()]
+            n_lead = len(outs) - len(out_types)
+            outs = outs[:n_lead] + [self.adjust(v, t, loc) for v, t in zip(outs[n_lead:], out_types)]
+            ir.Operation.create(terminator, operands=[*leading, *outs], loc=loc)
+
+    def _if(self, node: torch._C.Node, loc: ir.Location) -> None:
+        result_types = self._result_types(node)
+        op = ir.Operation.create(
+            "torch.prim.If", results=result_types, operands=self._operands(node), regions=2, loc=loc
+        )
+        then_block, else_block = list(node.blocks())
+        for region, jit_block in zip(op.regions, (then_block, else_block)):
+            self._import_region_block(region, jit_block, (), "torch.prim.If.yield",
+                                      out_types=result_types, loc=loc)
+        self._bind_results(node, op)
+
+    def _loop(self, node: torch._C.Node, loc: ir.Location) -> None:
+        result_types = self._result_types(node)
+        operands = self._operands(node)
+        max_trip, init_cond, *carried = operands
+        carried = [self.adjust(v, t, loc) for v, t in zip(carried, result_types)]
+        op = ir.Operation.create(
+            "torch.prim.Loop", results=result_types, operands=[max_trip, init_cond, *carried],
+            regions=1, loc=loc,
+        )
+        (body,) = list(node.blocks())
+        int_type = self.env.types.parse("!torch.int")
+        self._import_region_block(op.regions[0], body, [int_type, *result_types],
+                                  "torch.prim.Loop.condition", out_types=result_types, loc=loc)
+        self._bind_results(node, op)
+
+
+def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Location, name_hint: str,
+                  context: str) -> ir.Value:
+    """Constants of every TorchScript type, shared by graph constants and object slots."""
+    kind = jit_type.kind()
+    types = env.types
+
+    def create(op: str, result: str, attrs: dict | None = None, operands=()) -> ir.Value:
+        return ir.Operation.create(op, results=[types.parse(result)], operands=list(operands),
+                                   attributes=attrs, loc=loc).result
+
+    if value is None:
+        v = create("torch.constant.none", "!torch.none")
+        return v
+    if isinstance(value, torch.Tensor):
+        attr = env.literals.elements_attr(value, name_hint)
+        literal_type = types.tensor(list(value.shape), value.dtype, context=context)
+        op = "torch.vtensor.literal" if types.value_semantics else "torch.tensor.literal"
+        return ir.Operation.create(op, results=[literal_type],
+                                   attributes={"value": attr}, loc=loc).result
+    if isinstance(value, bool):
+        return create("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(value)})
+    if isinstance(value, int):
+        i64 = ir.IntegerType.get_signless(64)
+        if kind == "NumberType":
+            return create("torch.constant.number", "!torch.number", {"value": ir.IntegerAttr.get(i64, value)})
+        if kind == "FloatType":
+            return create("torch.constant.float", "!torch.float", {"value": ir.FloatAttr.get_f64(float(value))})
+        return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, value)})
+    if isinstance(value, float):
+        if kind == "NumberType":
+            return create("torch.constant.number", "!torch.number", {"value": ir.FloatAttr.get_f64(value)})
+        return create("torch.constant.float", "!torch.float", {"value": ir.FloatAttr.get_f64(value)})
+    if isinstance(value, str):
+        return create("torch.constant.str", "!torch.str", {"value": ir.StringAttr.get(value)})
+    if isinstance(value, torch.device):
+        return create("torch.constant.device", "!torch.Device", {"value": ir.StringAttr.get(str(value))})
+    if isinstance(value, torch.dtype):
+        i64 = ir.IntegerType.get_signless(64)
+        return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
+    if isinstance(value, (list, tuple)):
+        contained = list(jit_type.containedTypes())
+        if kind == "ListType":
+            elem_types = [contained[0]] * len(value)
+        elif kind == "TupleType":
+            elem_types = contained
+        else:
+            elem_types = [_jit_type_of_python(v) for v in value]
+        elems = [emit_constant(env, v, t, loc, f"{name_hint}.{i}", context)
+                 for i, (v, t) in enumerate(zip(value, elem_types))]
+        if kind == "TupleType" or (kind != "ListType" and isinstance(value, tuple)):
+            result = types.from_jit(jit_type, context) if kind == "TupleType" else types.parse(
+                "!torch.tuple<" + ", ".join(str(e.type) for e in elems) + ">")
+            return ir.Operation.create("torch.prim.TupleConstruct", results=[result], operands=elems,
+                                       loc=loc).result
+        result = types.from_jit(jit_type, context)
+        elem_type = types.from_jit(contained[0], context) if contained else None
+        if elem_type is not None:
+            elems = [e if e.type == elem_type else ir.Operation.create(
+                "torch.derefine" if not _is_tensor_type(e.type) else "torch.tensor_static_info_cast",
+                results=[elem_type], operands=[e], loc=loc).result for e in elems]
+        return ir.Operation.create("torch.prim.ListConstruct", results=[result], operands=elems,
+                                   loc=loc).result
+    if isinstance(value, dict):
+        key_t, val_t = list(jit_type.containedTypes())
+        keys = [emit_constant(env, k, key_t, loc, f"{name_hint}.key", context) for k in value]
+        vals = [emit_constant(env, v, val_t, loc, f"{name_hint}.{k}", context) for k, v in value.items()]
+        return ir.Operation.create("torch.prim.DictConstruct", results=[types.from_jit(jit_type, context)],
+                                   operands=keys + vals, loc=loc).result
+    raise UnsupportedTypeError(f"{type(value).__name__} value {value!r:.60}", context,
+                               "None, Tensor, bool, int, float, str, device, dtype, list, tuple, dict")
+
+
+def _jit_type_of_python(value) -> torch._C.Type:
+    if isinstance(value, bool):
+        return torch._C.BoolType.get()
+    if isinstance(value, int):
+        return torch._C.IntType.get()
+    if isinstance(value, float):
+        return torch._C.FloatType.get()
+    if isinstance(value, str):
+        return torch._C.StringType.get()
+    if isinstance(value, torch.Tensor):
+        return torch._C.TensorType.get()
+    return torch._C.NoneType.get()
