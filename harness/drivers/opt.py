@@ -263,6 +263,8 @@ class OPTLastHiddenState(nn.Module):
 
 
 TraceMode = Literal["wrapper", "direct"]
+#: Modes a :class:`TraceSettings` can record: ours plus ``fixed`` (``opt_fixed.trace_fixed``).
+RecordedMode = Literal["wrapper", "direct", "fixed"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -286,7 +288,7 @@ class TraceOptions:
 class TraceSettings:
     """What was traced and how, as data and as sentences for the CLI."""
 
-    mode: TraceMode
+    mode: RecordedMode
     strict: bool
     check_trace: bool
     use_cache: bool
@@ -305,15 +307,23 @@ class TraceSettings:
                 "attention_mask, use_cache=False, return_dict=False) and returns element 0, the "
                 "last hidden state."
             )
-        else:
+        elif self.mode == "direct":
             what = "Traced the Hugging Face OPTModel itself with (input_ids, attention_mask)."
+        else:
+            what = (
+                "Traced the harness's FixedOPT (static structure, no size queries, float-fill "
+                "mask), which shares the HF model's weights and returns the last hidden state."
+            )
         cache = (
             "The KV cache was off (use_cache=False): with it on, OPT returns a DynamicCache, "
             "which torch.jit.trace cannot take as an output."
             if not self.use_cache
             else "The KV cache was on (use_cache=True), so OPT returns a DynamicCache."
         )
-        if self.return_dict_argument:
+        if self.mode == "fixed":
+            cache = "FixedOPT has no KV cache (use_cache does not apply)."
+            ret = "FixedOPT returns a single tensor; return_dict does not apply."
+        elif self.return_dict_argument:
             ret = (
                 "return_dict=False was passed to the forward call, not set on the config: "
                 "config.return_dict = False makes OPTModel's own eager forward fail."

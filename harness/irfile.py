@@ -1,0 +1,70 @@
+"""Writing IR to disk: atomically, into unique folders, weights elided or kept.
+
+Text IR with debug locations is what a person reads and what lit checks; weights are elided
+by default (OPT-125m's weights as hex text are ~1 GB). Bytecode keeps weights compactly when
+the IR is only fed to another tool.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from torch_mlir import ir
+
+from .errors import OutputError
+
+# Resources longer than this many characters print as `dense_resource<__elided__>`.
+ELIDE_RESOURCES_OVER_CHARS = 64
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    keep_weights: bool = False
+    debug_info: bool = True
+    bytecode: bool = False
+
+
+def unique_dir(prefix: str, parent: str | os.PathLike | None = None) -> Path:
+    """A fresh folder (mkdtemp: no collisions, no races), under ``parent`` or the temp dir."""
+    try:
+        if parent is not None:
+            Path(parent).mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    except OSError as e:
+        raise OutputError(
+            f"cannot create a folder under {parent or tempfile.gettempdir()}: {e.strerror}. "
+            "Choose a writable location (or set TMPDIR)."
+        ) from None
+
+
+def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
+                 options: WriteOptions = WriteOptions()) -> Path:
+    """Writes to a temp file beside ``path`` and renames it into place."""
+    path = Path(path)
+    op = module.operation if isinstance(module, ir.Module) else module
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as e:
+        raise OutputError(
+            f"cannot write {path}: {e.strerror}. Choose a writable output location."
+        ) from None
+    try:
+        with os.fdopen(fd, "wb" if options.bytecode else "w") as f:
+            if options.bytecode:
+                op.write_bytecode(f)
+            else:
+                op.print(file=f, enable_debug_info=options.debug_info,
+                         large_resource_limit=None if options.keep_weights else ELIDE_RESOURCES_OVER_CHARS,
+                         assume_verified=True)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
