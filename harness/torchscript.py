@@ -122,6 +122,9 @@ def import_torchscript(model, example_args, *, use_tracing: bool = False,
             annotations.append((list(e.shape), e.dtype, True))
         else:
             annotations.append(None)
+    # Arguments past the examples keep their defaults and get no annotation.
+    n_args = len(scripted._c._get_method("forward").schema.arguments)
+    annotations += [None] * (n_args - len(annotations))
     annotator.annotateArgs(class_type, ["forward"], annotations)
     builder = ModuleBuilder()
     builder.import_module(scripted._c, annotator,

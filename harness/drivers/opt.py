@@ -325,8 +325,8 @@ class TraceSettings:
             ret = "FixedOPT returns a single tensor; return_dict does not apply."
         elif self.return_dict_argument:
             ret = (
-                "return_dict=False was passed to the forward call, not set on the config: "
-                "config.return_dict = False makes OPTModel's own eager forward fail."
+                "The forward call was given return_dict=False; setting config.return_dict = "
+                "False instead makes OPTModel's own eager forward fail."
             )
         else:
             ret = "return_dict was left at its default, so OPT returns a ModelOutput (a dict)."
@@ -335,7 +335,8 @@ class TraceSettings:
             what,
             cache,
             ret,
-            f"torch.jit.trace ran with strict={self.strict} and check_trace={self.check_trace}.",
+            f"The tracer ran as torch.jit.trace(strict={self.strict}, "
+            f"check_trace={self.check_trace}).",
             f"Attention implementation: {self.attn_implementation}.",
             f"Inputs: input_ids and attention_mask, int64, shapes {shapes}.",
             f"The traced graph returns {self.output_type}.",

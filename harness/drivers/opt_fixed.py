@@ -80,7 +80,7 @@ class FixedAttention(nn.Module):
         return x.unflatten(-1, (self.num_heads, self.head_dim)).transpose(1, 2)
 
     def forward(self, hidden: torch.Tensor, mask_bias: torch.Tensor) -> torch.Tensor:
-        query = self._split_heads(self.q_proj(hidden) * self.scaling)
+        query = self._split_heads(self.q_proj(hidden))
         key = self._split_heads(self.k_proj(hidden))
         value = self._split_heads(self.v_proj(hidden))
         scores = torch.matmul(query, key.transpose(-1, -2)) + mask_bias

@@ -102,14 +102,6 @@ def _unwrap_module(script_module) -> torch._C.ScriptModule:
     )
 
 
-def _graph_has_setattr(blocks: Iterable[torch._C.Block]) -> bool:
-    for block in blocks:
-        for node in block.nodes():
-            if node.kind() == "prim::SetAttr" or _graph_has_setattr(node.blocks()):
-                return True
-    return False
-
-
 class ModuleBuilder:
     """Accumulates imported modules and functions into ``self.module``."""
 
@@ -185,7 +177,7 @@ class _ImportSession:
         )
         self.classes: dict[str, _ClassInfo] = {}
         self.functions: dict[str, Signature] = {}
-        self._objects: dict[tuple, ir.Value] = {}
+        self._objects: dict[tuple, list[tuple[torch._C.ScriptModule, ir.Value]]] = {}
         self._tensors: dict[tuple, ir.Value] = {}
         self._object_count = 0
         self.annotations = ResolvedAnnotations()
@@ -398,8 +390,8 @@ class _ImportSession:
             ir.Operation.create("torch.class_type_terminator", loc=loc)
 
     def _identity(self, value) -> tuple:
-        """Objects are compared by what they hold: TorchScript gives Python no pointer identity
-        for module objects, and a submodule reachable by two attributes holds the same tensors."""
+        """What an object holds. Equal keys make two wrappers candidates for being one object;
+        tensors are compared by storage identity, so tied weights stay one literal."""
         if isinstance(value, torch.Tensor):
             return ("tensor",) + self.env.literals._identity(value)
         if isinstance(value, torch._C.ScriptModule):
@@ -412,16 +404,23 @@ class _ImportSession:
             return ("dict",) + tuple((k, self._identity(v)) for k, v in value.items())
         return ("value", type(value).__name__, repr(value))
 
-    def _mergeable(self, qualname: str) -> bool:
-        info = self.classes[qualname]
-        return not any(_graph_has_setattr_nodes(m.graph.nodes()) for m in info.methods.values())
+    def _same_object(self, a: torch._C.ScriptModule, b: torch._C.ScriptModule) -> bool:
+        """Whether two wrappers are one TorchScript object. The binding exposes no pointer, so
+        this flips ``training`` through one wrapper, reads it through the other, and restores
+        it; only called for wrappers that already hold identical values."""
+        before = a.getattr("training")
+        try:
+            a.setattr("training", not before)
+            return b.getattr("training") != before
+        finally:
+            a.setattr("training", before)
 
     def _import_object(self, obj: torch._C.ScriptModule, path: str) -> ir.Value:
         qualname = obj._type().qualified_name()
-        key = self._identity(obj) if self._mergeable(qualname) else ("unique", id(obj))
-        existing = self._objects.get(key)
-        if existing is not None:
-            return existing
+        key = self._identity(obj)
+        for candidate, value in self._objects.get(key, ()):
+            if self._same_object(candidate, obj):
+                return value
         info = self.classes[qualname]
         named = torch._C._jit_debug_module_iterators(obj)["named_attributes"]
         slots = []
@@ -436,7 +435,7 @@ class _ImportSession:
             for name, v in slots:
                 ir.Operation.create("torch.slot", operands=[v], attributes={"name": ir.StringAttr.get(name)}, loc=loc)
             ir.Operation.create("torch.nn_module_terminator", loc=loc)
-        self._objects[key] = op.result
+        self._objects.setdefault(key, []).append((obj, op.result))
         self._object_count += 1
         return op.result
 
@@ -455,10 +454,3 @@ class _ImportSession:
             return cached
         with self.module_ip:
             return emit_constant(self.env, value, jit_type, loc, path.removeprefix("<root>."), f"attribute {path}")
-
-
-def _graph_has_setattr_nodes(nodes: Iterable[torch._C.Node]) -> bool:
-    for node in nodes:
-        if node.kind() == "prim::SetAttr" or _graph_has_setattr(node.blocks()):
-            return True
-    return False

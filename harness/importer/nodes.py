@@ -257,7 +257,7 @@ class GraphImporter:
 
     def _call_function(self, node: torch._C.Node, loc: ir.Location) -> None:
         fn_value, *args = list(node.inputs())
-        qualname = fn_value.type().str() if hasattr(fn_value.type(), "str") else str(fn_value.type())
+        qualname = str(fn_value.type())  # FunctionType prints as the callee's qualified name
         symbol, sig = self.env.callees.function_symbol(qualname, node, self.object_path)
         fn_type = ir.FunctionType.get(list(sig.inputs), list(sig.results))
         callee = ir.Operation.create(

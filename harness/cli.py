@@ -1,0 +1,147 @@
+"""The ``harness`` command line: thin wrappers over the library, one paragraph per error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from .errors import HarnessError
+
+
+def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise HarnessError(
+                f"--set expects FIELD=VALUE (e.g. --set num_hidden_layers=2), got {item!r}."
+            )
+        try:
+            value: object = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        out[key.strip()] = value
+    return out
+
+
+def cmd_opt(args: argparse.Namespace) -> int:
+    from .drivers import opt as opt_driver
+    from .drivers import opt_fixed
+    from .irfile import unique_dir
+    from .port import port, render
+
+    overrides = _parse_overrides(args.set)
+    config = opt_driver.make_config(args.config, overrides)
+    print(f"OPT port: preset '{args.config}'"
+          + (f" with {', '.join(f'{k}={v}' for k, v in overrides.items())}" if overrides else "")
+          + f": {config.num_hidden_layers} layers, hidden {config.hidden_size}, "
+          f"{config.num_attention_heads} heads, ffn {config.ffn_dim}, vocab {config.vocab_size}; "
+          f"batch {args.batch}, sequence {args.seq}", flush=True)
+    model = opt_driver.build_opt(args.config, overrides, seed=args.seed)
+    inputs = opt_driver.example_inputs(config, args.batch, args.seq)
+    if args.fixed:
+        traced = opt_fixed.trace_fixed(opt_fixed.FixedOPT.from_hf(model), inputs)
+        stem = "opt-fixed"
+    else:
+        traced = opt_driver.trace_opt(model, inputs)
+        stem = "opt"
+    print("settings:")
+    for sentence in traced.settings.sentences():
+        print(f"  - {sentence}")
+    counts = traced.warning_counts()
+    if counts:
+        print("  - Warnings while tracing: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    out_dir = unique_dir(f"{stem}-{args.config}-", parent=args.out_dir)
+    stages = ("torchscript-to-torch",) if args.torch_only else ("torchscript-to-torch", "torch-to-linalg")
+    result = port(traced.module, inputs, out_dir, stem=stem, stages=stages,
+                  keep_weights=args.keep_weights, opt=args.opt,
+                  debug_module_name="FixedOPT" if args.fixed else "OPTModel")
+    for line in render(result):
+        print(line)
+    if result.ok:
+        print(f"result: {stem} lowered through {' and '.join(stages)}; files in {out_dir}")
+        return 0
+    failed = result.failed_stage()
+    print(f"result: {stem} fails in {failed.name} ({failed.record.outcome.value}); files in {out_dir}")
+    if not args.fixed:
+        print("hint: 'harness opt --fixed' ports the project's rewrite of OPT with static structure, "
+              "which lowers to linalg-on-tensors.")
+    return 1 if args.strict else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from . import pipelines
+    from .runner import RunOptions, run_pipeline
+
+    textual = pipelines.default().resolve(args.pipeline)
+    record = run_pipeline(args.file, textual, opt=args.opt,
+                          options=RunOptions(timeout_s=args.timeout, output_path=args.output))
+    if args.json:
+        print(json.dumps(record.to_json(), indent=2))
+    else:
+        print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
+              f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
+        for d in record.diagnostics:
+            print(d.render())
+        if not record.diagnostics and not record.ok and record.stderr:
+            print(record.stderr.rstrip())
+    return 0 if record.ok else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="harness",
+        description="Import PyTorch models into torch-mlir, run its pipelines, and find out why they fail.",
+    )
+    parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("opt", help="port Hugging Face OPT end to end (build, trace, import, lower)")
+    p.add_argument("--config", default="125m", help="preset: 125m (default OPTConfig) or tiny")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                   help="override an OPTConfig field, e.g. --set num_hidden_layers=2 (repeatable)")
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--seq", type=int, default=7, help="sequence length (default 7, the seed's prompt)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
+    p.add_argument("--fixed", action="store_true",
+                   help="port the project's static-structure rewrite of OPT instead of the stock model")
+    p.add_argument("--keep-weights", action="store_true",
+                   help="write weights into opt.torch.mlir as hex blobs (large) instead of eliding them")
+    p.add_argument("--torch-only", action="store_true", help="stop after the torch backend pipeline")
+    p.add_argument("--out-dir", default="harness-out", help="parent of the unique output folder")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--strict", action="store_true", help="exit 1 when a pipeline fails")
+    p.set_defaults(fn=cmd_opt)
+
+    p = sub.add_parser("run", help="run a pipeline on an IR file and classify the outcome")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
+    p.add_argument("-o", "--output", help="write the output IR here")
+    p.add_argument("--json", action="store_true", help="print the record as JSON")
+    p.set_defaults(fn=cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except HarnessError as e:
+        if args.verbose:
+            traceback.print_exc()
+        print(f"harness: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("harness: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os._exit(1)
