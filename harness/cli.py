@@ -41,37 +41,47 @@ def cmd_opt(args: argparse.Namespace) -> int:
           + (f" with {', '.join(f'{k}={v}' for k, v in overrides.items())}" if overrides else "")
           + f": {config.num_hidden_layers} layers, hidden {config.hidden_size}, "
           f"{config.num_attention_heads} heads, ffn {config.ffn_dim}, vocab {config.vocab_size}; "
-          f"batch {args.batch}, sequence {args.seq}", flush=True)
+          f"batch {args.batch}, sequence {args.seq}; random weights (seed {args.seed})", flush=True)
     model = opt_driver.build_opt(args.config, overrides, seed=args.seed)
     inputs = opt_driver.example_inputs(config, args.batch, args.seq)
-    if args.fixed:
-        traced = opt_fixed.trace_fixed(opt_fixed.FixedOPT.from_hf(model), inputs)
-        stem = "opt-fixed"
-    else:
-        traced = opt_driver.trace_opt(model, inputs)
-        stem = "opt"
-    print("settings:")
-    for sentence in traced.settings.sentences():
-        print(f"  - {sentence}")
-    counts = traced.warning_counts()
-    if counts:
-        print("  - Warnings while tracing: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
-    out_dir = unique_dir(f"{stem}-{args.config}-", parent=args.out_dir)
+    variants = {"stock": ("stock",), "fixed": ("fixed",), "both": ("stock", "fixed")}[args.model]
     stages = ("torchscript-to-torch",) if args.torch_only else ("torchscript-to-torch", "torch-to-linalg")
-    result = port(traced.module, inputs, out_dir, stem=stem, stages=stages,
-                  keep_weights=args.keep_weights, opt=args.opt,
-                  debug_module_name="FixedOPT" if args.fixed else "OPTModel")
-    for line in render(result):
-        print(line)
-    if result.ok:
-        print(f"result: {stem} lowered through {' and '.join(stages)}; files in {out_dir}")
-        return 0
-    failed = result.failed_stage()
-    print(f"result: {stem} fails in {failed.name} ({failed.record.outcome.value}); files in {out_dir}")
-    if not args.fixed:
-        print("hint: 'harness opt --fixed' ports the project's rewrite of OPT with static structure, "
-              "which lowers to linalg-on-tensors.")
-    return 1 if args.strict else 0
+    outcomes: list[tuple[str, bool, str]] = []
+    for variant in variants:
+        if variant == "fixed":
+            traced = opt_fixed.trace_fixed(opt_fixed.FixedOPT.from_hf(model), inputs)
+            stem, title = "opt-fixed", "the project's rewrite of OPT with static structure (FixedOPT)"
+        else:
+            traced = opt_driver.trace_opt(model, inputs)
+            stem, title = "opt", "stock Hugging Face OPTModel"
+        print(f"\n== {title} ==")
+        print("settings:")
+        for sentence in traced.settings.sentences():
+            print(f"  - {sentence}")
+        counts = traced.warning_counts()
+        if counts:
+            print("  - Warnings while tracing: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        out_dir = unique_dir(f"{stem}-{args.config}-", parent=args.out_dir)
+        result = port(traced.module, inputs, out_dir, stem=stem, stages=stages,
+                      keep_weights=args.keep_weights, opt=args.opt,
+                      debug_module_name="FixedOPT" if variant == "fixed" else "OPTModel")
+        for line in render(result):
+            print(line)
+        if result.ok:
+            summary = f"lowers through {' and '.join(stages)}"
+        else:
+            failed = result.failed_stage()
+            diag = failed.record.first_error()
+            summary = f"fails in {failed.name} ({failed.record.outcome.value})"
+            if diag is not None:
+                summary += f" at {Path(diag.file).name}:{diag.line}"
+        outcomes.append((stem, result.ok, f"{summary}; files in {out_dir}"))
+    print("\n== result ==")
+    for stem, _, summary in outcomes:
+        print(f"{stem}: {summary}")
+    if args.model == "stock" and not outcomes[0][1]:
+        print("hint: 'harness opt --model fixed' ports the project's static-structure rewrite of OPT.")
+    return 1 if args.strict and not all(ok for _, ok, _ in outcomes) else 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -108,8 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch", type=int, default=1)
     p.add_argument("--seq", type=int, default=7, help="sequence length (default 7, the seed's prompt)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
-    p.add_argument("--fixed", action="store_true",
-                   help="port the project's static-structure rewrite of OPT instead of the stock model")
+    p.add_argument("--model", choices=("both", "stock", "fixed"), default="both",
+                   help="port the stock HF OPTModel, the project's static-structure rewrite "
+                        "(FixedOPT), or both (default)")
     p.add_argument("--keep-weights", action="store_true",
                    help="write weights into opt.torch.mlir as hex blobs (large) instead of eliding them")
     p.add_argument("--torch-only", action="store_true", help="stop after the torch backend pipeline")

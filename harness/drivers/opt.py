@@ -29,6 +29,7 @@ import difflib
 import warnings
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -50,9 +51,11 @@ class ModelConfigError(HarnessError):
 class TraceError(HarnessError):
     """``torch.jit.trace`` failed on the model; carries the settings and torch's message."""
 
-    def __init__(self, settings: TraceSettings, detail: str):
+    def __init__(self, settings: TraceSettings, detail: str,
+                 warnings: tuple[CollectedWarning, ...] = ()):
         self.settings = settings
         self.detail = detail
+        self.warnings = warnings
         first = detail.strip().splitlines()[-1] if detail.strip() else "(no message)"
         hints = []
         if settings.use_cache:
@@ -380,19 +383,23 @@ class TracedOPT:
         return tuple(w for w in self.warnings if w.category == "TracerWarning")
 
 
-def collect_warnings_during(fn, *args, **kwargs) -> tuple[object, tuple[CollectedWarning, ...]]:
-    """Run ``fn`` and return its result with every warning it raised, none printed.
+@contextmanager
+def collecting_warnings(into: list[CollectedWarning]) -> Iterator[list[CollectedWarning]]:
+    """Record every warning raised inside the block into ``into`` instead of printing it.
 
+    ``into`` is filled even when the block raises, so a failed trace still reports its warnings.
     ``simplefilter("always")`` so repeats are counted each time (the default filter shows a
     warning once per location and would make counts depend on what ran before).
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = fn(*args, **kwargs)
-    collected = tuple(
-        CollectedWarning(w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught
-    )
-    return result, collected
+        try:
+            yield into
+        finally:
+            into.extend(
+                CollectedWarning(w.category.__name__, str(w.message), w.filename, w.lineno)
+                for w in caught
+            )
 
 
 def trace_opt(
@@ -423,19 +430,20 @@ def trace_opt(
     )
     target: nn.Module = OPTLastHiddenState(model) if options.mode == "wrapper" else model
     saved_use_cache = model.config.use_cache
+    caught: list[CollectedWarning] = []
     try:
         if options.mode == "direct":
             model.config.use_cache = use_cache
-        module, caught = collect_warnings_during(
-            torch.jit.trace, target, tuple(inputs), strict=strict, check_trace=options.check_trace
-        )
+        with collecting_warnings(caught):
+            module = torch.jit.trace(
+                target, tuple(inputs), strict=strict, check_trace=options.check_trace
+            )
     except RuntimeError as error:
-        raise TraceError(settings, str(error)) from error
+        raise TraceError(settings, str(error), tuple(caught)) from error
     finally:
         model.config.use_cache = saved_use_cache
-    assert isinstance(module, torch.jit.ScriptModule)
     settings = dataclasses.replace(settings, output_type=graph_output_type(module))
-    return TracedOPT(module=module, settings=settings, warnings=caught)
+    return TracedOPT(module=module, settings=settings, warnings=tuple(caught))
 
 
 def graph_output_type(module: torch.jit.ScriptModule) -> str:

@@ -27,7 +27,13 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import OPTConfig, OPTModel
 
-from harness.drivers.opt import TracedOPT, TraceSettings, collect_warnings_during, graph_output_type
+from harness.drivers.opt import (
+    CollectedWarning,
+    TracedOPT,
+    TraceSettings,
+    collecting_warnings,
+    graph_output_type,
+)
 from harness.errors import HarnessError
 
 #: OPT's learned positional embedding has 2 extra rows: position p reads row p + 2, and padded
@@ -80,7 +86,7 @@ class FixedAttention(nn.Module):
         return x.unflatten(-1, (self.num_heads, self.head_dim)).transpose(1, 2)
 
     def forward(self, hidden: torch.Tensor, mask_bias: torch.Tensor) -> torch.Tensor:
-        query = self._split_heads(self.q_proj(hidden))
+        query = self._split_heads(self.q_proj(hidden) * self.scaling)
         key = self._split_heads(self.k_proj(hidden))
         value = self._split_heads(self.v_proj(hidden))
         scores = torch.matmul(query, key.transpose(-1, -2)) + mask_bias
@@ -206,9 +212,9 @@ def trace_fixed(
     Returns the same :class:`TracedOPT` record as the stock driver so the CLI and benchmarks
     treat both alike.
     """
-    module, caught = collect_warnings_during(
-        torch.jit.trace, model, tuple(inputs), strict=True, check_trace=check_trace
-    )
+    caught: list[CollectedWarning] = []
+    with collecting_warnings(caught):
+        module = torch.jit.trace(model, tuple(inputs), strict=True, check_trace=check_trace)
     settings = TraceSettings(
         mode="fixed",
         strict=True,
@@ -219,4 +225,4 @@ def trace_fixed(
         input_shapes=tuple(tuple(t.shape) for t in inputs),
         output_type=graph_output_type(module),
     )
-    return TracedOPT(module=module, settings=settings, warnings=caught)
+    return TracedOPT(module=module, settings=settings, warnings=tuple(caught))

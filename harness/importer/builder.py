@@ -16,7 +16,7 @@ import torch
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
 
-from ..errors import AnnotationError, ImportError_, UnsupportedNodeError
+from ..errors import AnnotationError, ImportError_, UnsupportedNodeError, UnsupportedTypeError
 from .annotations import ClassAnnotator, ResolvedAnnotations
 from .literals import TensorLiterals
 from .locations import LocationFactory
@@ -110,6 +110,8 @@ class ModuleBuilder:
         self.module = ir.Module.create(ir.Location.unknown(self.context))
         self.last_import = ImportStats()
         self._symbols: set[str] = set()
+        # Free functions already in the module, so a later import calling one reuses it.
+        self._functions: dict[str, Signature] = {}
 
     # ----- public API -------------------------------------------------------------------
 
@@ -204,6 +206,8 @@ class _ImportSession:
     def function_symbol(self, qualname: str, node: torch._C.Node, object_path: str) -> tuple[str, Signature]:
         if qualname in self.functions:
             return qualname, self.functions[qualname]
+        if qualname in self.builder._functions:
+            return qualname, self.builder._functions[qualname]
         fn = torch.jit._state._python_cu.find_function(qualname)
         if fn is None:
             raise UnsupportedNodeError(
@@ -227,6 +231,7 @@ class _ImportSession:
         sig = self._signature(fn.schema, qualname)
         self.functions[qualname] = sig
         self._emit_function(qualname, fn.graph, sig, private=private, object_path=qualname)
+        self.builder._functions[qualname] = sig
         return sig
 
     def _emit_function(self, symbol: str, graph: torch._C.Graph, sig: Signature, *, private: bool,
@@ -246,18 +251,19 @@ class _ImportSession:
         if arg_attrs and any(arg_attrs):
             attributes["arg_attrs"] = ir.ArrayAttr.get(
                 [ir.DictAttr.get(a, self.context) for a in arg_attrs], self.context)
+        importer = GraphImporter(self.env, object_path)
+        locations = importer.plan_locations(graph)
         with self.context, self.module_ip:
             func = ir.Operation.create("func.func", attributes=attributes, regions=1,
-                                       loc=ir.Location.unknown(self.context))
-        entry = func.regions[0].blocks.append(*sig.inputs)
-        importer = GraphImporter(self.env, object_path)
-        loc = ir.Location.unknown(self.context)
+                                       loc=locations.entry)
+        entry = func.regions[0].blocks.append(*sig.inputs, arg_locs=[locations.entry] * len(sig.inputs))
         with self.context, ir.InsertionPoint(entry):
             for jit_arg, arg in zip(graph.inputs(), entry.arguments):
-                importer.bind(jit_arg, importer.adjust(arg, importer.jit_type(jit_arg), loc))
+                importer.bind(jit_arg, importer.adjust(arg, importer.jit_type(jit_arg), locations.entry))
             importer.import_block_nodes(graph.nodes())
-            outs = [importer.adjust(importer.lookup(v), t, loc) for v, t in zip(graph.outputs(), sig.results)]
-            ir.Operation.create("func.return", operands=outs, loc=loc)
+            outs = [importer.adjust(importer.lookup(v), t, locations.exit)
+                    for v, t in zip(graph.outputs(), sig.results)]
+            ir.Operation.create("func.return", operands=outs, loc=locations.exit)
 
     # ----- object graph -----------------------------------------------------------------
 
@@ -302,16 +308,16 @@ class _ImportSession:
                     "be imported."
                 )
             for name, method in methods.items():
-                info.signatures[name] = self._signature(method.schema, f"{qualname}.{name}")
+                info.signatures[name] = self._signature(method.schema, f"method {qualname}.{name} of {path}")
             self.classes[qualname] = info
-        for name, value in named:
+        for (name, value), jit_type in zip(named, class_type.containedTypes()):
             if isinstance(value, torch._C.ScriptModule):
                 self._collect_classes(value, f"{path}.{name}")
-            elif isinstance(value, torch._C.ScriptObject):
-                raise UnsupportedNodeError(
-                    "object attribute", "", f"{path}.{name}",
-                    f"it holds a TorchScript class object of type {value._type().qualified_name()}, "
-                    "which torch-mlir's object graph cannot represent.",
+            elif jit_type.kind() == "ClassType" or isinstance(value, torch._C.ScriptObject):
+                raise UnsupportedTypeError(
+                    str(jit_type), f"attribute {path}.{name} holds a TorchScript class object, "
+                    "which torch-mlir's object graph cannot represent",
+                    "nn.Module submodules as attributes; pass the object's fields instead",
                 )
 
     def _resolve(self, annotator: ClassAnnotator, root_qualname: str) -> ResolvedAnnotations:
@@ -376,8 +382,9 @@ class _ImportSession:
         with ir.InsertionPoint(block):
             for name, jit_type in zip(info.attr_names, info.attr_types):
                 attrs = {"name": ir.StringAttr.get(name),
-                         "type": ir.TypeAttr.get(self.types.from_jit(jit_type, f"attribute {info.qualname}.{name}",
-                                                                     refine=False))}
+                         "type": ir.TypeAttr.get(self.types.from_jit(
+                             jit_type, f"attribute {info.first_path}.{name} of class {info.qualname}",
+                             refine=False))}
                 if self.annotations.is_private(info.qualname, name):
                     attrs["isPrivate"] = ir.UnitAttr.get()
                 ir.Operation.create("torch.attr", attributes=attrs, loc=loc)

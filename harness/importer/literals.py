@@ -61,21 +61,22 @@ class TensorLiterals:
         self._names.add(name)
         return name
 
-    def elements_attr(self, tensor: torch.Tensor, name_hint: str) -> ir.Attribute:
+    def elements_attr(self, tensor: torch.Tensor, name_hint: str, context: str = "") -> ir.Attribute:
         key = self._identity(tensor)
         cached = self._by_identity.get(key)
         if cached is not None:
             return cached
-        attr = self._make(tensor, name_hint)
+        attr = self._make(tensor, name_hint, context)
         self._by_identity[key] = attr
         return attr
 
-    def _make(self, tensor: torch.Tensor, name_hint: str) -> ir.Attribute:
-        context = f"tensor literal '{name_hint}'"
+    def _make(self, tensor: torch.Tensor, name_hint: str, where: str) -> ir.Attribute:
+        context = f"tensor literal '{name_hint}'" + (f" of {where}" if where else "")
         if tensor.is_quantized or tensor.layout != torch.strided:
+            kind = "quantized" if tensor.is_quantized else str(tensor.layout).removeprefix("torch.")
             raise UnsupportedTypeError(
-                f"{tensor.dtype} {tensor.layout} tensor", context,
-                "dense, strided, non-quantized tensors",
+                f"{kind} tensor of {tensor.dtype}", context,
+                "dense, strided, non-quantized tensors (dequantize or .to_dense() it first)",
             )
         elem_asm = dtype_asm(tensor.dtype, context)
         shape = "x".join(str(d) for d in tensor.shape)

@@ -3,12 +3,15 @@
 The JIT prints a node's source range as a trailing ``# file:line:col`` comment: for a traced
 graph that is the Python line that recorded the op (e.g. ``modeling_opt.py:<line>:0``), for a
 scripted one the exact token. The Python binding exposes no structured accessor, so the
-comment on the node's first printed line is the source of truth.
+comment on the node's first printed line is the source of truth. Nodes without one borrow a
+neighbour's (``LocationFactory.plan``), so no op of a function body is ``loc(unknown)`` when
+any node of its graph has a location.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import torch
 from torch_mlir import ir
@@ -32,6 +35,15 @@ def node_file_line_col(node: torch._C.Node) -> tuple[str, int, int] | None:
     return None
 
 
+@dataclass(frozen=True)
+class LocationPlan:
+    """Where each node of one graph is, plus where its entry casts and its return go."""
+
+    by_node: dict[torch._C.Node, ir.Location]
+    entry: ir.Location
+    exit: ir.Location
+
+
 class LocationFactory:
     """Caches ``loc("file":line:col)`` per distinct position; unknown when there is none."""
 
@@ -41,14 +53,54 @@ class LocationFactory:
         self.unknown = ir.Location.unknown(context)
 
     def for_node(self, node: torch._C.Node) -> ir.Location:
-        flc = node_file_line_col(node)
+        loc = self._file_loc(node_file_line_col(node))
+        return self.unknown if loc is None else loc
+
+    def _file_loc(self, flc: tuple[str, int, int] | None) -> ir.Location | None:
         if flc is None:
-            return self.unknown
+            return None
         loc = self._cache.get(flc)
         if loc is None:
             loc = ir.Location.file(flc[0], flc[1], flc[2], self.context)
             self._cache[flc] = loc
         return loc
+
+    def plan(self, graph: torch._C.Graph) -> "LocationPlan":
+        """Locations for every node of ``graph``, nested blocks included.
+
+        A node the JIT recorded no source range for (GetAttr/CallMethod in traces, the
+        constructs and pooled constants the compiler adds) takes the location of the next node
+        in program order that has one, else of the previous one: such nodes mostly feed the op
+        that follows them. Every op of a function then points at a Python line.
+        """
+        order: list[torch._C.Node] = []
+
+        def walk(nodes) -> None:
+            for node in nodes:
+                order.append(node)
+                for block in node.blocks():
+                    walk(block.nodes())
+
+        walk(graph.nodes())
+        own = [self._file_loc(node_file_line_col(n)) for n in order]
+        filled: list[ir.Location | None] = list(own)
+        following: ir.Location | None = None
+        for i in range(len(filled) - 1, -1, -1):
+            if filled[i] is None:
+                filled[i] = following
+            following = filled[i]
+        preceding: ir.Location | None = None
+        for i, loc in enumerate(own):
+            if loc is not None:
+                preceding = loc
+            elif filled[i] is None:
+                filled[i] = preceding
+        known = [loc for loc in own if loc is not None]
+        return LocationPlan(
+            by_node={n: self.unknown if loc is None else loc for n, loc in zip(order, filled)},
+            entry=known[0] if known else self.unknown,
+            exit=known[-1] if known else self.unknown,
+        )
 
     @staticmethod
     def describe(node: torch._C.Node) -> str:

@@ -18,7 +18,7 @@ from torch_mlir import ir
 
 from ..errors import UnsupportedNodeError, UnsupportedTypeError
 from .literals import TensorLiterals
-from .locations import LocationFactory
+from .locations import LocationFactory, LocationPlan
 from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
 
 _SCHEMA_NAME = re.compile(r"^(?P<ns>\w+)::(?P<name>\w+)(?:\.(?P<overload>\w+))?\(")
@@ -103,6 +103,7 @@ class GraphImporter:
         self.env = env
         self.object_path = object_path
         self.values: dict[int, ir.Value] = {}
+        self.locations: LocationPlan | None = None
         self._handlers: dict[str, Callable[[torch._C.Node, ir.Location], None]] = {
             "prim::Constant": self._constant,
             "prim::GetAttr": self._get_attr,
@@ -144,6 +145,11 @@ class GraphImporter:
 
     # ----- driving ----------------------------------------------------------------------
 
+    def plan_locations(self, graph: torch._C.Graph) -> LocationPlan:
+        """Fixes every node's location up front, filling the gaps from neighbours."""
+        self.locations = self.env.locs.plan(graph)
+        return self.locations
+
     def import_block_nodes(self, nodes: Iterable[torch._C.Node]) -> None:
         for node in nodes:
             self.import_node(node)
@@ -151,7 +157,9 @@ class GraphImporter:
     def import_node(self, node: torch._C.Node) -> None:
         kind = node.kind()
         self.env.node_kinds[kind] = self.env.node_kinds.get(kind, 0) + 1
-        loc = self.env.locs.for_node(node)
+        loc = self.locations.by_node.get(node) if self.locations is not None else None
+        if loc is None:
+            loc = self.env.locs.for_node(node)
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(node, loc)
@@ -335,7 +343,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
         v = create("torch.constant.none", "!torch.none")
         return v
     if isinstance(value, torch.Tensor):
-        attr = env.literals.elements_attr(value, name_hint)
+        attr = env.literals.elements_attr(value, name_hint, context)
         literal_type = types.tensor(list(value.shape), value.dtype, context=context)
         op = "torch.vtensor.literal" if types.value_semantics else "torch.tensor.literal"
         return ir.Operation.create(op, results=[literal_type],

@@ -1,0 +1,217 @@
+# lit configuration of the torch-mlir-harness suite: the logic lives here, the values in a site
+# config. Two ways in:
+#
+#   lit lit_tests/                       no site config: every value below falls back to a default
+#   lit build/lit_tests/                 build/lit_tests/lit.site.cfg.py (written by CMake from
+#                                        lit.site.cfg.py.in) sets the values, then loads this file
+#
+# Values (site config attribute, else lit --param of the same name, else default):
+#   torch_mlir_opt     binary under test. Unset: harness.binary decides ($TORCH_MLIR_OPT, then the
+#                      torch-mlir wheel's real binary), so lit and `harness` agree on the binary.
+#   python_executable  the Python of %PYTHON (default: the one running lit)
+#   harness_src_root   the repository (default: the parent of this directory)
+#   harness_obj_root   where lit writes Output/ (default: beside the tests)
+#   harness_ir_cache_root  base directory of the model IR cache (see "Model IR cache" below)
+# Params only: timeout (seconds per test, default 300, 0 = off), memory_limit_mb (address-space
+# cap of every test process, default 8192, 0 = off), filecheck (a FileCheck to use instead of the
+# PyPI `filecheck` clone).
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import re
+import shlex
+import shutil
+import sys
+import tomllib
+
+import lit.formats
+
+
+def _value(name, default=None):
+    """A site-config value, else a `--param`, else the default; "" counts as unset."""
+    for candidate in (getattr(config, name, None), lit_config.params.get(name)):
+        if candidate not in (None, ""):
+            return str(candidate)
+    return default
+
+
+config.name = "torch-mlir-harness"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".py"]
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.test_exec_root = _value("harness_obj_root", config.test_source_root)
+
+src_root = _value("harness_src_root", os.path.dirname(config.test_source_root))
+python = _value("python_executable", sys.executable)
+support_dir = os.path.join(config.test_source_root, "support")
+
+# Not tests: inputs that RUN lines read, our helper scripts, lit's scratch space, configs.
+config.excludes = {
+    "Inputs",
+    "support",
+    "Output",
+    "README.md",
+    "lit.cfg.py",
+    "lit.site.cfg.py",
+}
+
+# The suite tests the harness tree it sits in, installed (pip install -e) or not.
+if src_root not in sys.path:
+    sys.path.insert(0, src_root)
+try:
+    from harness import binary as harness_binary
+    from harness import pipelines as harness_pipelines
+    from harness.errors import HarnessError
+except ImportError as e:
+    lit_config.fatal(
+        f"cannot import the harness package from {src_root} ({e}). Run lit with the project's "
+        "Python after `pip install -e '.[test]'`, or set harness_src_root."
+    )
+
+# --- The binary under test ------------------------------------------------------------------
+explicit_opt = _value("torch_mlir_opt")
+if explicit_opt:
+    opt_source = "site config / --param torch_mlir_opt"
+elif os.environ.get(harness_binary.ENV_VAR):
+    opt_source = f"${harness_binary.ENV_VAR}"
+else:
+    opt_source = "the torch-mlir wheel"
+try:
+    opt = harness_binary.resolve(explicit_opt)
+except HarnessError as e:
+    lit_config.fatal(str(e))
+lit_config.note(f"torch-mlir-opt from {opt_source}: {opt.describe()}")
+with open(opt.path, "rb") as f:
+    if f.read(2) == b"#!":
+        lit_config.note(
+            f"{opt.path} is a script: a wrapper that turns a signal into an exit status makes "
+            "the `not --crash` tests fail; point at the real binary if they do."
+        )
+
+# Features gate tests (REQUIRES/UNSUPPORTED), never version strings.
+if opt.assertions:
+    config.available_features.add("asserts")
+if opt.optimized:
+    config.available_features.add("release-build")
+if "DEBUG build" in opt.version_text:
+    config.available_features.add("debug-build")
+
+# --- Tools ------------------------------------------------------------------------------------
+def _filecheck():
+    chosen = lit_config.params.get("filecheck")
+    if chosen:
+        return [chosen]
+    # The PyPI `filecheck` package installs a `filecheck` script beside the interpreter.
+    for directory in (os.path.dirname(python), os.path.dirname(sys.executable)):
+        candidate = os.path.join(directory, "filecheck")
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return [candidate]
+    found = shutil.which("filecheck")
+    if found:
+        return [found]
+    lit_config.fatal(
+        "no FileCheck: the `filecheck` package is not installed beside "
+        f"{python} nor on PATH. Run `pip install -e '.[test]'` or pass --param filecheck=PATH."
+    )
+
+
+def _quote(argv):
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+# Substitutions are regexes applied in order; the tool name goes first so that no path
+# substituted later can be rewritten by it.
+config.substitutions.append(
+    (r"(?<![\w/.-])torch-mlir-opt(?![\w.-])", shlex.quote(opt.path))
+)
+config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w.-])", _quote(_filecheck())))
+# lit runs a plain `not` itself but hands `not --crash` to an external `not` program, which
+# only an LLVM build has; ours lives in support/.
+config.substitutions.append(
+    (r"(?<![\w-])not --crash(?![\w-])", _quote([python, os.path.join(support_dir, "not.py"), "--crash"]))
+)
+config.substitutions.append(("%PYTHON", shlex.quote(python)))
+
+# %{pipeline:NAME}: each pipeline of pipelines/pipelines.toml, rendered by harness.pipelines,
+# so a RUN line runs exactly what `harness --pipeline NAME` runs.
+try:
+    pipeline_set = harness_pipelines.default()
+except HarnessError as e:
+    lit_config.fatal(str(e))
+for name, pipeline in sorted(pipeline_set.pipelines.items()):
+    config.substitutions.append(
+        (re.escape(f"%{{pipeline:{name}}}"), "-pass-pipeline=" + shlex.quote(pipeline.textual()))
+    )
+
+# --- Model IR cache ---------------------------------------------------------------------------
+# Hook for lit_tests/models/ and lit_tests/seed/: tests there need IR that a Python command emits
+# (e.g. `%PYTHON -m harness emit NAME -o PATH`), which is slow, so it is emitted once and reused.
+# %harness-ir-cache is a directory keyed by the versions that decide what an importer emits
+# (torch, torch-mlir, transformers, this harness); the emitting command keys its own files by
+# model config inside it and must write atomically (temp file + rename), because lit runs tests
+# in parallel. A test then reads:
+#   // RUN: %PYTHON -m harness emit opt-tiny --cache %harness-ir-cache -o %t.mlir
+#   // RUN: torch-mlir-opt %t.mlir %{pipeline:torch-to-linalg} | FileCheck %s
+# Default base: <exec root>/Output/harness-ir-cache (lit's own scratch area; build/lit_tests/...
+# under CMake); --param harness_ir_cache_root=DIR or the site value moves it.
+def _versions():
+    found = {}
+    for dist in ("torch", "torch-mlir", "transformers"):
+        try:
+            found[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            found[dist] = "not installed"
+    try:
+        with open(os.path.join(src_root, "pyproject.toml"), "rb") as f:
+            found["torch-mlir-harness"] = tomllib.load(f)["project"]["version"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        found["torch-mlir-harness"] = "unknown"
+    return found
+
+
+ir_versions = _versions()
+ir_key = hashlib.sha256(json.dumps(ir_versions, sort_keys=True).encode()).hexdigest()[:16]
+ir_cache_base = _value(
+    "harness_ir_cache_root", os.path.join(config.test_exec_root, "Output", "harness-ir-cache")
+)
+config.harness_ir_cache = os.path.join(ir_cache_base, ir_key)
+os.makedirs(config.harness_ir_cache, exist_ok=True)
+key_file = os.path.join(config.harness_ir_cache, "versions.json")
+if not os.path.exists(key_file):
+    with open(key_file, "w") as f:
+        json.dump(ir_versions, f, indent=2, sort_keys=True)
+config.substitutions.append(("%harness-ir-cache", shlex.quote(config.harness_ir_cache)))
+if os.path.commonpath([config.harness_ir_cache, config.test_source_root]) == config.test_source_root:
+    # A cache placed inside the test tree must not be searched for tests.
+    config.excludes.add(os.path.relpath(ir_cache_base, config.test_source_root).split(os.sep)[0])
+
+# --- Environment and limits -------------------------------------------------------------------
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.dirname(python), config.environment.get("PATH", "")]
+)
+
+# A hang fails the test instead of stalling the run. lit kills the process tree of a timed-out
+# test through psutil; without it a timeout cannot be honoured, so it stays off.
+timeout = int(lit_config.params.get("timeout", 300))
+if timeout > 0:
+    supported, why = lit_config.maxIndividualTestTimeIsSupported
+    if supported:
+        config.maxIndividualTestTime = timeout
+    else:
+        lit_config.note(f"per-test timeout off: {why}")
+
+# A runaway allocation fails the test instead of taking the machine down (torch-mlir-opt has
+# been seen to eat all memory on bad IR: see pass/view-nonvalue-unranked-crash.mlir). The soft
+# address-space limit of lit's process is inherited by every test process.
+memory_limit_mb = int(lit_config.params.get("memory_limit_mb", 8192))
+if memory_limit_mb > 0:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    wanted = memory_limit_mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        wanted = min(wanted, hard)
+    if soft == resource.RLIM_INFINITY or soft > wanted:
+        resource.setrlimit(resource.RLIMIT_AS, (wanted, hard))

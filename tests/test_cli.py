@@ -1,0 +1,80 @@
+"""The harness command line, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def harness(*args, env=None, timeout=600):
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def test_opt_tiny_end_to_end(tmp_path):
+    proc = harness("opt", "--config", "tiny", "--out-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    # The stock model: the settings it was traced with, then its first failure with the Python line.
+    assert "use_cache=False" in out and "return_dict=False" in out
+    assert "torchscript-to-torch: ok" in out
+    assert "opt: fails in torch-to-linalg" in out
+    # The fixed model lowers; the signature is the linalg one.
+    assert ("lowered to linalg-on-tensors: func.func @forward(%arg0: tensor<1x7xi64>, "
+            "%arg1: tensor<1x7xi64>) -> tensor<1x7x64xf32>") in out
+    assert "opt-fixed: lowers through torchscript-to-torch and torch-to-linalg" in out
+    written = sorted(p.name for p in tmp_path.glob("*/*.torch.mlir"))
+    assert written == ["opt-fixed.torch.mlir", "opt.torch.mlir"]
+    text = next(tmp_path.glob("opt-tiny-*/opt.torch.mlir")).read_text()
+    assert "modeling_opt.py" in text            # debug locations are on
+    # Weights are elided by default: literals keep their resource names, the blobs are dropped.
+    assert "dense_resource<model.decoder.embed_tokens.weight>" in text
+    assert "dialect_resources" not in text
+
+
+def test_opt_keep_weights_and_strict(tmp_path):
+    proc = harness("opt", "--config", "tiny", "--model", "stock", "--keep-weights", "--strict",
+                   "--out-dir", str(tmp_path))
+    assert proc.returncode == 1  # the stock model does not lower to linalg at the pinned versions
+    text = next(tmp_path.glob("opt-tiny-*/opt.torch.mlir")).read_text()
+    assert "dialect_resources" in text and '"0x04000000' in text
+
+
+def test_opt_bad_override_is_one_paragraph():
+    proc = harness("opt", "--config", "tiny", "--set", "num_layers=2")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("harness: error: unknown OPTConfig field 'num_layers'")
+    assert "Traceback" not in proc.stderr
+
+
+def test_run_json_on_a_legalization_failure(tmp_path):
+    ir = tmp_path / "bad.mlir"
+    ir.write_text(
+        'func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n'
+        '  %0 = torch.operator "aten.nonexistent_op"(%arg0) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>\n'
+        '  return %0 : !torch.vtensor<[2],f32>\n}\n')
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
+    assert proc.returncode == 1
+    record = json.loads(proc.stdout)
+    assert record["outcome"] == "legalization-failure"
+    diag = record["diagnostics"][0]
+    assert diag["line"] == 2 and "failed to legalize operation 'torch.operator'" in diag["message"]
+    assert "aten.nonexistent_op" in diag["current_op"]
+
+
+def test_run_missing_file_and_binary(tmp_path):
+    proc = harness("run", str(tmp_path / "absent.mlir"), "--pipeline", "torch-to-linalg")
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    ir = tmp_path / "x.mlir"
+    ir.write_text("module {}\n")
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", str(tmp_path / "nope"))
+    assert proc.returncode == 2 and "does not exist" in proc.stderr
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", env={"TORCH_MLIR_OPT": "/bin/true"})
+    assert proc.returncode == 2 and "does not look like torch-mlir-opt" in proc.stderr

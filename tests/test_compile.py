@@ -1,0 +1,120 @@
+"""harness.torchscript.compile: the old torch_mlir.compile API over our importer and runner."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+
+import pytest
+import torch
+
+from harness import torchscript
+from harness.errors import HarnessError, PipelineFailure
+from harness.torchscript import OutputType, TensorPlaceholder
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(3, 5)
+        self.fc2 = torch.nn.Linear(5, 2)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Bicubic(torch.nn.Module):
+    """aten.upsample_bicubic2d.vec has no torch-dialect op at the pinned wheel."""
+
+    def forward(self, x):
+        return torch.nn.functional.interpolate(x, scale_factor=2.0, mode="bicubic")
+
+
+@pytest.mark.parametrize("use_tracing", [True, False])
+def test_raw_is_the_object_graph(use_tracing):
+    module = torchscript.compile(MLP(), torch.randn(4, 3), output_type="raw", use_tracing=use_tracing)
+    text = str(module)
+    assert re.search(r'torch\.class_type @__torch__\.(\w+\.)*MLP', text)
+    assert "torch.nn_module" in text
+    assert "torch.type_bound = !torch.vtensor<[4,3],f32>" in text
+
+
+@pytest.mark.parametrize("output_type, marker", [
+    (OutputType.TORCH, "func.func @forward(%arg0: !torch.vtensor<[4,3],f32>) -> !torch.vtensor<[4,2],f32>"),
+    ("linalg-on-tensors", "func.func @forward(%arg0: tensor<4x3xf32>) -> tensor<4x2xf32>"),
+    ("LINALG_ON_TENSORS", "linalg.matmul"),
+    ("tosa", "tosa.matmul"),
+    ("stablehlo", "stablehlo.dot"),
+])
+def test_output_types_lower(output_type, marker):
+    module = torchscript.compile(MLP(), [torch.randn(4, 3)], output_type=output_type, use_tracing=True)
+    assert marker in str(module)
+
+
+def test_placeholder_with_dynamic_axis_scripted():
+    example = TensorPlaceholder.like(torch.randn(4, 3), dynamic_axes=[0])
+    module = torchscript.compile(MLP(), [example], output_type="linalg-on-tensors")
+    assert "func.func @forward(%arg0: tensor<?x3xf32>) -> tensor<?x2xf32>" in str(module)
+
+
+def test_failure_carries_diagnostics_and_a_command_that_reproduces_it():
+    with pytest.raises(PipelineFailure) as info:
+        torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True)
+    err = info.value
+    assert "Lowering TorchScript IR -> Torch Backend IR" in str(err)
+    assert "aten.upsample_bicubic2d.vec" in err.diagnostics
+    assert err.command.startswith("torch-mlir-opt -pass-pipeline='builtin.module(")
+    # The saved input reproduces the same diagnostic with the printed command.
+    argv = shlex.split(err.command)
+    from harness import binary
+
+    argv[0] = binary.resolve().path
+    proc = subprocess.run(argv + ["-o", "/dev/null"], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "aten.upsample_bicubic2d.vec" in proc.stderr
+
+
+def test_failure_inputs_never_collide():
+    paths = set()
+    for _ in range(2):
+        with pytest.raises(PipelineFailure) as info:
+            torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True)
+        paths.add(info.value.input_path)
+    assert len(paths) == 2
+
+
+def test_backend_legal_ops_is_passed_to_the_pipeline():
+    class Softmax(torch.nn.Module):
+        def forward(self, x):
+            return torch.softmax(x, dim=1)
+
+    decomposed = str(torchscript.compile(Softmax(), torch.randn(2, 3), output_type="torch", use_tracing=True))
+    kept = str(torchscript.compile(Softmax(), torch.randn(2, 3), output_type="torch", use_tracing=True,
+                                   backend_legal_ops=["aten.softmax.int"]))
+    assert "torch.aten.softmax.int" not in decomposed
+    assert "torch.aten.softmax.int" in kept
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("no-such-type", "unknown output type 'no-such-type'"),
+])
+def test_bad_output_type(bad, message):
+    with pytest.raises(HarnessError, match=message):
+        torchscript.compile(MLP(), torch.randn(4, 3), output_type=bad)
+
+
+def test_bad_example_args():
+    with pytest.raises(HarnessError, match="example_args must be a tensor"):
+        torchscript.compile(MLP(), 3, output_type="raw")
+
+
+def test_missing_extra_library(tmp_path):
+    with pytest.raises(HarnessError, match="extra_library file .* does not exist"):
+        torchscript.compile(MLP(), torch.randn(4, 3), output_type="torch",
+                            extra_library=tmp_path / "absent.mlir")
+
+
+def test_tracing_needs_real_tensors():
+    with pytest.raises(HarnessError, match="use_tracing=True needs example tensors"):
+        torchscript.compile(MLP(), [TensorPlaceholder([4, 3], torch.float32)], use_tracing=True)
