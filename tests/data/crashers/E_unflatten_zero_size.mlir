@@ -1,0 +1,7 @@
+func.func @f(%arg0: !torch.vtensor<[4,2],f32>) -> !torch.vtensor<[?,0,2],f32> {
+  %int-1 = torch.constant.int -1
+  %int0 = torch.constant.int 0
+  %0 = torch.prim.ListConstruct %int-1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.unflatten.int %arg0, %int0, %0 : !torch.vtensor<[4,2],f32>, !torch.int, !torch.list<int> -> !torch.vtensor<[?,0,2],f32>
+  return %1 : !torch.vtensor<[?,0,2],f32>
+}
