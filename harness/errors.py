@@ -57,6 +57,7 @@ class UnsupportedTypeError(ImportError_):
     def __init__(self, type_str: str, context: str, supported: str = ""):
         self.type_str = type_str
         self.context = context
+        self.supported = supported
         hint = f" Supported: {supported}." if supported else ""
         super().__init__(
             f"cannot import TorchScript type '{type_str}' ({context}).{hint} "

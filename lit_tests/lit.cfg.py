@@ -5,7 +5,7 @@
 #   lit build/lit_tests/                 build/lit_tests/lit.site.cfg.py (written by CMake from
 #                                        lit.site.cfg.py.in) sets the values, then loads this file
 #
-# Values (site config attribute, else lit --param of the same name, else default):
+# Values (lit --param NAME=VALUE, else the site config's attribute NAME, else the default):
 #   torch_mlir_opt     binary under test. Unset: harness.binary decides ($TORCH_MLIR_OPT, then the
 #                      torch-mlir wheel's real binary), so lit and `harness` agree on the binary.
 #   python_executable  the Python of %PYTHON (default: the one running lit)
@@ -30,8 +30,9 @@ import lit.formats
 
 
 def _value(name, default=None):
-    """A site-config value, else a `--param`, else the default; "" counts as unset."""
-    for candidate in (getattr(config, name, None), lit_config.params.get(name)):
+    """A `--param` (a run-time override), else the site-config value, else the default; ""
+    counts as unset."""
+    for candidate in (lit_config.params.get(name), getattr(config, name, None)):
         if candidate not in (None, ""):
             return str(candidate)
     return default
@@ -72,8 +73,10 @@ except ImportError as e:
 
 # --- The binary under test ------------------------------------------------------------------
 explicit_opt = _value("torch_mlir_opt")
-if explicit_opt:
-    opt_source = "site config / --param torch_mlir_opt"
+if lit_config.params.get("torch_mlir_opt"):
+    opt_source = "--param torch_mlir_opt"
+elif explicit_opt:
+    opt_source = "lit.site.cfg.py (CMake TORCH_MLIR_OPT or the debug build)"
 elif os.environ.get(harness_binary.ENV_VAR):
     opt_source = f"${harness_binary.ENV_VAR}"
 else:
@@ -86,8 +89,8 @@ lit_config.note(f"torch-mlir-opt from {opt_source}: {opt.describe()}")
 with open(opt.path, "rb") as f:
     if f.read(2) == b"#!":
         lit_config.note(
-            f"{opt.path} is a script: a wrapper that turns a signal into an exit status makes "
-            "the `not --crash` tests fail; point at the real binary if they do."
+            f"{opt.path} is a script. If it turns a signal into an exit status (the wheel's "
+            "bin/torch-mlir-opt does), the `not --crash` tests fail: exec the real binary."
         )
 
 # Features gate tests (REQUIRES/UNSUPPORTED), never version strings.

@@ -24,25 +24,14 @@ from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
 _SCHEMA_NAME = re.compile(r"^(?P<ns>\w+)::(?P<name>\w+)(?:\.(?P<overload>\w+))?\(")
 
 # prim nodes without a schema that map one-to-one onto a torch-dialect op (same operands,
-# same results, no attributes).
+# same results, no attributes). prim nodes with a schema (prim::Print, prim::device,
+# prim::NumToTensor.Scalar, prim::unchecked_cast, ...) take the schema path like aten nodes.
 PRIM_KIND_TO_OP: dict[str, str] = {
     "prim::ListConstruct": "torch.prim.ListConstruct",
     "prim::ListUnpack": "torch.prim.ListUnpack",
-    "prim::TupleConstruct": "torch.prim.TupleConstruct",
-    "prim::TupleUnpack": "torch.prim.TupleUnpack",
-    "prim::TupleIndex": "torch.prim.TupleIndex",
-    "prim::unchecked_cast": "torch.prim.unchecked_cast",
-    "prim::Uninitialized": "torch.prim.Uninitialized",
-    "prim::RaiseException": "torch.prim.RaiseException",
-    "prim::Print": "torch.prim.Print",
-    "prim::NumToTensor": "torch.prim.NumToTensor.Scalar",
-    "prim::device": "torch.prim.device",
-    "prim::dtype": "torch.prim.dtype",
-    "prim::layout": "torch.prim.layout",
     "prim::Enter": "torch.prim.Enter",
     "prim::Exit": "torch.prim.Exit",
     "prim::CreateObject": "torch.prim.CreateObject",
-    "prim::tolist": "torch.prim.tolist",
 }
 
 
@@ -113,6 +102,8 @@ class GraphImporter:
             "prim::If": self._if,
             "prim::Loop": self._loop,
             "prim::DictConstruct": self._dict_construct,
+            "prim::TupleConstruct": self._tuple_construct,
+            "prim::TupleUnpack": self._tuple_unpack,
         }
 
     # ----- values and types -------------------------------------------------------------
@@ -129,7 +120,8 @@ class GraphImporter:
         except UnsupportedTypeError as e:
             where = LocationFactory.describe(node) if node is not None else ""
             raise UnsupportedTypeError(
-                e.type_str, f"{e.context} at {where or 'unknown location'} in {self.object_path}"
+                e.type_str, f"{e.context} at {where or 'unknown location'} in {self.object_path}",
+                e.supported,
             ) from None
 
     def adjust(self, value: ir.Value, target: ir.Type, loc: ir.Location) -> ir.Value:
@@ -180,7 +172,7 @@ class GraphImporter:
         raise UnsupportedNodeError(
             kind, LocationFactory.describe(node), self.object_path,
             "it has no schema and no structural translation "
-            f"(structural prim nodes handled: {', '.join(sorted([*self._handlers, *PRIM_KIND_TO_OP]))}).",
+            f"(schema-less nodes handled: {', '.join(sorted([*self._handlers, *PRIM_KIND_TO_OP]))}).",
         )
 
     def _operands(self, node: torch._C.Node) -> list[ir.Value]:
@@ -276,6 +268,28 @@ class GraphImporter:
         op = ir.Operation.create(
             "func.call_indirect", results=list(sig.results), operands=[callee, *operands], loc=loc
         )
+        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
+            self.bind(jit_value, self.adjust(value, want, loc))
+
+    # A traced tuple's type holds what the tracer saw (Float(3, 2)) even where an element comes
+    # from a CallMethod typed by the callee's signature (Tensor). The torch dialect wants a
+    # tuple's element types to be exactly its operands' and its unpacked results'.
+
+    def _contained_types(self, jit_value: torch._C.Value, node: torch._C.Node) -> list[ir.Type]:
+        return [self.env.types.from_jit(t, f"element of %{jit_value.debugName()}")
+                for t in jit_value.type().containedTypes()]
+
+    def _tuple_construct(self, node: torch._C.Node, loc: ir.Location) -> None:
+        elements = self._contained_types(node.output(), node)
+        operands = [self.adjust(v, t, loc) for v, t in zip(self._operands(node), elements)]
+        op = ir.Operation.create("torch.prim.TupleConstruct", results=self._result_types(node),
+                                 operands=operands, loc=loc)
+        self._bind_results(node, op)
+
+    def _tuple_unpack(self, node: torch._C.Node, loc: ir.Location) -> None:
+        elements = self._contained_types(node.input(), node)
+        op = ir.Operation.create("torch.prim.TupleUnpack", results=elements,
+                                 operands=self._operands(node), loc=loc)
         for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
             self.bind(jit_value, self.adjust(value, want, loc))
 

@@ -1,0 +1,30 @@
+"""Fixtures shared by the test files. Keep this small; add new fixtures at the end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+# The `filecheck` console script of the venv running the tests (the Python port of LLVM's).
+FILECHECK = Path(sys.executable).with_name("filecheck")
+
+
+@pytest.fixture
+def filecheck(tmp_path):
+    """``filecheck(text, checks)``: runs FileCheck with ``checks`` (CHECK lines, dedented) on
+    ``text`` and fails the test with FileCheck's own diagnostic when they do not match."""
+    counter = iter(range(1_000_000))
+
+    def check(text: str, checks: str) -> None:
+        check_file = tmp_path / f"checks{next(counter)}.txt"
+        check_file.write_text(textwrap.dedent(checks))
+        proc = subprocess.run([str(FILECHECK), str(check_file)], input=text, capture_output=True,
+                              text=True, timeout=60)
+        if proc.returncode != 0:
+            pytest.fail(f"FileCheck failed:\n{proc.stderr}\n--- input ---\n{text}", pytrace=False)
+
+    return check

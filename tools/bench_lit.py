@@ -1,0 +1,120 @@
+"""How long the lit suite takes, and how much of that is torch-mlir-opt itself.
+
+Runs the suite once with lit's torch-mlir-opt replaced by a timing wrapper (a bash script in a
+fresh temporary directory that runs the real binary, appends its start/end time to a log and
+passes the exit status or signal through), then prints the suite's wall time next to the time
+spent inside torch-mlir-opt:
+
+    python tools/bench_lit.py                 # the whole suite, one lit worker
+    python tools/bench_lit.py -j 2 pass/      # a subdirectory, two workers
+    python tools/bench_lit.py --opt build/bin/torch-mlir-opt
+
+"busy" is the wall time during which at least one torch-mlir-opt ran, so busy/wall is the part
+of the run the binary accounts for, whatever -j is; "summed" adds every invocation up (it can
+exceed the wall time with -j > 1). What is left is lit, the shells, FileCheck and Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SUITE = REPO / "lit_tests"
+
+WRAPPER = """#!/usr/bin/env bash
+# Written by tools/bench_lit.py: times one torch-mlir-opt run.
+start=$EPOCHREALTIME
+{real} "$@"
+status=$?
+end=$EPOCHREALTIME
+printf '%s %s %s\\n' "$start" "$end" "$status" >> {log}
+if (( status > 128 )); then
+  # Died by a signal: die by the same one, so `not --crash` still sees a crash.
+  sig=$((status - 128))
+  trap - "$sig"
+  kill -s "$sig" $$
+fi
+exit "$status"
+"""
+
+
+def busy_time(intervals: list[tuple[float, float]]) -> float:
+    """Length of the union of the [start, end] intervals."""
+    total, cur_start, cur_end = 0.0, None, None
+    for start, end in sorted(intervals):
+        if cur_end is None or start > cur_end:
+            if cur_end is not None:
+                total += cur_end - cur_start
+            cur_start, cur_end = start, end
+        else:
+            cur_end = max(cur_end, end)
+    if cur_end is not None:
+        total += cur_end - cur_start
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", help="tests or directories under lit_tests/ (default: all)")
+    parser.add_argument("--opt", help="torch-mlir-opt to time (default: what harness.binary finds)")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="lit workers (default: 1)")
+    args = parser.parse_args(argv)
+
+    sys.path.insert(0, str(REPO))
+    from harness import binary
+    from harness.errors import HarnessError
+
+    try:
+        real = binary.locate(args.opt)
+    except HarnessError as e:
+        print(f"bench_lit: {e}", file=sys.stderr)
+        return 2
+
+    with tempfile.TemporaryDirectory(prefix="bench-lit-") as tmp:
+        tmp_path = Path(tmp)
+        log = tmp_path / "invocations.log"
+        wrapper = tmp_path / "torch-mlir-opt"
+        wrapper.write_text(WRAPPER.format(real=shlex.quote(str(real)), log=shlex.quote(str(log))))
+        wrapper.chmod(0o755)
+        report = tmp_path / "lit.json"
+        tests = [str(SUITE / p) for p in args.paths] or [str(SUITE)]
+        command = [
+            sys.executable, "-c", "import sys, lit.main; sys.exit(lit.main.main())",
+            "-q", f"-j{args.jobs}", f"--param=torch_mlir_opt={wrapper}",
+            f"--output={report}", *tests,
+        ]
+        env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+        started = time.perf_counter()
+        lit_status = subprocess.run(command, env=env, cwd=REPO).returncode
+        wall = time.perf_counter() - started
+
+        runs = []
+        if log.exists():
+            for line in log.read_text().splitlines():
+                start, end, _status = line.split()
+                runs.append((float(start), float(end)))
+        results = json.loads(report.read_text())["tests"] if report.exists() else []
+
+    summed = sum(end - start for start, end in runs)
+    busy = busy_time(runs)
+    print(f"suite:           {len(results)} tests, lit exit status {lit_status}, -j{args.jobs}")
+    print(f"wall time:       {wall:7.2f} s")
+    print(f"torch-mlir-opt:  {len(runs)} runs, {summed:7.2f} s summed, {busy:7.2f} s busy")
+    if wall > 0:
+        print(f"ratio:           busy/wall = {busy / wall:.2f}, summed/wall = {summed / wall:.2f}")
+    slowest = sorted(results, key=lambda t: t.get("elapsed", 0.0), reverse=True)[:3]
+    for test in slowest:
+        print(f"  slowest: {test.get('elapsed', 0.0):6.2f} s  {test['name']}")
+    return 0 if lit_status == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
