@@ -29,6 +29,14 @@ import tomllib
 import lit.formats
 
 
+def _int_param(name, default):
+    raw = lit_config.params.get(name, default)
+    try:
+        return int(raw)
+    except ValueError:
+        lit_config.fatal(f"--param {name}={raw} is not a whole number.")
+
+
 def _value(name, default=None):
     """A `--param` (a run-time override), else the site-config value, else the default; ""
     counts as unset."""
@@ -197,7 +205,7 @@ config.environment["PATH"] = os.pathsep.join(
 
 # A hang fails the test instead of stalling the run. lit kills the process tree of a timed-out
 # test through psutil; without it a timeout cannot be honoured, so it stays off.
-timeout = int(lit_config.params.get("timeout", 300))
+timeout = _int_param("timeout", 300)
 if timeout > 0:
     supported, why = lit_config.maxIndividualTestTimeIsSupported
     if supported:
@@ -208,7 +216,7 @@ if timeout > 0:
 # A runaway allocation fails the test instead of taking the machine down (torch-mlir-opt has
 # been seen to eat all memory on bad IR: see pass/view-nonvalue-unranked-crash.mlir). The soft
 # address-space limit of lit's process is inherited by every test process.
-memory_limit_mb = int(lit_config.params.get("memory_limit_mb", 8192))
+memory_limit_mb = _int_param("memory_limit_mb", 8192)
 if memory_limit_mb > 0:
     import resource
 

@@ -2,7 +2,8 @@
 // form OPT's `tensor.view(bsz, seq_len, num_heads, head_dim)` took when maximize-value-semantics
 // left it non-value (see maximize-value-semantics-tuple.mlir).
 //
-// 2022 (walkthrough, a debug build): an assertion in ConvertAtenViewOp,
+// 2022 (walkthrough, on the op `torch.aten.view %130, %131 : !torch.tensor<[1,7,768],f32>, ...`):
+// SIGSEGV with the release build; a debug build stopped in ConvertAtenViewOp at
 //   Types.h:251: U mlir::Type::cast() const [U = mlir::RankedTensorType]: Assertion `isa<U>()'
 //   failed.
 // Now (release build): no crash for a ranked or dtype-known input. The view patterns still take

@@ -3,17 +3,17 @@
 // tensor, so it is what a view looks like when torch-maximize-value-semantics could not make
 // it a value (the tuple case of maximize-value-semantics-tuple.mlir).
 //
-// 2022 (walkthrough, a debug build): SIGSEGV, then with assertions
-//   Assertion `isa<U>()' failed in ConvertAtenViewOp::matchAndRewrite (DataMovement.cpp)
+// 2022 (walkthrough): SIGSEGV with the release build; a debug build stopped at
+//   Assertion `isa<U>()' failed, in ConvertAtenViewOp::matchAndRewrite (DataMovement.cpp:103)
 // Now (release build): ConvertAtenViewOpToReshape casts the !torch.tensor to a ranked builtin
-// tensor without checking, reads a garbage rank and emits arith ops for it until memory runs
-// out. Unbounded it takes all of the machine's memory (seen: 23 GB, then the kernel's OOM
-// killer); under the 1 GiB cap below it dies within seconds by SIGSEGV or SIGABRT ("LLVM
+// tensor without checking and, by its stack trace, keeps creating arith.muli ops (for a
+// garbage rank, apparently) until memory runs out. Unbounded it takes all of the machine's memory (seen: 23 GB, then the kernel's OOM
+// killer); under the 256 MiB cap below it dies within seconds by SIGSEGV or SIGABRT ("LLVM
 // ERROR: out of memory"), depending on which allocation fails first, so only the crash itself
 // and where it happened are checked. MLIR's crash reproducer names the pass and writes a
 // one-command reproducer (torch-mlir-opt FILE -run-reproducer) for an upstream bug report.
 
-// RUN: ulimit -v 1048576
+// RUN: ulimit -v 262144
 // RUN: not --crash torch-mlir-opt %s -pass-pipeline='builtin.module(func.func(convert-torch-to-linalg))' 2>&1 | FileCheck %s --check-prefix=CRASH
 // RUN: not torch-mlir-opt %s -pass-pipeline='builtin.module(func.func(convert-torch-to-linalg))' -mlir-pass-pipeline-crash-reproducer=%t.repro.mlir 2>&1 | FileCheck %s --check-prefix=REPRO
 // RUN: FileCheck %s --check-prefix=REPRO-FILE --input-file=%t.repro.mlir
