@@ -16,7 +16,7 @@ from typing import Sequence
 import torch
 
 from . import pipelines as pipelines_module
-from .importer import ClassAnnotator, ImportStats, ModuleBuilder
+from .importer import ImportStats, ModuleBuilder, forward_annotator
 from .irfile import WriteOptions, write_module
 from .records import Diagnostic, RunRecord
 from .runner import RunOptions, repro_command, run_pipeline
@@ -61,25 +61,13 @@ class PortResult:
         return _LOC.sub("", m.group(0)).strip() if m else ""
 
 
-def annotate_forward(module: torch.jit.ScriptModule, examples: Sequence[torch.Tensor]) -> ClassAnnotator:
-    """Exports only ``forward`` and bounds its arguments by the example tensors."""
-    class_type = module._c._type()
-    annotator = ClassAnnotator()
-    annotator.exportNone(class_type)
-    annotator.exportPath(class_type, ["forward"])
-    n_args = len(module._c._get_method("forward").schema.arguments)
-    bounds = [None] + [(list(e.shape), e.dtype, True) for e in examples]
-    annotator.annotateArgs(class_type, ["forward"], bounds + [None] * (n_args - len(bounds)))
-    return annotator
-
-
 def port(module: torch.jit.ScriptModule, examples: Sequence[torch.Tensor], out_dir: Path, *,
          stem: str, stages: Sequence[str] = ("torchscript-to-torch", "torch-to-linalg"),
          keep_weights: bool = False, opt: str | None = None, timeout_s: float = 1800.0,
          debug_module_name: str | None = None) -> PortResult:
     start = time.monotonic()
     builder = ModuleBuilder()
-    stats = builder.import_module(module, annotate_forward(module, examples))
+    stats = builder.import_module(module, forward_annotator(module, examples))
     builder.verify()
     if debug_module_name:
         from torch_mlir import ir

@@ -26,7 +26,7 @@ from torch_mlir import ir
 
 from . import pipelines as pipelines_module
 from .errors import HarnessError, PipelineFailure
-from .importer import ClassAnnotator, ImportOptions, ModuleBuilder
+from .importer import ImportOptions, ModuleBuilder, forward_annotator
 from .irfile import WriteOptions, unique_dir, write_module
 from .runner import RunOptions, repro_command, run_pipeline
 
@@ -112,22 +112,8 @@ def import_torchscript(model, example_args, *, use_tracing: bool = False,
     """Script or trace, then import with ``forward`` exported and its arguments annotated."""
     examples = _example_list(example_args)
     scripted = _script(model, examples, use_tracing)
-    class_type = scripted._c._type()
-    annotator = ClassAnnotator()
-    annotator.exportNone(class_type)
-    annotator.exportPath(class_type, ["forward"])
-    annotations: list = [None]
-    for e in examples:
-        if isinstance(e, (torch.Tensor, TensorPlaceholder)):
-            annotations.append((list(e.shape), e.dtype, True))
-        else:
-            annotations.append(None)
-    # Arguments past the examples keep their defaults and get no annotation.
-    n_args = len(scripted._c._get_method("forward").schema.arguments)
-    annotations += [None] * (n_args - len(annotations))
-    annotator.annotateArgs(class_type, ["forward"], annotations)
     builder = ModuleBuilder()
-    builder.import_module(scripted._c, annotator,
+    builder.import_module(scripted._c, forward_annotator(scripted, examples),
                           ImportOptions(ignore_existing_tensor_shapes_and_dtypes=ignore_traced_shapes))
     builder.verify()
     builder.module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(

@@ -15,6 +15,7 @@ from torch import nn
 
 from harness import torchscript
 from harness.errors import PipelineFailure
+from small_modules import TupleOut, UnpacksSubmoduleTuple
 
 
 class MLP(nn.Module):
@@ -81,26 +82,6 @@ class Scaled(nn.Module):
 
     def forward(self, x):
         return x * self.scale + self.shift
-
-
-class TupleOut(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-
-    def forward(self, x):
-        y = self.fc(x)
-        return y, torch.sigmoid(y)
-
-
-class UnpacksSubmoduleTuple(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.pair = TupleOut()
-
-    def forward(self, x):
-        a, b = self.pair(x)
-        return a * b
 
 
 class ControlFlow(nn.Module):

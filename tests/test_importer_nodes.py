@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch_mlir import ir
 
+from small_modules import UnpacksSubmoduleTuple
 from harness.importer import ModuleBuilder, new_context
 
 
@@ -389,31 +390,11 @@ def test_call_method_casts_refined_arguments_to_the_callee_signature(filecheck):
     """)
 
 
-class Pair(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 2)
-
-    def forward(self, x):
-        y = self.fc(x)
-        return y, torch.sigmoid(y)
-
-
-class UnpacksPair(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.pair = Pair()
-
-    def forward(self, x):
-        a, b = self.pair(x)
-        return a * b
-
-
 @pytest.fixture(scope="module")
 def traced_pair() -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        script = torch.jit.trace(UnpacksPair(), torch.ones(3, 4))
+        script = torch.jit.trace(UnpacksSubmoduleTuple(), torch.ones(3, 4))
     mb = ModuleBuilder()
     mb.import_module(script._c)
     mb.verify()
@@ -423,7 +404,7 @@ def traced_pair() -> str:
 def test_traced_tuple_construct_casts_elements_to_the_traced_tuple_type(traced_pair, filecheck):
     # The tracer types the tuple (Float(3, 2), Float(3, 2)) though fc's CallMethod gives Tensor.
     filecheck(traced_pair, """
-        CHECK-LABEL: func.func private @{{.*}}Pair.forward(
+        CHECK-LABEL: func.func private @{{.*}}.TupleOut.forward(
         CHECK:         %[[Y:.*]] = torch.prim.CallMethod %{{.*}}["forward"] (%{{.*}}) : {{.*}} -> !torch.tensor
         CHECK-NEXT:    %[[S:.*]] = torch.aten.sigmoid %[[Y]] : !torch.tensor -> !torch.tensor<[3,2],f32>
         CHECK-NEXT:    %[[YC:.*]] = torch.tensor_static_info_cast %[[Y]] : !torch.tensor to !torch.tensor<[3,2],f32>
@@ -435,7 +416,7 @@ def test_traced_tuple_construct_casts_elements_to_the_traced_tuple_type(traced_p
 
 def test_traced_tuple_unpack_gives_the_element_types_then_casts(traced_pair, filecheck):
     filecheck(traced_pair, """
-        CHECK-LABEL: func.func private @{{.*}}UnpacksPair.forward(
+        CHECK-LABEL: func.func private @{{.*}}.UnpacksSubmoduleTuple.forward(
         CHECK:         %[[T:.*]] = torch.prim.CallMethod %{{.*}}["forward"] (%{{.*}}) : {{.*}} -> !torch.tuple<tensor, tensor>
         CHECK-NEXT:    %[[P:.*]]:2 = torch.prim.TupleUnpack %[[T]] : !torch.tuple<tensor, tensor> -> !torch.tensor, !torch.tensor
         CHECK-NEXT:    %[[A:.*]] = torch.tensor_static_info_cast %[[P]]#0 : !torch.tensor to !torch.tensor<[3,2],f32>

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -46,8 +45,7 @@ def phase_trace(config: str, workdir: Path) -> dict:
 
 def phase_ours(config: str, workdir: Path) -> dict:
     from harness.irfile import WriteOptions, write_module
-    from harness.port import annotate_forward
-    from harness.importer import ModuleBuilder
+    from harness.importer import ModuleBuilder, forward_annotator
 
     opt_driver, model, inputs = _build(config)
     t = time.perf_counter()
@@ -55,7 +53,7 @@ def phase_ours(config: str, workdir: Path) -> dict:
     trace_s = time.perf_counter() - t
     t = time.perf_counter()
     builder = ModuleBuilder()
-    stats = builder.import_module(traced, annotate_forward(traced, inputs))
+    stats = builder.import_module(traced, forward_annotator(traced, inputs))
     import_s = time.perf_counter() - t
     t = time.perf_counter()
     text = write_module(builder.module, workdir / "ours.torch.mlir", WriteOptions(keep_weights=False))

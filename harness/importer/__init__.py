@@ -10,7 +10,7 @@ changed::
     print(mb.module)
 """
 
-from .annotations import ClassAnnotator
+from .annotations import ClassAnnotator, forward_annotator
 from .builder import ImportOptions, ImportStats, ModuleBuilder, new_context
 
-__all__ = ["ClassAnnotator", "ImportOptions", "ImportStats", "ModuleBuilder", "new_context"]
+__all__ = ["ClassAnnotator", "forward_annotator", "ImportOptions", "ImportStats", "ModuleBuilder", "new_context"]

@@ -116,3 +116,23 @@ class ResolvedAnnotations:
 
     def is_private(self, class_qualname: str, member: str) -> bool:
         return (class_qualname, member) in self.private
+
+
+def forward_annotator(script_module, examples: Sequence[object]) -> ClassAnnotator:
+    """Exports only ``forward`` and bounds each argument by its example's shape and dtype.
+
+    What upstream's ``torch_mlir.compile`` did for every model: examples are tensors or
+    anything with ``.shape`` and ``.dtype`` (a placeholder); others, and arguments past the
+    examples (left at their defaults), get no bound.
+    """
+    class_type = script_module._c._type()
+    annotator = ClassAnnotator()
+    annotator.exportNone(class_type)
+    annotator.exportPath(class_type, ["forward"])
+    bounds: list[ArgAnnotation] = [None]
+    for e in examples:
+        has_shape = hasattr(e, "shape") and isinstance(getattr(e, "dtype", None), torch.dtype)
+        bounds.append((list(e.shape), e.dtype, True) if has_shape else None)
+    n_args = len(script_module._c._get_method("forward").schema.arguments)
+    annotator.annotateArgs(class_type, ["forward"], bounds + [None] * (n_args - len(bounds)))
+    return annotator

@@ -10,7 +10,6 @@ The object graph becomes ``torch.class_type`` declarations, ``torch.nn_module`` 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import torch
 from torch_mlir import ir
@@ -400,7 +399,7 @@ class _ImportSession:
         """What an object holds. Equal keys make two wrappers candidates for being one object;
         tensors are compared by storage identity, so tied weights stay one literal."""
         if isinstance(value, torch.Tensor):
-            return ("tensor",) + self.env.literals._identity(value)
+            return ("tensor",) + self.env.literals.identity(value)
         if isinstance(value, torch._C.ScriptModule):
             named = torch._C._jit_debug_module_iterators(value)["named_attributes"]
             return ("module", value._type().qualified_name(),
@@ -451,7 +450,7 @@ class _ImportSession:
             return self._import_object(value, path)
         loc = ir.Location.name(path, ir.Location.unknown(self.context))
         if isinstance(value, torch.Tensor):
-            key = self.env.literals._identity(value)
+            key = self.env.literals.identity(value)
             cached = self._tensors.get(key)
             if cached is None:
                 with self.module_ip:

@@ -45,7 +45,8 @@ class TensorLiterals:
     _names: set[str] = field(default_factory=set)
     total_bytes: int = 0
 
-    def _identity(self, t: torch.Tensor) -> tuple:
+    def identity(self, t: torch.Tensor) -> tuple:
+        """Same storage, offset, shape, strides and dtype: the same tensor for the IR."""
         try:
             ptr = t.untyped_storage().data_ptr()
         except (RuntimeError, NotImplementedError):
@@ -62,7 +63,7 @@ class TensorLiterals:
         return name
 
     def elements_attr(self, tensor: torch.Tensor, name_hint: str, context: str = "") -> ir.Attribute:
-        key = self._identity(tensor)
+        key = self.identity(tensor)
         cached = self._by_identity.get(key)
         if cached is not None:
             return cached
