@@ -86,9 +86,11 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from . import pipelines
-    from .runner import RunOptions, run_pipeline
+    from .records import render_record
+    from .runner import RunOptions, is_pass_flags, repro_command, run_pipeline
 
-    textual = pipelines.default().resolve(args.pipeline)
+    # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
+    textual = args.pipeline if is_pass_flags(args.pipeline) else pipelines.default().resolve(args.pipeline)
     record = run_pipeline(args.file, textual, opt=args.opt,
                           options=RunOptions(timeout_s=args.timeout, output_path=args.output))
     if args.json:
@@ -96,11 +98,63 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
               f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
-        for d in record.diagnostics:
-            print(d.render())
-        if not record.diagnostics and not record.ok and record.stderr:
-            print(record.stderr.rstrip())
+        for line in render_record(record):
+            print(line)
+        if not record.ok:
+            print(f"reproduce: {repro_command(textual, record.input_path)}")
     return 0 if record.ok else 1
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from . import pipelines
+    from .bisect import bisect
+    from .runner import is_pass_flags
+
+    textual = args.pipeline if is_pass_flags(args.pipeline) else pipelines.default().resolve(args.pipeline)
+    result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    if result.first is not None and result.first.ok:
+        return 0
+    return 0 if result.found and result.reproduced else 1
+
+
+def cmd_emit(args: argparse.Namespace) -> int:
+    if args.list:
+        from .drivers import catalog
+
+        for name, entry in sorted(catalog.entries().items()):
+            print(f"{name:34s} {entry.description}")
+        return 0
+    if not args.name or not args.output:
+        raise HarnessError("harness emit needs a model NAME and -o PATH (or --list to see the names).")
+    from .emit import EmitOptions, emit
+
+    result = emit(args.name, args.output, EmitOptions(importer=args.importer,
+                                                      keep_weights=args.keep_weights,
+                                                      cache_dir=args.cache))
+    if not args.quiet:
+        print(f"{result.name} ({result.importer}) -> {result.output_path}"
+              f"{' (from the cache)' if result.cached else ''} in {result.seconds:.2f} s", file=sys.stderr)
+    return 0
+
+
+def cmd_reduce(args: argparse.Namespace) -> int:
+    from .reduce import ReduceOptions, reduce_file
+    from .runner import repro_command
+
+    progress = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if args.progress else None
+    result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
+        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
+        try_timeout_s=args.timeout, progress=progress))
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: {result.signature}")
+    print(f"  -> {result.output_path}")
+    print(f"reproduce: {repro_command(result.pipeline_text or args.pipeline, result.output_path)}")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -138,6 +192,46 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write the output IR here")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.set_defaults(fn=cmd_run)
+
+    p = sub.add_parser("bisect", help="name the first pass of a pipeline that fails or crashes, "
+                                      "and write the IR just before it (2 torch-mlir-opt runs)")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="a name from pipelines/, an upstream pipeline name, a textual pipeline, "
+                        "or pass flags as --pipeline=-canonicalize")
+    p.add_argument("--out", help="parent folder of the unique output folder (default: the temp dir)")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds per run before it counts as a hang")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(fn=cmd_bisect)
+
+    p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
+    p.add_argument("name", nargs="?", help="model name; --list shows them")
+    p.add_argument("-o", "--output", help="IR file to write")
+    p.add_argument("--importer", choices=("torchscript", "fx"), default="torchscript",
+                   help="the project's TorchScript importer on a trace (default) or the wheel's "
+                        "FX importer on torch.export")
+    p.add_argument("--cache", help="cache folder: reuse IR emitted before for the same name, "
+                                   "importer and versions (lit passes %%harness-ir-cache)")
+    p.add_argument("--keep-weights", action="store_true", help="write weights instead of eliding them")
+    p.add_argument("--list", action="store_true", help="list the model names")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(fn=cmd_emit)
+
+    p = sub.add_parser("reduce", help="shrink a failing IR file while it keeps failing the same way")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="the pipeline FILE fails: a name from pipelines/, an upstream name or textual")
+    p.add_argument("-o", "--output", required=True, help="write the reduced IR here (atomically)")
+    p.add_argument("--budget-s", type=float, default=60.0,
+                   help="wall-clock seconds to search (default 60); the best file so far is kept")
+    p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
+    p.add_argument("--timeout", type=float, help="seconds per candidate before it counts as a hang "
+                                                  "(default: from the original run)")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--progress", action="store_true", help="print each kept reduction to stderr")
+    p.set_defaults(fn=cmd_reduce)
     return parser
 
 

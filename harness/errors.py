@@ -84,3 +84,16 @@ class PipelineFailure(HarnessError):
             f"The input IR was saved to {input_path}; reproduce with:\n  $ {command}\n"
             "Add '-mlir-print-ir-after-failure -mlir-disable-threading' to see the IR where it failed."
         )
+
+
+class NothingToReduceError(HarnessError):
+    """reduce was given an input that passes: there is no failure to keep while shrinking it."""
+
+    def __init__(self, input_path: str, pipeline: str):
+        self.input_path = input_path
+        self.pipeline = pipeline
+        super().__init__(
+            f"nothing to reduce: {input_path} passes {pipeline}. reduce shrinks a file while it "
+            "keeps failing the same way; give it a file and the pipeline it fails (the "
+            "'reproduce:' line of 'harness opt' or 'harness run' names both)."
+        )

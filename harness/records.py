@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
+
+from .crash import CrashInfo
+
+# What MLIR prints (at :0:0 or the input's first op) when a pass fails or crashes under
+# --mlir-pass-pipeline-crash-reproducer; a note then names the pass and the reproducer file.
+REPRODUCER_SUMMARY = "Failures have been detected while processing an MLIR pass pipeline"
 
 
 class Outcome(str, Enum):
@@ -25,7 +31,7 @@ class Diagnostic:
     file: str = ""
     line: int = 0
     col: int = 0
-    notes: list["Diagnostic"] = field(default_factory=list)
+    notes: list[Diagnostic] = field(default_factory=list)
     current_op: str = ""  # the "see current operation" text, when MLIR printed it
 
     @property
@@ -51,18 +57,122 @@ class RunRecord:
     output_path: str = ""
     signal: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    crash: CrashInfo | None = None  # set for crash, assertion and (when dumped) timeout outcomes
 
     @property
     def ok(self) -> bool:
         return self.outcome is Outcome.SUCCESS
 
     def first_error(self) -> Diagnostic | None:
-        return next((d for d in self.diagnostics if d.severity == "error"), None)
+        """The first error, passing over the crash reproducer's summary when there are others."""
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        own = [d for d in errors if not d.message.startswith(REPRODUCER_SUMMARY)]
+        return (own or errors or [None])[0]
+
+    @property
+    def signature(self) -> str:
+        """Equal signatures mean the same bug: what reduce keeps and report titles with.
+
+        Crashes and assertions: ``crash: SIGFPE in PASS at FIRST_PROJECT_FRAME`` (see
+        CrashInfo.signature; no addresses). Hangs: ``timeout: hang in PASS at PATTERN`` when the
+        runner got a stack dump from the hung process. Legalization failures: the op that was
+        left (not its operands or types, which reduction changes). Other failures: the first
+        error message with SSA names dropped.
+        """
+        if self.ok:
+            return "success"
+        if self.crash is not None and self.outcome in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
+            return f"{self.outcome.value}: {self.crash.signature}"
+        first = self.first_error()
+        if self.outcome is Outcome.LEGALIZATION_FAILURE:
+            left = next((d for d in self.diagnostics if _LEGALIZE.match(d.message)), first)
+            if left is not None:
+                return f"{self.outcome.value}: {_legalization_key(left)}"
+        message = _normalize(first.message) if first else ""
+        return f"{self.outcome.value}: {self.signal or message}".rstrip(": ")
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["outcome"] = self.outcome.value
+        d["signature"] = self.signature
         return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> RunRecord:
+        """The inverse of to_json, for tools that read records written by an earlier run."""
+        known = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in d.items() if k in known}
+        kwargs["outcome"] = Outcome(d["outcome"])
+        kwargs["diagnostics"] = [_diagnostic_from_json(x) for x in d.get("diagnostics", [])]
+        kwargs["crash"] = CrashInfo.from_json(d["crash"]) if d.get("crash") else None
+        return cls(**kwargs)
+
+
+def render_record(record: RunRecord, *, frames: int = 10) -> list[str]:
+    """The readable form ``harness run`` prints: diagnostics, or for a crash the signal, LLVM
+    ERROR, assertion, pass, signature and the first frames below the signal handler."""
+    lines: list[str] = []
+    crash = record.crash
+    if crash is not None:
+        if crash.at_timeout:
+            lines.append("  hung: the harness sent SIGABRT after the timeout; the stack shows where it was")
+        elif crash.signal:
+            lines.append(f"  signal:    {crash.signal} (exit status {crash.exit_status})")
+        if crash.fatal_error:
+            lines.append(f"  LLVM ERROR: {crash.fatal_error.splitlines()[0]}")
+        if crash.assertion:
+            lines.append(f"  assertion: {crash.assertion.render()}")
+        if crash.pass_name:
+            source = {"running-pass-line": "its 'Running pass' line", "frame": "its runOnOperation frame",
+                      "caller": "the pipeline"}.get(crash.pass_source, crash.pass_source)
+            lines.append(f"  pass:      {crash.pass_name} (from {source})")
+        lines.append(f"  signature: {record.signature}")
+        if not crash.has_stack_dump:
+            lines.append("  no 'Stack dump:' was printed (a crash on a worker thread loses it; "
+                         "rerun with -mlir-disable-threading)")
+        if crash.symbolizer_note:
+            lines.append(f"  note: {crash.symbolizer_note}")
+        shown = crash.relevant_frames(frames)
+        if shown:
+            top = crash.top_frame()
+            lines.append(f"  frames below the signal handler{' (symbolized offline)' if crash.symbolizer else ''}:")
+            for f in shown:
+                mark = ">" if f is top else " "
+                text = f.render()
+                lines.append(f"  {mark} {text if len(text) <= 200 else text[:197] + '...'}")
+        for d in record.diagnostics:
+            lines.append(d.render())
+        return lines
+    for d in record.diagnostics:
+        lines.append(d.render())
+    if not record.ok:
+        lines.append(f"  signature: {record.signature}")
+        if not record.diagnostics and record.stderr:
+            lines.append(record.stderr.rstrip())
+    return lines
+
+
+def _diagnostic_from_json(d: dict) -> Diagnostic:
+    d = dict(d)
+    d["notes"] = [_diagnostic_from_json(n) for n in d.get("notes", [])]
+    return Diagnostic(**d)
+
+
+_LEGALIZE = re.compile(r"^failed to legalize operation '(?P<op>[^']+)'")
+_OPERATOR_NAME = re.compile(r'name = "(?P<name>[^"]+)"')
+
+
+def _legalization_key(diag: Diagnostic) -> str:
+    """``failed to legalize operation 'torch.aten.foo'`` (for torch.operator, with its name)."""
+    m = _LEGALIZE.match(diag.message)
+    if not m:
+        return _normalize(diag.message)
+    op = m.group("op")
+    if op == "torch.operator":
+        named = _OPERATOR_NAME.search(diag.current_op or diag.message)
+        if named:
+            op += f' "{named.group("name")}"'
+    return f"failed to legalize operation '{op}'"
 
 
 # MLIR prints `FILE:LINE:COL: error: MESSAGE`; the file may be quoted or contain colons.
@@ -72,6 +182,14 @@ _DIAG = re.compile(
 )
 _DIAG_NOLOC = re.compile(r"^(?:loc\([^)]*\)|<unknown>): (?P<sev>error|warning|note|remark): (?P<msg>.*)$")
 _NOTE_OP = "see current operation: "
+
+
+_SSA = re.compile(r"%[\w.#-]+")
+
+
+def _normalize(message: str) -> str:
+    """A message with SSA names dropped, so renumbered IR keeps its signature."""
+    return _SSA.sub("%_", message).strip()
 
 
 def parse_diagnostics(stderr: str) -> list[Diagnostic]:

@@ -157,12 +157,12 @@ for name, pipeline in sorted(pipeline_set.pipelines.items()):
     )
 
 # --- Model IR cache ---------------------------------------------------------------------------
-# Hook for lit_tests/models/ and lit_tests/seed/: tests there need IR that a Python command emits
-# (e.g. `%PYTHON -m harness emit NAME -o PATH`), which is slow, so it is emitted once and reused.
+# lit_tests/models/ and lit_tests/seed/ start from IR that `%PYTHON -m harness emit NAME` writes,
+# which is slow (tracing OPT-125m takes ~20 s), so it is emitted once and reused.
 # %harness-ir-cache is a directory keyed by the versions that decide what an importer emits
-# (torch, torch-mlir, transformers, this harness); the emitting command keys its own files by
-# model config inside it and must write atomically (temp file + rename), because lit runs tests
-# in parallel. A test then reads:
+# (torch, torch-mlir, transformers, this harness); harness.emit keys its own files by model name,
+# importer and a hash of the harness sources inside it, locks per key and renames files into
+# place, because lit runs tests in parallel. A test reads:
 #   // RUN: %PYTHON -m harness emit opt-tiny --cache %harness-ir-cache -o %t.mlir
 #   // RUN: torch-mlir-opt %t.mlir %{pipeline:torch-to-linalg} | FileCheck %s
 # Default base: <exec root>/Output/harness-ir-cache (lit's own scratch area; build/lit_tests/...
@@ -197,6 +197,17 @@ config.substitutions.append(("%harness-ir-cache", shlex.quote(config.harness_ir_
 if os.path.commonpath([config.harness_ir_cache, config.test_source_root]) == config.test_source_root:
     # A cache placed inside the test tree must not be searched for tests.
     config.excludes.add(os.path.relpath(ir_cache_base, config.test_source_root).split(os.sep)[0])
+
+# %{seed-line:NAME}: the line of harness/drivers/seed.py marked `# seed-idiom: NAME`, the line a
+# seed test expects a location to name (FileCheck ... -DLINE=%{seed-line:NAME}). Read as text:
+# the same marker syntax harness.drivers.seed.marker_lines() reads, without importing torch.
+seed_source = os.path.join(src_root, "harness", "drivers", "seed.py")
+if os.path.isfile(seed_source):
+    with open(seed_source) as f:
+        for number, text in enumerate(f, start=1):
+            marker = re.search(r"#\s*seed-idiom:\s*([\w-]+)", text)
+            if marker:
+                config.substitutions.append((re.escape(f"%{{seed-line:{marker.group(1)}}}"), str(number)))
 
 # --- Environment and limits -------------------------------------------------------------------
 config.environment["PATH"] = os.pathsep.join(

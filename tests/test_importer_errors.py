@@ -244,7 +244,7 @@ def test_unsupported_tensor(make, type_str):
     with pytest.raises(UnsupportedTypeError) as info:
         import_script(Holder(WithBuffer(make())))
     assert info.value.type_str == type_str
-    assert f"(tensor literal 'sub.q' of attribute <root>.sub.q)" in str(info.value)
+    assert "(tensor literal 'sub.q' of attribute <root>.sub.q)" in str(info.value)
 
 
 # --- unsupported nodes ----------------------------------------------------------------------

@@ -8,10 +8,17 @@ spent inside torch-mlir-opt:
     python tools/bench_lit.py                 # the whole suite, one lit worker
     python tools/bench_lit.py -j 2 pass/      # a subdirectory, two workers
     python tools/bench_lit.py --opt build/bin/torch-mlir-opt
+    python tools/bench_lit.py --no-passes     # can the checks fail? (see below)
 
 "busy" is the wall time during which at least one torch-mlir-opt ran, so busy/wall is the part
 of the run the binary accounts for, whatever -j is; "summed" adds every invocation up (it can
 exceed the wall time with -j > 1). What is left is lit, the shells, FileCheck and Python.
+
+``--no-passes`` asks whether the checks can fail: the wrapper (named by ``$TORCH_MLIR_OPT``, as a
+user's own binary would be) drops every pass and pipeline argument and keeps only the input,
+``-o``, ``-split-input-file``, ``-verify-diagnostics``, ``--emit-bytecode`` and ``-mlir-*``
+options, so torch-mlir-opt only parses and prints. A test that still passes then checks nothing
+that a pass does; the tool lists those.
 """
 
 from __future__ import annotations
@@ -45,6 +52,22 @@ fi
 exit "$status"
 """
 
+# Keeps what parses and prints; drops what transforms (pass and pipeline flags).
+NO_PASSES_FILTER = """kept=()
+expect_output=0
+for arg in "$@"; do
+  if (( expect_output )); then kept+=("$arg"); expect_output=0; continue; fi
+  case "$arg" in
+    -o) kept+=("$arg"); expect_output=1 ;;
+    -o=*|--split-input-file|-split-input-file|-verify-diagnostics|--verify-diagnostics|\
+    --emit-bytecode|-emit-bytecode|-mlir-*|--mlir-*|-allow-unregistered-dialect) kept+=("$arg") ;;
+    -*) ;;
+    *) kept+=("$arg") ;;
+  esac
+done
+set -- "${kept[@]}"
+"""
+
 
 def busy_time(intervals: list[tuple[float, float]]) -> float:
     """Length of the union of the [start, end] intervals."""
@@ -66,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", help="tests or directories under lit_tests/ (default: all)")
     parser.add_argument("--opt", help="torch-mlir-opt to time (default: what harness.binary finds)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="lit workers (default: 1)")
+    parser.add_argument("--no-passes", action="store_true",
+                        help="run a torch-mlir-opt that runs no passes; report how many tests fail")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
@@ -82,16 +107,21 @@ def main(argv: list[str] | None = None) -> int:
         tmp_path = Path(tmp)
         log = tmp_path / "invocations.log"
         wrapper = tmp_path / "torch-mlir-opt"
-        wrapper.write_text(WRAPPER.format(real=shlex.quote(str(real)), log=shlex.quote(str(log))))
+        script = WRAPPER.format(real=shlex.quote(str(real)), log=shlex.quote(str(log)))
+        if args.no_passes:
+            first, rest = script.split("\n", 1)
+            script = first + "\n" + NO_PASSES_FILTER + rest
+        wrapper.write_text(script)
         wrapper.chmod(0o755)
         report = tmp_path / "lit.json"
         tests = [str(SUITE / p) for p in args.paths] or [str(SUITE)]
         command = [
             sys.executable, "-c", "import sys, lit.main; sys.exit(lit.main.main())",
-            "-q", f"-j{args.jobs}", f"--param=torch_mlir_opt={wrapper}",
-            f"--output={report}", *tests,
+            "-q", f"-j{args.jobs}", f"--output={report}", *tests,
         ]
-        env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+        # Named the way a user names their own build, so lit reports it as $TORCH_MLIR_OPT.
+        env = dict(os.environ, TORCH_MLIR_OPT=str(wrapper),
+                   PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
         started = time.perf_counter()
         lit_status = subprocess.run(command, env=env, cwd=REPO).returncode
         wall = time.perf_counter() - started
@@ -110,6 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch-mlir-opt:  {len(runs)} runs, {summed:7.2f} s summed, {busy:7.2f} s busy")
     if wall > 0:
         print(f"ratio:           busy/wall = {busy / wall:.2f}, summed/wall = {summed / wall:.2f}")
+    failed = sorted(t["name"] for t in results if t.get("code") not in ("PASS", "XFAIL", "UNSUPPORTED"))
+    passed = sorted(t["name"] for t in results if t.get("code") == "PASS")
+    print(f"failed:          {len(failed)} of {len(results)}")
+    if args.no_passes:
+        print(f"no-passes run:   {len(failed)} of {len(results)} tests fail without passes; "
+              f"{len(passed)} still pass{':' if passed else ''}")
+        for name in passed:
+            print(f"  still passes: {name}")
+        return 0
     slowest = sorted(results, key=lambda t: t.get("elapsed", 0.0), reverse=True)[:3]
     for test in slowest:
         print(f"  slowest: {test.get('elapsed', 0.0):6.2f} s  {test['name']}")

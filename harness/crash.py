@@ -1,0 +1,638 @@
+"""What a crashed torch-mlir-opt printed, as data: signal, LLVM ERROR, assertion, stack.
+
+The runner hands a crashed run's stderr to :func:`parse_crash`; tools read the resulting
+:class:`CrashInfo` from the record instead of re-reading stderr. Formats understood (see
+tests/data/crashers/README.md for what the pinned release binary prints):
+
+- ``LLVM ERROR: ...`` (``report_fatal_error``; may span several lines);
+- ``<prog>: <file>:<line>: <func>: Assertion `<cond>' failed.`` (glibc, assertions builds) and
+  ``UNREACHABLE executed at <file>:<line>!`` (``llvm_unreachable``);
+- LLVM's ``Stack dump:`` with numbered pretty-stack entries (``0.\tProgram arguments: ...``,
+  ``1.\tRunning pass 'X' on ...``) and frames symbolized in-process
+  (``#N 0xADDR function File.cpp:LINE:COL`` or ``#N 0xADDR function (module+0xOFF)``), or
+  unsymbolized (``N  torch-mlir-opt 0xADDR``, glibc's ``module(+0xOFF) [0xADDR]``).
+
+Unsymbolized frames of the binary are symbolized offline with ``llvm-symbolizer --obj=BIN``
+(:func:`symbolize`), so a machine without llvm-symbolizer on PATH still groups crashes by
+function. This module is pure text processing plus that one subprocess: no torch, no records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal as signal_module
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+
+@dataclass
+class Frame:
+    """One stack frame; ``function`` is empty until something symbolized it."""
+
+    index: int
+    address: int
+    function: str = ""
+    file: str = ""
+    line: int = 0
+    column: int = 0
+    module: str = ""           # the binary or shared library the frame is in, as printed
+    offset: int | None = None  # module-relative offset, when printed (needed for PIE binaries)
+
+    @property
+    def name(self) -> str:
+        """The function without return type, parameters or clone suffixes: what signatures use."""
+        return function_name(self.function) if self.function else ""
+
+    def render(self, full: bool = False) -> str:
+        """``#4 ns::Cls::f TorchOps.cpp`` (``full``: the demangled name with its parameters)."""
+        where = ""
+        if self.file:
+            where = f" {self.file}" + (f":{self.line}" if self.line else "")
+        elif self.module:
+            off = self.offset if self.offset is not None else self.address
+            where = f" ({Path(self.module).name}+0x{off:x})"
+        label = (self.function if full else self.name) or f"0x{self.address:x}"
+        return f"#{self.index} {label}{where}"
+
+
+@dataclass
+class Assertion:
+    """A failed ``assert`` (or ``llvm_unreachable``) as an assertions build prints it."""
+
+    condition: str
+    file: str = ""
+    line: int = 0
+    function: str = ""
+    program: str = ""
+
+    def render(self) -> str:
+        where = f" at {self.file}:{self.line}" if self.file else ""
+        return f"Assertion `{self.condition}' failed{where}" + (f" in {self.function}" if self.function else "")
+
+
+@dataclass
+class CrashInfo:
+    """Everything a crash printed; ``signature`` groups duplicates of the same bug."""
+
+    signal: str = ""                 # SIGSEGV, SIGABRT, ... ("" if the run ended without one)
+    exit_status: int | None = None   # the raw status the runner saw (negative, 256-N or 128+N)
+    fatal_error: str = ""            # the text after "LLVM ERROR: "
+    assertion: Assertion | None = None
+    program_arguments: str = ""
+    stack_entries: list[str] = field(default_factory=list)   # pretty-stack lines after arguments
+    running_passes: list[str] = field(default_factory=list)  # from "Running pass 'X'" entries
+    frames: list[Frame] = field(default_factory=list)
+    has_stack_dump: bool = False     # "Stack dump:" was printed (worker-thread crashes lose it)
+    symbolizer: str = ""             # the llvm-symbolizer that symbolized frames offline, if any
+    symbolizer_note: str = ""        # why offline symbolization did not happen, if it did not
+    pass_name: str = ""              # the pass blamed for the crash
+    pass_source: str = ""            # running-pass-line | frame | caller
+    at_timeout: bool = False         # the harness sent SIGABRT to a hung run to get this dump
+
+    @property
+    def symbolized(self) -> bool:
+        """Frames outside libc carry names (raw dumps name only a few libc frames via dladdr)."""
+        return any(f.function and not _is_system_module(f.module) for f in self.frames)
+
+    @property
+    def kind(self) -> str:
+        if self.at_timeout:
+            return "timeout"
+        return "assertion" if self.assertion else "crash"
+
+    def below_handler(self) -> list[Frame]:
+        """The frames under the signal machinery (handler, raise, abort, __assert_fail)."""
+        frames = self.frames
+        if frames and not self.symbolized:
+            # No names: LLVM's first two frames are PrintStackTrace and SignalHandler, then the
+            # libc trampoline; keep what is left in the binary.
+            return [f for f in frames[2:] if not _is_system_module(f.module)]
+        start = 0
+        for f in frames:  # the handler region: leading handler and libc frames
+            if not (_is_handler_frame(f) or _is_system_frame(f)):
+                break
+            start += 1
+        return frames[start:]
+
+    def top_frame(self) -> Frame | None:
+        """The first frame in project (torch-mlir/MLIR) code: what the crash is "at"."""
+        for f in self.below_handler():
+            if f.function and not _is_library_frame(f):
+                return f
+        below = self.below_handler()
+        return below[0] if below and not self.symbolized else None
+
+    def torch_frame(self) -> Frame | None:
+        """The first ``mlir::torch::`` frame under the top frame and above the pass, when the
+        top frame is generic MLIR code (``mlir::detail::readBits``): which torch-mlir code
+        got there."""
+        top = self.top_frame()
+        if top is None or not top.name.startswith("mlir::") or _is_torch_frame(top):
+            return None
+        below = self.below_handler()
+        for f in below[below.index(top) + 1:]:
+            if f.name.endswith("::runOnOperation"):
+                return None
+            if f.name.startswith("mlir::torch::"):
+                return f
+        return None
+
+    def relevant_frames(self, limit: int = 10) -> list[Frame]:
+        return self.below_handler()[:limit]
+
+    @property
+    def signature(self) -> str:
+        """``SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold``.
+
+        Equal strings mean the same bug: the pass plus the first project frame by name (no
+        addresses; offsets only when nothing could be symbolized), the signal and, for
+        assertions, the condition. A hang names the pass only (where a hung run is interrupted
+        varies from run to run).
+        """
+        where = f" in {self.pass_name}" if self.pass_name else ""
+        if self.at_timeout:
+            # Where a hung run is when interrupted depends on timing: only the pass is stable.
+            return f"hang{where}"
+        top = self.top_frame()
+        at = ""
+        if top is not None:
+            at = f" at {top.name or _offset_name(top)}"
+            via = self.torch_frame()
+            if via is not None:
+                at += f" via {via.name}"
+        head = f"{self.signal or 'no signal'}{where}{at}"
+        if self.assertion:
+            return f"`{_normalize_text(self.assertion.condition)}'{where}{at}"
+        if top is None and self.fatal_error:
+            return f"{head}: LLVM ERROR: {_normalize_text(self.fatal_error.splitlines()[0])}"
+        return head
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> CrashInfo:
+        d = dict(d)
+        d["frames"] = [Frame(**f) for f in d.get("frames", [])]
+        if d.get("assertion"):
+            d["assertion"] = Assertion(**d["assertion"])
+        return cls(**d)
+
+
+# ---------------------------------------------------------------------------------------------
+# Names
+
+_CLONE_SUFFIX = re.compile(r"(?:\s*\(\.[\w.]+\))+$|(?:\s*\[clone [^\]]*\])+$")
+_QUALIFIER_SUFFIX = re.compile(r"\s+(?:const|volatile|&&|&|noexcept)$")
+_OPEN = "(<[{"
+_CLOSE = ")>]}"
+
+
+def function_name(demangled: str) -> str:
+    """``ret ns::Cls<T>::f(args)::'lambda'(int) const (.cold)`` → ``ns::Cls<T>::f::'lambda'``.
+
+    Return type, parameter lists, cv-qualifiers and compiler clone suffixes go: they change
+    with unrelated edits and builds, the qualified name does not.
+    """
+    name = demangled.strip()
+    while True:
+        stripped = _QUALIFIER_SUFFIX.sub("", _CLONE_SUFFIX.sub("", name))
+        if stripped == name:
+            break
+        name = stripped
+    name = _drop_parameter_lists(name)
+    # The return type is whatever precedes the last space outside brackets.
+    depth = 0
+    cut = -1
+    for i, ch in enumerate(name):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE and not (ch == ">" and name[i - 1:i] == "-"):
+            depth = max(0, depth - 1)
+        elif ch == " " and depth == 0 and not name[:i].endswith("operator"):
+            cut = i
+    return name[cut + 1:].strip()
+
+
+def _drop_parameter_lists(name: str) -> str:
+    """Removes ``(...)`` groups that follow a name (calls, lambdas), keeping
+    ``(anonymous namespace)``, ``operator()`` and function types such as ``long (long)``."""
+    out: list[str] = []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "(":
+            end = _matching_close(name, i)
+            prev = "".join(out).rstrip()
+            follows_name = bool(prev) and prev == "".join(out) and (
+                prev[-1].isalnum() or prev[-1] in "_>'" or prev.endswith("operator()"))
+            if end > 0 and follows_name and not prev.endswith("operator") and \
+                    name[i + 1:end] != "anonymous namespace":
+                i = end + 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _matching_close(text: str, open_at: int) -> int:
+    depth = 0
+    for i in range(open_at, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _matching_open(text: str, close_at: int) -> int:
+    depth = 0
+    for i in range(close_at, -1, -1):
+        ch = text[i]
+        if ch == ")":
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _split_scope(name: str) -> list[str]:
+    """``a::b<c::d>::e`` → ``['a', 'b<c::d>', 'e']`` (``::`` inside brackets kept)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(name):
+        ch = name[i]
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth = max(0, depth - 1)
+        elif depth == 0 and name.startswith("::", i):
+            parts.append(name[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(name[start:])
+    return parts
+
+
+def canonical_pass_name(name: str) -> str:
+    """``mlir::(anonymous namespace)::CanonicalizerPass`` and ``Canonicalizer`` → ``Canonicalizer``.
+
+    MLIR's reproducer note prints ``Pass::getName()`` (``CanonicalizerPass``,
+    ``DecomposeComplexOps``) while the stack has the class (``Canonicalizer``,
+    ``DecomposeComplexOpsPass``); dropping the scope and a trailing ``Pass`` makes them meet.
+    """
+    base = _split_scope(name.strip())[-1]
+    base = re.sub(r"<.*>$", "", base)
+    if base.endswith("Pass") and len(base) > len("Pass"):
+        base = base[: -len("Pass")]
+    return base
+
+
+def pass_from_frames(frames: Sequence[Frame]) -> str:
+    """The class of the innermost ``...::runOnOperation()`` on the stack (adaptors skipped)."""
+    for f in frames:
+        name = f.name
+        if name.endswith("::runOnOperation") and "OpToOpPassAdaptor" not in name:
+            scope = _split_scope(name)
+            if len(scope) >= 2:
+                return canonical_pass_name(scope[-2])
+    return ""
+
+
+# Frames of the signal machinery above the crash site.
+_HANDLER_FUNCS = re.compile(
+    r"^(?:llvm::sys::PrintStackTrace|llvm::sys::RunSignalHandlers|SignalHandler|"
+    r"PrintStackTraceSignalHandler|__restore_rt|__pthread_kill\w*|pthread_kill|raise|gsignal|"
+    r"abort|__assert_fail\w*|__assert_perror_fail|__GI_\w+|llvm::report_fatal_error|"
+    r"llvm::llvm_unreachable_internal|llvm::reportFatal\w*)$"
+)
+# Frames that are library helpers rather than where the bug is.
+_LIBRARY_FUNCS = re.compile(
+    r"^(?:std::|__gnu_cxx::|__cxxabiv1::|llvm::|__|_start$|main$|report_size_overflow$|"
+    r"report_at_maximum_capacity$|mlir::detail::reportFatal\w*$)"
+)
+_LIBRARY_FILES = {"Signals.cpp", "Signals.inc", "ErrorHandling.cpp", "SmallVector.cpp",
+                  "Casting.h", "raise.c", "abort.c", "pthread_kill.c", "assert.c"}
+
+
+def _is_system_module(module: str) -> bool:
+    base = Path(module).name
+    return bool(re.match(r"(?:libc|libpthread|libstdc\+\+|libgcc_s|ld-linux|libm)[.-]", base))
+
+
+def _is_system_frame(f: Frame) -> bool:
+    """libc and friends: by module, or by glibc's relative source paths (./nptl/..., ./csu/...)."""
+    return _is_system_module(f.module) or f.file.startswith("./")
+
+
+def _is_handler_frame(f: Frame) -> bool:
+    if not f.function:
+        return _is_system_module(f.module)  # the libc signal trampoline prints no name
+    return bool(_HANDLER_FUNCS.match(f.name))
+
+
+def _is_library_frame(f: Frame) -> bool:
+    if _is_system_frame(f) or Path(f.file).name in _LIBRARY_FILES:
+        return True
+    return bool(_LIBRARY_FUNCS.match(f.name))
+
+
+def _is_torch_frame(f: Frame) -> bool:
+    return f.name.startswith("mlir::torch::") or "torch-mlir" in f.file
+
+
+def _offset_name(f: Frame) -> str:
+    off = f.offset if f.offset is not None else f.address
+    return f"{Path(f.module).name or '?'}+0x{off:x}"
+
+
+_NUMBER = re.compile(r"\b\d+\b")
+_SSA = re.compile(r"%[\w.#-]+")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def _normalize_text(text: str) -> str:
+    """Messages with numbers, addresses and SSA names blanked: the same bug on other input."""
+    return _NUMBER.sub("N", _HEX.sub("0x_", _SSA.sub("%_", text))).strip()
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals and exit statuses
+
+_CRASH_MARKERS = ("Stack dump:", "PLEASE submit a bug report", "LLVM ERROR:", "' failed.",
+                  "UNREACHABLE executed")
+
+
+def has_crash_text(stderr: str) -> bool:
+    return any(m in stderr for m in _CRASH_MARKERS)
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal_module.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def decode_exit_status(returncode: int | None, stderr: str) -> str:
+    """The signal a status means: negative (direct child), 256-N (the wheel's Python wrapper:
+    245 = SIGSEGV, 248 = SIGFPE, 250 = SIGABRT) or 128+N (a shell wrapper). The wrapped forms
+    count only when stderr shows LLVM's crash output, since they are also ordinary statuses."""
+    if returncode is None or returncode == 0:
+        return ""
+    if returncode < 0:
+        return signal_name(-returncode)
+    if not has_crash_text(stderr):
+        return ""
+    if 256 - 64 < returncode < 256:
+        return signal_name(256 - returncode)
+    if 128 < returncode < 128 + 64:
+        return signal_name(returncode - 128)
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+_FATAL = re.compile(r"^LLVM ERROR: (?P<msg>.*)$")
+_ASSERT = re.compile(
+    r"^(?P<prog>\S+?): (?P<file>[^:\s][^:]*):(?P<line>\d+): (?P<func>.+?): "
+    r"Assertion `(?P<cond>.*)' failed\.\s*$"
+)
+_UNREACHABLE = re.compile(r"^UNREACHABLE executed(?: at (?P<file>.+?):(?P<line>\d+))?!\s*$")
+_ENTRY = re.compile(r"^\s*(?P<n>\d+)\.\t(?P<text>.*)$")
+_RUNNING_PASS = re.compile(r"^Running pass '(?P<pass>[^']+)'")
+_SYM_FRAME = re.compile(r"^\s*#(?P<idx>\d+) 0x(?P<addr>[0-9a-fA-F]+)(?: (?P<rest>.*))?$")
+_RAW_FRAME = re.compile(
+    r"^(?P<idx>\d+)\s+(?P<module>\S+)\s+0x(?P<addr>[0-9a-fA-F]+)(?: (?P<sym>.+?) \+ (?P<soff>\d+))?\s*$"
+)
+_GLIBC_FRAME = re.compile(
+    r"^(?P<module>[^\s()\[\]]+)\((?P<sym>[^()+]*)(?:\+0x(?P<off>[0-9a-fA-F]+))?\) \[0x(?P<addr>[0-9a-fA-F]+)\]\s*$"
+)
+_MODULE_SUFFIX = re.compile(r"^(?P<func>.*?) ?\((?P<module>[^()]+)\+0x(?P<off>[0-9a-fA-F]+)\)$")
+_FILE_SUFFIX = re.compile(r"^(?P<func>.*) (?P<file>\S+?):(?P<line>\d+)(?::(?P<col>\d+))?$")
+_STOP_FATAL = ("PLEASE submit a bug report", "Stack dump:")
+
+
+def _parse_frame_rest(index: int, address: int, rest: str) -> Frame:
+    rest = rest.strip()
+    m = _MODULE_SUFFIX.match(rest)
+    if m:
+        return Frame(index, address, m.group("func").strip(), module=m.group("module"),
+                     offset=int(m.group("off"), 16))
+    m = _FILE_SUFFIX.match(rest)
+    if m and ("." in m.group("file") or "/" in m.group("file")):
+        return Frame(index, address, m.group("func").strip(), file=m.group("file"),
+                     line=int(m.group("line")), column=int(m.group("col") or 0))
+    return Frame(index, address, rest)
+
+
+def parse_frames(lines: Iterable[str]) -> list[Frame]:
+    """Frames in any of the three printed forms, in order."""
+    frames: list[Frame] = []
+    for raw in lines:
+        line = raw.rstrip("\n")
+        m = _SYM_FRAME.match(line)
+        if m:
+            frames.append(_parse_frame_rest(int(m.group("idx")), int(m.group("addr"), 16),
+                                            m.group("rest") or ""))
+            continue
+        m = _RAW_FRAME.match(line)
+        if m:
+            frames.append(Frame(int(m.group("idx")), int(m.group("addr"), 16), m.group("sym") or "",
+                                module=m.group("module")))
+            continue
+        m = _GLIBC_FRAME.match(line)
+        if m:
+            frames.append(Frame(len(frames), int(m.group("addr"), 16), m.group("sym") or "",
+                                module=m.group("module"),
+                                offset=int(m.group("off"), 16) if m.group("off") and not m.group("sym") else None))
+    return frames
+
+
+def parse_crash(stderr: str, *, returncode: int | None = None, pass_hint: str = "",
+                at_timeout: bool = False) -> CrashInfo | None:
+    """The crash in ``stderr``, or None when it shows none and the status is no signal.
+
+    ``pass_hint`` is the pass the caller knows it ran (a one-pass pipeline); it is used only
+    when neither a ``Running pass`` entry nor a ``runOnOperation`` frame names one.
+    """
+    sig = decode_exit_status(returncode, stderr)
+    if not sig and not has_crash_text(stderr) and not at_timeout:
+        return None
+    info = CrashInfo(signal=sig, exit_status=returncode, at_timeout=at_timeout)
+    lines = stderr.splitlines()
+    i = 0
+    dump_started = False
+    dump_start = 0
+    fatal: list[str] = []
+    while i < len(lines):
+        line = lines[i]
+        if not info.fatal_error and not fatal:
+            m = _FATAL.match(line)
+            if m:
+                fatal.append(m.group("msg"))
+                j = i + 1
+                while j < len(lines) and lines[j].strip() and not lines[j].startswith(_STOP_FATAL):
+                    fatal.append(lines[j])
+                    j += 1
+                info.fatal_error = "\n".join(fatal).strip()
+                i = j
+                continue
+        if info.assertion is None:
+            m = _ASSERT.match(line)
+            if m:
+                info.assertion = Assertion(m.group("cond"), m.group("file"), int(m.group("line")),
+                                           m.group("func"), m.group("prog"))
+            m = _UNREACHABLE.match(line)
+            if m:
+                message = lines[i - 1].strip() if i > 0 else ""
+                info.assertion = Assertion(f"UNREACHABLE: {message}" if message else "UNREACHABLE",
+                                           m.group("file") or "", int(m.group("line") or 0))
+        if line.startswith("Stack dump:"):
+            if dump_started:
+                break  # a second crash while printing the first: keep the first
+            dump_started = info.has_stack_dump = True
+            dump_start = i
+        elif dump_started:
+            m = _ENTRY.match(line)
+            if m and not info.frames:
+                text = m.group("text")
+                if text.startswith("Program arguments: "):
+                    info.program_arguments = text[len("Program arguments: "):].strip()
+                else:
+                    info.stack_entries.append(text.strip())
+                    rp = _RUNNING_PASS.match(text)
+                    if rp:
+                        info.running_passes.append(rp.group("pass"))
+        i += 1
+    if dump_started:
+        info.frames = parse_frames(lines[dump_start + 1:])
+    else:
+        info.frames = parse_frames(lines)
+    _blame(info, pass_hint)
+    return info
+
+
+def _blame(info: CrashInfo, pass_hint: str) -> None:
+    if info.running_passes:
+        info.pass_name, info.pass_source = canonical_pass_name(info.running_passes[-1]), "running-pass-line"
+        return
+    from_frames = pass_from_frames(info.frames)
+    if from_frames:
+        info.pass_name, info.pass_source = from_frames, "frame"
+    elif pass_hint:
+        info.pass_name, info.pass_source = pass_hint, "caller"
+    else:
+        info.pass_name, info.pass_source = "", ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Offline symbolization
+
+SYMBOLIZER_ENV = "LLVM_SYMBOLIZER_PATH"
+
+
+def find_symbolizer(binary: str | os.PathLike | None = None) -> str | None:
+    """``$LLVM_SYMBOLIZER_PATH``, then ``llvm-symbolizer`` beside the binary, then on PATH."""
+    candidates: list[str] = []
+    if os.environ.get(SYMBOLIZER_ENV):
+        candidates.append(os.environ[SYMBOLIZER_ENV])
+    if binary:
+        candidates.append(str(Path(binary).resolve().parent / "llvm-symbolizer"))
+    on_path = shutil.which("llvm-symbolizer")
+    if on_path:
+        candidates.append(on_path)
+    for c in candidates:
+        if os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    return None
+
+
+def _elf_is_position_independent(path: str) -> bool | None:
+    """True for ET_DYN (PIE), False for ET_EXEC, None if unreadable or not ELF."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(18)
+    except OSError:
+        return None
+    if len(head) < 18 or head[:4] != b"\x7fELF":
+        return None
+    order = "little" if head[5] == 1 else "big"
+    return int.from_bytes(head[16:18], order) == 3
+
+
+def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | None = None,
+              timeout_s: float = 60.0) -> CrashInfo:
+    """``info`` with the binary's unnamed frames named by ``llvm-symbolizer --obj=BIN``.
+
+    A non-PIE binary (the wheel's) is symbolized by absolute address; a PIE one only where the
+    dump printed a module offset. Without a symbolizer the frames stay as they are and
+    ``symbolizer_note`` says why.
+    """
+    binary = str(binary)
+    base = Path(binary).name
+    todo = [i for i, f in enumerate(info.frames)
+            if not f.function and (Path(f.module).name == base or f.module == binary)]
+    if not todo:
+        return info
+    tool = symbolizer or find_symbolizer(binary)
+    if tool is None:
+        return replace(info, symbolizer_note="no llvm-symbolizer found (set $LLVM_SYMBOLIZER_PATH "
+                                             "or put it on PATH); frames left unsymbolized")
+    pie = _elf_is_position_independent(binary)
+    if pie is None:
+        return replace(info, symbolizer_note=f"{binary} is not a readable ELF file; frames left unsymbolized")
+    queries: dict[int, int] = {}
+    for i in todo:
+        f = info.frames[i]
+        if f.offset is not None:
+            queries[i] = f.offset
+        elif pie is False:
+            queries[i] = f.address
+    if not queries:
+        return replace(info, symbolizer_note=f"{binary} is position-independent and the dump printed "
+                                             "no module offsets; frames left unsymbolized")
+    stdin = "".join(f"0x{addr:x}\n" for addr in queries.values())
+    try:
+        proc = subprocess.run([tool, f"--obj={binary}", "--output-style=JSON"], input=stdin,
+                              capture_output=True, text=True, timeout=timeout_s, check=False)
+        results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+        if len(results) == 1 and isinstance(results[0], list):
+            results = results[0]
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        return replace(info, symbolizer_note=f"{tool} failed ({e}); frames left unsymbolized")
+    if len(results) != len(queries):
+        return replace(info, symbolizer_note=f"{tool} answered {len(results)} of {len(queries)} "
+                                             "addresses; frames left unsymbolized")
+    named: dict[int, list[Frame]] = {}
+    for i, result in zip(queries, results):
+        f = info.frames[i]
+        expanded = []
+        for sym in result.get("Symbol", []) if isinstance(result, dict) else []:
+            fn = sym.get("FunctionName", "")
+            if not fn or fn == "??":
+                continue
+            expanded.append(replace(f, function=fn, file=sym.get("FileName", "") or "",
+                                    line=int(sym.get("Line", 0) or 0), column=int(sym.get("Column", 0) or 0)))
+        if expanded:
+            named[i] = expanded  # innermost inlined function first, as LLVM prints them
+    frames: list[Frame] = []
+    for i, f in enumerate(info.frames):
+        frames.extend(named.get(i, [f]))
+    for n, f in enumerate(frames):
+        f.index = n
+    out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
+    if out.pass_source in ("", "caller"):
+        hint = out.pass_name if out.pass_source == "caller" else ""
+        _blame(out, hint)
+    return out

@@ -1,0 +1,284 @@
+"""The seed catalog: the six idioms that broke OPT's 2022 port through torch-mlir, and their fixes.
+
+Each idiom is a module small enough to read in one glance, written the way HF's 2022 OPT code
+wrote that step (sizes read from tensors while tracing, ``torch.tensor`` fill values, ``.to``
+round trips, per-layer cache tuples of views), next to the surgical fix the walkthrough applied.
+The lit tests in ``lit_tests/seed/`` import both through the project's TorchScript importer
+(traced, as in 2022) and through FX (``torch.export``), run the pipelines, and pin down what
+torch-mlir does with them today. ``harness explain`` reads ``Idiom.hint`` to suggest the fix when
+a model's failure matches one.
+
+The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
+comment; ``lit_tests/lit.cfg.py`` reads the markers (without importing torch) and defines
+``%{seed-line:NAME}`` so a test can check that a location names exactly that line.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import torch
+from torch import nn
+
+HEADS = 2
+HEAD_DIM = 4
+SEQ = 5
+
+
+# --- 1. arange over a size read while tracing ---------------------------------------------
+class ArangeOfTracedSize(nn.Module):
+    """OPT's causal mask: ``torch.arange(mask.size(-1))``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mask = torch.zeros(x.size(-1), x.size(-1))
+        cond = torch.arange(mask.size(-1))  # seed-idiom: arange-traced-size
+        return (cond < (cond + 1).view(mask.size(-1), 1)).to(x.dtype) + x
+
+
+class ArangeOfTracedSizeFixed(nn.Module):
+    """The fix: ``int(...)`` makes the size a Python int, a constant of the trace."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n = int(x.size(-1))
+        mask = torch.zeros(n, n)
+        cond = torch.arange(n)
+        return (cond < (cond + 1).view(n, 1)).to(x.dtype) + mask + x
+
+
+# --- 2. full with a tensor fill value ---------------------------------------------------------
+class FullWithTensorFill(nn.Module):
+    """``torch.full((t, t), torch.tensor(float("-inf")))``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(-1)
+        mask = torch.full((t, t), torch.tensor(float("-inf")))  # seed-idiom: full-tensor-fill
+        return mask.triu(1) + x
+
+
+class FullWithTensorFillFixed(nn.Module):
+    """The fix: a plain Python float fill value."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(-1)
+        mask = torch.full((t, t), float("-inf"))
+        return mask.triu(1) + x
+
+
+# --- 3. .to(dtype) / .to(device) round trips of the causal mask --------------------------------
+class MaskToDtypeAndDevice(nn.Module):
+    """``mask.to(dtype)`` then ``.to(inputs_embeds.device)``: traced as ``aten::to`` overloads."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(-1)
+        mask = torch.full((t, t), float("-inf")).triu(1)
+        mask = mask.to(x.dtype).to(x.device)  # seed-idiom: mask-to-dtype-device
+        return mask + x
+
+
+class MaskToDtypeAndDeviceFixed(nn.Module):
+    """The fix: build the mask in the right dtype on the right device; no ``.to`` at all."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        t = x.size(-1)
+        mask = torch.full((t, t), float("-inf"), dtype=x.dtype).triu(1)
+        return mask + x
+
+
+# --- 4. float mask turned into bool ------------------------------------------------------------
+class MaskToBool(nn.Module):
+    """OPT's expanded attention mask: ``inverted.masked_fill(inverted.to(torch.bool), min)``."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        inverted = 1.0 - mask[:, None, None, :].to(x.dtype)
+        bias = inverted.masked_fill(inverted.to(torch.bool), torch.finfo(x.dtype).min)  # seed-idiom: mask-to-bool
+        return x + bias
+
+
+class MaskToBoolFixed(nn.Module):
+    """The fix: compare instead of casting (``mask == 0`` is already bool)."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        padded = (mask == 0)[:, None, None, :]
+        bias = torch.zeros_like(x).masked_fill(padded, torch.finfo(x.dtype).min)
+        return x + bias
+
+
+# --- 5. view with sizes read from a tensor ------------------------------------------------------
+class ViewOfTracedSizes(nn.Module):
+    """OPT attention's ``_shape``: ``tensor.view(bsz, seq_len, heads, head_dim)``."""
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        bsz, seq_len, _ = hidden.size()
+        split = hidden.view(bsz, seq_len, HEADS, HEAD_DIM)  # seed-idiom: view-traced-sizes
+        return split.transpose(1, 2).contiguous()
+
+
+class ViewOfTracedSizesFixed(nn.Module):
+    """The walkthrough's fix: ``map(int, hidden.size())`` makes the sizes trace constants."""
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        bsz, seq_len, _ = map(int, hidden.size())
+        split = hidden.view(bsz, seq_len, HEADS, HEAD_DIM)
+        return split.transpose(1, 2).contiguous()
+
+
+# --- 6. per-layer cache tuples of contiguous views ----------------------------------------------
+class _CachingLayer(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.k = nn.Linear(HEADS * HEAD_DIM, HEADS * HEAD_DIM)
+        self.v = nn.Linear(HEADS * HEAD_DIM, HEADS * HEAD_DIM)
+
+    def _shape(self, t: torch.Tensor, bsz: int, seq_len: int) -> torch.Tensor:
+        return t.view(bsz, seq_len, HEADS, HEAD_DIM).transpose(1, 2).contiguous()  # seed-idiom: tuple-of-views
+
+    def forward(self, hidden: torch.Tensor):
+        bsz, seq_len, _ = hidden.size()
+        key = self._shape(self.k(hidden), bsz, seq_len)
+        value = self._shape(self.v(hidden), bsz, seq_len)
+        out = hidden + (key + value).transpose(1, 2).reshape(hidden.shape)
+        return out, (key, value)
+
+
+class TupleOfViewsCache(nn.Module):
+    """OPT's decoder returning ``(hidden, ((k, v), (k, v)))``: a cache of views per layer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([_CachingLayer(), _CachingLayer()])
+
+    def forward(self, hidden: torch.Tensor):
+        cache = ()
+        for layer in self.layers:
+            hidden, present = layer(hidden)
+            cache += (present,)
+        return hidden, cache
+
+
+class TupleOfViewsCacheFixed(nn.Module):
+    """The fix (the walkthrough's way out): no cache output; one tensor, static structure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = nn.ModuleList([_CachingLayer(), _CachingLayer()])
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            hidden = layer(hidden)[0]
+        return hidden
+
+
+# --- The catalog --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Idiom:
+    name: str
+    title: str
+    make: Callable[[], nn.Module]
+    make_fixed: Callable[[], nn.Module]
+    examples: Callable[[], tuple[torch.Tensor, ...]]
+    seen_2022: str  # what the walkthrough's torch-mlir printed
+    hint: str  # the surgical fix, as ``harness explain`` prints it
+    ops: tuple[str, ...]  # torch ops whose failure points at this idiom
+    messages: tuple[str, ...]  # diagnostic fragments that point at this idiom
+
+    def source_line(self) -> tuple[str, int]:
+        """The file and line of the ``# seed-idiom`` marker."""
+        return marker_lines()[self.name]
+
+
+def _x() -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, SEQ, SEQ, generator=torch.Generator().manual_seed(0)),)
+
+
+def _x_mask() -> tuple[torch.Tensor, ...]:
+    mask = torch.ones(2, SEQ, dtype=torch.int64)
+    mask[1, :2] = 0
+    return (torch.randn(2, 1, SEQ, SEQ, generator=torch.Generator().manual_seed(0)), mask)
+
+
+def _hidden() -> tuple[torch.Tensor, ...]:
+    return (torch.randn(2, SEQ, HEADS * HEAD_DIM, generator=torch.Generator().manual_seed(0)),)
+
+
+IDIOMS: dict[str, Idiom] = {i.name: i for i in (
+    Idiom(
+        "arange-traced-size", "torch.arange over a size read while tracing",
+        ArangeOfTracedSize, ArangeOfTracedSizeFixed, _x,
+        "'func.call' op operand type mismatch: expected operand type '!torch.float', but provided "
+        "'!torch.number' (the shape function of aten.arange)",
+        "the size is traced as a tensor: wrap it in int(...) (torch.arange(int(mask.size(-1)))) so "
+        "it becomes a constant of the trace",
+        ("torch.aten.arange", "torch.aten.ScalarImplicit"),
+        ("@__torch_mlir_shape_fn.aten.arange", "'!torch.number'"),
+    ),
+    Idiom(
+        "full-tensor-fill", "torch.full with a torch.tensor fill value",
+        FullWithTensorFill, FullWithTensorFillFixed, _x,
+        "'func.call' op operand type mismatch: expected operand type '!torch.float', but provided "
+        "'!torch.number' (the shape function of aten.full)",
+        "pass the fill value as a Python float (torch.full(shape, float('-inf'))), not as "
+        "torch.tensor(...)",
+        ("torch.aten.full", "torch.aten.ScalarImplicit"),
+        ("@__torch_mlir_shape_fn.aten.full", "torch_c.to_f64"),
+    ),
+    Idiom(
+        "mask-to-dtype-device", "mask.to(dtype).to(device) round trips",
+        MaskToDtypeAndDevice, MaskToDtypeAndDeviceFixed, _x,
+        "failed to legalize operation 'torch.aten.to.dtype_layout' that was explicitly marked "
+        "illegal (the location pointed at the wrong line)",
+        "create the tensor with the dtype it needs (dtype=... on torch.full/zeros/ones) and drop "
+        ".to(dtype) and .to(device): on the CPU they are no-ops that the trace keeps",
+        ("torch.aten.to.dtype_layout", "torch.aten.to.device", "torch.aten.to.dtype",
+         "torch.aten._to_copy"),
+        ("torch.aten.to.", "torch.constant.device"),
+    ),
+    Idiom(
+        "mask-to-bool", "a float mask cast to bool",
+        MaskToBool, MaskToBoolFixed, _x_mask,
+        "unsupported byte, char or bool type for convertScalarToDtype 'f32'(scalar type) -> "
+        "'i1'(dtype); failed to legalize operation 'torch.aten.to.dtype'",
+        "compute the bool mask by comparison (mask == 0) instead of casting a float mask with "
+        ".to(torch.bool)",
+        ("torch.aten.to.dtype",),
+        ("convertScalarToDtype", "'i1'(dtype)"),
+    ),
+    Idiom(
+        "view-traced-sizes", "view with sizes read from a tensor while tracing",
+        ViewOfTracedSizes, ViewOfTracedSizesFixed, _hidden,
+        "failed to legalize operation 'torch.aten.view' that was explicitly marked illegal",
+        "read the sizes as Python ints (bsz, seq_len, _ = map(int, hidden.size())) so view gets "
+        "constant sizes",
+        ("torch.aten.view", "torch.aten.size.int", "torch.aten.Int.Tensor"),
+        ("torch.aten.view",),
+    ),
+    Idiom(
+        "tuple-of-views", "a cache returned as nested tuples of contiguous views",
+        TupleOfViewsCache, TupleOfViewsCacheFixed, _hidden,
+        "a segfault in ConvertAtenViewOp (Assertion `isa<U>()' in Type::cast<RankedTensorType> in "
+        "debug builds): torch-maximize-value-semantics left the views in a "
+        "torch.prim.TupleConstruct as non-value !torch.tensor",
+        "do not return the per-layer (key, value) cache: return one tensor, so every view stays "
+        "inside the function and gets value semantics (use_cache=False, or a rewrite with static "
+        "structure such as harness.drivers.opt_fixed.FixedOPT)",
+        ("torch.prim.TupleConstruct", "torch.aten.view", "torch.copy.to_vtensor"),
+        ("non-value tensor", "!torch.tensor", "torch.prim.TupleConstruct"),
+    ),
+)}
+
+
+_MARKER = re.compile(r"#\s*seed-idiom:\s*(?P<name>[\w-]+)")
+
+
+def marker_lines(path: str | Path | None = None) -> dict[str, tuple[str, int]]:
+    """Idiom name -> (file, line) of its marker comment; lit.cfg.py reads the same markers."""
+    source = Path(path) if path else Path(inspect.getsourcefile(marker_lines) or __file__)
+    found: dict[str, tuple[str, int]] = {}
+    for n, line in enumerate(source.read_text().splitlines(), start=1):
+        m = _MARKER.search(line)
+        if m:
+            found[m.group("name")] = (str(source), n)
+    return found

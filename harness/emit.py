@@ -1,0 +1,142 @@
+"""``harness emit NAME``: a named model's IR, imported once and cached by name and versions.
+
+lit's model and seed tests all start from emitted IR; tracing OPT in every test would cost
+seconds each, so the IR is produced once per cache key and copied. The key covers every input
+that decides the IR: the name, the importer, the weights option, the versions of torch,
+torch-mlir and transformers, and the harness's own sources (a changed driver or importer
+invalidates it). Tests run in parallel: a lock per key makes the second one wait for the first
+instead of importing twice, and files are only ever renamed into place.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import HarnessError, OutputError
+
+IMPORTERS = ("torchscript", "fx")
+_PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class EmitOptions:
+    importer: str = "torchscript"
+    keep_weights: bool = False
+    cache_dir: str | None = None
+
+
+@dataclass
+class EmitResult:
+    name: str
+    importer: str
+    output_path: str
+    cached: bool
+    key: str
+    seconds: float
+
+
+def cache_key(name: str, options: EmitOptions) -> str:
+    digest = hashlib.sha256()
+    versions = {}
+    for dist in ("torch", "torch-mlir", "transformers"):
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = ""
+    digest.update(json.dumps({"name": name, "importer": options.importer,
+                              "keep_weights": options.keep_weights, "versions": versions},
+                             sort_keys=True).encode())
+    for source in sorted(_PACKAGE.rglob("*.py")):
+        digest.update(str(source.relative_to(_PACKAGE)).encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
+    from torch_mlir import ir
+
+    from .drivers import catalog
+    from .irfile import WriteOptions, write_module
+
+    entry = catalog.get(name)  # an unknown name fails here, before anything is written
+    traced = entry.build()
+    if importer == "torchscript":
+        from .importer import ModuleBuilder, forward_annotator
+
+        builder = ModuleBuilder()
+        builder.import_module(traced.script, forward_annotator(traced.script, list(traced.examples)))
+        builder.verify()
+        module = builder.module
+        context = builder.context
+    else:
+        from torch_mlir import fx
+
+        import warnings
+
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+                module = fx.export_and_import(traced.eager, *traced.examples, output_type="raw")
+        except Exception as e:  # torch.export's own errors are many and deep; name the model
+            raise HarnessError(
+                f"torch.export / the FX importer could not import '{name}': {type(e).__name__}: "
+                f"{str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}. Use "
+                "--importer torchscript, or make the model exportable (torch.export docs)."
+            ) from e
+        context = module.context
+    module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(traced.debug_name, context)
+    write_module(module, path, WriteOptions(keep_weights=keep_weights))
+
+
+def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOptions()) -> EmitResult:
+    """Writes NAME's IR to ``output`` (atomically), from the cache when it holds it."""
+    start = time.monotonic()
+    if options.importer not in IMPORTERS:
+        raise HarnessError(f"unknown importer '{options.importer}'; use one of {', '.join(IMPORTERS)}.")
+    output = Path(output)
+    key = cache_key(name, options)
+    if options.cache_dir is None:
+        _import(name, options.importer, options.keep_weights, output)
+        return EmitResult(name, options.importer, str(output), False, key, time.monotonic() - start)
+    cache = Path(options.cache_dir)
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        lock = open(cache / f"{name}.{options.importer}.{key}.lock", "w")
+    except OSError as e:
+        raise OutputError(f"cannot use the IR cache folder {cache}: {e.strerror}. Pass a writable "
+                          "--cache folder, or none to import without caching.") from None
+    cached_file = cache / f"{name}.{options.importer}.{key}.mlir"
+    if cached_file.is_file():  # a hit costs no torch import at all
+        _copy_atomically(cached_file, output)
+        return EmitResult(name, options.importer, str(output), True, key, time.monotonic() - start)
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        hit = cached_file.is_file()
+        if not hit:
+            _import(name, options.importer, options.keep_weights, cached_file)
+    _copy_atomically(cached_file, output)
+    return EmitResult(name, options.importer, str(output), hit, key, time.monotonic() - start)
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    except OSError as e:
+        raise OutputError(f"cannot write {target}: {e.strerror}. Choose a writable output location.") from None
+    os.close(fd)
+    try:
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

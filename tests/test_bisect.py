@@ -1,0 +1,160 @@
+"""bisect on real inputs: a crasher inside a real pipeline, a legalization failure that the
+finalizing pass reports for convert-torch-to-linalg, and a verifier error after a conversion."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.bisect import BisectResult, bisect, dumped_pipeline, reproducer_pipeline
+from harness.records import Outcome
+from harness.runner import run_pipeline
+
+ROOT = Path(__file__).resolve().parent.parent
+CRASHERS = ROOT / "tests" / "data" / "crashers"
+LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+NONZERO = """\
+func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
+  %0 = torch.aten.nonzero %arg0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[?,1],si64>
+  return %0 : !torch.vtensor<[?,1],si64>
+}
+"""
+
+
+def _replay_single_pass(result: BisectResult):
+    """The pre-pass IR through the named pass alone, as a user would rerun it."""
+    return run_pipeline(result.pre_pass_ir, result.failing_pass_pipeline)
+
+
+@pytest.fixture(scope="module")
+def crash_in_pipeline(tmp_path_factory):
+    return bisect(CRASHERS / "F_view_zero_numel.mlir", LINALG, out_dir=tmp_path_factory.mktemp("b"))
+
+
+def test_crash_inside_the_linalg_pipeline(crash_in_pipeline):
+    r = crash_in_pipeline
+    assert r.runs == 2 and r.found and r.reproduced, r.detail
+    assert r.failing_pass == "convert-torch-to-linalg" and r.failing_pass_name == "ConvertTorchToLinalg"
+    assert r.failing_pass_pipeline == "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))"
+    assert r.failing_on == "'func.func' operation: @f"
+    assert r.outcome is Outcome.CRASH
+    assert r.signature == ("crash: SIGFPE in ConvertTorchToLinalg at "
+                           "(anonymous namespace)::ConvertAtenViewOp::matchAndRewrite")
+    # Run 1 recovered the crash in-process (exit 1); the replay crashed for real.
+    assert r.first.returncode == 1 and r.replay.returncode == -8
+    assert r.pipeline_passes[r.pass_positions[0] - 1] == "convert-torch-to-linalg"
+    assert r.pipeline_passes[-1] == "torch-verify-linalg-on-tensors-backend-contract"
+    assert r.responsible == []
+
+
+def test_pre_pass_ir_fails_the_pass_alone_with_the_same_signature(crash_in_pipeline):
+    r = crash_in_pipeline
+    pre = Path(r.pre_pass_ir)
+    assert pre.name == "before-convert-torch-to-linalg.mlir" and pre.parent == Path(r.out_dir)
+    text = pre.read_text()
+    assert "torch.aten.view" in text and "F_view_zero_numel.mlir" in text  # locations kept
+    assert reproducer_pipeline(text) == r.failing_pass_pipeline
+    assert _replay_single_pass(r).signature == r.signature
+
+
+def test_output_folder(crash_in_pipeline):
+    out = Path(crash_in_pipeline.out_dir)
+    assert out.name.startswith("bisect-F_view_zero_numel-")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "before-convert-torch-to-linalg.mlir", "bisect.json", "replay.stderr.txt", "run1.stderr.txt"]
+    data = json.loads((out / "bisect.json").read_text())
+    assert data["failing_pass"] == "convert-torch-to-linalg" and data["reproduced"] is True
+    assert data["replay"]["crash"]["signal"] == "SIGFPE"
+    assert "Stack dump:" in (out / "replay.stderr.txt").read_text()
+
+
+def test_textual_pipeline_with_canonicalize(tmp_path):
+    r = bisect(CRASHERS / "A_remainder_int_by_zero.mlir", "builtin.module(func.func(cse,canonicalize))",
+               out_dir=tmp_path)
+    assert r.reproduced and r.failing_pass == "canonicalize" and r.failing_pass_name == "CanonicalizerPass"
+    assert r.pass_positions == [2] and r.pipeline_passes == ["cse", "canonicalize"]
+    assert r.signature == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert _replay_single_pass(r).signature == r.signature
+
+
+def test_legalization_failure_names_the_pass_that_should_have_lowered_the_op(tmp_path):
+    ir = tmp_path / "nonzero.mlir"
+    ir.write_text(NONZERO)
+    r = bisect(ir, LINALG, out_dir=tmp_path)
+    assert r.reproduced, r.detail
+    # The finalizing pass reports what convert-torch-to-linalg left behind.
+    assert r.failing_pass == "torch-finalizing-backend-type-conversion"
+    assert r.outcome is Outcome.LEGALIZATION_FAILURE
+    assert r.signature == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert [x.op for x in r.responsible] == ["torch.aten.nonzero"]
+    blame = r.responsible[0]
+    assert blame.responsible_pass == "convert-torch-to-linalg"
+    assert blame.also_run == ["convert-torch-to-tmtensor", "convert-torch-to-scf",
+                              "convert-torch-to-arith", "convert-torch-to-tensor"]
+    replay = _replay_single_pass(r)
+    assert replay.outcome is Outcome.LEGALIZATION_FAILURE and replay.signature == r.signature
+    # The pre-pass IR is already converted up to that pass, with the input's locations.
+    text = Path(r.pre_pass_ir).read_text()
+    assert "torch_c.from_builtin_tensor" in text and 'loc("' in text
+    assert replay.first_error().file.endswith("nonzero.mlir") and replay.first_error().line == 2
+
+
+def test_verifier_error_after_a_conversion(tmp_path):
+    # lit_tests/pass/scalar-implicit-f32-error.mlir: both pipelines in one; TorchToLinalg builds
+    # a torch_c.to_f64 of an f32 and the verifier after it rejects the result.
+    r = bisect(ROOT / "lit_tests" / "pass" / "Inputs" / "full-of-f32-tensor.mlir",
+               "builtin.module(torch-function-to-torch-backend-pipeline,"
+               "torch-backend-to-linalg-on-tensors-backend-pipeline)", out_dir=tmp_path)
+    assert r.reproduced and r.failing_pass == "convert-torch-to-linalg"
+    assert r.outcome is Outcome.VERIFIER_ERROR
+    assert r.signature == ("verifier-error: 'torch_c.to_f64' op operand #0 must be Torch FloatType, "
+                           "but got 'f32'")
+
+
+def test_hang_is_localized_by_the_timeout(tmp_path):
+    r = bisect(CRASHERS / "P_softmax_dim_oob_HANG.mlir",
+               "builtin.module(torch-function-to-torch-backend-pipeline)", out_dir=tmp_path, timeout_s=1)
+    assert r.failing_pass == "torch-decompose-complex-ops" and r.reproduced
+    assert r.outcome is Outcome.TIMEOUT and r.signature == "timeout: hang in DecomposeComplexOps"
+
+
+def test_nothing_to_bisect(tmp_path):
+    ok = tmp_path / "ok.mlir"
+    ok.write_text("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
+                  "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
+    r = bisect(ok, LINALG, out_dir=tmp_path)
+    assert r.runs == 1 and not r.found and r.first.ok
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("garbage\n")
+    r = bisect(bad, LINALG, out_dir=tmp_path)
+    assert r.runs == 1 and not r.found and "does not parse" in r.detail
+
+
+def test_dumped_pipeline_from_stderr():
+    stderr = ("Pass Manager with 2 passes:\nbuiltin.module(\n  func.func(\n    cse\n  ),\n  canonicalize\n)\n\n"
+              "x.mlir:1:1: error: boom\n")
+    assert [p.name for p in dumped_pipeline(stderr)] == ["cse", "canonicalize"]
+    assert dumped_pipeline("nothing") == []
+
+
+def test_harness_bisect_command(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(CRASHERS / "F_view_zero_numel.mlir"),
+                           "--pipeline", "torch-to-linalg", "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "first failing pass: convert-torch-to-linalg (ConvertTorchToLinalg on 'func.func' operation: @f" in out
+    assert "signature: crash: SIGFPE in ConvertTorchToLinalg at" in out
+    assert "replay: reproduced: torch-mlir-opt -pass-pipeline=" in out
+    assert len(list(tmp_path.glob("bisect-F_view_zero_numel-*/before-convert-torch-to-linalg.mlir"))) == 1
+    ir = tmp_path / "nonzero.mlir"
+    ir.write_text(NONZERO)
+    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(ir), "--pipeline", "torch-to-linalg",
+                           "--out", str(tmp_path), "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    data = json.loads(proc.stdout)
+    assert data["responsible"][0]["responsible_pass"] == "convert-torch-to-linalg"
+    assert data["outcome"] == "legalization-failure"

@@ -1,0 +1,222 @@
+"""harness.reduce: failing IR shrinks and keeps its signature; budgets and bad input are handled."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness import pipelines
+from harness.errors import NothingToReduceError, OutputError
+from harness.reduce import ReduceOptions, reduce_file
+from harness.runner import RunOptions, run_pipeline
+
+ROOT = Path(__file__).resolve().parent.parent
+CRASHERS = ROOT / "tests" / "data" / "crashers"
+LINALG = "torch-to-linalg"
+
+# torch-to-linalg cannot legalize an i1 literal (OPT's dense<true> mask, here a resource blob).
+# Everything else is noise: a helper called from forward, an unrelated function, a layer norm-ish
+# chain, and a second result.
+NOISY_LEGALIZATION = """
+func.func private @helper(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.add.Tensor %arg0, %arg0, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.int -> !torch.vtensor<[4],f32>
+  %1 = torch.aten.tanh %0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %1 : !torch.vtensor<[4],f32>
+}
+func.func @unrelated(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %0 = torch.aten.relu %arg0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %1 = torch.aten.sigmoid %0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %2 = torch.aten.neg %1 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %2 : !torch.vtensor<[4],f32>
+}
+func.func @forward(%arg0: !torch.vtensor<[2],i1>, %arg1: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[2],i1>) {
+  %int1 = torch.constant.int 1
+  %float2 = torch.constant.float 2.000000e+00
+  %w = torch.vtensor.literal(dense_resource<weight> : tensor<4xf32>) : !torch.vtensor<[4],f32>
+  %0 = func.call @helper(%arg1) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %1 = torch.aten.mul.Tensor %0, %w : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %2 = torch.aten.add.Scalar %1, %float2, %int1 : !torch.vtensor<[4],f32>, !torch.float, !torch.int -> !torch.vtensor<[4],f32>
+  %3 = torch.aten.rsqrt %2 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %4 = torch.aten.sub.Tensor %3, %1, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.int -> !torch.vtensor<[4],f32>
+  %5 = torch.aten.relu %4 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  %mask = torch.vtensor.literal(dense_resource<mask> : tensor<2xi1>) : !torch.vtensor<[2],i1>
+  %6 = torch.aten.__and__.Tensor %mask, %arg0 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  %7 = torch.aten.__and__.Tensor %6, %arg0 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  %8 = torch.aten.mul.Tensor %5, %5 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %8, %7 : !torch.vtensor<[4],f32>, !torch.vtensor<[2],i1>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weight: "0x040000000000803F0000004000004040000080C0",
+      mask: "0x010000000100"
+    }
+  }
+#-}
+"""
+
+# The F_view_zero_numel crash (ConvertAtenViewOp divides by numel 0) among unrelated ops.
+NOISY_CRASH = """
+func.func @other(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> {
+  %0 = torch.aten.tanh %arg0 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+func.func @f(%arg0: !torch.vtensor<[0,4],f32>, %arg1: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[?,0],f32>, !torch.vtensor<[3],f32>) {
+  %0 = torch.aten.tanh %arg1 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  %1 = torch.aten.relu %0 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  %int1 = torch.constant.int 1
+  %2 = torch.aten.add.Tensor %1, %0, %int1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.int -> !torch.vtensor<[3],f32>
+  %int-1 = torch.constant.int -1
+  %int0 = torch.constant.int 0
+  %3 = torch.prim.ListConstruct %int-1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %4 = torch.aten.view %arg0, %3 : !torch.vtensor<[0,4],f32>, !torch.list<int> -> !torch.vtensor<[?,0],f32>
+  %5 = torch.aten.mul.Tensor %2, %2 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  %6 = torch.aten.sigmoid %5 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
+  return %4, %6 : !torch.vtensor<[?,0],f32>, !torch.vtensor<[3],f32>
+}
+"""
+
+PASSING = """
+func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %0 = torch.aten.tanh %arg0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}
+"""
+
+
+def _signature(path: Path, pipeline: str = LINALG) -> str:
+    textual = pipelines.default().resolve(pipeline)
+    return run_pipeline(path, textual, options=RunOptions(extra_args=("-mlir-disable-threading",))).signature
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text.lstrip())
+    return path
+
+
+def test_noisy_legalization_failure_reduces_to_the_literal_and_its_use(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    out = tmp_path / "reduced.mlir"
+    before = _signature(src)
+    assert before == "legalization-failure: failed to legalize operation 'torch.vtensor.literal'"
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out, budget_s=30))
+    assert result.mode == "ir" and result.stopped == "done"
+    assert result.ops_before == 25
+    # func.func, the literal, one __and__ (so the literal has a use), return.
+    assert result.ops_after <= 4, out.read_text()
+    assert result.output_path == str(out) and result.signature == before
+    assert 0 < result.kept <= result.tries
+    # Run it again: the written file fails the same way.
+    assert _signature(out) == before
+    text = out.read_text()
+    assert "@helper" not in text and "@unrelated" not in text and "aten.mul" not in text
+    assert "torch.vtensor.literal" in text and "__and__" in text
+    # The mask blob kept the failure as a zero splat: no blob left in the file.
+    assert "dense<false> : tensor<2xi1>" in text and "dialect_resources" not in text
+
+
+def test_weights_survive_when_they_are_not_splatted(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    out = tmp_path / "reduced.mlir"
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out, splat_weights=False))
+    text = out.read_text()
+    assert result.ops_after <= 4
+    assert "dense_resource<mask> : tensor<2xi1>" in text
+    assert 'mask: "0x010000000100"' in text       # the blob itself, not an elided name
+    assert "weight:" not in text                   # blobs nothing references are gone
+    assert _signature(out) == result.signature
+
+
+def test_crash_reduces_keeping_its_crash_signature(tmp_path):
+    src = _write(tmp_path, "crash.mlir", NOISY_CRASH)
+    out = tmp_path / "reduced.mlir"
+    before = _signature(src)
+    assert before.startswith("crash: SIGFPE")
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out, budget_s=30))
+    assert result.signature == before
+    assert result.ops_before == 15
+    assert result.ops_after <= 6, out.read_text()
+    text = out.read_text()
+    assert "torch.aten.view" in text and "@other" not in text and "sigmoid" not in text
+    assert _signature(out) == before
+
+
+def test_the_catalogued_crasher_keeps_its_signature(tmp_path):
+    src = CRASHERS / "F_view_zero_numel.mlir"
+    out = tmp_path / "F.mlir"
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out))
+    assert result.ops_after <= result.ops_before
+    assert _signature(out) == _signature(src) == result.signature
+
+
+def test_spent_try_limit_keeps_the_best_so_far_as_a_valid_file(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    out = tmp_path / "reduced.mlir"
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out, max_tries=4))
+    assert result.stopped == "max-tries"
+    assert result.tries == 4
+    assert result.ops_after <= result.ops_before
+    assert _signature(out) == result.signature
+
+
+def test_spent_budget_keeps_the_best_so_far_as_a_valid_file(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    out = tmp_path / "reduced.mlir"
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out, budget_s=0.3))
+    assert result.stopped == "budget"
+    assert result.elapsed_s < 2.0
+    assert _signature(out) == result.signature
+
+
+def test_unparseable_input_is_reduced_by_lines(tmp_path):
+    # A parse error: the bindings cannot build it, so the reducer drops lines instead.
+    text = NOISY_CRASH.replace("%6 = torch.aten.sigmoid", "%6 = torch.aten.no_such_op")
+    src = _write(tmp_path, "bad.mlir", text)
+    out = tmp_path / "reduced.mlir"
+    before = _signature(src)
+    assert before.startswith("parse-error")
+    result = reduce_file(src, LINALG, options=ReduceOptions(output_path=out))
+    assert result.mode == "lines"
+    assert result.ops_after < result.ops_before
+    assert "no_such_op" in out.read_text() and "torch.aten.view" not in out.read_text()
+    assert _signature(out) == before
+
+
+def test_passing_input_is_a_clear_error(tmp_path):
+    src = _write(tmp_path, "ok.mlir", PASSING)
+    with pytest.raises(NothingToReduceError) as info:
+        reduce_file(src, LINALG, options=ReduceOptions(output_path=tmp_path / "out.mlir"))
+    assert str(info.value).startswith(f"nothing to reduce: {src} passes torch-to-linalg.")
+    assert not (tmp_path / "out.mlir").exists()
+
+
+def test_unwritable_output_fails_before_the_search(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(OutputError, match="cannot write the reduced file"):
+        reduce_file(src, LINALG, options=ReduceOptions(output_path=blocker / "out.mlir"))
+    with pytest.raises(OutputError, match="is the input file"):
+        reduce_file(src, LINALG, options=ReduceOptions(output_path=src))
+
+
+def test_cli_reduce(tmp_path):
+    src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
+    out = tmp_path / "reduced.mlir"
+    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(src), "--pipeline", LINALG,
+                           "-o", str(out), "--budget-s", "30"],
+                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "25 -> 4 ops" in proc.stdout
+    assert f"-> {out}" in proc.stdout
+    assert "reproduce: torch-mlir-opt -pass-pipeline='builtin.module(" in proc.stdout
+    ok = _write(tmp_path, "ok.mlir", PASSING)
+    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(ok), "--pipeline", LINALG,
+                           "-o", str(out)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("harness: error: nothing to reduce:")

