@@ -75,6 +75,11 @@ def cmd_opt(args: argparse.Namespace) -> int:
             summary = f"fails in {failed.name} ({failed.record.outcome.value})"
             if diag is not None:
                 summary += f" at {Path(diag.file).name}:{diag.line}"
+            from .explain import explain_record
+
+            for exp in explain_record(failed.record).explanations[:1]:
+                for hint in exp.hints[:1]:
+                    print(f"  hint ({hint.name}): {hint.hint}")
         outcomes.append((stem, result.ok, f"{summary}; files in {out_dir}"))
     print("\n== result ==")
     for stem, _, summary in outcomes:
@@ -92,7 +97,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = args.pipeline if is_pass_flags(args.pipeline) else pipelines.default().resolve(args.pipeline)
     record = run_pipeline(args.file, textual, opt=args.opt,
-                          options=RunOptions(timeout_s=args.timeout, output_path=args.output))
+                          options=RunOptions(timeout_s=args.timeout, output_path=args.output,
+                                             max_input_mb=args.max_input_mb))
     if args.json:
         print(json.dumps(record.to_json(), indent=2))
     else:
@@ -103,6 +109,27 @@ def cmd_run(args: argparse.Namespace) -> int:
         if not record.ok:
             print(f"reproduce: {repro_command(textual, record.input_path)}")
     return 0 if record.ok else 1
+
+
+def _textual_pipeline(spec: str) -> str:
+    """--pipeline: pass flags (-canonicalize) as given; names and textual pipelines resolved."""
+    from . import pipelines
+    from .runner import is_pass_flags
+
+    return spec if is_pass_flags(spec) else pipelines.default().resolve(spec)
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from .explain import explain_file
+
+    result = explain_file(args.file, _textual_pipeline(args.pipeline), opt=args.opt,
+                          context=args.context, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 0 if result.record.ok else 1
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
@@ -191,6 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
     p.add_argument("-o", "--output", help="write the output IR here")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
+    p.add_argument("--max-input-mb", type=int, default=4096,
+                   help="refuse larger input files (default 4096; 0 = no limit)")
     p.set_defaults(fn=cmd_run)
 
     p = sub.add_parser("bisect", help="name the first pass of a pipeline that fails or crashes, "
@@ -205,6 +234,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per run before it counts as a hang")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(fn=cmd_bisect)
+
+    p = sub.add_parser("explain", help="for each error: the Python line of its op, the source "
+                                       "around it, and the fix when it matches a known idiom")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
+    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    p.set_defaults(fn=cmd_explain)
 
     p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
     p.add_argument("name", nargs="?", help="model name; --list shows them")

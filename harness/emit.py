@@ -3,8 +3,8 @@
 lit's model and seed tests all start from emitted IR; tracing OPT in every test would cost
 seconds each, so the IR is produced once per cache key and copied. The key covers every input
 that decides the IR: the name, the importer, the weights option, the versions of torch,
-torch-mlir and transformers, and the harness's own sources (a changed driver or importer
-invalidates it). Tests run in parallel: a lock per key makes the second one wait for the first
+torch-mlir and transformers, and the harness sources that produce IR (a changed driver or importer
+invalidates it; the runner and the tools do not). Tests run in parallel: a lock per key makes the second one wait for the first
 instead of importing twice, and files are only ever renamed into place.
 """
 
@@ -25,6 +25,8 @@ from .errors import HarnessError, OutputError
 
 IMPORTERS = ("torchscript", "fx")
 _PACKAGE = Path(__file__).resolve().parent
+# The sources that decide what IR a name gives (relative to the package; folders recursively).
+_IR_SOURCES = ("importer", "drivers", "idioms.py", "emit.py", "irfile.py")
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,11 @@ def cache_key(name: str, options: EmitOptions) -> str:
     digest.update(json.dumps({"name": name, "importer": options.importer,
                               "keep_weights": options.keep_weights, "versions": versions},
                              sort_keys=True).encode())
-    for source in sorted(_PACKAGE.rglob("*.py")):
+    sources = []
+    for entry in _IR_SOURCES:
+        path = _PACKAGE / entry
+        sources += sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else []
+    for source in sources:
         digest.update(str(source.relative_to(_PACKAGE)).encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()[:20]

@@ -86,6 +86,15 @@ class PipelineFailure(HarnessError):
         )
 
 
+class ReportError(HarnessError):
+    """harness report cannot make a bundle: the input passes, or the bundle cannot be written."""
+
+    def __init__(self, input_path: str, reason: str, message: str):
+        self.input_path = input_path
+        self.reason = reason  # passes | output | ...
+        super().__init__(message)
+
+
 class NothingToReduceError(HarnessError):
     """reduce was given an input that passes: there is no failure to keep while shrinking it."""
 

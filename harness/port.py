@@ -20,6 +20,7 @@ from .importer import ImportStats, ModuleBuilder, forward_annotator
 from .irfile import WriteOptions, write_module
 from .records import Diagnostic, RunRecord
 from .runner import RunOptions, repro_command, run_pipeline
+from .source import excerpt
 
 
 _LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
@@ -93,15 +94,7 @@ def port(module: torch.jit.ScriptModule, examples: Sequence[torch.Tensor], out_d
 
 def source_excerpt(diag: Diagnostic, context: int = 2) -> list[str]:
     """The Python lines around a diagnostic's location, when the file is readable."""
-    path = Path(diag.file)
-    if not diag.file or not path.is_file() or diag.line <= 0:
-        return []
-    try:
-        lines = path.read_text(errors="replace").splitlines()
-    except OSError:
-        return []
-    lo, hi = max(1, diag.line - context), min(len(lines), diag.line + context)
-    return [f"{'>' if n == diag.line else ' '} {n:5d} | {lines[n - 1]}" for n in range(lo, hi + 1)]
+    return excerpt(diag.file, diag.line, context)
 
 
 def render(result: PortResult) -> list[str]:

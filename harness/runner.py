@@ -63,6 +63,7 @@ class RunOptions:
     env: Mapping[str, str] | None = None  # extra environment variables for the child
     memory_limit_mb: int | None = None    # RLIMIT_AS of the child (runaway allocation crashes)
     pass_hint: str = ""              # the pass to blame when the stack names none
+    max_input_mb: int = 4096         # refuse bigger inputs (0 = no limit): see _check_input
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +234,10 @@ def _pipeline_rejection(stderr: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Running
 
-def _check_input(input_path: str | os.PathLike) -> Path:
+def _check_input(input_path: str | os.PathLike, max_input_mb: int = 0) -> Path:
+    """A readable, non-empty file of a sane size. OPT-125m with its weights as hex text is ~1 GB;
+    a file several times that is almost always text IR with weights of a much larger model,
+    which torch-mlir-opt would spend minutes parsing before doing anything useful."""
     path = Path(input_path)
     if not path.is_file():
         raise InputFileError(f"input IR file {path} does not exist or is not a file. Check the path.")
@@ -241,6 +245,13 @@ def _check_input(input_path: str | os.PathLike) -> Path:
         raise InputFileError(f"input IR file {path} is not readable. Check its permissions.")
     if path.stat().st_size == 0:
         raise InputFileError(f"input IR file {path} is empty. Regenerate it (e.g. harness opt).")
+    size_mb = path.stat().st_size / 2**20
+    if max_input_mb and size_mb > max_input_mb:
+        raise InputFileError(
+            f"input IR file {path} is {size_mb / 1024:.1f} GiB, over the {max_input_mb} MiB limit. "
+            "Write it with weights elided (harness emit/opt do by default) or as bytecode "
+            "(--emit-bytecode), or raise the limit (RunOptions.max_input_mb, --max-input-mb)."
+        )
     return path
 
 
@@ -329,7 +340,7 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
 
     ``pipeline`` is a textual pipeline, or pass flags (``-canonicalize``) run as given.
     """
-    path = _check_input(input_path)
+    path = _check_input(input_path, options.max_input_mb)
     exe = binary_module.resolve(opt)
     cmd = build_command(exe.path, pipeline, str(path), options)
     done = execute(cmd, options)

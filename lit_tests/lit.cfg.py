@@ -213,6 +213,9 @@ if os.path.isfile(seed_source):
 config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(python), config.environment.get("PATH", "")]
 )
+# `%PYTHON -m harness run/explain/...` in a RUN line must test the same binary as the
+# torch-mlir-opt substitution, whichever way it was chosen.
+config.environment[harness_binary.ENV_VAR] = opt.path
 
 # A hang fails the test instead of stalling the run. lit kills the process tree of a timed-out
 # test through psutil; without it a timeout cannot be honoured, so it stays off.

@@ -60,11 +60,14 @@ def test_key_separates_importers_weights_and_names():
 
 def test_key_changes_when_a_harness_source_changes(tmp_path, monkeypatch):
     package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "driver.py").write_text("x = 1\n")
+    (package / "drivers").mkdir(parents=True)
+    (package / "drivers" / "seed.py").write_text("x = 1\n")
+    (package / "explain.py").write_text("y = 1\n")
     monkeypatch.setattr(emit_module, "_PACKAGE", package)
     before = cache_key(NAME, EmitOptions())
-    (package / "driver.py").write_text("x = 2\n")
+    (package / "explain.py").write_text("y = 2\n")  # a tool: the IR does not depend on it
+    assert cache_key(NAME, EmitOptions()) == before
+    (package / "drivers" / "seed.py").write_text("x = 2\n")
     assert cache_key(NAME, EmitOptions()) != before
 
 

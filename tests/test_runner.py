@@ -207,6 +207,21 @@ def test_missing_and_empty_input(tmp_path):
     _one_paragraph(info.value, "empty.mlir", "is empty")
 
 
+def test_huge_input_is_refused_before_running(tmp_path):
+    huge = tmp_path / "huge.mlir"
+    with open(huge, "wb") as f:  # sparse: no disk used
+        f.truncate(5 * 2**30)
+    with pytest.raises(InputFileError) as info:
+        run_pipeline(huge, LINALG)
+    _one_paragraph(info.value, "huge.mlir", "5.0 GiB", "over the 4096 MiB limit", "bytecode")
+    # The limit is an option (0 = none). Past it torch-mlir-opt would parse 5 GiB of NUL bytes
+    # for ~40 s and report success on an empty module.
+    padded = write(tmp_path, "padded.mlir", NONZERO + "\n" + "// padding\n" * 200_000)
+    with pytest.raises(InputFileError, match="over the 1 MiB limit"):
+        run_pipeline(padded, LINALG, options=RunOptions(max_input_mb=1))
+    assert not run_pipeline(padded, LINALG, options=RunOptions(max_input_mb=0)).ok
+
+
 def test_bad_binaries(tmp_path):
     ir = write(tmp_path, "nz.mlir", NONZERO)
     with pytest.raises(BinaryError) as info:

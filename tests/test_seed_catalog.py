@@ -74,6 +74,13 @@ def test_lit_config_reads_the_same_markers():
     assert found == {name: line for name, (_, line) in seed.marker_lines().items()}
 
 
+def test_every_seed_idiom_of_the_knowledge_table_has_modules():
+    from harness.idioms import KNOWN
+
+    assert sorted(k.name for k in KNOWN.values() if k.seed) == sorted(seed.IDIOMS)
+    assert len(seed.IDIOMS) == 6
+
+
 def test_hints_name_the_fix_and_the_2022_diagnostic():
     for idiom in seed.IDIOMS.values():
         assert idiom.ops and idiom.messages

@@ -60,7 +60,8 @@ for arg in "$@"; do
   case "$arg" in
     -o) kept+=("$arg"); expect_output=1 ;;
     -o=*|--split-input-file|-split-input-file|-verify-diagnostics|--verify-diagnostics|\
-    --emit-bytecode|-emit-bytecode|-mlir-*|--mlir-*|-allow-unregistered-dialect) kept+=("$arg") ;;
+    --emit-bytecode|-emit-bytecode|-mlir-*|--mlir-*|-allow-unregistered-dialect|\
+    --version|-version|--help*|-help*) kept+=("$arg") ;;
     -*) ;;
     *) kept+=("$arg") ;;
   esac

@@ -5,8 +5,9 @@ wrote that step (sizes read from tensors while tracing, ``torch.tensor`` fill va
 round trips, per-layer cache tuples of views), next to the surgical fix the walkthrough applied.
 The lit tests in ``lit_tests/seed/`` import both through the project's TorchScript importer
 (traced, as in 2022) and through FX (``torch.export``), run the pipelines, and pin down what
-torch-mlir does with them today. ``harness explain`` reads ``Idiom.hint`` to suggest the fix when
-a model's failure matches one.
+torch-mlir does with them today. What is known about each (the 2022 diagnostic, the fix as a
+hint, the ops and messages that point at it) lives in the torch-free ``harness.idioms``, which
+``harness explain`` matches failures against.
 
 The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
 comment; ``lit_tests/lit.cfg.py`` reads the markers (without importing torch) and defines
@@ -23,6 +24,8 @@ from typing import Callable
 
 import torch
 from torch import nn
+
+from ..idioms import KNOWN, KnownIdiom
 
 HEADS = 2
 HEAD_DIM = 4
@@ -175,18 +178,22 @@ class TupleOfViewsCacheFixed(nn.Module):
 # --- The catalog --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Idiom:
-    name: str
-    title: str
+    """A known idiom (``harness.idioms``) with the modules that reproduce it and its fix."""
+
+    known: KnownIdiom
     make: Callable[[], nn.Module]
     make_fixed: Callable[[], nn.Module]
     examples: Callable[[], tuple[torch.Tensor, ...]]
-    seen_2022: str  # what the walkthrough's torch-mlir printed
-    hint: str  # the surgical fix, as ``harness explain`` prints it
-    ops: tuple[str, ...]  # torch ops whose failure points at this idiom
-    messages: tuple[str, ...]  # diagnostic fragments that point at this idiom
+
+    name = property(lambda self: self.known.name)
+    title = property(lambda self: self.known.title)
+    seen_2022 = property(lambda self: self.known.seen_2022)
+    hint = property(lambda self: self.known.hint)
+    ops = property(lambda self: self.known.ops)
+    messages = property(lambda self: self.known.messages)
 
     def source_line(self) -> tuple[str, int]:
-        """The file and line of the ``# seed-idiom`` marker."""
+        """The file and line of the idiom's marker comment."""
         return marker_lines()[self.name]
 
 
@@ -205,68 +212,12 @@ def _hidden() -> tuple[torch.Tensor, ...]:
 
 
 IDIOMS: dict[str, Idiom] = {i.name: i for i in (
-    Idiom(
-        "arange-traced-size", "torch.arange over a size read while tracing",
-        ArangeOfTracedSize, ArangeOfTracedSizeFixed, _x,
-        "'func.call' op operand type mismatch: expected operand type '!torch.float', but provided "
-        "'!torch.number' (the shape function of aten.arange)",
-        "the size is traced as a tensor: wrap it in int(...) (torch.arange(int(mask.size(-1)))) so "
-        "it becomes a constant of the trace",
-        ("torch.aten.arange", "torch.aten.ScalarImplicit"),
-        ("@__torch_mlir_shape_fn.aten.arange", "'!torch.number'"),
-    ),
-    Idiom(
-        "full-tensor-fill", "torch.full with a torch.tensor fill value",
-        FullWithTensorFill, FullWithTensorFillFixed, _x,
-        "'func.call' op operand type mismatch: expected operand type '!torch.float', but provided "
-        "'!torch.number' (the shape function of aten.full)",
-        "pass the fill value as a Python float (torch.full(shape, float('-inf'))), not as "
-        "torch.tensor(...)",
-        ("torch.aten.full", "torch.aten.ScalarImplicit"),
-        ("@__torch_mlir_shape_fn.aten.full", "torch_c.to_f64"),
-    ),
-    Idiom(
-        "mask-to-dtype-device", "mask.to(dtype).to(device) round trips",
-        MaskToDtypeAndDevice, MaskToDtypeAndDeviceFixed, _x,
-        "failed to legalize operation 'torch.aten.to.dtype_layout' that was explicitly marked "
-        "illegal (the location pointed at the wrong line)",
-        "create the tensor with the dtype it needs (dtype=... on torch.full/zeros/ones) and drop "
-        ".to(dtype) and .to(device): on the CPU they are no-ops that the trace keeps",
-        ("torch.aten.to.dtype_layout", "torch.aten.to.device", "torch.aten.to.dtype",
-         "torch.aten._to_copy"),
-        ("torch.aten.to.", "torch.constant.device"),
-    ),
-    Idiom(
-        "mask-to-bool", "a float mask cast to bool",
-        MaskToBool, MaskToBoolFixed, _x_mask,
-        "unsupported byte, char or bool type for convertScalarToDtype 'f32'(scalar type) -> "
-        "'i1'(dtype); failed to legalize operation 'torch.aten.to.dtype'",
-        "compute the bool mask by comparison (mask == 0) instead of casting a float mask with "
-        ".to(torch.bool)",
-        ("torch.aten.to.dtype",),
-        ("convertScalarToDtype", "'i1'(dtype)"),
-    ),
-    Idiom(
-        "view-traced-sizes", "view with sizes read from a tensor while tracing",
-        ViewOfTracedSizes, ViewOfTracedSizesFixed, _hidden,
-        "failed to legalize operation 'torch.aten.view' that was explicitly marked illegal",
-        "read the sizes as Python ints (bsz, seq_len, _ = map(int, hidden.size())) so view gets "
-        "constant sizes",
-        ("torch.aten.view", "torch.aten.size.int", "torch.aten.Int.Tensor"),
-        ("torch.aten.view",),
-    ),
-    Idiom(
-        "tuple-of-views", "a cache returned as nested tuples of contiguous views",
-        TupleOfViewsCache, TupleOfViewsCacheFixed, _hidden,
-        "a segfault in ConvertAtenViewOp (Assertion `isa<U>()' in Type::cast<RankedTensorType> in "
-        "debug builds): torch-maximize-value-semantics left the views in a "
-        "torch.prim.TupleConstruct as non-value !torch.tensor",
-        "do not return the per-layer (key, value) cache: return one tensor, so every view stays "
-        "inside the function and gets value semantics (use_cache=False, or a rewrite with static "
-        "structure such as harness.drivers.opt_fixed.FixedOPT)",
-        ("torch.prim.TupleConstruct", "torch.aten.view", "torch.copy.to_vtensor"),
-        ("non-value tensor", "!torch.tensor", "torch.prim.TupleConstruct"),
-    ),
+    Idiom(KNOWN["arange-traced-size"], ArangeOfTracedSize, ArangeOfTracedSizeFixed, _x),
+    Idiom(KNOWN["full-tensor-fill"], FullWithTensorFill, FullWithTensorFillFixed, _x),
+    Idiom(KNOWN["mask-to-dtype-device"], MaskToDtypeAndDevice, MaskToDtypeAndDeviceFixed, _x),
+    Idiom(KNOWN["mask-to-bool"], MaskToBool, MaskToBoolFixed, _x_mask),
+    Idiom(KNOWN["view-traced-sizes"], ViewOfTracedSizes, ViewOfTracedSizesFixed, _hidden),
+    Idiom(KNOWN["tuple-of-views"], TupleOfViewsCache, TupleOfViewsCacheFixed, _hidden),
 )}
 
 

@@ -1,0 +1,38 @@
+"""Python source lines for a location: what a diagnostic's file:line means to the model author."""
+
+from __future__ import annotations
+
+import sysconfig
+from pathlib import Path
+
+_LIBRARY_ROOTS = tuple(
+    str(Path(p).resolve()) for p in {sysconfig.get_paths().get("purelib", ""),
+                                     sysconfig.get_paths().get("platlib", ""),
+                                     sysconfig.get_paths().get("stdlib", "")} if p
+)
+
+
+def excerpt(file: str, line: int, context: int = 2) -> list[str]:
+    """``> LINE | text`` for the line and ``context`` lines around it; [] when unreadable."""
+    path = Path(file)
+    if not file or line <= 0 or not path.is_file():
+        return []
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    if line > len(lines):
+        return []
+    lo, hi = max(1, line - context), min(len(lines), line + context)
+    return [f"{'>' if n == line else ' '} {n:5d} | {lines[n - 1]}" for n in range(lo, hi + 1)]
+
+
+def is_library(file: str) -> bool:
+    """Installed code (site-packages, the standard library), as opposed to the user's model."""
+    if "site-packages" in file or "dist-packages" in file:
+        return True
+    try:
+        resolved = str(Path(file).resolve())
+    except OSError:
+        return False
+    return any(resolved.startswith(root + "/") for root in _LIBRARY_ROOTS)
