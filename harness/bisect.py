@@ -24,13 +24,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .crash import canonical_pass_name
 from .errors import OutputError, PipelineConfigError
-from .irfile import unique_dir
+from .irfile import unique_dir, write_atomically
 from .records import REPRODUCER_SUMMARY, Outcome, RunRecord
 from .runner import (
     DEFAULT_TIMEOUT_S,
@@ -241,20 +240,6 @@ def responsible_passes(record: RunRecord, failing_pass: str,
 # ---------------------------------------------------------------------------------------------
 # The two runs
 
-def _write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _same_failure(first: RunRecord, replay: RunRecord, expect: str, failing_name: str) -> tuple[bool, str]:
     """Whether the replay shows the failure run 1 localized (``expect``: crash|hang|failure)."""
     if replay.ok:
@@ -295,7 +280,7 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
     result = BisectResult(input_path=input_path, pipeline=pipeline, outcome=first.outcome,
                           first=first, runs=1, out_dir=str(workdir), signature=first.signature)
     result.pipeline_passes = [p.name for p in dumped_pipeline(first.stderr)]
-    _write_atomically(workdir / "run1.stderr.txt", first.stderr)
+    write_atomically(workdir / "run1.stderr.txt", first.stderr)
     note = reproducer_note(first)
     if first.ok or note is None or not partial.is_file():
         partial.unlink(missing_ok=True)
@@ -342,7 +327,7 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
         timeout_s=timeout_s, disable_threading=True, pass_hint=canonical_pass_name(failing_name)))
     result.runs = 2
     result.replay = replay
-    _write_atomically(workdir / "replay.stderr.txt", replay.stderr)
+    write_atomically(workdir / "replay.stderr.txt", replay.stderr)
     result.reproduced, why = _same_failure(first, replay, expect, failing_name)
     if why:
         result.detail = (result.detail + " " + why).strip()
@@ -357,7 +342,7 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
 
 def _finish(result: BisectResult, workdir: Path) -> None:
     try:
-        _write_atomically(workdir / "bisect.json", json.dumps(result.to_json(), indent=2) + "\n")
+        write_atomically(workdir / "bisect.json", json.dumps(result.to_json(), indent=2) + "\n")
     except OSError as e:
         raise OutputError(f"cannot write {workdir / 'bisect.json'}: {e.strerror}. "
                           "Choose a writable --out directory.") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import traceback
 from pathlib import Path
@@ -47,6 +48,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
     variants = {"stock": ("stock",), "fixed": ("fixed",), "both": ("stock", "fixed")}[args.model]
     stages = ("torchscript-to-torch",) if args.torch_only else ("torchscript-to-torch", "torch-to-linalg")
     outcomes: list[tuple[str, bool, str]] = []
+    next_steps: list[str] = []
     for variant in variants:
         if variant == "fixed":
             traced = opt_fixed.trace_fixed(opt_fixed.FixedOPT.from_hf(model), inputs)
@@ -80,22 +82,31 @@ def cmd_opt(args: argparse.Namespace) -> int:
             for exp in explain_record(failed.record).explanations[:1]:
                 for hint in exp.hints[:1]:
                     print(f"  hint ({hint.name}): {hint.hint}")
+            failing = shlex.quote(failed.record.input_path)
+            next_steps += [f"harness {tool} {failing} --pipeline {failed.name}{extra}"
+                           for tool, extra in (("explain", ""), ("bisect", ""),
+                                               ("reduce", f" -o {shlex.quote(str(out_dir / 'reduced.mlir'))}"),
+                                               ("report", f" --out {shlex.quote(str(out_dir / 'report'))}"))]
         outcomes.append((stem, result.ok, f"{summary}; files in {out_dir}"))
     print("\n== result ==")
     for stem, _, summary in outcomes:
         print(f"{stem}: {summary}")
     if args.model == "stock" and not outcomes[0][1]:
         print("hint: 'harness opt --model fixed' ports the project's static-structure rewrite of OPT.")
+    if next_steps:
+        print("\nto dig into the failure (the Python line and the fix, the failing pass, a minimal "
+              "IR file, an upstream bug report):")
+        for step in next_steps:
+            print(f"  {step}")
     return 1 if args.strict and not all(ok for _, ok, _ in outcomes) else 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from . import pipelines
     from .records import render_record
-    from .runner import RunOptions, is_pass_flags, repro_command, run_pipeline
+    from .runner import RunOptions, repro_command, run_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
-    textual = args.pipeline if is_pass_flags(args.pipeline) else pipelines.default().resolve(args.pipeline)
+    textual = _textual_pipeline(args.pipeline)
     record = run_pipeline(args.file, textual, opt=args.opt,
                           options=RunOptions(timeout_s=args.timeout, output_path=args.output,
                                              max_input_mb=args.max_input_mb))
@@ -112,11 +123,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _textual_pipeline(spec: str) -> str:
-    """--pipeline: pass flags (-canonicalize) as given; names and textual pipelines resolved."""
     from . import pipelines
-    from .runner import is_pass_flags
 
-    return spec if is_pass_flags(spec) else pipelines.default().resolve(spec)
+    return pipelines.default().resolve(spec)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -133,11 +142,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    from . import pipelines
     from .bisect import bisect
-    from .runner import is_pass_flags
 
-    textual = args.pipeline if is_pass_flags(args.pipeline) else pipelines.default().resolve(args.pipeline)
+    textual = _textual_pipeline(args.pipeline)
     result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
@@ -182,6 +189,24 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     print(f"  -> {result.output_path}")
     print(f"reproduce: {repro_command(result.pipeline_text or args.pipeline, result.output_path)}")
     return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from .report import ReportOptions, make_report
+
+    progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+    result = make_report(args.file, args.pipeline, options=ReportOptions(
+        out_dir=args.out, opt=args.opt, keep_weights=args.keep_weights, redact=not args.no_redact,
+        reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=args.timeout,
+        progress=progress))
+    if args.json:
+        print(json.dumps({**asdict(result), "reproduced": result.reproduced}, indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 0 if result.reproduced else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,6 +297,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--progress", action="store_true", help="print each kept reduction to stderr")
     p.set_defaults(fn=cmd_reduce)
+
+    p = sub.add_parser("report", help="write an upstream bug-report bundle (issue.md, repro.sh, "
+                                      "input/reduced IR, backtrace, record) and its .tar.gz")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="the pipeline FILE fails: a name from pipelines/, an upstream name, a "
+                        "textual pipeline, or pass flags as --pipeline=-canonicalize")
+    p.add_argument("--out", required=True, help="parent folder of the unique report folder")
+    p.add_argument("--keep-weights", action="store_true",
+                   help="keep resource blobs in input.mlir (default: elided when that keeps the failure)")
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep the home folder, user name and absolute paths in the bundle")
+    p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
+    p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds per torch-mlir-opt run before it counts as a hang")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(fn=cmd_report)
     return parser
 
 

@@ -16,7 +16,6 @@ import importlib.metadata
 import json
 import os
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,15 +133,10 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
 
 
 def _copy_atomically(source: Path, target: Path) -> None:
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    except OSError as e:
-        raise OutputError(f"cannot write {target}: {e.strerror}. Choose a writable output location.") from None
-    os.close(fd)
-    try:
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from .irfile import write_atomically  # here: irfile loads the MLIR bindings
+
+    def copy(f) -> None:
+        with open(source, "rb") as src:
+            shutil.copyfileobj(src, f)
+
+    write_atomically(target, copy, binary=True)

@@ -11,12 +11,14 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Callable
 
 from torch_mlir import ir
 
 from .errors import OutputError
 
-# Resources longer than this many characters print as `dense_resource<__elided__>`.
+# Resources longer than this many characters are left out of the printed file: the literal keeps
+# its `dense_resource<NAME>` and the blob is dropped (torch-mlir-opt still parses and lowers it).
 ELIDE_RESOURCES_OVER_CHARS = 64
 
 
@@ -40,26 +42,24 @@ def unique_dir(prefix: str, parent: str | os.PathLike | None = None) -> Path:
         ) from None
 
 
-def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
-                 options: WriteOptions = WriteOptions()) -> Path:
-    """Writes to a temp file beside ``path`` and renames it into place."""
+def write_atomically(path: str | os.PathLike, data: str | bytes | Callable[[IO], None], *,
+                     binary: bool = False, hint: str = "Choose a writable output location.") -> Path:
+    """Writes to a temp file beside ``path`` and renames it into place, so a reader (or a
+    parallel lit test) never sees half a file and a failed write leaves nothing behind.
+    ``data`` is the text/bytes, or a function that writes into the open file."""
     path = Path(path)
-    op = module.operation if isinstance(module, ir.Module) else module
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as e:
-        raise OutputError(
-            f"cannot write {path}: {e.strerror}. Choose a writable output location."
-        ) from None
+        raise OutputError(f"cannot write {path}: {e.strerror}. {hint}") from None
+    binary = binary or isinstance(data, bytes)
     try:
-        with os.fdopen(fd, "wb" if options.bytecode else "w") as f:
-            if options.bytecode:
-                op.write_bytecode(f)
+        with os.fdopen(fd, "wb" if binary else "w") as f:
+            if callable(data):
+                data(f)
             else:
-                op.print(file=f, enable_debug_info=options.debug_info,
-                         large_resource_limit=None if options.keep_weights else ELIDE_RESOURCES_OVER_CHARS,
-                         assume_verified=True)
+                f.write(data)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -68,3 +68,19 @@ def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
             pass
         raise
     return path
+
+
+def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
+                 options: WriteOptions = WriteOptions()) -> Path:
+    """The module as text (weights elided unless kept) or bytecode, written atomically."""
+    op = module.operation if isinstance(module, ir.Module) else module
+
+    def write(f: IO) -> None:
+        if options.bytecode:
+            op.write_bytecode(f)
+        else:
+            op.print(file=f, enable_debug_info=options.debug_info,
+                     large_resource_limit=None if options.keep_weights else ELIDE_RESOURCES_OVER_CHARS,
+                     assume_verified=True)
+
+    return write_atomically(path, write, binary=options.bytecode)

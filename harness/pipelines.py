@@ -85,9 +85,10 @@ class PipelineSet:
         return tuple(self.get(n) for n in self.output_types[output_type])
 
     def resolve(self, spec: str, options: Mapping[str, object] | None = None) -> str:
-        """A textual pipeline for a name of ours, an upstream name, or textual input as given."""
+        """A textual pipeline for a name of ours, an upstream name, or textual input as given;
+        pass flags (``-canonicalize -cse``, torch-mlir-opt's own usage) are returned as given."""
         spec = spec.strip()
-        if "(" in spec:
+        if "(" in spec or spec.startswith("-"):
             if options:
                 raise PipelineConfigError(
                     f"options cannot be added to the textual pipeline '{spec}'; write them "

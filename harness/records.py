@@ -180,7 +180,9 @@ _DIAG = re.compile(
     r'^(?P<file>"[^"]*"|[^\s:][^:]*|<unknown>|within split at [^:]+):(?P<line>\d+):(?P<col>\d+): '
     r"(?P<sev>error|warning|note|remark): (?P<msg>.*)$"
 )
-_DIAG_NOLOC = re.compile(r"^(?:loc\([^)]*\)|<unknown>): (?P<sev>error|warning|note|remark): (?P<msg>.*)$")
+# An unknown location prints as `<unknown>:0:` (a line, no column) or bare `<unknown>:`.
+_DIAG_NOLOC = re.compile(
+    r"^(?:loc\([^)]*\)|<unknown>(?::\d+)?): (?P<sev>error|warning|note|remark): (?P<msg>.*)$")
 _NOTE_OP = "see current operation: "
 
 

@@ -35,8 +35,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
 
 from . import pipelines
-from .errors import InputFileError, NothingToReduceError, OutputError
-from .irfile import unique_dir
+from .errors import HarnessError, InputFileError, NothingToReduceError, OutputError
+from .irfile import unique_dir, write_atomically
 from .records import Outcome, RunRecord
 from .runner import RunOptions, run_pipeline
 
@@ -65,6 +65,7 @@ class ReduceOptions:
     splat_weights: bool = True  # try dense_resource weights as zero splats
     cleanup: bool = True  # try the binary's symbol-dce / canonicalize on the result
     progress: Callable[[str], None] | None = None  # called with one line per kept reduction
+    strategy: str = "ir"  # "ir": edits on the MLIR bindings; "lines": delete text lines only
 
 
 @dataclass
@@ -95,6 +96,8 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
                 options: ReduceOptions = ReduceOptions()) -> ReduceResult:
     """Reduces ``path``, which fails ``pipeline``, to a small file that fails the same way."""
     start = time.monotonic()
+    if options.strategy not in ("ir", "lines"):
+        raise HarnessError(f"unknown reduction strategy '{options.strategy}'; use 'ir' or 'lines'.")
     src = Path(path)
     textual = pipelines.default().resolve(pipeline)
     out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
@@ -118,8 +121,9 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     try:
         session = _Session(textual, original, options, extra, workdir, out, start)
         _write_atomic(out, raw)  # the best so far, until something smaller fails alike
+        use_ir = parsed is not None and options.strategy == "ir"
         reducer: _IRReducer | _LineReducer = (
-            _IRReducer(session, *parsed) if parsed is not None else _LineReducer(session, text))
+            _IRReducer(session, *parsed) if use_ir else _LineReducer(session, text))
         try:
             if isinstance(reducer, _IRReducer) and not reducer.roundtrips():
                 reducer = _LineReducer(session, text)
@@ -223,22 +227,7 @@ def _check_output(src: Path, out: Path) -> None:
 
 
 def _write_atomic(path: Path, data: str | bytes) -> None:
-    """A temp file beside ``path``, renamed into place: readers never see half a file."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as e:
-        raise OutputError(f"cannot write the reduced file {path}: {e.strerror}. "
-                          "Choose a writable output location (-o).") from None
-    try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, data, hint="Choose a writable output location (-o).")
 
 
 # --- IR helpers on the MLIR bindings ---------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from harness.bisect import BisectResult, bisect, dumped_pipeline, reproducer_pipeline
 from harness.records import Outcome
-from harness.runner import run_pipeline
+from harness.runner import RunOptions, run_pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"
@@ -101,6 +101,30 @@ def test_legalization_failure_names_the_pass_that_should_have_lowered_the_op(tmp
     text = Path(r.pre_pass_ir).read_text()
     assert "torch_c.from_builtin_tensor" in text and 'loc("' in text
     assert replay.first_error().file.endswith("nonzero.mlir") and replay.first_error().line == 2
+
+
+def test_failure_in_a_function_with_unknown_location(tmp_path):
+    """Imported functions often carry loc(unknown): MLIR then prints the pipeline summary at
+    `<unknown>:0:`, which must still be read (stock OPT's failure looks like this)."""
+    ir = tmp_path / "mask.mlir"
+    ir.write_text(
+        "func.func @forward(%arg0: !torch.vtensor<[1,1,7,7],i1>) -> !torch.vtensor<[1,1,7,7],i1> {\n"
+        '  %0 = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1> loc("m.py":52:0)\n'
+        "  %1 = torch.aten.__and__.Tensor %0, %arg0 : !torch.vtensor<[],i1>, !torch.vtensor<[1,1,7,7],i1>"
+        " -> !torch.vtensor<[1,1,7,7],i1> loc(unknown)\n"
+        "  return %1 : !torch.vtensor<[1,1,7,7],i1> loc(unknown)\n"
+        "} loc(unknown)\n")
+    first = run_pipeline(ir, LINALG)
+    with_reproducer = run_pipeline(ir, LINALG, options=RunOptions(
+        extra_args=(f"--mlir-pass-pipeline-crash-reproducer={tmp_path / 'r.mlir'}",)))
+    summary = [d for d in with_reproducer.diagnostics if d.message.startswith("Failures have been")]
+    assert summary and summary[0].file == ""  # printed at <unknown>:0
+    assert "FinalizingBackendTypeConversion" in summary[0].notes[0].message
+    assert first.signature == "legalization-failure: failed to legalize operation 'torch.vtensor.literal'"
+    r = bisect(ir, LINALG, out_dir=tmp_path)
+    assert r.reproduced, r.detail
+    assert r.failing_pass == "torch-finalizing-backend-type-conversion"
+    assert [x.responsible_pass for x in r.responsible] == ["convert-torch-to-linalg"]
 
 
 def test_verifier_error_after_a_conversion(tmp_path):

@@ -31,6 +31,8 @@ def test_resolve_accepts_ours_upstream_and_textual():
     s = pipelines.default()
     assert s.resolve("torch-to-linalg") == s.resolve("torch-backend-to-linalg-on-tensors-backend-pipeline")
     assert s.resolve("builtin.module(canonicalize)") == "builtin.module(canonicalize)"
+    # Pass flags, torch-mlir-opt's own usage, go to the runner as given.
+    assert s.resolve(" -canonicalize -cse") == "-canonicalize -cse"
 
 
 def test_output_types_name_known_pipelines():

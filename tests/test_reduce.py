@@ -154,6 +154,16 @@ def test_the_catalogued_crasher_keeps_its_signature(tmp_path):
     assert _signature(out) == _signature(src) == result.signature
 
 
+def test_pass_flags_pipeline(tmp_path):
+    """`--pipeline=-canonicalize`, as for harness run: the crash in a folder keeps its frame."""
+    out = tmp_path / "A.mlir"
+    result = reduce_file(CRASHERS / "A_remainder_int_by_zero.mlir", "-canonicalize",
+                         options=ReduceOptions(output_path=out))
+    assert result.pipeline_text == "-canonicalize"
+    assert "AtenRemainderIntOp::fold" in result.signature
+    assert "torch.aten.remainder.int" in out.read_text()
+
+
 def test_spent_try_limit_keeps_the_best_so_far_as_a_valid_file(tmp_path):
     src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
     out = tmp_path / "reduced.mlir"

@@ -66,6 +66,11 @@ def main() -> int:
         out = workdir / "opt.reduced.mlir"
         result = reduce_file(src, PIPELINE, options=ReduceOptions(
             output_path=out, budget_s=args.budget_s, opt=args.opt))
+        # The baseline, same input and budget: delta debugging on text lines (what a generic
+        # reducer such as C-Reduce's line pass does), without knowing IR structure.
+        baseline = reduce_file(src, PIPELINE, options=ReduceOptions(
+            output_path=workdir / "opt.lines.mlir", budget_s=args.budget_s, opt=args.opt,
+            strategy="lines"))
         again = run_pipeline(out, pipelines.default().resolve(PIPELINE), opt=args.opt,
                              options=RunOptions(extra_args=("-mlir-disable-threading",)))
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -79,6 +84,11 @@ def main() -> int:
         print(f"seconds:    {result.elapsed_s:.1f} (budget {args.budget_s:.0f}) on {cores} cores")
         print(f"re-run:     {'same signature' if same else 'DIFFERENT: ' + again.signature}")
         print(f"target:     <= {TARGET_OPS} ops within {TARGET_S:.0f} s: {'met' if met else 'NOT met'}")
+        print(f"baseline:   line-based reduction, same budget: {baseline.ops_before} -> "
+              f"{baseline.ops_after} ops in {baseline.tries} tries, {baseline.elapsed_s:.1f} s "
+              f"(stopped: {baseline.stopped})")
+        print(f"ratio:      ops after, IR/lines = {result.ops_after / max(baseline.ops_after, 1):.3f}x; "
+              f"seconds, IR/lines = {result.elapsed_s / max(baseline.elapsed_s, 1e-9):.3f}x")
         if args.keep:
             print(f"files:      {workdir}")
         else:
