@@ -24,3 +24,12 @@
 // LINALG-SAME:   dense<true> : tensor<i1>
 // LINALG-NEXT: transformers/masking_utils.py:52:{{[0-9]+}}: note: see current operation: {{.*}}"torch.vtensor.literal"()
 // LINALG-NOT:  error:
+
+// What a user runs next: harness explain maps the literal back to transformers' source line and
+// recognizes the idiom.
+// RUN: not %PYTHON -m harness explain %t.torch.mlir --pipeline torch-to-linalg | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN:      error 1: failed to legalize operation 'torch.vtensor.literal'
+// EXPLAIN-NEXT:   op: torch.vtensor.literal
+// EXPLAIN-NEXT:   at {{.*}}transformers/masking_utils.py:52:{{[0-9]+}} (library)
+// EXPLAIN:        >    52 |         result = q_idx.new_ones((), dtype=torch.bool)
+// EXPLAIN:        hint (known idiom 'bool-literal-mask'

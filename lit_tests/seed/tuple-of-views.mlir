@@ -47,3 +47,13 @@
 // FIXED:                  tensor.expand_shape {{.*}} output_shape [2, 5, 2, 4]
 // FIXED-NOT:              torch.
 // FIXED:                  return %{{.*}} : tensor<2x5x8xf32>
+
+// harness explain: the innermost frame is torch's linear.py; the idiom's line is the user's code.
+// RUN: not %PYTHON -m harness explain %t.ts.mlir --pipeline torchscript-to-torch | FileCheck %s --check-prefix=EXPLAIN -DLINE=%{seed-line:tuple-of-views}
+// EXPLAIN:      error 1: unsupported by backend contract: non-value tensor type
+// EXPLAIN:        at {{.*}}torch/nn/modules/linear.py:{{[0-9]+}}:{{[0-9]+}} (library)
+// EXPLAIN:        called from {{.*}}seed.py:[[LINE]]:{{[0-9]+}} (your code)
+// EXPLAIN-NEXT:     {{.*}}
+// EXPLAIN-NEXT:     {{.*}}
+// EXPLAIN-NEXT:     > {{ *}}[[LINE]] | {{.*}}.contiguous()
+// EXPLAIN:        hint (seed idiom 'tuple-of-views'
