@@ -24,13 +24,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .crash import canonical_pass_name
-from .errors import OutputError, PipelineConfigError
+from .errors import PipelineConfigError
 from .irfile import unique_dir, write_atomically
-from .records import REPRODUCER_SUMMARY, Outcome, RunRecord
+from .records import REPRODUCER_SUMMARY, Outcome, RunRecord, op_label, op_of
 from .runner import (
     DEFAULT_TIMEOUT_S,
     PassRef,
@@ -190,8 +191,6 @@ _DIALECT_CONVERSIONS = {"chlo": ("chlo-legalize-to-stablehlo",)}
 _LEFT_OP = re.compile(r"failed to legalize operation '(?P<op>[^']+)'|"
                       r"found an op that was marked as backend illegal|"
                       r"unsupported by backend contract: (?P<what>.*)")
-_OPERATOR_NAME = re.compile(r'name = "(?P<name>[^"]+)"')
-_OP_IN_CURRENT = re.compile(r'^\s*(?:%[\w#:, %]+=\s*)?"?(?P<op>[\w.]+)"?')
 
 
 def responsible_passes(record: RunRecord, failing_pass: str,
@@ -203,17 +202,9 @@ def responsible_passes(record: RunRecord, failing_pass: str,
     for diag in record.diagnostics:
         if diag.severity != "error":
             continue
-        m = _LEFT_OP.search(diag.message)
-        if not m:
+        if not _LEFT_OP.search(diag.message):
             continue
-        op = m.group("op") or ""
-        if not op and diag.current_op:
-            cur = _OP_IN_CURRENT.match(diag.current_op)
-            op = cur.group("op") if cur else ""
-        if op == "torch.operator":
-            named = _OPERATOR_NAME.search(diag.current_op or diag.message)
-            if named:
-                op += f' "{named.group("name")}"'
+        op = op_label(op_of(diag), diag)
         if op and op not in ops:
             ops.append(op)
     names = list(dict.fromkeys(pipeline_passes))
@@ -271,6 +262,15 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
     input_path = os.fspath(input_path)
     stem = re.sub(r"[^\w.-]", "_", Path(input_path).stem)[:40]
     workdir = unique_dir(f"bisect-{stem}-", parent=out_dir)
+    try:
+        return _bisect(input_path, pipeline, opt, workdir, timeout_s)
+    except BaseException:  # a bad input, binary or pipeline (or Ctrl-C): no half-filled folder
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+
+
+def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
+            timeout_s: float) -> BisectResult:
     partial = workdir / ".reproducer.partial.mlir"
     first = run_pipeline(input_path, pipeline, opt=opt, options=RunOptions(
         timeout_s=timeout_s, disable_threading=True,
@@ -341,8 +341,5 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
 
 
 def _finish(result: BisectResult, workdir: Path) -> None:
-    try:
-        write_atomically(workdir / "bisect.json", json.dumps(result.to_json(), indent=2) + "\n")
-    except OSError as e:
-        raise OutputError(f"cannot write {workdir / 'bisect.json'}: {e.strerror}. "
-                          "Choose a writable --out directory.") from None
+    write_atomically(workdir / "bisect.json", json.dumps(result.to_json(), indent=2) + "\n",
+                     hint="Choose a writable --out directory.")

@@ -605,7 +605,8 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
     stdin = "".join(f"0x{addr:x}\n" for addr in queries.values())
     try:
         proc = subprocess.run([tool, f"--obj={binary}", "--output-style=JSON"], input=stdin,
-                              capture_output=True, text=True, timeout=timeout_s, check=False)
+                              capture_output=True, text=True, errors="replace", timeout=timeout_s,
+                              check=False)
         results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
         if len(results) == 1 and isinstance(results[0], list):
             results = results[0]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HarnessError, OutputError
+from .irfile import write_atomically
 
 IMPORTERS = ("torchscript", "fx")
 _PACKAGE = Path(__file__).resolve().parent
@@ -113,19 +114,19 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
         _import(name, options.importer, options.keep_weights, output)
         return EmitResult(name, options.importer, str(output), False, key, time.monotonic() - start)
     cache = Path(options.cache_dir)
+    cached_file = cache / f"{name}.{options.importer}.{key}.mlir"
+    if cached_file.is_file():  # a hit costs no torch import at all
+        _copy_atomically(cached_file, output)
+        return EmitResult(name, options.importer, str(output), True, key, time.monotonic() - start)
     try:
         cache.mkdir(parents=True, exist_ok=True)
         lock = open(cache / f"{name}.{options.importer}.{key}.lock", "w")
     except OSError as e:
         raise OutputError(f"cannot use the IR cache folder {cache}: {e.strerror}. Pass a writable "
                           "--cache folder, or none to import without caching.") from None
-    cached_file = cache / f"{name}.{options.importer}.{key}.mlir"
-    if cached_file.is_file():  # a hit costs no torch import at all
-        _copy_atomically(cached_file, output)
-        return EmitResult(name, options.importer, str(output), True, key, time.monotonic() - start)
     with lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        hit = cached_file.is_file()
+        hit = cached_file.is_file()  # another process imported it while this one waited
         if not hit:
             _import(name, options.importer, options.keep_weights, cached_file)
     _copy_atomically(cached_file, output)
@@ -133,8 +134,6 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
 
 
 def _copy_atomically(source: Path, target: Path) -> None:
-    from .irfile import write_atomically  # here: irfile loads the MLIR bindings
-
     def copy(f) -> None:
         with open(source, "rb") as src:
             shutil.copyfileobj(src, f)

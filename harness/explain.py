@@ -15,15 +15,10 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from . import idioms
-from .records import REPRODUCER_SUMMARY, Diagnostic, RunRecord
+from .records import REPRODUCER_SUMMARY, Diagnostic, RunRecord, op_of
 from .runner import DEFAULT_TIMEOUT_S, RunOptions, repro_command, run_pipeline
 from .source import excerpt, is_library
 
-_OP_IN_CURRENT = re.compile(r'^\s*(?:%[^=]+=\s*)?"?(?P<op>[A-Za-z_][\w$]*\.[\w$.]+)"?[\s(<{]')
-_OP_IN_MESSAGE = (
-    re.compile(r"failed to legalize operation '(?P<op>[\w.$]+)'"),
-    re.compile(r"^'(?P<op>[\w.$]+)' op "),
-)
 _MLIR_FILE = re.compile(r"\.mlir(bc)?$")
 
 
@@ -117,16 +112,6 @@ def _render_hint(hint: idioms.KnownIdiom, strength: str = "hint") -> list[str]:
     if hint.seen_2022:
         lines.append(f"    (in 2022 this idiom gave: {hint.seen_2022})")
     return lines
-
-
-def op_of(diag: Diagnostic) -> str:
-    """The op a diagnostic is about: from its message, else from "see current operation"."""
-    for pattern in _OP_IN_MESSAGE:
-        m = pattern.search(diag.message)
-        if m:
-            return m.group("op")
-    m = _OP_IN_CURRENT.match(diag.current_op) if diag.current_op else None
-    return m.group("op") if m else ""
 
 
 def _mtime(path: str) -> float:

@@ -11,11 +11,12 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
-
-from torch_mlir import ir
+from typing import IO, TYPE_CHECKING, Callable
 
 from .errors import OutputError
+
+if TYPE_CHECKING:  # the bindings load numpy (~0.3 s): only write_module needs them
+    from torch_mlir import ir
 
 # Resources longer than this many characters are left out of the printed file: the literal keeps
 # its `dense_resource<NAME>` and the blob is dropped (torch-mlir-opt still parses and lowers it).
@@ -56,23 +57,43 @@ def write_atomically(path: str | os.PathLike, data: str | bytes | Callable[[IO],
     binary = binary or isinstance(data, bytes)
     try:
         with os.fdopen(fd, "wb" if binary else "w") as f:
+            os.fchmod(f.fileno(), _mode_for(path))  # not mkstemp's 0o600: as open() would
             if callable(data):
                 data(f)
             else:
                 f.write(data)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(e, OSError):  # a full disk, a quota: the user's to fix, not a traceback
+            raise OutputError(f"cannot write {path}: {e.strerror or e}. {hint}") from None
         raise
     return path
+
+
+def _mode_for(path: Path) -> int:
+    """The mode ``open(path, "w")`` would leave: the existing file's, else 0o666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        pass
+    try:
+        with open("/proc/self/status") as f:
+            umask = next(int(line.split()[1], 8) for line in f if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)  # no /proc: read it the only other way, and put it back
+        os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
                  options: WriteOptions = WriteOptions()) -> Path:
     """The module as text (weights elided unless kept) or bytecode, written atomically."""
+    from torch_mlir import ir
+
     op = module.operation if isinstance(module, ir.Module) else module
 
     def write(f: IO) -> None:

@@ -74,10 +74,10 @@ class RunRecord:
         """Equal signatures mean the same bug: what reduce keeps and report titles with.
 
         Crashes and assertions: ``crash: SIGFPE in PASS at FIRST_PROJECT_FRAME`` (see
-        CrashInfo.signature; no addresses). Hangs: ``timeout: hang in PASS at PATTERN`` when the
-        runner got a stack dump from the hung process. Legalization failures: the op that was
-        left (not its operands or types, which reduction changes). Other failures: the first
-        error message with SSA names dropped.
+        CrashInfo.signature; no addresses). Hangs: ``timeout: hang in PASS`` when the runner got
+        a stack dump from the hung process (only the pass: where it is interrupted varies from
+        run to run). Legalization failures: the op that was left (not its operands or types,
+        which reduction changes). Other failures: the first error message with SSA names dropped.
         """
         if self.ok:
             return "success"
@@ -167,12 +167,34 @@ def _legalization_key(diag: Diagnostic) -> str:
     m = _LEGALIZE.match(diag.message)
     if not m:
         return _normalize(diag.message)
-    op = m.group("op")
+    return f"failed to legalize operation '{op_label(m.group('op'), diag)}'"
+
+
+_OP_IN_CURRENT = re.compile(r'^\s*(?:%[^=]+=\s*)?"?(?P<op>[A-Za-z_][\w$]*\.[\w$.]+)"?[\s(<{]')
+_OP_IN_MESSAGE = (
+    re.compile(r"failed to legalize operation '(?P<op>[\w.$]+)'"),
+    re.compile(r"^'(?P<op>[\w.$]+)' op "),
+)
+
+
+def op_of(diag: Diagnostic) -> str:
+    """The op a diagnostic is about: from its message, else from "see current operation"."""
+    for pattern in _OP_IN_MESSAGE:
+        m = pattern.search(diag.message)
+        if m:
+            return m.group("op")
+    m = _OP_IN_CURRENT.match(diag.current_op) if diag.current_op else None
+    return m.group("op") if m else ""
+
+
+def op_label(op: str, diag: Diagnostic) -> str:
+    """``op``; a ``torch.operator`` with the name of the op it stands for, since the generic op
+    alone would give unrelated unknown ops one signature."""
     if op == "torch.operator":
         named = _OPERATOR_NAME.search(diag.current_op or diag.message)
         if named:
-            op += f' "{named.group("name")}"'
-    return f"failed to legalize operation '{op}'"
+            return f'{op} "{named.group("name")}"'
+    return op
 
 
 # MLIR prints `FILE:LINE:COL: error: MESSAGE`; the file may be quoted or contain colons.

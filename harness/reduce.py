@@ -38,7 +38,7 @@ from . import pipelines
 from .errors import HarnessError, InputFileError, NothingToReduceError, OutputError
 from .irfile import unique_dir, write_atomically
 from .records import Outcome, RunRecord
-from .runner import RunOptions, run_pipeline
+from .runner import RunOptions, _check_input, run_pipeline
 
 DEFAULT_BUDGET_S = 60.0
 DEFAULT_MAX_TRIES = 10_000
@@ -98,7 +98,7 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     start = time.monotonic()
     if options.strategy not in ("ir", "lines"):
         raise HarnessError(f"unknown reduction strategy '{options.strategy}'; use 'ir' or 'lines'.")
-    src = Path(path)
+    src = _check_input(path)  # before the output check, which creates folders beside it
     textual = pipelines.default().resolve(pipeline)
     out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
     _check_output(src, out)
@@ -126,6 +126,12 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
             _IRReducer(session, *parsed) if use_ir else _LineReducer(session, text))
         try:
             if isinstance(reducer, _IRReducer) and not reducer.roundtrips():
+                if bytecode:  # no text to fall back on: lines of bytecode mean nothing
+                    out.unlink(missing_ok=True)
+                    raise InputFileError(
+                        f"cannot reduce {src}: it is MLIR bytecode, and printed as text by the "
+                        f"MLIR Python bindings it no longer fails as '{session.signature}'. "
+                        "Convert it to text with 'torch-mlir-opt FILE -o OUT.mlir' and reduce that.")
                 reducer = _LineReducer(session, text)
             reducer.run()
         except _Stop:
@@ -163,6 +169,7 @@ class _Session:
         self.kept = 0
         self.stopped = "done"
         self._seen: set[bytes] = set()
+        self.hang = original.outcome is Outcome.TIMEOUT
         if options.try_timeout_s:
             self.try_timeout = options.try_timeout_s
         elif original.outcome is Outcome.TIMEOUT:
@@ -184,6 +191,10 @@ class _Session:
     def run(self, path: Path, pipeline: str | None = None, output: Path | None = None,
             extra: tuple[str, ...] = ()) -> RunRecord:
         self._check_budget()
+        if self.hang and pipeline is None and self.remaining_s() < self.try_timeout:
+            # Cut short by the budget, any candidate would "hang": that proves nothing.
+            self.stopped = "budget"
+            raise _Stop
         self.tries += 1
         timeout = max(0.1, min(self.try_timeout, self.remaining_s()))
         return run_pipeline(path, pipeline or self.textual, opt=self.options.opt,
@@ -531,15 +542,20 @@ class _IRReducer:
         torch-mlir's verifiers can crash on IR a reduction made (a ``torch.nn_module`` whose
         class type is gone), and such a crash must cost one candidate, not the whole reduction.
         """
-        if not _CAN_FORK:
+        path = self.session.workdir / "verified.mlir"
+        pid = -1
+        if _CAN_FORK:
+            try:
+                pid = os.fork()
+            except OSError:  # no memory to copy a big parent: verify here, as without fork
+                pid = -1
+        if pid < 0:
             with self.ctx:
                 try:
                     clone.verify()
                 except ir.MLIRError:
                     return None
             return _print(clone)
-        path = self.session.workdir / "verified.mlir"
-        pid = os.fork()
         if pid == 0:  # the child: verify, print, and leave without running Python's exit hooks
             code = 1
             try:

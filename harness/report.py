@@ -48,7 +48,6 @@ import shlex
 import shutil
 import signal as signal_module
 import site
-import subprocess
 import sys
 import sysconfig
 import tarfile
@@ -56,21 +55,24 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import IO
 
 from . import binary as binary_module
 from . import pipelines
 from .bisect import BisectResult, bisect
 from .errors import HarnessError, OutputError, ReportError
-from .irfile import ELIDE_RESOURCES_OVER_CHARS, unique_dir
+from .irfile import ELIDE_RESOURCES_OVER_CHARS, unique_dir, write_atomically
 from .records import REPRODUCER_SUMMARY, Outcome, RunRecord, render_record
-from .reduce import ReduceOptions, ReduceResult, reduce_file
+from .reduce import _BYTECODE_MAGIC, ReduceOptions, ReduceResult, _count_ops, _parse, reduce_file
 from .runner import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
     build_command,
+    execute,
     is_pass_flags,
     parse_pipeline,
     run_pipeline,
+    shell_command,
 )
 
 DEFAULT_BUDGET_S = 60.0
@@ -81,7 +83,6 @@ INLINE_MAX_LINES = 150
 INLINE_MAX_CHARS = 12_000
 # repro.sh's exit status when the bug reproduces (0 when it does not).
 REPRODUCED_STATUS = 1
-_BYTECODE_MAGIC = b"ML\xefR"
 _SYSTEM_DIRS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "dev", "proc",
                           "sys", "etc", "run", "System", "Library"})
 
@@ -207,6 +208,8 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
                           f"cannot write the report for {src} under {out_dir}: "
                           f"{e.strerror or e}. Choose a writable --out folder with free space."
                           ) from None
+    except OutputError as e:  # from write_atomically / unique_dir: already names file and cause
+        raise ReportError(str(src), "output", f"cannot write the report for {src}: {e}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -262,17 +265,12 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
     reduced_file = staging / "reduced.mlir"
     if options.reduce:
         say(f"reducing (budget {options.budget_s:g} s)")
-        reduce_pipeline = _pipeline_for_reduce(textual, exe.path)
-        if not reduce_pipeline:
-            notes.append(f"could not turn the pass flags {textual!r} into a textual pipeline for "
-                         "reduce; not reduced")
-        else:
-            try:
-                reduced = reduce_file(input_file, reduce_pipeline, options=ReduceOptions(
-                    output_path=reduced_file, budget_s=options.budget_s, opt=exe.path))
-            except HarnessError as e:
-                notes.append(f"reduce failed: {e}")
-                reduced_file.unlink(missing_ok=True)
+        try:  # the pipeline as the original ran it (pass flags too), so signatures compare
+            reduced = reduce_file(input_file, textual, options=ReduceOptions(
+                output_path=reduced_file, budget_s=options.budget_s, opt=exe.path))
+        except HarnessError as e:
+            notes.append(f"reduce failed: {e}")
+            reduced_file.unlink(missing_ok=True)
         if reduced_file.is_file():
             redactor.redact_file(reduced_file, ir=True)
     replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
@@ -397,75 +395,30 @@ def _has_resources(path: Path) -> bool:
     return False
 
 
-def _parse_module(data: str | bytes):
-    """(context, module) on the MLIR bindings, or None when they cannot parse ``data``."""
-    from torch_mlir import ir
-    from torch_mlir.dialects import torch as torch_dialect
-
-    context = ir.Context()
-    torch_dialect.register_dialect(context)
-    try:
-        return context, ir.Module.parse(data, context)
-    except ir.MLIRError:
-        return None
-
-
 def _print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: bool) -> bool:
     """Re-prints ``src`` as text (resources over the elision limit left out when ``elide``)."""
     raw = src.read_bytes()
-    parsed = _parse_module(raw if bytecode else raw.decode(errors="replace"))
+    parsed = _parse(raw if bytecode else raw.decode(errors="replace"))
     if parsed is None:
         return False
     _context, module = parsed
     with open(dest, "w") as f:
-        module.operation.print(file=f, enable_debug_info=bytecode or b"loc(" in raw,
-                               large_resource_limit=ELIDE_RESOURCES_OVER_CHARS if elide else None,
-                               assume_verified=True)
+        module.print(file=f, enable_debug_info=bytecode or b"loc(" in raw,
+                     large_resource_limit=ELIDE_RESOURCES_OVER_CHARS if elide else None,
+                     assume_verified=True)
     return True
 
 
 def count_ops(path: Path) -> int | None:
     """Ops in the module but the module itself; None when the bindings cannot parse it."""
     raw = path.read_bytes()
-    parsed = _parse_module(raw if raw.startswith(_BYTECODE_MAGIC) else raw.decode(errors="replace"))
-    if parsed is None:
-        return None
-    stack = [parsed[1].operation]
-    count = -1
-    while stack:
-        op = stack.pop()
-        count += 1
-        for region in op.regions:
-            for block in region.blocks:
-                stack.extend(child.operation for child in block.operations)
-    return count
-
-
-def _pipeline_for_reduce(textual: str, opt: str) -> str:
-    """The textual pipeline reduce needs; pass flags are expanded by the binary itself."""
-    if not is_pass_flags(textual):
-        return textual
-    cmd = [opt, *shlex.split(textual), "--dump-pass-pipeline", "-o", os.devnull]
-    try:
-        proc = subprocess.run(cmd, input="", capture_output=True, text=True, timeout=60, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    m = re.search(r"^Pass Manager with \d+ passes:\s*$", proc.stderr, re.MULTILINE)
-    if not m:
-        return ""
-    text = proc.stderr[m.end():]
-    depth = 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return " ".join(text[:i + 1].split())
-    return ""
+    parsed = _parse(raw if raw.startswith(_BYTECODE_MAGIC) else raw.decode(errors="replace"))
+    return _count_ops(parsed[1]) if parsed is not None else None
 
 
 def write_text(path: Path, text: str) -> None:
+    """A plain write: bundle files go into the private staging folder, which _publish renames
+    into place whole, so they need no atomic write of their own."""
     with open(path, "w") as f:
         f.write(text)
 
@@ -532,15 +485,16 @@ def _self_check(staging: Path, replay_name: str, original: RunRecord, replay: Ru
     if bash is None:
         detail = "no bash on PATH to run repro.sh"
     else:
-        env = {**os.environ, "TORCH_MLIR_OPT": opt}
-        try:
-            proc = subprocess.run([bash, str(staging / "repro.sh")], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True, errors="replace",
-                                  timeout=timeout_s + 60, stdin=subprocess.DEVNULL, check=False)
-            status = proc.returncode
-            output = "\n".join(line for line in proc.stdout.splitlines() if line.startswith("repro.sh:"))
-        except subprocess.TimeoutExpired:
+        # The runner's execute: on a timeout it kills the whole group, torch-mlir-opt included
+        # (subprocess.run would kill bash only and leave the binary running).
+        done = execute([bash, str(staging / "repro.sh")], RunOptions(
+            timeout_s=timeout_s + 60, dump_on_timeout=False, env={"TORCH_MLIR_OPT": opt}))
+        if done.timed_out:
             detail = f"repro.sh did not finish within {timeout_s + 60:g} s"
+        else:
+            status = done.returncode
+            output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
+                                if line.startswith("repro.sh:"))
     return SelfCheck(replayed_file=replay_name, signature=replay.signature,
                      signature_reproduced=replay.signature == original.signature,
                      repro_exit_status=status, repro_output=output, detail=detail)
@@ -750,7 +704,7 @@ def _pipeline_label(textual: str) -> str:
 
 def backtrace_text(record: RunRecord) -> str:
     """The symbolized stack of a crash (every frame), or the stderr of a diagnostic."""
-    lines = [f"command: {' '.join(shlex.quote(c) for c in record.command)}",
+    lines = [f"command: {shell_command(record.command)}",
              f"outcome: {record.outcome.value} (exit status {record.returncode})",
              f"signature: {record.signature}", ""]
     crash = record.crash
@@ -803,7 +757,7 @@ def issue_markdown(*, title: str, original: RunRecord, bisected: BisectResult | 
                    ops_before: int | None, ops_after: int | None, redacted: bool,
                    exe: binary_module.OptBinary) -> str:
     bundle_cmd = build_command("torch-mlir-opt", textual, replay_name, RunOptions())
-    bundle_line = " ".join(shlex.quote(c) for c in bundle_cmd)
+    bundle_line = shell_command(bundle_cmd)
     out: list[str] = [f"# {title}", ""]
     if not check.reproduced:
         out += [(f"> **Warning: this bundle did NOT reproduce the failure when it was written.** "
@@ -835,7 +789,7 @@ def issue_markdown(*, title: str, original: RunRecord, bisected: BisectResult | 
     # Command
     out += ["## Command", "", "```sh", bundle_line, "```", "",
             "The harness ran, on the original file:", "", "```sh",
-            " ".join(shlex.quote(c) for c in original.command), "```", ""]
+            shell_command(original.command), "```", ""]
     # What happened
     out += ["## What happened", "", "```"]
     out += [line.removeprefix("  ") for line in render_record(original, frames=12)]
@@ -999,23 +953,19 @@ class Redactor:
     def copy_file(self, src: Path, dest: Path, *, ir: bool, source_name: str = "") -> None:
         """``src`` to ``dest`` line by line (files may be large), redacted. ``source_name``
         replaces the bindings' ``"-"`` file name in locations of re-printed IR."""
+        with open(dest, "w", newline="") as fout:
+            self._copy_lines(src, fout, ir=ir, source_name=source_name)
+
+    def redact_file(self, path: Path, *, ir: bool, source_name: str = "") -> None:
+        """``path`` redacted in place (atomically: a failure leaves the unredacted file whole)."""
+        write_atomically(path, lambda f: self._copy_lines(path, f, ir=ir, source_name=source_name))
+
+    def _copy_lines(self, src: Path, fout: IO[str], *, ir: bool, source_name: str) -> None:
         line_fn = self.ir_line if ir else self.text
         stdin_loc = 'loc("-":'
         named = 'loc("' + source_name.replace("\\", "\\\\").replace('"', '\\"') + '":'
-        with open(src, errors="replace", newline="") as fin, open(dest, "w", newline="") as fout:
+        with open(src, errors="replace", newline="") as fin:
             for line in fin:
                 if source_name and stdin_loc in line:
                     line = line.replace(stdin_loc, named)
                 fout.write(line_fn(line))
-
-    def redact_file(self, path: Path, *, ir: bool, source_name: str = "") -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        os.close(fd)
-        try:
-            self.copy_file(path, Path(tmp), ir=ir, source_name=source_name)
-            os.chmod(tmp, path.stat().st_mode & 0o777 | 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-

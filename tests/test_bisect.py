@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.bisect import BisectResult, bisect, dumped_pipeline, reproducer_pipeline
+from harness.errors import InputFileError, PipelineConfigError
 from harness.records import Outcome
 from harness.runner import RunOptions, run_pipeline
 
@@ -156,6 +157,14 @@ def test_nothing_to_bisect(tmp_path):
     bad.write_text("garbage\n")
     r = bisect(bad, LINALG, out_dir=tmp_path)
     assert r.runs == 1 and not r.found and "does not parse" in r.detail
+
+
+def test_an_error_leaves_no_folder_behind(tmp_path):
+    with pytest.raises(PipelineConfigError, match="nosuchpass"):
+        bisect(CRASHERS / "A_remainder_int_by_zero.mlir", "builtin.module(nosuchpass)", out_dir=tmp_path)
+    with pytest.raises(InputFileError, match="does not exist"):
+        bisect(tmp_path / "absent.mlir", LINALG, out_dir=tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_dumped_pipeline_from_stderr():

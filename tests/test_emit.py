@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -45,6 +48,21 @@ def test_cache_hit_copies_the_same_bytes(tmp_path):
     # Nothing half-written: only the cached IR and its lock, no temp files.
     assert sorted(p.suffix for p in cache.iterdir()) == [".lock", ".mlir"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.mlir", "b.mlir", "cache"]
+
+
+def test_cache_hit_leaks_no_file_handle_and_files_are_not_private(tmp_path):
+    cache = tmp_path / "cache"
+    emit(NAME, tmp_path / "a.mlir", EmitOptions(cache_dir=str(cache)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        assert emit(NAME, tmp_path / "b.mlir", EmitOptions(cache_dir=str(cache))).cached
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    # Written atomically, yet with the mode open() gives (not mkstemp's 0o600).
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for path in (tmp_path / "b.mlir", *cache.glob("*.mlir")):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
 
 
 def test_key_separates_importers_weights_and_names():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness import pipelines
-from harness.errors import NothingToReduceError, OutputError
+from harness.errors import InputFileError, NothingToReduceError, OutputError
 from harness.reduce import ReduceOptions, reduce_file
 from harness.runner import RunOptions, run_pipeline
 
@@ -213,6 +213,12 @@ def test_unwritable_output_fails_before_the_search(tmp_path):
         reduce_file(src, LINALG, options=ReduceOptions(output_path=blocker / "out.mlir"))
     with pytest.raises(OutputError, match="is the input file"):
         reduce_file(src, LINALG, options=ReduceOptions(output_path=src))
+
+
+def test_missing_input_is_named_and_nothing_is_created(tmp_path):
+    with pytest.raises(InputFileError, match="absent.mlir does not exist"):
+        reduce_file(tmp_path / "sub" / "absent.mlir", LINALG)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_reduce(tmp_path):

@@ -11,6 +11,7 @@ import importlib.metadata
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -87,7 +88,7 @@ def no_passes(tmp_path_factory) -> Path:
     """A torch-mlir-opt that parses and prints its input but runs no pass: the bug is gone."""
     script = tmp_path_factory.mktemp("bin") / "torch-mlir-opt"
     script.write_text(f'#!/bin/sh\nfor a in "$@"; do case "$a" in *.mlir) f="$a";; esac; done\n'
-                      f'exec {REAL} "$f" -o /dev/null\n')
+                      f'exec {shlex.quote(REAL)} "$f" -o /dev/null\n')
     script.chmod(0o755)
     return script
 
@@ -228,7 +229,8 @@ def test_legalization_weights_elided_and_locations_keep_file_and_line(legalizati
     assert 'loc("~/models/opt.py":10:4)' in text
     assert 'loc("<repo>/tests/model.py":3:0)' in text
     assert 'loc("<path>/thing.py":7:1)' in text
-    assert 'loc("<user>-notes.py":1:0)' in text  # the user name outside any path
+    if len(USER) >= 3:  # shorter user names are left alone (they would match inside words)
+        assert 'loc("<user>-notes.py":1:0)' in text  # the user name outside any path
     assert 'loc("nonzero.mlir":6:14)' in text  # ops without a location: the original file's line
     reduced = (folder / "reduced.mlir").read_text()
     assert "tanh" not in reduced and 'loc("<site-packages>/transformers/masking_utils.py":52:0)' in reduced
@@ -247,7 +249,7 @@ def _assert_redacted(result: ReportResult) -> None:
     for name, text in _texts(result).items():
         for p in private:
             assert p not in text, f"{p} left in {name}"
-        assert not user_word.search(text), f"user name {USER!r} left in {name}"
+        assert len(USER) < 3 or not user_word.search(text), f"user name {USER!r} left in {name}"
         assert not re.search(r'(?<![\w.~:/<>-])/(?:tmp|work|root|home|srv)/', text), name
 
 

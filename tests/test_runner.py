@@ -16,7 +16,7 @@ from harness.errors import (
     InputFileError,
     PipelineConfigError,
 )
-from harness.records import Outcome
+from harness.records import Outcome, render_record
 from harness.runner import (
     PassRef,
     RunOptions,
@@ -244,3 +244,31 @@ def test_bad_binaries(tmp_path):
 def test_the_real_binary_is_release():
     exe = resolve()
     assert exe.optimized and not exe.assertions and exe.path.endswith("_mlir_libs/torch-mlir-opt")
+
+
+def _fake_opt(tmp_path: Path, body: str) -> str:
+    """A stand-in binary that passes the identity check and then does ``body``."""
+    script = write(tmp_path, "fake-torch-mlir-opt", (
+        "#!/bin/sh\n"
+        'case "$1" in --version) echo "LLVM version 99"; exit 0;; --help-list) echo torch; exit 0;; esac\n'
+        + body))
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_non_utf8_stderr_is_read_not_raised(tmp_path):
+    opt = _fake_opt(tmp_path, "printf 'x.mlir:3:1: error: bad \\377\\376 name\\n' >&2\nexit 1\n")
+    record = run_pipeline(write(tmp_path, "nz.mlir", NONZERO), LINALG, opt=opt)
+    assert record.outcome is Outcome.PASS_FAILURE
+    assert record.first_error().line == 3 and record.first_error().message == "bad \ufffd\ufffd name"
+
+
+def test_signal_without_any_output_is_a_crash_without_frames(tmp_path):
+    # What a SIGKILL from the OOM killer, or a crash on a worker thread, leaves: a status only.
+    opt = _fake_opt(tmp_path, "kill -SEGV $$\n")
+    record = run_pipeline(write(tmp_path, "nz.mlir", NONZERO), LINALG, opt=opt)
+    assert record.outcome is Outcome.CRASH and record.stderr == ""
+    assert record.crash.signal == "SIGSEGV" and not record.crash.has_stack_dump
+    assert record.crash.frames == [] and record.crash.top_frame() is None
+    assert record.signature == "crash: SIGSEGV"
+    assert any("no 'Stack dump:' was printed" in line for line in render_record(record))
