@@ -45,7 +45,7 @@ DEFAULT_MAX_TRIES = 10_000
 # A candidate may take this many times the original run (plus the slack) before it counts as a hang.
 _TRY_TIMEOUT_FACTOR = 5.0
 _TRY_TIMEOUT_SLACK_S = 5.0
-_FIRST_TIMEOUT_MIN_S = 5.0
+_FIRST_TIMEOUT_MIN_S = 60.0
 _BYTECODE_MAGIC = b"ML\xefR"
 _CAN_FORK = hasattr(os, "fork")
 _VERIFY_TIMEOUT_S = 120.0
@@ -103,8 +103,10 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
     _check_output(src, out)
     extra = ("-mlir-disable-threading",) if options.disable_threading else ()
-    # A hang must not eat the whole budget before the search starts (--timeout sets it for hangs).
-    first_timeout = options.try_timeout_s or max(_FIRST_TIMEOUT_MIN_S, options.budget_s / 4)
+    # The original run decides the signature, so a slow input (a big model with its weights
+    # takes tens of seconds) must not be mistaken for a hang: it gets at least a minute, or the
+    # whole budget. Reducing a real hang, pass --timeout (try_timeout_s) to keep it short.
+    first_timeout = options.try_timeout_s or max(_FIRST_TIMEOUT_MIN_S, options.budget_s)
     original = run_pipeline(src, textual, opt=options.opt,
                             options=RunOptions(timeout_s=first_timeout, extra_args=extra))
     if original.ok:
