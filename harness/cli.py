@@ -30,6 +30,15 @@ def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
     return out
 
 
+def _invocation() -> str:
+    """How the user started this command (``.venv/bin/harness``, ``python -m harness``), so the
+    commands we print work when pasted, venv activated or not."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "harness":
+        return shlex.quote(argv0)
+    return f"{shlex.quote(sys.executable)} -m harness"
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     from .drivers import opt as opt_driver
     from .drivers import opt_fixed
@@ -83,7 +92,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
                 for hint in exp.hints[:1]:
                     print(f"  hint ({hint.name}): {hint.hint}")
             failing = shlex.quote(failed.record.input_path)
-            next_steps += [f"harness {tool} {failing} --pipeline {failed.name}{extra}"
+            next_steps += [f"{_invocation()} {tool} {failing} --pipeline {failed.name}{extra}"
                            for tool, extra in (("explain", ""), ("bisect", ""),
                                                ("reduce", f" -o {shlex.quote(str(out_dir / 'reduced.mlir'))}"),
                                                ("report", f" --out {shlex.quote(str(out_dir / 'report'))}"))]

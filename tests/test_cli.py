@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,12 @@ def test_opt_tiny_end_to_end(tmp_path):
     assert "opt-fixed: lowers through torchscript-to-torch and torch-to-linalg" in out
     written = sorted(p.name for p in tmp_path.glob("*/*.torch.mlir"))
     assert written == ["opt-fixed.torch.mlir", "opt.torch.mlir"]
+    # The failure's idiom is recognized, and the printed next step runs when pasted.
+    assert "  hint (bool-literal-mask): " in out
+    [explain] = [line.strip() for line in out.splitlines() if " explain " in line and "--pipeline" in line]
+    step = subprocess.run(shlex.split(explain), capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert step.returncode == 1, step.stderr
+    assert "masking_utils.py:52" in step.stdout and "hint (known idiom 'bool-literal-mask'" in step.stdout
     text = next(tmp_path.glob("opt-tiny-*/opt.torch.mlir")).read_text()
     assert "modeling_opt.py" in text            # debug locations are on
     # Weights are elided by default: literals keep their resource names, the blobs are dropped.
