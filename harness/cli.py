@@ -244,6 +244,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="exit 1 when a pipeline fails")
     p.set_defaults(fn=cmd_opt)
 
+    p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
+    p.add_argument("name", nargs="?", help="model name; --list shows them")
+    p.add_argument("-o", "--output", help="IR file to write")
+    p.add_argument("--importer", choices=("torchscript", "fx"), default="torchscript",
+                   help="the project's TorchScript importer on a trace (default) or the wheel's "
+                        "FX importer on torch.export")
+    p.add_argument("--cache", help="cache folder: reuse IR emitted before for the same name, "
+                                   "importer and versions (lit passes %%harness-ir-cache)")
+    p.add_argument("--keep-weights", action="store_true", help="write weights instead of eliding them")
+    p.add_argument("--list", action="store_true", help="list the model names")
+    p.add_argument("-q", "--quiet", action="store_true")
+    p.set_defaults(fn=cmd_emit)
+
     p = sub.add_parser("run", help="run a pipeline on an IR file and classify the outcome")
     p.add_argument("file")
     p.add_argument("--pipeline", required=True,
@@ -255,6 +268,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-input-mb", type=int, default=4096,
                    help="refuse larger input files (default 4096; 0 = no limit)")
     p.set_defaults(fn=cmd_run)
+
+    p = sub.add_parser("explain", help="for each error: the Python line of its op, the source "
+                                       "around it, and the fix when it matches a known idiom")
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
+    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    p.set_defaults(fn=cmd_explain)
 
     p = sub.add_parser("bisect", help="name the first pass of a pipeline that fails or crashes, "
                                       "and write the IR just before it (2 torch-mlir-opt runs)")
@@ -268,30 +292,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds per run before it counts as a hang")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(fn=cmd_bisect)
-
-    p = sub.add_parser("explain", help="for each error: the Python line of its op, the source "
-                                       "around it, and the fix when it matches a known idiom")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
-    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    p.set_defaults(fn=cmd_explain)
-
-    p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
-    p.add_argument("name", nargs="?", help="model name; --list shows them")
-    p.add_argument("-o", "--output", help="IR file to write")
-    p.add_argument("--importer", choices=("torchscript", "fx"), default="torchscript",
-                   help="the project's TorchScript importer on a trace (default) or the wheel's "
-                        "FX importer on torch.export")
-    p.add_argument("--cache", help="cache folder: reuse IR emitted before for the same name, "
-                                   "importer and versions (lit passes %%harness-ir-cache)")
-    p.add_argument("--keep-weights", action="store_true", help="write weights instead of eliding them")
-    p.add_argument("--list", action="store_true", help="list the model names")
-    p.add_argument("-q", "--quiet", action="store_true")
-    p.set_defaults(fn=cmd_emit)
 
     p = sub.add_parser("reduce", help="shrink a failing IR file while it keeps failing the same way")
     p.add_argument("file")
