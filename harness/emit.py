@@ -3,9 +3,11 @@
 lit's model and seed tests all start from emitted IR; tracing OPT in every test would cost
 seconds each, so the IR is produced once per cache key and copied. The key covers every input
 that decides the IR: the name, the importer, the weights option, the versions of torch,
-torch-mlir and transformers, and the harness sources that produce IR (a changed driver or importer
-invalidates it; the runner and the tools do not). Tests run in parallel: a lock per key makes the second one wait for the first
-instead of importing twice, and files are only ever renamed into place.
+torch-mlir and transformers, the harness sources that produce IR (a changed driver or importer
+invalidates it; the runner and the tools do not), and where those sources and the Python
+environment live (the IR's debug locations name files by absolute path). Tests run in
+parallel: a lock per key makes the second one wait for the first instead of importing twice,
+and files are only ever renamed into place.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import importlib.metadata
 import json
 import os
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,9 +57,13 @@ def cache_key(name: str, options: EmitOptions) -> str:
             versions[dist] = importlib.metadata.version(dist)
         except importlib.metadata.PackageNotFoundError:
             versions[dist] = ""
+    # Debug locations are absolute paths (this package's files, torch's and transformers' under
+    # the environment's prefix): another clone or venv sharing a cache folder must not be handed
+    # IR whose locations point at someone else's files.
+    locations = [str(_PACKAGE), sys.prefix]
     digest.update(json.dumps({"name": name, "importer": options.importer,
-                              "keep_weights": options.keep_weights, "versions": versions},
-                             sort_keys=True).encode())
+                              "keep_weights": options.keep_weights, "versions": versions,
+                              "locations": locations}, sort_keys=True).encode())
     sources = []
     for entry in _IR_SOURCES:
         path = _PACKAGE / entry

@@ -52,7 +52,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
     KnownIdiom(
         "mask-to-dtype-device", "mask.to(dtype).to(device) round trips",
         "failed to legalize operation 'torch.aten.to.dtype_layout' that was explicitly marked "
-        "illegal (the location pointed at the wrong line)",
+        "illegal, located at the .to(inputs_embeds.device) line (which the walkthrough took for "
+        "the wrong line: the trace records .to(device) as aten.to.dtype_layout)",
         "create the tensor with the dtype it needs (dtype=... on torch.full/zeros/ones) and drop "
         ".to(dtype) and .to(device): on the CPU they are no-ops that the trace keeps",
         ops=("torch.aten.to.dtype_layout", "torch.aten.to.device", "torch.aten._to_copy"),

@@ -89,6 +89,17 @@ def test_key_changes_when_a_harness_source_changes(tmp_path, monkeypatch):
     assert cache_key(NAME, EmitOptions()) != before
 
 
+def test_key_changes_with_where_the_sources_live(tmp_path, monkeypatch):
+    """The IR's locations are absolute paths: a clone elsewhere must not share cached IR."""
+    for where in ("a", "b"):
+        (tmp_path / where / "drivers").mkdir(parents=True)
+        (tmp_path / where / "drivers" / "seed.py").write_text("x = 1\n")
+    monkeypatch.setattr(emit_module, "_PACKAGE", tmp_path / "a")
+    here = cache_key(NAME, EmitOptions())
+    monkeypatch.setattr(emit_module, "_PACKAGE", tmp_path / "b")
+    assert cache_key(NAME, EmitOptions()) != here
+
+
 def test_unknown_name_is_a_clear_error_and_writes_nothing(tmp_path):
     with pytest.raises(UnknownModelError, match="no model named 'opt-huge'.*harness emit --list"):
         emit("opt-huge", tmp_path / "x.mlir", EmitOptions(cache_dir=str(tmp_path / "cache")))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: the lit suite through the CMake check target (when cmake is present,
-# else lit directly), then pytest. Run from anywhere; uses the project's .venv when it exists.
+# The whole test suite: the lit suite as `lit lit_tests/` and through the CMake check target
+# (when cmake is present), then pytest. Run from anywhere; uses the project's .venv when it
+# exists. Both lit runs share one model-IR cache, so the second one imports nothing again.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -8,14 +9,18 @@ if [ -x .venv/bin/python ]; then py="$root/.venv/bin/python"; else py="$(command
 bindir="$(dirname "$py")"
 export PATH="$bindir:$PATH"
 
-echo "== lit suite =="
+echo "== lit suite: lit lit_tests/ =="
+"$bindir/lit" -sv lit_tests/
+
 if command -v cmake >/dev/null 2>&1 && [ -f CMakeLists.txt ]; then
+  echo "== lit suite: cmake --build BUILD --target check-torch-mlir-harness =="
   build="$(mktemp -d "${TMPDIR:-/tmp}/harness-build-XXXXXX")"
   trap 'rm -rf "$build"' EXIT
-  cmake -S . -B "$build" -DPython3_EXECUTABLE="$py" >/dev/null
+  cmake -S . -B "$build" -DPython3_EXECUTABLE="$py" \
+    -DHARNESS_IR_CACHE_ROOT="$root/lit_tests/Output/harness-ir-cache" >/dev/null
   cmake --build "$build" --target check-torch-mlir-harness
 else
-  "$bindir/lit" -sv lit_tests/
+  echo "(cmake not found: the CMake check target was skipped)"
 fi
 
 echo "== pytest =="

@@ -11,7 +11,8 @@ hint, the ops and messages that point at it) lives in the torch-free ``harness.i
 
 The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
 comment; ``lit_tests/lit.cfg.py`` reads the markers (without importing torch) and defines
-``%{seed-line:NAME}`` so a test can check that a location names exactly that line.
+``%{seed-line:NAME}`` so a test can check that a location names exactly that line. An idiom
+spread over two lines marks its other line ``NAME-PART`` (``mask-to-dtype-device-dtype``).
 """
 
 from __future__ import annotations
@@ -43,13 +44,13 @@ class ArangeOfTracedSize(nn.Module):
 
 
 class ArangeOfTracedSizeFixed(nn.Module):
-    """The fix: ``int(...)`` makes the size a Python int, a constant of the trace."""
+    """The walkthrough's fix, on that line only: ``torch.arange(int(mask.size(-1)))``; ``int``
+    makes the end a Python int, a constant of the trace."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        n = int(x.size(-1))
-        mask = torch.zeros(n, n)
-        cond = torch.arange(n)
-        return (cond < (cond + 1).view(n, 1)).to(x.dtype) + mask + x
+        mask = torch.zeros(x.size(-1), x.size(-1))
+        cond = torch.arange(int(mask.size(-1)))
+        return (cond < (cond + 1).view(mask.size(-1), 1)).to(x.dtype) + x
 
 
 # --- 2. full with a tensor fill value ---------------------------------------------------------
@@ -72,13 +73,18 @@ class FullWithTensorFillFixed(nn.Module):
 
 
 # --- 3. .to(dtype) / .to(device) round trips of the causal mask --------------------------------
+def _make_causal_mask(t: int, dtype: torch.dtype) -> torch.Tensor:
+    """OPT's helper, ending in a ``.to(dtype)`` to the dtype the mask already has."""
+    mask = torch.full((t, t), float("-inf")).triu(1)
+    return mask.to(dtype)  # seed-idiom: mask-to-dtype-device-dtype
+
+
 class MaskToDtypeAndDevice(nn.Module):
-    """``mask.to(dtype)`` then ``.to(inputs_embeds.device)``: traced as ``aten::to`` overloads."""
+    """``_make_causal_mask(...)`` (its ``mask.to(dtype)``), then the caller's
+    ``.to(inputs_embeds.device)``, on separate lines as in OPT: traced as ``aten::to`` overloads."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        t = x.size(-1)
-        mask = torch.full((t, t), float("-inf")).triu(1)
-        mask = mask.to(x.dtype).to(x.device)  # seed-idiom: mask-to-dtype-device
+        mask = _make_causal_mask(x.size(-1), x.dtype).to(x.device)  # seed-idiom: mask-to-dtype-device
         return mask + x
 
 
@@ -93,10 +99,13 @@ class MaskToDtypeAndDeviceFixed(nn.Module):
 
 # --- 4. float mask turned into bool ------------------------------------------------------------
 class MaskToBool(nn.Module):
-    """OPT's expanded attention mask: ``inverted.masked_fill(inverted.to(torch.bool), min)``."""
+    """OPT's ``_expand_mask``: the [bsz, src] mask expanded to [bsz, 1, tgt, src] and cast to
+    the float dtype, inverted, then ``inverted.masked_fill(inverted.to(torch.bool), min)``."""
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        inverted = 1.0 - mask[:, None, None, :].to(x.dtype)
+        bsz, src_len = mask.size()
+        expanded = mask[:, None, None, :].expand(bsz, 1, x.size(-2), src_len).to(x.dtype)
+        inverted = 1.0 - expanded
         bias = inverted.masked_fill(inverted.to(torch.bool), torch.finfo(x.dtype).min)  # seed-idiom: mask-to-bool
         return x + bias
 

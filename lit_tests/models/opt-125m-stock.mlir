@@ -1,6 +1,7 @@
 // Stock Hugging Face OPTModel at OPT-125m's size (the default OPTConfig: 12 layers, hidden 768,
-// 12 heads, ffn 3072, vocab 50272; random weights, elided in the IR: each literal keeps its parameter's name), traced on batch 1 x 7
-// tokens (the walkthrough's prompt length), then both pipelines. The same outcome as the tiny
+// 12 heads, ffn 3072, vocab 50272; random weights, elided in the IR: each literal keeps its
+// parameter's name), traced on batch 1 x 7 tokens (the walkthrough's prompt length), then both
+// pipelines. The same outcome as the tiny
 // config (opt-tiny-stock.mlir): the torch backend contract is reached, the linalg pipeline
 // fails on transformers' and_mask bool literal. HF picks SDPA attention, so each layer's
 // attention stays one torch.aten.scaled_dot_product_attention in the backend contract.

@@ -32,16 +32,24 @@
 // LINALG-NOT:    torch.
 // LINALG:        return %{{.*}} : tensor<1x5x5xf32>
 
-// The FX import lowers to the same linalg.
+// The FX import: the size is the constant 5 already, an arange.start_step of ints.
 // RUN: %PYTHON -m harness emit seed-arange-traced-size --importer fx --cache %harness-ir-cache -q -o %t.fx.mlir
+// RUN: FileCheck %s --check-prefix=FX-IMPORT --input-file %t.fx.mlir
+// FX-IMPORT-NOT: !torch.number
+// FX-IMPORT:     %[[FIVE:.*]] = torch.constant.int 5
+// FX-IMPORT:     torch.aten.arange.start_step %{{.*}}, %[[FIVE]], %{{.*}} : !torch.int, !torch.int, !torch.int,
+// FX-IMPORT-NOT: !torch.number
+// It lowers to the same linalg.
 // RUN: torch-mlir-opt %t.fx.mlir %{pipeline:fx-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,EXPORTED
 
-// The fix, `torch.arange(int(...))`: the end is an int constant, and it lowers the same way
-// through either importer.
+// The fix, `torch.arange(int(mask.size(-1)))`: the end is the int constant 5, and it lowers the
+// same way through either importer.
 // RUN: %PYTHON -m harness emit seed-arange-traced-size-fixed --cache %harness-ir-cache -q -o %t.fixed.ts.mlir
 // RUN: FileCheck %s --check-prefix=FIXED-IMPORT --input-file %t.fixed.ts.mlir
 // FIXED-IMPORT-NOT: !torch.number
-// FIXED-IMPORT:     torch.aten.arange %{{.*}} : !torch.int,
+// FIXED-IMPORT:     %[[FIVE:.*]] = torch.constant.int 5
+// FIXED-IMPORT:     torch.aten.arange %[[FIVE]], {{.*}} : !torch.int,
+// FIXED-IMPORT-NOT: !torch.number
 // RUN: torch-mlir-opt %t.fixed.ts.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,TRACED
 // RUN: %PYTHON -m harness emit seed-arange-traced-size-fixed --importer fx --cache %harness-ir-cache -q -o %t.fixed.fx.mlir
 // RUN: torch-mlir-opt %t.fixed.fx.mlir %{pipeline:fx-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,EXPORTED

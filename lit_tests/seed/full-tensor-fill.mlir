@@ -29,14 +29,22 @@
 // LINALG-NOT:       torch.
 // LINALG:           return
 
+// The FX import: torch.export turns the 0-d fill tensor into a float constant (a full_like).
 // RUN: %PYTHON -m harness emit seed-full-tensor-fill --importer fx --cache %harness-ir-cache -q -o %t.fx.mlir
+// RUN: FileCheck %s --check-prefix=FX-IMPORT --input-file %t.fx.mlir
+// FX-IMPORT-NOT: !torch.number
+// FX-IMPORT:     %[[NEGINF:.*]] = torch.constant.float 0xFFF0000000000000
+// FX-IMPORT:     torch.aten.full_like %{{.*}}, %[[NEGINF]], {{.*}} : !torch.vtensor<[5,5],f32>, !torch.float,
+// FX-IMPORT-NOT: !torch.number
 // RUN: torch-mlir-opt %t.fx.mlir %{pipeline:fx-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,EXPORTED
 
 // The fix: a !torch.float fill value, lowered the same way.
 // RUN: %PYTHON -m harness emit seed-full-tensor-fill-fixed --cache %harness-ir-cache -q -o %t.fixed.ts.mlir
 // RUN: FileCheck %s --check-prefix=FIXED-IMPORT --input-file %t.fixed.ts.mlir
 // FIXED-IMPORT-NOT: !torch.number
-// FIXED-IMPORT:     torch.aten.full %{{.*}}, %float-Inf, {{.*}} : !torch.list<int>, !torch.float,
+// FIXED-IMPORT:     %[[NEGINF:.*]] = torch.constant.float 0xFFF0000000000000
+// FIXED-IMPORT:     torch.aten.full %{{.*}}, %[[NEGINF]], {{.*}} : !torch.list<int>, !torch.float,
+// FIXED-IMPORT-NOT: !torch.number
 // RUN: torch-mlir-opt %t.fixed.ts.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,TRACED
 // RUN: %PYTHON -m harness emit seed-full-tensor-fill-fixed --importer fx --cache %harness-ir-cache -q -o %t.fixed.fx.mlir
 // RUN: torch-mlir-opt %t.fixed.fx.mlir %{pipeline:fx-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,EXPORTED

@@ -1,4 +1,5 @@
-// Seed idiom 4: a float mask cast to bool (OPT's expanded attention mask,
+// Seed idiom 4: a float mask cast to bool (OPT's _expand_mask: the [bsz, src] mask expanded to
+// [bsz, 1, tgt, src] and cast to float, inverted, then
 // `inverted.masked_fill(inverted.to(torch.bool), finfo.min)`), harness.drivers.seed.MaskToBool,
 // and its fix.
 //
@@ -6,6 +7,7 @@
 //   error: unsupported byte, char or bool type for convertScalarToDtype 'f32'(scalar type) ->
 //   'i1'(dtype)
 //   error: failed to legalize operation 'torch.aten.to.dtype' that was explicitly marked illegal
+// on `torch.aten.to.dtype ... : (!torch.vtensor<[1,1,7,7],f32>, ...) -> !torch.vtensor<[1,1,7,7],i1>`.
 // Now: the f32 -> i1 aten.to.dtype (at the idiom's line) lowers, as a compare with zero
 // (`arith.cmpf une`, PyTorch's "non-zero is true"), through both importers; the fix compares
 // the integer mask with zero instead (`arith.cmpi eq`). Pass-level case:
@@ -13,16 +15,17 @@
 
 // RUN: %PYTHON -m harness emit seed-mask-to-bool --cache %harness-ir-cache -q -o %t.ts.mlir
 // RUN: FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:mask-to-bool} --input-file %t.ts.mlir
-// IMPORT:      torch.aten.to.dtype %{{.*}}, %int11, {{.*}} : !torch.tensor<[2,1,1,5],f32>, {{.*}} -> !torch.tensor<[2,1,1,5],i1> loc(#[[LOC:loc[0-9]+]])
+// IMPORT:      %[[BOOL_DTYPE:.*]] = torch.constant.int 11
+// IMPORT:      torch.aten.to.dtype %{{.*}}, %[[BOOL_DTYPE]], {{.*}} : !torch.tensor<[2,1,5,5],f32>, {{.*}} -> !torch.tensor<[2,1,5,5],i1> loc(#[[LOC:loc[0-9]+]])
 // IMPORT:      #[[LOC]] = loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
 
 // RUN: torch-mlir-opt %t.ts.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,TRACED
 // TRACED-LABEL:   func.func @forward(
 // EXPORTED-LABEL: func.func @main(
 // LINALG-SAME:      %[[X:.*]]: tensor<2x1x5x5xf32>, %[[MASK:.*]]: tensor<2x5xi64>) -> tensor<2x1x5x5xf32>
-// LINALG:           %[[BOOL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x1x1x5xi1>)
+// LINALG:           %[[BOOL:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x1x5x5xi1>)
 // LINALG:             arith.cmpf une, %{{.*}}, %{{.*}} : f32
-// LINALG:           linalg.generic {{.*}} ins(%[[BOOL]], {{.*}} : tensor<2x1x1x5xi1>,
+// LINALG:           linalg.generic {{.*}} ins(%[[BOOL]], {{.*}} : tensor<2x1x5x5xi1>,
 // LINALG:             arith.select
 // LINALG-NOT:       torch.
 // LINALG:           return %{{.*}} : tensor<2x1x5x5xf32>

@@ -1,21 +1,25 @@
-// Seed idiom 3: `.to(dtype)` and `.to(device)` round trips of the causal mask
-// (`mask.to(dtype)`, `.to(inputs_embeds.device)`), harness.drivers.seed.MaskToDtypeAndDevice,
-// and its fix.
+// Seed idiom 3: `.to(dtype)` and `.to(device)` round trips of the causal mask, on two lines as
+// in OPT: `mask.to(dtype)` ending _make_causal_mask, `.to(inputs_embeds.device)` on its result
+// in the caller; harness.drivers.seed.MaskToDtypeAndDevice, and its fix.
 //
 // 2022 (walkthrough):
 //   error: failed to legalize operation 'torch.aten.to.dtype_layout' that was explicitly
 //   marked illegal
-// located at the wrong line; fixed by dropping the `.to(...)` calls.
-// Now: the trace still records aten.to.dtype and aten.to.dtype_layout at the idiom's line, and
-// the torchscript pipeline folds both no-op casts away: the idiom and its fix lower to
-// linalg-on-tensors. torch.export records no `.to` at all. (Given straight to the linalg
-// pipeline, to.dtype_layout still fails: see lit_tests/pass/to-dtype-layout-error.mlir.)
+// located at the caller's `.to(inputs_embeds.device)` line, which the walkthrough took for the
+// wrong line (it blamed `mask.to(dtype)`); fixed by dropping the `.to(...)` calls.
+// Now: the trace records `mask.to(dtype)` as aten.to.dtype at its own line and `.to(device)`
+// as aten.to.dtype_layout at the caller's line, so the 2022 location was right: the
+// dtype_layout op is the `.to(device)`. The torchscript pipeline folds both no-op casts away:
+// the idiom and its fix lower to linalg-on-tensors. torch.export records no `.to` at all.
+// (Given straight to the linalg pipeline, to.dtype_layout still fails: see
+// lit_tests/pass/to-dtype-layout-error.mlir.)
 
+// Each `.to` at its own Python line (locations printed inline: the caller's line is also the
+// function's location, whose alias is printed before the ops).
 // RUN: %PYTHON -m harness emit seed-mask-to-dtype-device --cache %harness-ir-cache -q -o %t.ts.mlir
-// RUN: FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:mask-to-dtype-device} --input-file %t.ts.mlir
-// IMPORT:      torch.aten.to.dtype {{.*}} loc(#[[LOC:loc[0-9]+]])
-// IMPORT:      torch.aten.to.dtype_layout {{.*}} : !torch.tensor<[5,5],f32>, {{.*}} loc(#[[LOC]])
-// IMPORT:      #[[LOC]] = loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
+// RUN: torch-mlir-opt %t.ts.mlir --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=IMPORT -DDTYPE_LINE=%{seed-line:mask-to-dtype-device-dtype} -DLINE=%{seed-line:mask-to-dtype-device}
+// IMPORT:      torch.aten.to.dtype %{{.*}} : !torch.tensor<[5,5],f32>, !torch.int, {{.*}} -> !torch.tensor<[5,5],f32> loc("{{.*}}seed.py":[[DTYPE_LINE]]:{{[0-9]+}})
+// IMPORT:      torch.aten.to.dtype_layout %{{.*}} : !torch.tensor<[5,5],f32>, !torch.int, !torch.int, !torch.Device, {{.*}} loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
 
 // RUN: torch-mlir-opt %t.ts.mlir %{pipeline:torchscript-to-torch} | FileCheck %s --check-prefix=BACKEND
 // BACKEND-LABEL: func.func @forward(

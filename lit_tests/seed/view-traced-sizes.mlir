@@ -4,7 +4,10 @@
 //
 // 2022 (walkthrough):
 //   error: failed to legalize operation 'torch.aten.view' that was explicitly marked illegal
-// because bsz was a tensor during tracing; fixed by `map(int, hidden_states.size())`.
+// which it blamed on bsz being a tensor during tracing; "fixed" by
+// `map(int, hidden_states.size())`. (The op it printed, `torch.aten.view ... :
+// (!torch.tensor<[1,7,768],f32>, ...)`, had a non-value operand, the form of idiom 6
+// (tuple-of-views.mlir): after the int fix the same views crashed the linalg pipeline instead.)
 // Now: the traced sizes still go through prim.NumToTensor / aten.Int.Tensor into the view's
 // size list (at the idiom's line), the torchscript pipeline folds them to constants, and the
 // view lowers to tensor.expand_shape through both importers; so does the fix.
