@@ -38,6 +38,7 @@ the data path); the MLIR bindings are used to re-print IR with weights elided.
 
 from __future__ import annotations
 
+import errno
 import getpass
 import importlib.metadata
 import json
@@ -447,7 +448,15 @@ def _publish(staging: Path, out_dir: Path, slug: str, *, redacted: bool) -> tupl
         os.chmod(tmp_archive, 0o644)
         os.rename(staging, final)  # onto the empty folder unique_dir reserved
         moved = True
-        os.link(tmp_archive, archive)
+        try:
+            os.link(tmp_archive, archive)
+        except OSError as e:
+            if e.errno == errno.EEXIST:
+                raise
+            # No hard links here (some network and FUSE file systems): reserve the name with
+            # O_EXCL, then rename onto that empty file of ours.
+            os.close(os.open(archive, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            os.replace(tmp_archive, archive)
     except BaseException:
         if moved:
             shutil.rmtree(final, ignore_errors=True)
@@ -458,7 +467,10 @@ def _publish(staging: Path, out_dir: Path, slug: str, *, redacted: bool) -> tupl
                 pass
         raise
     finally:
-        os.unlink(tmp_archive)
+        try:
+            os.unlink(tmp_archive)
+        except FileNotFoundError:  # renamed into place
+            pass
     return final, archive
 
 

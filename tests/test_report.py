@@ -301,6 +301,25 @@ def test_two_reports_of_one_input_never_collide(tmp_path):
     assert len(list(tmp_path.iterdir())) == 4
 
 
+def test_file_system_without_hard_links(tmp_path, monkeypatch):
+    """The archive is linked into place; where links are refused it is renamed instead."""
+    import errno
+    import os
+    import tarfile
+
+    def refuse(src, dst):
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refuse)
+    result = make_report(CRASHERS / "A_remainder_int_by_zero.mlir", "-canonicalize",
+                         options=ReportOptions(out_dir=tmp_path, reduce=False))
+    assert result.reproduced
+    with tarfile.open(result.archive) as tar:
+        assert f"{Path(result.folder).name}/repro.sh" in tar.getnames()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [Path(result.folder).name, Path(result.archive).name])
+
+
 def test_passing_input_is_an_error_and_writes_nothing(tmp_path):
     src = tmp_path / "ok.mlir"
     src.write_text(PASSING)
