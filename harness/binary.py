@@ -28,9 +28,12 @@ class OptBinary:
     optimized: bool
     version_text: str
 
+    @property
+    def build_kind(self) -> str:
+        return "assertions" if self.assertions else ("release" if self.optimized else "debug")
+
     def describe(self) -> str:
-        build = "assertions" if self.assertions else ("release" if self.optimized else "debug")
-        return f"{self.path} (LLVM {self.llvm_version or 'unknown'}, {build} build)"
+        return f"{self.path} (LLVM {self.llvm_version or 'unknown'}, {self.build_kind} build)"
 
 
 def wheel_binary() -> Path | None:

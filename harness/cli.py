@@ -218,6 +218,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0 if result.reproduced else 1
 
 
+def _ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
+             timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang",
+             json_help: str = "") -> argparse.ArgumentParser:
+    """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
+    p = sub.add_parser(name, help=help)
+    p.add_argument("file")
+    p.add_argument("--pipeline", required=True,
+                   help="a name from pipelines/, an upstream pipeline name, a textual pipeline, "
+                        "or pass flags as --pipeline=-canonicalize")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--timeout", type=float, default=timeout, help=timeout_help)
+    if json_help:
+        p.add_argument("--json", action="store_true", help=json_help)
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="harness",
@@ -257,62 +273,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true")
     p.set_defaults(fn=cmd_emit)
 
-    p = sub.add_parser("run", help="run a pipeline on an IR file and classify the outcome")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
+    p = _ir_tool(sub, "run", "run a pipeline on an IR file and classify the outcome",
+                 json_help="print the record as JSON")
     p.add_argument("-o", "--output", help="write the output IR here")
-    p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.add_argument("--max-input-mb", type=int, default=4096,
                    help="refuse larger input files (default 4096; 0 = no limit)")
     p.set_defaults(fn=cmd_run)
 
-    p = sub.add_parser("explain", help="for each error: the Python line of its op, the source "
-                                       "around it, and the fix when it matches a known idiom")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="a name from pipelines/, an upstream pipeline name, or a textual pipeline")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p = _ir_tool(sub, "explain", "for each error: the Python line of its op, the source around "
+                                 "it, and the fix when it matches a known idiom",
+                 json_help="print the explanation as JSON")
     p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds before the run counts as a hang")
-    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     p.set_defaults(fn=cmd_explain)
 
-    p = sub.add_parser("bisect", help="name the first pass of a pipeline that fails or crashes, "
-                                      "and write the IR just before it (2 torch-mlir-opt runs)")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="a name from pipelines/, an upstream pipeline name, a textual pipeline, "
-                        "or pass flags as --pipeline=-canonicalize")
+    p = _ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
+                                "write the IR just before it (2 torch-mlir-opt runs)",
+                 json_help="print the result as JSON")
     p.add_argument("--out", help="parent folder of the unique output folder (default: the temp dir)")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--timeout", type=float, default=600.0,
-                   help="seconds per run before it counts as a hang")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(fn=cmd_bisect)
 
-    p = sub.add_parser("reduce", help="shrink a failing IR file while it keeps failing the same way")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="the pipeline FILE fails: a name from pipelines/, an upstream name or textual")
+    p = _ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
+                 timeout=None, timeout_help="seconds per candidate before it counts as a hang "
+                                            "(default: from the original run)")
     p.add_argument("-o", "--output", required=True, help="write the reduced IR here (atomically)")
     p.add_argument("--budget-s", type=float, default=60.0,
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
-    p.add_argument("--timeout", type=float, help="seconds per candidate before it counts as a hang "
-                                                  "(default: from the original run)")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--progress", action="store_true", help="print each kept reduction to stderr")
     p.set_defaults(fn=cmd_reduce)
 
-    p = sub.add_parser("report", help="write an upstream bug-report bundle (issue.md, repro.sh, "
-                                      "input/reduced IR, backtrace, record) and its .tar.gz")
-    p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help="the pipeline FILE fails: a name from pipelines/, an upstream name, a "
-                        "textual pipeline, or pass flags as --pipeline=-canonicalize")
+    p = _ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
+                                "input/reduced IR, backtrace, record) and its .tar.gz",
+                 json_help="print the result as JSON")
     p.add_argument("--out", required=True, help="parent folder of the unique report folder")
     p.add_argument("--keep-weights", action="store_true",
                    help="keep resource blobs in input.mlir (default: elided when that keeps the failure)")
@@ -320,10 +312,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the home folder, user name and absolute paths in the bundle")
     p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
-    p.add_argument("--timeout", type=float, default=600.0,
-                   help="seconds per torch-mlir-opt run before it counts as a hang")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(fn=cmd_report)
     return parser
 

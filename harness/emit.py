@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.metadata
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import HarnessError, OutputError
+from .versions import installed as installed_versions
 from .irfile import write_atomically
 
 IMPORTERS = ("torchscript", "fx")
@@ -51,12 +51,7 @@ class EmitResult:
 
 def cache_key(name: str, options: EmitOptions) -> str:
     digest = hashlib.sha256()
-    versions = {}
-    for dist in ("torch", "torch-mlir", "transformers"):
-        try:
-            versions[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            versions[dist] = ""
+    versions = installed_versions()
     # Debug locations are absolute paths (this package's files, torch's and transformers' under
     # the environment's prefix): another clone or venv sharing a cache folder must not be handed
     # IR whose locations point at someone else's files.

@@ -144,7 +144,7 @@ def explain_record(record: RunRecord, *, context: int = 2) -> ExplainResult:
     crash_hints: list[idioms.KnownIdiom] = []
     if record.crash is not None:
         stack = " ".join(f.function for f in record.crash.frames)
-        crash_hints = [h for h in idioms.matches("", "", stack)]
+        crash_hints = idioms.matches("", "", stack)
     return ExplainResult(record, explanations, crash_hints)
 
 

@@ -8,7 +8,13 @@ porting OPT here, at the pinned versions.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from pathlib import Path
+
+#: The seed catalog's modules; each idiom's line there ends in a ``# seed-idiom: NAME`` comment.
+SEED_SOURCE = Path(__file__).resolve().parent / "drivers" / "seed.py"
+_MARKER = re.compile(r"#\s*seed-idiom:\s*(?P<name>[\w-]+)")
 
 
 @dataclass(frozen=True)
@@ -107,3 +113,15 @@ def matches(op: str, text: str, frames: str = "") -> list[KnownIdiom]:
     """Known idioms that a failure points at, strongest first; an op match alone counts."""
     scored = [(idiom.score(op, text, frames), idiom) for idiom in KNOWN.values()]
     return [idiom for points, idiom in sorted(scored, key=lambda s: -s[0]) if points > 0]
+
+
+def marker_lines(path: str | Path = SEED_SOURCE) -> dict[str, tuple[str, int]]:
+    """Idiom name -> (file, line) of its marker: where a test expects a location to point.
+    Read as text, so lit.cfg.py can call it without importing torch."""
+    source = Path(path)
+    found: dict[str, tuple[str, int]] = {}
+    for n, line in enumerate(source.read_text().splitlines(), start=1):
+        m = _MARKER.search(line)
+        if m:
+            found[m.group("name")] = (str(source), n)
+    return found

@@ -46,7 +46,7 @@ DEFAULT_MAX_TRIES = 10_000
 _TRY_TIMEOUT_FACTOR = 5.0
 _TRY_TIMEOUT_SLACK_S = 5.0
 _FIRST_TIMEOUT_MIN_S = 60.0
-_BYTECODE_MAGIC = b"ML\xefR"
+BYTECODE_MAGIC = b"ML\xefR"
 _CAN_FORK = hasattr(os, "fork")
 _VERIFY_TIMEOUT_S = 120.0
 _CLEANUP_PIPELINES = ("builtin.module(symbol-dce)", "builtin.module(canonicalize,symbol-dce)")
@@ -66,6 +66,9 @@ class ReduceOptions:
     cleanup: bool = True  # try the binary's symbol-dce / canonicalize on the result
     progress: Callable[[str], None] | None = None  # called with one line per kept reduction
     strategy: str = "ir"  # "ir": edits on the MLIR bindings; "lines": delete text lines only
+    # The input's run through the same pipeline when the caller already has it (report does):
+    # a large input is then not run a second time just to learn its signature.
+    original: RunRecord | None = None
 
 
 @dataclass
@@ -107,12 +110,15 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     # takes tens of seconds) must not be mistaken for a hang: it gets at least a minute, or the
     # whole budget. Reducing a real hang, pass --timeout (try_timeout_s) to keep it short.
     first_timeout = options.try_timeout_s or max(_FIRST_TIMEOUT_MIN_S, options.budget_s)
-    original = run_pipeline(src, textual, opt=options.opt,
-                            options=RunOptions(timeout_s=first_timeout, extra_args=extra))
+    original = options.original
+    if original is None or original.pipeline != textual or \
+            Path(original.input_path).resolve() != src.resolve():
+        original = run_pipeline(src, textual, opt=options.opt,
+                                options=RunOptions(timeout_s=first_timeout, extra_args=extra))
     if original.ok:
         raise NothingToReduceError(str(src), pipeline)
     raw = src.read_bytes()
-    bytecode = raw.startswith(_BYTECODE_MAGIC)
+    bytecode = raw.startswith(BYTECODE_MAGIC)
     text = "" if bytecode else raw.decode(errors="replace")
     parsed = _parse_input(raw if bytecode else text, src)
     if bytecode and parsed is None:
@@ -246,7 +252,7 @@ def _write_atomic(path: Path, data: str | bytes) -> None:
 # --- IR helpers on the MLIR bindings ---------------------------------------------------------
 
 
-def _parse(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
+def parse_ir(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
     """The module (detached) in a context of its own, or None when the bindings cannot parse or
     verify it. A fresh context because parsing into one that holds a resource of the same name
     renames the new one (``weight`` -> ``weight_1``), and weights keep their names. Single
@@ -264,14 +270,14 @@ def _parse(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
 
 def _parse_input(text: str | bytes, src: Path) -> tuple[ir.Context, ir.Operation] | None:
     """The input, with the locations the parser made naming ``src`` (the bindings say "-")."""
-    parsed = _parse(text)
+    parsed = parse_ir(text)
     if parsed is None:
         return None
     printed = _print(parsed[1])
     if 'loc("-":' not in printed:
         return parsed
     name = str(src).replace("\\", "\\\\").replace('"', '\\"')
-    renamed = _parse(printed.replace('loc("-":', f'loc("{name}":'))
+    renamed = parse_ir(printed.replace('loc("-":', f'loc("{name}":'))
     if renamed is None:
         return parsed
     parsed[1].erase()
@@ -307,7 +313,7 @@ def _children(op: ir.Operation) -> Iterator[ir.Operation]:
                 yield child.operation
 
 
-def _count_ops(module: ir.Operation) -> int:
+def count_ops(module: ir.Operation) -> int:
     """Every op in the module but the module itself."""
     stack, count = list(_children(module)), 0
     while stack:
@@ -490,7 +496,7 @@ class _IRReducer:
         self.ctx = context  # the best module's; a kept cleanup output brings its own
         self.best = module
         self.text = _print(module)
-        self.ops_before = _count_ops(module)
+        self.ops_before = count_ops(module)
         self.ops_now = self.ops_before
         self.metric = (self.ops_now, len(self.text))
 
@@ -575,7 +581,7 @@ class _IRReducer:
     def _consider(self, clone: ir.Operation, what: str, context: ir.Context | None = None,
                   text: str | None = None) -> bool:
         text = text if text is not None else _print(clone)
-        ops = _count_ops(clone)
+        ops = count_ops(clone)
         if (ops, len(text)) >= self.metric or not self.session.interesting(text):
             clone.erase()
             return False
@@ -872,7 +878,7 @@ class _IRReducer:
             record = self.session.run(src, pipeline, dst, ("-mlir-print-debuginfo",))
             if not record.ok or not dst.is_file():
                 continue
-            cleaned = _parse(dst.read_text(errors="replace"))
+            cleaned = parse_ir(dst.read_text(errors="replace"))
             if cleaned is not None:
                 self._consider(cleaned[1], pipeline, cleaned[0])
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import errno
 import getpass
-import importlib.metadata
 import json
 import os
 import platform
@@ -59,12 +58,12 @@ from pathlib import Path
 from typing import IO
 
 from . import binary as binary_module
-from . import pipelines
+from . import pipelines, versions
 from .bisect import BisectResult, bisect
 from .errors import HarnessError, OutputError, ReportError
 from .irfile import ELIDE_RESOURCES_OVER_CHARS, unique_dir, write_atomically
 from .records import REPRODUCER_SUMMARY, Outcome, RunRecord, render_record
-from .reduce import _BYTECODE_MAGIC, ReduceOptions, ReduceResult, _count_ops, _parse, reduce_file
+from .reduce import BYTECODE_MAGIC, ReduceOptions, ReduceResult, count_ops, parse_ir, reduce_file
 from .runner import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
@@ -268,14 +267,15 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         say(f"reducing (budget {options.budget_s:g} s)")
         try:  # the pipeline as the original ran it (pass flags too), so signatures compare
             reduced = reduce_file(input_file, textual, options=ReduceOptions(
-                output_path=reduced_file, budget_s=options.budget_s, opt=exe.path))
+                output_path=reduced_file, budget_s=options.budget_s, opt=exe.path,
+                original=bundle_record))
         except HarnessError as e:
             notes.append(f"reduce failed: {e}")
             reduced_file.unlink(missing_ok=True)
         if reduced_file.is_file():
             redactor.redact_file(reduced_file, ir=True)
     replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
-    ops_before = reduced.ops_before if reduced else count_ops(input_file)
+    ops_before = reduced.ops_before if reduced else count_file_ops(input_file)
     ops_after = reduced.ops_after if reduced else ops_before
 
     say(f"self-check: replaying {replay_name}")
@@ -382,7 +382,7 @@ def _copy_redacted(src: Path, dest: Path, redactor: Redactor, *, bytecode: bool,
 
 def _is_bytecode(path: Path) -> bool:
     with open(path, "rb") as f:
-        return f.read(4) == _BYTECODE_MAGIC
+        return f.read(4) == BYTECODE_MAGIC
 
 
 def _has_resources(path: Path) -> bool:
@@ -399,7 +399,7 @@ def _has_resources(path: Path) -> bool:
 def _print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: bool) -> bool:
     """Re-prints ``src`` as text (resources over the elision limit left out when ``elide``)."""
     raw = src.read_bytes()
-    parsed = _parse(raw if bytecode else raw.decode(errors="replace"))
+    parsed = parse_ir(raw if bytecode else raw.decode(errors="replace"))
     if parsed is None:
         return False
     _context, module = parsed
@@ -410,11 +410,11 @@ def _print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: boo
     return True
 
 
-def count_ops(path: Path) -> int | None:
+def count_file_ops(path: Path) -> int | None:
     """Ops in the module but the module itself; None when the bindings cannot parse it."""
     raw = path.read_bytes()
-    parsed = _parse(raw if raw.startswith(_BYTECODE_MAGIC) else raw.decode(errors="replace"))
-    return _count_ops(parsed[1]) if parsed is not None else None
+    parsed = parse_ir(raw if raw.startswith(BYTECODE_MAGIC) else raw.decode(errors="replace"))
+    return count_ops(parsed[1]) if parsed is not None else None
 
 
 def write_text(path: Path, text: str) -> None:
@@ -748,15 +748,9 @@ def backtrace_text(record: RunRecord) -> str:
 
 def collect_versions(exe: binary_module.OptBinary) -> dict[str, str]:
     """Package versions from their metadata (nothing is imported), the binary's, the platform's."""
-    out: dict[str, str] = {}
-    for dist in ("torch-mlir", "torch", "transformers"):
-        try:
-            out[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            out[dist] = "not installed"
-    build = "assertions" if exe.assertions else ("release" if exe.optimized else "debug")
+    out = versions.installed()
     out["llvm"] = exe.llvm_version or "unknown"
-    out["build"] = build
+    out["build"] = exe.build_kind
     out["torch-mlir-opt"] = exe.path
     out["python"] = f"{platform.python_implementation()} {platform.python_version()}"
     out["platform"] = platform.platform()

@@ -17,7 +17,6 @@
 # PyPI `filecheck` clone).
 
 import hashlib
-import importlib.metadata
 import json
 import os
 import re
@@ -71,6 +70,8 @@ if src_root not in sys.path:
     sys.path.insert(0, src_root)
 try:
     from harness import binary as harness_binary
+    from harness import idioms as harness_idioms
+    from harness import versions as harness_versions
     from harness import pipelines as harness_pipelines
     from harness.errors import HarnessError
 except ImportError as e:
@@ -168,12 +169,7 @@ for name, pipeline in sorted(pipeline_set.pipelines.items()):
 # Default base: <exec root>/Output/harness-ir-cache (lit's own scratch area; build/lit_tests/...
 # under CMake); --param harness_ir_cache_root=DIR or the site value moves it.
 def _versions():
-    found = {}
-    for dist in ("torch", "torch-mlir", "transformers"):
-        try:
-            found[dist] = importlib.metadata.version(dist)
-        except importlib.metadata.PackageNotFoundError:
-            found[dist] = "not installed"
+    found = harness_versions.installed()
     try:
         with open(os.path.join(src_root, "pyproject.toml"), "rb") as f:
             found["torch-mlir-harness"] = tomllib.load(f)["project"]["version"]
@@ -199,15 +195,10 @@ if os.path.commonpath([config.harness_ir_cache, config.test_source_root]) == con
     config.excludes.add(os.path.relpath(ir_cache_base, config.test_source_root).split(os.sep)[0])
 
 # %{seed-line:NAME}: the line of harness/drivers/seed.py marked `# seed-idiom: NAME`, the line a
-# seed test expects a location to name (FileCheck ... -DLINE=%{seed-line:NAME}). Read as text:
-# the same marker syntax harness.drivers.seed.marker_lines() reads, without importing torch.
-seed_source = os.path.join(src_root, "harness", "drivers", "seed.py")
-if os.path.isfile(seed_source):
-    with open(seed_source) as f:
-        for number, text in enumerate(f, start=1):
-            marker = re.search(r"#\s*seed-idiom:\s*([\w-]+)", text)
-            if marker:
-                config.substitutions.append((re.escape(f"%{{seed-line:{marker.group(1)}}}"), str(number)))
+# seed test expects a location to name (FileCheck ... -DLINE=%{seed-line:NAME}), read by
+# harness.idioms.marker_lines(), which does not import torch.
+for idiom_name, (_, idiom_line) in sorted(harness_idioms.marker_lines().items()):
+    config.substitutions.append((re.escape(f"%{{seed-line:{idiom_name}}}"), str(idiom_line)))
 
 # --- Environment and limits -------------------------------------------------------------------
 config.environment["PATH"] = os.pathsep.join(

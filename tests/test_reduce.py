@@ -164,6 +164,30 @@ def test_pass_flags_pipeline(tmp_path):
     assert "torch.aten.remainder.int" in out.read_text()
 
 
+def test_a_record_the_caller_has_saves_the_first_run(tmp_path):
+    """With the input's record given (report passes it), every run is a candidate's."""
+    from harness.binary import resolve
+
+    log = tmp_path / "runs.log"
+    counting = tmp_path / "torch-mlir-opt"
+    counting.write_text(f'#!/bin/sh\ncase "$1" in --*) ;; *) echo run >> "{log}" ;; esac\n'
+                        f'exec "{resolve().path}" "$@"\n')
+    counting.chmod(0o755)
+    src = CRASHERS / "F_view_zero_numel.mlir"
+    pipeline = pipelines.default().resolve(LINALG)
+    record = run_pipeline(src, pipeline, opt=str(counting))
+    log.unlink()
+    result = reduce_file(src, LINALG, options=ReduceOptions(
+        output_path=tmp_path / "a.mlir", opt=str(counting), original=record))
+    given = len(log.read_text().splitlines())
+    log.unlink()
+    again = reduce_file(src, LINALG, options=ReduceOptions(output_path=tmp_path / "b.mlir",
+                                                           opt=str(counting)))
+    assert result.signature == again.signature == record.signature
+    assert given == result.tries
+    assert len(log.read_text().splitlines()) == again.tries + 1
+
+
 def test_spent_try_limit_keeps_the_best_so_far_as_a_valid_file(tmp_path):
     src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
     out = tmp_path / "reduced.mlir"

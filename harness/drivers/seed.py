@@ -10,23 +10,21 @@ hint, the ops and messages that point at it) lives in the torch-free ``harness.i
 ``harness explain`` matches failures against.
 
 The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
-comment; ``lit_tests/lit.cfg.py`` reads the markers (without importing torch) and defines
+comment; ``harness.idioms.marker_lines`` reads them without importing torch, and ``lit_tests/lit.cfg.py``
+defines from it
 ``%{seed-line:NAME}`` so a test can check that a location names exactly that line. An idiom
 spread over two lines marks its other line ``NAME-PART`` (``mask-to-dtype-device-dtype``).
 """
 
 from __future__ import annotations
 
-import inspect
-import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import torch
 from torch import nn
 
-from ..idioms import KNOWN, KnownIdiom
+from ..idioms import KNOWN, KnownIdiom, marker_lines
 
 HEADS = 2
 HEAD_DIM = 4
@@ -228,17 +226,3 @@ IDIOMS: dict[str, Idiom] = {i.name: i for i in (
     Idiom(KNOWN["view-traced-sizes"], ViewOfTracedSizes, ViewOfTracedSizesFixed, _hidden),
     Idiom(KNOWN["tuple-of-views"], TupleOfViewsCache, TupleOfViewsCacheFixed, _hidden),
 )}
-
-
-_MARKER = re.compile(r"#\s*seed-idiom:\s*(?P<name>[\w-]+)")
-
-
-def marker_lines(path: str | Path | None = None) -> dict[str, tuple[str, int]]:
-    """Idiom name -> (file, line) of its marker comment; lit.cfg.py reads the same markers."""
-    source = Path(path) if path else Path(inspect.getsourcefile(marker_lines) or __file__)
-    found: dict[str, tuple[str, int]] = {}
-    for n, line in enumerate(source.read_text().splitlines(), start=1):
-        m = _MARKER.search(line)
-        if m:
-            found[m.group("name")] = (str(source), n)
-    return found
