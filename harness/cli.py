@@ -40,9 +40,9 @@ def _invocation() -> str:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    from .drivers import opt as opt_driver
-    from .drivers import opt_fixed
-    from .irfile import unique_dir
+    from .compiler.irfile import unique_dir
+    from .models import opt as opt_driver
+    from .models import opt_fixed
     from .port import port, render
 
     overrides = _parse_overrides(args.set)
@@ -86,7 +86,7 @@ def cmd_opt(args: argparse.Namespace) -> int:
             summary = f"fails in {failed.name} ({failed.record.outcome.value})"
             if diag is not None:
                 summary += f" at {Path(diag.file).name}:{diag.line}"
-            from .explain import explain_record
+            from .tools.explain import explain_record
 
             for exp in explain_record(failed.record).explanations[:1]:
                 for hint in exp.hints[:1]:
@@ -111,8 +111,8 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .records import render_record
-    from .runner import RunOptions, repro_command, run_pipeline
+    from .compiler.records import render_record
+    from .compiler.runner import RunOptions, repro_command, run_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = _textual_pipeline(args.pipeline)
@@ -132,13 +132,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _textual_pipeline(spec: str) -> str:
-    from . import pipelines
+    from .compiler import pipelines
 
     return pipelines.default().resolve(spec)
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .explain import explain_file
+    from .tools.explain import explain_file
 
     result = explain_file(args.file, _textual_pipeline(args.pipeline), opt=args.opt,
                           context=args.context, timeout_s=args.timeout)
@@ -151,7 +151,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-    from .bisect import bisect
+    from .tools.bisect import bisect
 
     textual = _textual_pipeline(args.pipeline)
     result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout)
@@ -167,7 +167,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
 def cmd_emit(args: argparse.Namespace) -> int:
     if args.list:
-        from .drivers import catalog
+        from .models import catalog
 
         for name, entry in sorted(catalog.entries().items()):
             print(f"{name:34s} {entry.description}")
@@ -186,8 +186,8 @@ def cmd_emit(args: argparse.Namespace) -> int:
 
 
 def cmd_reduce(args: argparse.Namespace) -> int:
-    from .reduce import ReduceOptions, reduce_file
-    from .runner import repro_command
+    from .compiler.runner import repro_command
+    from .tools.reduce import ReduceOptions, reduce_file
 
     progress = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if args.progress else None
     result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
@@ -203,7 +203,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from .report import ReportOptions, make_report
+    from .tools.report import ReportOptions, make_report
 
     progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
     result = make_report(args.file, args.pipeline, options=ReportOptions(

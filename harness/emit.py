@@ -22,14 +22,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .compiler.irfile import write_atomically
 from .errors import HarnessError, OutputError
 from .versions import installed as installed_versions
-from .irfile import write_atomically
 
 IMPORTERS = ("torchscript", "fx")
 _PACKAGE = Path(__file__).resolve().parent
 # The sources that decide what IR a name gives (relative to the package; folders recursively).
-_IR_SOURCES = ("importer", "drivers", "idioms.py", "emit.py", "irfile.py")
+_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "emit.py", "compiler/irfile.py")
 
 
 @dataclass(frozen=True)
@@ -72,13 +72,13 @@ def cache_key(name: str, options: EmitOptions) -> str:
 def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
     from torch_mlir import ir
 
-    from .drivers import catalog
-    from .irfile import WriteOptions, write_module
+    from .compiler.irfile import WriteOptions, write_module
+    from .models import catalog
 
     entry = catalog.get(name)  # an unknown name fails here, before anything is written
     traced = entry.build()
     if importer == "torchscript":
-        from .importer import ModuleBuilder, forward_annotator
+        from .frontends.torchscript import ModuleBuilder, forward_annotator
 
         builder = ModuleBuilder()
         builder.import_module(traced.script, forward_annotator(traced.script, list(traced.examples)))
@@ -86,20 +86,9 @@ def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
         module = builder.module
         context = builder.context
     else:
-        from torch_mlir import fx
+        from .frontends.fx import export_and_import
 
-        import warnings
-
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
-                module = fx.export_and_import(traced.eager, *traced.examples, output_type="raw")
-        except Exception as e:  # torch.export's own errors are many and deep; name the model
-            raise HarnessError(
-                f"torch.export / the FX importer could not import '{name}': {type(e).__name__}: "
-                f"{str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}. Use "
-                "--importer torchscript, or make the model exportable (torch.export docs)."
-            ) from e
+        module = export_and_import(traced.eager, traced.examples, name=name)
         context = module.context
     module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(traced.debug_name, context)
     write_module(module, path, WriteOptions(keep_weights=keep_weights))

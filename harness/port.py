@@ -15,13 +15,12 @@ from typing import Sequence
 
 import torch
 
-from . import pipelines as pipelines_module
-from .importer import ImportStats, ModuleBuilder, forward_annotator
-from .irfile import WriteOptions, write_module
-from .records import Diagnostic, RunRecord
-from .runner import RunOptions, repro_command, run_pipeline
-from .source import excerpt
-
+from .compiler import pipelines as pipelines_module
+from .compiler.irfile import WriteOptions, write_module
+from .compiler.records import Diagnostic, RunRecord
+from .compiler.runner import RunOptions, repro_command, run_pipeline
+from .frontends.torchscript import ImportStats, ModuleBuilder, forward_annotator
+from .tools.source import excerpt
 
 _LOC = re.compile(r"\s*loc\((?:[^()]|\([^()]*\))*\)")
 

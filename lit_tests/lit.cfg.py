@@ -6,7 +6,7 @@
 #                                        lit.site.cfg.py.in) sets the values, then loads this file
 #
 # Values (lit --param NAME=VALUE, else the site config's attribute NAME, else the default):
-#   torch_mlir_opt     binary under test. Unset: harness.binary decides ($TORCH_MLIR_OPT, then the
+#   torch_mlir_opt     binary under test. Unset: harness.compiler.binary decides ($TORCH_MLIR_OPT, then the
 #                      torch-mlir wheel's real binary), so lit and `harness` agree on the binary.
 #   python_executable  the Python of %PYTHON (default: the one running lit)
 #   harness_src_root   the repository (default: the parent of this directory)
@@ -69,11 +69,11 @@ config.excludes = {
 if src_root not in sys.path:
     sys.path.insert(0, src_root)
 try:
-    from harness import binary as harness_binary
-    from harness import idioms as harness_idioms
     from harness import versions as harness_versions
-    from harness import pipelines as harness_pipelines
+    from harness.compiler import binary as harness_binary
+    from harness.compiler import pipelines as harness_pipelines
     from harness.errors import HarnessError
+    from harness.models import markers as harness_markers
 except ImportError as e:
     lit_config.fatal(
         f"cannot import the harness package from {src_root} ({e}). Run lit with the project's "
@@ -146,7 +146,7 @@ config.substitutions.append(
 )
 config.substitutions.append(("%PYTHON", shlex.quote(python)))
 
-# %{pipeline:NAME}: each pipeline of pipelines/pipelines.toml, rendered by harness.pipelines,
+# %{pipeline:NAME}: each pipeline of pipelines/pipelines.toml, rendered by harness.compiler.pipelines,
 # so a RUN line runs exactly what `harness --pipeline NAME` runs.
 try:
     pipeline_set = harness_pipelines.default()
@@ -194,10 +194,10 @@ if os.path.commonpath([config.harness_ir_cache, config.test_source_root]) == con
     # A cache placed inside the test tree must not be searched for tests.
     config.excludes.add(os.path.relpath(ir_cache_base, config.test_source_root).split(os.sep)[0])
 
-# %{seed-line:NAME}: the line of harness/drivers/seed.py marked `# seed-idiom: NAME`, the line a
+# %{seed-line:NAME}: the line of harness/models/seed.py marked `# seed-idiom: NAME`, the line a
 # seed test expects a location to name (FileCheck ... -DLINE=%{seed-line:NAME}), read by
-# harness.idioms.marker_lines(), which does not import torch.
-for idiom_name, (_, idiom_line) in sorted(harness_idioms.marker_lines().items()):
+# harness.models.markers.marker_lines(), which does not import torch.
+for idiom_name, (_, idiom_line) in sorted(harness_markers.marker_lines().items()):
     config.substitutions.append((re.escape(f"%{{seed-line:{idiom_name}}}"), str(idiom_line)))
 
 # --- Environment and limits -------------------------------------------------------------------

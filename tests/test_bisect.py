@@ -10,10 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from harness.bisect import BisectResult, bisect, dumped_pipeline, reproducer_pipeline
+from harness.compiler.records import Outcome
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import InputFileError, PipelineConfigError
-from harness.records import Outcome
-from harness.runner import RunOptions, run_pipeline
+from harness.tools.bisect import (
+    BisectResult,
+    bisect,
+    dumped_pipeline,
+    reproducer_pipeline,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"

@@ -11,7 +11,7 @@ import torch
 
 from harness import torchscript
 from harness.errors import HarnessError, PipelineFailure
-from harness.torchscript import OutputType, TensorPlaceholder
+from harness.frontends.compat import OutputType, TensorPlaceholder
 
 
 class MLP(torch.nn.Module):
@@ -67,7 +67,7 @@ def test_failure_carries_diagnostics_and_a_command_that_reproduces_it():
     assert err.command.startswith("torch-mlir-opt -pass-pipeline='builtin.module(")
     # The saved input reproduces the same diagnostic with the printed command.
     argv = shlex.split(err.command)
-    from harness import binary
+    from harness.compiler import binary
 
     argv[0] = binary.resolve().path
     proc = subprocess.run(argv + ["-o", "/dev/null"], capture_output=True, text=True)

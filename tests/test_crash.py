@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from harness import crash as crash_module
-from harness.binary import resolve
-from harness.crash import (
+from harness.compiler import symbolize as symbolize_module
+from harness.compiler.binary import resolve
+from harness.compiler.crash import (
     Frame,
     canonical_pass_name,
     decode_exit_status,
     function_name,
     parse_crash,
     parse_frames,
-    symbolize,
 )
-from harness.records import Outcome, RunRecord
-from harness.runner import RunOptions, run_pipeline
+from harness.compiler.records import Outcome, RunRecord
+from harness.compiler.runner import RunOptions, run_pipeline
+from harness.compiler.symbolize import symbolize
 
 CRASHERS = Path(__file__).resolve().parent / "data" / "crashers"
 
@@ -280,7 +280,7 @@ def test_symbolization_degrades_without_a_symbolizer(real_records, monkeypatch):
     raw = run_pipeline(CRASHERS / "F_view_zero_numel.mlir", "builtin.module(func.func(convert-torch-to-linalg))",
                        options=RunOptions(env={"LLVM_SYMBOLIZER_PATH": "/nonexistent/llvm-symbolizer"},
                                           symbolize=False))
-    monkeypatch.setattr(crash_module, "find_symbolizer", lambda binary=None: None)
+    monkeypatch.setattr(symbolize_module, "find_symbolizer", lambda binary=None: None)
     same = symbolize(raw.crash, resolve().path)
     assert not same.symbolized and "no llvm-symbolizer found" in same.symbolizer_note
     assert same.frames == raw.crash.frames

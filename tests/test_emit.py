@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from harness import emit as emit_module
-from harness.drivers.catalog import UnknownModelError
 from harness.emit import EmitOptions, cache_key, emit
 from harness.errors import OutputError
+from harness.models.catalog import UnknownModelError
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "seed-view-traced-sizes"
@@ -78,22 +78,22 @@ def test_key_separates_importers_weights_and_names():
 
 def test_key_changes_when_a_harness_source_changes(tmp_path, monkeypatch):
     package = tmp_path / "pkg"
-    (package / "drivers").mkdir(parents=True)
-    (package / "drivers" / "seed.py").write_text("x = 1\n")
+    (package / "models").mkdir(parents=True)
+    (package / "models" / "seed.py").write_text("x = 1\n")
     (package / "explain.py").write_text("y = 1\n")
     monkeypatch.setattr(emit_module, "_PACKAGE", package)
     before = cache_key(NAME, EmitOptions())
     (package / "explain.py").write_text("y = 2\n")  # a tool: the IR does not depend on it
     assert cache_key(NAME, EmitOptions()) == before
-    (package / "drivers" / "seed.py").write_text("x = 2\n")
+    (package / "models" / "seed.py").write_text("x = 2\n")
     assert cache_key(NAME, EmitOptions()) != before
 
 
 def test_key_changes_with_where_the_sources_live(tmp_path, monkeypatch):
     """The IR's locations are absolute paths: a clone elsewhere must not share cached IR."""
     for where in ("a", "b"):
-        (tmp_path / where / "drivers").mkdir(parents=True)
-        (tmp_path / where / "drivers" / "seed.py").write_text("x = 1\n")
+        (tmp_path / where / "models").mkdir(parents=True)
+        (tmp_path / where / "models" / "seed.py").write_text("x = 1\n")
     monkeypatch.setattr(emit_module, "_PACKAGE", tmp_path / "a")
     here = cache_key(NAME, EmitOptions())
     monkeypatch.setattr(emit_module, "_PACKAGE", tmp_path / "b")

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import pipelines
-from harness.drivers import seed
+from harness.compiler import pipelines
 from harness.emit import emit
-from harness.explain import explain_file
+from harness.models import seed
+from harness.tools.explain import explain_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"

@@ -14,8 +14,13 @@ import pytest
 import torch
 from torch import nn
 
-from harness.errors import AnnotationError, ImportError_, UnsupportedNodeError, UnsupportedTypeError
-from harness.importer import ClassAnnotator, ModuleBuilder
+from harness.errors import (
+    AnnotationError,
+    ImportError_,
+    UnsupportedNodeError,
+    UnsupportedTypeError,
+)
+from harness.frontends.torchscript import ClassAnnotator, ModuleBuilder
 
 
 def import_script(model: nn.Module, annotator: ClassAnnotator | None = None) -> ModuleBuilder:

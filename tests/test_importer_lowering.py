@@ -1,4 +1,4 @@
-"""Small real modules imported by harness.importer and lowered by torch-mlir-opt through
+"""Small real modules imported by harness.frontends.torchscript and lowered by torch-mlir-opt through
 torchscript-to-torch and torch-to-linalg (harness.torchscript.compile), traced and scripted.
 
 Each case names the linalg function signature its shapes imply and the linalg ops its layers
@@ -11,11 +11,11 @@ from typing import Dict, Tuple
 
 import pytest
 import torch
+from small_modules import TupleOut, UnpacksSubmoduleTuple
 from torch import nn
 
 from harness import torchscript
 from harness.errors import PipelineFailure
-from small_modules import TupleOut, UnpacksSubmoduleTuple
 
 
 class MLP(nn.Module):

@@ -1,4 +1,4 @@
-"""harness.importer.nodes: one TorchScript node kind per test, checked on the emitted ops.
+"""harness.frontends.torchscript.nodes: one TorchScript node kind per test, checked on the emitted ops.
 
 Each test first asserts that the JIT really produced the node kind under test (the JIT folds
 and rewrites freely), then checks the op the importer emitted for it: name, operands,
@@ -16,12 +16,11 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 import torch
 import torch.nn.functional as F
+from small_modules import UnpacksSubmoduleTuple
 from torch import nn
 from torch_mlir import ir
 
-from small_modules import UnpacksSubmoduleTuple
-from harness.importer import ModuleBuilder, new_context
-
+from harness.frontends.torchscript import ModuleBuilder, new_context
 
 # --- helpers --------------------------------------------------------------------------------
 

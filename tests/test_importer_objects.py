@@ -1,4 +1,4 @@
-"""harness.importer.builder: the object graph (class types, nn_modules, slots), object and
+"""harness.frontends.torchscript.builder: the object graph (class types, nn_modules, slots), object and
 tensor identity, weights as resource blobs, locations and the module's name attribute."""
 
 import inspect
@@ -13,7 +13,7 @@ from torch_mlir import ir
 
 from harness import torchscript
 from harness.errors import PipelineFailure
-from harness.importer import ModuleBuilder
+from harness.frontends.torchscript import ModuleBuilder
 
 
 def builder_for(script_module) -> ModuleBuilder:

@@ -1,4 +1,4 @@
-"""harness.importer.typemap and annotations: TorchScript types as torch-dialect types.
+"""harness.frontends.torchscript.typemap and annotations: TorchScript types as torch-dialect types.
 
 Expected spellings are the torch dialect's type syntax (``!torch.tensor<[2,3],f32>``,
 ``!torch.optional<int>``, ...) written out here, and the JIT's own dtype encoding read from
@@ -17,10 +17,18 @@ from torch import nn
 from torch_mlir import ir
 
 from harness.errors import AnnotationError
-from harness.importer import ClassAnnotator, ImportOptions, ModuleBuilder, new_context
-from harness.importer.builder import _ImportSession
-from harness.importer.nodes import emit_constant
-from harness.importer.typemap import TORCH_DTYPE_TO_INT, TORCH_DTYPE_TO_MLIR_TYPE_ASM
+from harness.frontends.torchscript import (
+    ClassAnnotator,
+    ImportOptions,
+    ModuleBuilder,
+    new_context,
+)
+from harness.frontends.torchscript.builder import _ImportSession
+from harness.frontends.torchscript.nodes import emit_constant
+from harness.frontends.torchscript.typemap import (
+    TORCH_DTYPE_TO_INT,
+    TORCH_DTYPE_TO_MLIR_TYPE_ASM,
+)
 
 
 def traced(fn, *args):

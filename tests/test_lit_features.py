@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.binary import resolve
+from harness.compiler.binary import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = resolve().path

@@ -10,14 +10,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.drivers import opt
-from harness.drivers.opt_fixed import (
+from harness.errors import HarnessError
+from harness.models import opt
+from harness.models.opt_fixed import (
     POSITION_OFFSET,
     FixedOPT,
     UnsupportedOPTConfigError,
     trace_fixed,
 )
-from harness.errors import HarnessError
 
 ATOL = 1e-5
 RTOL = 1e-5

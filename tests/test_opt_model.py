@@ -12,8 +12,8 @@ import pytest
 import torch
 from torch import nn
 
-from harness.drivers import opt
 from harness.errors import HarnessError
+from harness.models import opt
 
 
 @pytest.fixture(scope="module")

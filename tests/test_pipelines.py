@@ -1,4 +1,4 @@
-"""pipelines/pipelines.toml is the one definition; harness.pipelines renders it."""
+"""pipelines/pipelines.toml is the one definition; harness.compiler.pipelines renders it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from harness import binary, pipelines
+from harness.compiler import binary, pipelines
 from harness.errors import PipelineConfigError
 
 

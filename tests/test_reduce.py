@@ -1,4 +1,4 @@
-"""harness.reduce: failing IR shrinks and keeps its signature; budgets and bad input are handled."""
+"""harness.tools.reduce: failing IR shrinks and keeps its signature; budgets and bad input are handled."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import pipelines
+from harness.compiler import pipelines
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import InputFileError, NothingToReduceError, OutputError
-from harness.reduce import ReduceOptions, reduce_file
-from harness.runner import RunOptions, run_pipeline
+from harness.tools.reduce import ReduceOptions, reduce_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"
@@ -166,7 +166,7 @@ def test_pass_flags_pipeline(tmp_path):
 
 def test_a_record_the_caller_has_saves_the_first_run(tmp_path):
     """With the input's record given (report passes it), every run is a candidate's."""
-    from harness.binary import resolve
+    from harness.compiler.binary import resolve
 
     log = tmp_path / "runs.log"
     counting = tmp_path / "torch-mlir-opt"

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import binary as binary_module
+from harness.compiler import binary as binary_module
+from harness.compiler.records import RunRecord
 from harness.errors import InputFileError, ReportError
-from harness.records import RunRecord
-from harness.report import (
+from harness.tools.report import (
     BUNDLE_FILES,
     ReportOptions,
     ReportResult,

@@ -9,21 +9,21 @@ from pathlib import Path
 
 import pytest
 
-from harness.binary import resolve
-from harness.errors import (
-    BinaryError,
-    HarnessError,
-    InputFileError,
-    PipelineConfigError,
-)
-from harness.records import Outcome, render_record
-from harness.runner import (
+from harness.compiler.binary import resolve
+from harness.compiler.records import Outcome, render_record
+from harness.compiler.runner import (
     PassRef,
     RunOptions,
     build_command,
     parse_pipeline,
     run_pipeline,
     single_pass,
+)
+from harness.errors import (
+    BinaryError,
+    HarnessError,
+    InputFileError,
+    PipelineConfigError,
 )
 
 CRASHERS = Path(__file__).resolve().parent / "data" / "crashers"

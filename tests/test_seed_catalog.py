@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from harness.drivers import seed
-from harness.idioms import marker_lines
+from harness.models import seed
+from harness.models.markers import marker_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,7 +77,7 @@ def test_marker_syntax(tmp_path):
 
 
 def test_every_seed_idiom_of_the_knowledge_table_has_modules():
-    from harness.idioms import KNOWN
+    from harness.tools.idioms import KNOWN
 
     assert sorted(k.name for k in KNOWN.values() if k.seed) == sorted(seed.IDIOMS)
     assert len(seed.IDIOMS) == 6

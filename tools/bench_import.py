@@ -3,7 +3,7 @@
 
 Each phase runs in its own subprocess so its peak RSS is its own (ru_maxrss of the child):
   trace   torch.jit.trace of OPT (the wrapper the `harness opt` driver traces)
-  ours    trace + harness.importer + writing IR (text, weights elided; and bytecode with weights)
+  ours    trace + harness.frontends.torchscript + writing IR (text, weights elided; and bytecode with weights)
   fx      torch_mlir.fx.export_and_import(..., output_type="raw") + writing its text IR
 Prints the figures and the ratio ours/FX for import time and for import+write time.
 Target: ours/FX <= 1.0x.
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def _build(config: str):
-    from harness.drivers import opt as opt_driver
+    from harness.models import opt as opt_driver
 
     model = opt_driver.build_opt(config)
     inputs = opt_driver.example_inputs(model.config)
@@ -44,8 +44,8 @@ def phase_trace(config: str, workdir: Path) -> dict:
 
 
 def phase_ours(config: str, workdir: Path) -> dict:
-    from harness.irfile import WriteOptions, write_module
-    from harness.importer import ModuleBuilder, forward_annotator
+    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.frontends.torchscript import ModuleBuilder, forward_annotator
 
     opt_driver, model, inputs = _build(config)
     t = time.perf_counter()
@@ -69,8 +69,9 @@ def phase_ours(config: str, workdir: Path) -> dict:
 
 
 def phase_fx(config: str, workdir: Path) -> dict:
-    from harness.drivers.opt import OPTLastHiddenState
     from torch_mlir import fx
+
+    from harness.models.opt import OPTLastHiddenState
 
     _, model, inputs = _build(config)
     wrapper = OPTLastHiddenState(model)

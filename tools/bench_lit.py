@@ -88,14 +88,14 @@ def busy_time(intervals: list[tuple[float, float]]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="tests or directories under lit_tests/ (default: all)")
-    parser.add_argument("--opt", help="torch-mlir-opt to time (default: what harness.binary finds)")
+    parser.add_argument("--opt", help="torch-mlir-opt to time (default: what harness.compiler.binary finds)")
     parser.add_argument("-j", "--jobs", type=int, default=1, help="lit workers (default: 1)")
     parser.add_argument("--no-passes", action="store_true",
                         help="run a torch-mlir-opt that runs no passes; report how many tests fail")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
-    from harness import binary
+    from harness.compiler import binary
     from harness.errors import HarnessError
 
     try:

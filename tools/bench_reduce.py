@@ -3,7 +3,7 @@
 mask literal) within a wall-clock budget.
 
 Builds its own input with `harness opt --model stock` (in a fresh temp folder), takes the IR that
-torch-to-linalg fails on (opt.1.torchscript-to-torch.mlir), reduces it with harness.reduce, runs
+torch-to-linalg fails on (opt.1.torchscript-to-torch.mlir), reduces it with harness.tools.reduce, runs
 the reduced file again and prints ops before/after, tries, seconds and the target.
 Target: <= 15 ops within 60 s (the default budget) on 2 cores, same signature on a re-run.
 
@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import pipelines
-from harness.reduce import ReduceOptions, reduce_file
-from harness.runner import RunOptions, run_pipeline
+from harness.compiler import pipelines
+from harness.compiler.runner import RunOptions, run_pipeline
+from harness.tools.reduce import ReduceOptions, reduce_file
 
 TARGET_OPS = 15
 TARGET_S = 60.0

@@ -1,4 +1,4 @@
-// The suite runs the torch-mlir-opt that lit.cfg.py resolved through harness.binary, and the
+// The suite runs the torch-mlir-opt that lit.cfg.py resolved through harness.compiler.binary, and the
 // lit features say what that binary says about itself.
 
 // RUN: torch-mlir-opt --version | FileCheck %s

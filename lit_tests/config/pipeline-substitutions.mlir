@@ -1,4 +1,4 @@
-// %{pipeline:NAME} is the -pass-pipeline option that harness.pipelines renders from
+// %{pipeline:NAME} is the -pass-pipeline option that harness.compiler.pipelines renders from
 // pipelines/pipelines.toml, and each one names a pipeline the binary has.
 
 // RUN: echo %{pipeline:torch-to-linalg} | FileCheck %s --check-prefix=TEXT

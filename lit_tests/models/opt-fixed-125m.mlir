@@ -1,4 +1,4 @@
-// FixedOPT (harness.drivers.opt_fixed) built from the OPT-125m-sized OPTModel of
+// FixedOPT (harness.models.opt_fixed) built from the OPT-125m-sized OPTModel of
 // opt-125m-stock.mlir, traced on batch 1 x 7 tokens: it lowers fully to linalg-on-tensors,
 // `(tensor<1x7xi64>, tensor<1x7xi64>) -> tensor<1x7x768xf32>`. 12 layers of 8 batch matmuls
 // (q/k/v/out projections, two attention products, two feed-forward), 12 softmaxes (math.exp),

@@ -1,4 +1,4 @@
-// The harness's surgically fixed OPT (harness.drivers.opt_fixed.FixedOPT: OPT's forward with
+// The harness's surgically fixed OPT (harness.models.opt_fixed.FixedOPT: OPT's forward with
 // static structure: no cache or attention outputs, no size reads, no `.to` round trips, the
 // padding/causal mask as a float bias) built from the same tiny OPTModel as opt-tiny-stock.mlir
 // (2 layers, hidden 64, 4 heads, ffn 128), traced on batch 1 x 7 tokens: it lowers fully to

@@ -1,5 +1,5 @@
 // Seed idiom 1: torch.arange over a size read while tracing (OPT's causal mask,
-// `torch.arange(mask.size(-1))`), harness.drivers.seed.ArangeOfTracedSize, and its fix.
+// `torch.arange(mask.size(-1))`), harness.models.seed.ArangeOfTracedSize, and its fix.
 //
 // 2022 (walkthrough): the trace turns the size into a 0-d tensor, aten.arange receives it as
 // !torch.number, and the shape function call failed to verify:

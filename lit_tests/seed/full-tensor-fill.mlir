@@ -1,5 +1,5 @@
 // Seed idiom 2: torch.full with a torch.tensor fill value (OPT's causal mask,
-// `torch.full((t, t), torch.tensor(float("-inf")))`), harness.drivers.seed.FullWithTensorFill,
+// `torch.full((t, t), torch.tensor(float("-inf")))`), harness.models.seed.FullWithTensorFill,
 // and its fix.
 //
 // 2022 (walkthrough): the fill value is traced as a 0-d tensor passed as !torch.number, and

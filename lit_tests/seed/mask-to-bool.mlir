@@ -1,6 +1,6 @@
 // Seed idiom 4: a float mask cast to bool (OPT's _expand_mask: the [bsz, src] mask expanded to
 // [bsz, 1, tgt, src] and cast to float, inverted, then
-// `inverted.masked_fill(inverted.to(torch.bool), finfo.min)`), harness.drivers.seed.MaskToBool,
+// `inverted.masked_fill(inverted.to(torch.bool), finfo.min)`), harness.models.seed.MaskToBool,
 // and its fix.
 //
 // 2022 (walkthrough):

@@ -1,6 +1,6 @@
 // Seed idiom 3: `.to(dtype)` and `.to(device)` round trips of the causal mask, on two lines as
 // in OPT: `mask.to(dtype)` ending _make_causal_mask, `.to(inputs_embeds.device)` on its result
-// in the caller; harness.drivers.seed.MaskToDtypeAndDevice, and its fix.
+// in the caller; harness.models.seed.MaskToDtypeAndDevice, and its fix.
 //
 // 2022 (walkthrough):
 //   error: failed to legalize operation 'torch.aten.to.dtype_layout' that was explicitly

@@ -1,5 +1,5 @@
 // Seed idiom 6: a per-layer (key, value) cache of contiguous views returned as nested tuples
-// (OPT's decoder with use_cache), harness.drivers.seed.TupleOfViewsCache, and its fix.
+// (OPT's decoder with use_cache), harness.models.seed.TupleOfViewsCache, and its fix.
 //
 // 2022 (walkthrough): torch-maximize-value-semantics did not look through
 // torch.prim.TupleConstruct, so the cached views stayed non-value !torch.tensor, and

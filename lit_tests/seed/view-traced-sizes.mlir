@@ -1,6 +1,6 @@
 // Seed idiom 5: view with sizes read from a tensor while tracing (OPT attention's `_shape`,
 // `tensor.view(bsz, seq_len, heads, head_dim)` with `bsz, seq_len, _ = hidden.size()`),
-// harness.drivers.seed.ViewOfTracedSizes, and its fix.
+// harness.models.seed.ViewOfTracedSizes, and its fix.
 //
 // 2022 (walkthrough):
 //   error: failed to legalize operation 'torch.aten.view' that was explicitly marked illegal

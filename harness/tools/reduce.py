@@ -19,26 +19,36 @@ the best file so far is written atomically after every step, so a spent budget l
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import re
 import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from torch_mlir import ir
-from torch_mlir.dialects import torch as torch_dialect
 
-from . import pipelines
-from .errors import HarnessError, InputFileError, NothingToReduceError, OutputError
-from .irfile import unique_dir, write_atomically
-from .records import Outcome, RunRecord
-from .runner import RunOptions, _check_input, run_pipeline
+from harness.compiler import pipelines
+from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.mlir import (
+    BYTECODE_MAGIC,
+    children,
+    count_ops,
+    parse_ir,
+    print_op,
+)
+from harness.compiler.records import Outcome, RunRecord
+from harness.compiler.runner import RunOptions, _check_input, run_pipeline
+from harness.errors import (
+    HarnessError,
+    InputFileError,
+    NothingToReduceError,
+    OutputError,
+)
 
 DEFAULT_BUDGET_S = 60.0
 DEFAULT_MAX_TRIES = 10_000
@@ -46,7 +56,6 @@ DEFAULT_MAX_TRIES = 10_000
 _TRY_TIMEOUT_FACTOR = 5.0
 _TRY_TIMEOUT_SLACK_S = 5.0
 _FIRST_TIMEOUT_MIN_S = 60.0
-BYTECODE_MAGIC = b"ML\xefR"
 _CAN_FORK = hasattr(os, "fork")
 _VERIFY_TIMEOUT_S = 120.0
 _CLEANUP_PIPELINES = ("builtin.module(symbol-dce)", "builtin.module(canonicalize,symbol-dce)")
@@ -252,28 +261,12 @@ def _write_atomic(path: Path, data: str | bytes) -> None:
 # --- IR helpers on the MLIR bindings ---------------------------------------------------------
 
 
-def parse_ir(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
-    """The module (detached) in a context of its own, or None when the bindings cannot parse or
-    verify it. A fresh context because parsing into one that holds a resource of the same name
-    renames the new one (``weight`` -> ``weight_1``), and weights keep their names. Single
-    threaded, so a forked child that verifies a candidate finds no thread pool half-gone."""
-    context = ir.Context()
-    torch_dialect.register_dialect(context)
-    context.enable_multithreading(False)
-    try:
-        with context:
-            module = ir.Module.parse(text)
-            return context, module.operation.clone()
-    except ir.MLIRError:
-        return None
-
-
 def _parse_input(text: str | bytes, src: Path) -> tuple[ir.Context, ir.Operation] | None:
     """The input, with the locations the parser made naming ``src`` (the bindings say "-")."""
     parsed = parse_ir(text)
     if parsed is None:
         return None
-    printed = _print(parsed[1])
+    printed = print_op(parsed[1])
     if 'loc("-":' not in printed:
         return parsed
     name = str(src).replace("\\", "\\\\").replace('"', '\\"')
@@ -300,29 +293,6 @@ def _wait_child(pid: int, timeout_s: float) -> int | None:
         pause = min(pause * 2, 0.01)
 
 
-def _print(op: ir.Operation) -> str:
-    buf = io.StringIO()
-    op.print(file=buf, enable_debug_info=True, large_resource_limit=None, assume_verified=True)
-    return buf.getvalue()
-
-
-def _children(op: ir.Operation) -> Iterator[ir.Operation]:
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-
-
-def count_ops(module: ir.Operation) -> int:
-    """Every op in the module but the module itself."""
-    stack, count = list(_children(module)), 0
-    while stack:
-        op = stack.pop()
-        count += 1
-        stack.extend(_children(op))
-    return count
-
-
 def _is_function(op: ir.Operation) -> bool:
     return "function_type" in op.attributes and len(op.regions) == 1
 
@@ -336,14 +306,14 @@ def _sym_name(op: ir.Operation) -> str | None:
 def _symbol_users(module: ir.Operation) -> dict[str, list[ir.Operation]]:
     """Ops that name a symbol in a top-level attribute (calls, mostly), by symbol."""
     users: dict[str, list[ir.Operation]] = {}
-    stack = list(_children(module))
+    stack = list(children(module))
     while stack:
         op = stack.pop()
         for name in op.attributes:
             attr = op.attributes[name]
             if isinstance(attr, ir.FlatSymbolRefAttr):
                 users.setdefault(attr.value, []).append(op)
-        stack.extend(_children(op))
+        stack.extend(children(op))
     return users
 
 
@@ -472,7 +442,7 @@ def _op_units(module: ir.Operation) -> list[_Unit]:
                     units.append(_Unit(child, parent, func))
                     walk(child, len(units) - 1, func)
 
-    for top in _children(module):
+    for top in children(module):
         walk(top, None, top if _is_function(top) else None)
     return units
 
@@ -495,7 +465,7 @@ class _IRReducer:
         self.session = session
         self.ctx = context  # the best module's; a kept cleanup output brings its own
         self.best = module
-        self.text = _print(module)
+        self.text = print_op(module)
         self.ops_before = count_ops(module)
         self.ops_now = self.ops_before
         self.metric = (self.ops_now, len(self.text))
@@ -563,15 +533,14 @@ class _IRReducer:
                     clone.verify()
                 except ir.MLIRError:
                     return None
-            return _print(clone)
+            return print_op(clone)
         if pid == 0:  # the child: verify, print, and leave without running Python's exit hooks
             code = 1
             try:
                 with self.ctx:
                     clone.verify()
                     with open(path, "w") as f:
-                        clone.print(file=f, enable_debug_info=True, large_resource_limit=None,
-                                    assume_verified=True)
+                        print_op(clone, file=f)
                     code = 0
             finally:
                 os._exit(code)
@@ -580,7 +549,7 @@ class _IRReducer:
 
     def _consider(self, clone: ir.Operation, what: str, context: ir.Context | None = None,
                   text: str | None = None) -> bool:
-        text = text if text is not None else _print(clone)
+        text = text if text is not None else print_op(clone)
         ops = count_ops(clone)
         if (ops, len(text)) >= self.metric or not self.session.interesting(text):
             clone.erase()
@@ -612,10 +581,10 @@ class _IRReducer:
     # Symbols: whole functions (and globals), with the ops that reference them.
     def drop_symbols(self) -> None:
         def count() -> int:
-            return sum(1 for _ in _children(self.best))
+            return sum(1 for _ in children(self.best))
 
         def remove(m: ir.Operation, chunk: range) -> bool:
-            tops = list(_children(m))
+            tops = list(children(m))
             if len(tops) - len(chunk) < 1:
                 return False
             names = {n for i in chunk if (n := _sym_name(tops[i]))}
@@ -761,13 +730,13 @@ class _IRReducer:
 
     def _uncalled_functions(self) -> list[str]:
         users = _symbol_users(self.best)
-        return [n for op in _children(self.best)
+        return [n for op in children(self.best)
                 if _is_function(op) and (n := _sym_name(op)) and not users.get(n)
                 and len(op.regions[0].blocks) > 0]
 
     @staticmethod
     def _function(m: ir.Operation, name: str) -> ir.Operation | None:
-        return next((op for op in _children(m) if _is_function(op) and _sym_name(op) == name), None)
+        return next((op for op in children(m) if _is_function(op) and _sym_name(op) == name), None)
 
     # Dead ops: everything whose results nobody uses, all at once (then ddmin does the rest).
     def drop_dead(self) -> None:

@@ -28,11 +28,16 @@ import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .crash import canonical_pass_name
-from .errors import PipelineConfigError
-from .irfile import unique_dir, write_atomically
-from .records import REPRODUCER_SUMMARY, Outcome, RunRecord, op_label, op_of
-from .runner import (
+from harness.compiler.crash import canonical_pass_name
+from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.records import (
+    REPRODUCER_SUMMARY,
+    Outcome,
+    RunRecord,
+    op_label,
+    op_of,
+)
+from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
     PassRef,
     RunOptions,
@@ -40,6 +45,7 @@ from .runner import (
     repro_command,
     run_pipeline,
 )
+from harness.errors import PipelineConfigError
 
 
 @dataclass

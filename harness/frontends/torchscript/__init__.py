@@ -4,7 +4,7 @@ The wheel ships no TorchScript importer; this package is one. Its public names m
 torch-mlir's ``torch_mlir.jit_ir_importer`` so scripts written for it run with only the import
 changed::
 
-    from harness.importer import ClassAnnotator, ImportOptions, ModuleBuilder
+    from harness.frontends.torchscript import ClassAnnotator, ImportOptions, ModuleBuilder
     mb = ModuleBuilder()
     mb.import_module(torch.jit.script(model)._c, ClassAnnotator())
     print(mb.module)

@@ -13,14 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Callable
 
-from .errors import OutputError
+from harness.errors import OutputError
 
 if TYPE_CHECKING:  # the bindings load numpy (~0.3 s): only write_module needs them
     from torch_mlir import ir
-
-# Resources longer than this many characters are left out of the printed file: the literal keeps
-# its `dense_resource<NAME>` and the blob is dropped (torch-mlir-opt still parses and lowers it).
-ELIDE_RESOURCES_OVER_CHARS = 64
 
 
 @dataclass(frozen=True)
@@ -94,14 +90,15 @@ def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
     """The module as text (weights elided unless kept) or bytecode, written atomically."""
     from torch_mlir import ir
 
+    from .mlir import PrintOptions, print_op
+
     op = module.operation if isinstance(module, ir.Module) else module
+    printing = PrintOptions(debug_info=options.debug_info, elide_weights=not options.keep_weights)
 
     def write(f: IO) -> None:
         if options.bytecode:
             op.write_bytecode(f)
         else:
-            op.print(file=f, enable_debug_info=options.debug_info,
-                     large_resource_limit=None if options.keep_weights else ELIDE_RESOURCES_OVER_CHARS,
-                     assume_verified=True)
+            print_op(op, printing, file=f)
 
     return write_atomically(path, write, binary=options.bytecode)

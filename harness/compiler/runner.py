@@ -12,7 +12,7 @@ Choices that shape the records:
   so a threaded run gives no frames to group crashes by. The torch-mlir pipelines work on a
   module that is essentially one function after inlining, so threading buys little; turn it
   off with ``disable_threading=False`` for large multi-function modules.
-- A crash is read from stderr into ``RunRecord.crash`` (harness.crash); unnamed frames are
+- A crash is read from stderr into ``RunRecord.crash`` (harness.compiler.crash); unnamed frames are
   symbolized offline with llvm-symbolizer. Exit statuses 256-N (the wheel's Python wrapper)
   and 128+N (a shell wrapper) count as signal N when stderr shows LLVM's crash output.
 - On a timeout the process group first gets SIGABRT, so LLVM's handler prints where the hung
@@ -35,9 +35,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.errors import BinaryError, InputFileError, PipelineConfigError
+
 from . import binary as binary_module
 from . import crash as crash_module
-from .errors import BinaryError, InputFileError, PipelineConfigError
 from .records import (
     REPRODUCER_SUMMARY,
     Diagnostic,
@@ -45,6 +46,7 @@ from .records import (
     RunRecord,
     parse_diagnostics,
 )
+from .symbolize import symbolize
 
 DEFAULT_TIMEOUT_S = 600.0
 # How long a hung process gets to print its stack dump after SIGABRT before SIGKILL.
@@ -378,7 +380,7 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
     if done.timed_out and crash is not None and not crash.has_stack_dump:
         crash = None
     if crash is not None and options.symbolize and not crash.symbolized and crash.frames:
-        crash = crash_module.symbolize(crash, _crashed_binary(crash, exe.path))
+        crash = symbolize(crash, _crashed_binary(crash, exe.path))
     outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
     if outcome not in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
         crash = None

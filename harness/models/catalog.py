@@ -12,7 +12,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from ..errors import HarnessError
+from harness.errors import HarnessError
 
 
 @dataclass(frozen=True)

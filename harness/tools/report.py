@@ -9,7 +9,7 @@ The end of the porting loop. From an IR file that fails a pipeline it builds one
   ``reduced.mlir`` (``input.mlir`` when there is none) and exits non-zero exactly when the bug
   reproduces, so it doubles as an interestingness test;
 - ``input.mlir`` (weights elided unless that changes the failure, or ``keep_weights``),
-  ``reduced.mlir`` (harness.reduce with a budget), ``backtrace.txt`` (the symbolized stack, or
+  ``reduced.mlir`` (harness.tools.reduce with a budget), ``backtrace.txt`` (the symbolized stack, or
   the stderr of a diagnostic) and ``record.json`` (the original RunRecord, bisect, reduce and
   the self-check).
 
@@ -57,14 +57,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO
 
-from . import binary as binary_module
-from . import pipelines, versions
-from .bisect import BisectResult, bisect
-from .errors import HarnessError, OutputError, ReportError
-from .irfile import ELIDE_RESOURCES_OVER_CHARS, unique_dir, write_atomically
-from .records import REPRODUCER_SUMMARY, Outcome, RunRecord, render_record
-from .reduce import BYTECODE_MAGIC, ReduceOptions, ReduceResult, count_ops, parse_ir, reduce_file
-from .runner import (
+from harness import versions
+from harness.compiler import binary as binary_module
+from harness.compiler import pipelines
+from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.mlir import (
+    PrintOptions,
+    count_ops,
+    is_bytecode,
+    parse_ir,
+    print_op,
+)
+from harness.compiler.records import (
+    REPRODUCER_SUMMARY,
+    Outcome,
+    RunRecord,
+    render_record,
+)
+from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
     build_command,
@@ -74,6 +84,10 @@ from .runner import (
     run_pipeline,
     shell_command,
 )
+from harness.errors import HarnessError, OutputError, ReportError
+
+from .bisect import BisectResult, bisect
+from .reduce import ReduceOptions, ReduceResult, reduce_file
 
 DEFAULT_BUDGET_S = 60.0
 REPORT_FORMAT = 1
@@ -382,7 +396,7 @@ def _copy_redacted(src: Path, dest: Path, redactor: Redactor, *, bytecode: bool,
 
 def _is_bytecode(path: Path) -> bool:
     with open(path, "rb") as f:
-        return f.read(4) == BYTECODE_MAGIC
+        return is_bytecode(f.read(4))
 
 
 def _has_resources(path: Path) -> bool:
@@ -404,16 +418,14 @@ def _print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: boo
         return False
     _context, module = parsed
     with open(dest, "w") as f:
-        module.print(file=f, enable_debug_info=bytecode or b"loc(" in raw,
-                     large_resource_limit=ELIDE_RESOURCES_OVER_CHARS if elide else None,
-                     assume_verified=True)
+        print_op(module, PrintOptions(debug_info=bytecode or b"loc(" in raw, elide_weights=elide), file=f)
     return True
 
 
 def count_file_ops(path: Path) -> int | None:
     """Ops in the module but the module itself; None when the bindings cannot parse it."""
     raw = path.read_bytes()
-    parsed = parse_ir(raw if raw.startswith(BYTECODE_MAGIC) else raw.decode(errors="replace"))
+    parsed = parse_ir(raw if is_bytecode(raw) else raw.decode(errors="replace"))
     return count_ops(parsed[1]) if parsed is not None else None
 
 
@@ -906,7 +918,7 @@ class Redactor:
                 add(d, "<site-packages>")
             add(sys.prefix, "<venv>" if sys.prefix != sys.base_prefix else "<python>")
             add(sys.base_prefix, "<python>")
-            add(Path(__file__).resolve().parent.parent, "<repo>")
+            add(Path(__file__).resolve().parents[2], "<repo>")
             add(os.path.expanduser("~"), "~")
             try:
                 user = getpass.getuser()

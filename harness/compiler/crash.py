@@ -12,21 +12,16 @@ tests/data/crashers/README.md for what the pinned release binary prints):
   (``#N 0xADDR function File.cpp:LINE:COL`` or ``#N 0xADDR function (module+0xOFF)``), or
   unsymbolized (``N  torch-mlir-opt 0xADDR``, glibc's ``module(+0xOFF) [0xADDR]``).
 
-Unsymbolized frames of the binary are symbolized offline with ``llvm-symbolizer --obj=BIN``
-(:func:`symbolize`), so a machine without llvm-symbolizer on PATH still groups crashes by
-function. This module is pure text processing plus that one subprocess: no torch, no records.
+Unsymbolized frames are named offline by ``compiler.symbolize``. This module is pure text
+processing: no subprocess, no torch, no records.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
 import signal as signal_module
-import subprocess
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 
@@ -519,11 +514,11 @@ def parse_crash(stderr: str, *, returncode: int | None = None, pass_hint: str = 
         info.frames = parse_frames(lines[dump_start + 1:])
     else:
         info.frames = parse_frames(lines)
-    _blame(info, pass_hint)
+    blame(info, pass_hint)
     return info
 
 
-def _blame(info: CrashInfo, pass_hint: str) -> None:
+def blame(info: CrashInfo, pass_hint: str) -> None:
     if info.running_passes:
         info.pass_name, info.pass_source = canonical_pass_name(info.running_passes[-1]), "running-pass-line"
         return
@@ -534,106 +529,3 @@ def _blame(info: CrashInfo, pass_hint: str) -> None:
         info.pass_name, info.pass_source = pass_hint, "caller"
     else:
         info.pass_name, info.pass_source = "", ""
-
-
-# ---------------------------------------------------------------------------------------------
-# Offline symbolization
-
-SYMBOLIZER_ENV = "LLVM_SYMBOLIZER_PATH"
-
-
-def find_symbolizer(binary: str | os.PathLike | None = None) -> str | None:
-    """``$LLVM_SYMBOLIZER_PATH``, then ``llvm-symbolizer`` beside the binary, then on PATH."""
-    candidates: list[str] = []
-    if os.environ.get(SYMBOLIZER_ENV):
-        candidates.append(os.environ[SYMBOLIZER_ENV])
-    if binary:
-        candidates.append(str(Path(binary).resolve().parent / "llvm-symbolizer"))
-    on_path = shutil.which("llvm-symbolizer")
-    if on_path:
-        candidates.append(on_path)
-    for c in candidates:
-        if os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
-
-
-def _elf_is_position_independent(path: str) -> bool | None:
-    """True for ET_DYN (PIE), False for ET_EXEC, None if unreadable or not ELF."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(18)
-    except OSError:
-        return None
-    if len(head) < 18 or head[:4] != b"\x7fELF":
-        return None
-    order = "little" if head[5] == 1 else "big"
-    return int.from_bytes(head[16:18], order) == 3
-
-
-def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | None = None,
-              timeout_s: float = 60.0) -> CrashInfo:
-    """``info`` with the binary's unnamed frames named by ``llvm-symbolizer --obj=BIN``.
-
-    A non-PIE binary (the wheel's) is symbolized by absolute address; a PIE one only where the
-    dump printed a module offset. Without a symbolizer the frames stay as they are and
-    ``symbolizer_note`` says why.
-    """
-    binary = str(binary)
-    base = Path(binary).name
-    todo = [i for i, f in enumerate(info.frames)
-            if not f.function and (Path(f.module).name == base or f.module == binary)]
-    if not todo:
-        return info
-    tool = symbolizer or find_symbolizer(binary)
-    if tool is None:
-        return replace(info, symbolizer_note="no llvm-symbolizer found (set $LLVM_SYMBOLIZER_PATH "
-                                             "or put it on PATH); frames left unsymbolized")
-    pie = _elf_is_position_independent(binary)
-    if pie is None:
-        return replace(info, symbolizer_note=f"{binary} is not a readable ELF file; frames left unsymbolized")
-    queries: dict[int, int] = {}
-    for i in todo:
-        f = info.frames[i]
-        if f.offset is not None:
-            queries[i] = f.offset
-        elif pie is False:
-            queries[i] = f.address
-    if not queries:
-        return replace(info, symbolizer_note=f"{binary} is position-independent and the dump printed "
-                                             "no module offsets; frames left unsymbolized")
-    stdin = "".join(f"0x{addr:x}\n" for addr in queries.values())
-    try:
-        proc = subprocess.run([tool, f"--obj={binary}", "--output-style=JSON"], input=stdin,
-                              capture_output=True, text=True, errors="replace", timeout=timeout_s,
-                              check=False)
-        results = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-        if len(results) == 1 and isinstance(results[0], list):
-            results = results[0]
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-        return replace(info, symbolizer_note=f"{tool} failed ({e}); frames left unsymbolized")
-    if len(results) != len(queries):
-        return replace(info, symbolizer_note=f"{tool} answered {len(results)} of {len(queries)} "
-                                             "addresses; frames left unsymbolized")
-    named: dict[int, list[Frame]] = {}
-    for i, result in zip(queries, results):
-        f = info.frames[i]
-        expanded = []
-        for sym in result.get("Symbol", []) if isinstance(result, dict) else []:
-            fn = sym.get("FunctionName", "")
-            if not fn or fn == "??":
-                continue
-            expanded.append(replace(f, function=fn, file=sym.get("FileName", "") or "",
-                                    line=int(sym.get("Line", 0) or 0), column=int(sym.get("Column", 0) or 0)))
-        if expanded:
-            named[i] = expanded  # innermost inlined function first, as LLVM prints them
-    frames: list[Frame] = []
-    for i, f in enumerate(info.frames):
-        frames.extend(named.get(i, [f]))
-    for n, f in enumerate(frames):
-        f.index = n
-    out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
-    if out.pass_source in ("", "caller"):
-        hint = out.pass_name if out.pass_source == "caller" else ""
-        _blame(out, hint)
-    return out

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 
 import torch
 
-from ..errors import AnnotationError
+from harness.errors import AnnotationError
 
 ArgAnnotation = Optional[tuple[Sequence[int], torch.dtype, bool]]
 

@@ -16,7 +16,8 @@ from typing import Callable, Iterable, Protocol, Sequence
 import torch
 from torch_mlir import ir
 
-from ..errors import UnsupportedNodeError, UnsupportedTypeError
+from harness.errors import UnsupportedNodeError, UnsupportedTypeError
+
 from .literals import TensorLiterals
 from .locations import LocationFactory, LocationPlan
 from .typemap import TORCH_DTYPE_TO_INT, TypeMapper

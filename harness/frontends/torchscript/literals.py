@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
-from ..errors import UnsupportedTypeError
+from harness.errors import UnsupportedTypeError
+
 from .typemap import TypeMapper, dtype_asm
 
 # numpy views of a tensor's bytes, by dtype. bf16 and f16 have no exact numpy twin everywhere,

@@ -13,9 +13,15 @@ from dataclasses import dataclass, field
 
 import torch
 from torch_mlir import ir
-from torch_mlir.dialects import torch as torch_dialect
 
-from ..errors import AnnotationError, ImportError_, UnsupportedNodeError, UnsupportedTypeError
+from harness.compiler.mlir import new_context
+from harness.errors import (
+    AnnotationError,
+    ImportError_,
+    UnsupportedNodeError,
+    UnsupportedTypeError,
+)
+
 from .annotations import ClassAnnotator, ResolvedAnnotations
 from .literals import TensorLiterals
 from .locations import LocationFactory
@@ -76,12 +82,6 @@ class _ClassInfo:
             return self.attr_types[self.attr_names.index(name)]
         except ValueError:
             return None
-
-
-def new_context() -> ir.Context:
-    context = ir.Context()
-    torch_dialect.register_dialect(context)
-    return context
 
 
 def _unwrap_module(script_module) -> torch._C.ScriptModule:

@@ -1,20 +1,14 @@
 """What the harness knows about model idioms that break torch-mlir lowerings, and their fixes.
 
 Plain data, no torch: ``harness explain`` (downstream of the runner) matches failures against
-it, and the seed catalog (``harness.drivers.seed``, upstream) pairs each entry with the modules
+it, and the seed catalog (``harness.models.seed``, upstream) pairs each entry with the modules
 that reproduce it. The first six are the 2022 walkthrough's failures; the rest were found
 porting OPT here, at the pinned versions.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from pathlib import Path
-
-#: The seed catalog's modules; each idiom's line there ends in a ``# seed-idiom: NAME`` comment.
-SEED_SOURCE = Path(__file__).resolve().parent / "drivers" / "seed.py"
-_MARKER = re.compile(r"#\s*seed-idiom:\s*(?P<name>[\w-]+)")
 
 
 @dataclass(frozen=True)
@@ -89,7 +83,7 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "torch.prim.TupleConstruct as non-value !torch.tensor",
         "do not return the per-layer (key, value) cache: return one tensor, so every view stays "
         "inside the function and gets value semantics (use_cache=False, or a rewrite with static "
-        "structure such as harness.drivers.opt_fixed.FixedOPT)",
+        "structure such as harness.models.opt_fixed.FixedOPT)",
         ops=("torch.prim.TupleConstruct", "torch.copy.to_tensor"),
         messages=("non-value tensor type", "MaximizeValueSemantics"),
         frames=("ConvertAtenViewOp",),
@@ -100,7 +94,7 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "the trace froze a bool tensor built from Python values (transformers' masking_utils "
         "builds its and_mask with new_ones(..., dtype=torch.bool)) into a torch.vtensor.literal of "
         "i1, which the linalg pipeline cannot lower; build the mask from the inputs by comparison "
-        "(e.g. attention_mask == 0), or as an additive float bias as harness.drivers.opt_fixed."
+        "(e.g. attention_mask == 0), or as an additive float bias as harness.models.opt_fixed."
         "FixedOPT does",
         ops=("torch.vtensor.literal",),
         messages=("dense<true> : tensor<i1>", "dense<false> : tensor<i1>"),
@@ -113,15 +107,3 @@ def matches(op: str, text: str, frames: str = "") -> list[KnownIdiom]:
     """Known idioms that a failure points at, strongest first; an op match alone counts."""
     scored = [(idiom.score(op, text, frames), idiom) for idiom in KNOWN.values()]
     return [idiom for points, idiom in sorted(scored, key=lambda s: -s[0]) if points > 0]
-
-
-def marker_lines(path: str | Path = SEED_SOURCE) -> dict[str, tuple[str, int]]:
-    """Idiom name -> (file, line) of its marker: where a test expects a location to point.
-    Read as text, so lit.cfg.py can call it without importing torch."""
-    source = Path(path)
-    found: dict[str, tuple[str, int]] = {}
-    for n, line in enumerate(source.read_text().splitlines(), start=1):
-        m = _MARKER.search(line)
-        if m:
-            found[m.group("name")] = (str(source), n)
-    return found

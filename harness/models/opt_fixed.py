@@ -27,14 +27,14 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import OPTConfig, OPTModel
 
-from harness.drivers.opt import (
+from harness.errors import HarnessError
+from harness.models.opt import (
     CollectedWarning,
     TracedOPT,
     TraceSettings,
     collecting_warnings,
     graph_output_type,
 )
-from harness.errors import HarnessError
 
 #: OPT's learned positional embedding has 2 extra rows: position p reads row p + 2, and padded
 #: tokens (position -1) read row 1.

@@ -11,7 +11,7 @@ from typing import Callable
 import torch
 from torch_mlir import ir
 
-from ..errors import UnsupportedTypeError
+from harness.errors import UnsupportedTypeError
 
 # Element types of builtin tensors (resource literals) and of !torch.tensor<..., DTYPE>.
 TORCH_DTYPE_TO_MLIR_TYPE_ASM: dict[torch.dtype, str] = {

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import BinaryError
+from harness.errors import BinaryError
 
 ENV_VAR = "TORCH_MLIR_OPT"
 

@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from .errors import PipelineConfigError
+from harness.errors import PipelineConfigError
 
-PIPELINES_FILE = Path(__file__).resolve().parent.parent / "pipelines" / "pipelines.toml"
+PIPELINES_FILE = Path(__file__).resolve().parents[2] / "pipelines" / "pipelines.toml"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,188 @@
+"""``compile`` with the signature of the old ``torch_mlir.compile``, on our importer.
+
+Scripts written for the old API run with only the import changed::
+
+    from harness import torchscript as torch_mlir
+    module = torch_mlir.compile(model, example_args, output_type="linalg-on-tensors",
+                                use_tracing=True)
+
+Pipelines run in a ``torch-mlir-opt`` subprocess, so a compiler crash is an exception here,
+not a dead interpreter. A failure raises ``PipelineFailure`` holding the diagnostics and the
+exact command that reproduces it on the saved input.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import shutil
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from torch_mlir import ir
+
+from harness.compiler import pipelines as pipelines_module
+from harness.compiler.irfile import WriteOptions, unique_dir, write_module
+from harness.compiler.runner import RunOptions, repro_command, run_pipeline
+from harness.errors import HarnessError, PipelineFailure
+
+from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
+
+__all__ = ["OutputType", "TensorPlaceholder", "compile", "import_torchscript"]
+
+# Models whose weights exceed this are handed to torch-mlir-opt as bytecode (compact, exact)
+# rather than text with hex-encoded blobs.
+TEXT_INPUT_MAX_WEIGHT_BYTES = 16 * 1024 * 1024
+
+
+class OutputType(enum.Enum):
+    RAW = "raw"
+    TORCH = "torch"
+    LINALG_ON_TENSORS = "linalg-on-tensors"
+    TOSA = "tosa"
+    STABLEHLO = "stablehlo"
+
+    @staticmethod
+    def get(spec: "str | OutputType") -> "OutputType":
+        if isinstance(spec, OutputType):
+            return spec
+        key = str(spec).strip().lower().replace("_", "-")
+        for member in OutputType:
+            if key in (member.value, member.name.lower().replace("_", "-")):
+                return member
+        raise HarnessError(
+            f"unknown output type {spec!r}; use one of "
+            + ", ".join(repr(m.value) for m in OutputType) + " (or OutputType.<NAME>)."
+        )
+
+
+class TensorPlaceholder:
+    """A formal argument of known shape (-1 = dynamic) and dtype, instead of an example tensor."""
+
+    def __init__(self, shape: Sequence[int], dtype: torch.dtype):
+        self.shape = list(shape)
+        self.dtype = dtype
+
+    @staticmethod
+    def like(tensor: torch.Tensor, dynamic_axes: Sequence[int] | None = None) -> "TensorPlaceholder":
+        dynamic = set(dynamic_axes or ())
+        return TensorPlaceholder([-1 if i in dynamic else d for i, d in enumerate(tensor.shape)], tensor.dtype)
+
+
+_DESCRIPTIONS = {
+    "torchscript-to-torch": "Lowering TorchScript IR -> Torch Backend IR",
+    "torch-to-linalg": "Lowering Torch Backend IR -> Linalg-on-Tensors Backend IR",
+    "torch-to-tosa": "Lowering Torch Backend IR -> TOSA Backend IR",
+    "torch-to-stablehlo": "Lowering Torch Backend IR -> StableHLO Backend IR",
+}
+
+
+def _example_list(example_args) -> list:
+    if isinstance(example_args, (torch.Tensor, TensorPlaceholder)):
+        return [example_args]
+    if isinstance(example_args, (list, tuple)):
+        return list(example_args)
+    raise HarnessError(
+        f"example_args must be a tensor, a TensorPlaceholder or a list/tuple of them, got "
+        f"{type(example_args).__name__}."
+    )
+
+
+def _script(model, examples: list, use_tracing: bool) -> torch.jit.ScriptModule:
+    if isinstance(model, torch.jit.ScriptModule):
+        return model
+    if not isinstance(model, torch.nn.Module):
+        raise HarnessError(
+            f"compile expects a torch.nn.Module or torch.jit.ScriptModule, got {type(model).__name__}."
+        )
+    if use_tracing:
+        if any(isinstance(e, TensorPlaceholder) for e in examples):
+            raise HarnessError(
+                "use_tracing=True needs example tensors, not TensorPlaceholders: tracing runs the "
+                "model. Pass real tensors of the shapes you want."
+            )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=torch.jit.TracerWarning)
+            return torch.jit.trace(model, tuple(examples), strict=False)
+    return torch.jit.script(model)
+
+
+def import_torchscript(model, example_args, *, use_tracing: bool = False,
+                       ignore_traced_shapes: bool = False) -> ModuleBuilder:
+    """Script or trace, then import with ``forward`` exported and its arguments annotated."""
+    examples = _example_list(example_args)
+    scripted = _script(model, examples, use_tracing)
+    builder = ModuleBuilder()
+    builder.import_module(scripted._c, forward_annotator(scripted, examples),
+                          ImportOptions(ignore_existing_tensor_shapes_and_dtypes=ignore_traced_shapes))
+    builder.verify()
+    builder.module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(
+        getattr(scripted, "original_name", type(model).__name__), builder.context)
+    return builder
+
+
+def compile(  # noqa: A001 (the old API's name)
+    model,
+    example_args,
+    output_type: "str | OutputType" = OutputType.TORCH,
+    use_tracing: bool = False,
+    ignore_traced_shapes: bool = False,
+    backend_legal_ops: Sequence[str] | None = None,
+    extra_library: "str | os.PathLike | None" = None,
+    verbose: bool = False,
+    opt: str | None = None,
+) -> ir.Module:
+    """Imports ``model`` and lowers it to ``output_type``; returns the MLIR module."""
+    kind = OutputType.get(output_type)
+    builder = import_torchscript(model, example_args, use_tracing=use_tracing,
+                                 ignore_traced_shapes=ignore_traced_shapes)
+    if kind is OutputType.RAW:
+        return builder.module
+    if extra_library is not None and not isinstance(extra_library, (str, os.PathLike)):
+        raise HarnessError(
+            "extra_library must be the path of an MLIR file of shape/dtype functions (the "
+            "pipeline's extra-library option); generate it once and pass its path."
+        )
+    if extra_library is not None and not Path(extra_library).is_file():
+        raise HarnessError(f"extra_library file {extra_library} does not exist. Check the path.")
+    pipelines = pipelines_module.default()
+    stages = pipelines.for_output_type(kind.value)
+    name = builder.module.operation.attributes["torch.debug_module_name"]
+    module_name = ir.StringAttr(name).value if name is not None else "Module"
+    workdir = unique_dir(f"harness-{module_name}-")
+    weights = builder.last_import.tensor_bytes
+    as_bytecode = weights > TEXT_INPUT_MAX_WEIGHT_BYTES
+    current = workdir / (f"{module_name}.mlirbc" if as_bytecode else f"{module_name}.mlir")
+    write_module(builder.module, current, WriteOptions(keep_weights=True, bytecode=as_bytecode))
+    context = builder.context
+    for i, stage in enumerate(stages):
+        options: dict[str, Any] = {}
+        if stage.name == "torchscript-to-torch":
+            if backend_legal_ops:
+                options["backend-legal-ops"] = list(backend_legal_ops)
+            if extra_library is not None:
+                options["extra-library"] = os.fspath(Path(extra_library).resolve())
+        textual = stage.textual(options)
+        out = workdir / f"{module_name}.{i}.{stage.name}.mlirbc"
+        if verbose:
+            print(f"harness: running {textual} on {current}", file=sys.stderr)
+        record = run_pipeline(current, textual, opt=opt,
+                              options=RunOptions(output_path=str(out), emit_bytecode=True))
+        if not record.ok:
+            cmd = repro_command(textual, current)
+            detail = record.stderr.strip() or f"torch-mlir-opt exited with {record.outcome.value}"
+            if record.signal:
+                detail = f"torch-mlir-opt crashed with {record.signal}.\n" + detail
+            raise PipelineFailure(_DESCRIPTIONS.get(stage.name, f"Running {stage.pass_name}"),
+                                  detail, cmd, str(current))
+        current = out
+    if kind is OutputType.STABLEHLO:
+        from torch_mlir._mlir_libs import _stablehlo
+
+        _stablehlo.register_dialect(context)
+    module = ir.Module.parse(current.read_bytes(), context)
+    shutil.rmtree(workdir, ignore_errors=True)
+    return module
