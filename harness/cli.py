@@ -11,7 +11,7 @@ import traceback
 from pathlib import Path
 from typing import Sequence
 
-from .errors import HarnessError
+from .errors import HarnessError, UsageError
 
 
 def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
@@ -19,7 +19,7 @@ def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
     for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key:
-            raise HarnessError(
+            raise UsageError(
                 f"--set expects FIELD=VALUE (e.g. --set num_hidden_layers=2), got {item!r}."
             )
         try:
@@ -173,7 +173,7 @@ def cmd_emit(args: argparse.Namespace) -> int:
             print(f"{name:34s} {entry.description}")
         return 0
     if not args.name or not args.output:
-        raise HarnessError("harness emit needs a model NAME and -o PATH (or --list to see the names).")
+        raise UsageError("harness emit needs a model NAME and -o PATH (or --list to see the names).")
     from .emit import EmitOptions, emit
 
     result = emit(args.name, args.output, EmitOptions(importer=args.importer,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .compiler.irfile import write_atomically
-from .errors import HarnessError, OutputError
+from .errors import OutputError, UsageError
 from .versions import installed as installed_versions
 
 IMPORTERS = ("torchscript", "fx")
@@ -98,7 +98,7 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
     """Writes NAME's IR to ``output`` (atomically), from the cache when it holds it."""
     start = time.monotonic()
     if options.importer not in IMPORTERS:
-        raise HarnessError(f"unknown importer '{options.importer}'; use one of {', '.join(IMPORTERS)}.")
+        raise UsageError(f"unknown importer '{options.importer}'; use one of {', '.join(IMPORTERS)}.")
     output = Path(output)
     key = cache_key(name, options)
     if options.cache_dir is None:

@@ -7,6 +7,11 @@ tools and tests can inspect them without parsing the text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from harness.models.opt import CollectedWarning, TraceSettings
+
 
 class HarnessError(Exception):
     """Base of every user-facing error in the harness."""
@@ -105,4 +110,66 @@ class NothingToReduceError(HarnessError):
             f"nothing to reduce: {input_path} passes {pipeline}. reduce shrinks a file while it "
             "keeps failing the same way; give it a file and the pipeline it fails (the "
             "'reproduce:' line of 'harness opt' or 'harness run' names both)."
+        )
+
+
+class UsageError(HarnessError):
+    """A command or function was called wrongly: an unknown name or option value, a missing or
+    malformed argument. The message says what is accepted."""
+
+
+class ModelError(HarnessError):
+    """A model cannot be built, traced or exported as asked: an unknown model or config field,
+    a bad value, or a model the frontends cannot take."""
+
+
+class ModelConfigError(ModelError):
+    """A preset, config override, attention choice or input shape the driver cannot build."""
+
+
+class TraceError(ModelError):
+    """``torch.jit.trace`` failed on the model; carries the settings and torch's message."""
+
+    def __init__(self, settings: TraceSettings, detail: str,
+                 warnings: tuple[CollectedWarning, ...] = ()):  # models.opt types
+        self.settings = settings
+        self.detail = detail
+        self.warnings = warnings
+        first = " ".join(detail.strip().splitlines()[-1].split()) if detail.strip() else "(no message)"
+        hints = []
+        if settings.use_cache:
+            hints.append("with use_cache=True OPT returns a DynamicCache, which the tracer "
+                         "cannot output")
+        if settings.mode == "direct" and settings.strict:
+            hints.append("the HF module returns a dict, which needs strict=False")
+        hint = f" Likely cause: {'; '.join(hints)}." if hints else ""
+        super().__init__(
+            f"torch.jit.trace failed on the OPT model ({settings.mode} mode, strict="
+            f"{settings.strict}, use_cache={settings.use_cache}): {first if len(first) <= 400 else first[:399] + '…'}{hint} "
+            "The default trace settings (wrapper mode) avoid both known causes."
+        )
+
+
+class UnsupportedOPTConfigError(ModelError):
+    """The HF model uses a config branch the fixed OPT does not implement."""
+
+    def __init__(self, field: str, value: object, supported: str):
+        self.field = field
+        self.value = value
+        self.supported = supported
+        super().__init__(
+            f"FixedOPT does not support OPTConfig.{field} = {value!r}; it supports {supported}. "
+            "The fixed model implements one static path (decoder-only, pre-layer-norm, no cache, "
+            "inference); trace the stock HF model for this config, or change the field."
+        )
+
+
+class UnknownModelError(ModelError):
+    """A model name the catalog does not know."""
+
+    def __init__(self, name: str, known: list[str]):
+        self.name = name
+        super().__init__(
+            f"no model named '{name}'. Known names: {', '.join(known)}. "
+            "Run 'harness emit --list' to see what each one is."
         )

@@ -48,7 +48,7 @@ def test_crash_inside_the_linalg_pipeline(crash_in_pipeline):
     assert r.failing_pass_pipeline == "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))"
     assert r.failing_on == "'func.func' operation: @f"
     assert r.outcome is Outcome.CRASH
-    assert r.signature == ("crash: SIGFPE in ConvertTorchToLinalg at "
+    assert str(r.signature) == ("crash: SIGFPE in ConvertTorchToLinalg at "
                            "(anonymous namespace)::ConvertAtenViewOp::matchAndRewrite")
     # Run 1 recovered the crash in-process (exit 1); the replay crashed for real.
     assert r.first.returncode == 1 and r.replay.returncode == -8
@@ -83,7 +83,7 @@ def test_textual_pipeline_with_canonicalize(tmp_path):
                out_dir=tmp_path)
     assert r.reproduced and r.failing_pass == "canonicalize" and r.failing_pass_name == "CanonicalizerPass"
     assert r.pass_positions == [2] and r.pipeline_passes == ["cse", "canonicalize"]
-    assert r.signature == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert str(r.signature) == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
     assert _replay_single_pass(r).signature == r.signature
 
 
@@ -95,7 +95,7 @@ def test_legalization_failure_names_the_pass_that_should_have_lowered_the_op(tmp
     # The finalizing pass reports what convert-torch-to-linalg left behind.
     assert r.failing_pass == "torch-finalizing-backend-type-conversion"
     assert r.outcome is Outcome.LEGALIZATION_FAILURE
-    assert r.signature == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert str(r.signature) == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
     assert [x.op for x in r.responsible] == ["torch.aten.nonzero"]
     blame = r.responsible[0]
     assert blame.responsible_pass == "convert-torch-to-linalg"
@@ -126,7 +126,7 @@ def test_failure_in_a_function_with_unknown_location(tmp_path):
     summary = [d for d in with_reproducer.diagnostics if d.message.startswith("Failures have been")]
     assert summary and summary[0].file == ""  # printed at <unknown>:0
     assert "FinalizingBackendTypeConversion" in summary[0].notes[0].message
-    assert first.signature == "legalization-failure: failed to legalize operation 'torch.vtensor.literal'"
+    assert str(first.signature) == "legalization-failure: failed to legalize operation 'torch.vtensor.literal'"
     r = bisect(ir, LINALG, out_dir=tmp_path)
     assert r.reproduced, r.detail
     assert r.failing_pass == "torch-finalizing-backend-type-conversion"
@@ -141,7 +141,7 @@ def test_verifier_error_after_a_conversion(tmp_path):
                "torch-backend-to-linalg-on-tensors-backend-pipeline)", out_dir=tmp_path)
     assert r.reproduced and r.failing_pass == "convert-torch-to-linalg"
     assert r.outcome is Outcome.VERIFIER_ERROR
-    assert r.signature == ("verifier-error: 'torch_c.to_f64' op operand #0 must be Torch FloatType, "
+    assert str(r.signature) == ("verifier-error: 'torch_c.to_f64' op operand #0 must be Torch FloatType, "
                            "but got 'f32'")
 
 
@@ -149,7 +149,7 @@ def test_hang_is_localized_by_the_timeout(tmp_path):
     r = bisect(CRASHERS / "P_softmax_dim_oob_HANG.mlir",
                "builtin.module(torch-function-to-torch-backend-pipeline)", out_dir=tmp_path, timeout_s=1)
     assert r.failing_pass == "torch-decompose-complex-ops" and r.reproduced
-    assert r.outcome is Outcome.TIMEOUT and r.signature == "timeout: hang in DecomposeComplexOps"
+    assert r.outcome is Outcome.TIMEOUT and str(r.signature) == "timeout: hang in DecomposeComplexOps"
 
 
 def test_nothing_to_bisect(tmp_path):

@@ -94,7 +94,7 @@ def test_source_edited_after_the_ir_is_flagged(tmp_path, model_files):
 def test_crash_gets_its_signature_and_related_idioms():
     result = explain_file(CRASHERS / "F_view_zero_numel.mlir", LINALG)
     assert result.record.crash is not None
-    assert "ConvertAtenViewOp" in result.record.signature
+    assert "ConvertAtenViewOp" in str(result.record.signature)
     assert [h.name for h in result.crash_hints] == ["tuple-of-views"]
     text = "\n".join(result.render())
     assert "crash: " in text and "possibly related (seed idiom 'tuple-of-views'" in text

@@ -138,7 +138,7 @@ def test_crash_bundle_is_complete_and_archived(crash):
 
 def test_crash_issue_names_signal_pass_versions_and_inlines_the_reduced_ir(crash):
     assert crash.title == "[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite"
-    assert crash.signature == ("crash: SIGFPE in ConvertTorchToLinalg at "
+    assert str(crash.signature) == ("crash: SIGFPE in ConvertTorchToLinalg at "
                                "(anonymous namespace)::ConvertAtenViewOp::matchAndRewrite")
     assert crash.failing_pass == "convert-torch-to-linalg"
     assert crash.reduced and crash.ops_after <= crash.ops_before == 6
@@ -165,13 +165,13 @@ def test_crash_issue_names_signal_pass_versions_and_inlines_the_reduced_ir(crash
 def test_crash_record_json_holds_the_original_run_bisect_reduce_and_self_check(crash):
     data = json.loads((Path(crash.folder) / "record.json").read_text())
     original = RunRecord.from_json(data["record"])
-    assert original.signature == crash.signature and original.signal == "SIGFPE"
+    assert str(original.signature) == str(crash.signature) and original.signal == "SIGFPE"
     assert data["bisect"]["failing_pass"] == "convert-torch-to-linalg" and data["bisect"]["reproduced"]
-    assert data["reduce"]["signature"] == crash.signature
+    assert data["reduce"]["signature"] == str(crash.signature)
     assert data["reduce"]["ops_after"] == crash.ops_after
     check = data["report"]["self_check"]
     assert check["reproduced"] and check["signature_reproduced"] and check["repro_exit_status"] == 1
-    assert RunRecord.from_json(data["replay_record"]).signature == crash.signature
+    assert str(RunRecord.from_json(data["replay_record"]).signature) == crash.signature
     assert crash.reproduced and crash.self_check.repro_exit_status == 1
 
 
@@ -205,7 +205,7 @@ def test_crash_bundle_is_redacted(crash):
 # --- a legalization failure ----------------------------------------------------------------
 
 def test_legalization_repro_greps_the_left_over_op(legalization, no_passes):
-    assert legalization.signature == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert str(legalization.signature) == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
     assert legalization.title == ("[torch-mlir] failed to legalize operation 'torch.aten.nonzero' "
                                   "in convert-torch-to-linalg")
     script = (Path(legalization.folder) / "repro.sh").read_text()

@@ -11,14 +11,8 @@ import pytest
 
 from harness.compiler.binary import resolve
 from harness.compiler.records import Outcome, render_record
-from harness.compiler.runner import (
-    PassRef,
-    RunOptions,
-    build_command,
-    parse_pipeline,
-    run_pipeline,
-    single_pass,
-)
+from harness.compiler.pipeline_text import PassRef, parse_pipeline
+from harness.compiler.runner import RunOptions, build_command, run_pipeline, single_pass
 from harness.errors import (
     BinaryError,
     HarnessError,
@@ -52,7 +46,7 @@ def test_success(tmp_path):
                                     "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
     out = tmp_path / "out.mlir"
     record = run_pipeline(ir, LINALG, options=RunOptions(output_path=str(out)))
-    assert record.ok and record.signature == "success" and record.crash is None
+    assert record.ok and str(record.signature) == "success" and record.crash is None
     assert "func.func @f(%arg0: tensor<2xf32>) -> tensor<2xf32>" in out.read_text()
 
 
@@ -62,7 +56,7 @@ def test_legalization_failure(tmp_path):
     assert record.crash is None and record.signal == ""
     assert record.first_error().line == 2
     # The op left, not its operands or types: what reduce must keep.
-    assert record.signature == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert str(record.signature) == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
 
 
 def test_parse_errors(tmp_path):
@@ -77,7 +71,7 @@ def test_parse_errors(tmp_path):
 def test_verifier_error_while_parsing(tmp_path):
     record = run_pipeline(write(tmp_path, "v.mlir", "func.func @f() -> i32 {\n  return\n}\n"), LINALG)
     assert record.outcome is Outcome.VERIFIER_ERROR
-    assert record.signature == ("verifier-error: 'func.return' op has 0 operands, but enclosing "
+    assert str(record.signature) == ("verifier-error: 'func.return' op has 0 operands, but enclosing "
                                 "function (@f) returns 1")
 
 
@@ -87,7 +81,7 @@ def test_pass_failure(tmp_path):
                                     "  return %arg0 : !torch.tensor\n}\n")
     record = run_pipeline(ir, "builtin.module(torch-verify-backend-contract-no-decompositions)")
     assert record.outcome is Outcome.PASS_FAILURE, record.stderr
-    assert record.signature == "pass-failure: unsupported by backend contract: non-value tensor type"
+    assert str(record.signature) == "pass-failure: unsupported by backend contract: non-value tensor type"
     assert "MaximizeValueSemantics" in record.first_error().notes[-1].message
 
 
@@ -95,7 +89,7 @@ def test_contract_check_reports_left_ops_as_legalization(tmp_path):
     ir = write(tmp_path, "t.mlir", NONZERO)
     record = run_pipeline(ir, "builtin.module(torch-verify-linalg-on-tensors-backend-contract)")
     assert record.outcome is Outcome.LEGALIZATION_FAILURE
-    assert record.signature == "legalization-failure: failed to legalize operation 'func.func'"
+    assert str(record.signature) == "legalization-failure: failed to legalize operation 'func.func'"
 
 
 def test_crash_classification_and_threading_default():
@@ -119,7 +113,7 @@ def test_timeout_kills_the_hung_run_and_keeps_where_it_was():
     assert record.signal == ""                       # the harness sent it, the compiler did not
     assert record.crash is not None and record.crash.at_timeout
     assert record.crash.pass_name == "DecomposeComplexOps"
-    assert record.signature == "timeout: hang in DecomposeComplexOps"
+    assert str(record.signature) == "timeout: hang in DecomposeComplexOps"
 
 
 def _processes_mentioning(text: str) -> list[int]:
@@ -270,5 +264,5 @@ def test_signal_without_any_output_is_a_crash_without_frames(tmp_path):
     assert record.outcome is Outcome.CRASH and record.stderr == ""
     assert record.crash.signal == "SIGSEGV" and not record.crash.has_stack_dump
     assert record.crash.frames == [] and record.crash.top_frame() is None
-    assert record.signature == "crash: SIGSEGV"
+    assert str(record.signature) == "crash: SIGSEGV"
     assert any("no 'Stack dump:' was printed" in line for line in render_record(record))

@@ -24,6 +24,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .outcomes import Outcome, PassSource, Signature
+from .text import drop_numbers, matching_close
+
 
 @dataclass
 class Frame:
@@ -86,19 +89,13 @@ class CrashInfo:
     symbolizer: str = ""             # the llvm-symbolizer that symbolized frames offline, if any
     symbolizer_note: str = ""        # why offline symbolization did not happen, if it did not
     pass_name: str = ""              # the pass blamed for the crash
-    pass_source: str = ""            # running-pass-line | frame | caller
+    pass_source: PassSource = PassSource.NONE  # how pass_name was found
     at_timeout: bool = False         # the harness sent SIGABRT to a hung run to get this dump
 
     @property
     def symbolized(self) -> bool:
         """Frames outside libc carry names (raw dumps name only a few libc frames via dladdr)."""
         return any(f.function and not _is_system_module(f.module) for f in self.frames)
-
-    @property
-    def kind(self) -> str:
-        if self.at_timeout:
-            return "timeout"
-        return "assertion" if self.assertion else "crash"
 
     def below_handler(self) -> list[Frame]:
         """The frames under the signal machinery (handler, raise, abort, __assert_fail)."""
@@ -141,31 +138,28 @@ class CrashInfo:
         return self.below_handler()[:limit]
 
     @property
-    def signature(self) -> str:
-        """``SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold``.
-
-        Equal strings mean the same bug: the pass plus the first project frame by name (no
-        addresses; offsets only when nothing could be symbolized), the signal and, for
-        assertions, the condition. A hang names the pass only (where a hung run is interrupted
-        varies from run to run).
-        """
-        where = f" in {self.pass_name}" if self.pass_name else ""
+    def outcome(self) -> Outcome:
         if self.at_timeout:
-            # Where a hung run is when interrupted depends on timing: only the pass is stable.
-            return f"hang{where}"
+            return Outcome.TIMEOUT
+        return Outcome.ASSERTION if self.assertion else Outcome.CRASH
+
+    @property
+    def signature(self) -> Signature:
+        """``SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold``: the pass
+        plus the first project frame by name (no addresses; offsets only when nothing could be
+        symbolized), the signal and, for assertions, the condition. A hang names the pass only."""
+        if self.at_timeout:
+            return Signature(Outcome.TIMEOUT, signal=self.signal, pass_name=self.pass_name,
+                             from_dump=True, hang=True)
         top = self.top_frame()
-        at = ""
-        if top is not None:
-            at = f" at {top.name or _offset_name(top)}"
-            via = self.torch_frame()
-            if via is not None:
-                at += f" via {via.name}"
-        head = f"{self.signal or 'no signal'}{where}{at}"
-        if self.assertion:
-            return f"`{_normalize_text(self.assertion.condition)}'{where}{at}"
-        if top is None and self.fatal_error:
-            return f"{head}: LLVM ERROR: {_normalize_text(self.fatal_error.splitlines()[0])}"
-        return head
+        via = self.torch_frame() if top is not None else None
+        return Signature(
+            self.outcome, signal=self.signal, pass_name=self.pass_name,
+            frame=(top.name or _offset_name(top)) if top is not None else "",
+            via=via.name if via is not None else "",
+            assertion=drop_numbers(self.assertion.condition) if self.assertion else "",
+            fatal_error=drop_numbers(self.fatal_error.splitlines()[0]) if self.fatal_error else "",
+            from_dump=True)
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -173,6 +167,7 @@ class CrashInfo:
     @classmethod
     def from_json(cls, d: dict) -> CrashInfo:
         d = dict(d)
+        d["pass_source"] = PassSource.parse(d.get("pass_source", ""))
         d["frames"] = [Frame(**f) for f in d.get("frames", [])]
         if d.get("assertion"):
             d["assertion"] = Assertion(**d["assertion"])
@@ -222,7 +217,7 @@ def _drop_parameter_lists(name: str) -> str:
     while i < len(name):
         ch = name[i]
         if ch == "(":
-            end = _matching_close(name, i)
+            end = matching_close(name, i)
             prev = "".join(out).rstrip()
             follows_name = bool(prev) and prev == "".join(out) and (
                 prev[-1].isalnum() or prev[-1] in "_>'" or prev.endswith("operator()"))
@@ -233,31 +228,6 @@ def _drop_parameter_lists(name: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _matching_close(text: str, open_at: int) -> int:
-    depth = 0
-    for i in range(open_at, len(text)):
-        if text[i] == "(":
-            depth += 1
-        elif text[i] == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
-
-def _matching_open(text: str, close_at: int) -> int:
-    depth = 0
-    for i in range(close_at, -1, -1):
-        ch = text[i]
-        if ch == ")":
-            depth += 1
-        elif ch == "(":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
 
 
 def _split_scope(name: str) -> list[str]:
@@ -348,16 +318,6 @@ def _is_torch_frame(f: Frame) -> bool:
 def _offset_name(f: Frame) -> str:
     off = f.offset if f.offset is not None else f.address
     return f"{Path(f.module).name or '?'}+0x{off:x}"
-
-
-_NUMBER = re.compile(r"\b\d+\b")
-_SSA = re.compile(r"%[\w.#-]+")
-_HEX = re.compile(r"0x[0-9a-fA-F]+")
-
-
-def _normalize_text(text: str) -> str:
-    """Messages with numbers, addresses and SSA names blanked: the same bug on other input."""
-    return _NUMBER.sub("N", _HEX.sub("0x_", _SSA.sub("%_", text))).strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,12 +480,12 @@ def parse_crash(stderr: str, *, returncode: int | None = None, pass_hint: str = 
 
 def blame(info: CrashInfo, pass_hint: str) -> None:
     if info.running_passes:
-        info.pass_name, info.pass_source = canonical_pass_name(info.running_passes[-1]), "running-pass-line"
+        info.pass_name, info.pass_source = canonical_pass_name(info.running_passes[-1]), PassSource.RUNNING_PASS_LINE
         return
     from_frames = pass_from_frames(info.frames)
     if from_frames:
-        info.pass_name, info.pass_source = from_frames, "frame"
+        info.pass_name, info.pass_source = from_frames, PassSource.FRAME
     elif pass_hint:
-        info.pass_name, info.pass_source = pass_hint, "caller"
+        info.pass_name, info.pass_source = pass_hint, PassSource.CALLER
     else:
-        info.pass_name, info.pass_source = "", ""
+        info.pass_name, info.pass_source = "", PassSource.NONE

@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, fields
-from enum import Enum
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from .crash import CrashInfo
+from .outcomes import Outcome, Severity, Signature
+from .text import drop_ssa_names
+
+__all__ = ["Diagnostic", "Outcome", "RunRecord", "Severity", "Signature", "parse_diagnostics",
+           "render_record"]
 
 # What MLIR prints (at :0:0 or the input's first op) when a pass fails or crashes under
 # --mlir-pass-pipeline-crash-reproducer; a note then names the pass and the reproducer file.
 REPRODUCER_SUMMARY = "Failures have been detected while processing an MLIR pass pipeline"
 
 
-class Outcome(str, Enum):
-    SUCCESS = "success"
-    LEGALIZATION_FAILURE = "legalization-failure"
-    PASS_FAILURE = "pass-failure"
-    VERIFIER_ERROR = "verifier-error"
-    PARSE_ERROR = "parse-error"
-    CRASH = "crash"
-    ASSERTION = "assertion"
-    TIMEOUT = "timeout"
-
-
 @dataclass
 class Diagnostic:
-    severity: str  # error | warning | note | remark
+    severity: Severity
     message: str
     file: str = ""
     line: int = 0
@@ -38,10 +31,42 @@ class Diagnostic:
     def location(self) -> str:
         return f"{self.file}:{self.line}:{self.col}" if self.file else "<unknown>"
 
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def is_reproducer_summary(self) -> bool:
+        """MLIR's "Failures have been detected ..." line under the crash reproducer flags: it
+        repeats that something failed and says nothing of what."""
+        return self.message.startswith(REPRODUCER_SUMMARY)
+
+    @property
+    def illegal_op(self) -> str:
+        """For "failed to legalize operation 'X'": X as printed; else ""."""
+        m = _LEGALIZE.match(self.message)
+        return m.group("op") if m else ""
+
+    @property
+    def op(self) -> str:
+        """The op this diagnostic is about: from its message, else from "see current operation"."""
+        return op_of(self)
+
     def render(self) -> str:
-        lines = [f"{self.location}: {self.severity}: {self.message}"]
+        lines = [f"{self.location}: {self.severity.value}: {self.message}"]
         lines += [f"  {n.location}: note: {n.message}" for n in self.notes]
         return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "severity": self.severity.value,
+                "notes": [n.to_json() for n in self.notes]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Diagnostic:
+        d = dict(d)
+        d["severity"] = Severity.parse(d["severity"])
+        d["notes"] = [cls.from_json(n) for n in d.get("notes", [])]
+        return cls(**d)
 
 
 @dataclass
@@ -63,38 +88,44 @@ class RunRecord:
     def ok(self) -> bool:
         return self.outcome is Outcome.SUCCESS
 
+    def errors(self) -> list[Diagnostic]:
+        """The errors, without the crash reproducer's summary when there are others."""
+        errors = [d for d in self.diagnostics if d.is_error]
+        own = [d for d in errors if not d.is_reproducer_summary]
+        return own or errors
+
     def first_error(self) -> Diagnostic | None:
-        """The first error, passing over the crash reproducer's summary when there are others."""
-        errors = [d for d in self.diagnostics if d.severity == "error"]
-        own = [d for d in errors if not d.message.startswith(REPRODUCER_SUMMARY)]
-        return (own or errors or [None])[0]
+        errors = self.errors()
+        return errors[0] if errors else None
+
+    def illegal_ops(self) -> list[str]:
+        """The ops "failed to legalize" names, in order, each once (a ``torch.operator`` with
+        the name of the op it stands for)."""
+        return list(dict.fromkeys(op_label(d.illegal_op, d) for d in self.diagnostics
+                                  if d.is_error and d.illegal_op))
 
     @property
-    def signature(self) -> str:
-        """Equal signatures mean the same bug: what reduce keeps and report titles with.
-
-        Crashes and assertions: ``crash: SIGFPE in PASS at FIRST_PROJECT_FRAME`` (see
-        CrashInfo.signature; no addresses). Hangs: ``timeout: hang in PASS`` when the runner got
-        a stack dump from the hung process (only the pass: where it is interrupted varies from
-        run to run). Legalization failures: the op that was left (not its operands or types,
-        which reduction changes). Other failures: the first error message with SSA names dropped.
-        """
+    def signature(self) -> Signature:
+        """Equal signatures mean the same bug: what reduce keeps and report titles with (see
+        ``Signature``)."""
         if self.ok:
-            return "success"
-        if self.crash is not None and self.outcome in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
-            return f"{self.outcome.value}: {self.crash.signature}"
-        first = self.first_error()
+            return Signature(Outcome.SUCCESS)
+        if self.crash is not None and self.outcome.is_crash:
+            return replace(self.crash.signature, outcome=self.outcome)
         if self.outcome is Outcome.LEGALIZATION_FAILURE:
-            left = next((d for d in self.diagnostics if _LEGALIZE.match(d.message)), first)
-            if left is not None:
-                return f"{self.outcome.value}: {_legalization_key(left)}"
-        message = _normalize(first.message) if first else ""
-        return f"{self.outcome.value}: {self.signal or message}".rstrip(": ")
+            illegal = self.illegal_ops()
+            if illegal:
+                return Signature(self.outcome, op=illegal[0])
+        first = self.first_error()
+        return Signature(self.outcome, signal=self.signal,
+                         message=drop_ssa_names(first.message) if first else "")
 
     def to_json(self) -> dict:
         d = asdict(self)
         d["outcome"] = self.outcome.value
-        d["signature"] = self.signature
+        d["diagnostics"] = [x.to_json() for x in self.diagnostics]
+        d["signature"] = str(self.signature)
+        d["signature_fields"] = self.signature.to_json()
         return d
 
     @classmethod
@@ -102,8 +133,8 @@ class RunRecord:
         """The inverse of to_json, for tools that read records written by an earlier run."""
         known = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in d.items() if k in known}
-        kwargs["outcome"] = Outcome(d["outcome"])
-        kwargs["diagnostics"] = [_diagnostic_from_json(x) for x in d.get("diagnostics", [])]
+        kwargs["outcome"] = Outcome.parse(d["outcome"])
+        kwargs["diagnostics"] = [Diagnostic.from_json(x) for x in d.get("diagnostics", [])]
         kwargs["crash"] = CrashInfo.from_json(d["crash"]) if d.get("crash") else None
         return cls(**kwargs)
 
@@ -123,9 +154,7 @@ def render_record(record: RunRecord, *, frames: int = 10) -> list[str]:
         if crash.assertion:
             lines.append(f"  assertion: {crash.assertion.render()}")
         if crash.pass_name:
-            source = {"running-pass-line": "its 'Running pass' line", "frame": "its runOnOperation frame",
-                      "caller": "the pipeline"}.get(crash.pass_source, crash.pass_source)
-            lines.append(f"  pass:      {crash.pass_name} (from {source})")
+            lines.append(f"  pass:      {crash.pass_name} (from {crash.pass_source.describe()})")
         lines.append(f"  signature: {record.signature}")
         if not crash.has_stack_dump:
             lines.append("  no 'Stack dump:' was printed (a crash on a worker thread loses it; "
@@ -152,22 +181,8 @@ def render_record(record: RunRecord, *, frames: int = 10) -> list[str]:
     return lines
 
 
-def _diagnostic_from_json(d: dict) -> Diagnostic:
-    d = dict(d)
-    d["notes"] = [_diagnostic_from_json(n) for n in d.get("notes", [])]
-    return Diagnostic(**d)
-
-
 _LEGALIZE = re.compile(r"^failed to legalize operation '(?P<op>[^']+)'")
 _OPERATOR_NAME = re.compile(r'name = "(?P<name>[^"]+)"')
-
-
-def _legalization_key(diag: Diagnostic) -> str:
-    """``failed to legalize operation 'torch.aten.foo'`` (for torch.operator, with its name)."""
-    m = _LEGALIZE.match(diag.message)
-    if not m:
-        return _normalize(diag.message)
-    return f"failed to legalize operation '{op_label(m.group('op'), diag)}'"
 
 
 _OP_IN_CURRENT = re.compile(r'^\s*(?:%[^=]+=\s*)?"?(?P<op>[A-Za-z_][\w$]*\.[\w$.]+)"?[\s(<{]')
@@ -208,14 +223,6 @@ _DIAG_NOLOC = re.compile(
 _NOTE_OP = "see current operation: "
 
 
-_SSA = re.compile(r"%[\w.#-]+")
-
-
-def _normalize(message: str) -> str:
-    """A message with SSA names dropped, so renumbered IR keeps its signature."""
-    return _SSA.sub("%_", message).strip()
-
-
 def parse_diagnostics(stderr: str) -> list[Diagnostic]:
     """Errors with their notes, from torch-mlir-opt's stderr (source-line echoes skipped)."""
     out: list[Diagnostic] = []
@@ -223,13 +230,14 @@ def parse_diagnostics(stderr: str) -> list[Diagnostic]:
         m = _DIAG.match(raw)
         if m:
             file = m.group("file").strip('"')
-            diag = Diagnostic(m.group("sev"), m.group("msg"), file, int(m.group("line")), int(m.group("col")))
+            diag = Diagnostic(Severity(m.group("sev")), m.group("msg"), file, int(m.group("line")),
+                              int(m.group("col")))
         else:
             m = _DIAG_NOLOC.match(raw)
             if not m:
                 continue
-            diag = Diagnostic(m.group("sev"), m.group("msg"))
-        if diag.severity == "note" and out:
+            diag = Diagnostic(Severity(m.group("sev")), m.group("msg"))
+        if diag.severity is Severity.NOTE and out:
             out[-1].notes.append(diag)
             if diag.message.startswith(_NOTE_OP) and not out[-1].current_op:
                 out[-1].current_op = diag.message[len(_NOTE_OP):]

@@ -39,8 +39,8 @@ from harness.errors import BinaryError, InputFileError, PipelineConfigError
 
 from . import binary as binary_module
 from . import crash as crash_module
+from .pipeline_text import parse_pipeline
 from .records import (
-    REPRODUCER_SUMMARY,
     Diagnostic,
     Outcome,
     RunRecord,
@@ -70,98 +70,6 @@ class RunOptions:
 
 # ---------------------------------------------------------------------------------------------
 # Textual pipelines
-
-@dataclass(frozen=True)
-class PassRef:
-    """One pass of a textual pipeline, with the ops it is nested under."""
-
-    name: str
-    options: str = ""
-    anchors: tuple[str, ...] = ()
-
-    @property
-    def is_pipeline(self) -> bool:
-        """A registered pipeline name (``...-pipeline``) rather than a single pass."""
-        return self.name.endswith("-pipeline")
-
-    def textual(self) -> str:
-        """The pass alone as a ``-pass-pipeline`` value, nested as it was."""
-        body = self.name + (f"{{{self.options}}}" if self.options else "")
-        for anchor in reversed(self.anchors):
-            body = f"{anchor}({body})"
-        return body
-
-
-_NAME_CHARS = re.compile(r"[\w.\-+$]+")
-
-
-def parse_pipeline(text: str) -> list[PassRef]:
-    """The passes of ``builtin.module(func.func(a{x=1}), b)``, in order.
-
-    Accepts ``--dump-pass-pipeline`` output too (its ``Pass Manager with N passes:`` header is
-    skipped). Raises PipelineConfigError on unbalanced brackets.
-    """
-    text = re.sub(r"^\s*Pass Manager with \d+ passes:\s*", "", text.strip())
-    passes: list[PassRef] = []
-    pos = _parse_elements(text, 0, (), passes)
-    if text[pos:].strip():
-        raise PipelineConfigError(
-            f"cannot read the pass pipeline {text!r}: unexpected {text[pos:].strip()[:20]!r} at "
-            f"offset {pos}. Write it as 'builtin.module(pass1,func.func(pass2))'."
-        )
-    return passes
-
-
-def _parse_elements(text: str, pos: int, anchors: tuple[str, ...], out: list[PassRef]) -> int:
-    while True:
-        while pos < len(text) and text[pos] in " \t\r\n,":
-            pos += 1
-        m = _NAME_CHARS.match(text, pos)
-        if not m:
-            return pos
-        name, pos = m.group(0), m.end()
-        while pos < len(text) and text[pos] in " \t\r\n":
-            pos += 1
-        if pos < len(text) and text[pos] == "(":
-            pos = _parse_elements(text, pos + 1, anchors + (name,), out)
-            while pos < len(text) and text[pos] in " \t\r\n":
-                pos += 1
-            if pos >= len(text) or text[pos] != ")":
-                raise PipelineConfigError(
-                    f"cannot read the pass pipeline {text!r}: '{name}(' is not closed. "
-                    "Balance the parentheses."
-                )
-            pos += 1
-        elif pos < len(text) and text[pos] == "{":
-            end = _matching_brace(text, pos)
-            if end < 0:
-                raise PipelineConfigError(
-                    f"cannot read the pass pipeline {text!r}: the options of '{name}' are not "
-                    "closed. Balance the braces."
-                )
-            out.append(PassRef(name, " ".join(text[pos + 1:end].split()), anchors))
-            pos = end + 1
-        else:
-            out.append(PassRef(name, "", anchors))
-
-
-def _matching_brace(text: str, start: int) -> int:
-    depth, quote = 0, ""
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
-
 
 def is_pass_flags(pipeline: str) -> bool:
     """``-canonicalize -cse``: passes given as flags, as torch-mlir-opt's own usage line has it."""
@@ -210,10 +118,9 @@ def classify(returncode: int | None, stderr: str, crash: crash_module.CrashInfo 
         return Outcome.ASSERTION if crash.assertion else Outcome.CRASH
     if returncode == 0:
         return Outcome.SUCCESS
-    if "failed to legalize operation" in stderr:
+    if any(d.illegal_op for d in diagnostics if d.is_error):
         return Outcome.LEGALIZATION_FAILURE
-    errors = [d for d in diagnostics if d.severity == "error"
-              and not d.message.startswith(REPRODUCER_SUMMARY)]
+    errors = [d for d in diagnostics if d.is_error and not d.is_reproducer_summary]
     first = errors[0].message if errors else ""
     if _PARSE_MESSAGE.match(first):
         return Outcome.PARSE_ERROR

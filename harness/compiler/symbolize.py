@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .crash import CrashInfo, Frame, blame
+from .outcomes import PassSource
 
 SYMBOLIZER_ENV = "LLVM_SYMBOLIZER_PATH"
 
@@ -108,7 +109,7 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
     for n, f in enumerate(frames):
         f.index = n
     out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
-    if out.pass_source in ("", "caller"):
-        hint = out.pass_name if out.pass_source == "caller" else ""
+    if out.pass_source in (PassSource.NONE, PassSource.CALLER):
+        hint = out.pass_name if out.pass_source is PassSource.CALLER else ""
         blame(out, hint)
     return out

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import torch
 
-from harness.errors import HarnessError
+from harness.errors import ModelError
 
 
 def export_and_import(model: torch.nn.Module, examples: Sequence[torch.Tensor], *, name: str):
@@ -24,7 +24,7 @@ def export_and_import(model: torch.nn.Module, examples: Sequence[torch.Tensor], 
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
             return fx.export_and_import(model, *examples, output_type="raw")
     except Exception as e:  # torch.export's own errors are many and deep; name the model
-        raise HarnessError(
+        raise ModelError(
             f"torch.export / the FX importer could not import '{name}': {type(e).__name__}: "
             f"{str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}. Use "
             "--importer torchscript, or make the model exportable (torch.export docs)."

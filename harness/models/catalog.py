@@ -12,7 +12,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from harness.errors import HarnessError
+from harness.errors import UnknownModelError
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,6 @@ class Entry:
     name: str
     description: str
     build: Callable[[], Traced]
-
-
-class UnknownModelError(HarnessError):
-    def __init__(self, name: str, known: list[str]):
-        self.name = name
-        super().__init__(
-            f"no model named '{name}'. Known names: {', '.join(known)}. "
-            "Run 'harness emit --list' to see what each one is."
-        )
 
 
 def _opt(preset: str, fixed: bool) -> Callable[[], Traced]:

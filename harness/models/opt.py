@@ -38,37 +38,10 @@ import transformers
 from torch import nn
 from transformers import OPTConfig, OPTModel
 
-from harness.errors import HarnessError
+from harness.errors import ModelConfigError, TraceError
 
 # ---------------------------------------------------------------------------------------------
 # Errors
-
-
-class ModelConfigError(HarnessError):
-    """A preset, config override, attention choice or input shape the driver cannot build."""
-
-
-class TraceError(HarnessError):
-    """``torch.jit.trace`` failed on the model; carries the settings and torch's message."""
-
-    def __init__(self, settings: TraceSettings, detail: str,
-                 warnings: tuple[CollectedWarning, ...] = ()):
-        self.settings = settings
-        self.detail = detail
-        self.warnings = warnings
-        first = detail.strip().splitlines()[-1] if detail.strip() else "(no message)"
-        hints = []
-        if settings.use_cache:
-            hints.append("with use_cache=True OPT returns a DynamicCache, which the tracer "
-                         "cannot output")
-        if settings.mode == "direct" and settings.strict:
-            hints.append("the HF module returns a dict, which needs strict=False")
-        hint = f" Likely cause: {'; '.join(hints)}." if hints else ""
-        super().__init__(
-            f"torch.jit.trace failed on the OPT model ({settings.mode} mode, strict="
-            f"{settings.strict}, use_cache={settings.use_cache}): {_shorten(first, 400)}{hint} "
-            "The default trace settings (wrapper mode) avoid both known causes."
-        )
 
 
 # ---------------------------------------------------------------------------------------------

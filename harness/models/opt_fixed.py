@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import OPTConfig, OPTModel
 
-from harness.errors import HarnessError
+from harness.errors import UnsupportedOPTConfigError
 from harness.models.opt import (
     CollectedWarning,
     TracedOPT,
@@ -39,20 +39,6 @@ from harness.models.opt import (
 #: OPT's learned positional embedding has 2 extra rows: position p reads row p + 2, and padded
 #: tokens (position -1) read row 1.
 POSITION_OFFSET = 2
-
-
-class UnsupportedOPTConfigError(HarnessError):
-    """The HF model uses a config branch the fixed OPT does not implement."""
-
-    def __init__(self, field: str, value: object, supported: str):
-        self.field = field
-        self.value = value
-        self.supported = supported
-        super().__init__(
-            f"FixedOPT does not support OPTConfig.{field} = {value!r}; it supports {supported}. "
-            "The fixed model implements one static path (decoder-only, pre-layer-norm, no cache, "
-            "inference); trace the stock HF model for this config, or change the field."
-        )
 
 
 def check_supported(config: OPTConfig) -> None:

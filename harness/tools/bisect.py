@@ -30,21 +30,20 @@ from pathlib import Path
 
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.outcomes import Signature
+from harness.compiler.pipeline_text import PassRef, parse_pipeline, pipeline_prefix
 from harness.compiler.records import (
-    REPRODUCER_SUMMARY,
     Outcome,
     RunRecord,
     op_label,
-    op_of,
 )
 from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
-    PassRef,
     RunOptions,
-    parse_pipeline,
     repro_command,
     run_pipeline,
 )
+from harness.compiler.text import unescape_mlir_string
 from harness.errors import PipelineConfigError
 
 
@@ -71,7 +70,7 @@ class BisectResult:
     pipeline_passes: list[str] = field(default_factory=list)  # as torch-mlir-opt expanded it
     pre_pass_ir: str = ""          # the IR just before the failing pass
     reproduced: bool = False
-    signature: str = ""
+    signature: Signature | None = None
     replay_command: str = ""
     responsible: list[Responsibility] = field(default_factory=list)
     out_dir: str = ""
@@ -87,6 +86,7 @@ class BisectResult:
     def to_json(self) -> dict:
         d = asdict(self)
         d["outcome"] = self.outcome.value
+        d["signature"] = str(self.signature) if self.signature else ""
         d["first"] = self.first.to_json() if self.first else None
         d["replay"] = self.replay.to_json() if self.replay else None
         return d
@@ -147,28 +147,17 @@ def reproducer_note(record: RunRecord) -> re.Match | None:
 def reproducer_pipeline(text: str) -> str:
     """The ``pipeline:`` of a reproducer's ``mlir_reproducer`` resource ("" if absent)."""
     m = _REPRO_PIPELINE.search(text)
-    return m.group("p").encode().decode("unicode_escape") if m else ""
+    return unescape_mlir_string(m.group("p")) if m else ""
 
 
 def dumped_pipeline(stderr: str) -> list[PassRef]:
     """The passes ``--dump-pass-pipeline`` printed, as run (registered pipelines expanded)."""
     m = _DUMP_HEADER.search(stderr)
-    if not m:
-        return []
-    text = stderr[m.end():]
-    depth, end = 0, -1
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                end = i + 1
-                break
-    if end < 0:
+    listing = pipeline_prefix(stderr[m.end():]) if m else ""
+    if not listing:
         return []
     try:
-        return parse_pipeline(text[:end])
+        return parse_pipeline(listing)
     except PipelineConfigError:  # a dump we cannot read only costs the pass positions
         return []
 
@@ -206,11 +195,9 @@ def responsible_passes(record: RunRecord, failing_pass: str,
         return []
     ops: list[str] = []
     for diag in record.diagnostics:
-        if diag.severity != "error":
+        if not diag.is_error or not _LEFT_OP.search(diag.message):
             continue
-        if not _LEFT_OP.search(diag.message):
-            continue
-        op = op_label(op_of(diag), diag)
+        op = op_label(diag.illegal_op or diag.op, diag)
         if op and op not in ops:
             ops.append(op)
     names = list(dict.fromkeys(pipeline_passes))
@@ -322,8 +309,7 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
     result.pre_pass_ir = str(pre_ir)
     result.responsible = responsible_passes(first, failing_arg, result.pipeline_passes)
 
-    own_errors = [d for d in first.diagnostics
-                  if d.severity == "error" and not d.message.startswith(REPRODUCER_SUMMARY)]
+    own_errors = [d for d in first.diagnostics if d.is_error and not d.is_reproducer_summary]
     expect = "hang" if first.outcome is Outcome.TIMEOUT else ("failure" if own_errors else "crash")
     replay_pipeline = pass_pipeline or pipeline
     result.replay_command = repro_command(replay_pipeline, pre_ir) + " -mlir-disable-threading"
@@ -341,7 +327,8 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
         result.outcome, result.signature = replay.outcome, replay.signature
     elif expect == "crash":
         result.outcome = Outcome.CRASH
-        result.signature = f"crash: in {canonical_pass_name(failing_name)} (not reproduced by the replay)"
+        result.signature = Signature(
+            Outcome.CRASH, message=f"in {canonical_pass_name(failing_name)} (not reproduced by the replay)")
     _finish(result, workdir)
     return result
 

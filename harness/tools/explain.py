@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field
 
-from harness.compiler.records import REPRODUCER_SUMMARY, Diagnostic, RunRecord, op_of
+from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
@@ -64,7 +64,7 @@ class ExplainResult:
     def to_json(self) -> dict:
         return {
             "outcome": self.record.outcome.value,
-            "signature": self.record.signature,
+            "signature": str(self.record.signature),
             "input": self.record.input_path,
             "pipeline": self.record.pipeline,
             "errors": [asdict(e) for e in self.explanations],
@@ -141,9 +141,9 @@ def _frames(diag: Diagnostic, context: int, ir_path: str) -> tuple[list[SourceFr
 def explain_record(record: RunRecord, *, context: int = 2) -> ExplainResult:
     explanations: list[Explanation] = []
     for diag in record.diagnostics:
-        if diag.severity != "error" or diag.message.startswith(REPRODUCER_SUMMARY):
+        if not diag.is_error or diag.is_reproducer_summary:
             continue
-        op = op_of(diag)
+        op = diag.op
         text = " ".join([diag.message, diag.current_op] + [n.message for n in diag.notes])
         frames, ir_only = _frames(diag, context, record.input_path)
         explanations.append(Explanation(diag.message, op, frames, idioms.matches(op, text), ir_only))

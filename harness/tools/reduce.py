@@ -155,7 +155,7 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
             pass
         return ReduceResult(
             ops_before=reducer.ops_before, ops_after=reducer.ops_now, tries=session.tries,
-            kept=session.kept, elapsed_s=time.monotonic() - start, signature=session.signature,
+            kept=session.kept, elapsed_s=time.monotonic() - start, signature=str(session.signature),
             output_path=str(out), input_path=str(src), pipeline=pipeline, pipeline_text=textual,
             mode="ir" if isinstance(reducer, _IRReducer) else "lines", stopped=session.stopped,
         )

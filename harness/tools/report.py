@@ -53,7 +53,7 @@ import sysconfig
 import tarfile
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
@@ -68,6 +68,7 @@ from harness.compiler.mlir import (
     parse_ir,
     print_op,
 )
+from harness.compiler.pipeline_text import parse_pipeline
 from harness.compiler.records import (
     REPRODUCER_SUMMARY,
     Outcome,
@@ -80,7 +81,6 @@ from harness.compiler.runner import (
     build_command,
     execute,
     is_pass_flags,
-    parse_pipeline,
     run_pipeline,
     shell_command,
 )
@@ -309,7 +309,7 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
     summary = {
         "format": REPORT_FORMAT,
         "title": title,
-        "signature": original.signature,
+        "signature": str(original.signature),
         "outcome": original.outcome.value,
         "input": str(src),
         "pipeline": textual,
@@ -339,7 +339,7 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
     folder, archive = _publish(staging, out_dir, _slug(title), redacted=options.redact)
     files = sorted(p.name for p in folder.iterdir())
     return ReportResult(
-        folder=str(folder), archive=str(archive), title=title, signature=original.signature,
+        folder=str(folder), archive=str(archive), title=title, signature=str(original.signature),
         outcome=original.outcome.value, input_path=str(src), pipeline=textual, binary=exe.path,
         self_check=check, weights=weights, reduced=reduced is not None, ops_before=ops_before,
         ops_after=ops_after, reduce_summary=_reduce_line(reduced) if reduced else "",
@@ -519,7 +519,7 @@ def _self_check(staging: Path, replay_name: str, original: RunRecord, replay: Ru
             status = done.returncode
             output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
                                 if line.startswith("repro.sh:"))
-    return SelfCheck(replayed_file=replay_name, signature=replay.signature,
+    return SelfCheck(replayed_file=replay_name, signature=str(replay.signature),
                      signature_reproduced=replay.signature == original.signature,
                      repro_exit_status=status, repro_output=output, detail=detail)
 
@@ -669,15 +669,11 @@ def _repro_check(original: RunRecord, replay: RunRecord, limit: int) -> str:
             f'fi')
 
 
-_LEFT = re.compile(r"^failed to legalize operation '[^']+'")
-
-
 def diagnostic_key(record: RunRecord) -> str:
     """The text repro.sh greps: the op left over, or the first error up to its first SSA name."""
-    for d in record.diagnostics:
-        m = _LEFT.match(d.message)
-        if d.severity == "error" and m:
-            return m.group(0)
+    illegal = next((d.illegal_op for d in record.diagnostics if d.is_error and d.illegal_op), "")
+    if illegal:
+        return f"failed to legalize operation '{illegal}'"
     first = record.first_error()
     if first is None:
         return record.stderr.strip().splitlines()[0] if record.stderr.strip() else ""
@@ -691,19 +687,28 @@ def diagnostic_key(record: RunRecord) -> str:
 # ---------------------------------------------------------------------------------------------
 # Texts
 
+def _no_anonymous(name: str) -> str:
+    return name.replace("(anonymous namespace)::", "")
+
+
 def _short_frame(name: str) -> str:
-    return re.sub(r"^(?:mlir::torch::(?:Torch::)?)", "", name.replace("(anonymous namespace)::", ""))
+    """A frame name as a title shows it: no anonymous namespaces, no ``mlir::torch::`` prefix."""
+    return re.sub(r"^(?:mlir::torch::(?:Torch::)?)", "", _no_anonymous(name))
 
 
 def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
                 reproduced: bool = True) -> str:
     """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``."""
     crash = record.crash
-    if crash is not None and record.outcome in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
-        text = crash.signature.replace("(anonymous namespace)::", "")
-        text = re.sub(r"\bat mlir::torch::(?:Torch::)?", "at ", text)
-        if crash.assertion is not None:
-            text = "Assertion " + text.replace("' in ", "' failed in ", 1)
+    if crash is not None and record.outcome.is_crash:
+        sig = record.signature
+        short = replace(sig, frame=_short_frame(sig.frame), via=_no_anonymous(sig.via),
+                        pass_name=_no_anonymous(sig.pass_name))
+        text = short.summary
+        if sig.assertion:
+            where = f" in {short.pass_name}" if short.pass_name else ""
+            at = f" at {short.frame}" + (f" via {short.via}" if short.via else "") if short.frame else ""
+            text = f"Assertion `{sig.assertion}' failed{where}{at}"
     elif record.outcome is Outcome.TIMEOUT:
         text = f"torch-mlir-opt hangs in {_pipeline_label(textual)}"
     else:

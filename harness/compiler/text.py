@@ -1,0 +1,65 @@
+"""Small text recognisers the compiler side shares: one of each.
+
+MLIR and LLVM print structured things as text (SSA names, bracketed groups, escaped strings);
+these helpers read them the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SSA = re.compile(r"%[\w.#-]+")
+_NUMBER = re.compile(r"\b\d+\b")
+_HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def drop_ssa_names(text: str) -> str:
+    """SSA names (``%12``, ``%arg0``) as ``%_``, so renumbered IR reads the same."""
+    return _SSA.sub("%_", text).strip()
+
+
+def drop_numbers(text: str) -> str:
+    """SSA names, hex addresses and decimal numbers blanked: what varies between runs and builds."""
+    return _NUMBER.sub("N", _HEX.sub("0x_", _SSA.sub("%_", text))).strip()
+
+
+def matching_close(text: str, open_at: int, *, pairs: str = "()", quotes: str = "") -> int:
+    """The index of the bracket closing ``text[open_at]`` (-1 if none). ``pairs`` is the
+    opening and closing character; inside any of ``quotes`` brackets do not count."""
+    opening, closing = pairs
+    depth, quote = 0, ""
+    for i in range(open_at, len(text)):
+        ch = text[i]
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in quotes:
+            quote = ch
+        elif ch == opening:
+            depth += 1
+        elif ch == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
+_SIMPLE_ESCAPES = {"n": b"\n", "t": b"\t", "\\": b"\\", '"': b'"'}
+
+
+def unescape_mlir_string(body: str) -> str:
+    """The value of an MLIR string literal's body (between the quotes).
+
+    MLIR escapes ``\\``, ``"``, ``\\n``, ``\\t`` and any other byte as two hex digits
+    (``\\C3\\A9`` is UTF-8 ``é``): decoded as bytes, so non-ASCII paths survive.
+    """
+    out = bytearray()
+    pos = 0
+    for m in _ESCAPE.finditer(body):
+        out += body[pos:m.start()].encode()
+        hex_byte, char = m.groups()
+        out += bytes([int(hex_byte, 16)]) if hex_byte else _SIMPLE_ESCAPES.get(char, char.encode())
+        pos = m.end()
+    out += body[pos:].encode()
+    return out.decode(errors="replace")
