@@ -7,11 +7,6 @@ tools and tests can inspect them without parsing the text.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from harness.models.opt import CollectedWarning, TraceSettings
-
 
 class HarnessError(Exception):
     """Base of every user-facing error in the harness."""
@@ -130,8 +125,9 @@ class ModelConfigError(ModelError):
 class TraceError(ModelError):
     """``torch.jit.trace`` failed on the model; carries the settings and torch's message."""
 
-    def __init__(self, settings: TraceSettings, detail: str,
-                 warnings: tuple[CollectedWarning, ...] = ()):  # models.opt types
+    def __init__(self, settings, detail: str, warnings: tuple = ()):
+        # settings: models.opt.TraceSettings, warnings: its CollectedWarnings (errors.py is a
+        # leaf: it names no model types)
         self.settings = settings
         self.detail = detail
         self.warnings = warnings

@@ -77,7 +77,7 @@ def test_marker_syntax(tmp_path):
 
 
 def test_every_seed_idiom_of_the_knowledge_table_has_modules():
-    from harness.tools.idioms import KNOWN
+    from harness.knowledge.idioms import KNOWN
 
     assert sorted(k.name for k in KNOWN.values() if k.seed) == sorted(seed.IDIOMS)
     assert len(seed.IDIOMS) == 6

@@ -6,7 +6,7 @@ round trips, per-layer cache tuples of views), next to the surgical fix the walk
 The lit tests in ``lit_tests/seed/`` import both through the project's TorchScript importer
 (traced, as in 2022) and through FX (``torch.export``), run the pipelines, and pin down what
 torch-mlir does with them today. What is known about each (the 2022 diagnostic, the fix as a
-hint, the ops and messages that point at it) lives in the torch-free ``harness.tools.idioms``, which
+hint, the ops and messages that point at it) lives in the torch-free ``harness.knowledge.idioms``, which
 ``harness explain`` matches failures against.
 
 The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
@@ -24,7 +24,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from harness.tools.idioms import KNOWN, KnownIdiom
+from harness.knowledge.idioms import KNOWN, KnownIdiom
 
 from .markers import marker_lines
 
@@ -187,7 +187,7 @@ class TupleOfViewsCacheFixed(nn.Module):
 # --- The catalog --------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Idiom:
-    """A known idiom (``harness.tools.idioms``) with the modules that reproduce it and its fix."""
+    """A known idiom (``harness.knowledge.idioms``) with the modules that reproduce it and its fix."""
 
     known: KnownIdiom
     make: Callable[[], nn.Module]

@@ -3,7 +3,7 @@
 For every error: the op it is about, the Python file:line from the op's location (the inlined
 call chain that MLIR prints as "called from" notes included), the source lines around each, which
 of them is the user's own code rather than torch or transformers, and, where the op or the
-diagnostic matches a known idiom (``harness.tools.idioms``: the 2022 walkthrough's six and the ones
+diagnostic matches a known idiom (``harness.knowledge.idioms``: the 2022 walkthrough's six and the ones
 found since), its surgical fix as a hint. A crash has no op location; it gets its signature and
 the idioms its frames point at.
 """
@@ -21,8 +21,8 @@ from harness.compiler.runner import (
     repro_command,
     run_pipeline,
 )
+from harness.knowledge import idioms
 
-from . import idioms
 from .source import excerpt, is_library
 
 _MLIR_FILE = re.compile(r"\.mlir(bc)?$")
