@@ -40,74 +40,26 @@ def _invocation() -> str:
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    from .compiler.irfile import unique_dir
-    from .models import opt as opt_driver
-    from .models import opt_fixed
-    from .port import port, render
+    from .port import OptPortOptions, port_opt
 
-    overrides = _parse_overrides(args.set)
-    config = opt_driver.make_config(args.config, overrides)
-    print(f"OPT port: preset '{args.config}'"
-          + (f" with {', '.join(f'{k}={v}' for k, v in overrides.items())}" if overrides else "")
-          + f": {config.num_hidden_layers} layers, hidden {config.hidden_size}, "
-          f"{config.num_attention_heads} heads, ffn {config.ffn_dim}, vocab {config.vocab_size}; "
-          f"batch {args.batch}, sequence {args.seq}; random weights (seed {args.seed})", flush=True)
-    model = opt_driver.build_opt(args.config, overrides, seed=args.seed)
-    inputs = opt_driver.example_inputs(config, args.batch, args.seq)
     variants = {"stock": ("stock",), "fixed": ("fixed",), "both": ("stock", "fixed")}[args.model]
-    stages = ("torchscript-to-torch",) if args.torch_only else ("torchscript-to-torch", "torch-to-linalg")
-    outcomes: list[tuple[str, bool, str]] = []
-    next_steps: list[str] = []
-    for variant in variants:
-        if variant == "fixed":
-            traced = opt_fixed.trace_fixed(opt_fixed.FixedOPT.from_hf(model), inputs)
-            stem, title = "opt-fixed", "the project's rewrite of OPT with static structure (FixedOPT)"
-        else:
-            traced = opt_driver.trace_opt(model, inputs)
-            stem, title = "opt", "stock Hugging Face OPTModel"
-        print(f"\n== {title} ==")
-        print("settings:")
-        for sentence in traced.settings.sentences():
-            print(f"  - {sentence}")
-        counts = traced.warning_counts()
-        if counts:
-            print("  - Warnings while tracing: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
-        out_dir = unique_dir(f"{stem}-{args.config}-", parent=args.out_dir)
-        result = port(traced.module, inputs, out_dir, stem=stem, stages=stages,
-                      keep_weights=args.keep_weights, opt=args.opt,
-                      debug_module_name="FixedOPT" if variant == "fixed" else "OPTModel")
-        for line in render(result):
-            print(line)
-        if result.ok:
-            summary = f"lowers through {' and '.join(stages)}"
-        else:
-            failed = result.failed_stage()
-            diag = failed.record.first_error()
-            summary = f"fails in {failed.name} ({failed.record.outcome.value})"
-            if diag is not None:
-                summary += f" at {Path(diag.file).name}:{diag.line}"
-            from .tools.explain import explain_record
-
-            for exp in explain_record(failed.record).explanations[:1]:
-                for hint in exp.hints[:1]:
-                    print(f"  hint ({hint.name}): {hint.hint}")
-            failing = shlex.quote(failed.record.input_path)
-            next_steps += [f"{_invocation()} {tool} {failing} --pipeline {failed.name}{extra}"
-                           for tool, extra in (("explain", ""), ("bisect", ""),
-                                               ("reduce", f" -o {shlex.quote(str(out_dir / 'reduced.mlir'))}"),
-                                               ("report", f" --out {shlex.quote(str(out_dir / 'report'))}"))]
-        outcomes.append((stem, result.ok, f"{summary}; files in {out_dir}"))
+    outcomes = port_opt(OptPortOptions(
+        preset=args.config, overrides=_parse_overrides(args.set), batch=args.batch, seq=args.seq,
+        seed=args.seed, variants=variants, torch_only=args.torch_only,
+        keep_weights=args.keep_weights, out_dir=args.out_dir, opt=args.opt,
+        invocation=_invocation()), say=lambda line: print(line, flush=True))
     print("\n== result ==")
-    for stem, _, summary in outcomes:
-        print(f"{stem}: {summary}")
-    if args.model == "stock" and not outcomes[0][1]:
+    for outcome in outcomes:
+        print(f"{outcome.stem}: {outcome.summary}")
+    if args.model == "stock" and not outcomes[0].result.ok:
         print("hint: 'harness opt --model fixed' ports the project's static-structure rewrite of OPT.")
+    next_steps = [step for outcome in outcomes for step in outcome.next_steps]
     if next_steps:
         print("\nto dig into the failure (the Python line and the fix, the failing pass, a minimal "
               "IR file, an upstream bug report):")
         for step in next_steps:
             print(f"  {step}")
-    return 1 if args.strict and not all(ok for _, ok, _ in outcomes) else 0
+    return 1 if args.strict and not all(o.result.ok for o in outcomes) else 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -19,14 +19,14 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .compiler.irfile import write_atomically
-from .errors import OutputError, UsageError
+from .errors import OutputError
+from .frontends.names import FrontendName
 from .versions import installed as installed_versions
 
-IMPORTERS = ("torchscript", "fx")
 _PACKAGE = Path(__file__).resolve().parent
 # The sources that decide what IR a name gives (relative to the package; folders recursively).
 _IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "emit.py", "compiler/irfile.py")
@@ -34,7 +34,7 @@ _IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "emit.py", 
 
 @dataclass(frozen=True)
 class EmitOptions:
-    importer: str = "torchscript"
+    importer: FrontendName | str = FrontendName.TORCHSCRIPT  # parsed by emit()
     keep_weights: bool = False
     cache_dir: str | None = None
 
@@ -42,7 +42,7 @@ class EmitOptions:
 @dataclass
 class EmitResult:
     name: str
-    importer: str
+    importer: FrontendName
     output_path: str
     cached: bool
     key: str
@@ -70,35 +70,21 @@ def cache_key(name: str, options: EmitOptions) -> str:
 
 
 def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
-    from torch_mlir import ir
-
     from .compiler.irfile import WriteOptions, write_module
+    from .frontends.base import Program, frontend
     from .models import catalog
 
     entry = catalog.get(name)  # an unknown name fails here, before anything is written
     traced = entry.build()
-    if importer == "torchscript":
-        from .frontends.torchscript import ModuleBuilder, forward_annotator
-
-        builder = ModuleBuilder()
-        builder.import_module(traced.script, forward_annotator(traced.script, list(traced.examples)))
-        builder.verify()
-        module = builder.module
-        context = builder.context
-    else:
-        from .frontends.fx import export_and_import
-
-        module = export_and_import(traced.eager, traced.examples, name=name)
-        context = module.context
-    module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(traced.debug_name, context)
-    write_module(module, path, WriteOptions(keep_weights=keep_weights))
+    program = Program(traced.debug_name, traced.eager, tuple(traced.examples), traced.script)
+    imported = frontend(importer).import_program(program)
+    write_module(imported.module, path, WriteOptions(keep_weights=keep_weights))
 
 
 def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOptions()) -> EmitResult:
     """Writes NAME's IR to ``output`` (atomically), from the cache when it holds it."""
     start = time.monotonic()
-    if options.importer not in IMPORTERS:
-        raise UsageError(f"unknown importer '{options.importer}'; use one of {', '.join(IMPORTERS)}.")
+    options = replace(options, importer=FrontendName.parse(options.importer))
     output = Path(output)
     key = cache_key(name, options)
     if options.cache_dir is None:

@@ -26,8 +26,8 @@ def test_opt_tiny_end_to_end(tmp_path):
     assert "torchscript-to-torch: ok" in out
     assert "opt: fails in torch-to-linalg" in out
     # The fixed model lowers; the signature is the linalg one.
-    assert ("lowered to linalg-on-tensors: func.func @forward(%arg0: tensor<1x7xi64>, "
-            "%arg1: tensor<1x7xi64>) -> tensor<1x7x64xf32>") in out
+    assert ("lowered to the linalg-on-tensors backend contract: func.func @forward(%arg0: "
+            "tensor<1x7xi64>, %arg1: tensor<1x7xi64>) -> tensor<1x7x64xf32>") in out
     assert "opt-fixed: lowers through torchscript-to-torch and torch-to-linalg" in out
     written = sorted(p.name for p in tmp_path.glob("*/*.torch.mlir"))
     assert written == ["opt-fixed.torch.mlir", "opt.torch.mlir"]
@@ -42,6 +42,16 @@ def test_opt_tiny_end_to_end(tmp_path):
     # Weights are elided by default: literals keep their resource names, the blobs are dropped.
     assert "dense_resource<model.decoder.embed_tokens.weight>" in text
     assert "dialect_resources" not in text
+
+
+def test_opt_torch_only_says_which_contract_it_reached(tmp_path):
+    """The label comes from the last pipeline's declared output: stopping at the torch backend
+    contract never claims linalg (it did, with a !torch.vtensor signature after it)."""
+    proc = harness("opt", "--config", "tiny", "--model", "fixed", "--torch-only", "--out-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert ("lowered to the torch backend contract: func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, "
+            "%arg1: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7,64],f32>") in proc.stdout
+    assert "linalg" not in proc.stdout
 
 
 def test_opt_keep_weights_and_strict(tmp_path):

@@ -8,8 +8,11 @@ sometimes need IR import it lazily.
 from __future__ import annotations
 
 import io
+import os
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
@@ -86,3 +89,29 @@ def count_ops(module: ir.Operation) -> int:
         count += 1
         stack.extend(children(op))
     return count
+
+
+def read_module(path: str | os.PathLike, *, opt: str | None = None) -> tuple[ir.Context, ir.Operation] | None:
+    """An IR file's module, also when it holds ops of dialects the bindings cannot register
+    (``tm_tensor`` is not exposed to Python in the wheel): then torch-mlir-opt reprints the file
+    in the generic form, which a context that allows unregistered dialects parses. None when
+    neither parses."""
+    data = Path(path).read_bytes()
+    parsed = parse_ir(data)
+    if parsed is not None:
+        return parsed
+    from .runner import RunOptions, run_pipeline
+
+    with tempfile.TemporaryDirectory(prefix="harness-generic-") as tmp:
+        generic = Path(tmp) / "generic.mlir"
+        record = run_pipeline(path, "builtin.module()", opt=opt, options=RunOptions(
+            output_path=str(generic), extra_args=("--mlir-print-op-generic", "--mlir-print-debuginfo")))
+        if not record.ok:
+            return None
+        context = new_context(threading=False)
+        context.allow_unregistered_dialects = True
+        try:
+            with context:
+                return context, ir.Module.parse(generic.read_text()).operation.clone()
+        except ir.MLIRError:
+            return None

@@ -13,12 +13,12 @@ from enum import Enum
 from harness.errors import UsageError
 
 
-class _Parsable(str, Enum):
+class ParsableEnum(str, Enum):
     """A closed set of strings: members compare equal to their value; ``parse`` names the valid
     values when given a wrong one."""
 
     @classmethod
-    def parse(cls, value: str | _Parsable) -> _Parsable:
+    def parse(cls, value: str | ParsableEnum) -> ParsableEnum:
         if isinstance(value, cls):
             return value
         key = str(value).strip().lower().replace("_", "-")
@@ -36,7 +36,7 @@ class _Parsable(str, Enum):
         return self.value
 
 
-class Outcome(_Parsable):
+class Outcome(ParsableEnum):
     SUCCESS = "success"
     LEGALIZATION_FAILURE = "legalization-failure"
     PASS_FAILURE = "pass-failure"
@@ -52,14 +52,14 @@ class Outcome(_Parsable):
         return self in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT)
 
 
-class Severity(_Parsable):
+class Severity(ParsableEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"
     REMARK = "remark"
 
 
-class PassSource(_Parsable):
+class PassSource(ParsableEnum):
     """Where a crash's pass name came from, most to least certain."""
 
     NONE = ""

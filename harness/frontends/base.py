@@ -1,0 +1,87 @@
+"""One interface for both frontends: a ``Program`` in, a verified torch-dialect module out.
+
+"Import, verify, name, write" used to be written once per caller (port, emit, benchmarks);
+it is written here once. A frontend also names the pipeline that takes its IR to the backend
+contract, since the two differ (TorchScript object graphs vs FX functions).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+from torch_mlir import ir
+
+from harness.errors import UsageError
+
+from .names import FrontendName
+
+
+@dataclass
+class Program:
+    """A model as the frontends take it: the eager module, its example inputs, and the
+    TorchScript module (traced or scripted) when the TorchScript path is wanted."""
+
+    name: str                                   # torch.debug_module_name of the IR
+    eager: torch.nn.Module | None
+    examples: tuple[torch.Tensor, ...]
+    script: torch.jit.ScriptModule | None = None
+
+
+@dataclass
+class Imported:
+    module: ir.Module
+    frontend: FrontendName
+    seconds: float
+    stats: object | None = None  # the TorchScript importer's ImportStats
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Frontend:
+    name: FrontendName
+    torch_pipeline: str  # pipelines.toml name that reaches the backend contract from this IR
+    description: str
+    run: Callable[[Program], tuple[ir.Module, object | None]]
+
+    def import_program(self, program: Program) -> Imported:
+        start = time.monotonic()
+        module, stats = self.run(program)
+        module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(
+            program.name, module.context)
+        return Imported(module, self.name, time.monotonic() - start, stats)
+
+
+def _torchscript(program: Program) -> tuple[ir.Module, object]:
+    from .torchscript import ModuleBuilder, forward_annotator
+
+    if program.script is None:
+        raise UsageError(f"the TorchScript frontend needs a traced or scripted module for "
+                         f"'{program.name}'; trace it first (torch.jit.trace) or use --frontend fx.")
+    builder = ModuleBuilder()
+    stats = builder.import_module(program.script, forward_annotator(program.script, list(program.examples)))
+    builder.verify()
+    return builder.module, stats
+
+
+def _fx(program: Program) -> tuple[ir.Module, None]:
+    from .fx import export_and_import
+
+    if program.eager is None:
+        raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
+    return export_and_import(program.eager, program.examples, name=program.name), None
+
+
+FRONTENDS: dict[FrontendName, Frontend] = {
+    FrontendName.TORCHSCRIPT: Frontend(
+        FrontendName.TORCHSCRIPT, "torchscript-to-torch",
+        "torch.jit.trace -> the project's TorchScript importer", _torchscript),
+    FrontendName.FX: Frontend(
+        FrontendName.FX, "fx-to-torch", "torch.export -> the torch-mlir wheel's fx_importer", _fx),
+}
+
+
+def frontend(name: str | FrontendName) -> Frontend:
+    return FRONTENDS[FrontendName.parse(name)]
