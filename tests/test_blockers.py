@@ -1,0 +1,75 @@
+"""harness.tools.blockers: the op whose conversion failed, told apart from the ops a failure
+names only because their users were not converted. On the real binary, with IR shaped like
+stock OPT's mask (a bool literal and'ed with a computed mask)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.compiler.runner import run_pipeline
+from harness.tools.blockers import analyze
+
+LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+
+# What OPT's and_mask traces to: `result = q.new_ones((), dtype=bool)` frozen as a literal,
+# then `result & mask` as aten.__and__.Tensor, which has no linalg lowering.
+AND_MASK = """\
+func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {
+  %int0 = torch.constant.int 0
+  %true = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1> loc("model.py":52:0)
+  %mask = torch.aten.gt.Scalar %arg0, %int0 : !torch.vtensor<[1,7],si64>, !torch.int -> !torch.vtensor<[1,7],i1> loc("model.py":53:0)
+  %and = torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>, !torch.vtensor<[1,7],i1> -> !torch.vtensor<[1,7],i1> loc("model.py":54:0)
+  return %and : !torch.vtensor<[1,7],i1>
+}
+"""
+
+# Two independent blockers: an op torch-mlir does not know, and the __and__ above.
+TWO_BLOCKERS = """\
+func.func @forward(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[4],i1>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],i1>) {
+  %0 = torch.operator "aten.made_up_op"(%arg0) : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> loc("m.py":3:0)
+  %1 = torch.aten.__and__.Tensor %arg1, %arg1 : !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1> -> !torch.vtensor<[4],i1> loc("m.py":4:0)
+  return %0, %1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],i1>
+}
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "in.mlir"
+    path.write_text(text)
+    return path
+
+
+def test_the_reported_literal_is_a_symptom_and_and_is_the_blocker(tmp_path):
+    path = _write(tmp_path, AND_MASK)
+    reported = run_pipeline(path, LINALG)
+    # What MLIR names: the literal (the first illegal op the finalizing pass meets).
+    assert reported.illegal_ops() == ["torch.vtensor.literal"]
+    analysis = analyze(path, LINALG)
+    assert [b.name for b in analysis.blockers] == ["torch.aten.__and__.Tensor"]
+    assert [s.name for s in analysis.symptoms] == ["torch.vtensor.literal"]
+    blocker = analysis.blockers[0]
+    assert '"model.py":54:0' in blocker.location
+    # Alone, the blocker still fails, naming itself; no conversion of the pipeline lowers it.
+    assert blocker.isolated_record.illegal_ops() == ["torch.aten.__and__.Tensor"]
+    assert blocker.converted_by == []
+    assert "torch.vtensor.literal" not in blocker.isolated_ir  # tensor operands became arguments
+    # The literal lowers alone, by convert-torch-to-arith: it stays only because of its user.
+    symptom = analysis.symptoms[0]
+    assert symptom.isolated_record.ok and symptom.converted_by == ["convert-torch-to-arith"]
+    assert symptom.users == ["torch.aten.__and__.Tensor"]
+
+
+def test_each_blocker_is_found_and_isolated_alone(tmp_path):
+    analysis = analyze(_write(tmp_path, TWO_BLOCKERS), LINALG, replay_conversions=False)
+    assert sorted(b.name for b in analysis.blockers) == ['torch.aten.__and__.Tensor',
+                                                          'torch.operator "aten.made_up_op"']
+    assert analysis.symptoms == []
+    for blocker in analysis.blockers:
+        assert blocker.isolated_ir.count("= torch.") == 1  # one op, nothing else
+
+
+def test_a_passing_file_has_nothing_to_analyze(tmp_path):
+    path = _write(tmp_path, AND_MASK.replace("torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>,",
+                                             "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
+    analysis = analyze(path, LINALG)
+    assert analysis.illegal == [] and analysis.detail == "the pipeline succeeds"
