@@ -26,6 +26,7 @@ import sys
 import tomllib
 
 import lit.formats
+from lit.llvm.subst import ToolSubst
 
 
 def _int_param(name, default):
@@ -133,17 +134,19 @@ def _quote(argv):
     return " ".join(shlex.quote(a) for a in argv)
 
 
-# Substitutions are regexes applied in order; the tool name goes first so that no path
-# substituted later can be rewritten by it.
-config.substitutions.append(
-    (r"(?<![\w/.-])torch-mlir-opt(?![\w.-])", shlex.quote(opt.path))
-)
-config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w.-])", _quote(_filecheck())))
-# lit runs a plain `not` itself but hands `not --crash` to an external `not` program, which
-# only an LLVM build has; ours lives in support/.
-config.substitutions.append(
-    (r"(?<![\w-])not --crash(?![\w-])", _quote([python, os.path.join(support_dir, "not.py"), "--crash"]))
-)
+# A tool's name is substituted where it stands as a word, not inside a path or a longer name
+# (not after `/`, `.` or `-`, not before `.` or `-`): lit's ToolSubst builds that regex. The
+# commands are resolved above (harness.compiler.binary, _filecheck), so only the regex is taken.
+# lit.llvm.initialize/LLVMConfig is not used: it adds features this suite does not want
+# (`host=None`, `target=None`, `system-linux`, `symlinks`, `non-root-user`; ours describe the
+# binary under test) and its tool lookup (llvm_tools_dir, --param NAME) is not ours.
+# Substitutions apply in order, config ones before lit's %s/%t, so a path substituted later
+# (%s, %t, %harness-ir-cache) is never rewritten by a tool name.
+for tool in (
+    ToolSubst("torch-mlir-opt", command=shlex.quote(opt.path), pre="/.-", post=".-"),
+    ToolSubst("FileCheck", command=_quote(_filecheck()), pre="/.-", post=".-"),
+):
+    config.substitutions.append((tool.regex, tool.command))
 config.substitutions.append(("%PYTHON", shlex.quote(python)))
 
 # %{pipeline:NAME}: each pipeline of pipelines/pipelines.toml, rendered by harness.compiler.pipelines,
@@ -201,8 +204,10 @@ for idiom_name, (_, idiom_line) in sorted(harness_markers.marker_lines().items()
     config.substitutions.append((re.escape(f"%{{seed-line:{idiom_name}}}"), str(idiom_line)))
 
 # --- Environment and limits -------------------------------------------------------------------
+# lit runs a plain `not` itself but hands `not --crash` (and `not not`) to the program `not`
+# on this PATH, which only an LLVM build has (in its tools directory); ours is support/not.
 config.environment["PATH"] = os.pathsep.join(
-    [os.path.dirname(python), config.environment.get("PATH", "")]
+    [support_dir, os.path.dirname(python), config.environment.get("PATH", "")]
 )
 # `%PYTHON -m harness run/explain/...` in a RUN line must test the same binary as the
 # torch-mlir-opt substitution, whichever way it was chosen.

@@ -5,6 +5,7 @@ stands in for it; everything else in the run is real."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -59,3 +60,19 @@ def test_release_build_runs_the_release_only_test():
     assert proc.returncode == 0, out
     assert "release build)" in out
     assert "PASS: torch-mlir-harness :: pass/view-nonvalue-tensor-error.mlir" in out
+
+
+def test_our_not_wins_over_another_on_path(tmp_path):
+    """`not --crash` goes to lit_tests/support/not even when the user's PATH holds another `not`
+    (an LLVM tools directory does); a stand-in that accepts everything would hide a missing crash."""
+    impostor = tmp_path / "not"
+    impostor.write_text("#!/bin/sh\nexit 0\n")
+    impostor.chmod(0o755)
+    env_path = f"{tmp_path}{os.pathsep}{os.environ.get('PATH', '')}"
+    lit = [sys.executable, "-c", "import sys, lit.main; sys.exit(lit.main.main())"]
+    proc = subprocess.run([*lit, "-v", "lit_tests/config/tool-substitutions.mlir"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=dict(os.environ, PATH=env_path))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "PASS: torch-mlir-harness :: config/tool-substitutions.mlir" in out

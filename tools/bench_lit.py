@@ -85,6 +85,22 @@ def busy_time(intervals: list[tuple[float, float]]) -> float:
     return total
 
 
+def is_failure(test: dict) -> bool:
+    """A lit result that is neither a pass nor an expected outcome."""
+    return test.get("code") not in ("PASS", "XFAIL", "UNSUPPORTED")
+
+
+def by_folder(results: list[dict]) -> dict[str, tuple[int, int]]:
+    """(failed, total) per top-level folder of the suite (config, pass, seed, models), from lit's
+    test names ("torch-mlir-harness :: seed/mask-to-bool/traced.mlir")."""
+    counts: dict[str, tuple[int, int]] = {}
+    for test in results:
+        folder = test["name"].split(" :: ", 1)[-1].split("/", 1)[0]
+        failed, total = counts.get(folder, (0, 0))
+        counts[folder] = (failed + is_failure(test), total + 1)
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="tests or directories under lit_tests/ (default: all)")
@@ -141,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch-mlir-opt:  {len(runs)} runs, {summed:7.2f} s summed, {busy:7.2f} s busy")
     if wall > 0:
         print(f"ratio:           busy/wall = {busy / wall:.2f}, summed/wall = {summed / wall:.2f}")
-    failed = sorted(t["name"] for t in results if t.get("code") not in ("PASS", "XFAIL", "UNSUPPORTED"))
+    failed = sorted(t["name"] for t in results if is_failure(t))
     passed = sorted(t["name"] for t in results if t.get("code") == "PASS")
     print(f"failed:          {len(failed)} of {len(results)}")
     if args.no_passes:
@@ -149,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(passed)} still pass{':' if passed else ''}")
         for name in passed:
             print(f"  still passes: {name}")
+        for folder, (n_failed, n_total) in sorted(by_folder(results).items()):
+            print(f"  {folder + '/':<14} {n_failed} of {n_total} fail")
         return 0
     slowest = sorted(results, key=lambda t: t.get("elapsed", 0.0), reverse=True)[:3]
     for test in slowest:
