@@ -294,7 +294,8 @@ def test_cli_pass_flags_keep_weights_no_redact_no_reduce(tmp_path):
     folder = Path(data["folder"])
     assert folder.parent == out and Path(data["archive"]).is_file()
     assert data["signature"] == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
-    assert data["outcome"] == "legalization-failure" and data["weights"] == "kept"
+    assert Outcome.parse(data["outcome"]) is Outcome.LEGALIZATION_FAILURE
+    assert Weights.parse(data["weights"]) is Weights.KEPT
     assert data["ops_before"] == 5 and not data["reduced"] and not data["redacted"]
     check = data["self_check"]
     assert data["reproduced"] and check["replayed_file"] == "input.mlir" and check["signature_reproduced"]
