@@ -153,8 +153,6 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
     from .tools.report import ReportOptions, make_report
 
     progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
@@ -163,7 +161,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=args.timeout,
         progress=progress))
     if args.json:
-        print(json.dumps({**asdict(result), "reproduced": result.reproduced}, indent=2))
+        print(json.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)

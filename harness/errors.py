@@ -87,11 +87,12 @@ class PipelineFailure(HarnessError):
 
 
 class ReportError(HarnessError):
-    """harness report cannot make a bundle: the input passes, or the bundle cannot be written."""
+    """harness report makes no bundle: the input passes, is not valid IR (no compiler bug), or
+    the bundle cannot be written."""
 
-    def __init__(self, input_path: str, reason: str, message: str):
+    def __init__(self, input_path: str, reason, message: str):
         self.input_path = input_path
-        self.reason = reason  # passes | output | ...
+        self.reason = reason  # tools.report.Refusal: passes | invalid-input | output
         super().__init__(message)
 
 

@@ -23,11 +23,15 @@ import pytest
 from harness.compiler import binary as binary_module
 from harness.compiler.records import RunRecord
 from harness.errors import InputFileError, ReportError
+from harness.compiler.crash_text import TOP_MARK, render_frame
+from harness.compiler.outcomes import Outcome
 from harness.tools.report import (
     BUNDLE_FILES,
+    Refusal,
     ReportOptions,
     ReportResult,
     SelfCheck,
+    Weights,
     issue_title,
     make_report,
 )
@@ -175,6 +179,25 @@ def test_crash_record_json_holds_the_original_run_bisect_reduce_and_self_check(c
     assert crash.reproduced and crash.self_check.repro_exit_status == 1
 
 
+def test_issue_and_backtrace_render_the_crash_with_one_renderer(crash):
+    """issue.md's summary and backtrace.txt's full stack differ only in the renderer's options:
+    the same frame lines, marks and header words, from the record's frames."""
+    folder = Path(crash.folder)
+    record = RunRecord.from_json(json.loads((folder / "record.json").read_text())["record"])
+    top = record.crash.top_frame()
+    issue = (folder / "issue.md").read_text()
+    backtrace = (folder / "backtrace.txt").read_text()
+    assert f"\n{TOP_MARK} {render_frame(top)}\n" in issue
+    assert f"\n{TOP_MARK} {render_frame(top, address=True, full=True)}\n" in backtrace
+    for text in (issue, backtrace):  # one header for the signal and the pass
+        assert "\nsignal:    SIGFPE (exit status " in text
+        assert "\npass:      ConvertTorchToLinalg (from its runOnOperation frame)\n" in text
+    shown = [line for line in issue.splitlines() if line.startswith((f"{TOP_MARK} #", "  #"))]
+    assert len(shown) == 12  # the summary's frame limit
+    assert len([line for line in backtrace.splitlines() if re.match(r"^[ >+] #\d", line)]) == \
+        len(record.crash.frames)  # every frame
+
+
 def test_crash_repro_exits_nonzero_exactly_when_it_crashes(crash, no_passes):
     real = _repro(crash.folder, REAL)
     assert real.returncode == 1, real.stdout + real.stderr
@@ -221,7 +244,7 @@ def test_legalization_repro_greps_the_left_over_op(legalization, no_passes):
 
 
 def test_legalization_weights_elided_and_locations_keep_file_and_line(legalization):
-    assert legalization.weights == "elided" and legalization.reproduced
+    assert legalization.weights is Weights.ELIDED and legalization.reproduced
     folder = Path(legalization.folder)
     text = (folder / "input.mlir").read_text()
     assert BLOB not in text and "dense_resource<w> : tensor<16xf32>" in text
@@ -255,20 +278,27 @@ def _assert_redacted(result: ReportResult) -> None:
 
 # --- options, the CLI, errors --------------------------------------------------------------
 
+def _cli_report(*args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "harness", "report", *args, "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 def test_cli_pass_flags_keep_weights_no_redact_no_reduce(tmp_path):
     src = tmp_path / "nonzero.mlir"
     src.write_text(NONZERO)
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(src), "--pipeline",
-                           "torch-to-linalg", "--out", str(out), "--keep-weights", "--no-redact",
-                           "--no-reduce"], capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    lines = dict(line.split(": ", 1) for line in proc.stdout.splitlines() if ": " in line)
-    folder = Path(lines["report"])
-    assert folder.parent == out and Path(lines["archive"]).is_file()
-    assert lines["signature"] == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
-    assert lines["ops"] == "5 (not reduced)"
-    assert lines["self-check"].startswith("reproduced: input.mlir fails with the same signature")
+    data = _cli_report(str(src), "--pipeline", "torch-to-linalg", "--out", str(out),
+                       "--keep-weights", "--no-redact", "--no-reduce")
+    folder = Path(data["folder"])
+    assert folder.parent == out and Path(data["archive"]).is_file()
+    assert data["signature"] == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert Outcome.parse(data["outcome"]) is Outcome.LEGALIZATION_FAILURE
+    assert Weights.parse(data["weights"]) is Weights.KEPT
+    assert data["ops_before"] == 5 and not data["reduced"] and not data["redacted"]
+    check = data["self_check"]
+    assert data["reproduced"] and check["replayed_file"] == "input.mlir" and check["signature_reproduced"]
     assert sorted(p.name for p in folder.iterdir()) == sorted(set(BUNDLE_FILES) - {"reduced.mlir"})
     text = (folder / "input.mlir").read_text()
     assert BLOB in text and f'loc("{SITE}/transformers/masking_utils.py":52:0)' in text
@@ -280,17 +310,25 @@ def test_cli_pass_flags_keep_weights_no_redact_no_reduce(tmp_path):
 
 def test_cli_crash_through_pass_flags(tmp_path):
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, "-m", "harness", "report",
-                           str(CRASHERS / "A_remainder_int_by_zero.mlir"), "--pipeline=-canonicalize",
-                           "--out", str(out), "--budget-s", "5"], capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert "\ntitle: [torch-mlir] SIGFPE in Canonicalizer at AtenRemainderIntOp::fold\n" in proc.stdout
-    assert "\nsignature: crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold\n" in proc.stdout
-    assert re.search(r"^ops: 5 -> [1-5] \(", proc.stdout, re.MULTILINE), proc.stdout
-    folder = Path(re.search(r"^report: (.*)$", proc.stdout, re.MULTILINE).group(1))
+    data = _cli_report(str(CRASHERS / "A_remainder_int_by_zero.mlir"), "--pipeline=-canonicalize",
+                       "--out", str(out), "--budget-s", "5")
+    assert data["title"] == "[torch-mlir] SIGFPE in Canonicalizer at AtenRemainderIntOp::fold"
+    assert data["signature"] == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert data["reduced"] and data["ops_before"] == 5 and 1 <= data["ops_after"] <= 5
+    folder = Path(data["folder"])
+    assert folder.name.startswith("report-sigfpe-in-canonicalizer-at-mlir-torch-torch-atenremainderintop")
     script = (folder / "repro.sh").read_text()
     assert "CMD=(\"$OPT\" \"$INPUT\" -canonicalize -o /dev/null -mlir-disable-threading)" in script
     assert _repro(folder, REAL).returncode == 1
+
+
+def test_render_is_what_the_cli_prints(legalization):
+    lines = legalization.render()
+    assert lines[:4] == [f"report: {legalization.folder}", f"archive: {legalization.archive}",
+                         f"title: {legalization.title}", f"signature: {legalization.signature}"]
+    assert "weights: elided; paths redacted" in lines
+    assert any(line.startswith("self-check: reproduced: reduced.mlir fails with the same signature")
+               for line in lines)
 
 
 def test_two_reports_of_one_input_never_collide(tmp_path):
@@ -326,7 +364,7 @@ def test_passing_input_is_an_error_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     with pytest.raises(ReportError) as info:
         make_report(src, "torch-to-linalg", options=ReportOptions(out_dir=out))
-    assert info.value.reason == "passes" and info.value.input_path == str(src)
+    assert info.value.reason is Refusal.PASSES and info.value.input_path == str(src)
     assert str(info.value).startswith(f"nothing to report: {src} passes torch-to-linalg")
     assert not out.exists()
     proc = subprocess.run([sys.executable, "-m", "harness", "report", str(src), "--pipeline",
@@ -342,7 +380,7 @@ def test_unwritable_out_is_an_error_naming_the_input(tmp_path):
     with pytest.raises(ReportError) as info:
         make_report(src, "-canonicalize", options=ReportOptions(out_dir=blocker / "reports"))
     message = str(info.value)
-    assert info.value.reason == "output"
+    assert info.value.reason is Refusal.OUTPUT
     assert str(src) in message and "is a file, not a folder" in message and "--out" in message
     assert blocker.read_text() == ""
 

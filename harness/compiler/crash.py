@@ -46,16 +46,11 @@ class Frame:
         """The function without return type, parameters or clone suffixes: what signatures use."""
         return function_name(self.function) if self.function else ""
 
-    def render(self, full: bool = False) -> str:
-        """``#4 ns::Cls::f TorchOps.cpp`` (``full``: the demangled name with its parameters)."""
-        where = ""
-        if self.file:
-            where = f" {self.file}" + (f":{self.line}" if self.line else "")
-        elif self.module:
-            off = self.offset if self.offset is not None else self.address
-            where = f" ({Path(self.module).name}+0x{off:x})"
-        label = (self.function if full else self.name) or f"0x{self.address:x}"
-        return f"#{self.index} {label}{where}"
+    def render(self, *, full: bool = False, address: bool = False) -> str:
+        """``#4 ns::Cls::f TorchOps.cpp`` (see ``crash_text.render_frame``, the one format)."""
+        from .crash_text import render_frame
+
+        return render_frame(self, address=address, full=full)
 
 
 @dataclass

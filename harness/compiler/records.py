@@ -6,6 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .crash import CrashInfo
+from .crash_text import CrashView, render_crash
 from .outcomes import Outcome, Severity, Signature
 from .text import drop_ssa_names
 
@@ -140,37 +141,14 @@ class RunRecord:
 
 
 def render_record(record: RunRecord, *, frames: int = 10) -> list[str]:
-    """The readable form ``harness run`` prints: diagnostics, or for a crash the signal, LLVM
-    ERROR, assertion, pass, signature and the first frames below the signal handler."""
+    """The readable form ``harness run`` prints: diagnostics, or for a crash what
+    ``crash_text.render_crash`` shows (signal, LLVM ERROR, assertion, pass, signature and the
+    first ``frames`` frames below the signal handler), indented by two spaces."""
     lines: list[str] = []
-    crash = record.crash
-    if crash is not None:
-        if crash.at_timeout:
-            lines.append("  hung: the harness sent SIGABRT after the timeout; the stack shows where it was")
-        elif crash.signal:
-            lines.append(f"  signal:    {crash.signal} (exit status {crash.exit_status})")
-        if crash.fatal_error:
-            lines.append(f"  LLVM ERROR: {crash.fatal_error.splitlines()[0]}")
-        if crash.assertion:
-            lines.append(f"  assertion: {crash.assertion.render()}")
-        if crash.pass_name:
-            lines.append(f"  pass:      {crash.pass_name} (from {crash.pass_source.describe()})")
-        lines.append(f"  signature: {record.signature}")
-        if not crash.has_stack_dump:
-            lines.append("  no 'Stack dump:' was printed (a crash on a worker thread loses it; "
-                         "rerun with -mlir-disable-threading)")
-        if crash.symbolizer_note:
-            lines.append(f"  note: {crash.symbolizer_note}")
-        shown = crash.relevant_frames(frames)
-        if shown:
-            top = crash.top_frame()
-            lines.append(f"  frames below the signal handler{' (symbolized offline)' if crash.symbolizer else ''}:")
-            for f in shown:
-                mark = ">" if f is top else " "
-                text = f.render()
-                lines.append(f"  {mark} {text if len(text) <= 200 else text[:197] + '...'}")
-        for d in record.diagnostics:
-            lines.append(d.render())
+    if record.crash is not None:
+        view = CrashView(frames=frames)
+        lines += [f"  {line}" for line in render_crash(record.crash, view, signature=record.signature)]
+        lines += [d.render() for d in record.diagnostics]
         return lines
     for d in record.diagnostics:
         lines.append(d.render())

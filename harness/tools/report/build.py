@@ -1,0 +1,206 @@
+"""``make_report``: the runs, in order, then the bundle's files from one ``Findings``.
+
+1. the user's file through the pipeline (a file that passes, or that torch-mlir-opt rejects
+   before any pass runs, is refused: there is no compiler bug to report);
+2. input.mlir (redacted, weights elided when that keeps the failure), bisect, reduce;
+3. the bundle's file replayed, repro.sh and backtrace.txt written, repro.sh run (self-check);
+4. record.json and issue.md, then the folder and its archive published together.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from harness import versions as versions_module
+from harness.compiler import binary as binary_module
+from harness.compiler import pipelines
+from harness.compiler.outcomes import Outcome, Signature
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import RunOptions, run_pipeline
+from harness.errors import HarnessError, OutputError, ReportError
+
+from ..bisect import BisectResult, bisect
+from ..reduce import ReduceOptions, ReduceResult, reduce_file
+from . import bundle
+from .inputs import count_file_ops, is_bytecode_file, write_input
+from .issue import SIGNATURE_MAX_CHARS, backtrace_text, bounded, issue_markdown, issue_title
+from .redact import Redactor
+from .replay import replay, self_check
+from .repro import repro_script
+from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult
+
+# The reduced IR goes inline into issue.md up to this size; above it, issue.md points to the file.
+INLINE_MAX_LINES = 150
+INLINE_MAX_CHARS = 12_000
+# Failures that may be the input's own fault (it does not parse or verify) rather than a pass's.
+_MAYBE_INVALID = (Outcome.PARSE_ERROR, Outcome.VERIFIER_ERROR, Outcome.PASS_FAILURE)
+_PARSE_ONLY = "builtin.module()"
+# The parse-only run prints its module to /dev/null: without weights (a 50 MB dense literal
+# is printed through a 100 MB hex string).
+_ELIDE_OUTPUT = ("--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")
+
+
+def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOptions) -> ReportResult:
+    """Builds the bug-report bundle for ``path``, which fails ``pipeline``.
+
+    ``pipeline`` is a name from pipelines/, an upstream pipeline name, a textual pipeline, or
+    pass flags (``-canonicalize``). Raises ReportError when the input passes, is not valid IR
+    or the bundle cannot be written, InputFileError / BinaryError for a bad input or binary.
+    """
+    src = Path(path)
+    textual = resolve_pipeline(pipeline)
+    out_dir = Path(options.out_dir)
+    bundle.check_out_dir(out_dir, src)
+    say = options.progress or (lambda _line: None)
+    exe = binary_module.resolve(options.opt)
+    run_options = RunOptions(timeout_s=options.timeout_s)
+    say(f"running {src.name} through {textual}")
+    original = run_pipeline(src, textual, opt=exe.path, options=run_options)
+    if original.ok:
+        raise ReportError(str(src), Refusal.PASSES,
+                          f"nothing to report: {src} passes {pipeline} (torch-mlir-opt exited 0 "
+                          f"in {original.elapsed_s:.2f} s). A report needs a file and the pipeline "
+                          "it fails; 'harness run FILE --pipeline P' shows what a file does.")
+    if original.outcome in _MAYBE_INVALID:
+        _refuse_invalid_input(src, exe.path, options.timeout_s)
+    try:
+        with bundle.staging_folder(out_dir, src) as staging:
+            return _build(src, pipeline, textual, original, exe, staging, out_dir, options, say)
+    except OSError as e:
+        raise ReportError(str(src), Refusal.OUTPUT,
+                          f"cannot write the report for {src} under {out_dir}: "
+                          f"{e.strerror or e}. Choose a writable --out folder with free space."
+                          ) from None
+    except OutputError as e:  # from write_atomically / unique_dir: already names file and cause
+        raise ReportError(str(src), Refusal.OUTPUT, f"cannot write the report for {src}: {e}") from None
+
+
+def resolve_pipeline(spec: str) -> str:
+    """Pass flags (``-canonicalize``) as given; names and textual pipelines resolved."""
+    return pipelines.default().resolve(spec)
+
+
+def _refuse_invalid_input(src: Path, opt: str, timeout_s: float) -> None:
+    """Raises when torch-mlir-opt rejects ``src`` with no pass at all: the file is not valid
+    IR (random bytes, a syntax error, an op that does not verify), which is no compiler bug."""
+    parsed = run_pipeline(src, _PARSE_ONLY, opt=opt,
+                          options=RunOptions(timeout_s=timeout_s, extra_args=_ELIDE_OUTPUT))
+    if parsed.ok or parsed.outcome.is_crash:
+        return
+    first = parsed.first_error()
+    where = f"{first.location}: {first.message}" if first is not None else \
+        (parsed.stderr.strip().splitlines() or ["(no message)"])[0]
+    raise ReportError(str(src), Refusal.INVALID_INPUT,
+                      f"cannot report {src}: torch-mlir-opt rejects it before running any pass "
+                      f"({bounded(where, 300)}). This is not a torch-mlir bug: the file is not "
+                      "valid IR. Fix it at that location or write it again (harness emit, harness "
+                      "opt), then run the report again.")
+
+
+def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_module.OptBinary,
+           staging: Path, out_dir: Path, options: ReportOptions,
+           say: Callable[[str], None]) -> ReportResult:
+    redactor = Redactor.for_machine([staging], enabled=options.redact,
+                                    other_dirs=[src.parent, out_dir])
+    input_file = staging / "input.mlir"
+
+    say("writing input.mlir")
+    written = write_input(src, input_file, textual, original, opt=exe.path,
+                          timeout_s=options.timeout_s, keep_weights=options.keep_weights,
+                          redactor=redactor)
+    notes = list(written.notes)
+
+    say("bisecting the pipeline")
+    bisected: BisectResult | None = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="harness-report-bisect-") as tmp:
+            bisected = bisect(input_file, textual, opt=exe.path, out_dir=tmp,
+                              timeout_s=options.timeout_s)
+    except HarnessError as e:
+        notes.append(f"bisect failed: {e}")
+
+    reduced: ReduceResult | None = None
+    reduced_file = staging / "reduced.mlir"
+    if options.reduce:
+        say(f"reducing (budget {options.budget_s:g} s)")
+        try:  # the pipeline as the original ran it (pass flags too), so signatures compare
+            reduced = reduce_file(input_file, textual, options=ReduceOptions(
+                output_path=reduced_file, budget_s=options.budget_s, opt=exe.path,
+                original=written.record))
+        except HarnessError as e:
+            notes.append(f"reduce failed: {e}")
+            reduced_file.unlink(missing_ok=True)
+        if reduced_file.is_file():
+            redactor.redact_file(reduced_file, ir=True)
+    replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
+    ops_before = reduced.ops_before if reduced else count_file_ops(input_file)
+    ops_after = reduced.ops_after if reduced else ops_before
+
+    say(f"self-check: replaying {replay_name}")
+    replayed = replay(staging, replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
+    bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
+    script = repro_script(original, replayed, textual, recorded_binary=redactor.text(exe.path),
+                          timeout_s=options.timeout_s)
+    bundle.write_text(staging / "repro.sh", redactor.text(script))
+    (staging / "repro.sh").chmod(0o755)
+    check = self_check(staging, replay_name, original, replayed, opt=exe.path,
+                       timeout_s=options.timeout_s)
+
+    ir_path = staging / replay_name
+    findings = Findings(
+        src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
+        original=original, bundle_record=written.record, weights=written.weights,
+        bisected=bisected, reduced=reduced, replay_name=replay_name, replay=replayed,
+        ops_before=ops_before, ops_after=ops_after, check=check,
+        title=issue_title(original, bisected, textual, reproduced=check.reproduced),
+        notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
+        ir_size=ir_path.stat().st_size)
+    signature = bounded(str(original.signature), SIGNATURE_MAX_CHARS)
+    record = ReportRecord.of(findings, signature)
+    bundle.write_text(staging / "record.json",
+                      json.dumps(redactor.json(record.to_json()), indent=2) + "\n")
+    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
+
+    # The folder's name is the signature's slug; the signature may quote a path, so redacted.
+    slug = Signature.from_json(redactor.json(original.signature.to_json())).slug()
+    folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
+    return ReportResult(
+        folder=str(folder), archive=str(archive), title=findings.title, signature=signature,
+        outcome=original.outcome, input_path=str(src), pipeline=textual, binary=exe.path,
+        self_check=check, weights=written.weights, reduced=reduced is not None,
+        ops_before=ops_before, ops_after=ops_after,
+        reduce_summary=_reduce_line(reduced) if reduced else "",
+        failing_pass=findings.failing_pass, redacted=options.redact, notes=notes,
+        files=sorted(p.name for p in folder.iterdir()))
+
+
+def _inline_ir(path: Path) -> str | None:
+    """The file's text when it is small enough to quote in issue.md."""
+    if path.stat().st_size > INLINE_MAX_CHARS or is_bytecode_file(path):
+        return None
+    text = path.read_text(errors="replace")
+    if len(text) > INLINE_MAX_CHARS or text.count("\n") > INLINE_MAX_LINES:
+        return None
+    return text
+
+
+def collect_versions(exe: binary_module.OptBinary) -> dict[str, str]:
+    """Package versions from their metadata (nothing is imported), the binary's, the platform's."""
+    out = versions_module.installed()
+    out["llvm"] = exe.llvm_version or "unknown"
+    out["build"] = exe.build_kind
+    out["torch-mlir-opt"] = exe.path
+    out["python"] = f"{platform.python_implementation()} {platform.python_version()}"
+    out["platform"] = platform.platform()
+    return out
+
+
+def _reduce_line(reduced: ReduceResult) -> str:
+    stopped = getattr(reduced.stopped, "value", reduced.stopped)
+    why = {"budget": ", budget spent", "max-tries": ", max tries reached"}.get(stopped, "")
+    return f"reduce: {reduced.tries} tries, {reduced.kept} kept, {reduced.elapsed_s:.1f} s{why}"

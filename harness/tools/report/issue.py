@@ -1,0 +1,201 @@
+"""The texts a person reads: issue.md (from ``templates/issue.md.in``), its title, and
+backtrace.txt.
+
+Every piece that comes from the input or the machine is redacted first and then quoted for
+markdown (``markdown.py``), so neither a path nor a line of backticks gets through.
+"""
+
+from __future__ import annotations
+
+from harness.compiler.crash_text import CrashView, render_crash, short_name
+from harness.compiler.outcomes import Outcome
+from harness.compiler.pipeline_text import parse_pipeline
+from harness.compiler.records import RunRecord, render_record
+from harness.compiler.runner import RunOptions, build_command, is_pass_flags
+from harness.errors import HarnessError
+
+from ..bisect import BisectResult
+from . import markdown as md
+from .redact import Redactor, shell_words
+from .result import REPRODUCED_STATUS, Findings
+from .template import render
+
+# Titles and the signature as shown stay readable whatever the input names (a 4 KB op name).
+TITLE_MAX_CHARS = 160
+SIGNATURE_MAX_CHARS = 400
+TITLE_PREFIX = "[torch-mlir] "
+NOT_REPRODUCED_SUFFIX = " (did not reproduce from the bundle)"
+
+
+def bounded(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = md.one_line(text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
+                reproduced: bool = True) -> str:
+    """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``,
+    from the signature's fields (frames by their last two scopes)."""
+    sig = record.signature
+    if record.crash is not None and record.outcome.is_crash:
+        where = f" in {short_name(sig.pass_name, 1)}" if sig.pass_name else ""
+        at = f" at {short_name(sig.frame)}" if sig.frame else ""
+        if sig.frame and sig.via:
+            at += f" via {short_name(sig.via)}"
+        if sig.hang:
+            text = f"hang{where}"
+        elif sig.assertion:
+            text = f"Assertion `{sig.assertion}' failed{where}{at}"
+        else:
+            text = f"{sig.signal or 'no signal'}{where}{at}"
+            if not sig.frame and sig.fatal_error:
+                text += f": LLVM ERROR: {sig.fatal_error}"
+    elif record.outcome is Outcome.TIMEOUT:
+        text = f"torch-mlir-opt hangs in {_pipeline_label(textual)}"
+    else:
+        where = _pipeline_label(textual)
+        if bisected is not None and bisected.found:
+            first = bisected.responsible[0].responsible_pass if bisected.responsible else ""
+            where = first if first and not first.startswith("(") else bisected.failing_pass
+        text = f"{sig.summary or sig.outcome.value} in {where}"
+    title = TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
+    return title if reproduced else title + NOT_REPRODUCED_SUFFIX
+
+
+def _pipeline_label(textual: str) -> str:
+    if is_pass_flags(textual):
+        return textual.strip()
+    try:
+        refs = parse_pipeline(textual)
+    except HarnessError:
+        return textual
+    return refs[0].name if len(refs) == 1 else textual
+
+
+def backtrace_text(record: RunRecord) -> str:
+    """The symbolized stack of a crash (every frame, with addresses), or the stderr of a
+    diagnostic; the caller redacts it."""
+    lines = [f"command: {shell_words(record.command)}",
+             f"outcome: {record.outcome.value} (exit status {record.returncode})",
+             f"signature: {record.signature}", ""]
+    crash = record.crash
+    if crash is not None and crash.frames:
+        view = CrashView(frames=None, addresses=True, full_names=True, mark_via=True, max_width=None)
+        lines += render_crash(crash, view)
+        lines += ["", "--- stderr as printed ---"]
+    lines.append(record.stderr.rstrip())
+    return "\n".join(lines) + "\n"
+
+
+class _Quote:
+    """Redacts, then quotes for markdown."""
+
+    def __init__(self, redactor: Redactor):
+        self.r = redactor
+
+    def code(self, text: str) -> str:
+        return md.code(self.r.text(text))
+
+    def prose(self, text: str) -> str:
+        return md.prose(self.r.text(text))
+
+    def fence(self, text: str, info: str = "") -> str:
+        return md.fence(self.r.text(text), info)
+
+    def command(self, words: list[str]) -> str:
+        return md.fence(shell_words(self.r.words(words)), "sh")
+
+
+def issue_markdown(f: Findings, redactor: Redactor) -> str:
+    q = _Quote(redactor)
+    v = f.versions
+    crash = f.original.crash
+    version_line = " / ".join(line.strip() for line in f.exe.version_text.splitlines() if line.strip())
+    values = {
+        "TITLE": _heading(q, f.title),
+        "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
+                    + q.prose(f.check.describe())) if not f.check.reproduced else "",
+        "SUMMARY": _summary(q, f),
+        "SIGNATURE": q.code(bounded(str(f.original.signature), SIGNATURE_MAX_CHARS)),
+        "TORCH_MLIR": q.prose(v["torch-mlir"]), "TORCH": q.prose(v["torch"]),
+        "TRANSFORMERS": q.prose(v["transformers"]), "LLVM": q.prose(v["llvm"]),
+        "BUILD": q.prose(v["build"]), "VERSION_LINE": q.prose(version_line),
+        "BINARY": q.code(v["torch-mlir-opt"]), "PYTHON": q.prose(v["python"]),
+        "PLATFORM": q.prose(v["platform"]),
+        "BUNDLE_COMMAND": q.command(build_command("torch-mlir-opt", f.textual, f.replay_name,
+                                                  RunOptions())),
+        "ORIGINAL_COMMAND": q.command(f.original.command),
+        "WHAT_HAPPENED": q.fence("\n".join(line.removeprefix("  ")
+                                           for line in render_record(f.original, frames=12))),
+        "FULL_TEXT": ("The full stack (symbolized) and stderr are in `backtrace.txt`."
+                      if crash is not None else "The full stderr is in `backtrace.txt`."),
+        "FAILING_PASS": _failing_pass(q, f.bisected),
+        "IR_INTRO": _ir_intro(q, f),
+        "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
+               f"(too large to inline: {f.ir_size} bytes; attached as `{f.replay_name}`)"),
+        "WEIGHTS": q.prose(f.weights.describe()),
+        "REPLAY_NAME": f.replay_name,
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "SELF_CHECK": q.prose(f.check.describe()),
+        "REPRO_OUTPUT": q.fence(f.check.repro_output) if f.check.repro_output else "",
+        "REDACTION": ("Paths are redacted: `<site-packages>` is Python's site-packages folder, "
+                      "`<venv>` the virtual environment, `<python>` the Python installation, "
+                      "`<repo>` the harness checkout, `~` the home folder, `<path>/NAME` any other "
+                      "folder, `<user>` the user name.") if f.redacted else "",
+        "NOTES": "## Notes\n\n" + "\n".join(f"- {q.prose(n)}" for n in f.notes) if f.notes else "",
+    }
+    return render("issue.md.in", values)
+
+
+def _heading(q: _Quote, title: str) -> str:
+    rest = title.removeprefix(TITLE_PREFIX)
+    return (TITLE_PREFIX if rest != title else "") + q.prose(rest)
+
+
+def _summary(q: _Quote, f: Findings) -> str:
+    what = {Outcome.CRASH: "crashes", Outcome.ASSERTION: "hits an assertion",
+            Outcome.TIMEOUT: "hangs"}.get(f.original.outcome, "fails")
+    crash = f.original.crash
+    sentence = f"`torch-mlir-opt` {what} running {q.code(f.textual)}"
+    if crash is not None and crash.signal and f.original.outcome is not Outcome.TIMEOUT:
+        sentence += f" ({q.prose(crash.signal)})"
+    b = f.bisected
+    if b is not None and b.found:
+        pos = (f", pass {'/'.join(map(str, b.pass_positions))} of {len(b.pipeline_passes)}"
+               if b.pass_positions else "")
+        sentence += (f"; the first failing pass is {q.code(b.failing_pass)} "
+                     f"({q.prose(b.failing_pass_name)}{pos})")
+    if f.ops_after is not None:
+        reduced = f.reduced is not None and f.ops_before != f.ops_after
+        sentence += (f", on a {f.ops_after}-op input"
+                     + (f" reduced from {f.ops_before} ops" if reduced else ""))
+    return sentence + "."
+
+
+def _failing_pass(q: _Quote, b: BisectResult | None) -> str:
+    if b is None:
+        return "Bisect did not run (see the notes)."
+    if not b.found:
+        return f"Bisect named no pass: {q.prose(b.detail)}"
+    out = [(f"{q.code(b.failing_pass)} ({q.prose(b.failing_pass_name)} on {q.prose(b.failing_on)}) "
+            f"is the first pass that fails; replaying the IR just before it through "
+            f"{q.code(b.failing_pass_pipeline)} alone "
+            f"{'reproduced' if b.reproduced else 'did NOT reproduce'} the failure.")]
+    if b.responsible:
+        out.append("")
+    for r in b.responsible:
+        also = f" (the pipeline also runs {', '.join(q.code(p) for p in r.also_run)})" if r.also_run else ""
+        out.append(f"- {q.code(r.op)} is only reported by {q.code(b.failing_pass)}; it should have "
+                   f"been lowered by {q.code(r.responsible_pass)}{also}.")
+    if b.detail:
+        out += ["", f"Note: {q.prose(b.detail)}"]
+    return "\n".join(out)
+
+
+def _ir_intro(q: _Quote, f: Findings) -> str:
+    if f.reduced is not None:
+        return (f"`reduced.mlir` ({q.prose(f.reduced.summary())}), reduced from `input.mlir` "
+                "while it kept the signature:")
+    ops = f.ops_after if f.ops_after is not None else "?"
+    return f"Not reduced; `{f.replay_name}` ({ops} ops):"

@@ -1,0 +1,121 @@
+"""repro.sh (from ``templates/repro.sh.in``): runs the bundle's IR and exits non-zero exactly
+when the bug reproduces, so it doubles as a reducer's interestingness test.
+
+The check is chosen by the original outcome (a signal, a hang, an error in stderr); its texts
+come from the run of the very file the script runs, falling back to the original run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal as signal_module
+
+from harness.compiler.outcomes import Outcome
+from harness.compiler.records import REPRODUCER_SUMMARY, RunRecord
+from harness.compiler.runner import RunOptions, build_command
+
+from .markdown import one_line
+from .result import REPRODUCED_STATUS
+from .template import render
+
+_OPT, _INPUT = "\0OPT\0", "\0INPUT\0"  # stand-ins for "$OPT" and "$INPUT" in the command
+
+
+def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, recorded_binary: str,
+                 timeout_s: float) -> str:
+    """The script; ``recorded_binary`` is the (redacted) path of the binary used."""
+    q = shlex.quote
+    cmd = build_command(_OPT, textual, _INPUT, RunOptions())
+    words = " ".join('"$OPT"' if a == _OPT else '"$INPUT"' if a == _INPUT else q(a) for a in cmd)
+    hang = original.outcome is Outcome.TIMEOUT
+    limit = max(1, round(timeout_s))
+    return render("repro.sh.in", {
+        "SIGNATURE": one_line(str(original.signature)),
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "RECORDED_OPT": q(recorded_binary),
+        "TIMEOUT_GUARD": _TIMEOUT_GUARD if hang else "",
+        "COMMAND_WORDS": words,
+        "RUN_PREFIX": f"timeout -k 5 {limit} " if hang else "",
+        "CHECK": _check(original, replay, limit),
+    })
+
+
+_TIMEOUT_GUARD = """\
+if ! command -v timeout >/dev/null 2>&1; then
+  echo "repro.sh: NOT REPRODUCED: this hang needs coreutils' timeout on PATH"
+  exit 0
+fi"""
+
+
+def _check(original: RunRecord, replay: RunRecord, limit: int) -> str:
+    """Shell lines that set ``reproduced`` and ``why`` from ``$status`` and ``$ERR``."""
+    q = shlex.quote
+    if original.outcome is Outcome.TIMEOUT:
+        return "\n".join([
+            'case "$status" in',
+            f'  124|137) reproduced=1; why={q(f"still running after {limit} s (a hang)")} ;;',
+            f'  *) why={q(f"it finished within {limit} s")} ;;',
+            'esac'])
+    crash = original.crash
+    if original.outcome in (Outcome.CRASH, Outcome.ASSERTION) and crash is not None:
+        return _crash_check(original, replay)
+    key = "error: " + diagnostic_key(replay if not replay.ok and replay.outcome is original.outcome
+                                     else original)
+    return _grep_check(key)
+
+
+def _grep_check(key: str) -> str:
+    q = shlex.quote
+    return "\n".join([
+        f'if [ "$status" -ne 0 ] && grep -qF -- {q(key)} "$ERR"; then',
+        f'  reproduced=1; why={q("stderr has: " + key)}',
+        'else',
+        f'  why={q("stderr lacks: " + key)}',
+        'fi'])
+
+
+def _crash_check(original: RunRecord, replay: RunRecord) -> str:
+    q = shlex.quote
+    crash = original.crash
+    same = replay.crash if replay.crash is not None and replay.outcome is original.outcome else crash
+    lines: list[str] = []
+    key = ""
+    if same.assertion is not None:
+        key = f"Assertion `{same.assertion.condition}' failed"
+    elif same.fatal_error:
+        key = f"LLVM ERROR: {same.fatal_error.splitlines()[0]}"
+    if crash.signal and crash.signal.startswith("SIG"):
+        number = int(signal_module.Signals[crash.signal])
+        lines += ['case "$status" in',
+                  f'  {128 + number}|{256 - number}) reproduced=1; why={q(crash.signal)}" (exit status $status)" ;;',
+                  f'  *) why={q("no " + crash.signal)} ;;',
+                  'esac']
+        if key:
+            lines += [f'if [ "$reproduced" = 1 ] && ! grep -qF -- {q(key)} "$ERR"; then',
+                      f'  reproduced=0; why={q(f"{crash.signal}, but stderr lacks: {key}")}',
+                      'fi']
+    else:
+        lines.append(_grep_check(key or "Stack dump:"))
+    top = same.top_frame()
+    if top is not None and top.name:
+        # Informational: an unsymbolized build names no frames; the signal is the test.
+        lines += ['if [ "$reproduced" = 1 ]; then',
+                  f'  if grep -qF -- {q(top.name)} "$ERR"; then why="$why at "{q(top.name)}',
+                  f'  else why="$why (the stack does not name "{q(top.name)}")"; fi',
+                  'fi']
+    return "\n".join(lines)
+
+
+def diagnostic_key(record: RunRecord) -> str:
+    """The text repro.sh greps: the op left over, or the first error up to its first SSA name."""
+    illegal = next((d.illegal_op for d in record.diagnostics if d.is_error and d.illegal_op), "")
+    if illegal:
+        return f"failed to legalize operation '{illegal}'"
+    first = record.first_error()
+    if first is None:
+        return record.stderr.strip().splitlines()[0] if record.stderr.strip() else ""
+    message = first.message
+    if REPRODUCER_SUMMARY in message:
+        return REPRODUCER_SUMMARY
+    cut = message.split("%", 1)[0].rstrip(" :(")
+    return cut if len(cut) >= 12 else message

@@ -1,0 +1,244 @@
+"""What a report is made from and what it returns: options, the findings every bundle file is
+written from, the self-check, the result, and record.json, each a dataclass."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from harness.compiler.binary import OptBinary
+from harness.compiler.outcomes import Outcome
+from harness.compiler.outcomes import _Parsable as Parsable  # the closed-set base, one for all
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import DEFAULT_TIMEOUT_S
+
+from ..bisect import BisectResult
+from ..reduce import ReduceResult
+
+DEFAULT_BUDGET_S = 60.0
+REPORT_FORMAT = 1
+BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
+# repro.sh's exit status when the bug reproduces (0 when it does not).
+REPRODUCED_STATUS = 1
+
+
+class Weights(Parsable):
+    """What input.mlir holds of the input's resource blobs (weights)."""
+
+    NONE = "none"                          # the input has none
+    ELIDED = "elided"                      # left out; the failure stays the same without them
+    KEPT = "kept"                          # --keep-weights
+    KEPT_CHANGES_FAILURE = "kept-changes-failure"  # eliding them changed the failure
+    KEPT_UNPARSABLE = "kept-unparsable"    # the bindings cannot parse the input to elide them
+
+    def describe(self) -> str:
+        return {Weights.NONE: "none (no resource blobs)",
+                Weights.ELIDED: "elided",
+                Weights.KEPT: "kept (--keep-weights)",
+                Weights.KEPT_CHANGES_FAILURE: "kept (eliding them changed the failure)",
+                Weights.KEPT_UNPARSABLE: "kept (the bindings cannot parse the input)"}[self]
+
+
+class Refusal(Parsable):
+    """Why ``harness report`` made no bundle: ``ReportError.reason``."""
+
+    PASSES = "passes"                # the input passes the pipeline
+    INVALID_INPUT = "invalid-input"  # the input does not parse or verify: not a compiler bug
+    OUTPUT = "output"                # the bundle cannot be written
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportOptions:
+    """Where the bundle goes and how much work goes into it."""
+
+    out_dir: str | os.PathLike            # parent of the bundle folder and its .tar.gz
+    opt: str | None = None                # torch-mlir-opt (default: $TORCH_MLIR_OPT, the wheel's)
+    keep_weights: bool = False            # input.mlir keeps resource blobs
+    redact: bool = True                   # home, user name, absolute paths
+    reduce: bool = True                   # False: no reduced.mlir, repro.sh runs input.mlir
+    budget_s: float = DEFAULT_BUDGET_S    # wall clock for the reduction
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
+    progress: Callable[[str], None] | None = None  # one line per step, for the CLI
+
+
+@dataclass
+class SelfCheck:
+    """Whether the written bundle reproduces: its IR through the runner, and repro.sh."""
+
+    replayed_file: str          # reduced.mlir | input.mlir
+    signature: str              # of that file through the pipeline
+    signature_reproduced: bool  # equal to the original run's signature
+    repro_exit_status: int | None
+    repro_output: str
+    detail: str = ""
+
+    @property
+    def repro_detected(self) -> bool:
+        return self.repro_exit_status not in (None, 0)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.signature_reproduced and self.repro_detected
+
+    def describe(self) -> str:
+        if self.reproduced:
+            return (f"reproduced: {self.replayed_file} fails with the same signature and "
+                    f"'bash repro.sh' exits {self.repro_exit_status}")
+        parts = []
+        if not self.signature_reproduced:
+            parts.append(f"{self.replayed_file} gives '{self.signature}' instead")
+        if not self.repro_detected:
+            parts.append(f"'bash repro.sh' exits {self.repro_exit_status} (it did not detect the bug)")
+        return "NOT REPRODUCED: " + "; ".join(parts) + (f" ({self.detail})" if self.detail else "")
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "reproduced": self.reproduced}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Findings:
+    """Everything the bundle's files are written from: the one context of issue.md, repro.sh,
+    backtrace.txt and record.json. Built once, after the runs, and never changed."""
+
+    src: Path                        # the user's file
+    pipeline_as_given: str           # a name, a textual pipeline or pass flags
+    textual: str                     # as run
+    exe: OptBinary
+    versions: dict[str, str]
+    original: RunRecord              # the user's file through the pipeline
+    bundle_record: RunRecord         # input.mlir through it
+    weights: Weights
+    bisected: BisectResult | None
+    reduced: ReduceResult | None
+    replay_name: str                 # reduced.mlir | input.mlir: what repro.sh runs
+    replay: RunRecord                # that file through the pipeline
+    ops_before: int | None
+    ops_after: int | None
+    check: SelfCheck
+    title: str
+    notes: tuple[str, ...] = ()
+    redacted: bool = True
+    inline_ir: str | None = None     # the replayed file when small enough to quote
+    ir_size: int = 0                 # its size in bytes
+
+    @property
+    def failing_pass(self) -> str:
+        return self.bisected.failing_pass if self.bisected is not None and self.bisected.found else ""
+
+
+@dataclass
+class ReportSummary:
+    """record.json's "report": the report's own facts."""
+
+    title: str
+    signature: str
+    outcome: Outcome
+    input: str
+    pipeline: str
+    pipeline_as_given: str
+    weights: Weights
+    redacted: bool
+    versions: dict[str, str]
+    self_check: SelfCheck
+    notes: list[str]
+    format: int = REPORT_FORMAT
+
+    def to_json(self) -> dict:
+        return {"format": self.format, "title": self.title, "signature": self.signature,
+                "outcome": self.outcome.value, "input": self.input, "pipeline": self.pipeline,
+                "pipeline_as_given": self.pipeline_as_given, "weights": self.weights.value,
+                "redacted": self.redacted, "versions": dict(self.versions),
+                "self_check": self.self_check.to_json(), "notes": list(self.notes)}
+
+
+@dataclass
+class ReportRecord:
+    """record.json: the report, and every record it was made from."""
+
+    report: ReportSummary
+    record: RunRecord                # the run on the user's file
+    bundle_input_record: RunRecord   # the run on input.mlir
+    bisect: BisectResult | None
+    reduce: ReduceResult | None
+    replay_record: RunRecord         # the bundle's file, as the self-check ran it
+
+    @classmethod
+    def of(cls, findings: Findings, signature: str) -> ReportRecord:
+        f = findings
+        summary = ReportSummary(
+            title=f.title, signature=signature, outcome=f.original.outcome, input=str(f.src),
+            pipeline=f.textual, pipeline_as_given=f.pipeline_as_given, weights=f.weights,
+            redacted=f.redacted, versions=f.versions, self_check=f.check, notes=list(f.notes))
+        return cls(report=summary, record=f.original, bundle_input_record=f.bundle_record,
+                   bisect=f.bisected, reduce=f.reduced, replay_record=f.replay)
+
+    def to_json(self) -> dict:
+        return {"report": self.report.to_json(),
+                "record": self.record.to_json(),
+                "bundle_input_record": self.bundle_input_record.to_json(),
+                "bisect": self.bisect.to_json() if self.bisect else None,
+                "reduce": _jsonable(asdict(self.reduce)) if self.reduce else None,
+                "replay_record": self.replay_record.to_json()}
+
+
+@dataclass
+class ReportResult:
+    folder: str
+    archive: str
+    title: str
+    signature: str              # the grouping key, cut to a readable length
+    outcome: Outcome
+    input_path: str
+    pipeline: str               # as run (textual, or pass flags)
+    binary: str
+    self_check: SelfCheck
+    weights: Weights
+    reduced: bool
+    ops_before: int | None
+    ops_after: int | None
+    reduce_summary: str = ""
+    failing_pass: str = ""
+    redacted: bool = True
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.self_check.reproduced
+
+    def to_json(self) -> dict:
+        """What ``harness report --json`` prints."""
+        d = asdict(self)
+        d.update(outcome=self.outcome.value, weights=self.weights.value,
+                 self_check=self.self_check.to_json(), reproduced=self.reproduced)
+        return d
+
+    def render(self) -> list[str]:
+        """What ``harness report`` prints."""
+        lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
+                 f"signature: {self.signature}"]
+        if self.failing_pass:
+            lines.append(f"failing pass: {self.failing_pass}")
+        if self.reduced:
+            lines.append(f"ops: {self.ops_before} -> {self.ops_after} ({self.reduce_summary})")
+        else:
+            lines.append(f"ops: {self.ops_before if self.ops_before is not None else '?'} (not reduced)")
+        lines.append(f"weights: {self.weights.describe()}; "
+                     f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}")
+        lines.append(f"self-check: {self.self_check.describe()}")
+        lines += [f"note: {n}" for n in self.notes]
+        return lines
+
+
+def _jsonable(value):
+    """Enums as their values, in a plain dict for the redactor and for readers."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
