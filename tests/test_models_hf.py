@@ -70,22 +70,27 @@ def test_unknown_model_names_the_list_command_and_close_matches():
     assert info.value.suggestions == [] and "Did you mean" not in str(info.value)
 
 
-def _save_tiny_gpt2(path, weights: bool) -> transformers.GPT2Model:
+def _save_tiny_gpt2(path, weights: bool, safetensors: bool = True) -> transformers.GPT2Model:
     config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100,
                                      n_positions=32, bos_token_id=0, eos_token_id=0)
     torch.manual_seed(7)
     model = transformers.GPT2Model(config).eval()
-    if weights:
+    if weights and safetensors:
         model.save_pretrained(path)
+    elif weights:
+        config.save_pretrained(path)
+        torch.save(model.state_dict(), path / "pytorch_model.bin")
     else:
         config.save_pretrained(path)
     return model
 
 
-def test_directory_with_weights_loads_them(tmp_path):
-    saved = _save_tiny_gpt2(tmp_path / "m", weights=True)
+@pytest.mark.parametrize("safetensors, weight_file", [(True, "model.safetensors"),
+                                                      (False, "pytorch_model.bin")])
+def test_directory_with_weights_loads_them(tmp_path, safetensors, weight_file):
+    saved = _save_tiny_gpt2(tmp_path / "m", weights=True, safetensors=safetensors)
     spec = resolve(str(tmp_path / "m"))
-    assert spec.kind is SourceKind.DIRECTORY and spec.weights.name == "model.safetensors"
+    assert spec.kind is SourceKind.DIRECTORY and spec.weights.name == weight_file
     prepared = hf.prepare(spec)
     assert prepared.config.n_layer == 1 and prepared.config.n_embd == 32  # its own sizes
     for name, tensor in saved.state_dict().items():
@@ -93,7 +98,7 @@ def test_directory_with_weights_loads_them(tmp_path):
     with torch.no_grad():
         expected = saved(**prepared.inputs.as_kwargs()).last_hidden_state
     torch.testing.assert_close(prepared.run_eager()[0], expected)
-    assert "model.safetensors" in prepared.settings.weights
+    assert weight_file in prepared.settings.weights
 
 
 def test_directory_without_weights_is_random_at_its_own_sizes(tmp_path):
@@ -114,6 +119,8 @@ def test_directory_in_working_directory_without_slash(tmp_path, monkeypatch):
 def test_bad_directories(tmp_path):
     with pytest.raises(ModelDirectoryError, match="no such directory"):
         resolve(str(tmp_path / "missing"))
+    with pytest.raises(ModelDirectoryError, match="hub id"):
+        resolve("meta-llama/Llama-2-7b-hf")
     (tmp_path / "empty").mkdir()
     with pytest.raises(ModelDirectoryError, match="no config.json"):
         resolve(str(tmp_path / "empty"))

@@ -138,8 +138,11 @@ def resolve(name: str) -> ModelSpec:
 
 def _directory(name: str, path: Path, part: Part) -> ModelSpec:
     if not path.is_dir():
-        raise ModelDirectoryError(str(path), "no such directory" if not path.exists()
-                                  else "it is a file, not a directory")
+        reason = "it is a file, not a directory" if path.exists() else "no such directory"
+        if not path.exists() and re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+            reason += (" (a hub id such as 'org/model' is not downloaded: save the model with "
+                       "save_pretrained where it is available, and pass that folder)")
+        raise ModelDirectoryError(str(path), reason)
     config_file = path / "config.json"
     if not config_file.is_file():
         raise ModelDirectoryError(str(path), "it has no config.json")
