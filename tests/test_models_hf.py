@@ -262,8 +262,9 @@ def test_overrides_reach_the_model_and_move_derived_sizes():
 def test_overrides_through_aliases_and_strings():
     gpt2 = hf.prepare("gpt2", hf.HFOptions(overrides={"num_hidden_layers": "3"}))
     assert len(gpt2.model.h) == 3 and gpt2.config.n_layer == 3
-    llama = hf.build_config(resolve("llama"), Size.TINY, {"rms_norm_eps": 1})
-    assert llama.rms_norm_eps == 1.0
+    llama = hf.build_config(resolve("llama"), Size.TINY, {"rms_norm_eps": 1,
+                                                           "attention_bias": "True"})
+    assert llama.rms_norm_eps == 1.0 and llama.attention_bias is True
 
 
 @pytest.mark.parametrize("model, overrides, match", [

@@ -116,11 +116,6 @@ def _read(config: Any, name: str) -> Any:
         return None
 
 
-def canonical_name(config_class: type, name: str) -> str:
-    """``num_hidden_layers`` -> ``n_layer`` for GPT-2: the field an alias stands for."""
-    return getattr(config_class, "attribute_map", {}).get(name, name)
-
-
 def concept_of(name: str, values: Mapping[str, Any]) -> str | None:
     """The concept a field spells, or None. DistilBERT's ``hidden_dim`` is its FFN width (it
     sits beside ``dim``, the hidden size); elsewhere ``hidden_dim`` is the hidden size."""
@@ -161,8 +156,8 @@ def check_overrides(config_class: type, raw: Mapping[str, object] | None, *,
     for name, value in (raw or {}).items():
         if name in DRIVER_FIELDS:
             raise ConfigOverrideError(
-                model, name, value, f"the driver sets {name} itself (no KV cache, outputs as a "
-                "tuple of tensors) so that the model traces; it cannot be overridden")
+                model, name, value, "the driver sets use_cache=False and leaves return_dict "
+                "alone so that the model traces; neither can be overridden")
         field = aliases.get(name, name)
         if field not in known:
             choices = sorted(set(known) | set(aliases))
@@ -178,6 +173,8 @@ def check_overrides(config_class: type, raw: Mapping[str, object] | None, *,
 
 def _coerce(model: str, name: str, value: object, default: object) -> object:
     """``"2"`` -> 2 where the default is an int, 1 -> 1.0 where it is a float; else as given."""
+    if isinstance(value, str) and isinstance(default, bool) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
     if isinstance(value, str) and default is not None and not isinstance(default, str):
         try:
             value = json.loads(value)
