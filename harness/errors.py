@@ -170,3 +170,77 @@ class UnknownModelError(ModelError):
             f"no model named '{name}'. Known names: {', '.join(known)}. "
             "Run 'harness emit --list' to see what each one is."
         )
+
+
+class UnknownModelTypeError(UsageError):
+    """MODEL is neither a transformers model type, a directory with config.json, nor 'opt'."""
+
+    def __init__(self, name: str, suggestions: list[str]):
+        self.name = name
+        self.suggestions = suggestions
+        close = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        super().__init__(
+            f"unknown model '{name}': not a transformers model type, not a directory with a "
+            f"config.json, and not 'opt'.{close} Run 'harness port --list' to list the valid "
+            "model types; a directory must contain a config.json (and may hold weights)."
+        )
+
+
+class ModelDirectoryError(ModelError):
+    """A model directory is missing, has no usable config.json, or its weights do not load."""
+
+    def __init__(self, path: str, reason: str):
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"cannot use model directory {path}: {reason}. A model directory holds a "
+            "config.json (as save_pretrained writes it) and optionally model.safetensors or "
+            "pytorch_model.bin; it is read locally, never from a hub."
+        )
+
+
+class ConfigOverrideError(ModelError):
+    """A ``--set FIELD=VALUE`` names no config field, or its value has the wrong type."""
+
+    def __init__(self, model: str, field: str, value: object, reason: str):
+        self.model = model
+        self.field = field
+        self.value = value
+        self.reason = reason
+        super().__init__(
+            f"bad config value {field}={value!r} for model '{model}': {reason}. Fix or drop "
+            f"that --set FIELD=VALUE."
+        )
+
+
+class ModelOptionError(UsageError):
+    """A model option (size, part, batch, sequence length) has a value the driver cannot use."""
+
+
+class UnsupportedModelError(ModelError):
+    """A model type resolves but the driver cannot build or drive it (no token inputs, a base
+    model that does not build from its config, ...)."""
+
+    def __init__(self, model: str, reason: str, remedy: str = ""):
+        self.model = model
+        self.reason = reason
+        super().__init__(
+            f"cannot drive model '{model}': {reason}."
+            + (f" {remedy}" if remedy else " Run 'harness port --list' for the types that build.")
+        )
+
+
+class ModelTraceError(ModelError):
+    """``torch.jit.trace`` refused a model; carries the model and torch's message."""
+
+    exit_code = 1
+
+    def __init__(self, model: str, detail: str, settings: str = ""):
+        self.model = model
+        self.detail = detail
+        short = " ".join(detail.split())
+        short = short if len(short) <= 400 else short[:397] + "..."
+        super().__init__(
+            f"torch.jit.trace failed on model '{model}'{' (' + settings + ')' if settings else ''}: "
+            f"{short} Try the FX frontend (torch.export), or change the config with --set."
+        )

@@ -1,0 +1,395 @@
+"""A generic Hugging Face driver: any text model type, a local model directory, or ``opt``.
+
+``prepare(MODEL, options)`` builds the model (random seeded weights at a tiny size by default),
+its traced inputs and a second input set; ``trace`` gives the TorchScript module for the
+mission's path; ``PreparedModel.module`` + ``inputs`` are what ``torch.export`` takes for the
+FX path. The pieces: :mod:`hf_resolve` (what MODEL names), :mod:`hf_config` (tiny preset,
+``--set``), :mod:`hf_inputs` (token inputs).
+
+Facts measured at transformers 5.24.0 / torch 2.13.0:
+
+- Base models return a ``ModelOutput`` (a dict); ``torch.jit.trace`` takes it only with
+  ``strict=False`` and then returns ``Dict[str, Tensor]``, and ``config.return_dict = False``
+  breaks the eager forward of several models (OPT reads ``.last_hidden_state`` from what its
+  decoder returns). So the traced module is a wrapper (:class:`TupleForward`) that calls the
+  model with keywords and returns its tensors as a flat tuple; the config is left alone.
+- With ``use_cache=True`` decoders return a ``DynamicCache``, which neither tracer takes as an
+  output: the driver builds every config with ``use_cache=False``.
+- ``attn_implementation="eager"``: matmul + softmax written out, the graph the 2022 walkthrough
+  lowered (``sdpa`` is HF's default).
+- A directory's weights load with ``local_files_only=True``: the per-call form of
+  ``HF_HUB_OFFLINE``, which huggingface_hub reads once at import (too early to set here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import transformers
+from torch import nn
+
+from harness.errors import (
+    ConfigOverrideError,
+    ModelDirectoryError,
+    ModelOptionError,
+    ModelTraceError,
+    UnsupportedModelError,
+)
+
+from . import hf_config, hf_inputs, hf_resolve
+from .choice import Choice
+from .hf_config import Size
+from .hf_inputs import InputSet
+from .hf_resolve import ModelSpec, Part, SourceKind
+from .opt import CollectedWarning, collecting_warnings, graph_output_type
+
+DEFAULT_BATCH = 1
+DEFAULT_SEQ = 8
+ATTN_IMPLEMENTATION = "eager"
+
+
+class Variant(Choice):
+    """Model variant: stock for every model, fixed for OPT alone (the project's FixedOPT)."""
+
+    STOCK = "stock"  # the transformers model itself
+    FIXED = "fixed"  # the project's static-structure rewrite (OPT only: FixedOPT)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HFOptions:
+    """How to build a model; the library's defaults, which the CLI repeats."""
+
+    size: Size | None = None  # None: tiny for a model type, the directory's own for a directory
+    overrides: Mapping[str, object] = field(default_factory=dict)  # --set FIELD=VALUE
+    batch: int = DEFAULT_BATCH
+    seq: int = DEFAULT_SEQ
+    seed: int = 0  # weights and the first input set; the second set uses seed + 1
+    variant: Variant = Variant.STOCK
+
+
+# ---------------------------------------------------------------------------------------------
+# The traced module
+
+
+def flatten_outputs(value: Any, prefix: str = "") -> list[tuple[str, torch.Tensor]]:
+    """A model's outputs as named tensors in order: ModelOutput fields (None ones dropped),
+    tuples (``hidden_states.0``) and plain tensors. Anything else (a cache) cannot be traced."""
+    if isinstance(value, torch.Tensor):
+        return [(prefix or "output", value)]
+    if isinstance(value, Mapping):
+        items = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, (tuple, list)):
+        items = [(str(i), v) for i, v in enumerate(value)]
+    elif value is None:
+        return []
+    else:
+        raise TypeError(f"output {prefix or '(top)'} is a {type(value).__name__}, not tensors")
+    found: list[tuple[str, torch.Tensor]] = []
+    for key, item in items:
+        found += flatten_outputs(item, f"{prefix}.{key}" if prefix else key)
+    return found
+
+
+def as_tuple(value: Any) -> tuple[torch.Tensor, ...]:
+    """What a traced or eager module returned, as a tuple of tensors (OPT's drivers return one)."""
+    return tuple(t for _, t in flatten_outputs(value))
+
+
+class TupleForward(nn.Module):
+    """Takes the inputs positionally, calls the model with them as keywords (plus fixed keyword
+    arguments such as ``use_cache=False``) and returns its tensors as a flat tuple: what both
+    ``torch.jit.trace`` and ``torch.export`` take without a dict.
+
+    One output is returned as the tensor itself, not a 1-tuple: a TorchScript forward returning
+    ``Tuple[Tensor]`` crashes torchscript-module-to-torch-backend-pipeline at torch-mlir
+    20261001 (SIGSEGV in AdjustCallingConventions, ``ValueTensorType::getOptionalSizes``), even
+    for ``return (x + 1,)``. :func:`as_tuple` gives the tuple back on the Python side.
+    """
+
+    def __init__(self, model: nn.Module, names: tuple[str, ...], fixed: Mapping[str, object]):
+        super().__init__()
+        self.model = model
+        self.names = names
+        self.fixed = dict(fixed)
+
+    def forward(self, *tensors: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        outputs = as_tuple(self.model(**dict(zip(self.names, tensors)), **self.fixed))
+        return outputs[0] if len(outputs) == 1 else outputs
+
+
+def non_persistent_buffers(module: nn.Module) -> list[str]:
+    """Buffers left out of the state_dict (rotary ``inv_freq``, BERT's ``position_ids``).
+
+    torch 2.13's ``torch.export`` keeps them among the exported program's constants, and the
+    torch-mlir 20261001 ``fx_importer`` looks for buffers in ``state_dict`` only: "Could not find
+    state mapping for buffer". This names the buffers behind that error.
+    """
+    return [f"{prefix}.{name}" if prefix else name
+            for prefix, sub in module.named_modules()
+            for name in sorted(sub._non_persistent_buffers_set)
+            if getattr(sub, name, None) is not None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """What was built, from what, and with which inputs: data for a JSON record, sentences for
+    the terminal."""
+
+    model: str  # MODEL as given
+    source: str  # type | directory | opt
+    model_type: str
+    model_class: str
+    config_class: str
+    part: str
+    size: str
+    overrides: Mapping[str, object]
+    sizes: Mapping[str, int]  # concept -> value: layers, hidden, heads, ...
+    weights: str  # "random (seed N)" or the weight file
+    attn_implementation: str
+    use_cache: bool
+    call: str  # the call the traced forward makes
+    inputs: str  # names, dtypes and shapes, in forward order
+    first_inputs: str
+    second_inputs: str
+    outputs: tuple[str, ...]
+    transformers_version: str = transformers.__version__
+    torch_version: str = torch.__version__
+
+    def sentences(self) -> list[str]:
+        sized = ", ".join(f"{k} {v}" for k, v in self.sizes.items())
+        sets = "" if not self.overrides else " with " + ", ".join(
+            f"{k}={v!r}" for k, v in self.overrides.items())
+        part = " (encoder only)" if self.part == Part.ENCODER.value else ""
+        return [
+            f"Built {self.model_class}{part} from {self.config_class} ('{self.model_type}'), "
+            f"size {self.size}{sets}: {sized}; weights {self.weights}.",
+            f"Attention implementation: {self.attn_implementation}; KV cache "
+            f"{'on' if self.use_cache else 'off (use_cache=False)'}; eval mode (no dropout).",
+            f"The traced forward {self.call}",
+            f"Inputs: {self.inputs}; traced on {self.first_inputs}; checked again on "
+            f"{self.second_inputs}.",
+            f"Outputs: {', '.join(self.outputs)}.",
+            f"Versions: transformers {self.transformers_version}, torch {self.torch_version}.",
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["overrides"] = dict(self.overrides)
+        data["sizes"] = dict(self.sizes)
+        data["outputs"] = list(self.outputs)
+        return data
+
+
+@dataclass(frozen=True)
+class PreparedModel:
+    """A model ready for both frontends: ``module(*inputs.tensors)`` is the forward to trace or
+    export; ``second_inputs`` has other ids and a padded mask."""
+
+    spec: ModelSpec
+    variant: Variant
+    config: Any
+    model: nn.Module  # the transformers model (OPT's drivers: the OPTModel both share)
+    module: nn.Module  # positional tensors in, a tuple of tensors (OPT: one tensor) out
+    inputs: InputSet
+    second_inputs: InputSet
+    settings: ModelSettings
+
+    @property
+    def name(self) -> str:
+        """``gpt2``, ``t5-encoder``, ``opt-fixed``: for folders and titles."""
+        return self.spec.label + ("-fixed" if self.variant is Variant.FIXED else "")
+
+    def run_eager(self, inputs: InputSet | None = None) -> tuple[torch.Tensor, ...]:
+        with torch.no_grad():
+            return as_tuple(self.module(*(inputs or self.inputs).tensors))
+
+    def export_args(self) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+        """What ``torch.export.export`` (and ``frontends.fx.export_and_import``) takes."""
+        return self.module, self.inputs.tensors
+
+
+@dataclass(frozen=True)
+class TracedModel:
+    """A TorchScript trace of a prepared model, with how it was traced and what warned."""
+
+    module: torch.jit.ScriptModule
+    prepared: PreparedModel
+    trace_sentences: tuple[str, ...]
+    warnings: tuple[CollectedWarning, ...] = ()
+
+    def run(self, inputs: InputSet | None = None) -> tuple[torch.Tensor, ...]:
+        with torch.no_grad():
+            return as_tuple(self.module(*(inputs or self.prepared.inputs).tensors))
+
+    def sentences(self) -> list[str]:
+        return [*self.prepared.settings.sentences(), *self.trace_sentences]
+
+    def warning_counts(self) -> dict[str, int]:
+        return dict(Counter(w.category for w in self.warnings))
+
+
+# ---------------------------------------------------------------------------------------------
+# Building
+
+
+def variants(spec: ModelSpec) -> tuple[Variant, ...]:
+    """The drivers a MODEL has: OPT's two, one for everything else."""
+    return (Variant.STOCK, Variant.FIXED) if spec.kind is SourceKind.OPT else (Variant.STOCK,)
+
+
+def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> PreparedModel:
+    """Resolve MODEL and build it with its two input sets; typed errors for every bad input."""
+    options = options or HFOptions()
+    spec = model if isinstance(model, ModelSpec) else hf_resolve.resolve(model)
+    if options.variant not in variants(spec):
+        raise ModelOptionError(f"model '{spec.name}' has no '{options.variant.value}' variant; "
+                               f"it has: {', '.join(v.value for v in variants(spec))}.")
+    if spec.kind is SourceKind.OPT:
+        from .hf_opt import prepare_opt
+
+        return prepare_opt(spec, options)
+    size = options.size or (Size.DEFAULT if spec.kind is SourceKind.DIRECTORY else Size.TINY)
+    config = build_config(spec, size, options.overrides)
+    sizes = hf_config.sizes(config)
+    hf_inputs.check_shape(options.batch, options.seq, sizes.get("positions"))
+    model_ = build_model(spec, config, options.seed)
+    params = tuple(inspect.signature(model_.forward).parameters)
+    plan = hf_inputs.plan_inputs(spec.name, params, config,
+                                 decoder_only=hf_resolve.is_decoder_only(spec.model_type, config))
+    first = hf_inputs.make_inputs(plan, options.batch, options.seq, seed=options.seed, padded=False)
+    second = hf_inputs.make_inputs(plan, options.batch, options.seq, seed=options.seed + 1,
+                                   padded=True)
+    fixed = {"use_cache": False} if "use_cache" in params else {}
+    module = TupleForward(model_, plan.names, fixed).eval()
+    outputs = _output_names(spec, module, first)
+    call = (f"takes ({', '.join(plan.names)}) positionally, calls {type(model_).__name__}("
+            + ", ".join([f"{n}={n}" for n in plan.names] + [f"{k}={v}" for k, v in fixed.items()])
+            + ") and returns its output tensors (one as itself, several as a flat tuple); "
+            "config.return_dict stays True (False breaks some models' eager forward).")
+    settings = ModelSettings(
+        model=spec.name, source=spec.kind.value, model_type=spec.model_type,
+        model_class=type(model_).__name__, config_class=type(config).__name__,
+        part=spec.part.value, size=size.value,
+        overrides=dict(options.overrides), sizes=sizes,
+        weights=str(spec.weights) if spec.weights else f"random (seed {options.seed})",
+        attn_implementation=str(getattr(config, "_attn_implementation", "")),
+        use_cache=bool(getattr(config, "use_cache", False)), call=call,
+        inputs=first.shapes(), first_inputs=first.description, second_inputs=second.description,
+        outputs=outputs,
+    )
+    return PreparedModel(spec, options.variant, config, model_, module, first, second, settings)
+
+
+def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None) -> Any:
+    """The config at ``size`` with the overrides, eager attention and no KV cache."""
+    cls = hf_resolve.config_class(spec.model_type)
+    overrides = hf_config.check_overrides(cls, raw_overrides, model=spec.name)
+    if spec.kind is SourceKind.DIRECTORY:
+        if size is not Size.DEFAULT:
+            raise ModelOptionError(
+                f"model directory {spec.directory} is used at its own sizes (--size default): "
+                "its config.json is the config; change fields with --set FIELD=VALUE.")
+        data = json.loads((spec.directory / "config.json").read_text())
+        data.pop("model_type", None)
+        kwargs = {**data, **overrides.values}
+    else:
+        kwargs = (hf_config.tiny_kwargs(cls, overrides) if size is Size.TINY
+                  else dict(overrides.values))
+    try:
+        config = cls(**{**kwargs, "use_cache": False, "attn_implementation": ATTN_IMPLEMENTATION})
+    except Exception as error:  # strict dataclass validation raises huggingface_hub's types
+        message = " ".join(str(error).split())
+        if overrides.values:
+            names = ", ".join(overrides.values)
+            raise ConfigOverrideError(spec.name, names, dict(overrides.values),
+                                      f"{cls.__name__} rejected it: {message[:400]}") from error
+        raise UnsupportedModelError(
+            spec.name, f"its {size.value} {cls.__name__} does not build: {message[:400]}",
+            ("Try --size default, or fix" if size is Size.TINY else "Fix")
+            + " the field with --set FIELD=VALUE.") from error
+    hf_config.check_consistency(config, model=spec.name)
+    return config
+
+
+def build_model(spec: ModelSpec, config: Any, seed: int) -> nn.Module:
+    """The model in eval mode, random weights from ``seed`` (the caller's RNG left alone) or
+    the directory's weights, in float32; the encoder alone for ``Part.ENCODER``."""
+    cls = hf_resolve.model_class(spec.model_type)
+    take_encoder = False
+    if spec.part is Part.ENCODER:
+        if not getattr(config, "is_encoder_decoder", False):
+            raise ModelOptionError(f"model '{spec.name}': '{spec.model_type}' is not an "
+                                   "encoder-decoder model, so it has no encoder part.")
+        encoder = hf_resolve.encoder_class(spec.model_type)
+        cls, take_encoder = (encoder, False) if encoder else (cls, True)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        try:
+            if spec.weights is not None:
+                model = cls.from_pretrained(spec.directory, config=config, local_files_only=True,
+                                            dtype=torch.float32)
+            else:
+                model = cls(config)
+        except Exception as error:
+            message = " ".join(str(error).split())[:400]
+            if spec.weights is not None:
+                raise ModelDirectoryError(str(spec.directory), f"its weights ({spec.weights.name}) "
+                                          f"do not load into {cls.__name__}: {message}") from error
+            raise UnsupportedModelError(spec.name, f"{cls.__name__} does not build from its "
+                                        f"config: {type(error).__name__}: {message}") from error
+    if take_encoder:
+        model = model.get_encoder()
+    return model.float().eval()
+
+
+def _output_names(spec: ModelSpec, module: TupleForward, inputs: InputSet) -> tuple[str, ...]:
+    """Run eager once: it names the outputs, and a model that cannot run fails here, clearly."""
+    try:
+        with torch.no_grad():
+            named = flatten_outputs(module.model(**inputs.as_kwargs(), **module.fixed))
+    except Exception as error:
+        message = " ".join(str(error).split())[:400]
+        raise UnsupportedModelError(spec.name, f"its eager forward fails on the token inputs "
+                                    f"({inputs.shapes()}): {type(error).__name__}: {message}") from error
+    return tuple(name for name, _ in named)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tracing
+
+
+def trace(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
+    """``torch.jit.trace(strict=False)`` of the prepared module, with warnings collected.
+
+    strict=False as the issue asks; the wrapper already returns a tuple, so the graph's output
+    type is a tuple of tensors either way.
+    """
+    if prepared.spec.kind is SourceKind.OPT:
+        from .hf_opt import trace_opt_variant
+
+        return trace_opt_variant(prepared, check_trace=check_trace)
+    caught: list[CollectedWarning] = []
+    try:
+        with collecting_warnings(caught):
+            module = torch.jit.trace(prepared.module, prepared.inputs.tensors, strict=False,
+                                     check_trace=check_trace)
+    except Exception as error:
+        raise ModelTraceError(prepared.spec.name, f"{type(error).__name__}: {error}",
+                              "strict=False") from error
+    sentences = (
+        f"The tracer ran as torch.jit.trace(strict=False, check_trace={check_trace}).",
+        f"The traced graph returns {graph_output_type(module)}.",
+    )
+    return TracedModel(module, prepared, sentences, tuple(caught))
+

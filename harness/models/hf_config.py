@@ -1,0 +1,313 @@
+"""Configs for any Hugging Face model type: the tiny preset, ``--set`` overrides, checks.
+
+One table of field aliases serves every family: the same concept is ``num_hidden_layers`` in
+Llama, ``n_layer`` in GPT-2, ``num_layers`` in T5, ``n_layers`` in MPT and DistilBERT,
+``encoder_layers``/``decoder_layers`` in BART. The tiny preset sets each concept in every field
+that spells it and derives the fields that depend on it (head_dim = hidden / heads, T5's d_kv,
+GPT-J's rotary_dim, key/value heads, windows, GPT-Neo's layer pattern, special token ids inside
+the small vocabulary).
+
+The config class is then constructed from these keyword arguments, not patched after the fact:
+transformers 5.x configs are strict dataclasses whose ``__post_init__`` derives per-layer lists
+(``layer_types``, ``attention_layers``) from the layer count, and validates types, which is
+where a wrong ``--set`` value is caught.
+
+Measured at transformers 5.24.0: configs that are strict dataclasses reject an int for a float
+field (``rms_norm_eps=1``), so ints are widened to floats here, where the default is a float.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from harness.errors import ConfigOverrideError
+
+from .choice import Choice
+
+# ---------------------------------------------------------------------------------------------
+# Sizes
+
+
+class Size(Choice):
+    """Model size: tiny for seconds-long ports, default for the config class's own sizes."""
+
+    TINY = "tiny"  # 2 layers, hidden 64, 4 heads: seconds to trace and lower
+    DEFAULT = "default"  # the config class's own defaults (often a multi-GB model)
+
+
+#: The tiny preset, per concept. Big enough to keep each structural feature (more than one layer
+#: and head, grouped key/value heads, an FFN wider than hidden), small enough for seconds.
+TINY: Mapping[str, int] = {
+    "layers": 2,
+    "hidden": 64,
+    "heads": 4,
+    "intermediate": 128,
+    "moe_intermediate": 64,
+    "experts": 4,
+    "experts_per_token": 2,
+    "vocab": 1024,
+    "positions": 128,
+    "lora_rank": 32,
+}
+
+#: Concept -> the config fields that spell it, across families.
+ALIASES: Mapping[str, tuple[str, ...]] = {
+    "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "num_decoder_layers",
+               "num_encoder_layers", "encoder_layers", "decoder_layers"),
+    "hidden": ("hidden_size", "n_embd", "n_embed", "d_model", "dim", "embed_dim", "model_dim",
+               "word_embed_proj_dim", "embedding_size"),
+    "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads",
+              "decoder_attention_heads"),
+    "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"),
+    "head_dim": ("head_dim", "d_kv", "kv_channels", "qk_rope_head_dim", "qk_nope_head_dim",
+                 "v_head_dim"),
+    "intermediate": ("intermediate_size", "n_inner", "ffn_dim", "d_ff", "encoder_ffn_dim",
+                     "decoder_ffn_dim", "ffn_hidden_size"),
+    "moe_intermediate": ("moe_intermediate_size", "shared_expert_intermediate_size"),
+    "experts": ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"),
+    "experts_per_token": ("num_experts_per_tok", "moe_topk"),
+    "vocab": ("vocab_size",),
+    "positions": ("max_position_embeddings", "n_positions", "max_seq_len", "n_ctx",
+                  "max_sequence_length", "original_max_position_embeddings"),
+    "window": ("sliding_window", "window_size"),
+    "rotary_dim": ("rotary_dim",),
+    "window_layers": ("max_window_layers",),
+    "lora_rank": ("kv_lora_rank", "q_lora_rank"),
+}
+
+#: Fields never overridden: set by the driver itself (and said so in the settings).
+DRIVER_FIELDS = ("use_cache", "return_dict")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a config class
+
+
+def is_size(value: object) -> bool:
+    """A positive int that is not a bool: the only values the tiny preset replaces."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def field_names(config_class: type) -> tuple[str, ...]:
+    """Public fields of a config class: its dataclass fields, else its default instance's keys."""
+    if dataclasses.is_dataclass(config_class):
+        names = [f.name for f in dataclasses.fields(config_class)]
+    else:
+        names = list(config_class().to_dict())
+    return tuple(n for n in names if not n.startswith("_"))
+
+
+def defaults(config_class: type) -> dict[str, Any]:
+    """The default instance's values for every field (after ``__post_init__``'s derivations)."""
+    config = config_class()
+    return {name: _read(config, name) for name in field_names(config_class)}
+
+
+def _read(config: Any, name: str) -> Any:
+    """A field's value; None where reading it raises (a few configs guard per-layer fields)."""
+    try:
+        return getattr(config, name, None)
+    except Exception:
+        return None
+
+
+def concept_of(name: str, values: Mapping[str, Any]) -> str | None:
+    """The concept a field spells, or None. DistilBERT's ``hidden_dim`` is its FFN width (it
+    sits beside ``dim``, the hidden size); elsewhere ``hidden_dim`` is the hidden size."""
+    if name == "hidden_dim":
+        return "intermediate" if is_size(values.get("dim")) else "hidden"
+    return next((c for c, names in ALIASES.items() if name in names), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Overrides
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """``--set`` values checked against one config class, keyed by canonical field name."""
+
+    values: Mapping[str, Any]
+
+    def concept(self, concept: str, fields: Mapping[str, Any]) -> int | None:
+        """The value the user gave for a concept, through any field that spells it."""
+        for name, value in self.values.items():
+            if concept_of(name, fields) == concept and is_size(value):
+                return value
+        return None
+
+
+def check_overrides(config_class: type, raw: Mapping[str, object] | None, *,
+                    model: str) -> Overrides:
+    """Validate ``--set`` names and coerce values to the field's type; typed errors otherwise.
+
+    Needed because configs accept any unknown keyword silently (``num_layer=2`` would build the
+    preset's depth), and strict dataclass errors name neither the option nor the remedy.
+    """
+    known = field_names(config_class)
+    aliases = dict(getattr(config_class, "attribute_map", {}))
+    base = defaults(config_class)
+    out: dict[str, Any] = {}
+    for name, value in (raw or {}).items():
+        if name in DRIVER_FIELDS:
+            raise ConfigOverrideError(
+                model, name, value, "the driver sets use_cache=False and leaves return_dict "
+                "alone so that the model traces; neither can be overridden")
+        field = aliases.get(name, name)
+        if field not in known:
+            choices = sorted(set(known) | set(aliases))
+            close = difflib.get_close_matches(name, choices, n=3)
+            raise ConfigOverrideError(
+                model, name, value,
+                f"{config_class.__name__} has no field '{name}'"
+                + (f" (did you mean {', '.join(close)}?)" if close else "")
+                + f"; its fields are: {', '.join(choices)}")
+        out[field] = _coerce(model, name, value, base.get(field))
+    return Overrides(out)
+
+
+def _coerce(model: str, name: str, value: object, default: object) -> object:
+    """``"2"`` -> 2 where the default is an int, 1 -> 1.0 where it is a float; else as given."""
+    if isinstance(value, str) and isinstance(default, bool) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if isinstance(value, str) and default is not None and not isinstance(default, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ConfigOverrideError(
+                model, name, value, f"expected {type(default).__name__} (the default is "
+                f"{default!r}), got the string {value!r}") from None
+    if isinstance(default, float) and is_int(value):
+        return float(value)
+    if default is None or value is None:
+        return value
+    expected = bool if isinstance(default, bool) else int if is_int(default) else type(default)
+    ok = (isinstance(value, bool) if expected is bool
+          else is_int(value) if expected is int
+          else isinstance(value, (list, tuple)) if expected in (list, tuple)
+          else isinstance(value, expected))
+    if not ok:
+        raise ConfigOverrideError(
+            model, name, value, f"expected {expected.__name__} (the default is {default!r}), "
+            f"got {type(value).__name__}")
+    return value
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# ---------------------------------------------------------------------------------------------
+# The tiny preset
+
+
+def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[str, Any]:
+    """Keyword arguments that make ``config_class`` tiny, consistent with ``overrides``.
+
+    A concept the user set (through any field spelling it) is taken from the overrides, so
+    ``--set hidden_size=128`` also moves head_dim. Fields whose default is not a positive int
+    (``n_inner=None``: derived from hidden) are left for the config to derive.
+    """
+    overrides = overrides or Overrides({})
+    base = defaults(config_class)
+    want = {c: overrides.concept(c, base) or v for c, v in TINY.items()}
+    kwargs: dict[str, Any] = {}
+    for name, value in base.items():
+        concept = concept_of(name, base)
+        if concept in want and is_size(value):
+            kwargs[name] = min(value, want[concept]) if concept == "experts_per_token" else want[concept]
+    hidden, heads = want["hidden"], want["heads"]
+    head_dim = max(1, hidden // heads)
+    old_heads = next((base[n] for n in ALIASES["heads"] if is_size(base.get(n))), None)
+    old_hidden = next((base[n] for n in ALIASES["hidden"] if is_size(base.get(n))), None)
+    for name, value in base.items():
+        concept = concept_of(name, base)
+        if not is_size(value):
+            continue
+        if concept == "head_dim":
+            kwargs[name] = head_dim
+        elif concept == "kv_heads":
+            # keep the kind of attention: multi-head (kv == heads), multi-query (1), grouped
+            kwargs[name] = heads if value == old_heads else 1 if value == 1 else max(1, heads // 2)
+        elif concept == "rotary_dim" and old_heads and old_hidden:
+            share = value / (old_hidden // old_heads)
+            kwargs[name] = max(2, int(head_dim * share) // 2 * 2)
+        elif concept == "window":
+            kwargs[name] = min(value, want["positions"])
+        elif concept == "window_layers":
+            kwargs[name] = min(value, want["layers"])
+    _layer_pattern(base, want["layers"], kwargs)
+    _special_tokens(base, want["vocab"], kwargs)
+    _sub_configs(config_class, kwargs)
+    return {**kwargs, **overrides.values}
+
+
+def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
+    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer."""
+    types = base.get("attention_types")
+    if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
+        pattern = list(types[0][0])
+        kwargs["attention_types"] = [[pattern[:layers], max(1, layers // len(pattern))]]
+
+
+def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any]) -> None:
+    """Move ``*_token_id`` values outside the small vocabulary to its last ids (an embedding's
+    padding_idx must be a row of the table); equal ids stay equal."""
+    ids = {n: v for n, v in base.items() if n.endswith("_token_id") and v is not None}
+    outside = sorted({i for v in ids.values() for i in (v if isinstance(v, list) else [v])
+                      if is_int(i) and i >= vocab})
+    remap = {old: vocab - 1 - k for k, old in enumerate(outside)}
+    for name, value in ids.items():
+        if isinstance(value, list):
+            new = [remap.get(i, i) for i in value]
+        else:
+            new = remap.get(value, value)
+        if new != value:
+            kwargs[name] = new
+
+
+def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
+    """Composite configs (a text and a vision tower) get each concrete sub-config tiny too."""
+    for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
+        if isinstance(sub, type) and sub.__name__ != "AutoConfig":
+            try:
+                kwargs[name] = tiny_kwargs(sub)
+            except Exception:  # a sub-config that cannot be built on its own keeps its default
+                continue
+
+
+# ---------------------------------------------------------------------------------------------
+# Consistency
+
+
+def check_consistency(config: Any, *, model: str) -> None:
+    """Reject head counts the model would fail on at its first forward, naming the fields."""
+    values = {n: _read(config, n) for n in field_names(type(config))}
+    heads = next(((n, values[n]) for n in ALIASES["heads"] if is_size(values.get(n))), None)
+    kv = next(((n, values[n]) for n in ALIASES["kv_heads"] if is_size(values.get(n))), None)
+    hidden = next(((n, values[n]) for n in ALIASES["hidden"] if is_size(values.get(n))), None)
+    has_head_dim = any(is_size(values.get(n)) for n in ALIASES["head_dim"])
+    if heads and kv and heads[1] % kv[1]:
+        raise ConfigOverrideError(
+            model, kv[0], kv[1], f"{heads[0]} ({heads[1]}) must be a multiple of {kv[0]} "
+            f"({kv[1]}): each key/value head serves a whole group of query heads")
+    if heads and hidden and not has_head_dim and hidden[1] % heads[1]:
+        raise ConfigOverrideError(
+            model, hidden[0], hidden[1], f"{hidden[0]} ({hidden[1]}) must be divisible by "
+            f"{heads[0]} ({heads[1]}): each head gets {hidden[0]} / {heads[0]} channels")
+
+
+def sizes(config: Any) -> dict[str, int]:
+    """The concept sizes of a built config, for the settings line and for tests."""
+    values = {n: _read(config, n) for n in field_names(type(config))}
+    found: dict[str, int] = {}
+    for name, value in values.items():
+        concept = concept_of(name, values)
+        if concept and is_size(value):
+            found[concept] = max(found.get(concept, 0), value)
+    return found

@@ -1,0 +1,78 @@
+"""``opt`` through the generic driver's interface, on the project's own OPT drivers.
+
+``harness port opt`` must trace what ``harness opt`` traces: the stock ``OPTModel`` behind
+``OPTLastHiddenState`` (:mod:`opt`) and the static-structure ``FixedOPT`` (:mod:`opt_fixed`),
+with OPT's token conventions (BOS first, left padding). Only the attention differs by default:
+the port asks for eager attention, ``harness opt`` keeps transformers' default (sdpa).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from harness.errors import ModelOptionError
+
+from . import hf_config, opt, opt_fixed
+from .hf import HFOptions, ModelSettings, PreparedModel, TracedModel, Variant, flatten_outputs
+from .hf_config import Size
+from .hf_inputs import InputSet
+from .hf_resolve import ModelSpec
+
+#: Size -> the OPT driver's preset.
+PRESETS = {Size.TINY: "tiny", Size.DEFAULT: "125m"}
+ATTN_IMPLEMENTATION = "eager"
+
+
+def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
+    size = options.size or Size.TINY
+    overrides = hf_config.check_overrides(opt.OPTConfig, options.overrides, model=spec.name)
+    preset = PRESETS[size]
+    config = opt.make_config(preset, overrides.values)
+    model = opt.build_opt(preset, overrides.values, seed=options.seed,
+                          attn_implementation=ATTN_IMPLEMENTATION)
+    first_ids = opt.example_inputs(config, options.batch, options.seq, seed=options.seed)
+    pad = min(max(1, options.seq // 4), options.seq - 1)
+    second_ids = opt.example_inputs(config, options.batch, options.seq,
+                                    left_pad=(pad,) if pad else (), seed=options.seed + 1)
+    names = ("input_ids", "attention_mask")
+    first = InputSet(names, first_ids, f"token ids from seed {options.seed}, unpadded: "
+                     "attention mask all ones")
+    second = InputSet(names, second_ids, f"token ids from seed {options.seed + 1}, "
+                      + (f"padded: row 0 has {pad} pad token(s) on the left (mask 0 there)"
+                         if pad else "unpadded (a sequence of 1 cannot be padded)"))
+    if options.variant is Variant.FIXED:
+        module = opt_fixed.FixedOPT.from_hf(model)
+        call = ("is the project's FixedOPT (static structure, no size queries, float-fill "
+                "mask) over the OPTModel's weights; it returns the last hidden state.")
+    elif options.variant is Variant.STOCK:
+        module = opt.OPTLastHiddenState(model).eval()
+        call = ("is harness opt's wrapper: it calls OPTModel(input_ids, attention_mask="
+                "attention_mask, use_cache=False, return_dict=False) and returns element 0, the "
+                "last hidden state.")
+    else:  # pragma: no cover - Variant is closed
+        raise ModelOptionError(f"unknown OPT variant {options.variant!r}")
+    with torch.no_grad():
+        outputs = tuple(n for n, _ in flatten_outputs(module(*first.tensors)))
+    settings = ModelSettings(
+        model=spec.name, source=spec.kind.value, model_type=spec.model_type,
+        model_class=type(module).__name__, config_class=type(config).__name__,
+        part=spec.part.value, size=size.value, overrides=dict(options.overrides),
+        sizes=hf_config.sizes(config), weights=f"random (seed {options.seed})",
+        attn_implementation=str(model.config._attn_implementation),
+        use_cache=False, call=call, inputs=first.shapes(), first_inputs=first.description,
+        second_inputs=second.description,
+        outputs=("last_hidden_state",) if outputs == ("output",) else outputs,
+    )
+    return PreparedModel(spec, options.variant, config, model, module, first, second, settings)
+
+
+def trace_opt_variant(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
+    """Trace with the OPT drivers' own functions, so the IR equals ``harness opt``'s."""
+    inputs = prepared.inputs.tensors
+    if prepared.variant is Variant.FIXED:
+        traced = opt_fixed.trace_fixed(prepared.module, inputs, check_trace=check_trace)
+    else:
+        traced = opt.trace_opt(prepared.model, inputs,
+                               opt.TraceOptions(check_trace=check_trace))
+    return TracedModel(traced.module, prepared, tuple(traced.settings.sentences()),
+                       traced.warnings)

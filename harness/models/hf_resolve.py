@@ -1,0 +1,215 @@
+"""What MODEL names: a transformers model type, a local model directory, or ``opt``.
+
+- A model type is any key of transformers' auto mappings that has both a config class
+  (``CONFIG_MAPPING``) and a base model (``MODEL_MAPPING``): 622 types at transformers 5.24.0.
+- A directory holds ``config.json`` as ``save_pretrained`` writes it, and weights when present;
+  it is only ever read locally.
+- ``opt`` keeps the project's own OPT drivers (stock ``OPTModel`` behind a one-tensor wrapper,
+  and the static-structure ``FixedOPT``), so ``harness port opt`` and ``harness opt`` agree.
+- ``TYPE:encoder`` takes the encoder of an encoder-decoder type alone (``t5:encoder`` is
+  ``T5EncoderModel``).
+
+A name that looks like a path (a ``/``, or a leading ``.`` or ``~``) is a directory; otherwise a
+known type wins over a directory of the same name in the working directory.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from pathlib import Path
+
+from harness.errors import ModelDirectoryError, ModelOptionError, UnknownModelTypeError
+
+from .choice import Choice
+
+#: The name that maps onto the project's OPT drivers instead of the generic one.
+OPT = "opt"
+
+#: Weight files ``save_pretrained`` writes, in the order transformers prefers them.
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+
+
+class SourceKind(str, Enum):
+    TYPE = "type"  # a transformers model type, built from its config class
+    DIRECTORY = "directory"  # a local folder with config.json (and maybe weights)
+    OPT = "opt"  # the project's OPT and FixedOPT drivers
+
+
+class Part(Choice):
+    """Model part: full for the base model, encoder for an encoder-decoder's encoder alone."""
+
+    FULL = "full"  # the base model (MODEL_MAPPING), e.g. T5Model: encoder and decoder
+    ENCODER = "encoder"  # the encoder alone, for encoder-decoder types
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A resolved MODEL: where the config (and weights) come from, and which part to build."""
+
+    name: str  # as the user gave it
+    kind: SourceKind
+    model_type: str  # transformers' model_type (from config.json for a directory)
+    directory: Path | None = None
+    part: Part = Part.FULL
+    weights: Path | None = None  # the first weight file found in the directory
+
+    @property
+    def label(self) -> str:
+        """Short name for folders and titles: ``gpt2``, ``t5-encoder``, ``dir-NAME``."""
+        base = f"dir-{self.directory.name}" if self.directory else self.model_type
+        base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base)
+        return base if self.part is Part.FULL else f"{base}-{self.part.value}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The known types
+
+
+@cache
+def model_types() -> tuple[str, ...]:
+    """Every model type with a config class and a base model, sorted."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    return tuple(sorted(t for t in CONFIG_MAPPING_NAMES if t in MODEL_MAPPING_NAMES))
+
+
+def _squash(name: str) -> str:
+    """``GPT-NeoX`` and ``gpt_neox`` -> ``gptneox``: how people write a type by hand."""
+    return re.sub(r"[-_\s]", "", name.lower())
+
+
+def suggestions(name: str, n: int = 3) -> list[str]:
+    """Close matches among the known types, for the unknown-model error."""
+    types = model_types()
+    by_squash = {_squash(t): t for t in types}
+    close = difflib.get_close_matches(_squash(name), list(by_squash), n=n, cutoff=0.6)
+    found = [by_squash[c] for c in close]
+    found += [t for t in difflib.get_close_matches(name.lower(), types, n=n) if t not in found]
+    return found[:n]
+
+
+def _known_type(name: str) -> str | None:
+    """The type ``name`` spells, ignoring case, ``-`` and ``_`` when that is unambiguous."""
+    types = model_types()
+    if name in types:
+        return name
+    matches = [t for t in types if _squash(t) == _squash(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Resolving
+
+
+def _looks_like_path(name: str) -> bool:
+    return "/" in name or name.startswith((".", "~"))
+
+
+def resolve(name: str) -> ModelSpec:
+    """Resolve MODEL; raises :class:`UnknownModelTypeError` (with close matches) or
+    :class:`ModelDirectoryError`."""
+    text = name.strip()
+    part = Part.FULL
+    head, sep, tail = text.rpartition(":")
+    if sep and tail.lower() in {p.value for p in Part}:
+        text, part = head, Part.parse(tail)
+    if not text:
+        raise UnknownModelTypeError(name, [])
+    if _looks_like_path(text):
+        return _directory(name, Path(text).expanduser(), part)
+    if text.lower() == OPT:
+        if part is not Part.FULL:
+            raise ModelOptionError("opt is a decoder-only model: it has no encoder part.")
+        return ModelSpec(name, SourceKind.OPT, OPT)
+    known = _known_type(text)
+    if known:
+        return ModelSpec(name, SourceKind.TYPE, known, part=part)
+    if Path(text).is_dir():
+        return _directory(name, Path(text), part)
+    raise UnknownModelTypeError(name, suggestions(text))
+
+
+def _directory(name: str, path: Path, part: Part) -> ModelSpec:
+    if not path.is_dir():
+        reason = "it is a file, not a directory" if path.exists() else "no such directory"
+        if not path.exists() and re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+            reason += (" (a hub id such as 'org/model' is not downloaded: save the model with "
+                       "save_pretrained where it is available, and pass that folder)")
+        raise ModelDirectoryError(str(path), reason)
+    config_file = path / "config.json"
+    if not config_file.is_file():
+        raise ModelDirectoryError(str(path), "it has no config.json")
+    try:
+        data = json.loads(config_file.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ModelDirectoryError(str(path), f"config.json is not readable JSON ({e})") from e
+    model_type = data.get("model_type") if isinstance(data, dict) else None
+    if not isinstance(model_type, str) or not model_type:
+        raise ModelDirectoryError(str(path), "config.json has no \"model_type\" field")
+    if model_type not in model_types():
+        close = suggestions(model_type)
+        hint = f" (close: {', '.join(close)})" if close else ""
+        raise ModelDirectoryError(
+            str(path), f"its model_type '{model_type}' has no base model in transformers "
+            f"{_transformers_version()}{hint}")
+    weights = next((path / f for f in WEIGHT_FILES if (path / f).is_file()), None)
+    return ModelSpec(name, SourceKind.DIRECTORY, model_type, directory=path.resolve(), part=part,
+                     weights=weights)
+
+
+def _transformers_version() -> str:
+    import transformers
+
+    return transformers.__version__
+
+
+# ---------------------------------------------------------------------------------------------
+# Classes
+
+
+def config_class(model_type: str) -> type:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    return CONFIG_MAPPING[model_type]
+
+
+def model_class_name(model_type: str) -> str:
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    name = MODEL_MAPPING_NAMES[model_type]
+    return name[0] if isinstance(name, (list, tuple)) else name
+
+
+def model_class(model_type: str) -> type:
+    """The base model class (imports its modeling module: the first one costs ~4 s)."""
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING
+
+    return MODEL_MAPPING[config_class(model_type)]
+
+
+def encoder_class(model_type: str) -> type | None:
+    """``T5Model`` -> ``T5EncoderModel`` where transformers has one, else None."""
+    import transformers
+
+    full = model_class_name(model_type)
+    return getattr(transformers, re.sub(r"Model$", "EncoderModel", full), None)
+
+
+def is_decoder_only(model_type: str, config: object) -> bool:
+    """A causal LM that is neither a masked LM (BERT is both) nor an encoder-decoder: its
+    tokenizer pads on the left, and the other families' pad on the right."""
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    return (model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+            and model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+            and not getattr(config, "is_encoder_decoder", False))
