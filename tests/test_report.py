@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 
 from harness.compiler import binary as binary_module
-from harness.compiler.records import RunRecord
-from harness.errors import InputFileError, ReportError
 from harness.compiler.crash_text import TOP_MARK, render_frame
 from harness.compiler.outcomes import Outcome
+from harness.compiler.records import RunRecord
+from harness.errors import InputFileError, ReportError
 from harness.tools.report import (
     BUNDLE_FILES,
     Refusal,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.compiler.binary import resolve
-from harness.compiler.records import Outcome, render_record
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
+from harness.compiler.records import Outcome, render_record
 from harness.compiler.runner import RunOptions, build_command, run_pipeline, single_pass
 from harness.errors import (
     BinaryError,

@@ -8,32 +8,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, fields
-from enum import Enum
 
-from harness.errors import UsageError
-
-
-class ParsableEnum(str, Enum):
-    """A closed set of strings: members compare equal to their value; ``parse`` names the valid
-    values when given a wrong one."""
-
-    @classmethod
-    def parse(cls, value: str | ParsableEnum) -> ParsableEnum:
-        if isinstance(value, cls):
-            return value
-        key = str(value).strip().lower().replace("_", "-")
-        for member in cls:
-            if key in (member.value, member.name.lower().replace("_", "-")):
-                return member
-        raise UsageError(f"unknown {cls._what()} {value!r}; use one of "
-                         + ", ".join(repr(m.value) for m in cls) + ".")
-
-    @classmethod
-    def _what(cls) -> str:
-        return re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()
-
-    def __str__(self) -> str:
-        return self.value
+from harness.enums import ParsableEnum
 
 
 class Outcome(ParsableEnum):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.compiler.outcomes import ParsableEnum
+from harness.enums import ParsableEnum
 
 
 class FrontendName(ParsableEnum):

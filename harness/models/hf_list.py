@@ -5,6 +5,7 @@ every model takes minutes)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from . import hf_resolve
 from .choice import Choice
 from .hf import build_config, prepare

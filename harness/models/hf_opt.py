@@ -13,7 +13,14 @@ import torch
 from harness.errors import ModelOptionError
 
 from . import hf_config, opt, opt_fixed
-from .hf import HFOptions, ModelSettings, PreparedModel, TracedModel, Variant, flatten_outputs
+from .hf import (
+    HFOptions,
+    ModelSettings,
+    PreparedModel,
+    TracedModel,
+    Variant,
+    flatten_outputs,
+)
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_resolve import ModelSpec

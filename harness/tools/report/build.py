@@ -28,7 +28,13 @@ from ..bisect import BisectResult, bisect
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
 from . import bundle
 from .inputs import count_file_ops, is_bytecode_file, write_input
-from .issue import SIGNATURE_MAX_CHARS, backtrace_text, bounded, issue_markdown, issue_title
+from .issue import (
+    SIGNATURE_MAX_CHARS,
+    backtrace_text,
+    bounded,
+    issue_markdown,
+    issue_title,
+)
 from .redact import Redactor
 from .replay import replay, self_check
 from .repro import repro_script

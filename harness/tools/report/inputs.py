@@ -10,7 +10,13 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.compiler.mlir import PrintOptions, count_ops, is_bytecode, new_context, print_op
+from harness.compiler.mlir import (
+    PrintOptions,
+    count_ops,
+    is_bytecode,
+    new_context,
+    print_op,
+)
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, run_pipeline
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
-from harness.compiler.outcomes import _Parsable as Parsable  # the closed-set base, one for all
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import DEFAULT_TIMEOUT_S
+from harness.enums import ParsableEnum as Parsable  # the closed-set base, one for all
 
 from ..bisect import BisectResult
 from ..reduce import ReduceResult

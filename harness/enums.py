@@ -1,0 +1,39 @@
+"""Closed sets of strings as enums with a ``parse()`` that names the valid values.
+
+A leaf module (like errors.py): every layer's option and outcome enums derive from it.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+from harness.errors import HarnessError, UsageError
+
+
+class ParsableEnum(str, Enum):
+    """A closed set of strings: members compare equal to their value; ``parse`` names the valid
+    values when given a wrong one."""
+
+    @classmethod
+    def _error(cls) -> type[HarnessError]:
+        """What a wrong value raises (a method: an enum's plain attributes become members)."""
+        return UsageError
+
+    @classmethod
+    def parse(cls, value: str | ParsableEnum) -> ParsableEnum:
+        if isinstance(value, cls):
+            return value
+        key = str(value).strip().lower().replace("_", "-")
+        for member in cls:
+            if key in (member.value, member.name.lower().replace("_", "-")):
+                return member
+        raise cls._error()(f"unknown {cls._what()} {value!r}; use one of "
+                         + ", ".join(repr(m.value) for m in cls) + ".")
+
+    @classmethod
+    def _what(cls) -> str:
+        return re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()
+
+    def __str__(self) -> str:
+        return self.value
