@@ -10,6 +10,7 @@ bad input (a missing file, inputs that do not fit, elided weights) raises instea
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -20,7 +21,7 @@ import torch
 
 from harness.compiler.irfile import unique_dir
 from harness.compiler.records import RunRecord, render_record
-from harness.compiler.runner import RunOptions, repro_command, shell_command
+from harness.compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
 from harness.errors import HarnessError, InputFileError, ReferenceEvaluationError, UnsupportedOpsError
 
 from .dtypes import Signature
@@ -69,7 +70,7 @@ class CheckResult:
     signature: Signature | None = None
     failed_stage: str = ""
     inputs: str = ""
-    record: RunRecord | None = None           # the pipeline to linalg
+    records: list[RunRecord] = field(default_factory=list)  # the pipeline stages to linalg
     refbackend: RefBackendResult | None = None
     reference: ReferenceResult | None = None
     numerics: NumericsResult | None = None
@@ -102,11 +103,12 @@ class CheckResult:
                              + "; ".join(self.reference.random_ops[:3]))
             for note in self.reference.type_notes[:5]:
                 lines.append(f"  note: {note.render()}")
-        if self.failed_stage and self.record is not None and not self.record.ok:
-            lines += [f"  {line}" for line in render_record(self.record)]
-            lines.append(f"  reproduce: {repro_command(self.record.pipeline, self.record.input_path)}")
+        failed = self.records[-1] if self.records and not self.records[-1].ok else None
+        if failed is not None:
+            lines += [f"  {line}" for line in render_record(failed)]
+            lines.append(f"  reproduce: {repro_command(failed.pipeline, failed.input_path)}")
         rb = self.refbackend
-        if rb is not None and rb.failed_stage is Stage.LOWERING and rb.lowering is not None:
+        if self.failed_stage == Stage.LOWERING.value and rb is not None and rb.lowering is not None:
             lines += [f"  {line}" for line in render_record(rb.lowering)]
             lines.append(f"  reproduce: {shell_command(rb.lowering.command)}")
         if self.error:
@@ -129,7 +131,7 @@ class CheckResult:
             "outcome": self.outcome.value,
             "failed_stage": self.failed_stage,
             "inputs": self.inputs,
-            "record": self.record.to_json() if self.record else None,
+            "records": [r.to_json() for r in self.records],
             "refbackend": self.refbackend.to_json() if self.refbackend else None,
             "reference": self.reference.to_json() if self.reference else None,
             "numerics": self.numerics.to_json() if self.numerics else None,
@@ -196,13 +198,20 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     result.seconds[REFERENCE_STAGE] = time.perf_counter() - start
 
     start = time.perf_counter()
-    linalg = folder / f"{path.name.removesuffix('.mlir')}.linalg.mlir"
-    result.record = run_stage(path, options.pipeline, output_path=linalg, opt=options.opt,
-                              options=RunOptions(timeout_s=options.timeout_s))
+    current = path
+    stem = path.name.removesuffix(".mlir")
+    for i, stage in enumerate(pipeline_stages(options.pipeline)):
+        out = folder / f"{stem}.{i}.{_slug(stage)}.mlir"
+        record = run_stage(current, stage, output_path=out, opt=options.opt,
+                           options=RunOptions(timeout_s=options.timeout_s))
+        result.records.append(record)
+        if not record.ok:
+            result.seconds["pipeline"] = time.perf_counter() - start
+            result.failed_stage = stage
+            return result
+        current = out
+    linalg = current
     result.seconds["pipeline"] = time.perf_counter() - start
-    if not result.record.ok:
-        result.failed_stage = options.pipeline
-        return result
 
     rb_options = replace(options.refbackend, function=signature.name, work_dir=str(folder),
                          timeout_s=options.timeout_s)
@@ -212,6 +221,8 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     if not result.refbackend.ok:
         result.failed_stage = result.refbackend.failed_stage.value
         result.error = result.refbackend.error
+        if result.refbackend.failed_stage is Stage.LOWERING:
+            _blame_the_contract(result, linalg, options)
         return result
     actual = list(result.refbackend.outputs)
     save_npz(folder / "actual.npz", actual, prefix="result")
@@ -223,6 +234,36 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     result.numerics = compare(actual, expected, options.tolerances)
     result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
     return result
+
+
+def pipeline_stages(spec: str) -> list[str]:
+    """``torchscript-to-torch,torch-to-linalg``: names of ours (or upstream's) chained with
+    commas run one after the other; a textual pipeline is one stage."""
+    spec = spec.strip()
+    if "(" in spec or spec.startswith("-") or "," not in spec:
+        return [spec]
+    return [s.strip() for s in spec.split(",") if s.strip()]
+
+
+def _slug(stage: str) -> str:
+    return stage if re.fullmatch(r"[\w.-]+", stage) else "pipeline"
+
+
+def _blame_the_contract(result: CheckResult, linalg: Path, options: CheckOptions) -> None:
+    """When the RefBackend cannot lower the pipeline's output, say so if that output is not
+    linalg-on-tensors at all (torch-mlir's own contract verifier decides): the fix is then the
+    ``--pipeline``, not the RefBackend."""
+    record = run_pipeline(linalg, "builtin.module(torch-verify-linalg-on-tensors-backend-contract)",
+                          opt=options.opt, options=RunOptions(timeout_s=options.timeout_s))
+    if record.ok:
+        return
+    first = record.first_error()
+    result.failed_stage = pipeline_stages(options.pipeline)[-1]
+    result.error = (
+        f"the output of {options.pipeline} is not at the linalg-on-tensors backend contract "
+        f"(torch-verify-linalg-on-tensors-backend-contract: {first.message if first else record.signature}), "
+        "so the RefBackend cannot lower it. End --pipeline at linalg, e.g. "
+        "--pipeline torchscript-to-torch,torch-to-linalg for imported TorchScript.")
 
 
 def _numpy(value) -> np.ndarray:

@@ -178,12 +178,21 @@ class JitModule:
         self._callbacks.append(callback)  # the engine holds a raw pointer to it
         self.engine.register_runtime(name, callback)
 
-    def invoke(self, function: str, inputs: Sequence[np.ndarray],
+    def resolve(self, function: str | None) -> str:
+        """``function`` when the module has it, else its only public function: a raw TorchScript
+        method (``@__torch__.M.forward``) is ``@forward`` once lowered."""
+        if function in self.functions:
+            return function
+        if len(self.functions) == 1:
+            return self.functions[0]
+        raise InputsError("the lowered module", f"it has no public function @{function} and "
+                          f"{len(self.functions)} others "
+                          f"({', '.join('@' + f for f in self.functions) or 'none'}); name one")
+
+    def invoke(self, function: str | None, inputs: Sequence[np.ndarray],
                signature: Signature | None = None) -> tuple[np.ndarray, ...]:
         """Runs ``function`` on ``inputs``; results as numpy arrays of the signature's dtypes."""
-        if function not in self.functions:
-            raise InputsError(f"the lowered module", f"it has no public function @{function} "
-                              f"(it has {', '.join('@' + f for f in self.functions) or 'none'})")
+        function = self.resolve(function)
         if signature is not None:
             check_inputs(inputs, signature.args, "the inputs")
         start = time.perf_counter()
@@ -198,7 +207,7 @@ class JitModule:
             raise InputsError("the lowered module", f"@{function} returned {len(self._results)} "
                               "times through the consume callbacks, expected once")
         results = self._results.pop()
-        if signature is not None:
+        if signature is not None and len(signature.results) == len(results):
             results = tuple(_as_result(r, spec) for r, spec in zip(results, signature.results))
         return results
 

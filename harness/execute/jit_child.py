@@ -34,7 +34,7 @@ def _unbuffer_c_stdout() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m harness.execute.jit_child")
     p.add_argument("llvm")
-    p.add_argument("--function", required=True)
+    p.add_argument("--function", help="default: the only public function")
     p.add_argument("--inputs", required=True)
     p.add_argument("--outputs", required=True)
     p.add_argument("--signature", help="JSON of the Signature (dtypes of ui8 results)")

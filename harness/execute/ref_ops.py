@@ -288,6 +288,8 @@ def torch_overload(qualified: str):
     except (AttributeError, RuntimeError):
         return None
     schema = resolved._schema
+    if "..." in str(schema):  # varargs: prim::PythonOp (an autograd.Function), aten::format;
+        return None           # FunctionSchema has no is_vararg in Python
     typed = [str(a.type) for a in schema.arguments] + [str(r.type) for r in schema.returns]
     if any(_TYPE_VARIABLE.search(t) for t in typed):
         return None

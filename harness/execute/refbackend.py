@@ -126,6 +126,7 @@ def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], sig
     cmd = [sys.executable, "-m", "harness.execute.jit_child", os.fspath(llvm_path),
            "--function", signature.name, "--inputs", str(inputs_path), "--outputs", str(outputs_path),
            "--signature", str(signature_path), "--opt-level", str(options.opt_level)]
+    
     result.command = shell_command(cmd)
     src_root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}

@@ -335,11 +335,10 @@ def entry_signature(module_op, function: str | None = None) -> Signature:
             raise UnsupportedDTypeError(text, f"argument {i} of @{function_name(func)}",
                                         "tensors with known shape rank and dtype")
         args.append(spec)
-    results = []
-    for t in ftype.results:
-        spec = torch_tensor_spec(str(t))
-        if spec is not None:
-            results.append(spec)
+    # Results of a raw TorchScript method are !torch.tensor without dtype: left out then (the
+    # RefBackend's results keep the dtypes it computed).
+    specs = [torch_tensor_spec(str(t)) for t in ftype.results]
+    results = [s for s in specs if s is not None] if all(specs) else []
     return Signature(function_name(func), tuple(args), tuple(results))
 
 
