@@ -222,7 +222,13 @@ def main() -> int:
                 covered[level] += 1
             for name in e.get("unsupported", {}):
                 missing[name] += 1
-    print("\ncovered and evaluated (of the IRs produced): " +
+    kinds = {level: set() for level in LEVELS}
+    for row in rows:
+        for level in LEVELS:
+            kinds[level] |= set(row.get(level, {}).get("kinds", []) if isinstance(row.get(level), dict) else [])
+    print("\nop kinds seen: " + ", ".join(f"{level} {len(kinds[level])}" for level in LEVELS) +
+          f"; {len(set().union(*kinds.values()))} in all")
+    print("covered and evaluated (of the IRs produced): " +
           ", ".join(f"{level} {covered[level]}/{present[level]}" for level in LEVELS))
     print("ops missing (models): " + (", ".join(f"{k} ({n})" for k, n in missing.most_common()) or "none"))
     errors = [(r["model"], level, r[level]["eval_error"]) for r in rows for level in LEVELS

@@ -189,7 +189,8 @@ def compare_one(index: int, actual, expected, tolerances: Tolerances = Tolerance
     close = np.isclose(a64, e64, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
     out.mismatched = int(np.count_nonzero(~close))
     both_finite = np.isfinite(a64) & np.isfinite(e64)
-    diff = np.abs(a64 - e64)
+    with np.errstate(invalid="ignore"):  # inf - inf: those elements are judged by isclose
+        diff = np.abs(a64 - e64)
     if both_finite.any():
         out.max_abs_diff = float(diff[both_finite].max())
         rel_mask = both_finite & (e64 != 0)
