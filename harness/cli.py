@@ -230,7 +230,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
         tolerances=Tolerances().with_overrides(args.tolerance), opt=args.opt,
         timeout_s=args.timeout, out_dir=args.out,
-        refbackend=RefBackendOptions(isolate=not args.in_process)))
+        refbackend=RefBackendOptions(isolate=not args.in_process, opt_level=args.opt_level)))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
@@ -363,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="parent folder of the unique folder of files (default: the temp dir)")
     p.add_argument("--in-process", action="store_true",
                    help="run the compiled code in this process (faster; a crash ends harness)")
+    p.add_argument("--opt-level", type=int, default=0, choices=range(4),
+                   help="LLVM optimization level of the ExecutionEngine (default 0: compiles fastest)")
     p.set_defaults(fn=cmd_check)
     return parser
 

@@ -132,7 +132,7 @@ class JitModule:
     _results: list = field(default_factory=list)
 
     @classmethod
-    def load(cls, llvm_text: str | bytes, *, opt_level: int = 2) -> JitModule:
+    def load(cls, llvm_text: str | bytes, *, opt_level: int = 0) -> JitModule:
         from torch_mlir import ir
         from torch_mlir.execution_engine import ExecutionEngine
 

@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--inputs", required=True)
     p.add_argument("--outputs", required=True)
     p.add_argument("--signature", help="JSON of the Signature (dtypes of ui8 results)")
-    p.add_argument("--opt-level", type=int, default=2)
+    p.add_argument("--opt-level", type=int, default=0)
     args = p.parse_args(argv)
     faulthandler.enable()
     _unbuffer_c_stdout()
