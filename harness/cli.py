@@ -112,13 +112,17 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .compiler.records import render_record
-    from .compiler.runner import RunOptions, repro_command, run_pipeline
+    from .compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
+    from .execute.lowering import Driver, resolve, run_bindings_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = _textual_pipeline(args.pipeline)
-    record = run_pipeline(args.file, textual, opt=args.opt,
-                          options=RunOptions(timeout_s=args.timeout, output_path=args.output,
-                                             max_input_mb=args.max_input_mb))
+    options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
+    on_bindings = resolve(args.pipeline)[1] is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
+    if on_bindings:
+        record = run_bindings_pipeline(args.file, textual, options=options)
+    else:
+        record = run_pipeline(args.file, textual, opt=args.opt, options=options)
     if args.json:
         print(json.dumps(record.to_json(), indent=2))
     else:
@@ -127,7 +131,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in render_record(record):
             print(line)
         if not record.ok:
-            print(f"reproduce: {repro_command(textual, record.input_path)}")
+            print(f"reproduce: {shell_command(record.command) if on_bindings else repro_command(textual, record.input_path)}")
     return 0 if record.ok else 1
 
 

@@ -103,6 +103,21 @@ def test_check_bad_usage_is_exit_2_and_one_paragraph(tmp_path):
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
 
 
+def test_harness_run_takes_the_refbackend_pipeline_to_the_bindings(tmp_path):
+    src = tmp_path / "id.linalg.mlir"
+    src.write_text("func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n")
+    out = tmp_path / "id.llvm.mlir"
+    proc = harness("run", src, "--pipeline", "linalg-to-llvm", "-o", out)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("success: id.linalg.mlir through builtin.module(func.func(linalg-generalize-named-ops),")
+    assert "llvm.func @_mlir_ciface_forward(" in out.read_text()
+    # torch-level IR fails there, and the command to paste is the bindings' one
+    src.write_text(SMALL)
+    failed = harness("run", src, "--pipeline", "linalg-to-llvm")
+    assert failed.returncode == 1 and "ops with unknown memory side effects are not supported" in failed.stdout
+    assert f"reproduce: {sys.executable} -m harness.execute.bindings_opt {src} " in failed.stdout
+
+
 class PoolFlattenMm(torch.nn.Module):
     def forward(self, x, w):
         return torch.mm(torch.flatten(F.adaptive_avg_pool2d(x, (1, 1)), 1), w)
