@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from torch_mlir.ir import MLIRError
 
+from harness.compiler.crash import decode_exit_status
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, execute, shell_command
-from harness.compiler.crash import decode_exit_status
+from harness.errors import HarnessError
 
 from .dtypes import Signature
 from .jit import JitModule, check_inputs
@@ -47,7 +49,7 @@ class Stage(str, Enum):
         for member in cls:
             if member.value == text:
                 return member
-        raise ValueError(f"unknown RefBackend stage {text!r}; one of {', '.join(m.value for m in cls)}")
+        raise HarnessError(f"unknown RefBackend stage {text!r}; one of {', '.join(m.value for m in cls)}.")
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class RefBackendResult:
     lowering: RunRecord | None = None
     error: str = ""            # why execution failed: the error, or what the child printed
     signal: str = ""           # the signal that ended the execution child
+    stderr: str = ""           # all the execution child printed there, when it failed
     llvm_path: str = ""
     work_dir: str = ""
     command: str = ""          # the execution child's command line, to rerun by hand
@@ -90,6 +93,7 @@ class RefBackendResult:
             "lowering": self.lowering.to_json() if self.lowering else None,
             "error": self.error,
             "signal": self.signal,
+            "stderr": self.stderr,
             "llvm_path": self.llvm_path,
             "work_dir": self.work_dir,
             "command": self.command,
@@ -116,7 +120,7 @@ def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], sig
         try:
             jit = JitModule.load(Path(llvm_path).read_bytes(), opt_level=options.opt_level)
             result.outputs = jit.invoke(signature.name, inputs, signature)
-        except (RuntimeError, ValueError) as e:  # the engine's own failures (symbols, lookup)
+        except (RuntimeError, ValueError, MLIRError) as e:  # the engine's own (symbols, lookup, parse)
             result.failed_stage, result.error = Stage.EXECUTION, f"{type(e).__name__}: {e}"
             return result
         result.seconds.update(parse=jit.timings.parse_s, jit=jit.timings.jit_s, run=jit.timings.run_s)
@@ -130,7 +134,6 @@ def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], sig
     cmd = [sys.executable, "-m", "harness.execute.jit_child", os.fspath(llvm_path),
            "--function", signature.name, "--inputs", str(inputs_path), "--outputs", str(outputs_path),
            "--signature", str(signature_path), "--opt-level", str(options.opt_level)]
-    
     result.command = shell_command(cmd)
     src_root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
@@ -138,7 +141,9 @@ def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], sig
     if done.timed_out or done.returncode != 0:
         result.failed_stage = Stage.EXECUTION
         result.signal = decode_exit_status(done.returncode, done.stderr) if not done.timed_out else ""
-        printed = (done.stdout + done.stderr).strip()
+        result.stderr = done.stderr
+        # what the code printed (a runtime check's message), without faulthandler's Python stack
+        printed = (done.stdout + done.stderr).split("Fatal Python error:")[0].strip()
         if done.timed_out:
             result.error = f"timed out after {options.timeout_s:g} s"
         elif result.signal:
