@@ -64,13 +64,17 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .compiler.records import render_record
-    from .compiler.runner import RunOptions, repro_command, run_pipeline
+    from .compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
+    from .execute.lowering import Driver, resolve, run_bindings_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = _textual_pipeline(args.pipeline)
-    record = run_pipeline(args.file, textual, opt=args.opt,
-                          options=RunOptions(timeout_s=args.timeout, output_path=args.output,
-                                             max_input_mb=args.max_input_mb))
+    options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
+    on_bindings = resolve(args.pipeline)[1] is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
+    if on_bindings:
+        record = run_bindings_pipeline(args.file, textual, options=options)
+    else:
+        record = run_pipeline(args.file, textual, opt=args.opt, options=options)
     if args.json:
         print(json.dumps(record.to_json(), indent=2))
     else:
@@ -79,7 +83,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in render_record(record):
             print(line)
         if not record.ok:
-            print(f"reproduce: {repro_command(textual, record.input_path)}")
+            print(f"reproduce: {shell_command(record.command) if on_bindings else repro_command(textual, record.input_path)}")
     return 0 if record.ok else 1
 
 
@@ -166,6 +170,37 @@ def cmd_report(args: argparse.Namespace) -> int:
         for line in result.render():
             print(line)
     return 0 if result.reproduced else 1
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .execute.check import CheckOptions, check_file
+    from .execute.inputs import RandomInputs
+    from .execute.numerics import Tolerances
+    from .execute.refbackend import RefBackendOptions
+
+    low, high = _int_range(args.int_range)
+    result = check_file(args.file, CheckOptions(
+        pipeline=args.pipeline, function=args.function, inputs_path=args.inputs,
+        random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
+        tolerances=Tolerances().with_overrides(args.tolerance), opt=args.opt,
+        timeout_s=args.timeout, out_dir=args.out,
+        refbackend=RefBackendOptions(isolate=not args.in_process, opt_level=args.opt_level)))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 0 if result.ok else 1
+
+
+def _int_range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition(",")
+    try:
+        if not sep or int(low) >= int(high):
+            raise ValueError
+        return int(low), int(high)
+    except ValueError:
+        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), got {text!r}.") from None
 
 
 def _ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
@@ -263,6 +298,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     p.set_defaults(fn=cmd_report)
+
+    p = _ir_tool(sub, "check", "lower a torch-dialect file, run it on the RefBackend and compare "
+                               "with the reference evaluator (eager PyTorch, op by op)",
+                 json_help="print the result as JSON")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--inputs", metavar="FILE.npz",
+                        help="the arguments, as arg0, arg1, ... or in order (np.savez)")
+    source.add_argument("--random-inputs", action="store_true",
+                        help="random arguments from the signature (the default)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
+                   help="random integers are drawn from [LOW, HIGH) (default 0,2)")
+    p.add_argument("--function", help="the function to check (default: the only public one)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help="tolerance of one dtype, e.g. f32=1e-3,1e-5 (repeatable; default f32 "
+                        "1e-4,1e-5, f16 1e-2,1e-3, f64 1e-7,1e-9, integers and bool exact)")
+    p.add_argument("--out", help="parent folder of the unique folder of files (default: the temp dir)")
+    p.add_argument("--in-process", action="store_true",
+                   help="run the compiled code in this process (faster; a crash ends harness)")
+    p.add_argument("--opt-level", type=int, default=0, choices=range(4),
+                   help="LLVM optimization level of the ExecutionEngine (default 0: compiles fastest)")
+    p.set_defaults(fn=cmd_check)
     return parser
 
 

@@ -244,3 +244,80 @@ class ModelTraceError(ModelError):
             f"torch.jit.trace failed on model '{model}'{' (' + settings + ')' if settings else ''}: "
             f"{short} Try the FX frontend (torch.export), or change the config with --set."
         )
+
+
+# --- Numerics (harness/execute) ---------------------------------------------------------------
+
+class UnsupportedDTypeError(HarnessError):
+    """An element type the numerics path cannot represent (bf16 without ml_dtypes, a quantized type)."""
+
+    def __init__(self, dtype: str, context: str, supported: str):
+        self.dtype = dtype
+        self.context = context
+        self.supported = supported
+        super().__init__(
+            f"element type '{dtype}' ({context}) is not supported by the numerics check. "
+            f"Supported: {supported}. Change the model's dtype, or check a function whose "
+            "arguments and results use supported types."
+        )
+
+
+class InputsError(UsageError):
+    """Inputs for a function (an .npz file, or arrays passed in) do not match its signature."""
+
+    def __init__(self, source: str, problem: str, signature: str = ""):
+        self.source = source
+        self.problem = problem
+        self.signature = signature
+        expected = f" The function expects {signature}." if signature else ""
+        super().__init__(
+            f"the inputs from {source} do not fit: {problem}.{expected} Write the arrays in "
+            "argument order (np.savez(FILE, a0, a1, ...) or named arg0, arg1, ...), or use "
+            "--random-inputs."
+        )
+
+
+class UnsupportedOpsError(HarnessError):
+    """The reference evaluator has no eager counterpart for some ops: they are named, never guessed."""
+
+    exit_code = 1
+
+    def __init__(self, function: str, ops: dict[str, int]):
+        self.function = function
+        self.ops = dict(ops)  # op name -> how many times it occurs
+        listed = ", ".join(f"{name} (x{n})" if n > 1 else name for name, n in sorted(self.ops.items()))
+        super().__init__(
+            f"the reference evaluator cannot evaluate {len(self.ops)} kind(s) of op in "
+            f"@{function}: {listed}. Check the IR at the torch backend contract (after "
+            "torchscript-to-torch or fx-to-torch), where these are rarer, or add the op to "
+            "harness/execute/ref_ops.py."
+        )
+
+
+class ReferenceEvaluationError(HarnessError):
+    """An op raised when run in eager PyTorch on the reference evaluator's values."""
+
+    exit_code = 1
+
+    def __init__(self, op: str, location: str, message: str):
+        self.op = op
+        self.location = location
+        self.message = message
+        super().__init__(
+            f"the reference evaluator could not run {op} at {location or 'an unknown location'} "
+            f"in eager PyTorch: {message}. Either the IR does not mean what eager computes for "
+            "these inputs (check the input shapes and values), or the evaluator passes the "
+            "operands wrongly (report it with the IR)."
+        )
+
+
+class ElidedWeightsError(UsageError):
+    """A dense_resource literal whose blob is not in the IR (written with weights elided)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        super().__init__(
+            f"the weight dense_resource<{name}> has no data in the IR: the file was written with "
+            "its weights elided. Write it with the weights kept (harness emit/opt "
+            "--keep-weights), then run the pipelines on that file."
+        )

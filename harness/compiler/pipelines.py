@@ -4,12 +4,17 @@ The TOML file is the single definition; lit_tests/lit.cfg.py reads the same file
 name given by a user may be one of ours (``torch-to-linalg``), an upstream pipeline name
 (``torch-backend-to-linalg-on-tensors-backend-pipeline``) or a full textual pipeline
 (``builtin.module(canonicalize)``).
+
+An entry is one registered pipeline (``pass``) or a list of passes (``passes``), and names the
+tool that can run it (``driver``): torch-mlir-opt, or the wheel's MLIR Python bindings for the
+RefBackend's lowering to LLVM, whose upstream passes torch-mlir-opt does not register.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -19,17 +24,44 @@ from harness.errors import PipelineConfigError
 PIPELINES_FILE = Path(__file__).resolve().parents[2] / "pipelines" / "pipelines.toml"
 
 
+class Driver(str, Enum):
+    """The tool that runs a pipeline."""
+
+    TORCH_MLIR_OPT = "torch-mlir-opt"
+    # The wheel's MLIR Python bindings, in a child process (python -m harness.execute.bindings_opt):
+    # they register every upstream MLIR pass, which torch-mlir-opt does not.
+    BINDINGS = "bindings"
+
+    @classmethod
+    def parse(cls, text: str) -> Driver:
+        for member in cls:
+            if member.value == text:
+                return member
+        raise PipelineConfigError(
+            f"unknown pipeline driver {text!r}; use one of {', '.join(m.value for m in cls)}."
+        )
+
+
 @dataclass(frozen=True)
 class Pipeline:
     name: str
-    pass_name: str
+    pass_name: str  # the registered pipeline it runs; "" when it is a list of passes
     anchor: str = "builtin.module"
     input: str = ""
     output: str = ""
     defaults: Mapping[str, str] = field(default_factory=dict)
+    passes: tuple[str, ...] = ()  # the passes, in order, when it is not one registered pipeline
+    driver: Driver = Driver.TORCH_MLIR_OPT
 
     def textual(self, options: Mapping[str, object] | None = None) -> str:
         """The ``-pass-pipeline`` value, with options the caller set (unset ones omitted)."""
+        if self.passes:
+            if options:
+                raise PipelineConfigError(
+                    f"pipeline '{self.name}' is a list of passes and takes no options; write "
+                    "a textual pipeline with the options inside it instead."
+                )
+            return f"{self.anchor}({','.join(self.passes)})"
         merged = {k: v for k, v in self.defaults.items() if v != ""}
         for key, value in (options or {}).items():
             if key not in self.defaults:
@@ -67,7 +99,7 @@ class PipelineSet:
         if name in self.pipelines:
             return self.pipelines[name]
         for pipeline in self.pipelines.values():
-            if pipeline.pass_name == name:
+            if pipeline.pass_name and pipeline.pass_name == name:
                 return pipeline
         known = ", ".join(sorted(self.pipelines))
         raise PipelineConfigError(
@@ -110,15 +142,23 @@ def load(path: Path = PIPELINES_FILE) -> PipelineSet:
         raise PipelineConfigError(f"{path} is not valid TOML: {e}. Fix the file.") from None
     pipelines = {}
     for name, entry in data.get("pipeline", {}).items():
-        if "pass" not in entry:
-            raise PipelineConfigError(f"{path}: pipeline '{name}' has no 'pass' key.")
+        if ("pass" in entry) == ("passes" in entry):
+            raise PipelineConfigError(
+                f"{path}: pipeline '{name}' has no 'pass' key (or has both 'pass' and 'passes'): "
+                "give the registered pipeline as 'pass', or a list of passes as 'passes'."
+            )
+        passes = entry.get("passes", [])
+        if not isinstance(passes, list) or not all(isinstance(p, str) and p for p in passes):
+            raise PipelineConfigError(f"{path}: 'passes' of pipeline '{name}' must be a list of pass names.")
         pipelines[name] = Pipeline(
             name=name,
-            pass_name=entry["pass"],
+            pass_name=entry.get("pass", ""),
             anchor=entry.get("anchor", "builtin.module"),
             input=entry.get("input", ""),
             output=entry.get("output", ""),
             defaults={k: str(v) for k, v in entry.get("options", {}).items()},
+            passes=tuple(passes),
+            driver=Driver.parse(entry.get("driver", Driver.TORCH_MLIR_OPT.value)),
         )
     output_types = {k: tuple(v) for k, v in data.get("output-type", {}).items()}
     for kind, names in output_types.items():

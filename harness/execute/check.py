@@ -1,0 +1,272 @@
+"""``harness check``: lower a torch-dialect file, run it on the RefBackend, and compare with the
+reference evaluator on the same inputs.
+
+Stages, in data-path order: the pipeline to linalg (torch-mlir-opt), ``refbackend-lowering``
+(linalg -> LLVM), ``execution``, ``reference`` (the file evaluated op by op in eager PyTorch).
+The outcome is ``verified``, ``numerics-mismatch``, or ``fails`` at the first stage that failed;
+bad input (a missing file, inputs that do not fit, elided weights) raises instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from harness.compiler.irfile import unique_dir
+from harness.compiler.records import RunRecord, render_record
+from harness.compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
+from harness.errors import HarnessError, InputFileError, ReferenceEvaluationError, UnsupportedOpsError
+
+from .dtypes import Signature
+from .inputs import RandomInputs, load_npz, random_inputs, save_npz
+from .lowering import run_stage
+from .numerics import NumericsResult, Tolerances, compare
+from .refbackend import RefBackendOptions, RefBackendResult, Stage, run_refbackend
+from .reference import ReferenceOptions, ReferenceResult, entry_signature, evaluate
+
+SCHEMA = "harness.check/1"
+REFERENCE_STAGE = "reference"
+
+
+class CheckOutcome(str, Enum):
+    VERIFIED = "verified"
+    NUMERICS_MISMATCH = "numerics-mismatch"
+    FAILS = "fails"
+
+    @classmethod
+    def parse(cls, text: str) -> CheckOutcome:
+        for member in cls:
+            if member.value == text:
+                return member
+        raise HarnessError(f"unknown check outcome {text!r}; one of {', '.join(m.value for m in cls)}.")
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    pipeline: str = "torch-to-linalg"   # FILE -> linalg-on-tensors: a name of ours, upstream's, or textual
+    function: str | None = None         # entry point; None = the only public function
+    inputs_path: str | None = None      # .npz of the arguments; None = random inputs
+    random: RandomInputs = RandomInputs()
+    tolerances: Tolerances = Tolerances()
+    opt: str | None = None              # torch-mlir-opt for the pipeline (None: $TORCH_MLIR_OPT, the wheel's)
+    timeout_s: float = 600.0            # per subprocess
+    out_dir: str | None = None          # parent of the unique folder of files (default: temp dir)
+    refbackend: RefBackendOptions = RefBackendOptions()
+
+
+@dataclass
+class CheckResult:
+    input_path: str
+    pipeline: str
+    outcome: CheckOutcome
+    function: str = ""
+    signature: Signature | None = None
+    failed_stage: str = ""
+    inputs: str = ""
+    records: list[RunRecord] = field(default_factory=list)  # the pipeline stages to linalg
+    refbackend: RefBackendResult | None = None
+    reference: ReferenceResult | None = None
+    numerics: NumericsResult | None = None
+    error: str = ""                           # a failure without a record (reference, execution)
+    work_dir: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is CheckOutcome.VERIFIED
+
+    def headline(self) -> str:
+        what = f"@{self.function} of {self.input_path}" if self.function else self.input_path
+        if self.outcome is CheckOutcome.FAILS:
+            return f"fails at {self.failed_stage}: {what}"
+        verb = "matches" if self.ok else "differs from"
+        ops = f" ({self.reference.ops_evaluated} ops in eager PyTorch)" if self.reference else ""
+        return (f"{self.outcome.value}: {what} through {self.pipeline} and the RefBackend {verb} "
+                f"the reference evaluator{ops}")
+
+    def render(self) -> list[str]:
+        lines = [self.headline()]
+        if self.inputs:
+            lines.append(f"  inputs: {self.inputs}")
+        if self.numerics is not None:
+            lines += self.numerics.render()
+        if self.reference is not None:
+            if self.reference.random_ops:
+                lines.append("  note: the function draws random numbers, so its values cannot match: "
+                             + "; ".join(self.reference.random_ops[:3]))
+            for note in self.reference.type_notes[:5]:
+                lines.append(f"  note: {note.render()}")
+        failed = self.records[-1] if self.records and not self.records[-1].ok else None
+        if failed is not None:
+            lines += [f"  {line}" for line in render_record(failed)]
+            lines.append(f"  reproduce: {repro_command(failed.pipeline, failed.input_path)}")
+        rb = self.refbackend
+        if self.failed_stage == Stage.LOWERING.value and rb is not None and rb.lowering is not None:
+            lines += [f"  {line}" for line in render_record(rb.lowering)]
+            lines.append(f"  reproduce: {shell_command(rb.lowering.command)}")
+        if self.error:
+            lines.append(f"  {self.error}")
+        if rb is not None and rb.failed_stage is Stage.EXECUTION and rb.command:
+            lines.append(f"  rerun: {rb.command}")
+        if self.work_dir:
+            lines.append(f"  files: {self.work_dir}")
+        if self.seconds:
+            lines.append("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
+        return lines
+
+    def to_json(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "input_path": self.input_path,
+            "pipeline": self.pipeline,
+            "function": self.function,
+            "signature": self.signature.to_json() if self.signature else None,
+            "outcome": self.outcome.value,
+            "failed_stage": self.failed_stage,
+            "inputs": self.inputs,
+            "records": [r.to_json() for r in self.records],
+            "refbackend": self.refbackend.to_json() if self.refbackend else None,
+            "reference": self.reference.to_json() if self.reference else None,
+            "numerics": self.numerics.to_json() if self.numerics else None,
+            "error": self.error,
+            "work_dir": self.work_dir,
+            "seconds": dict(self.seconds),
+        }
+
+
+def flatten_outputs(values) -> list:
+    """Tensors of a function's results, tuples and lists flattened in order."""
+    out: list = []
+    for value in values:
+        if isinstance(value, (tuple, list)):
+            out += flatten_outputs(value)
+        else:
+            out.append(value)
+    return out
+
+
+def _parse(path: Path):
+    from torch_mlir import ir
+
+    from .context import bindings_context
+
+    context = bindings_context()
+    with context:
+        try:
+            return context, ir.Module.parseFile(os.fspath(path))
+        except ir.MLIRError as e:
+            raise InputFileError(
+                f"cannot parse {path}: {str(e).splitlines()[0][:300]}. harness check takes "
+                "torch-dialect IR (imported, or at the torch backend contract)."
+            ) from None
+
+
+def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) -> CheckResult:
+    path = Path(path)
+    if not path.is_file():
+        raise InputFileError(f"input IR file {path} does not exist or is not a file. Check the path.")
+    context, module = _parse(path)
+    with context:
+        signature = entry_signature(module.operation, options.function)
+    result = CheckResult(str(path), options.pipeline, CheckOutcome.FAILS, function=signature.name,
+                         signature=signature)
+    if options.inputs_path is not None:
+        inputs = load_npz(options.inputs_path, signature)
+        result.inputs = f"from {options.inputs_path}"
+    else:
+        inputs = random_inputs(signature, options.random)
+        result.inputs = options.random.describe()
+    folder = unique_dir("harness-check-", options.out_dir)
+    result.work_dir = str(folder)
+    save_npz(folder / "inputs.npz", inputs)
+
+    # The reference first: elided weights (bad input) show before any lowering runs.
+    start = time.perf_counter()
+    reference_error = ""
+    try:
+        with context:
+            result.reference = evaluate(module.operation, inputs, ReferenceOptions(function=signature.name))
+    except (UnsupportedOpsError, ReferenceEvaluationError) as e:
+        reference_error = str(e)
+    result.seconds[REFERENCE_STAGE] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    current = path
+    stem = path.name.removesuffix(".mlir")
+    for i, stage in enumerate(pipeline_stages(options.pipeline)):
+        out = folder / f"{stem}.{i}.{_slug(stage)}.mlir"
+        record = run_stage(current, stage, output_path=out, opt=options.opt,
+                           options=RunOptions(timeout_s=options.timeout_s))
+        result.records.append(record)
+        if not record.ok:
+            result.seconds["pipeline"] = time.perf_counter() - start
+            result.failed_stage = stage
+            return result
+        current = out
+    linalg = current
+    result.seconds["pipeline"] = time.perf_counter() - start
+
+    rb_options = replace(options.refbackend, function=signature.name, work_dir=str(folder),
+                         timeout_s=options.timeout_s)
+    result.refbackend = run_refbackend(linalg, inputs, signature=signature, options=rb_options)
+    for key, seconds in result.refbackend.seconds.items():
+        result.seconds[{"lower": "refbackend-lowering", "process": "execution"}.get(key, key)] = seconds
+    if not result.refbackend.ok:
+        result.failed_stage = result.refbackend.failed_stage.value
+        result.error = result.refbackend.error
+        if result.refbackend.failed_stage is Stage.LOWERING:
+            _blame_the_contract(result, linalg, options)
+        return result
+    actual = list(result.refbackend.outputs)
+    save_npz(folder / "actual.npz", actual, prefix="result")
+    if reference_error:
+        result.failed_stage, result.error = REFERENCE_STAGE, reference_error
+        return result
+    expected = flatten_outputs(result.reference.outputs)
+    save_npz(folder / "expected.npz", [_numpy(v) for v in expected], prefix="result")
+    result.numerics = compare(actual, expected, options.tolerances)
+    result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
+    return result
+
+
+def pipeline_stages(spec: str) -> list[str]:
+    """``torchscript-to-torch,torch-to-linalg``: names of ours (or upstream's) chained with
+    commas run one after the other; a textual pipeline is one stage."""
+    spec = spec.strip()
+    if "(" in spec or spec.startswith("-") or "," not in spec:
+        return [spec]
+    return [s.strip() for s in spec.split(",") if s.strip()]
+
+
+def _slug(stage: str) -> str:
+    return stage if re.fullmatch(r"[\w.-]+", stage) else "pipeline"
+
+
+def _blame_the_contract(result: CheckResult, linalg: Path, options: CheckOptions) -> None:
+    """When the RefBackend cannot lower the pipeline's output, say so if that output is not
+    linalg-on-tensors at all (torch-mlir's own contract verifier decides): the fix is then the
+    ``--pipeline``, not the RefBackend."""
+    record = run_pipeline(linalg, "builtin.module(torch-verify-linalg-on-tensors-backend-contract)",
+                          opt=options.opt, options=RunOptions(timeout_s=options.timeout_s))
+    if record.ok:
+        return
+    first = record.first_error()
+    result.failed_stage = pipeline_stages(options.pipeline)[-1]
+    result.error = (
+        f"the output of {options.pipeline} is not at the linalg-on-tensors backend contract "
+        f"(torch-verify-linalg-on-tensors-backend-contract: {first.message if first else record.signature}), "
+        "so the RefBackend cannot lower it. End --pipeline at linalg, e.g. "
+        "--pipeline torchscript-to-torch,torch-to-linalg for imported TorchScript.")
+
+
+def _numpy(value) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        return value.detach().float().numpy() if value.dtype == torch.bfloat16 else value.detach().numpy()
+    return np.asarray(value)

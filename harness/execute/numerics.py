@@ -1,0 +1,212 @@
+"""Outputs compared with expected values: ``verified`` or ``numerics-mismatch``, never a pass
+by default.
+
+An element is close when ``|actual - expected| <= atol + rtol * |expected|`` (numpy's
+``isclose``), with NaN equal to NaN in the same place and infinities equal when their signs are.
+Integers and bools must be equal. Shapes and dtypes must be equal: a lowering that returns f64
+where eager returns f32, or drops a dimension, mismatches whatever the values.
+
+Default tolerances: f32 at rtol 1e-4 / atol 1e-5 sits above the accumulation-order noise of a
+lowered matmul chain (OPT tiny through linalg differs from the reference by ~1e-6) and far below
+a miscompile (ResNet18's pool -> flatten -> mm is off by ~0.16, issue 19).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from harness.errors import HarnessError
+
+from .dtypes import DType
+
+
+class Verdict(str, Enum):
+    VERIFIED = "verified"
+    NUMERICS_MISMATCH = "numerics-mismatch"
+
+    @classmethod
+    def parse(cls, text: str) -> Verdict:
+        for member in cls:
+            if member.value == text:
+                return member
+        raise HarnessError(f"unknown numerics verdict {text!r}; one of "
+                           f"{', '.join(m.value for m in cls)}.")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+
+    def render(self) -> str:
+        return "exact" if self.rtol == 0 and self.atol == 0 else f"rtol {self.rtol:g}, atol {self.atol:g}"
+
+
+EXACT = Tolerance(0.0, 0.0)
+DEFAULT_TOLERANCES: Mapping[DType, Tolerance] = {
+    DType.FLOAT16: Tolerance(1e-2, 1e-3),
+    DType.BFLOAT16: Tolerance(2e-2, 1e-2),
+    DType.FLOAT32: Tolerance(1e-4, 1e-5),
+    DType.FLOAT64: Tolerance(1e-7, 1e-9),
+    DType.COMPLEX64: Tolerance(1e-4, 1e-5),
+    DType.COMPLEX128: Tolerance(1e-7, 1e-9),
+}
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Per-dtype tolerances; integer and bool dtypes are exact unless set."""
+
+    by_dtype: Mapping[DType, Tolerance] = field(default_factory=lambda: dict(DEFAULT_TOLERANCES))
+
+    def for_dtype(self, dtype: DType) -> Tolerance:
+        return self.by_dtype.get(dtype, EXACT)
+
+    def with_overrides(self, specs: Sequence[str]) -> Tolerances:
+        """``DTYPE=RTOL,ATOL`` strings (``f32=1e-3,1e-5``, ``float16=0.01,0.001``) over these."""
+        merged = dict(self.by_dtype)
+        for spec in specs:
+            name, sep, values = spec.partition("=")
+            parts = values.split(",")
+            try:
+                if not sep or len(parts) != 2:
+                    raise ValueError
+                rtol, atol = float(parts[0]), float(parts[1])
+                if not (rtol >= 0 and atol >= 0 and math.isfinite(rtol) and math.isfinite(atol)):
+                    raise ValueError
+            except ValueError:
+                raise HarnessError(
+                    f"--tolerance expects DTYPE=RTOL,ATOL with two non-negative numbers (e.g. "
+                    f"--tolerance f32=1e-3,1e-5), got {spec!r}."
+                ) from None
+            merged[DType.parse(name)] = Tolerance(rtol, atol)
+        return Tolerances(merged)
+
+    def to_json(self) -> dict:
+        return {d.value: {"rtol": t.rtol, "atol": t.atol} for d, t in self.by_dtype.items()}
+
+
+@dataclass
+class OutputComparison:
+    index: int
+    dtype: str                  # of the actual output
+    shape: list[int]
+    expected_dtype: str
+    expected_shape: list[int]
+    tolerance: Tolerance
+    max_abs_diff: float = 0.0   # over all elements
+    max_rel_diff: float = 0.0   # |a - e| / |e| over elements with e != 0
+    mismatched: int = 0         # elements outside the tolerance
+    total: int = 0
+    problem: str = ""           # why it mismatches regardless of values (shape, dtype)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and self.mismatched == 0
+
+    def render(self) -> str:
+        dims = ",".join(str(d) for d in self.shape)
+        head = f"output {self.index}: {self.dtype}[{dims}]"
+        if self.problem:
+            return f"{head}  MISMATCH: {self.problem}"
+        verdict = "ok" if self.ok else f"MISMATCH ({self.mismatched} of {self.total} elements)"
+        return (f"{head}  max abs diff {self.max_abs_diff:.3g}  max rel diff {self.max_rel_diff:.3g}  "
+                f"({self.tolerance.render()})  {verdict}")
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "dtype": self.dtype, "shape": self.shape,
+                "expected_dtype": self.expected_dtype, "expected_shape": self.expected_shape,
+                "rtol": self.tolerance.rtol, "atol": self.tolerance.atol,
+                "max_abs_diff": _json_float(self.max_abs_diff),
+                "max_rel_diff": _json_float(self.max_rel_diff),
+                "mismatched": self.mismatched, "total": self.total, "problem": self.problem,
+                "ok": self.ok}
+
+
+@dataclass
+class NumericsResult:
+    verdict: Verdict
+    outputs: list[OutputComparison]
+    problem: str = ""  # a mismatch of the whole result (number of outputs)
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is Verdict.VERIFIED
+
+    def render(self) -> list[str]:
+        lines = [f"  {self.problem}"] if self.problem else []
+        return lines + [f"  {o.render()}" for o in self.outputs]
+
+    def to_json(self) -> dict:
+        return {"verdict": self.verdict.value, "problem": self.problem,
+                "outputs": [o.to_json() for o in self.outputs]}
+
+
+def _json_float(x: float) -> float | str:
+    """JSON has no inf/nan: they are written as strings."""
+    return x if math.isfinite(x) else str(x)
+
+
+def _as_numpy(value) -> np.ndarray:
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach()
+        if str(value.dtype) == "torch.bfloat16":
+            value = value.float()
+        return value.cpu().numpy()
+    return np.asarray(value)
+
+
+def compare_one(index: int, actual, expected, tolerances: Tolerances = Tolerances()) -> OutputComparison:
+    a, e = _as_numpy(actual), _as_numpy(expected)
+    dtype, expected_dtype = DType.of(a), DType.of(e)
+    tol = tolerances.for_dtype(expected_dtype)
+    out = OutputComparison(index, dtype.value, list(a.shape), expected_dtype.value, list(e.shape), tol,
+                           total=int(e.size))
+    if a.shape != e.shape:
+        out.problem = f"shape {list(a.shape)}, expected {list(e.shape)}"
+        return out
+    if dtype is not expected_dtype:
+        out.problem = f"dtype {dtype.value}, expected {expected_dtype.value}"
+        return out
+    if e.size == 0:
+        return out
+    if not (dtype.is_float or dtype.is_complex):
+        diff = np.abs(a.astype(np.float64) - e.astype(np.float64)) if dtype is not DType.BOOL \
+            else (a != e).astype(np.float64)
+        out.max_abs_diff = float(diff.max())
+        nonzero = e != 0
+        out.max_rel_diff = float((diff[nonzero] / np.abs(e[nonzero].astype(np.float64))).max()) \
+            if nonzero.any() and dtype is not DType.BOOL else out.max_abs_diff
+        out.mismatched = int(np.count_nonzero(diff > tol.atol + tol.rtol * np.abs(e.astype(np.float64))))
+        return out
+    wide = np.complex128 if dtype.is_complex else np.float64
+    a64, e64 = a.astype(wide), e.astype(wide)
+    close = np.isclose(a64, e64, rtol=tol.rtol, atol=tol.atol, equal_nan=True)
+    out.mismatched = int(np.count_nonzero(~close))
+    both_finite = np.isfinite(a64) & np.isfinite(e64)
+    with np.errstate(invalid="ignore"):  # inf - inf: those elements are judged by isclose
+        diff = np.abs(a64 - e64)
+    if both_finite.any():
+        out.max_abs_diff = float(diff[both_finite].max())
+        rel_mask = both_finite & (e64 != 0)
+        if rel_mask.any():
+            out.max_rel_diff = float((diff[rel_mask] / np.abs(e64[rel_mask])).max())
+    if out.mismatched and not (~close & both_finite).any():
+        # only NaN/inf disagree: say so instead of a finite max diff that looks fine
+        out.max_abs_diff = out.max_rel_diff = math.inf
+    return out
+
+
+def compare(actual: Sequence, expected: Sequence, tolerances: Tolerances = Tolerances()) -> NumericsResult:
+    """Each actual output against the expected one (numpy arrays or torch tensors)."""
+    problem = ""
+    if len(actual) != len(expected):
+        problem = f"{len(actual)} outputs, expected {len(expected)}"
+    outputs = [compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected))]
+    ok = not problem and all(o.ok for o in outputs)
+    return NumericsResult(Verdict.VERIFIED if ok else Verdict.NUMERICS_MISMATCH, outputs, problem)

@@ -1,0 +1,184 @@
+"""The project's RefBackend: linalg-on-tensors -> LLVM dialect -> the wheel's ExecutionEngine.
+
+Like upstream's RefBackend (torch_mlir_e2e_test/linalg_on_tensors_backends/refbackend.py), with
+what a porting engineer needs on top:
+
+- the lowering is pipelines.toml's ``linalg-to-llvm``, run in a child process on the wheel's MLIR
+  Python bindings (torch-mlir-opt lacks upstream's bufferization and LLVM passes), so a failing
+  or crashing pass is a ``RunRecord`` with a command to paste, not a traceback;
+- the call runs in a child process too by default (``isolate``): a failed runtime check aborts
+  and a bad access crashes the process that runs the code;
+- every failure is a stage of ``RefBackendResult`` (``refbackend-lowering`` or ``execution``);
+- the LLVM file, inputs and outputs stay in a unique folder to rerun by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from torch_mlir.ir import MLIRError
+
+from harness.compiler.crash import decode_exit_status
+from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import RunOptions, execute, shell_command
+from harness.errors import HarnessError
+
+from .dtypes import Signature
+from .jit import JitModule, check_inputs
+from .lowering import LLVM_PIPELINE, Driver, run_stage
+from .signature import read_signature
+
+
+class Stage(str, Enum):
+    """Where the RefBackend stopped, named as issue 11's port stages are."""
+
+    LOWERING = "refbackend-lowering"
+    EXECUTION = "execution"
+
+    @classmethod
+    def parse(cls, text: str) -> Stage:
+        for member in cls:
+            if member.value == text:
+                return member
+        raise HarnessError(f"unknown RefBackend stage {text!r}; one of {', '.join(m.value for m in cls)}.")
+
+
+@dataclass(frozen=True)
+class RefBackendOptions:
+    pipeline: str = LLVM_PIPELINE  # lowering to LLVM: a pipelines.toml name or textual (bindings)
+    function: str | None = None    # entry point; None = the only public function
+    isolate: bool = True           # run the code in a child process (crash, abort -> an outcome)
+    # The ExecutionEngine's LLVM optimization level. 0: on FixedOPT tiny, code generation takes
+    # 2.2 s at 0, 7.4 s at 1, 9.4 s at 2, 19 s at 3, and the call 12 ms at 0 against 1 ms at 2
+    # (tools/bench_execute.py); a check runs the code once. No fast-math either way: the
+    # numbers do not depend on it.
+    opt_level: int = 0
+    timeout_s: float = 600.0       # per child process (lowering, execution)
+    work_dir: str | None = None    # parent of the unique folder for files (default: temp dir)
+
+
+@dataclass
+class RefBackendResult:
+    function: str
+    failed_stage: Stage | None = None
+    outputs: tuple[np.ndarray, ...] = ()
+    lowering: RunRecord | None = None
+    error: str = ""            # why execution failed: the error, or what the child printed
+    signal: str = ""           # the signal that ended the execution child
+    stderr: str = ""           # all the execution child printed there, when it failed
+    llvm_path: str = ""
+    work_dir: str = ""
+    command: str = ""          # the execution child's command line, to rerun by hand
+    seconds: dict[str, float] = field(default_factory=dict)  # lower, parse, jit, run
+
+    @property
+    def ok(self) -> bool:
+        return self.failed_stage is None
+
+    def to_json(self) -> dict:
+        return {
+            "function": self.function,
+            "ok": self.ok,
+            "failed_stage": self.failed_stage.value if self.failed_stage else None,
+            "outputs": [{"dtype": str(o.dtype), "shape": list(o.shape)} for o in self.outputs],
+            "lowering": self.lowering.to_json() if self.lowering else None,
+            "error": self.error,
+            "signal": self.signal,
+            "stderr": self.stderr,
+            "llvm_path": self.llvm_path,
+            "work_dir": self.work_dir,
+            "command": self.command,
+            "seconds": dict(self.seconds),
+        }
+
+
+def lower_to_llvm(linalg_path: str | os.PathLike, llvm_path: str | os.PathLike, *,
+                  options: RefBackendOptions = RefBackendOptions()) -> RunRecord:
+    """``linalg_path`` through ``options.pipeline`` into ``llvm_path``, on the bindings."""
+    return run_stage(linalg_path, options.pipeline, output_path=llvm_path,
+                     options=RunOptions(timeout_s=options.timeout_s), driver=Driver.BINDINGS)
+
+
+def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature, *,
+                 options: RefBackendOptions = RefBackendOptions(),
+                 work_dir: str | os.PathLike | None = None) -> RefBackendResult:
+    """Runs ``signature.name`` of a lowered module on ``inputs`` (an InputsError when they do
+    not fit the signature; any failure after that is the result's ``execution`` stage)."""
+    inputs = [np.asarray(a) for a in inputs]
+    check_inputs(inputs, signature.args, "the inputs")
+    result = RefBackendResult(signature.name, llvm_path=os.fspath(llvm_path))
+    if not options.isolate:
+        try:
+            jit = JitModule.load(Path(llvm_path).read_bytes(), opt_level=options.opt_level)
+            result.outputs = jit.invoke(signature.name, inputs, signature)
+        except (RuntimeError, ValueError, MLIRError) as e:  # the engine's own (symbols, lookup, parse)
+            result.failed_stage, result.error = Stage.EXECUTION, f"{type(e).__name__}: {e}"
+            return result
+        result.seconds.update(parse=jit.timings.parse_s, jit=jit.timings.jit_s, run=jit.timings.run_s)
+        return result
+    folder = Path(work_dir) if work_dir is not None else unique_dir("harness-exec-", options.work_dir)
+    result.work_dir = str(folder)
+    inputs_path, outputs_path = folder / "inputs.npz", folder / "outputs.npz"
+    write_atomically(inputs_path, lambda f: np.savez(f, **{f"arg{i}": a for i, a in enumerate(inputs)}),
+                     binary=True)
+    signature_path = write_atomically(folder / "signature.json", json.dumps(signature.to_json()))
+    cmd = [sys.executable, "-m", "harness.execute.jit_child", os.fspath(llvm_path),
+           "--function", signature.name, "--inputs", str(inputs_path), "--outputs", str(outputs_path),
+           "--signature", str(signature_path), "--opt-level", str(options.opt_level)]
+    result.command = shell_command(cmd)
+    src_root = str(Path(__file__).resolve().parents[2])
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
+    done = execute(cmd, RunOptions(timeout_s=options.timeout_s, env=env))
+    if done.timed_out or done.returncode != 0:
+        result.failed_stage = Stage.EXECUTION
+        result.signal = decode_exit_status(done.returncode, done.stderr) if not done.timed_out else ""
+        result.stderr = done.stderr
+        # what the code printed (a runtime check's message), without faulthandler's Python stack
+        printed = (done.stdout + done.stderr).split("Fatal Python error:")[0].strip()
+        if done.timed_out:
+            result.error = f"timed out after {options.timeout_s:g} s"
+        elif result.signal:
+            result.error = f"the code died by {result.signal}" + (f": {printed[-2000:]}" if printed else "")
+        else:
+            result.error = printed[-2000:] or f"exit status {done.returncode}"
+        return result
+    with np.load(outputs_path) as npz:
+        result.outputs = tuple(npz[f"result{i}"] for i in range(len(npz.files)))
+    timings = json.loads(done.stdout.strip().splitlines()[-1])
+    result.seconds.update(parse=timings["parse_s"], jit=timings["jit_s"], run=timings["run_s"],
+                          process=done.elapsed_s)
+    return result
+
+
+def run_refbackend(linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], *,
+                   signature: Signature | None = None,
+                   options: RefBackendOptions = RefBackendOptions()) -> RefBackendResult:
+    """Lowers a linalg-on-tensors file to LLVM and runs it on ``inputs``.
+
+    ``signature`` (from the torch-level function, when there is one) gives the dtypes the
+    LLVM module has lost; without it, it is read from ``linalg_path``.
+    """
+    if signature is None:
+        signature = read_signature(linalg_path, options.function)
+    folder = unique_dir("harness-refbackend-", options.work_dir)
+    llvm_path = folder / f"{Path(linalg_path).name.removesuffix('.mlir')}.llvm.mlir"
+    start = time.perf_counter()
+    record = lower_to_llvm(linalg_path, llvm_path, options=options)
+    lower_s = time.perf_counter() - start
+    if not record.ok:
+        return RefBackendResult(signature.name, Stage.LOWERING, lowering=record, work_dir=str(folder),
+                                seconds={"lower": lower_s})
+    result = execute_llvm(llvm_path, inputs, signature, options=options, work_dir=folder)
+    result.lowering = record
+    result.work_dir = str(folder)
+    result.seconds = {"lower": lower_s, **result.seconds}
+    return result

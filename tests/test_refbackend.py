@@ -1,0 +1,180 @@
+"""The RefBackend on small modules: real torch-mlir-opt to linalg, real linalg-to-llvm on the
+bindings, the wheel's ExecutionEngine. Expected values come from numpy, never from the code
+under test."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from harness.compiler.records import Outcome
+from harness.errors import InputsError, PipelineConfigError
+from harness.execute.dtypes import DType
+from harness.execute.lowering import run_bindings_pipeline, run_stage
+from harness.execute.refbackend import RefBackendOptions, Stage, run_refbackend
+from harness.execute.signature import read_signature
+from harness.compiler.runner import RunOptions
+
+IN_PROCESS = RefBackendOptions(isolate=False)
+
+
+def to_linalg(tmp_path, torch_ir: str, name: str = "m"):
+    """Hand-written value-semantic torch IR through function-to-torch and torch-to-linalg."""
+    src = tmp_path / f"{name}.torch.mlir"
+    src.write_text(textwrap.dedent(torch_ir))
+    backend, out = tmp_path / f"{name}.backend.mlir", tmp_path / f"{name}.linalg.mlir"
+    for stage, a, b in (("function-to-torch", src, backend), ("torch-to-linalg", backend, out)):
+        record = run_stage(a, stage, output_path=b)
+        assert record.ok, record.stderr
+    return out
+
+
+DTYPES_IR = """
+func.func @forward(%b: !torch.vtensor<[3],i1>, %u: !torch.vtensor<[3],ui8>, %i8: !torch.vtensor<[3],si8>,
+                   %i32: !torch.vtensor<[3],si32>, %i64: !torch.vtensor<[2,2],si64>,
+                   %h: !torch.vtensor<[3],f16>, %d: !torch.vtensor<[3],f64>)
+    -> (!torch.vtensor<[3],i1>, !torch.vtensor<[3],ui8>, !torch.vtensor<[3],si8>, !torch.vtensor<[3],si32>,
+        !torch.vtensor<[2,2],si64>, !torch.vtensor<[3],f16>, !torch.vtensor<[3],f64>) {
+  %int1 = torch.constant.int 1
+  %nb = torch.aten.logical_not %b : !torch.vtensor<[3],i1> -> !torch.vtensor<[3],i1>
+  %u2 = torch.aten.add.Tensor %u, %u, %int1 : !torch.vtensor<[3],ui8>, !torch.vtensor<[3],ui8>, !torch.int -> !torch.vtensor<[3],ui8>
+  %i8n = torch.aten.neg %i8 : !torch.vtensor<[3],si8> -> !torch.vtensor<[3],si8>
+  %i32m = torch.aten.mul.Tensor %i32, %i32 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],si32> -> !torch.vtensor<[3],si32>
+  %int0 = torch.constant.int 0
+  %i64t = torch.aten.transpose.int %i64, %int0, %int1 : !torch.vtensor<[2,2],si64>, !torch.int, !torch.int -> !torch.vtensor<[2,2],si64>
+  %h2 = torch.aten.add.Tensor %h, %h, %int1 : !torch.vtensor<[3],f16>, !torch.vtensor<[3],f16>, !torch.int -> !torch.vtensor<[3],f16>
+  %d2 = torch.aten.exp %d : !torch.vtensor<[3],f64> -> !torch.vtensor<[3],f64>
+  return %nb, %u2, %i8n, %i32m, %i64t, %h2, %d2 : !torch.vtensor<[3],i1>, !torch.vtensor<[3],ui8>, !torch.vtensor<[3],si8>, !torch.vtensor<[3],si32>, !torch.vtensor<[2,2],si64>, !torch.vtensor<[3],f16>, !torch.vtensor<[3],f64>
+}
+"""
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "child"])
+def test_bool_int_float_inputs_and_outputs(tmp_path, isolate):
+    linalg = to_linalg(tmp_path, DTYPES_IR)
+    signature = read_signature(tmp_path / "m.torch.mlir")
+    b = np.array([True, False, True])
+    u = np.array([1, 100, 200], np.uint8)          # 200 + 200 wraps to 144 in uint8
+    i8 = np.array([-128, 5, 127], np.int8)         # -(-128) wraps to -128
+    i32 = np.array([3, -4, 46341], np.int32)       # 46341**2 overflows int32
+    i64 = np.array([[1, 2], [3, 2**40]], np.int64)
+    h = np.array([0.5, 1.5, 1000.0], np.float16)
+    d = np.array([0.0, 1.0, -700.0])
+    result = run_refbackend(linalg, [b, u, i8, i32, i64, h, d], signature=signature,
+                            options=RefBackendOptions(isolate=isolate))
+    assert result.ok, result.error or result.lowering.stderr
+    out = result.outputs
+    assert [o.dtype for o in out] == [np.bool_, np.uint8, np.int8, np.int32, np.int64, np.float16, np.float64]
+    np.testing.assert_array_equal(out[0], ~b)
+    np.testing.assert_array_equal(out[1], np.array([2, 200, 144], np.uint8))
+    np.testing.assert_array_equal(out[2], np.array([-128, -5, -127], np.int8))
+    np.testing.assert_array_equal(out[3], (i32.astype(np.int64) ** 2).astype(np.int32))
+    np.testing.assert_array_equal(out[4], i64.T)
+    np.testing.assert_array_equal(out[5], h + h)
+    np.testing.assert_allclose(out[6], np.exp(d), rtol=1e-15)
+    assert set(result.seconds) >= {"lower", "parse", "jit", "run"}
+
+
+def test_tuple_results_and_0d_scalar(tmp_path):
+    linalg = to_linalg(tmp_path, """
+        func.func @forward(%x: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],si64>) {
+          %none = torch.constant.none
+          %int0 = torch.constant.int 0
+          %false = torch.constant.bool false
+          %s = torch.aten.sum %x, %none : !torch.vtensor<[2,3],f32>, !torch.none -> !torch.vtensor<[],f32>
+          %vals, %idx = torch.aten.max.dim %x, %int0, %false : !torch.vtensor<[2,3],f32>, !torch.int, !torch.bool -> !torch.vtensor<[3],f32>, !torch.vtensor<[3],si64>
+          %a = torch.aten.argmax %x, %none, %false : !torch.vtensor<[2,3],f32>, !torch.none, !torch.bool -> !torch.vtensor<[],si64>
+          return %s, %vals, %a : !torch.vtensor<[],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],si64>
+        }""")
+    x = np.array([[1.0, 7.0, 3.0], [4.0, 2.0, 6.0]], np.float32)
+    result = run_refbackend(linalg, [x], options=IN_PROCESS)
+    assert result.ok
+    total, maxes, argmax = result.outputs
+    assert total.shape == () and total == np.float32(23.0)
+    np.testing.assert_array_equal(maxes, x.max(axis=0))
+    assert argmax.shape == () and argmax.dtype == np.int64 and argmax == 1
+
+
+def test_signature_from_linalg_is_signless(tmp_path):
+    linalg = to_linalg(tmp_path, DTYPES_IR)
+    from_linalg = read_signature(linalg)
+    from_torch = read_signature(tmp_path / "m.torch.mlir")
+    assert from_torch.args[1].dtype is DType.UINT8 and from_linalg.args[1].dtype is DType.INT8
+    assert from_torch.describe().startswith("@forward(i1[3], ui8[3], si8[3], si32[3], si64[2,2], f16[3], f64[3])")
+
+
+def test_inputs_that_do_not_fit_are_an_error(tmp_path):
+    linalg = to_linalg(tmp_path, DTYPES_IR)
+    signature = read_signature(tmp_path / "m.torch.mlir")
+    good = [np.zeros(3, bool), np.zeros(3, np.uint8), np.zeros(3, np.int8), np.zeros(3, np.int32),
+            np.zeros((2, 2), np.int64), np.zeros(3, np.float16), np.zeros(3)]
+    with pytest.raises(InputsError, match="argument 6 is float32, expected float64"):
+        run_refbackend(linalg, [*good[:6], np.zeros(3, np.float32)], signature=signature, options=IN_PROCESS)
+    with pytest.raises(InputsError, match=r"argument 4 has shape \[2, 3\], expected si64\[2,2\]"):
+        run_refbackend(linalg, [*good[:4], np.zeros((2, 3), np.int64), *good[5:]], signature=signature)
+    with pytest.raises(InputsError, match="6 arrays for 7 arguments"):
+        run_refbackend(linalg, good[:6], signature=signature)
+
+
+DYNAMIC_ADD = """
+func.func @forward(%a: !torch.vtensor<[?],f32>, %b: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.int -> !torch.vtensor<[?],f32>
+  return %0 : !torch.vtensor<[?],f32>
+}
+"""
+
+
+def test_a_failed_runtime_check_is_an_execution_outcome(tmp_path):
+    linalg = to_linalg(tmp_path, DYNAMIC_ADD)
+    ok = run_refbackend(linalg, [np.ones(3, np.float32), np.full(3, 2, np.float32)])
+    assert ok.ok and ok.outputs[0].tolist() == [3.0, 3.0, 3.0]
+    # Sizes 3 and 4: torch-to-linalg's shape assert fires in the compiled code and aborts the
+    # child; the parent records the signal and the assert's message.
+    bad = run_refbackend(linalg, [np.ones(3, np.float32), np.ones(4, np.float32)])
+    assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT"
+    assert "mismatched size for broadcast" in bad.error
+    assert "jit_child" in bad.command  # the command that reruns it
+
+
+def test_a_failing_lowering_is_a_record_not_a_traceback(tmp_path):
+    # Torch-level IR is not linalg: the RefBackend's bufferization refuses its ops.
+    src = tmp_path / "dyn.torch.mlir"
+    src.write_text(DYNAMIC_ADD)
+    result = run_refbackend(src, [np.ones(3, np.float32)] * 2, signature=read_signature(src))
+    assert result.failed_stage is Stage.LOWERING and not result.outputs
+    assert result.lowering.outcome is Outcome.PASS_FAILURE
+    error = result.lowering.first_error()
+    assert error.file == str(src) and error.line == 4
+    assert "unknown memory side effects" in error.message
+    assert result.lowering.command[:3] == [sys.executable, "-m", "harness.execute.bindings_opt"]
+
+
+def test_bindings_opt_speaks_torch_mlir_opts_command_line(tmp_path):
+    src = tmp_path / "bad.mlir"
+    src.write_text("func.func @f( {\n")
+    proc = subprocess.run([sys.executable, "-m", "harness.execute.bindings_opt", str(src),
+                           "-pass-pipeline=builtin.module(canonicalize)"], capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith(f"{src}:1:")
+    with pytest.raises(PipelineConfigError, match="'bogus' does not refer to a registered pass"):
+        run_bindings_pipeline(src, "builtin.module(bogus)", options=RunOptions())
+
+
+def test_the_lowering_handles_tm_tensor(tmp_path):
+    # aten.cumsum lowers to tm_tensor.scan, a dialect the bindings cannot register: the lowering
+    # loads it through a pass (harness/execute/context.py).
+    linalg = to_linalg(tmp_path, """
+        func.func @forward(%x: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32> {
+          %int1 = torch.constant.int 1
+          %none = torch.constant.none
+          %0 = torch.aten.cumsum %x, %int1, %none : !torch.vtensor<[2,3],f32>, !torch.int, !torch.none -> !torch.vtensor<[2,3],f32>
+          return %0 : !torch.vtensor<[2,3],f32>
+        }""")
+    assert "tm_tensor.scan" in linalg.read_text()
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    result = run_refbackend(linalg, [x], options=IN_PROCESS)
+    assert result.ok and np.array_equal(result.outputs[0], np.cumsum(x, axis=1))
