@@ -51,6 +51,9 @@ def test_torchscript_stops_at_the_and_mask_blocker(ported, model):
     [blocker] = ts.blockers
     assert blocker.op == "torch.aten.__and__.Tensor"
     assert blocker.location.endswith(MASK_LINE)
+    # the trace's own stack says which line of the model reached it
+    assert Path(blocker.called_from.rpartition(":")[0]).name == f"modeling_{model}.py"
+    assert blocker.frames[0] == blocker.location and blocker.called_from in blocker.frames
     # the literal MLIR reports is a symptom of it, not the blocker
     assert blocker.symptoms == ["torch.vtensor.literal"] and blocker.reported_op == "torch.vtensor.literal"
     assert blocker.converted_by == []  # no conversion pass of the pipeline lowers it alone

@@ -21,10 +21,13 @@ from harness.compiler.records import RunRecord
 from harness.compiler.text import drop_ssa_names
 from harness.knowledge import idioms
 
+from harness.tools.source import is_library
+
 from .options import PortOptions
 from .record import Blocker
 
 _LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
+_TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
 # Frames of these packages are the machinery, not the model: a Python blocker is located at
 # the innermost frame outside them (transformers' own modeling files count as the model).
 _MACHINERY = ("/torch/", "/torch_mlir/", "/harness/", "/site-packages/_pytest/", "/contextlib.py",
@@ -134,6 +137,44 @@ def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: Port
     return [head.format(tool="explain"), head.format(tool="bisect"),
             head.format(tool="reduce") + f" -o {shlex.quote(str(folder / 'reduced.mlir'))}",
             head.format(tool="report") + f" --out {shlex.quote(str(folder / 'report'))}"]
+
+
+def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
+    """Blockers with the whole Python stack of their op, from the trace.
+
+    The importer's locations hold the innermost frame only (``masking_utils.py:54``); the
+    traced graph keeps each node's whole stack, which says which line of the model reached
+    it (``modeling_gpt2.py:583``)."""
+    stacks = _node_stacks(script) if script is not None and any(b.location for b in found) else {}
+    out = []
+    for blocker in found:
+        stack = stacks.get(blocker.location)
+        if stack:
+            caller = next((f for f in stack[1:] if Path(f.rpartition(":")[0]).name.startswith("modeling_")
+                           or not is_library(f.rpartition(":")[0])), "")
+            blocker = replace(blocker, frames=stack[:12], called_from=caller)
+        out.append(blocker)
+    return out
+
+
+def _node_stacks(script) -> dict[str, list[str]]:
+    """Innermost FILE:LINE -> the first traced node's stack there (machinery frames dropped)."""
+    found: dict[str, list[str]] = {}
+
+    def visit(block) -> None:
+        for node in block.nodes():
+            frames = []
+            for line in str(node.sourceRange()).splitlines():
+                m = _TS_FRAME.match(line)
+                if m and not any(part in m.group(1) for part in _MACHINERY):
+                    frames.append(f"{m.group(1)}:{m.group(2)}")
+            if frames and frames[0] not in found:
+                found[frames[0]] = frames
+            for inner in node.blocks():
+                visit(inner)
+
+    visit(script.inlined_graph)
+    return found
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from .diagnose import (
     pipeline_blockers,
     pipeline_commands,
     timeout_blocker,
+    with_trace_stacks,
 )
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
@@ -81,7 +82,8 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     if failed is not None:
         port.failed_stage = failed.name
         with progress.stage(f"{label} diagnose {failed.name}") as step:
-            port.blockers = pipeline_blockers(failed.record, failed.name, folder, options)
+            port.blockers = with_trace_stacks(
+                pipeline_blockers(failed.record, failed.name, folder, options), program.script)
         port.diagnosis_seconds = step.seconds
         port.commands = pipeline_commands(failed.record, failed.name, folder, options)
         return port

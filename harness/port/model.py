@@ -52,7 +52,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         with progress.stage(build) as step:
             prepared = hf.prepare(spec, _hf_options(options, variant))
         if root is None:  # after the first build: bad input leaves no folder behind
-            root = unique_dir(f"{spec.label}-{prepared.settings.size}-", parent=options.out)
+            root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
             record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),
                                   seq=int(prepared.inputs.tensors[0].shape[-1]))
@@ -106,6 +106,17 @@ def _hf_options(options: PortOptions, variant):
     given = {k: v for k, v in (("batch", options.batch), ("seq", options.seq)) if v is not None}
     return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
                         variant=variant, **given)
+
+
+def _size_label(spec, prepared) -> str:
+    """``tiny``, ``default``; OPT's sizes by their preset names (``125m``), as ``harness opt``
+    always named its folders."""
+    from harness.models.hf_config import Size
+    from harness.models.hf_opt import PRESETS
+    from harness.models.hf_resolve import SourceKind
+
+    size = prepared.settings.size
+    return PRESETS[Size.parse(size)] if spec.kind is SourceKind.OPT else size
 
 
 def _tracer(prepared):

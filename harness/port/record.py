@@ -66,6 +66,7 @@ class Blocker:
     count: int = 0                 # how many of it the failing pass left
     location: str = ""             # Python FILE:LINE of the op (or of the raising frame)
     frames: list[str] = field(default_factory=list)  # FILE:LINE, innermost first
+    called_from: str = ""          # the model's own line that reaches it (from the trace)
     message: str = ""              # the diagnostic or exception, one line
     reported_op: str = ""          # the op MLIR's diagnostic named, when it is a symptom
     symptoms: list[str] = field(default_factory=list)  # ops left only because of this one

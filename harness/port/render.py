@@ -65,11 +65,16 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     what = b.op or b.message
     count = f" (x{b.count})" if b.count > 1 else ""
     where = f" at {short_location(b.location)}" if b.location else ""
+    if b.called_from:
+        where += f", called from {short_location(b.called_from)}"
     rank = f"blocker {b.rank} of {total}" if total > 1 else "blocker"
     lines = [f"  {rank}: {what}{count}{where}"]
     if b.location:
         path, _, line = b.location.rpartition(":")
         lines += [f"      {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 2)]
+    if b.called_from:
+        path, _, line = b.called_from.rpartition(":")
+        lines += [f"      {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
     if b.op and b.message:
         lines.append(f"    error: {b.message}")
     if b.symptoms:

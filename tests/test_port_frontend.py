@@ -1,4 +1,6 @@
-"""A port's numbers: the RefBackend against eager, on the traced inputs and on a second set.
+"""One frontend's port of small modules: its numbers, its blockers, its time limit.
+
+Numbers: the RefBackend against eager, on the traced inputs and on a second set.
 
 The module here is deliberately wrong for tracing: it branches in Python on a value of its
 input. The trace freezes the branch taken on the traced inputs, so the lowered module is right
@@ -29,6 +31,14 @@ class FrozenBranch(nn.Module):
         if bool(mask.all()):  # a Python bool: the trace keeps the branch it saw
             return x * 2.0 + 1.0
         return x * 2.0 - mask.float()
+
+
+class ThreeBlockers(nn.Module):
+    """Ops torch-to-linalg has no conversion for at torch-mlir 20261001, each used alone."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        both = (x > 0) & (mask > 0)
+        return both.float() + torch.erfinv(x * 0.5) + torch.erfinv(x * 0.25) + torch.fmod(x, 0.3)
 
 
 class Doubling(nn.Module):
@@ -101,6 +111,28 @@ def test_a_correct_module_verifies_on_both_sets(tmp_path):
     assert port.outcome == PortOutcome.VERIFIED.value
     assert [c.verdict for c in port.numerics] == ["verified", "verified"]
     assert all(c.max_abs_diff == 0.0 for c in port.numerics)
+
+
+def test_several_blockers_are_ranked_most_occurrences_first(tmp_path):
+    from harness.port.record import PortRecord, VariantRecord
+    from harness.port.render import summary
+
+    port = port_frontend(_subject(ThreeBlockers()), FrontendName.TORCHSCRIPT, tmp_path / "ts",
+                         PortOptions(out=str(tmp_path)), QUIET)
+    assert port.outcome == PortOutcome.FAILS.value and port.failed_stage == "torch-to-linalg"
+    assert [(b.rank, b.op, b.count) for b in port.blockers] == [
+        (1, "torch.aten.erfinv", 2), (2, "torch.aten.__and__.Tensor", 1),
+        (3, "torch.aten.fmod.Scalar", 1)]
+    lines, first = inspect.getsourcelines(ThreeBlockers.forward)
+    at = {word: f"{__file__}:{first + next(i for i, line in enumerate(lines) if word in line)}"
+          for word in ("&", "erfinv")}
+    assert [b.location for b in port.blockers] == [at["erfinv"], at["&"], at["erfinv"]]
+    for blocker in port.blockers:  # each alone still fails: its one-op reproducer holds only it
+        assert blocker.op in open(blocker.reproducer).read()
+    record = PortRecord("three", "module", "", variants=[VariantRecord("stock", "three", ports=[port])])
+    assert ("three torchscript: fails at torch-to-linalg: torch.aten.erfinv at "
+            f"tests/test_port_frontend.py:{at['erfinv'].rpartition(':')[2]} (+2 more blockers)"
+            ) in summary(record)
 
 
 def test_a_stage_in_python_stops_at_the_timeout(tmp_path):
