@@ -9,9 +9,12 @@ import shlex
 import sys
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .errors import HarnessError, UsageError
+
+if TYPE_CHECKING:
+    from .port import PortOptions, PortRecord
 
 
 def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
@@ -44,7 +47,7 @@ def _port_options(args: argparse.Namespace, base):
     from dataclasses import replace
 
     from .models.hf_config import Size
-    from .port.model import parse_frontends
+    from .port.options import parse_frontends
 
     given = {
         "size": Size.parse(args.size) if args.size else None,
@@ -60,7 +63,7 @@ def _port_options(args: argparse.Namespace, base):
                    **{k: v for k, v in given.items() if v is not None})
 
 
-def _port(model: str, options) -> "PortRecord":  # noqa: F821 - the record type loads torch
+def _port(model: str, options: PortOptions) -> PortRecord:
     from .port import Progress, port_model
     from .port.render import render
 

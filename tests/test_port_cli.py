@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -78,14 +79,33 @@ def test_gpt2_torchscript_blocker_and_its_commands_paste_and_run(gpt2):
     assert explain.returncode == 1, explain.stderr
     assert "masking_utils.py" in explain.stdout
     # piped: no progress lines on stderr
-    assert "[torchscript]" not in proc.stderr and "[fx]" not in proc.stderr
+    assert "gpt2 torchscript]" not in proc.stderr and "gpt2 fx]" not in proc.stderr
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_each_stage_shows_on_a_terminal_as_it_runs(tmp_path, monkeypatch, capsys):
+    shown = Terminal()
+    monkeypatch.setattr(sys, "stderr", shown)
+    assert cli.main(["port", "gpt2", "--frontend", "torchscript", "--no-numerics",
+                     "--out", str(tmp_path)]) == 1
+    text = shown.getvalue()
+    assert text.startswith("harness: porting gpt2 (loading torch and transformers)\n")
+    # each stage: "LABEL ..." when it starts, rewritten in place as "LABEL STATUS TIME s"
+    ended = re.findall(r"  (\[[^\]]+\] [^\r\n]+) \.\.\..*?\r  \1 (ok|FAILED) \d+\.\d\d s\x1b\[K\n",
+                       text, flags=re.S)
+    assert ended == [("[gpt2] build", "ok"), ("[gpt2 torchscript] trace", "ok"),
+                     ("[gpt2 torchscript] import", "ok"),
+                     ("[gpt2 torchscript] torchscript-to-torch", "ok"),
+                     ("[gpt2 torchscript] torch-to-linalg", "FAILED"),
+                     ("[gpt2 torchscript] diagnose torch-to-linalg", "ok")]
+    assert "gpt2 torchscript: fails at torch-to-linalg" in capsys.readouterr().out
 
 
 def test_progress_shows_each_stage_on_a_terminal_only():
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
-
     shown = Terminal()
     progress = Progress(shown)
     with progress.stage("[fx] export") as step:
@@ -156,3 +176,20 @@ def test_help_states_the_library_defaults(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert f"(default: {OPT_DEFAULTS.seq}, the seed's prompt)" in text
     assert f"(default:{PortOptions().out})" in "".join(text.split())
+
+
+def test_a_record_of_another_schema_is_refused(tmp_path):
+    from harness.errors import InputFileError
+
+    path = tmp_path / "record.json"
+    for schema in ("harness.port/2", "harness.check/1", None):
+        path.write_text(json.dumps({"schema": schema, "model": "gpt2", "source": "type",
+                                    "model_type": "gpt2"}))
+        with pytest.raises(InputFileError, match="not a port record of schema harness.port/1"):
+            PortRecord.read(path)
+    path.write_text(json.dumps({"schema": "harness.port/1.4", "model": "gpt2", "source": "type",
+                                "model_type": "gpt2", "a_later_field": 1}))
+    assert PortRecord.read(path).model == "gpt2"  # a later minor version reads
+    path.write_text("{")
+    with pytest.raises(InputFileError, match="cannot read the port record"):
+        PortRecord.read(path)

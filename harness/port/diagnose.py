@@ -75,7 +75,7 @@ def pipeline_blockers(record: RunRecord, stage: str, folder: Path,
             rank=1, stage=stage, signature=str(record.signature), op=reported,
             count=len([d for d in record.errors() if d.op == reported]) if reported else 0,
             location=frames[0] if frames else "", frames=frames,
-            message=_one_line(first.message if first else str(record.signature)),
+            message=one_line(first.message if first else str(record.signature)),
             hint=_hint(hints[0]) if hints else "",
             failing_pass=failing_pass or (record.crash.signature.pass_name if record.crash else ""))]
     return [replace(b, failing_pass=b.failing_pass or failing_pass) for b in found]
@@ -185,7 +185,7 @@ def exception_blocker(stage: str, error: BaseException, explanation: str = "") -
     """The blocker a Python exception makes: its type and first line, located at the innermost
     frame of the model's code (a wrapper's cause when it has one)."""
     cause = error.__cause__ if error.__cause__ is not None else error
-    text = _one_line(str(cause)) or "(no message)"
+    text = one_line(str(cause)) or "(no message)"
     message = f"{type(cause).__name__}: {text}"
     frames = [f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_tb(cause.__traceback__))]
     own = next((f for f in frames if not any(m in f for m in _MACHINERY)), frames[0] if frames else "")
@@ -217,6 +217,7 @@ def _normalize(text: str) -> str:
     return re.sub(r"\b\d+\b", "N", text)[:300]
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
+    """The first non-blank line, at most 400 characters: for records and titles."""
     first = next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
     return first[:400]

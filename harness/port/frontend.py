@@ -47,7 +47,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     of the model or the compiler (those are the record's outcome)."""
     chosen = frontend(name)
     port = FrontendPort(frontend=name.value, outcome=PortOutcome.FAILS.value, folder=str(folder))
-    label = f"[{name.value}]"
+    label = f"[{subject.name} {name.value}]"
     folder.mkdir(parents=True, exist_ok=True)
     try:
         program, run_program = _program(subject, name, port, options, progress, label)
@@ -113,19 +113,18 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
         if subject.trace is None:
             _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
                 f"{subject.name} has no trace: port it through --frontend fx")))
-        with _python_stage(port, stage, options, progress, label):
+        with _PythonStage(port, stage, options, progress, label):
             script, notes = subject.trace()
         port.notes += notes
         return (Program(subject.name, subject.eager, subject.inputs.tensors, script),
                 lambda inputs: script(*inputs.tensors))
     stage = PortStage.EXPORT.value
-    with _python_stage(port, stage, options, progress, label):
+    with _PythonStage(port, stage, options, progress, label):
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
             exported = torch.export.export(subject.eager, subject.inputs.tensors, strict=False)
-    module = exported.module()
     return (Program(subject.name, subject.eager, subject.inputs.tensors, exported=exported),
-            lambda inputs: module(*inputs.tensors))
+            lambda inputs: exported.module()(*inputs.tensors))
 
 
 def _import(subject: Subject, chosen, program: Program, folder: Path, port: FrontendPort,
@@ -134,7 +133,7 @@ def _import(subject: Subject, chosen, program: Program, folder: Path, port: Fron
     bytecode = _bytecode(subject, options)
     path = folder / f"{subject.name}.torch.{'mlirbc' if bytecode else 'mlir'}"
     explanation = ""
-    with _python_stage(port, stage, options, progress, label, explain=lambda e: explanation):
+    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation):
         try:
             with torch.no_grad():
                 imported = chosen.import_program(program)
@@ -148,7 +147,7 @@ def _import(subject: Subject, chosen, program: Program, folder: Path, port: Fron
     return path
 
 
-class _python_stage:
+class _PythonStage:
     """A stage run in this process: timed, shown, bounded by ``--timeout``; an exception or a
     timeout records the stage as failed, with its blocker, and stops this frontend."""
 

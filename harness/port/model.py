@@ -15,22 +15,12 @@ from pathlib import Path
 
 from harness.compiler.irfile import unique_dir
 from harness.errors import ModelOptionError, OutputError
-from harness.frontends.names import FrontendName
 
 from .frontend import port_frontend
 from .options import PortOptions
 from .progress import QUIET, Progress
 from .record import PortRecord, VariantRecord
 from .subject import Subject
-
-BOTH = "both"
-
-
-def parse_frontends(text: str) -> tuple[FrontendName, ...]:
-    """``torchscript``, ``fx`` or ``both`` (TorchScript first: the mission's path)."""
-    if text.strip().lower() == BOTH:
-        return (FrontendName.TORCHSCRIPT, FrontendName.FX)
-    return (FrontendName.parse(text),)
 
 
 def port_model(model: str, options: PortOptions = PortOptions(), *,

@@ -33,6 +33,7 @@ from harness.execute.signature import read_signature
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
+from .diagnose import one_line
 from .diagnose import pipeline_blockers
 from .options import PortOptions
 from .progress import Progress
@@ -73,10 +74,10 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
             refused, step.ok = error, False
     if refused is not None:
         run.stages.append(StageRecord(lowering, False, step.seconds, "error",
-                                      detail=_one_line(str(refused))))
+                                      detail=one_line(str(refused))))
         run.blockers = [Blocker(rank=1, stage=lowering,
                                 signature=f"{lowering}: {type(refused).__name__}",
-                                message=_one_line(str(refused)))]
+                                message=one_line(str(refused)))]
         return run
     run.stages.append(StageRecord(lowering, record.ok, step.seconds, record.outcome.value,
                                   str(llvm) if record.ok else "",
@@ -108,10 +109,10 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
         step.ok = failed is None
     if failed is not None:
         run.stages.append(StageRecord(execution, False, step.seconds, "error",
-                                      detail=_one_line(failed.error)))
+                                      detail=one_line(failed.error)))
         run.blockers = [Blocker(rank=1, stage=execution,
                                 signature=f"{execution}: {failed.signal or 'error'}",
-                                message=_one_line(failed.error))]
+                                message=one_line(failed.error))]
         run.commands = [failed.command] if failed.command else []
         return run
     run.stages.append(StageRecord(execution, True, step.seconds))
@@ -166,11 +167,6 @@ def json_float(x: float) -> float | str:
     """JSON has no inf/nan: they are written as strings."""
     x = float(x)
     return x if math.isfinite(x) else str(x)
-
-
-def _one_line(text: str) -> str:
-    first = next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
-    return first[:400]
 
 
 def _no_diagnosis(options: PortOptions) -> PortOptions:

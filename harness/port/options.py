@@ -63,6 +63,16 @@ class PortOptions:
         }
 
 
+BOTH = "both"
+
+
+def parse_frontends(text: str) -> tuple[FrontendName, ...]:
+    """``torchscript``, ``fx`` or ``both`` (TorchScript first: the mission's path)."""
+    if text.strip().lower() == BOTH:
+        return (FrontendName.TORCHSCRIPT, FrontendName.FX)
+    return (FrontendName.parse(text),)
+
+
 #: ``harness opt``: the 2022 walkthrough's port of OPT-125m, as it always ran: both variants
 #: through the TorchScript path, a prompt of 7 tokens, weights elided, numbers not checked.
 OPT_DEFAULTS = PortOptions(size=Size.DEFAULT, seq=7, frontends=(FrontendName.TORCHSCRIPT,),

@@ -125,6 +125,9 @@ def summary(record: PortRecord) -> list[str]:
     lines = ["== result =="]
     for variant, port in record.ports():
         lines.append(f"{variant.name} {port.frontend}: {_result(port)}")
+    if record.source == "opt" and [v.variant for v in record.variants] == ["stock"] and not record.ok:
+        lines.append("hint: the project's static-structure rewrite of OPT (FixedOPT) lowers: "
+                     "'--model fixed' (harness opt), '--variant fixed' (harness port opt).")
     lines.append(f"files in {record.folder} (the record: record.json)")
     dig = [(v, p) for v, p in record.ports() if p.commands]
     for variant, port in dig:
