@@ -169,3 +169,8 @@ class UnknownModelError(ModelError):
             f"no model named '{name}'. Known names: {', '.join(known)}. "
             "Run 'harness emit --list' to see what each one is."
         )
+
+
+class BuildError(BinaryError):
+    """A named torch-mlir-opt build is unknown, not fetched yet, broken, or cannot be fetched or
+    added (harness.compiler.builds); the message names the build and the command that fixes it."""

@@ -88,6 +88,7 @@ from harness.errors import HarnessError, OutputError, ReportError
 
 from .bisect import BisectResult, bisect
 from .reduce import ReduceOptions, ReduceResult, reduce_file
+from .report_versions import binary_versions, versions_markdown
 
 DEFAULT_BUDGET_S = 60.0
 REPORT_FORMAT = 1
@@ -766,9 +767,7 @@ def backtrace_text(record: RunRecord) -> str:
 def collect_versions(exe: binary_module.OptBinary) -> dict[str, str]:
     """Package versions from their metadata (nothing is imported), the binary's, the platform's."""
     out = versions.installed()
-    out["llvm"] = exe.llvm_version or "unknown"
-    out["build"] = exe.build_kind
-    out["torch-mlir-opt"] = exe.path
+    out.update(binary_versions(exe))
     out["python"] = f"{platform.python_implementation()} {platform.python_version()}"
     out["platform"] = platform.platform()
     return out
@@ -801,14 +800,7 @@ def issue_markdown(*, title: str, original: RunRecord, bisected: BisectResult | 
                      (f" reduced from {ops_before} ops" if reduced is not None and ops_before != ops_after else ""))
     out += ["## Summary", "", sentence + ".", "", f"Signature: `{original.signature}`", ""]
     # Versions
-    version_line = " / ".join(line.strip() for line in exe.version_text.splitlines() if line.strip())
-    out += ["## Versions", "",
-            (f"- torch-mlir {versions['torch-mlir']}, torch {versions['torch']}, "
-             f"transformers {versions['transformers']}"),
-            (f"- torch-mlir-opt: LLVM {versions['llvm']}, {versions['build']} build "
-             f"(`--version`: {version_line})"),
-            f"- binary used: `{versions['torch-mlir-opt']}`",
-            f"- {versions['python']} on {versions['platform']}", ""]
+    out += versions_markdown(exe, packages=versions)
     # Command
     out += ["## Command", "", "```sh", bundle_line, "```", "",
             "The harness ran, on the original file:", "", "```sh",
