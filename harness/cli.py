@@ -225,38 +225,22 @@ def cmd_builds(args: argparse.Namespace) -> int:
 
 
 def _builds_list(cache, args: argparse.Namespace) -> int:
-    from .compiler import builds
-
-    rows = []
-    for name in [builds.WHEEL, *cache.names()]:
-        try:
-            build, problem = cache.get(name), ""
-        except HarnessError as e:
-            build, problem = None, str(e)
-        rows.append({"name": name, "ok": build is not None, "problem": problem,
-                     "build": build.to_json() if build is not None else None})
-    available: list[str] = []
-    if args.available:
-        cached = {r["name"] for r in rows}
-        for prefix, distribution in builds.RELEASES.items():
-            try:
-                found = builds.published_releases(distribution)
-            except HarnessError as e:
-                print(f"harness: note: {e}", file=sys.stderr)
-                continue
-            available += [f"{prefix}-{v}" for v in found if f"{prefix}-{v}" not in cached]
+    rows = cache.listing()
+    note = lambda line: print(f"harness: note: {line}", file=sys.stderr)  # noqa: E731
+    available = cache.unfetched_releases(note) if args.available else []
     if args.json:
-        print(json.dumps({"cache": str(cache.root), "builds": rows, "available": available},
-                         indent=2))
+        print(json.dumps({"cache": str(cache.root), "available": available, "builds": [
+            {"name": name, "ok": build is not None, "problem": problem,
+             "build": build.to_json() if build is not None else None}
+            for name, build, problem in rows]}, indent=2))
         return 0
     print(f"build cache: {cache.root}")
-    for row in rows:
-        if row["ok"]:
-            b = builds.Build.from_json(row["build"])
-            what = f"{b.release + ', ' if b.release else ''}LLVM {b.llvm_version or 'unknown'}"
-            print(f"  {row['name']:24s} {b.kind.value:8s} {what:44s} {b.path}")
-        else:
-            print(f"  {row['name']:24s} BROKEN   {row['problem']}")
+    for name, build, problem in rows:
+        if build is None:
+            print(f"  {name:24s} BROKEN   {problem}")
+            continue
+        what = f"{build.release + ', ' if build.release else ''}LLVM {build.llvm_version or 'unknown'}"
+        print(f"  {name:24s} {build.kind.value:8s} {what:44s} {build.path}")
     for name in available:
         print(f"  {name:24s} (on PyPI: 'harness builds fetch {name}')")
     return 0

@@ -187,6 +187,29 @@ class BuildCache:
         _check_runs(build)
         return build
 
+    def listing(self) -> list[tuple[str, Build | None, str]]:
+        """(name, build or None, the problem) for ``wheel`` and every published build."""
+        rows: list[tuple[str, Build | None, str]] = []
+        for name in [WHEEL, *self.names()]:
+            try:
+                rows.append((name, self.get(name), ""))
+            except BuildError as e:
+                rows.append((name, None, str(e)))
+        return rows
+
+    def unfetched_releases(self, note: Callable[[str], None]) -> list[str]:
+        """Release names on PyPI not in the cache (a family PyPI cannot list is noted)."""
+        cached = set(self.names())
+        found: list[str] = []
+        for prefix, distribution in RELEASES.items():
+            try:
+                versions_ = published_releases(distribution)
+            except BuildError as e:
+                note(str(e))
+                continue
+            found += [f"{prefix}-{v}" for v in versions_ if f"{prefix}-{v}" not in cached]
+        return found
+
     # -- writing ----------------------------------------------------------------------------
     def fetch(self, name: str, *, force: bool = False,
               say: Callable[[str], None] | None = None) -> tuple[Build, bool]:
