@@ -1,5 +1,6 @@
 """IR edit primitives on the MLIR bindings: functions, symbols, stand-in values, op units.
 
+Edits run in the module's context under a default location (``IRState.attempt`` sets both).
 Every edit keeps the module valid (callers verify it anyway) and keeps what the failure may
 depend on: a value is only ever replaced by a zero constant of its exact type, or by a new
 argument whose type states its rank and dtype. A stand-in that says less (an unranked or
