@@ -11,7 +11,8 @@ refused: it is not a compiler bug.
 
 - ``strategy``: the reductions (one class each) under one delta-debugging loop;
 - ``edits``: the IR edits they are made of, on the bindings (``torch_types`` reads torch types);
-- ``session``: runs candidates, the budget, the same-failure test and the output file.
+- ``session``: runs candidates (the best input so far, as a module or as lines), the budget,
+  the same-failure test and the output file.
 
 A candidate must be smaller (ops, then characters) to be tried, so the search terminates; the
 best file so far is written atomically after every step, so a spent budget loses nothing.
@@ -35,8 +36,8 @@ from harness.compiler.runner import RunOptions, check_input, run_pipeline
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
-from .session import Session, Stop, Stopped, check_output, write_output
-from .strategy import IRState, LineState, reduce_ir, reduce_lines
+from .session import IRState, LineState, Session, Stop, Stopped, check_output, write_output
+from .strategy import reduce_ir, reduce_lines
 
 __all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
            "Strategy", "reduce_file"]

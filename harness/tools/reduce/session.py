@@ -1,4 +1,5 @@
-"""Runs candidates: the "still the same failure" test, the budget, per-try timeouts, the output.
+"""Runs candidates: the "still the same failure" test, the budget, per-try timeouts, the output,
+and the best input so far (``IRState``: a module on the bindings; ``LineState``: text lines).
 
 Each candidate is one torch-mlir-opt run (a subprocess, through the runner); the bindings'
 verifier runs in a forked child, since torch-mlir's verifiers can crash on IR a reduction made.
@@ -8,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import signal
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +21,7 @@ from typing import TYPE_CHECKING
 from torch_mlir import ir
 
 from harness.compiler.irfile import write_atomically
-from harness.compiler.mlir import print_op
+from harness.compiler.mlir import count_ops, print_op
 from harness.compiler.outcomes import ParsableEnum, Signature
 from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import RunOptions, run_pipeline
@@ -211,3 +214,86 @@ def check_output(src: Path, out: Path) -> None:
 
 def write_output(path: Path, data: str | bytes) -> None:
     write_atomically(path, data, hint="Choose a writable output location (-o).")
+
+
+# --- the best input so far -------------------------------------------------------------------
+
+
+class IRState:
+    """Holds the best module so far and tries edits on clones of it."""
+
+    def __init__(self, session: Session, context: ir.Context, module: ir.Operation):
+        self.session = session
+        self.ctx = context  # the best module's; a kept cleanup output brings its own
+        self.best = module
+        self.text = print_op(module)
+        self.ops_before = count_ops(module)
+        self.ops_now = self.ops_before
+        self.metric = (self.ops_now, len(self.text))
+
+    def roundtrips(self) -> bool:
+        """The bindings' printing of the input must fail the same way, or reduce by lines."""
+        if self.session.interesting(self.text):
+            self.session.keep(self.text, self.ops_now, "reprinted", reduction=False)
+            return True
+        return False
+
+    def attempt(self, edit: Callable[[ir.Operation], bool], what: str) -> bool:
+        """Applies ``edit`` to a clone; keeps the clone if it verifies, is smaller and fails alike."""
+        with self.ctx, ir.Location.unknown():
+            clone = self.best.clone()
+            try:
+                edited = edit(clone)
+            except (ir.MLIRError, ValueError, RuntimeError):  # what the bindings raise for bad IR
+                edited = False
+        text = self.session.verified_text(self.ctx, clone) if edited else None
+        if text is None:
+            clone.erase()
+            return False
+        return self.offer(clone, what, text=text)
+
+    def offer(self, clone: ir.Operation, what: str, context: ir.Context | None = None,
+              text: str | None = None) -> bool:
+        """Keeps ``clone`` (in ``context``, else the best's) if it is smaller and fails alike."""
+        text = text if text is not None else print_op(clone)
+        ops = count_ops(clone)
+        if (ops, len(text)) >= self.metric or not self.session.interesting(text):
+            clone.erase()
+            return False
+        self.best.erase()
+        self.best, self.text, self.ops_now, self.metric = clone, text, ops, (ops, len(text))
+        self.ctx = context or self.ctx
+        self.session.keep(text, ops, what)
+        return True
+
+
+class LineState:
+    """The best text so far as lines; a copy is kept when it still fails alike."""
+
+    def __init__(self, session: Session, text: str):
+        self.session = session
+        self.best = text.splitlines(keepends=True)
+        self.ops_before = count_op_lines(text)
+        self.ops_now = self.ops_before
+        self.metric = (self.ops_now, len(text))
+
+    def attempt(self, edit: Callable[[list[str]], bool], what: str) -> bool:
+        candidate = list(self.best)
+        if not edit(candidate) or not candidate:
+            return False
+        text = "".join(candidate)
+        if not self.session.interesting(text):
+            return False
+        self.best = candidate
+        self.ops_now = count_op_lines(text)
+        self.metric = (self.ops_now, len(text))
+        self.session.keep(text, self.ops_now, what)
+        return True
+
+
+_NOT_OP_LINE = re.compile(r"^\s*($|//|}|\{-#|#-}|#|\^|module\b)")
+
+
+def count_op_lines(text: str) -> int:
+    """Lines that hold an op: what 'ops' means for a file the bindings cannot parse."""
+    return sum(1 for line in text.splitlines() if not _NOT_OP_LINE.match(line))

@@ -6,16 +6,16 @@ first, and a state keeps a copy that is smaller and still fails the same way. Th
 edits clones of an MLIR module on the bindings; the line state, for inputs the bindings cannot
 read, edits a list of lines; both go through the same loop.
 
-The IR schedule, largest first: dense resource weights to zero splats, whole symbols
-(functions and the ops that reference them), ops (a used result becomes a new function argument
-or a zero constant of its type; values an erased op used are returned so the chain that fails
-stays alive), function results, dead ops, regions inlined, function arguments, and the binary's
-own ``symbol-dce``/``canonicalize``; rounds of it until one finds nothing.
+The IR schedule (``reduce_ir``), largest first: dense resource weights to zero splats, whole
+symbols (functions and the ops that reference them), ops (a used result becomes a new function
+argument or a zero constant of its type; values an erased op used are returned so the chain
+that fails stays alive), function results, dead ops, ops bypassed (a result replaced by an
+operand of its type), regions inlined, function arguments, and the binary's own
+``symbol-dce``/``canonicalize``; rounds of it until one finds nothing.
 """
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -23,11 +23,11 @@ from typing import Any, Protocol
 
 from torch_mlir import ir
 
-from harness.compiler.mlir import children, count_ops, parse_ir, print_op
+from harness.compiler.mlir import children, parse_ir
 from harness.compiler.outcomes import ParsableEnum
 
 from . import edits
-from .session import Session
+from .session import IRState, LineState
 
 CLEANUP_PIPELINES = ("builtin.module(symbol-dce)", "builtin.module(canonicalize,symbol-dce)")
 
@@ -108,55 +108,7 @@ def run_rounds(state: State, prelude: Sequence[Reduction], rounds: Sequence[Redu
             return
 
 
-# --- the IR state and its schedule ----------------------------------------------------------------
-
-
-class IRState:
-    """Holds the best module so far and tries edits on clones of it."""
-
-    def __init__(self, session: Session, context: ir.Context, module: ir.Operation):
-        self.session = session
-        self.ctx = context  # the best module's; a kept cleanup output brings its own
-        self.best = module
-        self.text = print_op(module)
-        self.ops_before = count_ops(module)
-        self.ops_now = self.ops_before
-        self.metric = (self.ops_now, len(self.text))
-
-    def roundtrips(self) -> bool:
-        """The bindings' printing of the input must fail the same way, or reduce by lines."""
-        if self.session.interesting(self.text):
-            self.session.keep(self.text, self.ops_now, "reprinted", reduction=False)
-            return True
-        return False
-
-    def attempt(self, edit: Callable[[ir.Operation], bool], what: str) -> bool:
-        """Applies ``edit`` to a clone; keeps the clone if it verifies, is smaller and fails alike."""
-        with self.ctx, ir.Location.unknown():
-            clone = self.best.clone()
-            try:
-                edited = edit(clone)
-            except (ir.MLIRError, ValueError, RuntimeError):  # what the bindings raise for bad IR
-                edited = False
-        text = self.session.verified_text(self.ctx, clone) if edited else None
-        if text is None:
-            clone.erase()
-            return False
-        return self.offer(clone, what, text=text)
-
-    def offer(self, clone: ir.Operation, what: str, context: ir.Context | None = None,
-              text: str | None = None) -> bool:
-        """Keeps ``clone`` (in ``context``, else the best's) if it is smaller and fails alike."""
-        text = text if text is not None else print_op(clone)
-        ops = count_ops(clone)
-        if (ops, len(text)) >= self.metric or not self.session.interesting(text):
-            clone.erase()
-            return False
-        self.best.erase()
-        self.best, self.text, self.ops_now, self.metric = clone, text, ops, (ops, len(text))
-        self.ctx = context or self.ctx
-        self.session.keep(text, ops, what)
-        return True
+# --- the IR reductions ---------------------------------------------------------------------------
 
 
 def reduce_ir(state: IRState) -> None:
@@ -164,11 +116,12 @@ def reduce_ir(state: IRState) -> None:
     cleanup = [Cleanup()] if options.cleanup else []
     prelude = ([SplatWeights()] if options.splat_weights else []) + cleanup
     run_rounds(state, prelude, [
-        DropSymbols(), DropOps(Substitute.MIXED), DropResults(), DropDead(),
+        DropSymbols(),
+        DropOps(Substitute.MIXED), DropResults(), DropDead(),
         DropOps(Substitute.MIXED, First.SINGLE), DropOps(Substitute.ARGS, First.SINGLE),
-        DropOps(Substitute.CONSTANTS, First.SINGLE), DropResults(), DropDead(), BypassOps(),
-        DropDead(), InlineRegions(),
-        DropArgs(), *cleanup])
+        DropOps(Substitute.CONSTANTS, First.SINGLE), DropResults(), DropDead(),
+        BypassOps(), DropDead(),
+        InlineRegions(), DropArgs(), *cleanup])
 
 
 class SplatWeights(Chunked):
@@ -233,8 +186,8 @@ class Plan(ParsableEnum):
 def plan(result: ir.Value, op: ir.Operation, substitute: Substitute, free: bool) -> Plan:
     """How ``result`` of ``op`` is replaced; ``free``: its function's signature may change.
 
-    Only a tensor whose type gives rank and dtype becomes an argument, and a constant is never
-    replaced by another (that gains nothing and may lose a value a shape depends on).
+    Only a tensor whose type gives rank and dtype becomes an argument. A scalar only ever
+    becomes a constant, and a scalar constant stays: its value may be a size or a dim.
     """
     if not edits.has_uses(result):
         return Plan.UNUSED
@@ -340,8 +293,11 @@ class PerFunction(Chunked):
     """A reduction over one function's parts, run for each function nothing names (so its
     signature may change)."""
 
+    template = "{}"  # what, of the function's name
+
     def __init__(self, function: str = ""):
         self.function = function
+        self.what = self.template.format(function)
 
     def apply(self, state: State) -> None:
         for name in edits.uncalled_functions(state.best):
@@ -353,9 +309,7 @@ class PerFunction(Chunked):
 class DropResults(PerFunction):
     """Return operands."""
 
-    @property
-    def what(self) -> str:  # type: ignore[override]
-        return f"dropped results of @{self.function}"
+    template = "dropped results of @{}"
 
     def _return(self, module: ir.Operation) -> tuple[ir.Operation, ir.Operation] | None:
         func = edits.find_function(module, self.function)
@@ -379,9 +333,7 @@ class DropResults(PerFunction):
 class DropArgs(PerFunction):
     """Arguments: unused ones erased, used ones replaced by zero constants."""
 
-    @property
-    def what(self) -> str:  # type: ignore[override]
-        return f"dropped arguments of @{self.function}"
+    template = "dropped arguments of @{}"
 
     def count(self, best: ir.Operation) -> int:
         func = edits.find_function(best, self.function)
@@ -448,31 +400,7 @@ class Cleanup(Reduction):
                 state.offer(cleaned[1], pipeline, cleaned[0])
 
 
-# --- the line state: for inputs the bindings cannot read ---------------------------------------
-
-
-class LineState:
-    """The best text so far as lines; a copy is kept when it still fails alike."""
-
-    def __init__(self, session: Session, text: str):
-        self.session = session
-        self.best = text.splitlines(keepends=True)
-        self.ops_before = count_op_lines(text)
-        self.ops_now = self.ops_before
-        self.metric = (self.ops_now, len(text))
-
-    def attempt(self, edit: Callable[[list[str]], bool], what: str) -> bool:
-        candidate = list(self.best)
-        if not edit(candidate) or not candidate:
-            return False
-        text = "".join(candidate)
-        if not self.session.interesting(text):
-            return False
-        self.best = candidate
-        self.ops_now = count_op_lines(text)
-        self.metric = (self.ops_now, len(text))
-        self.session.keep(text, self.ops_now, what)
-        return True
+# --- lines: for inputs the bindings cannot read ---------------------------------------------
 
 
 class DropLines(Chunked):
@@ -488,11 +416,3 @@ class DropLines(Chunked):
 
 def reduce_lines(state: LineState) -> None:
     run_rounds(state, (), (DropLines(),))
-
-
-_NOT_OP_LINE = re.compile(r"^\s*($|//|}|\{-#|#-}|#|\^|module\b)")
-
-
-def count_op_lines(text: str) -> int:
-    """Lines that hold an op: what 'ops' means for a file the bindings cannot parse."""
-    return sum(1 for line in text.splitlines() if not _NOT_OP_LINE.match(line))
