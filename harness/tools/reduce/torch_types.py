@@ -4,7 +4,8 @@ The Python bindings expose no torch type classes (``!torch.vtensor<[2,3],f32>`` 
 ``ir.Type``), but the wheel's ``libTorchMLIRAggregateCAPI`` has torch-mlir's C API for them. The
 reducer needs a type's kind, sizes and dtype to build a zero constant of it and to know whether
 a new function argument of that type says as much as the value it replaces; types cross the
-boundary through the bindings' own C-API capsules (``_CAPIPtr`` / ``_CAPICreate``).
+boundary through the capsules the bindings provide for C-API interop (``_CAPIPtr`` /
+``_CAPICreate``). The library sits beside the bindings' extension in the wheel (``_mlir_libs``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from enum import Enum
 from functools import cache
 from pathlib import Path
 
-import torch_mlir._mlir_libs as mlir_libs
 from torch_mlir import ir
 
 
@@ -71,7 +71,7 @@ class _CAPI:
     """The handful of torch-mlir C-API functions the reducer calls, typed for ctypes."""
 
     def __init__(self) -> None:
-        folder = Path(mlir_libs.__file__).parent
+        folder = Path(ir.__file__).parent / "_mlir_libs"
         lib = ctypes.CDLL(str(next(folder.glob("libTorchMLIRAggregateCAPI.*"))))
         self.is_a = {k: self._declare(lib, f"torchMlirTypeIsATorch{suffix}", ctypes.c_bool, _MlirType)
                      for k, suffix in _IS_A.items()}
