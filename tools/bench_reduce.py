@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.reduce import ReduceOptions, reduce_file
+from harness.tools.reduce import ReduceOptions, Strategy, reduce_file
 
 TARGET_OPS = 15
 TARGET_S = 60.0
@@ -70,7 +70,7 @@ def main() -> int:
         # reducer such as C-Reduce's line pass does), without knowing IR structure.
         baseline = reduce_file(src, PIPELINE, options=ReduceOptions(
             output_path=workdir / "opt.lines.mlir", budget_s=args.budget_s, opt=args.opt,
-            strategy="lines"))
+            strategy=Strategy.LINES))
         again = run_pipeline(out, pipelines.default().resolve(PIPELINE), opt=args.opt,
                              options=RunOptions(extra_args=("-mlir-disable-threading",)))
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
