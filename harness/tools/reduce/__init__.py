@@ -30,9 +30,9 @@ from pathlib import Path
 from harness.compiler import pipelines
 from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import is_bytecode
-from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, check_input, run_pipeline
+from harness.enums import ParsableEnum
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input

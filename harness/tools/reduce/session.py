@@ -22,9 +22,10 @@ from torch_mlir import ir
 
 from harness.compiler.irfile import write_atomically
 from harness.compiler.mlir import count_ops, print_op
-from harness.compiler.outcomes import ParsableEnum, Signature
+from harness.compiler.outcomes import Signature
 from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import RunOptions, run_pipeline
+from harness.enums import ParsableEnum
 from harness.errors import OutputError
 
 if TYPE_CHECKING:

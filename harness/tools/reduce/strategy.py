@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from torch_mlir import ir
 
 from harness.compiler.mlir import children, parse_ir
-from harness.compiler.outcomes import ParsableEnum
+from harness.enums import ParsableEnum
 
 from . import edits
 from .session import IRState, LineState
