@@ -36,7 +36,15 @@ from harness.enums import ParsableEnum
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
-from .session import IRState, LineState, Session, Stop, Stopped, check_output, write_output
+from .session import (
+    IRState,
+    LineState,
+    Session,
+    Stop,
+    Stopped,
+    check_output,
+    write_output,
+)
 from .strategy import reduce_ir, reduce_lines
 
 __all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
