@@ -146,7 +146,8 @@ class WithBuffer(nn.Module):
         return x
 
 
-@pytest.mark.parametrize("dtype", [d for d in DTYPE_ELEMENT_TYPES if d not in QUANTIZED], ids=str)
+@pytest.mark.parametrize("dtype", [d for d in DTYPE_ELEMENT_TYPES if d not in QUANTIZED | {torch.bool}],
+                         ids=str)
 def test_buffer_literal_of_every_dtype_holds_its_bytes(dtype):
     value = (torch.arange(6) % 2).to(dtype).reshape(2, 3)
     text = imported_module(torch.jit.script(WithBuffer(value)))
@@ -156,6 +157,16 @@ def test_buffer_literal_of_every_dtype_holds_its_bytes(dtype):
     assert blob[8:] == value.contiguous().view(torch.uint8).numpy().tobytes().hex().upper()
     # Printed blobs parse back in a fresh context.
     ir.Module.parse(text, new_context())
+
+
+def test_bool_buffer_is_a_dense_literal_not_a_blob():
+    # An i1 blob holds a byte per element, which the ExecutionEngine's memref conversion rejects
+    # ("no known conversion for innermost element type"): GPT-Neo's causal mask stopped there.
+    value = torch.tensor([[True, False, True], [False, False, True]])
+    text = imported_module(torch.jit.script(WithBuffer(value)))
+    assert ("torch.tensor.literal(dense<[[true, false, true], [false, false, true]]> : tensor<2x3xi1>) "
+            ": !torch.tensor<[2,3],i1>") in text
+    assert "dense_resource" not in text
 
 
 def test_dtype_int_table_matches_the_jits_scalar_type_encoding():

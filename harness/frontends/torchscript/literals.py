@@ -89,6 +89,12 @@ class TensorLiterals:
         data = data.contiguous()
         view_dtype = TORCH_DTYPE_TO_NPY_VIEW.get(data.dtype)
         array = (data.view(view_dtype) if view_dtype else data).numpy()
+        if data.dtype == torch.bool:
+            # i1 blobs hold one byte per element, which the ExecutionEngine's memref conversion
+            # rejects ("no known conversion for innermost element type"); dense bools are
+            # bit-packed by the bindings and lower everywhere (upstream's importer wrote these).
+            return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=builtin_type.element_type,
+                                            shape=list(tensor.shape))
         if data.numel() <= 1 and not (view_dtype is not None and data.numel() == 0):
             # Dense splats fold; a resource would hide the value from canonicalization.
             if view_dtype is not None:
