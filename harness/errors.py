@@ -106,3 +106,19 @@ class NothingToReduceError(HarnessError):
             "keeps failing the same way; give it a file and the pipeline it fails (the "
             "'reproduce:' line of 'harness opt' or 'harness run' names both)."
         )
+
+
+class AliasedTensorError(ImportError_):
+    """Two tensors of a module share storage; the object graph would lose the aliasing."""
+
+    def __init__(self, path: str, other_path: str, root: str):
+        self.path = path
+        self.other_path = other_path
+        self.root = root
+        super().__init__(
+            "Unhandled tensor that shares storage with another tensor.\n"
+            f"Found at path '{path}' from root object '{root}'; it shares storage with "
+            f"'{other_path}'. torch-mlir's object graph gives every tensor its own storage, so "
+            "the aliasing would be lost. Keep one of them as the attribute and compute the other "
+            "from it in forward (a view or slice), or .clone() it if independent copies are meant."
+        )

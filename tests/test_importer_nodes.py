@@ -137,7 +137,8 @@ def test_large_int_constant_keeps_all_64_bits():
 
 ONE = torch.tensor([2.0])
 SCALAR = torch.tensor(3, dtype=torch.int32)
-W = torch.arange(9, dtype=torch.float32).reshape(3, 3)
+W = torch.arange(25, dtype=torch.float32).reshape(5, 5)
+SMALL = torch.arange(6, dtype=torch.float32).reshape(2, 3)
 
 
 def test_one_element_tensor_constant_is_dense_splat():
@@ -149,11 +150,20 @@ def test_one_element_tensor_constant_is_dense_splat():
     assert "dense_resource" not in text
 
 
-def test_larger_tensor_constant_is_dense_resource_with_deterministic_name():
-    fn = traced(lambda x: x @ W, torch.ones(3, 3))
+def test_tensor_constant_of_up_to_16_elements_is_dense_inline():
+    # As upstream's importer wrote literals; torch-mlir's folders read dense values only.
+    fn = traced(lambda x: x + SMALL, torch.ones(2, 3))
     text = imported(fn)
-    m = re.search(r"torch\.tensor\.literal\(dense_resource<([\w.]+)> : tensor<3x3xf32>\) : "
-                  r"!torch\.tensor<\[3,3\],f32>", text)
+    assert ("torch.tensor.literal(dense<[[0.000000e+00, 1.000000e+00, 2.000000e+00], [3.000000e+00, "
+            "4.000000e+00, 5.000000e+00]]> : tensor<2x3xf32>) : !torch.tensor<[2,3],f32>") in text
+    assert "dense_resource" not in text
+
+
+def test_larger_tensor_constant_is_dense_resource_with_deterministic_name():
+    fn = traced(lambda x: x @ W, torch.ones(5, 5))
+    text = imported(fn)
+    m = re.search(r"torch\.tensor\.literal\(dense_resource<([\w.]+)> : tensor<5x5xf32>\) : "
+                  r"!torch\.tensor<\[5,5\],f32>", text)
     assert m, text
     name = m.group(1)
     assert name in imported(fn), "the same import must give the blob the same name"
@@ -163,7 +173,7 @@ def test_larger_tensor_constant_is_dense_resource_with_deterministic_name():
 
 
 def test_tensor_constant_used_twice_is_one_literal():
-    fn = traced(lambda x: x @ W + W, torch.ones(3, 3))
+    fn = traced(lambda x: x @ W + W, torch.ones(5, 5))
     assert imported(fn).count("torch.tensor.literal") == 1
 
 

@@ -13,10 +13,9 @@
 
 // The traced import: the number operand, at the Python line of the idiom.
 // RUN: %PYTHON -m harness emit seed-arange-traced-size --cache %harness-ir-cache -q -o %t.ts.mlir
-// RUN: FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:arange-traced-size} --input-file %t.ts.mlir
+// RUN: torch-mlir-opt %t.ts.mlir --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:arange-traced-size}
 // IMPORT:      %[[END:.*]] = torch.aten.ScalarImplicit %{{.*}} : !torch.tensor<[],si64> -> !torch.number
-// IMPORT:      torch.aten.arange %[[END]], {{.*}} : !torch.number, {{.*}} loc(#[[LOC:loc[0-9]+]])
-// IMPORT:      #[[LOC]] = loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
+// IMPORT:      torch.aten.arange %[[END]], {{.*}} : !torch.number, {{.*}} loc({{.*}}"aten::arange"("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
 
 // Both pipelines, traced: a linalg.generic over linalg.index builds the range.
 // RUN: torch-mlir-opt %t.ts.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,TRACED

@@ -13,10 +13,9 @@
 // arange/compare/where first, so only the constant and the final add are common).
 
 // RUN: %PYTHON -m harness emit seed-full-tensor-fill --cache %harness-ir-cache -q -o %t.ts.mlir
-// RUN: FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:full-tensor-fill} --input-file %t.ts.mlir
+// RUN: torch-mlir-opt %t.ts.mlir --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:full-tensor-fill}
 // IMPORT:      %[[FILL:.*]] = torch.aten.ScalarImplicit %{{.*}} : !torch.tensor<[],f32> -> !torch.number
-// IMPORT:      torch.aten.full %{{.*}}, %[[FILL]], {{.*}} : !torch.list<int>, !torch.number, {{.*}} loc(#[[LOC:loc[0-9]+]])
-// IMPORT:      #[[LOC]] = loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
+// IMPORT:      torch.aten.full %{{.*}}, %[[FILL]], {{.*}} : !torch.list<int>, !torch.number, {{.*}} loc({{.*}}"aten::full"("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
 
 // RUN: torch-mlir-opt %t.ts.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %s --check-prefixes=LINALG,TRACED
 // TRACED-LABEL:   func.func @forward(
