@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 import torch
@@ -670,3 +670,89 @@ def test_node_kind_of_traced_opt(kind, op, fn, args):
     text = imported(traced_fn)
     assert op in op_names(text), text
     assert "torch.operator" not in text
+
+
+# --- upstream's forms: names from the schema object, Store/Load, tuple subtypes, decorator ---
+
+
+@pytest.mark.parametrize("schema, names", [
+    ("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+     ("torch.aten.add.Tensor", "aten.add.Tensor")),
+    ("aten::relu(Tensor self) -> Tensor", ("torch.aten.relu", "aten.relu")),
+    ("quantized::linear(Tensor X, __torch__.torch.classes.quantized.LinearPackedParamsBase W_prepack, "
+     "float Y_scale_i, int Y_zero_point_i) -> Tensor Y", ("torch.quantized.linear", "quantized.linear")),
+], ids=["overload", "no-overload", "namespace"])
+def test_op_names_come_from_the_schema_name_and_overload(schema, names):
+    from harness.frontends.torchscript.nodes import schema_op_name
+
+    parsed = torch._C.parse_schema(schema)
+    assert schema_op_name(parsed) == names
+
+
+STORE_LOAD_GRAPH = """
+graph(%x : Tensor):
+  prim::Store[name="kept"](%x)
+  %y : Tensor = prim::Load[name="kept"]()
+  return (%y)
+"""
+
+
+def test_store_and_load_keep_their_variable_name(filecheck):
+    # Graphs the JIT has not turned into SSA form yet (upstream's unimplemented.py has one in a
+    # class method) hold named variables; each node maps to one op with its name.
+    graph = torch._C.parse_ir(STORE_LOAD_GRAPH)
+    assert kinds(graph) == {"prim::Store", "prim::Load"}
+    fn = torch._C.CompilationUnit().create_function("store_load", graph)
+    filecheck(imported(fn), """
+        CHECK-LABEL: func.func @store_load(
+        CHECK-SAME:      %[[X:.*]]: !torch.tensor) -> !torch.tensor
+        CHECK-NEXT:    torch.prim.Store "kept", %[[X]] : !torch.tensor
+        CHECK-NEXT:    %[[Y:.*]] = torch.prim.Load "kept" : !torch.tensor
+        CHECK-NEXT:    return %[[Y]] : !torch.tensor
+    """)
+
+
+Pair = NamedTuple("Pair", [("first", Optional[torch.Tensor]), ("second", Optional[torch.Tensor])])
+
+
+@torch.jit.script
+def named_pair(a: torch.Tensor, b: torch.Tensor) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
+    return Pair(a, b)
+
+
+@torch.jit.script
+def plain_pair(a: torch.Tensor, b: torch.Tensor) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
+    return a, b
+
+
+def test_tuple_fields_of_a_supertype_take_the_elements_as_they_are(filecheck):
+    # A NamedTuple's type has Optional[Tensor] fields; its elements are plain tensors, a subtype
+    # the tuple op accepts: no derefine of each element (upstream's form).
+    assert "prim::TupleConstruct" in kinds(named_pair.graph)
+    filecheck(imported(named_pair), """
+        CHECK-LABEL: func.func @{{.*}}named_pair(
+        CHECK-SAME:      %[[A:.*]]: !torch.tensor, %[[B:.*]]: !torch.tensor)
+        CHECK-NEXT:    %[[T:.*]] = torch.prim.TupleConstruct %[[A]], %[[B]] : !torch.tensor, !torch.tensor -> !torch.tuple<optional<tensor>, optional<tensor>>
+        CHECK-NEXT:    return %[[T]]
+    """)
+    # A plain tuple is typed by its elements; the return derefines it to the signature.
+    filecheck(imported(plain_pair), """
+        CHECK-LABEL: func.func @{{.*}}plain_pair(
+        CHECK:         %[[T:.*]] = torch.prim.TupleConstruct %{{.*}}, %{{.*}} : !torch.tensor, !torch.tensor -> !torch.tuple<tensor, tensor>
+        CHECK-NEXT:    %[[D:.*]] = torch.derefine %[[T]] : !torch.tuple<tensor, tensor> to !torch.tuple<optional<tensor>, optional<tensor>>
+        CHECK-NEXT:    return %[[D]]
+    """)
+
+
+def test_import_function_returns_the_function_so_it_decorates():
+    mb = ModuleBuilder()
+
+    @mb.import_function
+    @torch.jit.script
+    def decorated(x: int) -> int:
+        return x + 1
+
+    assert isinstance(decorated, torch.jit.ScriptFunction)
+    assert decorated(2) == 3
+    assert "func.func @" in str(mb.module) and "decorated" in str(mb.module)
+    assert mb.last_import.functions == 1

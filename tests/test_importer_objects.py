@@ -347,3 +347,60 @@ def test_import_stats_count_what_was_imported(slots):
     assert stats.tensor_bytes == 4 * (5 * 5 * 4)  # two leaves, each a 5x5 f32 weight and mask
     assert stats.node_kinds["prim::CallMethod"] == 2
     assert mb.last_import is stats
+
+
+# --- upstream's order and sharing -------------------------------------------------------------
+
+
+class Counter(nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.n = n
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.n
+
+
+class TwoCounters(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = Counter(0)
+        self.second = Counter(0)
+        self.label = "counters"
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return helper_function(self.second(self.first(x)))
+
+
+def helper_function(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+
+
+def test_functions_come_first_then_each_class_type_before_its_objects(filecheck):
+    script = torch.jit.script(TwoCounters())
+    filecheck(imported(script), """
+        CHECK-NOT:   torch.class_type
+        CHECK:       func.func private @{{.*}}TwoCounters.forward(
+        CHECK:       func.func private @{{.*}}Counter.forward(
+        CHECK:       func.func private @{{.*}}helper_function(
+        CHECK-NOT:   func.func
+        CHECK:       torch.class_type @{{.*}}TwoCounters {
+        CHECK:       torch.class_type @{{.*}}Counter {
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}Counter">
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}Counter">
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}TwoCounters">
+    """)
+
+
+def test_equal_primitive_slot_values_are_one_constant():
+    text = imported(torch.jit.script(TwoCounters()))
+    modules = nn_modules(text)
+    counters = [m for m in modules.values() if 'torch.slot "n"' in m]
+    assert len(counters) == 2
+    assert slot_value(counters[0], "n") == slot_value(counters[1], "n")
+    assert len({slot_value(m, "training") for m in modules.values()}) == 1
+    assert text.count("torch.constant.int 0") == 1
+    assert text.count("torch.constant.bool true") == 1

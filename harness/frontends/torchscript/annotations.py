@@ -56,6 +56,12 @@ class ClassLayout:
             return None
 
 
+def _is_module_class(t: torch._C.Type) -> bool:
+    """A class type with attributes and methods to annotate: not a C++ custom class such as
+    quantized LinearPackedParamsBase, which has neither."""
+    return t.kind() == "ClassType" and not t.qualified_name().startswith("__torch__.torch.classes.")
+
+
 def _skeleton(class_type: torch._C.ClassType) -> torch._C.ScriptModule:
     # The binding lists a class type's attribute types in order but not their names; a
     # ConcreteModuleType lists the names unordered. An object of the type lists both, in order,
@@ -203,9 +209,9 @@ class ClassAnnotator:
         layout = root
         for name in path:
             t = layout.attribute_type(name)
-            if t is None or t.kind() != "ClassType":
+            if t is None or not _is_module_class(t):
                 submodules = [n for n, ty in zip(layout.attribute_names, layout.attribute_types)
-                              if ty.kind() == "ClassType"]
+                              if _is_module_class(ty)]
                 raise AnnotationError(
                     f"{what}: {layout.qualname} has no submodule in attribute '{name}' (its "
                     f"submodules: {', '.join(submodules) or 'none'})."
@@ -225,7 +231,7 @@ class ClassAnnotator:
             annotation.attributes = {n: False for n in annotation.attributes}
             for method in annotation.methods.values():
                 method.is_exported = False
-            stack.extend(_layout_of_type(t) for t in layout.attribute_types if t.kind() == "ClassType")
+            stack.extend(_layout_of_type(t) for t in layout.attribute_types if _is_module_class(t))
 
     def exportPath(self, class_type, path: Sequence[str]) -> None:  # noqa: N802
         """Export the member at ``path`` (attribute names, then the member)."""
