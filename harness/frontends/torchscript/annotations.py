@@ -62,7 +62,17 @@ def _is_module_class(t: torch._C.Type) -> bool:
     return t.kind() == "ClassType" and not t.qualified_name().startswith("__torch__.torch.classes.")
 
 
+_SKELETONS: dict[str, torch._C.ScriptModule] = {}
+
+
 def _skeleton(class_type: torch._C.ClassType) -> torch._C.ScriptModule:
+    cached = _SKELETONS.get(class_type.qualified_name())
+    if cached is None:
+        cached = _SKELETONS[class_type.qualified_name()] = _new_skeleton(class_type)
+    return cached
+
+
+def _new_skeleton(class_type: torch._C.ClassType) -> torch._C.ScriptModule:
     # The binding lists a class type's attribute types in order but not their names; a
     # ConcreteModuleType lists the names unordered. An object of the type lists both, in order,
     # once its tensor and submodule slots hold values (the iterator reads them).

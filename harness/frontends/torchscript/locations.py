@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import torch
 from torch_mlir import ir
@@ -65,8 +66,10 @@ def _scripted_frame(node: torch._C.Node, text: str) -> Frame | None:
     return Frame(m.group("file"), int(m.group("line"))) if m else None
 
 
+@lru_cache(maxsize=4096)
 def traced_frames(text: str) -> tuple[Frame, ...]:
-    """The model's frames of a tracer-recorded stack, innermost first."""
+    """The model's frames of a tracer-recorded stack, innermost first (cached: the ops of one
+    source line share one stack text)."""
     frames: list[Frame] = []
     for line in text.splitlines():
         m = _TRACE_FRAME.match(line.strip())
@@ -168,8 +171,12 @@ class LocationFactory:
                     walk(block.nodes())
 
         walk(graph.nodes())
-        own = [self.chain(node_frames(n), _op_name(n)) for n in order]
-        borrowable = [None if loc is None else self._strip_name(n, loc) for n, loc in zip(order, own)]
+        frames = [node_frames(n) for n in order]
+        names = [_op_name(n) for n in order]
+        own = [self.chain(f, name) for f, name in zip(frames, names)]
+        # Borrowers take a neighbour's frames without its op name.
+        borrowable = [loc if loc is None or name is None else self.chain(f)
+                      for f, name, loc in zip(frames, names, own)]
         filled: list[ir.Location | None] = list(own)
         following: ir.Location | None = None
         for i in range(len(filled) - 1, -1, -1):
@@ -196,10 +203,6 @@ class LocationFactory:
             exit=known[-1] if known else self.unknown,
             near=near,
         )
-
-    def _strip_name(self, node: torch._C.Node, loc: ir.Location) -> ir.Location:
-        """The node's chain without its op name, for nodes that borrow it."""
-        return self.chain(node_frames(node)) if _op_name(node) else loc
 
     @staticmethod
     def describe(node: torch._C.Node) -> str:

@@ -225,8 +225,9 @@ class GraphImporter:
     def constant(self, value, jit_type: torch._C.Type, loc: ir.Location, node: torch._C.Node | None = None,
                  name_hint: str = "") -> ir.Value:
         """An MLIR value holding a Python/IValue constant of the given TorchScript type."""
-        return emit_constant(self.env, value, jit_type, loc, name_hint or self._const_name(node),
-                             f"constant in {self.object_path}")
+        if not name_hint and isinstance(value, (torch.Tensor, list, tuple, dict)):
+            name_hint = self._const_name(node)  # names resource blobs; only tensors need one
+        return emit_constant(self.env, value, jit_type, loc, name_hint, f"constant in {self.object_path}")
 
     def _const_name(self, node: torch._C.Node | None) -> str:
         flc = LocationFactory.describe(node) if node is not None else ""

@@ -5,7 +5,8 @@ Each object is preceded by its class's ``torch.class_type`` (the first time the 
 and by the values of its slots; the ``torch.nn_module`` op closes it. Values are imported once
 per identity, as upstream's importer did:
 
-- objects by identity (two wrappers of one TorchScript object are one ``nn_module``);
+- objects by identity (two wrappers of one TorchScript object are one ``nn_module``; a probe of
+  the ``training`` flag tells two objects of one class apart);
 - tensors by their TensorImpl; two different tensors that share storage are refused, since the
   object graph gives each its own storage and the aliasing would be lost;
 - None, bool, int, float and str by value, so ``training = True`` is one constant.
@@ -55,7 +56,7 @@ class ObjectGraph:
         self.module = module
         self.annotator = annotator
         self.classes: dict[str, ClassInfo] = {}
-        self._objects: dict[tuple, list[tuple[torch._C.ScriptModule, ir.Value]]] = {}
+        self._objects: dict[str, list[tuple[torch._C.ScriptModule, ir.Value]]] = {}
         # TensorImpl address -> (the tensor, kept alive so the address is not reused, value)
         self._tensors: dict[int, tuple[torch.Tensor, ir.Value]] = {}
         self._storages: dict[int, str] = {}  # StorageImpl address -> first path
@@ -69,10 +70,16 @@ class ObjectGraph:
 
     # ----- classes ----------------------------------------------------------------------
 
+    def _attributes(self, obj: torch._C.ScriptModule, info: ClassInfo) -> list[tuple[str, object]]:
+        # The names are the class's; reading each value is cheaper than the iterator, which
+        # walks every parameter, buffer and submodule of the object on each call.
+        return [(name, obj.getattr(name)) for name in info.attr_names]
+
     def collect(self, obj: torch._C.ScriptModule, path: str) -> None:
         class_type = obj._type()
         qualname = class_type.qualified_name()
-        named = named_attributes(obj)
+        known = self.classes.get(qualname)
+        named = self._attributes(obj, known) if known else named_attributes(obj)
         if qualname not in self.classes:
             info = ClassInfo(
                 qualname=qualname,
@@ -128,24 +135,11 @@ class ObjectGraph:
 
     # ----- objects ----------------------------------------------------------------------
 
-    def _identity(self, value) -> tuple:
-        """What an object holds. Equal keys make two wrappers candidates for being one object."""
-        if isinstance(value, torch.Tensor):
-            return ("tensor", value._cdata)
-        if isinstance(value, torch._C.ScriptModule):
-            return ("module", value._type().qualified_name(),
-                    tuple((n, self._identity(v)) for n, v in named_attributes(value)))
-        if isinstance(value, (list, tuple)):
-            return (type(value).__name__,) + tuple(self._identity(v) for v in value)
-        if isinstance(value, dict):
-            return ("dict",) + tuple((k, self._identity(v)) for k, v in value.items())
-        return ("value", type(value).__name__, repr(value))
-
     @staticmethod
     def _same_object(a: torch._C.ScriptModule, b: torch._C.ScriptModule) -> bool:
         """Whether two wrappers are one TorchScript object. The binding exposes no pointer, so
         this flips ``training`` through one wrapper, reads it through the other, and restores
-        it; only called for wrappers that already hold identical values."""
+        it; only called for wrappers of one class."""
         before = a.getattr("training")
         try:
             a.setattr("training", not before)
@@ -157,7 +151,7 @@ class ObjectGraph:
         qualname = obj._type().qualified_name()
         if not self.root_qualname:
             self.root_qualname = qualname
-        key = self._identity(obj)
+        key = qualname  # objects of one class are candidates; the probe tells them apart
         for candidate, value in self._objects.get(key, ()):
             if self._same_object(candidate, obj):
                 return value
@@ -165,7 +159,7 @@ class ObjectGraph:
         if not info.emitted:
             self._emit_class_type(info)
         slots = [(name, self.import_value(value, jit_type, f"{path}.{name}"))
-                 for (name, value), jit_type in zip(named_attributes(obj), info.attr_types)]
+                 for (name, value), jit_type in zip(self._attributes(obj, info), info.attr_types)]
         loc = ir.Location.name(path, self.env.locs.unknown)
         with self._ip:
             op = ir.Operation.create("torch.nn_module", results=[self.env.types.from_jit(obj._type(), path)],
