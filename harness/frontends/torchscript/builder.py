@@ -2,9 +2,11 @@
 
 ``ModuleBuilder`` keeps upstream torch-mlir's names (``import_module(script_module._c,
 class_annotator)``, ``import_function(fn)``, ``.module``) so existing scripts run unchanged.
-The object graph becomes ``torch.class_type`` declarations, ``torch.nn_module`` instances with
-``torch.slot`` values (each object and each tensor imported once), and one private
-``func.func`` per method, which ``torchscript-module-to-torch-backend-pipeline`` globalizes.
+The module holds, in upstream's order, one private ``func.func`` per method of each class of
+the object graph and per free function they call (functions not reachable from the module are
+not imported, unlike upstream, which imported the whole Python compilation unit: every function
+ever scripted in the process), then the object graph (objects.py), which
+``torchscript-module-to-torch-backend-pipeline`` globalizes.
 """
 
 from __future__ import annotations
