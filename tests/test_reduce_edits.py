@@ -10,7 +10,15 @@ from harness.compiler.mlir import children, new_context, print_op
 from harness.errors import UsageError
 from harness.tools.reduce import ReduceResult, Stopped, Strategy
 from harness.tools.reduce.edits import entry_block, op_units, parse_input, zero_constant
-from harness.tools.reduce.strategy import DropLines, DropOps, First, Plan, Substitute, plan, run_rounds
+from harness.tools.reduce.strategy import (
+    DropLines,
+    DropOps,
+    First,
+    Plan,
+    Substitute,
+    plan,
+    run_rounds,
+)
 from harness.tools.reduce.torch_types import TypeKind, kind, tensor_info
 
 

@@ -26,7 +26,10 @@
 // RUN: not torch-mlir-opt %t.torch.mlir %{pipeline:torch-to-linalg} 2>&1 | FileCheck %s --check-prefix=LINALG
 // LINALG:      transformers/masking_utils.py:52:{{[0-9]+}}: error: failed to legalize operation 'torch.vtensor.literal'
 // LINALG-SAME:   dense<true> : tensor<i1>
-// LINALG-NEXT: transformers/masking_utils.py:52:{{[0-9]+}}: note: see current operation: {{.*}}"torch.vtensor.literal"()
+// The literal's own Python stack, as traced: masking_utils' helpers, called from the decoder.
+// LINALG-NEXT: transformers/masking_utils.py:{{[0-9]+}}:{{[0-9]+}}: note: called from
+// LINALG:      transformers/models/opt/modeling_opt.py:{{[0-9]+}}:{{[0-9]+}}: note: called from
+// LINALG:      transformers/masking_utils.py:52:{{[0-9]+}}: note: see current operation: {{.*}}"torch.vtensor.literal"()
 // LINALG-NOT:  error:
 
 // What a user runs next: harness explain maps the literal back to transformers' source line and
@@ -36,4 +39,5 @@
 // EXPLAIN-NEXT:   op: torch.vtensor.literal
 // EXPLAIN-NEXT:   at {{.*}}transformers/masking_utils.py:52:{{[0-9]+}} (library)
 // EXPLAIN:        >    52 |         result = q_idx.new_ones((), dtype=torch.bool)
+// EXPLAIN:        called from {{.*}}transformers/models/opt/modeling_opt.py:{{[0-9]+}}:{{[0-9]+}} (library)
 // EXPLAIN:        hint (known idiom 'bool-literal-mask'
