@@ -30,11 +30,11 @@ class OutputError(HarnessError):
     """An output location cannot be written."""
 
 
-class ImportError_(HarnessError):
-    """Base of importer errors (named with a trailing underscore: ImportError is a builtin)."""
+class TorchScriptImportError(HarnessError):
+    """Base of the TorchScript importer's errors."""
 
 
-class UnsupportedNodeError(ImportError_):
+class UnsupportedNodeError(TorchScriptImportError):
     """A TorchScript node the importer cannot translate."""
 
     def __init__(self, kind: str, location: str, object_path: str, detail: str = ""):
@@ -51,7 +51,7 @@ class UnsupportedNodeError(ImportError_):
         )
 
 
-class UnsupportedTypeError(ImportError_):
+class UnsupportedTypeError(TorchScriptImportError):
     """A TorchScript type the importer cannot express in the torch dialect."""
 
     def __init__(self, type_str: str, context: str, supported: str = ""):
@@ -65,7 +65,7 @@ class UnsupportedTypeError(ImportError_):
         )
 
 
-class AnnotationError(ImportError_):
+class AnnotationError(TorchScriptImportError):
     """A ClassAnnotator call names a method or argument that does not exist, or is malformed."""
 
 
@@ -320,4 +320,25 @@ class ElidedWeightsError(UsageError):
             f"the weight dense_resource<{name}> has no data in the IR: the file was written with "
             "its weights elided. Write it with the weights kept (harness emit/opt "
             "--keep-weights), then run the pipelines on that file."
+        )
+
+
+class BuildError(BinaryError):
+    """A named torch-mlir-opt build is unknown, not fetched yet, broken, or cannot be fetched or
+    added (harness.compiler.builds); the message names the build and the command that fixes it."""
+
+
+class AliasedTensorError(TorchScriptImportError):
+    """Two tensors of a module share storage; the object graph would lose the aliasing."""
+
+    def __init__(self, path: str, other_path: str, root: str):
+        self.path = path
+        self.other_path = other_path
+        self.root = root
+        super().__init__(
+            "Unhandled tensor that shares storage with another tensor.\n"
+            f"Found at path '{path}' from root object '{root}'; it shares storage with "
+            f"'{other_path}'. torch-mlir's object graph gives every tensor its own storage, so "
+            "the aliasing would be lost. Keep one of them as the attribute and compute the other "
+            "from it in forward (a view or slice), or .clone() it if independent copies are meant."
         )

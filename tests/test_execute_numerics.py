@@ -15,8 +15,8 @@ from harness.errors import HarnessError
 from harness.execute.dtypes import DType
 from harness.execute.lowering import run_stage
 from harness.execute.numerics import Tolerance, Tolerances, Verdict, compare
-from harness.execute.reference import evaluate_file
 from harness.execute.refbackend import RefBackendOptions, run_refbackend
+from harness.execute.reference import evaluate_file
 from harness.execute.signature import read_signature
 
 

@@ -143,12 +143,27 @@ def test_scripted_control_flow_lowers_to_linalg():
     assert re.search(r"= linalg\.generic", text)
 
 
+class ScaledWide(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("shift", torch.arange(20.0))  # over 16 elements: a resource blob
+
+    def forward(self, x):
+        return x + self.shift
+
+
 def test_weights_reach_linalg_as_the_same_resource_blobs():
-    model = Scaled()
-    text = lowered(model, [torch.ones(2, 4)], use_tracing=False)
-    assert re.search(r"arith\.constant dense_resource<shift\w*> : tensor<4xf32>", text)
+    model = ScaledWide()
+    text = lowered(model, [torch.ones(2, 20)], use_tracing=False)
+    assert re.search(r"arith\.constant dense_resource<shift\w*> : tensor<20xf32>", text)
     blob = re.search(r'shift\w*: "0x([0-9A-F]+)"', text).group(1)
     assert blob[8:] == model.shift.numpy().tobytes().hex().upper()
+
+
+def test_small_weights_reach_linalg_as_dense_constants():
+    text = lowered(Scaled(), [torch.ones(2, 4)], use_tracing=False)
+    assert "arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>" in text
+    assert "dense_resource" not in text
 
 
 def test_traced_multihead_attention_lowers_to_linalg():

@@ -1,10 +1,9 @@
 """harness.frontends.torchscript.builder: the object graph (class types, nn_modules, slots), object and
 tensor identity, weights as resource blobs, locations and the module's name attribute."""
 
-import inspect
 import re
 import warnings
-from typing import Dict, Optional, Tuple
+from typing import Optional
 
 import pytest
 import torch
@@ -12,7 +11,7 @@ from torch import nn
 from torch_mlir import ir
 
 from harness import torchscript
-from harness.errors import PipelineFailure
+from harness.errors import AliasedTensorError, PipelineFailure
 from harness.frontends.torchscript import ModuleBuilder
 
 
@@ -64,8 +63,8 @@ def walk(op: ir.Operation) -> list[ir.Operation]:
 class Leaf(nn.Module):
     def __init__(self, n: int):
         super().__init__()
-        self.weight = nn.Parameter(torch.full((4, 4), float(n)))
-        self.register_buffer("mask", torch.ones(4, 4))
+        self.weight = nn.Parameter(torch.full((5, 5), float(n)))
+        self.register_buffer("mask", torch.ones(5, 5))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return x @ self.weight * self.mask
@@ -237,24 +236,54 @@ def test_object_reachable_by_two_paths_is_rejected_by_the_pipeline(truly_shared)
 class Tied(nn.Module):
     def __init__(self):
         super().__init__()
-        self.w1 = nn.Parameter(torch.ones(4, 4))
+        self.w1 = nn.Parameter(torch.ones(5, 5))
         self.w2 = self.w1
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x @ self.w1 + x @ self.w2
+
+
+def test_tied_parameters_are_one_literal():
+    text = imported(torch.jit.script(Tied()))
+    root = next(iter(nn_modules(text).values()))
+    assert slot_value(root, "w1") == slot_value(root, "w2")
+    assert text.count("torch.tensor.literal") == 1
+
+
+class ViewOfBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
         base = torch.arange(16.0)
         self.register_buffer("flat", base)
         self.register_buffer("square", base.view(4, 4))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x @ self.w1 + x @ self.w2 + self.square + self.flat.sum()
+        return x + self.square + self.flat.sum()
 
 
-def test_tied_parameters_are_one_literal_and_views_are_their_own():
-    text = imported(torch.jit.script(Tied()))
-    root = next(iter(nn_modules(text).values()))
-    assert slot_value(root, "w1") == slot_value(root, "w2")
-    assert slot_value(root, "flat") != slot_value(root, "square")
-    assert text.count("torch.tensor.literal") == 3
-    assert "dense_resource<flat> : tensor<16xf32>" in text
-    assert "dense_resource<square> : tensor<4x4xf32>" in text
+class HoldsView(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = ViewOfBuffer()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x)
+
+
+@pytest.mark.parametrize("model, path, other", [
+    (ViewOfBuffer, "<root>.square", "<root>.flat"),
+    (HoldsView, "<root>.inner.square", "<root>.inner.flat"),
+])
+def test_tensors_sharing_storage_are_refused_not_copied(model, path, other):
+    # Two literals would give the view its own storage: a write through one would no longer
+    # show through the other. Upstream's importer refused them too.
+    script = torch.jit.script(model())
+    with pytest.raises(AliasedTensorError) as info:
+        imported(script)
+    err = info.value
+    assert (err.path, err.other_path, err.root) == (path, other, qualname(script))
+    assert str(err).startswith("Unhandled tensor that shares storage with another tensor.\n"
+                               f"Found at path '{path}' from root object '{qualname(script)}'")
 
 
 # --- weights as resource blobs --------------------------------------------------------------
@@ -262,8 +291,8 @@ def test_tied_parameters_are_one_literal_and_views_are_their_own():
 
 def test_parameters_and_buffers_are_named_resource_blobs(slots):
     script, text = slots
-    assert "torch.tensor.literal(dense_resource<left.weight> : tensor<4x4xf32>) : !torch.tensor<[4,4],f32>" in text
-    assert "torch.tensor.literal(dense_resource<right.mask> : tensor<4x4xf32>) : !torch.tensor<[4,4],f32>" in text
+    assert "torch.tensor.literal(dense_resource<left.weight> : tensor<5x5xf32>) : !torch.tensor<[5,5],f32>" in text
+    assert "torch.tensor.literal(dense_resource<right.mask> : tensor<5x5xf32>) : !torch.tensor<[5,5],f32>" in text
     blob = re.search(r'left\.weight: "0x([0-9A-F]+)"', text).group(1)
     assert blob == "04000000" + script.left.weight.detach().numpy().tobytes().hex().upper()
 
@@ -279,66 +308,7 @@ def test_elided_print_carries_no_hex_blob(slots):
     assert len(hex_blob.findall(full)) == 4
 
 
-# --- locations ------------------------------------------------------------------------------
-
-
-class Located(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.leaf = Leaf(1)
-        self.scale = 2.0
-
-    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, Dict[str, int]]:
-        y = self.leaf(x) * self.scale
-        return torch.relu(y), {"n": 1}
-
-
-def source_position(function, snippet: str) -> tuple[int, int]:
-    """(line, 0-based column) of ``snippet`` in this file, from the source text."""
-    lines, start = inspect.getsourcelines(function)
-    for offset, line in enumerate(lines):
-        if snippet in line:
-            return start + offset, line.index(snippet)
-    raise AssertionError(f"{snippet!r} not in {function}")
-
-
-FILE_LINE_COL = re.compile(r'^loc\("[^"]+":\d+:\d+\)$')
-
-
-@pytest.mark.parametrize("how", ["script", "trace"])
-def test_every_op_of_every_function_has_a_file_line_col_location(how):
-    model = Located()
-    script = torch.jit.script(model) if how == "script" else traced(Leaf(1), torch.ones(4, 4))
-    mb = builder_for(script)
-    functions = [op for op in walk(mb.module.operation) if op.name == "func.func"]
-    assert functions
-    for function in functions:
-        for op in walk(function):
-            assert FILE_LINE_COL.match(str(op.location)), (op.name, str(op.location))
-
-
-def test_scripted_op_is_located_at_its_source_token():
-    line, col = source_position(Located.forward, "self.leaf(x) * self.scale")
-    mb = builder_for(torch.jit.script(Located()))
-    muls = [op for op in walk(mb.module.operation) if op.name == "torch.aten.mul.Scalar"]
-    assert [str(op.location) for op in muls] == [f'loc("{__file__}":{line}:{col})']
-
-
-def test_traced_op_is_located_at_its_python_line():
-    line, _ = source_position(Leaf.forward, "x @ self.weight * self.mask")
-    mb = builder_for(traced(Leaf(1), torch.ones(4, 4)))
-    matmuls = [op for op in walk(mb.module.operation) if op.name == "torch.aten.matmul"]
-    assert [str(op.location) for op in matmuls] == [f'loc("{__file__}":{line}:0)']
-
-
-def test_node_without_a_source_range_borrows_the_next_located_one():
-    # The JIT records no source range for the GetAttr that reads self.scale; the op that uses
-    # it (the multiplication) is the next located node.
-    line, col = source_position(Located.forward, "self.leaf(x) * self.scale")
-    mb = builder_for(torch.jit.script(Located()))
-    get_scale = [op for op in walk(mb.module.operation)
-                 if op.name == "torch.prim.GetAttr" and ir.StringAttr(op.attributes["name"]).value == "scale"]
-    assert [str(op.location) for op in get_scale] == [f'loc("{__file__}":{line}:{col})']
+# --- locations (of functions: test_importer_locations.py) ---------------------------------
 
 
 def test_object_graph_ops_are_located_at_their_object_path(slots):
@@ -362,7 +332,7 @@ def test_object_graph_ops_are_located_at_their_object_path(slots):
 @pytest.mark.parametrize("how", ["script", "trace"])
 def test_debug_module_name_is_the_python_class_name(how):
     model = Leaf(1)
-    script = torch.jit.script(model) if how == "script" else traced(model, torch.ones(4, 4))
+    script = torch.jit.script(model) if how == "script" else traced(model, torch.ones(5, 5))
     assert "___torch_mangle" in qualname(script) or how == "script"
     module = builder_for(script).module
     assert ir.StringAttr(module.operation.attributes["torch.debug_module_name"]).value == "Leaf"
@@ -373,6 +343,63 @@ def test_import_stats_count_what_was_imported(slots):
     mb = ModuleBuilder()
     stats = mb.import_module(script._c)
     assert (stats.class_types, stats.objects, stats.functions) == (2, 3, 3)
-    assert stats.tensor_bytes == 4 * (4 * 4 * 4)  # two leaves, each a 4x4 f32 weight and mask
+    assert stats.tensor_bytes == 4 * (5 * 5 * 4)  # two leaves, each a 5x5 f32 weight and mask
     assert stats.node_kinds["prim::CallMethod"] == 2
     assert mb.last_import is stats
+
+
+# --- upstream's order and sharing -------------------------------------------------------------
+
+
+class Counter(nn.Module):
+    def __init__(self, n: int):
+        super().__init__()
+        self.n = n
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.n
+
+
+class TwoCounters(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = Counter(0)
+        self.second = Counter(0)
+        self.label = "counters"
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return helper_function(self.second(self.first(x)))
+
+
+def helper_function(x: torch.Tensor) -> torch.Tensor:
+    return x + 1
+
+
+def test_functions_come_first_then_each_class_type_before_its_objects(filecheck):
+    script = torch.jit.script(TwoCounters())
+    filecheck(imported(script), """
+        CHECK-NOT:   torch.class_type
+        CHECK:       func.func private @{{.*}}TwoCounters.forward(
+        CHECK:       func.func private @{{.*}}Counter.forward(
+        CHECK:       func.func private @{{.*}}helper_function(
+        CHECK-NOT:   func.func
+        CHECK:       torch.class_type @{{.*}}TwoCounters {
+        CHECK:       torch.class_type @{{.*}}Counter {
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}Counter">
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}Counter">
+        CHECK:       torch.nn_module {
+        CHECK:       } : !torch.nn.Module<"{{.*}}TwoCounters">
+    """)
+
+
+def test_equal_primitive_slot_values_are_one_constant():
+    text = imported(torch.jit.script(TwoCounters()))
+    modules = nn_modules(text)
+    counters = [m for m in modules.values() if 'torch.slot "n"' in m]
+    assert len(counters) == 2
+    assert slot_value(counters[0], "n") == slot_value(counters[1], "n")
+    assert len({slot_value(m, "training") for m in modules.values()}) == 1
+    assert text.count("torch.constant.int 0") == 1
+    assert text.count("torch.constant.bool true") == 1

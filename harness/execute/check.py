@@ -21,8 +21,18 @@ import torch
 
 from harness.compiler.irfile import unique_dir
 from harness.compiler.records import RunRecord, render_record
-from harness.compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
-from harness.errors import HarnessError, InputFileError, ReferenceEvaluationError, UnsupportedOpsError
+from harness.compiler.runner import (
+    RunOptions,
+    repro_command,
+    run_pipeline,
+    shell_command,
+)
+from harness.errors import (
+    HarnessError,
+    InputFileError,
+    ReferenceEvaluationError,
+    UnsupportedOpsError,
+)
 
 from .dtypes import Signature
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz

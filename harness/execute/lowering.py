@@ -16,7 +16,14 @@ from pathlib import Path
 from harness.compiler import pipelines as pipelines_module
 from harness.compiler.crash import parse_crash
 from harness.compiler.records import Outcome, RunRecord, parse_diagnostics
-from harness.compiler.runner import RunOptions, _check_input, classify, execute, run_pipeline, single_pass
+from harness.compiler.runner import (
+    RunOptions,
+    check_input,
+    classify,
+    execute,
+    run_pipeline,
+    single_pass,
+)
 from harness.errors import PipelineConfigError
 
 Driver = pipelines_module.Driver
@@ -52,7 +59,7 @@ def bindings_command(input_path: str, pipeline: str, options: RunOptions,
 def run_bindings_pipeline(input_path: str | os.PathLike, pipeline: str, *,
                           options: RunOptions = RunOptions()) -> RunRecord:
     """``pipeline`` (textual) on the bindings in a child process, as a RunRecord."""
-    path = _check_input(input_path, options.max_input_mb)
+    path = check_input(input_path, options.max_input_mb)
     cmd = bindings_command(str(path), pipeline, options)
     src_root = str(Path(__file__).resolve().parents[2])
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}

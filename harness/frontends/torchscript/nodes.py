@@ -9,8 +9,8 @@ importer, reports the missing lowering. Structural prim nodes have hand-written 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Iterable, Protocol, Sequence
 
 import torch
@@ -21,8 +21,6 @@ from harness.errors import UnsupportedNodeError, UnsupportedTypeError
 from .literals import TensorLiterals
 from .locations import LocationFactory, LocationPlan
 from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
-
-_SCHEMA_NAME = re.compile(r"^(?P<ns>\w+)::(?P<name>\w+)(?:\.(?P<overload>\w+))?\(")
 
 # prim nodes without a schema that map one-to-one onto a torch-dialect op (same operands,
 # same results, no attributes). prim nodes with a schema (prim::Print, prim::device,
@@ -75,15 +73,20 @@ def _is_tensor_type(t: ir.Type) -> bool:
     return s.startswith("!torch.tensor") or s.startswith("!torch.vtensor")
 
 
-def schema_op_name(schema: str) -> tuple[str, str] | None:
-    """``("torch.aten.add.Tensor", "aten.add.Tensor")`` from a node's schema string."""
-    m = _SCHEMA_NAME.match(schema)
-    if not m:
-        return None
-    dotted = f"{m.group('ns')}.{m.group('name')}"
-    if m.group("overload"):
-        dotted += f".{m.group('overload')}"
+def schema_op_name(schema: torch._C.FunctionSchema) -> tuple[str, str]:
+    """``("torch.aten.add.Tensor", "aten.add.Tensor")``: the op and ``torch.operator`` names of a
+    schema, from its ``name`` (``aten::add``) and ``overload_name`` (``Tensor``)."""
+    dotted = schema.name.replace("::", ".", 1)
+    if schema.overload_name:
+        dotted += "." + schema.overload_name
     return "torch." + dotted, dotted
+
+
+@lru_cache(maxsize=None)
+def _op_names_of_schema_text(text: str) -> tuple[str, str]:
+    # node.schema() is the schema's text; parsing it once per distinct text keeps the import of
+    # a model with thousands of aten nodes to a few hundred parses.
+    return schema_op_name(torch._C.parse_schema(text))
 
 
 class GraphImporter:
@@ -98,6 +101,8 @@ class GraphImporter:
             "prim::Constant": self._constant,
             "prim::GetAttr": self._get_attr,
             "prim::SetAttr": self._set_attr,
+            "prim::Store": self._named("torch.prim.Store"),
+            "prim::Load": self._named("torch.prim.Load"),
             "prim::CallMethod": self._call_method,
             "prim::CallFunction": self._call_function,
             "prim::If": self._if,
@@ -158,8 +163,8 @@ class GraphImporter:
             handler(node, loc)
             return
         schema = node.schema()
-        names = schema_op_name(schema) if schema != "(no schema)" else None
-        if names is not None:
+        if schema != "(no schema)":
+            names = _op_names_of_schema_text(schema)
             op_name, dotted = names
             if self.env.is_registered(op_name):
                 self._emit_simple(op_name, node, loc)
@@ -219,8 +224,9 @@ class GraphImporter:
     def constant(self, value, jit_type: torch._C.Type, loc: ir.Location, node: torch._C.Node | None = None,
                  name_hint: str = "") -> ir.Value:
         """An MLIR value holding a Python/IValue constant of the given TorchScript type."""
-        return emit_constant(self.env, value, jit_type, loc, name_hint or self._const_name(node),
-                             f"constant in {self.object_path}")
+        if not name_hint and isinstance(value, (torch.Tensor, list, tuple, dict)):
+            name_hint = self._const_name(node)  # names resource blobs; only tensors need one
+        return emit_constant(self.env, value, jit_type, loc, name_hint, f"constant in {self.object_path}")
 
     def _const_name(self, node: torch._C.Node | None) -> str:
         flc = LocationFactory.describe(node) if node is not None else ""
@@ -235,7 +241,20 @@ class GraphImporter:
     def _set_attr(self, node: torch._C.Node, loc: ir.Location) -> None:
         self._emit_simple("torch.prim.SetAttr", node, loc, {"name": ir.StringAttr.get(node.s("name"))})
 
+    def _named(self, op_name: str) -> Callable[[torch._C.Node, ir.Location], None]:
+        """Nodes that carry a ``name`` string and map one-to-one (prim::Store, prim::Load: the
+        variables of a graph the JIT has not converted to SSA form yet)."""
+        def emit(node: torch._C.Node, loc: ir.Location) -> None:
+            self._emit_simple(op_name, node, loc, {"name": ir.StringAttr.get(node.s("name"))})
+        return emit
+
+    def _near(self, node: torch._C.Node, loc: ir.Location) -> ir.Location:
+        """Where the casts around a call go: the call's own location, or for a traced call
+        (unknown, see locations.py) the one its neighbours lend."""
+        return self.locations.near.get(node, loc) if self.locations is not None else loc
+
     def _call_method(self, node: torch._C.Node, loc: ir.Location) -> None:
+        near = self._near(node, loc)
         receiver, *args = list(node.inputs())
         name = node.s("name")
         receiver_type = receiver.type()
@@ -245,7 +264,7 @@ class GraphImporter:
         operands = [self.lookup(receiver)] + [self.lookup(a) for a in args]
         jit_results = self._result_types(node)
         if sig is not None:
-            operands = operands[:1] + [self.adjust(v, t, loc) for v, t in zip(operands[1:], sig.inputs[1:])]
+            operands = operands[:1] + [self.adjust(v, t, near) for v, t in zip(operands[1:], sig.inputs[1:])]
             result_types = list(sig.results)
         else:
             result_types = jit_results
@@ -254,23 +273,24 @@ class GraphImporter:
             attributes={"name": ir.StringAttr.get(name)}, loc=loc,
         )
         for jit_value, value, want in zip(node.outputs(), op.results, jit_results):
-            self.bind(jit_value, self.adjust(value, want, loc))
+            self.bind(jit_value, self.adjust(value, want, near))
 
     def _call_function(self, node: torch._C.Node, loc: ir.Location) -> None:
         fn_value, *args = list(node.inputs())
         qualname = str(fn_value.type())  # FunctionType prints as the callee's qualified name
         symbol, sig = self.env.callees.function_symbol(qualname, node, self.object_path)
+        near = self._near(node, loc)
         fn_type = ir.FunctionType.get(list(sig.inputs), list(sig.results))
         callee = ir.Operation.create(
             "func.constant", results=[fn_type],
             attributes={"value": ir.FlatSymbolRefAttr.get(symbol)}, loc=loc,
         ).result
-        operands = [self.adjust(self.lookup(a), t, loc) for a, t in zip(args, sig.inputs)]
+        operands = [self.adjust(self.lookup(a), t, near) for a, t in zip(args, sig.inputs)]
         op = ir.Operation.create(
             "func.call_indirect", results=list(sig.results), operands=[callee, *operands], loc=loc
         )
         for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
-            self.bind(jit_value, self.adjust(value, want, loc))
+            self.bind(jit_value, self.adjust(value, want, near))
 
     # A traced tuple's type holds what the tracer saw (Float(3, 2)) even where an element comes
     # from a CallMethod typed by the callee's signature (Tensor). The torch dialect wants a
@@ -281,8 +301,17 @@ class GraphImporter:
                 for t in jit_value.type().containedTypes()]
 
     def _tuple_construct(self, node: torch._C.Node, loc: ir.Location) -> None:
+        # As upstream: an element whose type is a subtype of the tuple's (a tensor into an
+        # Optional[Tensor] field) goes in as is, since the tuple op accepts subtypes; tensors
+        # get their static information cast to the field's.
         elements = self._contained_types(node.output(), node)
-        operands = [self.adjust(v, t, loc) for v, t in zip(self._operands(node), elements)]
+        element_jit = list(node.output().type().containedTypes())
+        operands = []
+        for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit):
+            if not (_is_tensor_type(v.type) and _is_tensor_type(t)) and jit_input.type().isSubtypeOf(jt):
+                operands.append(v)
+            else:
+                operands.append(self.adjust(v, t, loc))
         op = ir.Operation.create("torch.prim.TupleConstruct", results=self._result_types(node),
                                  operands=operands, loc=loc)
         self._bind_results(node, op)
@@ -358,11 +387,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
         v = create("torch.constant.none", "!torch.none")
         return v
     if isinstance(value, torch.Tensor):
-        attr = env.literals.elements_attr(value, name_hint, context)
-        literal_type = types.tensor(list(value.shape), value.dtype, context=context)
-        op = "torch.vtensor.literal" if types.value_semantics else "torch.tensor.literal"
-        return ir.Operation.create(op, results=[literal_type],
-                                   attributes={"value": attr}, loc=loc).result
+        return emit_tensor(env, value, loc, name_hint, context)
     if isinstance(value, bool):
         return create("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(value)})
     if isinstance(value, int):
@@ -414,6 +439,34 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
                                    operands=keys + vals, loc=loc).result
     raise UnsupportedTypeError(f"{type(value).__name__} value {value!r:.60}", context,
                                "None, Tensor, bool, int, float, str, device, dtype, list, tuple, dict")
+
+
+def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hint: str, context: str,
+                scalar: Callable[[object, torch._C.Type], ir.Value] | None = None) -> ir.Value:
+    """A tensor literal; a quantized tensor is its integer literal wrapped in
+    ``torch.per_tensor_affine.create`` with its scale and zero point, as upstream imported it.
+    ``scalar`` makes those two constants (the object graph shares equal ones)."""
+    types = env.types
+    if tensor.is_quantized and tensor.qscheme() != torch.per_tensor_affine:
+        raise UnsupportedTypeError(
+            f"quantized tensor with scheme {tensor.qscheme()}", f"tensor literal '{name_hint}' of {context}",
+            "per-tensor affine quantized tensors (torch.quantize_per_tensor)",
+        )
+    attr = env.literals.elements_attr(tensor, name_hint, context)
+    storage_dtype = tensor.int_repr().dtype if tensor.is_quantized else tensor.dtype
+    literal_type = types.tensor(list(tensor.shape), storage_dtype, context=context)
+    op = "torch.vtensor.literal" if types.value_semantics else "torch.tensor.literal"
+    literal = ir.Operation.create(op, results=[literal_type], attributes={"value": attr}, loc=loc).result
+    if not tensor.is_quantized:
+        return literal
+    if scalar is None:
+        def scalar(v, t):
+            return emit_constant(env, v, t, loc, name_hint, context)
+    scale = scalar(tensor.q_scale(), torch._C.FloatType.get())
+    zero_point = scalar(tensor.q_zero_point(), torch._C.IntType.get())
+    return ir.Operation.create(
+        "torch.per_tensor_affine.create", results=[types.tensor(list(tensor.shape), tensor.dtype, context=context)],
+        operands=[literal, scale, zero_point], loc=loc).result
 
 
 def _jit_type_of_python(value) -> torch._C.Type:

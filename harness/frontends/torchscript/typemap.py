@@ -164,9 +164,15 @@ def _dict(mapper, t, context, refine):
     return f"!torch.dict<{key}, {value}>"
 
 
+# The one TorchScript custom class torch-mlir has a type for (quantized linear weights).
+LINEAR_PARAMS_CLASS = "__torch__.torch.classes.quantized.LinearPackedParamsBase"
+
+
 def _class(mapper, t, context, refine):
     # torch-mlir models every class type as an nn.Module; TorchScript classes that are not
     # modules have no object-graph form there and fail in GlobalizeObjectGraph, not here.
+    if t.qualified_name() == LINEAR_PARAMS_CLASS:
+        return "!torch.LinearParams"
     return f'!torch.nn.Module<"{t.qualified_name()}">'
 
 

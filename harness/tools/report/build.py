@@ -39,6 +39,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import repro_script
 from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult
+from .versions import binary_versions
 
 # The reduced IR goes inline into issue.md up to this size; above it, issue.md points to the file.
 INLINE_MAX_LINES = 150
@@ -198,9 +199,7 @@ def _inline_ir(path: Path) -> str | None:
 def collect_versions(exe: binary_module.OptBinary) -> dict[str, str]:
     """Package versions from their metadata (nothing is imported), the binary's, the platform's."""
     out = versions_module.installed()
-    out["llvm"] = exe.llvm_version or "unknown"
-    out["build"] = exe.build_kind
-    out["torch-mlir-opt"] = exe.path
+    out.update(binary_versions(exe))  # what ran, and where it came from
     out["python"] = f"{platform.python_implementation()} {platform.python_version()}"
     out["platform"] = platform.platform()
     return out

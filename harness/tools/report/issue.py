@@ -19,6 +19,7 @@ from . import markdown as md
 from .redact import Redactor, shell_words
 from .result import REPRODUCED_STATUS, Findings
 from .template import render
+from .versions import versions_markdown
 
 # Titles and the signature as shown stay readable whatever the input names (a 4 KB op name).
 TITLE_MAX_CHARS = 160
@@ -111,18 +112,13 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
     q = _Quote(redactor)
     v = f.versions
     crash = f.original.crash
-    version_line = " / ".join(line.strip() for line in f.exe.version_text.splitlines() if line.strip())
     values = {
         "TITLE": _heading(q, f.title),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
                     + q.prose(f.check.describe())) if not f.check.reproduced else "",
         "SUMMARY": _summary(q, f),
         "SIGNATURE": q.code(bounded(str(f.original.signature), SIGNATURE_MAX_CHARS)),
-        "TORCH_MLIR": q.prose(v["torch-mlir"]), "TORCH": q.prose(v["torch"]),
-        "TRANSFORMERS": q.prose(v["transformers"]), "LLVM": q.prose(v["llvm"]),
-        "BUILD": q.prose(v["build"]), "VERSION_LINE": q.prose(version_line),
-        "BINARY": q.code(v["torch-mlir-opt"]), "PYTHON": q.prose(v["python"]),
-        "PLATFORM": q.prose(v["platform"]),
+        "VERSIONS": redactor.text("\n".join(versions_markdown(f.exe, packages=v)).rstrip("\n")),
         "BUNDLE_COMMAND": q.command(build_command("torch-mlir-opt", f.textual, f.replay_name,
                                                   RunOptions())),
         "ORIGINAL_COMMAND": q.command(f.original.command),

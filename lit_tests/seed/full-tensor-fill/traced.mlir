@@ -3,9 +3,8 @@
 // line of the idiom; both pipelines lower it to linalg.
 
 // RUN: %PYTHON -m harness emit seed-full-tensor-fill --cache %harness-ir-cache -q -o %t.mlir
-// RUN: FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:full-tensor-fill} --input-file %t.mlir
+// RUN: torch-mlir-opt %t.mlir --mlir-print-debuginfo --mlir-print-local-scope | FileCheck %s --check-prefix=IMPORT -DLINE=%{seed-line:full-tensor-fill}
 // IMPORT:      %[[FILL:.*]] = torch.aten.ScalarImplicit %{{.*}} : !torch.tensor<[],f32> -> !torch.number
-// IMPORT:      torch.aten.full %{{.*}}, %[[FILL]], {{.*}} : !torch.list<int>, !torch.number, {{.*}} loc(#[[LOC:loc[0-9]+]])
-// IMPORT:      #[[LOC]] = loc("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
+// IMPORT:      torch.aten.full %{{.*}}, %[[FILL]], {{.*}} : !torch.list<int>, !torch.number, {{.*}} loc({{.*}}"aten::full"("{{.*}}seed.py":[[LINE]]:{{[0-9]+}})
 
 // RUN: torch-mlir-opt %t.mlir %{pipeline:torchscript-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} | FileCheck %S/linalg.checks --check-prefixes=LINALG,TRACED

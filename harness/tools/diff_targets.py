@@ -1,0 +1,143 @@
+"""What ``harness diff`` runs: targets read from the command line, and lit suites run per build.
+
+- an IR file: run through ``--pipeline``;
+- a record (``harness run --json`` output, or any ``RunRecord`` JSON): its input and pipeline;
+- a sweep, a folder of records: each record, in name order;
+- a lit folder (a ``lit.cfg.py`` in it or above it): every test, once per build, by lit with
+  ``--param opt=BINARY``; lit's ``-o`` JSON gives each test's result code and time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from harness.compiler.outcomes import ParsableEnum
+from harness.compiler.pipelines import default as default_pipelines
+from harness.errors import InputFileError, UsageError
+
+LIT_CONFIGS = ("lit.cfg.py", "lit.site.cfg.py", "lit.cfg")
+
+
+class TargetKind(ParsableEnum):
+    IR = "ir"      # an IR file and a pipeline
+    LIT = "lit"    # a lit suite folder (expanded into one target per test when run)
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: TargetKind
+    id: str                # the file (ir), the suite folder, or lit's test name
+    input: str = ""        # the IR file, or the lit folder
+    pipeline: str = ""     # the textual pipeline (ir)
+
+    @property
+    def label(self) -> str:
+        if self.kind is TargetKind.IR:
+            return f"{self.id} [{_short_pipeline(self.pipeline)}]"
+        return self.id
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind.value, "id": self.id, "input": self.input,
+                "pipeline": self.pipeline}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Target:
+        return cls(TargetKind.parse(d["kind"]), d["id"], d.get("input", ""), d.get("pipeline", ""))
+
+
+def _short_pipeline(textual: str) -> str:
+    """The pipeline's name from pipelines/ when it is one, else the text."""
+    for name, pipeline in default_pipelines().pipelines.items():
+        if pipeline.textual() == textual:
+            return name
+    return textual
+
+
+def collect_targets(paths: Sequence[str], pipeline: str | None) -> list[Target]:
+    """Targets from command-line paths; ``pipeline`` (a name or text) applies to IR files."""
+    if not paths:
+        raise UsageError("harness diff needs at least one TARGET: IR files with --pipeline, a "
+                         "record or a folder of records (a sweep), or a lit folder.")
+    textual = default_pipelines().resolve(pipeline) if pipeline else ""
+    targets: list[Target] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise InputFileError(f"diff target {raw} does not exist. Name an IR file, a record "
+                                 "(.json), a folder of records, or a lit folder.")
+        if path.is_dir():
+            targets += _lit_suite(path) or _sweep(path)
+        elif path.suffix == ".json":
+            targets.append(_record_target(path))
+        else:
+            if not textual:
+                raise UsageError(f"diff target {raw} is an IR file: say which pipeline to run "
+                                 "it through with --pipeline (e.g. --pipeline torch-to-linalg).")
+            targets.append(Target(TargetKind.IR, str(path), input=str(path), pipeline=textual))
+    return targets
+
+
+def _lit_suite(folder: Path) -> list[Target]:
+    here = folder.resolve()
+    for candidate in (here, *here.parents):
+        if any((candidate / name).is_file() for name in LIT_CONFIGS):
+            return [Target(TargetKind.LIT, str(folder), input=str(folder))]
+    return []
+
+
+def _sweep(folder: Path) -> list[Target]:
+    records = sorted(folder.rglob("*.json"))
+    targets = [_record_target(p) for p in records if _looks_like_record(p)]
+    if not targets:
+        raise InputFileError(
+            f"diff target {folder} is a folder with neither a lit config ({', '.join(LIT_CONFIGS)}) "
+            "in it or above it nor run records (*.json with outcome, input_path and pipeline). "
+            "Name a lit folder, a sweep folder, or IR files with --pipeline.")
+    return targets
+
+
+def _looks_like_record(path: Path) -> bool:
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(d, dict) and {"outcome", "input_path", "pipeline"} <= d.keys()
+
+
+def _record_target(path: Path) -> Target:
+    try:
+        d = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise InputFileError(f"diff target {path} is not readable JSON ({e}).") from None
+    if not isinstance(d, dict) or not {"input_path", "pipeline"} <= d.keys():
+        raise InputFileError(f"diff target {path} is JSON but not a run record (no input_path "
+                             "and pipeline): write one with 'harness run FILE --pipeline P --json'.")
+    src = Path(d["input_path"])
+    if not src.is_absolute() and not src.exists():
+        src = path.parent / src
+    return Target(TargetKind.IR, str(path), input=str(src), pipeline=d["pipeline"])
+
+
+def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:
+    """lit's ``-o`` JSON for ``folder`` run with ``--param opt=BINARY`` (test failures are
+    results, not errors; a lit that cannot start or configure the suite is an error). A hang
+    is bounded by the suite's own per-test timeout."""
+    with tempfile.TemporaryDirectory(prefix="harness-diff-lit-") as tmp:
+        out = Path(tmp) / "results.json"
+        cmd = [sys.executable, "-c", "import lit.main; lit.main.main()", "-q",
+               "--param", f"opt={binary}", "-o", str(out), *extra_args, folder]
+        env = {k: v for k, v in os.environ.items() if k != "TORCH_MLIR_OPT"}
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                              stdin=subprocess.DEVNULL)
+        if not out.is_file():
+            tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])[:500]
+            raise UsageError(f"lit could not run {folder} with {binary} (exit {proc.returncode}): "
+                             f"{tail} Run 'lit {folder} --param opt={binary}' to see why.")
+        return json.loads(out.read_text())

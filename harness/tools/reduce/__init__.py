@@ -1,0 +1,207 @@
+"""Shrinks a failing IR file while it keeps failing the same way.
+
+The interestingness test is the runner itself: a candidate is kept when torch-mlir-opt, run on
+it with the same pipeline, fails as the original did - the same ``RunRecord.signature`` (outcome
+and first diagnostic, or the same crash), and for a diagnosed failure the same op at the same
+location (``session.Failure``). Each candidate is built on the MLIR Python bindings and verified
+before it is run, so the output is always IR the binary parses; an input the bindings cannot
+parse (a dialect the wheel's Python side lacks) is reduced line by line instead, where locations
+move and only the signature and the op decide. An input torch-mlir-opt cannot parse either is
+refused: it is not a compiler bug.
+
+- ``strategy``: the reductions (one class each) under one delta-debugging loop;
+- ``edits``: the IR edits they are made of, on the bindings (``torch_types`` reads torch types);
+- ``session``: runs candidates (the best input so far, as a module or as lines), the budget,
+  the same-failure test and the output file.
+
+A candidate must be smaller (ops, then characters) to be tried, so the search terminates; the
+best file so far is written atomically after every step, so a spent budget loses nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.compiler import pipelines
+from harness.compiler.irfile import unique_dir
+from harness.compiler.mlir import is_bytecode
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import RunOptions, check_input, run_pipeline
+from harness.enums import ParsableEnum
+from harness.errors import InputFileError, NothingToReduceError
+
+from .edits import parse_input
+from .session import (
+    IRState,
+    LineState,
+    Session,
+    Stop,
+    Stopped,
+    check_output,
+    write_output,
+)
+from .strategy import reduce_ir, reduce_lines
+
+__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
+           "Strategy", "reduce_file"]
+
+DEFAULT_BUDGET_S = 60.0
+DEFAULT_MAX_TRIES = 10_000
+_FIRST_TIMEOUT_MIN_S = 60.0
+# What a message quoted in a refusal is cut to (a bogus "op name" can be kilobytes long).
+_QUOTE_CHARS = 200
+
+
+class Strategy(ParsableEnum):
+    """How candidates are made; ``ReduceResult.mode`` says which one ran."""
+
+    IR = "ir"        # edits on the MLIR bindings
+    LINES = "lines"  # text lines deleted (the fallback for inputs the bindings cannot read)
+
+
+@dataclass(frozen=True)
+class ReduceOptions:
+    """How long to search and how to run each candidate."""
+
+    output_path: str | os.PathLike | None = None  # None: FILE.reduced.mlir beside the input
+    budget_s: float = DEFAULT_BUDGET_S  # wall clock for the whole reduction
+    max_tries: int = DEFAULT_MAX_TRIES  # runs of torch-mlir-opt on candidates
+    opt: str | None = None  # torch-mlir-opt binary (runner's default order otherwise)
+    try_timeout_s: float | None = None  # None: from the original run's time
+    disable_threading: bool = True  # deterministic first error, full crash dumps
+    splat_weights: bool = True  # try dense_resource weights as zero splats
+    cleanup: bool = True  # try the binary's symbol-dce / canonicalize on the result
+    progress: Callable[[str], None] | None = None  # called with one line per kept reduction
+    strategy: Strategy | str = Strategy.IR  # "lines": delete text lines only
+    # The input's run through the same pipeline when the caller already has it (report does):
+    # a large input is then not run a second time just to learn its signature.
+    original: RunRecord | None = None
+
+
+@dataclass
+class ReduceResult:
+    """What a reduction did; ``output_path`` holds the smallest file that kept ``signature``."""
+
+    ops_before: int
+    ops_after: int
+    tries: int
+    kept: int
+    elapsed_s: float
+    signature: str
+    output_path: str
+    input_path: str = ""
+    pipeline: str = ""  # as the caller named it
+    pipeline_text: str = ""  # the -pass-pipeline value that was run
+    mode: Strategy = Strategy.IR  # LINES when the input was not parseable by the bindings
+    stopped: Stopped = Stopped.DONE
+
+    def summary(self) -> str:
+        why = {Stopped.BUDGET: " (budget spent: best so far)",
+               Stopped.MAX_TRIES: " (max tries reached: best so far)"}.get(self.stopped, "")
+        return (f"{self.ops_before} -> {self.ops_after} ops in {self.tries} tries "
+                f"({self.kept} kept), {self.elapsed_s:.1f} s{why}")
+
+
+def reduce_file(path: str | os.PathLike, pipeline: str, *,
+                options: ReduceOptions = ReduceOptions()) -> ReduceResult:
+    """Reduces ``path``, which fails ``pipeline``, to a small file that fails the same way."""
+    start = time.monotonic()
+    strategy = Strategy.parse(options.strategy)
+    src = check_input(path)  # before the output check, which creates folders beside it
+    textual = pipelines.default().resolve(pipeline)
+    out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
+    check_output(src, out)
+    original = _original_run(src, textual, options)
+    if original.ok:
+        raise NothingToReduceError(str(src), pipeline)
+    raw = src.read_bytes()
+    bytecode = is_bytecode(raw)
+    text = "" if bytecode else raw.decode(errors="replace")
+    parsed = parse_input(raw if bytecode else text, original.input_path)
+    if parsed is None:
+        _refuse_unreadable(src, original, options)
+        if bytecode:
+            raise InputFileError(f"cannot reduce {src}: it is MLIR bytecode the MLIR Python bindings "
+                                 "cannot read. Convert it to text with 'torch-mlir-opt FILE -o OUT.mlir' "
+                                 "and reduce that.")
+    workdir = unique_dir("reduce-")
+    try:
+        session = Session(textual, original, options, workdir, out, start)
+        write_output(out, raw)  # the best so far, until something smaller fails alike
+        state: IRState | LineState | None = None
+        try:
+            if parsed is not None and strategy is Strategy.IR:
+                state = IRState(session, *parsed)
+                if not state.roundtrips():
+                    if bytecode:  # no text to fall back on: lines of bytecode mean nothing
+                        out.unlink(missing_ok=True)
+                        raise InputFileError(
+                            f"cannot reduce {src}: it is MLIR bytecode, and printed as text by the "
+                            f"MLIR Python bindings it no longer fails as '{session.failure}'. "
+                            "Convert it to text with 'torch-mlir-opt FILE -o OUT.mlir' and reduce that.")
+                    state = None
+            if state is None:
+                session.by_lines()
+                state = LineState(session, text)
+                reduce_lines(state)
+            else:
+                reduce_ir(state)
+        except Stop:
+            pass
+        assert state is not None
+        return ReduceResult(
+            ops_before=state.ops_before, ops_after=state.ops_now, tries=session.tries,
+            kept=session.kept, elapsed_s=time.monotonic() - start, signature=str(session.failure),
+            output_path=str(out), input_path=str(src), pipeline=pipeline, pipeline_text=textual,
+            mode=Strategy.IR if isinstance(state, IRState) else Strategy.LINES,
+            stopped=session.stopped,
+        )
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _first_timeout(options: ReduceOptions) -> float:
+    """The original run decides what to keep, so a slow input (a big model with its weights
+    takes tens of seconds) must not be mistaken for a hang: it gets at least a minute, or the
+    whole budget. Reducing a real hang, pass --timeout (try_timeout_s) to keep it short."""
+    return options.try_timeout_s or max(_FIRST_TIMEOUT_MIN_S, options.budget_s)
+
+
+def _run_options(options: ReduceOptions) -> RunOptions:
+    extra = ("-mlir-disable-threading",) if options.disable_threading else ()
+    return RunOptions(timeout_s=_first_timeout(options), extra_args=extra)
+
+
+def _original_run(src: Path, textual: str, options: ReduceOptions) -> RunRecord:
+    """The input's run: the caller's when it is of this file and pipeline, else a new one."""
+    given = options.original
+    if given is not None and given.pipeline == textual and \
+            Path(given.input_path).resolve() == src.resolve():
+        return given
+    return run_pipeline(src, textual, opt=options.opt, options=_run_options(options))
+
+
+def _refuse_unreadable(src: Path, original: RunRecord, options: ReduceOptions) -> None:
+    """Raises when torch-mlir-opt rejects the file before running any pass (random bytes,
+    malformed or invalid MLIR): there is no compiler bug to keep. A crash while reading it is
+    one, and is reduced by lines."""
+    if original.outcome.is_crash:
+        return
+    record = run_pipeline(src, "builtin.module()", opt=options.opt, options=_run_options(options))
+    if record.ok or record.outcome.is_crash:
+        return
+    first = record.first_error()
+    if first is not None:
+        message = first.message if len(first.message) <= _QUOTE_CHARS else first.message[:_QUOTE_CHARS] + "..."
+        why = f"at {first.location}: {message}"
+    else:
+        why = (record.stderr.strip().splitlines() or ["no diagnostic"])[0][:_QUOTE_CHARS]
+    raise InputFileError(
+        f"cannot reduce {src}: torch-mlir-opt cannot read it ({why}). This is not a torch-mlir "
+        "bug: the file is not valid MLIR. Fix the file, or write it again (harness emit, "
+        "harness opt), and reduce that.")
