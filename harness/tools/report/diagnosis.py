@@ -55,7 +55,7 @@ class Diagnosis:
                     f"({b.converted_by[0]} lowers it alone)")
         if eq is not None and eq.converted_by:
             return f"{eq.converted_by[0]} does not lower '{b.name}' (it lowers '{eq.op}')"
-        return f"no conversion in {self.pipeline_label} lowers '{b.name}'"
+        return f"failed to legalize operation '{b.name}': no conversion in {self.pipeline_label} lowers it"
 
     def sentences(self) -> list[str]:
         """The diagnosis part of the summary, one sentence each."""
