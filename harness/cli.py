@@ -138,7 +138,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 print(f"  {role}: {op.name} x{op.count} at {op.location}")
         if not record.ok:
             print(f"reproduce: {_reproduce(textual, record.input_path, record.binary)}")
-    if record.outcome is Outcome.PARSE_ERROR:
+    if record.outcome is Outcome.PARSE_ERROR:  # bad input, not a compiler result
+        print(f"harness: error: {record.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran. Give the IR file that failed (harness opt and harness emit write "
+              "them).", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK if record.ok else EXIT_FAILURE
 
@@ -181,6 +184,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if result.first is not None and result.first.ok:
         return EXIT_OK
     if result.outcome is Outcome.PARSE_ERROR:
+        print(f"harness: error: {result.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran, so there is nothing to bisect.", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_FAILURE
 
@@ -205,10 +210,27 @@ def cmd_emit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_unparsable(path: str, opt: str | None, what: str) -> None:
+    """Raises InputFileError when torch-mlir-opt cannot parse ``path`` (no pass would run)."""
+    from .compiler.outcomes import Outcome
+    from .compiler.runner import RunOptions, run_pipeline
+    from .errors import InputFileError
+
+    parsed = run_pipeline(path, "builtin.module()", opt=opt, options=RunOptions(extra_args=(
+        "--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")))
+    if parsed.outcome is Outcome.PARSE_ERROR:
+        first = parsed.first_error()
+        where = f" ({first.location}: {first.message})" if first is not None else ""
+        raise InputFileError(f"{path} is not MLIR that torch-mlir-opt can parse{where}, so there "
+                             f"is nothing to {what}. Give the IR file that failed (harness opt "
+                             "and harness run print its path).")
+
+
 def cmd_reduce(args: argparse.Namespace) -> int:
     from .errors import NothingToReduceError
     from .tools.reduce import ReduceOptions, reduce_file
 
+    _refuse_unparsable(args.file, args.opt, "reduce")
     try:
         result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
             output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
