@@ -133,9 +133,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         for line in render_record(record):
             print(line)
         if analysis is not None:
-            for op in analysis.illegal:
+            from .tools.bisect import Responsibility
+
+            for op, r in zip(analysis.illegal, Responsibility.from_analysis(analysis)):
                 role = "blocker (fails alone)" if op.blocker else "symptom (lowers alone)"
-                print(f"  {role}: {op.name} x{op.count} at {op.location}")
+                print(f"  {role}: {op.name} x{op.count} at {op.location}: {r.describe()}")
         if not record.ok:
             print(f"reproduce: {_reproduce(textual, record.input_path, record.binary)}")
     if record.outcome is Outcome.PARSE_ERROR:  # bad input, not a compiler result
