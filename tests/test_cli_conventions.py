@@ -144,3 +144,26 @@ def test_progress_on_a_terminal_and_quiet_when_piped(files):
     # explain says what it is running on a terminal too (the blocker analysis takes a second).
     status, _, err = _on_a_terminal(*_tool_args("explain", files["failing"], files["dir"]))
     assert status == 1 and "each left-over op alone" in err
+
+
+def test_reproduce_lines_name_the_binary_that_ran(files):
+    """Issue 18 item 9: bare `torch-mlir-opt` is not on PATH without an activated venv (rc 127)
+    and may not be the binary that ran; the printed command names the one that did."""
+    import shlex
+
+    from harness.compiler import binary
+
+    proc = harness("run", str(files["failing"]), "--pipeline", "torch-to-linalg")
+    [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("reproduce: ")]
+    words = shlex.split(line.removeprefix("reproduce: "))
+    assert words[0] == binary.resolve().path
+    pasted = subprocess.run(words, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert pasted.returncode == 1 and "failed to legalize operation 'torch.aten.__and__.Tensor'" in pasted.stderr
+
+
+def test_opt_says_something_at_once_on_a_terminal(tmp_path):
+    """Issue 18 item 14: harness opt spent its first seconds (imports, building) silent."""
+    status, out, err = _on_a_terminal("opt", "--config", "tiny", "--model", "fixed", "--torch-only",
+                                      "--out-dir", str(tmp_path))
+    assert status == 0, out + err
+    assert err.lstrip().startswith("loading torch and transformers, building OPT")
