@@ -215,7 +215,9 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
             f"the blocker {diagnosis.op} alone, no reduction run" if blocker_reproducer else ""),
         failing_pass=findings.failing_pass, redacted=options.redact, notes=notes,
         files=sorted(p.name for p in folder.iterdir()),
-        blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "")
+        blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
+        responsible_pass=diagnosis.responsible_pass if diagnosis else "",
+        fix=diagnosis.fix if diagnosis else "")
 
 
 def _inline_ir(path: Path) -> str | None:

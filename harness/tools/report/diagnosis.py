@@ -42,6 +42,18 @@ class Diagnosis:
     def op(self) -> str:
         return self.blocker.name
 
+    @property
+    def fix(self) -> str:
+        """The harness fix that works around it (by name), "" when none is known."""
+        eq = self.blocker.equivalent
+        return eq.fix if eq is not None else ""
+
+    @property
+    def responsible_pass(self) -> str:
+        """The conversion that should lower the blocker, from the replays ("" when none)."""
+        eq = self.blocker.equivalent
+        return (self.blocker.converted_by or (eq.converted_by if eq is not None else []) or [""])[0]
+
     def where(self) -> str:
         """``masking_utils.py:54``: the file name and line of the blocker's location."""
         diag = self.blocker.diagnostic
@@ -78,7 +90,9 @@ class Diagnosis:
             fix = fixes.FIXES.get(eq.fix)
             why = f" ({fix.why})" if fix is not None else ""
             passes = " and the whole pipeline passes with it" if eq.lowers else ""
-            out.append(f"`{eq.converted_by[0]}` lowers the equivalent `{eq.op}`{why}{passes}.")
+            out.append(f"`{eq.converted_by[0]}` lowers the equivalent `{eq.op}`{why}{passes}; "
+                       f"until it lowers `{b.name}` too, the harness fix `{eq.fix}` makes that "
+                       "rewrite in the torch IR.")
         return out
 
     def expected(self) -> str:

@@ -214,6 +214,8 @@ class ReportResult:
     files: list[str] = field(default_factory=list)
     blocker: str = ""                # the op whose conversion failed, when found
     reported_op: str = ""            # the op the error names, when that is another one
+    responsible_pass: str = ""       # the conversion that should lower the blocker
+    fix: str = ""                    # the harness fix that works around it
 
     @property
     def reproduced(self) -> bool:
@@ -233,6 +235,10 @@ class ReportResult:
         if self.blocker:
             named = f" (the error names {self.reported_op}, left only because of it)" if self.reported_op else ""
             lines.append(f"blocker: {self.blocker}{named}")
+            if self.responsible_pass:
+                lines.append(f"should be lowered by: {self.responsible_pass}")
+            if self.fix:
+                lines.append(f"fix (harness): {self.fix}")
         if self.failing_pass:
             lines.append(f"failing pass: {self.failing_pass}")
         if self.reduced:
