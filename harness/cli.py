@@ -1,4 +1,18 @@
-"""The ``harness`` command line: thin wrappers over the library, one paragraph per error."""
+"""The ``harness`` command line: thin wrappers over the library, one paragraph per error.
+
+Exit status, the same for every subcommand (README, "Exit status"):
+
+- 0: success: the pipeline passes, the port lowers, the listing was printed, nothing to do;
+- 1: the failure you asked about is there (the file fails the pipeline: run, explain, bisect,
+  reduce and report did their job on it), or a port failed;
+- 2: bad usage or input (an unknown option or pipeline, a missing file, a file that is not
+  MLIR, an unusable binary or output folder);
+- 3: an internal error of the harness (a bug: ``--verbose`` shows the traceback); 130: Ctrl-C.
+
+Progress goes to stderr, on by default when stderr is a terminal and off when it is piped
+(``--progress`` / ``--no-progress`` decide). ``--verbose`` and those two are accepted before or
+after the subcommand.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +26,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import HarnessError, UsageError
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
@@ -39,7 +55,32 @@ def _invocation() -> str:
     return f"{shlex.quote(sys.executable)} -m harness"
 
 
+def _progress(args: argparse.Namespace):
+    """A line printer on stderr, or None: ``--progress``/``--no-progress``, else on when stderr
+    is a terminal (quiet when piped or captured)."""
+    wanted = getattr(args, "progress", None)
+    if wanted is None:
+        wanted = sys.stderr.isatty()
+    if not wanted:
+        return None
+    return lambda line: print(f"  {line}", file=sys.stderr, flush=True)
+
+
+def _say(args: argparse.Namespace, line: str) -> None:
+    say = _progress(args)
+    if say is not None:
+        say(line)
+
+
+def _reproduce(pipeline: str, input_path: str, binary: str) -> str:
+    """The command that reruns a record: the binary that ran, so it pastes into any shell."""
+    from .compiler.runner import repro_command
+
+    return repro_command(pipeline, input_path, shlex.quote(binary))
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
+    _say(args, "loading torch and transformers, building OPT (a few seconds)")
     from .port import OptPortOptions, port_opt
 
     variants = {"stock": ("stock",), "fixed": ("fixed",), "both": ("stock", "fixed")}[args.model]
@@ -59,12 +100,15 @@ def cmd_opt(args: argparse.Namespace) -> int:
               "IR file, an upstream bug report):")
         for step in next_steps:
             print(f"  {step}")
-    return 1 if args.strict and not all(o.result.ok for o in outcomes) else 0
+    return EXIT_OK if all(o.result.ok for o in outcomes) else EXIT_FAILURE
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from .compiler.outcomes import Outcome
     from .compiler.records import render_record
-    from .compiler.runner import RunOptions, repro_command, run_pipeline, shell_command
+    from .compiler.runner import RunOptions, run_pipeline, shell_command
     from .execute.lowering import Driver, resolve, run_bindings_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
@@ -75,16 +119,38 @@ def cmd_run(args: argparse.Namespace) -> int:
         record = run_bindings_pipeline(args.file, textual, options=options)
     else:
         record = run_pipeline(args.file, textual, opt=args.opt, options=options)
+    analysis = None
+    if args.blockers and record.outcome is Outcome.LEGALIZATION_FAILURE and not on_bindings:
+        from .tools.blockers import analyze
+
+        _say(args, "finding the op whose conversion failed (each left-over op alone)")
+        analysis = analyze(args.file, textual, opt=record.binary, timeout_s=args.timeout)
+        record = replace(record, blockers=analysis.names())
     if args.json:
-        print(json.dumps(record.to_json(), indent=2))
+        data = record.to_json()
+        if analysis is not None:
+            data["blocker_analysis"] = analysis.to_json()
+        print(json.dumps(data, indent=2))
     else:
         print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
               f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
         for line in render_record(record):
             print(line)
+        if analysis is not None:
+            from .tools.bisect import Responsibility
+
+            for op, r in zip(analysis.illegal, Responsibility.from_analysis(analysis)):
+                role = "blocker (fails alone)" if op.blocker else "symptom (lowers alone)"
+                print(f"  {role}: {op.name} x{op.count} at {op.location}: {r.describe()}")
         if not record.ok:
-            print(f"reproduce: {shell_command(record.command) if on_bindings else repro_command(textual, record.input_path)}")
-    return 0 if record.ok else 1
+            print("reproduce: " + (shell_command(record.command) if on_bindings
+                                   else _reproduce(textual, record.input_path, record.binary)))
+    if record.outcome is Outcome.PARSE_ERROR:  # bad input, not a compiler result
+        print(f"harness: error: {record.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran. Give the IR file that failed (harness opt and harness emit write "
+              "them).", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK if record.ok else EXIT_FAILURE
 
 
 def _textual_pipeline(spec: str) -> str:
@@ -96,31 +162,41 @@ def _textual_pipeline(spec: str) -> str:
 def cmd_explain(args: argparse.Namespace) -> int:
     from .tools.explain import explain_file
 
+    _say(args, f"running {Path(args.file).name}; on a legalization failure each left-over op "
+               "alone too (--no-blockers skips that)")
     result = explain_file(args.file, _textual_pipeline(args.pipeline), opt=args.opt,
-                          context=args.context, timeout_s=args.timeout)
+                          context=args.context, timeout_s=args.timeout,
+                          blockers=not args.no_blockers)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
-    return 0 if result.record.ok else 1
+    return EXIT_OK if result.record.ok else EXIT_FAILURE
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
     if args.builds:
         return cmd_bisect_builds(args)
+    from .compiler.outcomes import Outcome
     from .tools.bisect import bisect
 
     textual = _textual_pipeline(args.pipeline)
-    result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout)
+    _say(args, f"running {Path(args.file).name} with MLIR's reproducer, then the failing pass alone")
+    result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout,
+                    blockers=not args.no_blockers)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
     if result.first is not None and result.first.ok:
-        return 0
-    return 0 if result.found and result.reproduced else 1
+        return EXIT_OK
+    if result.outcome is Outcome.PARSE_ERROR:
+        print(f"harness: error: {result.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran, so there is nothing to bisect.", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_FAILURE
 
 
 def cmd_emit(args: argparse.Namespace) -> int:
@@ -143,35 +219,90 @@ def cmd_emit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse_unparsable(path: str, opt: str | None, what: str) -> None:
+    """Raises InputFileError when torch-mlir-opt cannot parse ``path`` (no pass would run)."""
+    from .compiler.outcomes import Outcome
+    from .compiler.runner import RunOptions, run_pipeline
+    from .errors import InputFileError
+
+    parsed = run_pipeline(path, "builtin.module()", opt=opt, options=RunOptions(extra_args=(
+        "--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")))
+    if parsed.outcome is Outcome.PARSE_ERROR:
+        first = parsed.first_error()
+        where = f" ({first.location}: {first.message})" if first is not None else ""
+        raise InputFileError(f"{path} is not MLIR that torch-mlir-opt can parse{where}, so there "
+                             f"is nothing to {what}. Give the IR file that failed (harness opt "
+                             "and harness run print its path).")
+
+
 def cmd_reduce(args: argparse.Namespace) -> int:
-    from .compiler.runner import repro_command
+    from .errors import NothingToReduceError
     from .tools.reduce import ReduceOptions, reduce_file
 
-    progress = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if args.progress else None
-    result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
-        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
-        try_timeout_s=args.timeout, progress=progress))
+    _refuse_unparsable(args.file, args.opt, "reduce")
+    try:
+        result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
+            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
+            try_timeout_s=args.timeout, progress=_progress(args)))
+    except NothingToReduceError as e:
+        print(f"nothing to reduce: {e.input_path} passes {e.pipeline}")
+        return EXIT_OK
     print(f"reduced {args.file}: {result.summary()}")
     print(f"  keeps: {result.signature}")
     print(f"  -> {result.output_path}")
-    print(f"reproduce: {repro_command(result.pipeline_text or args.pipeline, result.output_path)}")
-    return 0
+    from .compiler import binary
+
+    exe = binary.resolve(args.opt).path
+    print(f"reproduce: {_reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
+    return EXIT_FAILURE
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .tools.report import ReportOptions, make_report
+    from .tools.report import Refusal, ReportOptions, make_report
 
-    progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
-    result = make_report(args.file, args.pipeline, options=ReportOptions(
-        out_dir=args.out, opt=args.opt, keep_weights=args.keep_weights, redact=not args.no_redact,
-        reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=args.timeout,
-        progress=progress))
+    progress = None if args.json else _progress(args)
+    try:
+        result = make_report(args.file, args.pipeline, options=ReportOptions(
+            out_dir=args.out, opt=args.opt, keep_weights=args.keep_weights,
+            redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
+            timeout_s=args.timeout, progress=progress))
+    except HarnessError as e:
+        if getattr(e, "reason", None) is Refusal.PASSES:
+            print(str(e))
+            return EXIT_OK
+        raise
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
-    return 0 if result.reproduced else 1
+    return EXIT_FAILURE
+
+
+def cmd_pipelines(args: argparse.Namespace) -> int:
+    from .compiler import pipelines
+
+    found = pipelines.default()
+    if args.json:
+        print(json.dumps({name: {"pass": p.pass_name, "textual": p.textual(), "input": p.input,
+                                 "output": p.output} for name, p in found.pipelines.items()},
+                         indent=2))
+        return EXIT_OK
+    for name, p in found.pipelines.items():
+        print(f"{name:22s} {p.textual()}")
+        print(f"{'':22s}   {p.input} -> {p.output}")
+    print("\n--pipeline also takes an upstream pipeline name, a textual pipeline "
+          "('builtin.module(canonicalize)') or pass flags (--pipeline=-canonicalize).")
+    return EXIT_OK
+
+
+def _pipeline_names() -> str:
+    try:
+        from .compiler import pipelines
+
+        return ", ".join(pipelines.default().pipelines)
+    except HarnessError:  # a broken pipelines.toml is reported when a pipeline is resolved
+        return "see 'harness pipelines'"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -328,14 +459,16 @@ def _announce_binary(args: argparse.Namespace) -> None:
 
 
 def _ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
-             timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang",
+             timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
+                                 "(default: 600)",
              json_help: str = "") -> argparse.ArgumentParser:
     """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
     p = sub.add_parser(name, help=help)
     p.add_argument("file")
     p.add_argument("--pipeline", required=True,
-                   help="a name from pipelines/, an upstream pipeline name, a textual pipeline, "
-                        "or pass flags as --pipeline=-canonicalize")
+                   help=f"a pipeline name ({_pipeline_names()}; 'harness pipelines' shows what "
+                        "each runs), an upstream pipeline name, a textual pipeline, or pass "
+                        "flags as --pipeline=-canonicalize")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--timeout", type=float, default=timeout, help=timeout_help)
     if json_help:
@@ -349,13 +482,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Import PyTorch models into torch-mlir, run its pipelines, and find out why they fail.",
     )
     parser.add_argument("--verbose", action="store_true", help="print tracebacks on errors")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress lines on stderr (default: on when stderr is a terminal)")
+    parser.epilog = ("exit status: 0 success (passes, lowers, nothing to do); 1 the failure "
+                     "asked about is there, or a port failed; 2 bad usage or input; 3 an "
+                     "internal error")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("opt", help="port Hugging Face OPT end to end (build, trace, import, lower)")
     p.add_argument("--config", default="125m", help="preset: 125m (default OPTConfig) or tiny")
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                    help="override an OPTConfig field, e.g. --set num_hidden_layers=2 (repeatable)")
-    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--batch", type=int, default=1, help="batch size of the example inputs (default 1)")
     p.add_argument("--seq", type=int, default=7, help="sequence length (default 7, the seed's prompt)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
     p.add_argument("--model", choices=("both", "stock", "fixed"), default="both",
@@ -366,7 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--torch-only", action="store_true", help="stop after the torch backend pipeline")
     p.add_argument("--out-dir", default="harness-out", help="parent of the unique output folder")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--strict", action="store_true", help="exit 1 when a pipeline fails")
+    p.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # exit 1 is the default now
     p.set_defaults(fn=cmd_opt)
 
     p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
@@ -387,12 +525,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", help="write the output IR here")
     p.add_argument("--max-input-mb", type=int, default=4096,
                    help="refuse larger input files (default 4096; 0 = no limit)")
+    p.add_argument("--blockers", action="store_true",
+                   help="on a legalization failure, also find the ops whose conversion failed "
+                        "(each left-over op alone: ~15 small runs)")
     p.set_defaults(fn=cmd_run)
 
     p = _ir_tool(sub, "explain", "for each error: the Python line of its op, the source around "
                                  "it, and the fix when it matches a known idiom",
                  json_help="print the explanation as JSON")
     p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
+    p.add_argument("--no-blockers", action="store_true",
+                   help="skip finding the op whose conversion failed (each left-over op alone)")
     p.set_defaults(fn=cmd_explain)
 
     p = _ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
@@ -403,6 +546,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of passes, bisect builds: the first build (releases from A to B "
                         "in order, or the builds listed) whose outcome differs from A's; exits "
                         "1 when one does")
+    p.add_argument("--no-blockers", action="store_true",
+                   help="skip replaying each left-over op alone through the conversion passes")
     p.set_defaults(fn=cmd_bisect)
 
     p = _ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
@@ -412,7 +557,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget-s", type=float, default=60.0,
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
-    p.add_argument("--progress", action="store_true", help="print each kept reduction to stderr")
     p.set_defaults(fn=cmd_reduce)
 
     p = _ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
@@ -476,7 +620,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--opt-level", type=int, default=0, choices=range(4),
                    help="LLVM optimization level of the ExecutionEngine (default 0: compiles fastest)")
     p.set_defaults(fn=cmd_check)
+
+    p = sub.add_parser("pipelines", help="list the pipeline names --pipeline takes, and what each runs")
+    p.add_argument("--json", action="store_true", help="print them as JSON")
+    p.set_defaults(fn=cmd_pipelines)
+
+    _common_options(sub)
     return parser
+
+
+def _common_options(sub) -> None:
+    """``--verbose`` and ``--progress`` after any subcommand too (also ones added later):
+    unset there, they leave the value given before the subcommand."""
+    for p in sub.choices.values():
+        known = {o for a in p._actions for o in a.option_strings}
+        if "--verbose" not in known:
+            p.add_argument("--verbose", action="store_true", default=argparse.SUPPRESS,
+                           help="print tracebacks on errors")
+        if "--progress" not in known:
+            p.add_argument("--progress", action=argparse.BooleanOptionalAction,
+                           default=argparse.SUPPRESS,
+                           help="progress lines on stderr (default: on when stderr is a terminal)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -496,3 +660,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         os._exit(1)
+    except Exception as e:  # a bug in the harness, not in the input: say so, keep exit 1 free
+        if args.verbose:
+            traceback.print_exc()
+        print(f"harness: internal error: {type(e).__name__}: {e}. This is a bug in the harness; "
+              "rerun with --verbose for the traceback and report it.", file=sys.stderr)
+        return EXIT_INTERNAL

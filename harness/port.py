@@ -8,6 +8,7 @@ stock OPT and the project's FixedOPT through it.
 
 from __future__ import annotations
 
+import os
 import shlex
 import time
 from collections.abc import Callable, Sequence
@@ -106,7 +107,7 @@ def render(result: PortResult) -> list[str]:
             lines += ["  " + s for s in source_excerpt(diag)]
         elif rec.stderr.strip():
             lines += ["  " + s for s in rec.stderr.strip().splitlines()[:8]]
-        lines.append(f"  reproduce: {repro_command(stage.pipeline, rec.input_path)}")
+        lines.append(f"  reproduce: {repro_command(stage.pipeline, rec.input_path, shlex.quote(rec.binary))}")
     contract, functions = result.lowered()
     for signature in functions:
         lines.append(f"lowered to the {contract}: {signature}")
@@ -141,12 +142,24 @@ class VariantOutcome:
     next_steps: list[str] = field(default_factory=list)
 
 
+def _explain(failed: StageResult, options: OptPortOptions):
+    """The failed stage explained, with its blockers for a legalization failure."""
+    from .compiler.outcomes import Outcome
+    from .tools.blockers import analyze
+    from .tools.explain import explain_record
+
+    rec = failed.record
+    analysis = None
+    if rec.outcome is Outcome.LEGALIZATION_FAILURE:
+        analysis = analyze(rec.input_path, failed.pipeline, opt=rec.binary, timeout_s=options.timeout_s)
+    return explain_record(rec, analysis=analysis)
+
+
 def port_opt(options: OptPortOptions, say: Callable[[str], None]) -> list[VariantOutcome]:
     """Builds OPT from its config with random weights, then ports each variant, saying what it
     does as it goes. Returns one outcome per variant."""
     from .models import opt as opt_driver
     from .models import opt_fixed
-    from .tools.explain import explain_record
 
     config = opt_driver.make_config(options.preset, options.overrides)
     set_text = ", ".join(f"{k}={v}" for k, v in options.overrides.items())
@@ -185,16 +198,30 @@ def port_opt(options: OptPortOptions, say: Callable[[str], None]) -> list[Varian
             outcome.summary = f"lowers through {' and '.join(stages)}"
         else:
             failed = result.failed_stage()
-            diag = failed.record.first_error()
             outcome.summary = f"fails in {failed.name} ({failed.record.outcome.value})"
-            if diag is not None:
-                outcome.summary += f" at {Path(diag.file).name}:{diag.line}"
-            for explanation in explain_record(failed.record).explanations[:1]:
-                for hint in explanation.hints[:1]:
+            explained = _explain(failed, options)
+            for b in explained.blockers[:1]:
+                where = b.user_frame()
+                at = f" at {Path(where.file).name}:{where.line}" if where is not None else ""
+                fix = f" (fix: {b.fixes[0].name})" if b.fixes else ""
+                outcome.summary += f": {b.op}{at} has no lowering{fix}"
+                say(f"  blocker: {b.op}{at}: {b.lowering_line()}")
+                for s in b.symptoms:
+                    say(f"    (the error names {s.op}, left only because {b.op} was not converted)")
+                for hint in b.hints[:1]:
                     say(f"  hint ({hint.name}): {hint.hint}")
+            if not explained.blockers:
+                diag = failed.record.first_error()
+                if diag is not None:
+                    outcome.summary += f" at {Path(diag.file).name}:{diag.line}"
+                for explanation in explained.explanations[:1]:
+                    for hint in explanation.hints[:1]:
+                        say(f"  hint ({hint.name}): {hint.hint}")
             failing = shlex.quote(failed.record.input_path)
+            # The binary that ran: pasted without it, the commands would run the wheel's.
+            opt = f" --opt {shlex.quote(os.path.abspath(options.opt))}" if options.opt else ""
             outcome.next_steps = [
-                f"{options.invocation} {tool} {failing} --pipeline {failed.name}{extra}"
+                f"{options.invocation} {tool} {failing} --pipeline {failed.name}{opt}{extra}"
                 for tool, extra in (("explain", ""), ("bisect", ""),
                                     ("reduce", f" -o {shlex.quote(str(out_dir / 'reduced.mlir'))}"),
                                     ("report", f" --out {shlex.quote(str(out_dir / 'report'))}"))]
