@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from harness.compiler import binary as binary_module
 from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import InputFileError, PipelineConfigError
+from harness.tools import bisect as bisect_module
 from harness.tools.bisect import (
     BisectResult,
     bisect,
@@ -27,6 +29,32 @@ NONZERO = """\
 func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
   %0 = torch.aten.nonzero %arg0 : !torch.vtensor<[4],f32> -> !torch.vtensor<[?,1],si64>
   return %0 : !torch.vtensor<[?,1],si64>
+}
+"""
+
+
+REAL = binary_module.resolve().path
+# Stock OPT's mask: a bool literal and'ed with a computed mask.
+BOOL_AND = """\
+func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {
+  %int0 = torch.constant.int 0
+  %true = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1> loc("m.py":52:0)
+  %0 = torch.aten.gt.Scalar %arg0, %int0 : !torch.vtensor<[1,7],si64>, !torch.int -> !torch.vtensor<[1,7],i1> loc("m.py":53:0)
+  %1 = torch.aten.__and__.Tensor %true, %0 : !torch.vtensor<[],i1>, !torch.vtensor<[1,7],i1> -> !torch.vtensor<[1,7],i1> loc("m.py":54:0)
+  return %1 : !torch.vtensor<[1,7],i1>
+}
+"""
+# x % 0 only after the call is inlined: the first canonicalize sees an argument.
+REMAINDER_BEHIND_A_CALL = """\
+func.func private @rem(%a: !torch.int, %b: !torch.int) -> !torch.int {
+  %0 = torch.aten.remainder.int %a, %b : !torch.int, !torch.int -> !torch.int
+  return %0 : !torch.int
+}
+func.func @f() -> !torch.int {
+  %c7 = torch.constant.int 7
+  %c0 = torch.constant.int 0
+  %0 = func.call @rem(%c7, %c0) : (!torch.int, !torch.int) -> !torch.int
+  return %0 : !torch.int
 }
 """
 
@@ -87,26 +115,100 @@ def test_textual_pipeline_with_canonicalize(tmp_path):
     assert _replay_single_pass(r).signature == r.signature
 
 
-def test_legalization_failure_names_the_pass_that_should_have_lowered_the_op(tmp_path):
+def test_legalization_failure_replays_the_conversions_on_the_left_over_op(tmp_path):
+    """No table of op -> pass: each conversion pass of the pipeline runs alone on the op alone,
+    and none lowers aten.nonzero (2 runs to bisect + the blocker analysis)."""
     ir = tmp_path / "nonzero.mlir"
     ir.write_text(NONZERO)
     r = bisect(ir, LINALG, out_dir=tmp_path)
     assert r.reproduced, r.detail
-    # The finalizing pass reports what convert-torch-to-linalg left behind.
+    # The finalizing pass reports what the conversions left behind.
     assert r.failing_pass == "torch-finalizing-backend-type-conversion"
     assert r.outcome is Outcome.LEGALIZATION_FAILURE
     assert str(r.signature) == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
-    assert [x.op for x in r.responsible] == ["torch.aten.nonzero"]
-    blame = r.responsible[0]
-    assert blame.responsible_pass == "convert-torch-to-linalg"
-    assert blame.also_run == ["convert-torch-to-tmtensor", "convert-torch-to-scf",
-                              "convert-torch-to-arith", "convert-torch-to-tensor"]
+    [blame] = r.responsible
+    assert blame.op == "torch.aten.nonzero" and blame.blocker
+    assert blame.converted_by == [] and blame.responsible_pass == ""
+    assert blame.describe() == "no conversion pass of this pipeline lowers torch.aten.nonzero"
+    assert r.blockers.conversions == ["convert-torch-to-tmtensor", "convert-torch-to-linalg",
+                                      "convert-torch-to-scf", "convert-torch-to-arith",
+                                      "convert-torch-to-tensor", "convert-torch-conversion-to-mlprogram"]
+    assert r.runs == 2 + r.blockers.runs
     replay = _replay_single_pass(r)
     assert replay.outcome is Outcome.LEGALIZATION_FAILURE and replay.signature == r.signature
     # The pre-pass IR is already converted up to that pass, with the input's locations.
     text = Path(r.pre_pass_ir).read_text()
     assert "torch_c.from_builtin_tensor" in text and 'loc("' in text
     assert replay.first_error().file.endswith("nonzero.mlir") and replay.first_error().line == 2
+    assert not hasattr(bisect_module, "_OP_CONVERSIONS")  # the guesswork is gone
+
+
+def test_the_literal_is_a_symptom_and_and_the_op_no_conversion_lowers(tmp_path):
+    """Issue 18 item 1: stock OPT's pattern. The finalizing pass names the literal, which
+    convert-torch-to-arith lowers; no conversion lowers aten.__and__.Tensor, and
+    convert-torch-to-linalg lowers the bitwise_and that the fix bitwise-and-or puts there."""
+    ir = tmp_path / "mask.mlir"
+    ir.write_text(BOOL_AND)
+    r = bisect(ir, LINALG, out_dir=tmp_path)
+    assert r.reproduced and r.failing_pass == "torch-finalizing-backend-type-conversion"
+    assert str(r.signature) == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
+    blocker, symptom = r.responsible
+    assert (blocker.op, blocker.blocker, blocker.converted_by) == ("torch.aten.__and__.Tensor", True, [])
+    assert (blocker.equivalent_op, blocker.fix) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or")
+    assert blocker.equivalent_converted_by == ["convert-torch-to-linalg"]
+    assert blocker.responsible_pass == "convert-torch-to-linalg"
+    assert (symptom.op, symptom.blocker, symptom.converted_by) == (
+        "torch.vtensor.literal", False, ["convert-torch-to-arith"])
+    assert symptom.symptom_of == ["torch.aten.__and__.Tensor"]
+    text = "\n".join(r.render())
+    assert ("torch.aten.__and__.Tensor  blocker: no conversion pass of this pipeline lowers "
+            "torch.aten.__and__.Tensor; convert-torch-to-linalg lowers the equivalent "
+            "torch.aten.bitwise_and.Tensor (fix: bitwise-and-or)") in text
+    assert ("torch.vtensor.literal      symptom: convert-torch-to-arith lowers it alone; it is left "
+            "only because its user torch.aten.__and__.Tensor was not converted") in text
+    assert "should have been lowered by:" not in text
+
+
+def test_the_position_of_a_pass_listed_twice_is_the_one_that_ran(tmp_path):
+    """Issue 18 item 5: canonicalize is listed at 1 and 4; only the inlined call makes the
+    remainder by zero, so the second one crashes. MLIR's timing tree says which ran last."""
+    ir = tmp_path / "two.mlir"
+    ir.write_text(REMAINDER_BEHIND_A_CALL)
+    r = bisect(ir, "builtin.module(canonicalize,inline{default-pipeline=},cse,canonicalize)",
+               out_dir=tmp_path)
+    assert r.reproduced and r.failing_pass == "canonicalize" and r.outcome is Outcome.CRASH
+    assert r.pipeline_passes == ["canonicalize", "inline", "cse", "canonicalize"]
+    assert r.pass_positions == [4], r.position_note
+    assert "pass 4 of 4)" in "\n".join(r.render())
+    assert r.runs == 2
+
+
+def test_ran_passes_reads_the_timing_tree():
+    stderr = """\
+  ----Wall Time----  ----Name----
+    0.0151 ( 93.9%)  Parser
+    0.0580 ( 51.2%)  'func.func' Pipeline
+    0.0003 (  0.3%)    RestructureNonConstantAxes
+    0.0142 ( 12.5%)    CanonicalizerPass
+    0.6231 ( 90.3%)  LowerToBackendContract
+    0.6220 ( 90.1%)    'builtin.module' Pipeline
+    0.0002 (  0.0%)      'func.func' Pipeline
+    0.0002 (  0.0%)        CanonicalizerPass
+    0.0095 (  8.4%)  CSEPass
+    0.0000 (  0.0%)    (A) DominanceInfo
+    0.0005 (  2.9%)  Rest
+    0.0161 (100.0%)  Total
+"""
+    ran = bisect_module.ran_passes(stderr)
+    assert [p.name for p in ran] == ["RestructureNonConstantAxes", "CanonicalizerPass",
+                                     "LowerToBackendContract", "CSEPass"]
+    assert ran[2].nested == ["CanonicalizerPass"] and ran[3].nested == []
+    listed = ["torch-restructure-non-constant-axes", "canonicalize", "torch-lower-to-backend-contract", "cse"]
+    assert bisect_module.failing_position(stderr, "CSEPass", "cse", listed) == (4, "")
+    # Cut after the contract pass: a canonicalize inside it failed, not the one at 2.
+    cut = stderr[:stderr.index("    0.0095")]
+    assert bisect_module.failing_position(cut, "CanonicalizerPass", "canonicalize", listed) == (
+        3, "inside a pipeline that torch-lower-to-backend-contract runs itself")
 
 
 def test_failure_in_a_function_with_unknown_location(tmp_path):
@@ -130,7 +232,9 @@ def test_failure_in_a_function_with_unknown_location(tmp_path):
     r = bisect(ir, LINALG, out_dir=tmp_path)
     assert r.reproduced, r.detail
     assert r.failing_pass == "torch-finalizing-backend-type-conversion"
-    assert [x.responsible_pass for x in r.responsible] == ["convert-torch-to-linalg"]
+    assert [(x.op, x.responsible_pass) for x in r.responsible] == [
+        ("torch.aten.__and__.Tensor", "convert-torch-to-linalg"),
+        ("torch.vtensor.literal", "convert-torch-to-arith")]
 
 
 def test_verifier_error_after_a_conversion(tmp_path):
@@ -183,16 +287,19 @@ def test_harness_bisect_command(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(CRASHERS / "F_view_zero_numel.mlir"),
                            "--pipeline", "torch-to-linalg", "--out", str(tmp_path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # the failure asked about is there
     out = proc.stdout
     assert "first failing pass: convert-torch-to-linalg (ConvertTorchToLinalg on 'func.func' operation: @f" in out
     assert "signature: crash: SIGFPE in ConvertTorchToLinalg at" in out
-    assert "replay: reproduced: torch-mlir-opt -pass-pipeline=" in out
+    # The binary that ran, so the line pastes into a shell without the venv on PATH.
+    assert f"replay: reproduced: {REAL} -pass-pipeline=" in out
     assert len(list(tmp_path.glob("bisect-F_view_zero_numel-*/before-convert-torch-to-linalg.mlir"))) == 1
     ir = tmp_path / "nonzero.mlir"
     ir.write_text(NONZERO)
     proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(ir), "--pipeline", "torch-to-linalg",
                            "--out", str(tmp_path), "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["responsible"][0]["responsible_pass"] == "convert-torch-to-linalg"
+    assert data["responsible"][0]["op"] == "torch.aten.nonzero"
+    assert data["blockers"]["blockers"] == ["torch.aten.nonzero"]
     assert data["outcome"] == "legalization-failure"

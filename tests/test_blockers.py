@@ -73,3 +73,45 @@ def test_a_passing_file_has_nothing_to_analyze(tmp_path):
                                              "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
     analysis = analyze(path, LINALG)
     assert analysis.illegal == [] and analysis.detail == "the pipeline succeeds"
+
+
+def test_a_fix_that_renames_the_blocker_is_replayed_through_the_same_passes(tmp_path):
+    """bitwise-and-or turns __and__ into bitwise_and: convert-torch-to-linalg lowers that, and
+    the whole pipeline passes on the renamed one-op function."""
+    blocker = analyze(_write(tmp_path, AND_MASK), LINALG).blockers[0]
+    eq = blocker.equivalent
+    assert (eq.op, eq.fix, eq.lowers) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or", True)
+    assert eq.converted_by == ["convert-torch-to-linalg"]
+    assert blocker.reproduces_alone
+    assert '"model.py":54:0' in blocker.diagnostic.location or blocker.diagnostic.file == "model.py"
+
+
+def test_the_signature_groups_by_the_blocker_once_known(tmp_path):
+    """OPT names the literal, a module of one's own names __and__ itself: with the blocker
+    known both are the same bug (the op MLIR named stays on the side, out of the key)."""
+    from dataclasses import replace
+
+    opt_like = run_pipeline(_write(tmp_path, AND_MASK), LINALG)
+    direct = tmp_path / "direct.mlir"
+    direct.write_text(
+        "func.func @f(%arg0: !torch.vtensor<[4],i1>) -> !torch.vtensor<[4],i1> {\n"
+        "  %0 = torch.aten.__and__.Tensor %arg0, %arg0 : !torch.vtensor<[4],i1>, "
+        "!torch.vtensor<[4],i1> -> !torch.vtensor<[4],i1>\n"
+        "  return %0 : !torch.vtensor<[4],i1>\n}\n")
+    own = run_pipeline(direct, LINALG)
+    assert own.signature.op == "torch.aten.__and__.Tensor"
+    assert opt_like.signature != own.signature  # what MLIR's message alone gives
+    analysis = analyze(tmp_path / "in.mlir", LINALG, replay_conversions=False)
+    grouped = replace(opt_like, blockers=analysis.names())
+    assert grouped.signature == own.signature and str(grouped.signature) == str(own.signature)
+    assert grouped.signature.reported == "torch.vtensor.literal"
+    assert type(grouped).from_json(grouped.to_json()).signature == own.signature
+
+
+def test_the_analysis_is_kept_per_input_content(tmp_path):
+    path = _write(tmp_path, AND_MASK)
+    first = analyze(path, LINALG)
+    assert analyze(path, LINALG) is first
+    path.write_text(AND_MASK.replace("model.py", "other.py"))
+    assert analyze(path, LINALG) is not first
+    assert analyze(path, LINALG, cache=False) is not analyze(path, LINALG)

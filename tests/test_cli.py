@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from harness import cli
+from harness.compiler import binary as binary_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,17 +23,25 @@ def harness(*args, env=None, timeout=600):
 def test_opt_tiny_end_to_end(tmp_path):
     """``harness opt``: ``harness port opt`` with the walkthrough's defaults (both variants,
     TorchScript, 7 tokens, weights elided, numbers not checked)."""
-    from harness.compiler.binary import wheel_binary
-
-    opt = str(wheel_binary())
-    proc = harness("opt", "--config", "tiny", "--out", str(tmp_path), "--opt", opt)
-    assert proc.returncode == 0, proc.stderr
+    # --opt given: the printed follow-up commands must run that binary too (issue 18 item 8).
+    real = binary_module.resolve().path
+    proc = harness("opt", "--config", "tiny", "--out-dir", str(tmp_path), "--opt", real)
+    assert proc.returncode == 1, proc.stderr  # the stock model fails: exit 1 without --strict
     out = proc.stdout
     # The stock model: the settings it was traced with, then its blocker with the Python line.
     assert "use_cache=False" in out and "return_dict=False" in out
     assert "stages: trace " in out and "torchscript-to-torch " in out
-    assert ("opt torchscript: fails at torch-to-linalg: torch.aten.__and__.Tensor at "
-            "transformers/masking_utils.py:54") in out
+    # It names the blocker, not the literal the error names, and the fix.
+    assert ("opt torchscript: fails at torch-to-linalg (legalization-failure): "
+            "torch.aten.__and__.Tensor at transformers/masking_utils.py:54 has no lowering "
+            "(fix: bitwise-and-or)") in out
+    assert "  blocker: torch.aten.__and__.Tensor at transformers/masking_utils.py:54" in out
+    assert ("    the error names torch.vtensor.literal, left only because "
+            "torch.aten.__and__.Tensor was not converted") in out
+    assert "    lowering: no conversion pass of this pipeline lowers torch.aten.__and__.Tensor" in out
+    assert "    fix: bitwise-and-or (torch-ir: aten.__and__.Tensor -> aten.bitwise_and.Tensor" in out
+    assert "    hint (bool-and-mask): " in out
+    assert f"  reproduce: {real} -pass-pipeline=" in out
     # The fixed model lowers; the signature is the linalg one.
     assert ("lowered to the linalg-on-tensors backend contract: func.func @forward(%arg0: "
             "tensor<1x7xi64>, %arg1: tensor<1x7xi64>) -> tensor<1x7x64xf32>") in out
@@ -40,14 +49,16 @@ def test_opt_tiny_end_to_end(tmp_path):
             "(numbers not checked)") in out
     written = sorted(p.name for p in tmp_path.glob("opt-tiny-*/*/*.torch.mlir"))
     assert written == ["opt-fixed.torch.mlir", "opt.torch.mlir"]
-    # The failure's idiom is recognized, and the printed next step (with the --opt the port
-    # ran) runs when pasted.
-    assert "    hint (bool-literal-mask): " in out
-    [explain] = [line.strip() for line in out.splitlines() if " explain " in line and "--pipeline" in line]
-    assert explain.endswith(f"--opt {shlex.quote(opt)}")
+    # Every printed next step carries --opt, and the explain step runs when pasted.
+    steps = [line.strip() for line in out.splitlines() if "--pipeline torch-to-linalg" in line]
+    assert len(steps) == 4 and all(step.endswith(f"--opt {shlex.quote(real)}")
+                                   or f"--opt {shlex.quote(real)} " in step for step in steps), steps
+    [explain] = [step for step in steps if " explain " in step]
     step = subprocess.run(shlex.split(explain), capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert step.returncode == 1, step.stderr
-    assert "masking_utils.py:5" in step.stdout
+    assert "blocker: torch.aten.__and__.Tensor" in step.stdout
+    assert "masking_utils.py:54" in step.stdout and "fix: bitwise-and-or" in step.stdout
+    assert "convert-torch-to-linalg lowers the equivalent torch.aten.bitwise_and.Tensor" in step.stdout
     text = next(tmp_path.glob("opt-tiny-*/opt.torchscript/opt.torch.mlir")).read_text()
     assert "modeling_opt.py" in text            # debug locations are on
     # Weights are elided by default: literals keep their resource names, the blobs are dropped.

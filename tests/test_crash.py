@@ -315,7 +315,7 @@ def test_harness_run_prints_the_crash(tmp_path):
     frames = [ln for ln in out.splitlines() if ln.startswith(("    #", "  > #"))]
     assert 1 <= len(frames) <= 10
     assert any(ln.startswith("  > #") and "getBackendTypeForScalarType" in ln for ln in frames)
-    assert "reproduce: torch-mlir-opt " in out
+    assert f"reproduce: {resolve().path} " in out  # the binary that ran (issue 18 item 9)
 
     proc = subprocess.run([sys.executable, "-m", "harness", "run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"),
                            "--pipeline=-convert-torch-to-linalg", "--json"], capture_output=True, text=True,

@@ -93,7 +93,7 @@ def test_each_stage_shows_on_a_terminal_as_it_runs(tmp_path, monkeypatch, capsys
     assert cli.main(["port", "gpt2", "--frontend", "torchscript", "--no-numerics",
                      "--out", str(tmp_path)]) == 1
     text = shown.getvalue()
-    assert text.startswith("harness: porting gpt2 (loading torch and transformers)\n")
+    assert text.startswith("  loading torch and transformers, building gpt2 (a few seconds)\n")
     # each stage: "LABEL ..." when it starts, rewritten in place as "LABEL STATUS TIME s"
     ended = re.findall(r"  (\[[^\]]+\] [^\r\n]+) \.\.\..*?\r  \1 (ok|FAILED) \d+\.\d\d s\x1b\[K\n",
                        text, flags=re.S)

@@ -7,7 +7,7 @@ the same bug); tools read its fields (the op, the pass, the frame) and never par
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 
 from harness.enums import ParsableEnum
 
@@ -59,7 +59,9 @@ class Signature:
     - hang (a timeout with a stack): the pass only, since where a hung run is interrupted
       varies from run to run;
     - legalization failure: the op left illegal (not its operands or types, which reduction
-      changes);
+      changes): the blocker, the op whose conversion failed, when ``harness.tools.blockers``
+      found it (``reported`` then keeps the op MLIR named, e.g. a literal left only because
+      its user was not converted; it is not part of the key);
     - other failures: the first error message with SSA names dropped.
     """
 
@@ -74,6 +76,8 @@ class Signature:
     fatal_error: str = ""  # crash: the first line of LLVM ERROR, normalized
     from_dump: bool = False  # built from a crash dump (a stack was printed)
     hang: bool = False     # a timeout whose stack the runner took
+    reported: str = field(default="", compare=False)  # legalization: the op the error named,
+    #                                                   when the blocker is another one
 
     def __str__(self) -> str:
         if self.outcome is Outcome.SUCCESS:

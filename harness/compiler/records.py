@@ -84,6 +84,9 @@ class RunRecord:
     signal: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     crash: CrashInfo | None = None  # set for crash, assertion and (when dumped) timeout outcomes
+    # Legalization failures: the ops whose conversion failed, when harness.tools.blockers found
+    # them (the error may name an operand left only because its user was not converted).
+    blockers: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -115,6 +118,9 @@ class RunRecord:
             return replace(self.crash.signature, outcome=self.outcome)
         if self.outcome is Outcome.LEGALIZATION_FAILURE:
             illegal = self.illegal_ops()
+            if self.blockers:
+                named = illegal[0] if illegal and illegal[0] != self.blockers[0] else ""
+                return Signature(self.outcome, op=self.blockers[0], reported=named)
             if illegal:
                 return Signature(self.outcome, op=illegal[0])
         first = self.first_error()

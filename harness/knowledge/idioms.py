@@ -2,8 +2,14 @@
 
 Plain data, no torch: ``harness explain`` (downstream of the runner) matches failures against
 it, and the seed catalog (``harness.models.seed``, upstream) pairs each entry with the modules
-that reproduce it. The first six are the 2022 walkthrough's failures; the rest were found
-porting OPT here, at the pinned versions.
+that reproduce it. The first six are the 2022 walkthrough's failures (``now`` says what the
+pinned torch-mlir does with each today); the rest were found porting Hugging Face models here,
+at the pinned versions (issue 12), and name the fix (``harness.knowledge.fixes``) that answers
+them.
+
+An idiom is matched on the blocker (the op whose conversion failed, ``harness.tools.blockers``),
+not only on the op a diagnostic names: stock OPT's error names a ``torch.vtensor.literal`` of
+i1 that lowers alone; the op that does not is its user ``aten.__and__.Tensor``.
 """
 
 from __future__ import annotations
@@ -21,6 +27,9 @@ class KnownIdiom:
     messages: tuple[str, ...] = ()  # diagnostic fragments that point at it (stronger than ops)
     frames: tuple[str, ...] = ()  # crash frame fragments that point at it
     seed: bool = True  # one of the walkthrough's six (has a module in the seed catalog)
+    fix: str = ""  # the harness fix that answers it (a name of harness.knowledge.fixes.FIXES)
+    now: str = ""  # seed idioms: what the pinned torch-mlir does with the idiom today
+    fails_today: bool = True  # seed idioms: whether the traced idiom still fails to lower
 
     def score(self, op: str, text: str, frames: str = "") -> int:
         """How strongly a failure (its op, its diagnostic text, its crash frames) matches."""
@@ -39,6 +48,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "it becomes a constant of the trace",
         ops=("torch.aten.arange",),
         messages=("@__torch_mlir_shape_fn.aten.arange",),
+        now="torch-reify-shape-calculations converts the !torch.number end",
+        fails_today=False,
     ),
     KnownIdiom(
         "full-tensor-fill", "torch.full with a torch.tensor fill value",
@@ -48,6 +59,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "torch.tensor(...)",
         ops=("torch.aten.full",),
         messages=("@__torch_mlir_shape_fn.aten.full", "'torch_c.to_f64' op operand #0 must be Torch FloatType"),
+        now="the -inf fill becomes a constant",
+        fails_today=False,
     ),
     KnownIdiom(
         "mask-to-dtype-device", "mask.to(dtype).to(device) round trips",
@@ -58,6 +71,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         ".to(dtype) and .to(device): on the CPU they are no-ops that the trace keeps",
         ops=("torch.aten.to.dtype_layout", "torch.aten.to.device", "torch.aten._to_copy"),
         messages=("'torch.aten.to.dtype_layout'", "'torch.aten.to.device'"),
+        now="the torchscript pipeline folds the no-op casts away",
+        fails_today=False,
     ),
     KnownIdiom(
         "mask-to-bool", "a float mask cast to bool",
@@ -67,6 +82,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         ".to(torch.bool)",
         ops=("torch.aten.to.dtype",),
         messages=("convertScalarToDtype", "'i1'(dtype)"),
+        now="the f32 -> i1 cast becomes a compare with zero",
+        fails_today=False,
     ),
     KnownIdiom(
         "view-traced-sizes", "view with sizes read from a tensor while tracing",
@@ -75,6 +92,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "constant sizes",
         ops=("torch.aten.view",),
         messages=("failed to legalize operation 'torch.aten.view'",),
+        now="the traced sizes fold to constants",
+        fails_today=False,
     ),
     KnownIdiom(
         "tuple-of-views", "a cache returned as nested tuples of contiguous views",
@@ -87,18 +106,46 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         ops=("torch.prim.TupleConstruct", "torch.copy.to_tensor"),
         messages=("non-value tensor type", "MaximizeValueSemantics"),
         frames=("ConvertAtenViewOp",),
+        now="traced, the torchscript pipeline stops at the backend contract "
+            "(non-value tensor type); through FX it lowers",
     ),
     KnownIdiom(
-        "bool-literal-mask", "a constant bool mask frozen into the trace",
+        "bool-and-mask", "& (or |) of bool mask tensors: transformers' masking_utils, "
+        "`result & mask(...)`",
         "",
-        "the trace froze a bool tensor built from Python values (transformers' masking_utils "
-        "builds its and_mask with new_ones(..., dtype=torch.bool)) into a torch.vtensor.literal of "
-        "i1, which the linalg pipeline cannot lower; build the mask from the inputs by comparison "
-        "(e.g. attention_mask == 0), or as an additive float bias as harness.models.opt_fixed."
-        "FixedOPT does",
-        ops=("torch.vtensor.literal",),
-        messages=("dense<true> : tensor<i1>", "dense<false> : tensor<i1>"),
+        "the trace records Python's & on tensors as aten.__and__.Tensor, which has no lowering "
+        "to linalg at the pinned torch-mlir (FX records the same expression as "
+        "aten.bitwise_and.Tensor, which lowers); transformers' and_mask starts from "
+        "new_ones((), dtype=torch.bool), so the error names that bool literal, which only stays "
+        "because its user was not converted. Fix 'bitwise-and-or' renames the op in the torch "
+        "IR; in your own code write torch.logical_and / torch.bitwise_and",
+        ops=("torch.aten.__and__.Tensor", "torch.aten.__or__.Tensor"),
+        messages=("'torch.aten.__and__.Tensor'", "'torch.aten.__or__.Tensor'"),
         seed=False,
+        fix="bitwise-and-or",
+    ),
+    KnownIdiom(
+        "non-persistent-buffers", "buffers registered with persistent=False, exported with "
+        "torch.export",
+        "",
+        "the FX importer looks buffers up in the exported program's state and finds no entry "
+        "for a non-persistent one (rotary inv_freq, position_ids, ...); fix "
+        "'persistent-buffers' makes them persistent before export (the values do not change)",
+        messages=("Could not find state mapping for buffer",),
+        seed=False,
+        fix="persistent-buffers",
+    ),
+    KnownIdiom(
+        "autograd-function", "a torch.autograd.Function in the forward (Bloom's GeLU)",
+        "",
+        "tracing records the Function as one opaque prim::PythonOp, which the torchscript "
+        "pipeline cannot lower (its location points into torch/autograd/function.py, not the "
+        "model's line); fix 'autograd-function-forward' calls the Function's forward instead "
+        "before tracing",
+        ops=('torch.operator "prim.PythonOp"',),
+        messages=("prim::PythonOp", "prim.PythonOp"),
+        seed=False,
+        fix="autograd-function-forward",
     ),
 )}
 

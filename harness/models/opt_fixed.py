@@ -11,7 +11,12 @@ that rewrite, written from OPT's math rather than copied from HF:
   derived from the attention mask, so the trace has no ``aten::size``/``aten::Int`` and one trace
   serves every batch and sequence length;
 - the additive mask is a plain float fill (``masked_fill`` with ``finfo(float32).min``), the same
-  values HF's eager attention uses;
+  values HF's eager attention uses; its bool parts are combined with ``torch.logical_or``, never
+  with Python's ``&``/``|``. That is what makes it lower today: stock OPT's only blocker at the
+  pinned versions is transformers' ``masking_utils`` ``result & mask(...)``, traced as
+  ``aten.__and__.Tensor``, which no torch-mlir conversion lowers (the error names the bool
+  literal next to it, which lowers alone: see ``harness explain`` and the fix
+  ``bitwise-and-or``, which makes stock OPT lower without this rewrite);
 - optional parts (``project_in``/``project_out`` when ``word_embed_proj_dim != hidden_size``, the
   final layer norm) are chosen at construction, as ``nn.Identity`` when absent.
 
@@ -158,6 +163,8 @@ class FixedOPT(nn.Module):
 
         A key is blocked if it comes after the query or is padding. Token order ``1..seq`` is a
         cumsum of ones shaped like one mask row, so no Python int (and no ``aten::size``) is needed.
+        The two conditions are joined by ``logical_or``: a ``|`` or ``&`` on the bool tensors
+        would trace as ``aten.__or__``/``aten.__and__.Tensor`` (the latter has no lowering).
         """
         order = torch.ones_like(attention_mask[0]).cumsum(0)
         future = order.unsqueeze(0) > order.unsqueeze(1)  # [query, key]

@@ -9,6 +9,7 @@ pass that failed, ``tools.explain`` the Python line of what MLIR reported. A fai
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import traceback
@@ -19,6 +20,7 @@ from harness.compiler.irfile import write_atomically
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
 from harness.compiler.text import drop_ssa_names
+from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
 from harness.tools.source import is_library
@@ -76,7 +78,7 @@ def pipeline_blockers(record: RunRecord, stage: str, folder: Path,
             count=len([d for d in record.errors() if d.op == reported]) if reported else 0,
             location=frames[0] if frames else "", frames=frames,
             message=one_line(first.message if first else str(record.signature)),
-            hint=_hint(hints[0]) if hints else "",
+            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints),
             failing_pass=failing_pass or (record.crash.signature.pass_name if record.crash else ""))]
     return [replace(b, failing_pass=b.failing_pass or failing_pass) for b in found]
 
@@ -94,22 +96,24 @@ def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
 
 def _analyzed_blockers(record: RunRecord, stage: str, folder: Path, options: PortOptions,
                        reported: str) -> list[Blocker]:
+    """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
+    its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
     from harness.tools import blockers
+    from harness.tools.explain import explain_record
 
     try:
         analysis = blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
                                     timeout_s=options.timeout_s)
     except Exception:  # a second opinion: fall back to what the diagnostic says
         return []
-    first = record.first_error()
-    diag_text = " ".join([first.message, first.current_op] if first else [])
+    explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
     found = []
     ranked = sorted(analysis.blockers, key=lambda b: (-b.count, b.name))
     for rank, illegal in enumerate(ranked, start=1):
-        symptoms = [s.name for s in analysis.symptoms if illegal.name in s.users]
-        related = illegal.name == reported or reported in symptoms
-        hints = idioms.matches(illegal.name, f"{illegal.signature} {diag_text if related else ''}")
+        told = explained.get(illegal.name)
         frames = frames_of(illegal.location)
+        if told is not None and told.frames and not told.ir_only:
+            frames = [f"{f.file}:{f.line}" for f in told.frames]
         reproducer = ""
         if illegal.isolated_ir:
             reproducer = str(write_atomically(folder / f"blocker-{rank}.mlir", illegal.isolated_ir))
@@ -119,8 +123,12 @@ def _analyzed_blockers(record: RunRecord, stage: str, folder: Path, options: Por
             op=illegal.name, count=illegal.count, location=frames[0] if frames else "",
             frames=frames,
             message=f"failed to legalize operation '{illegal.name}' {illegal.signature}",
-            reported_op=reported if reported != illegal.name else "", symptoms=symptoms,
-            converted_by=list(illegal.converted_by), hint=_hint(hints[0]) if hints else "",
+            reported_op=reported if reported != illegal.name else "",
+            symptoms=[s.op for s in told.symptoms] if told else [],
+            converted_by=list(illegal.converted_by),
+            hint=_hint(told.hints[0]) if told and told.hints else "",
+            fixes=[f.name for f in told.fixes] if told else [],
+            lowering=told.lowering_line() if told else "",
             reproducer=reproducer))
     return found
 
@@ -129,14 +137,32 @@ def _hint(idiom: idioms.KnownIdiom) -> str:
     return f"{idiom.name}: {idiom.hint}"
 
 
+def _fixes(hints: list[idioms.KnownIdiom]) -> list[str]:
+    """The named fixes (knowledge.fixes) the matched idioms point at."""
+    return list(dict.fromkeys(h.fix for h in hints if h.fix in known_fixes.FIXES))
+
+
 def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: PortOptions) -> list[str]:
     """``harness explain|bisect|reduce|report`` on the failing stage's input, ready to paste:
     the same binary (``--opt``) and pipeline as the port."""
-    given = f" --opt {shlex.quote(options.opt)}" if options.opt else ""
+    given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
     head = f"{options.invocation} {{tool}} {shlex.quote(record.input_path)} --pipeline {stage}{given}"
     return [head.format(tool="explain"), head.format(tool="bisect"),
             head.format(tool="reduce") + f" -o {shlex.quote(str(folder / 'reduced.mlir'))}",
             head.format(tool="report") + f" --out {shlex.quote(str(folder / 'report'))}"]
+
+
+def opt_argument(opt: str) -> str:
+    """``--opt`` as the printed commands pass it: a binary's absolute path (the commands paste
+    into any folder), a build's name as given."""
+    return os.path.abspath(opt) if os.sep in opt or os.path.exists(opt) else opt
+
+
+def reproduce_command(record: RunRecord) -> str:
+    """The failing stage rerun by the binary that ran, ready to paste."""
+    from harness.compiler.runner import repro_command
+
+    return repro_command(record.pipeline, record.input_path, shlex.quote(record.binary))
 
 
 def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
@@ -189,8 +215,10 @@ def exception_blocker(stage: str, error: BaseException, explanation: str = "") -
     message = f"{type(cause).__name__}: {text}"
     frames = [f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_tb(cause.__traceback__))]
     own = next((f for f in frames if not any(m in f for m in _MACHINERY)), frames[0] if frames else "")
+    hints = idioms.matches("", message)
     return Blocker(rank=1, stage=stage, signature=f"{stage}: {drop_ssa_names(_normalize(message))}",
-                   location=own, frames=frames[:8], message=message, explanation=explanation)
+                   location=own, frames=frames[:8], message=message, explanation=explanation,
+                   hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))
 
 
 def timeout_blocker(stage: str, seconds: float) -> Blocker:

@@ -25,6 +25,7 @@ from .diagnose import (
     missing_buffers_explanation,
     pipeline_blockers,
     pipeline_commands,
+    reproduce_command,
     timeout_blocker,
     with_trace_stacks,
 )
@@ -86,6 +87,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
                 pipeline_blockers(failed.record, failed.name, folder, options), program.script)
         port.diagnosis_seconds = step.seconds
         port.commands = pipeline_commands(failed.record, failed.name, folder, options)
+        port.reproduce = reproduce_command(failed.record)
         return port
     if options.torch_only or not options.numerics:
         port.outcome = PortOutcome.LOWERED.value

@@ -33,8 +33,7 @@ from harness.execute.signature import read_signature
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
-from .diagnose import one_line
-from .diagnose import pipeline_blockers
+from .diagnose import one_line, opt_argument, pipeline_blockers
 from .options import PortOptions
 from .progress import Progress
 from .record import Blocker, NumericsCheck, OutputDiff, PortOutcome, PortStage, StageRecord
@@ -84,7 +83,7 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
                                   "" if record.ok else str(record.signature)))
     if not record.ok:
         run.blockers = pipeline_blockers(record, lowering, folder, _no_diagnosis(options))
-        given = f" --opt {shlex.quote(options.opt)}" if options.opt else ""
+        given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
         run.commands = [f"{options.invocation} run {shlex.quote(str(linalg))} --pipeline "
                         f"linalg-to-llvm{given}"]
         return run
@@ -125,7 +124,7 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
         bad = next(c for c in run.checks if c.verdict != PortOutcome.VERIFIED.value)
-        given = f" --opt {shlex.quote(options.opt)}" if options.opt else ""
+        given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
         run.commands = [f"{options.invocation} check {shlex.quote(str(torch_ir))} --pipeline "
                         f"{torch_pipeline},torch-to-linalg --inputs {shlex.quote(bad.inputs_file)}{given}"]
     return run

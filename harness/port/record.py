@@ -73,6 +73,8 @@ class Blocker:
     failing_pass: str = ""         # bisect: the pass that failed
     converted_by: list[str] = field(default_factory=list)  # conversions that lower it alone
     hint: str = ""                 # a known idiom's fix: "NAME: TEXT"
+    fixes: list[str] = field(default_factory=list)  # harness.knowledge.fixes names that answer it
+    lowering: str = ""             # which conversion lowers it (the replayed passes), one line
     explanation: str = ""          # what the harness knows of this failure (import blockers)
     reproducer: str = ""           # a one-op IR file that fails the same way alone
 
@@ -118,6 +120,7 @@ class FrontendPort:
     blockers: list[Blocker] = field(default_factory=list)
     numerics: list[NumericsCheck] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)  # the next steps, ready to paste
+    reproduce: str = ""    # the failing pipeline stage rerun: the binary that ran, pasteable
     contract: str = ""     # what the last pipeline reached promises (pipelines.toml output)
     signature: str = ""    # the public functions at that level, read through the bindings
     folder: str = ""

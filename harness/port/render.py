@@ -3,6 +3,7 @@ then one result line per port and the commands to dig further."""
 
 from __future__ import annotations
 
+from harness.knowledge.fixes import FIXES
 from harness.tools.source import excerpt
 
 from .diagnose import short_location
@@ -45,6 +46,8 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
         lines += [f"    - {n}" for n in port.notes]
     for blocker in port.blockers:
         lines += _blocker_lines(blocker, len(port.blockers))
+    if port.reproduce:
+        lines.append(f"  reproduce: {port.reproduce}")
     if port.numerics:
         lines.append("  numerics: the RefBackend against eager PyTorch")
         for check in port.numerics:
@@ -55,7 +58,9 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
 def outcome_text(port: FrontendPort) -> str:
     outcome = PortOutcome.parse(port.outcome)
     if outcome is PortOutcome.FAILS:
-        return f"fails at {port.failed_stage}"
+        failed = next((s for s in port.stages if s.name == port.failed_stage), None)
+        why = f" ({failed.outcome})" if failed is not None and failed.outcome not in ("error", "success") else ""
+        return f"fails at {port.failed_stage}{why}"
     if outcome is PortOutcome.LOWERED:
         return f"lowers through {', '.join(s.name for s in port.stages if s.name.endswith(('-torch', '-linalg')))} (numbers not checked)"
     return outcome.value
@@ -77,15 +82,22 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
         lines += [f"      {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
     if b.op and b.message:
         lines.append(f"    error: {b.message}")
-    if b.symptoms:
-        reported = f" (what MLIR reported: {b.reported_op})" if b.reported_op in b.symptoms else ""
-        lines.append(f"    left over because of it: {', '.join(b.symptoms)}{reported}")
+    if b.reported_op and b.reported_op in b.symptoms:
+        lines.append(f"    the error names {b.reported_op}, left only because {b.op} was not converted")
+    others = [s for s in b.symptoms if s != b.reported_op]
+    if others:
+        lines.append(f"    also left over because of it: {', '.join(others)}")
+    if b.lowering:
+        lines.append(f"    lowering: {b.lowering}")
     if b.failing_pass:
         lines.append(f"    failing pass (bisect): {b.failing_pass}")
     if b.reproducer:
         lowered = (f"lowered alone by {', '.join(b.converted_by)}" if b.converted_by
                    else "no conversion pass of the pipeline lowers it")
         lines.append(f"    alone it still fails ({lowered}); one-op reproducer: {b.reproducer}")
+    for name in b.fixes:
+        fix = FIXES.get(name)
+        lines.append(f"    fix: {fix.describe() if fix else name}" + (f"; {fix.why}" if fix else ""))
     if b.hint:
         name, _, text = b.hint.partition(": ")
         lines.append(f"    hint ({name}): {text}")
@@ -147,6 +159,10 @@ def _result(port: FrontendPort) -> str:
         text += f": {first.op or first.message}"
         if first.location:
             text += f" at {short_location(first.location)}"
+        if first.op and not first.converted_by and first.lowering:
+            text += " has no lowering"
+        if first.fixes:
+            text += f" (fix: {', '.join(first.fixes)})"
         if len(port.blockers) > 1:
             text += f" (+{len(port.blockers) - 1} more blocker{'s' if len(port.blockers) > 2 else ''})"
     elif port.numerics:

@@ -13,10 +13,16 @@ Built on MLIR's own machinery rather than running passes one by one:
 2. replay F through the pass it records, without the reproducer flags, so a crash prints its
    stack; the replay must fail the same way (same signature; for a crash, in the same pass).
 
-When the pass that reports the failure only finalizes types or checks the backend contract
-(``torch-finalizing-backend-type-conversion`` saying "failed to legalize operation"), the op
-it names was left behind by an earlier conversion pass; :attr:`BisectResult.responsible`
-names which conversion pass of this pipeline should have lowered it.
+Run 1 also asks for MLIR's pass timing tree (``-mlir-timing -mlir-timing-display=tree``,
+printed even when the pipeline fails or crashes under the reproducer flags): it lists the passes
+that ran, nested as run, so the failing pass's position is the last one that ran, not every
+position of its name (a canonicalize listed four times crashes in one of them).
+
+For a legalization failure the op a reporting pass names (``torch-finalizing-backend-type-
+conversion`` saying "failed to legalize operation") may be a symptom; ``harness.tools.blockers``
+finds the op whose conversion failed and replays the pipeline's conversion passes one at a time
+on each op alone, so :attr:`BisectResult.responsible` says which conversion lowers it, that none
+does, or which lowers the op a named fix replaces it by. No table of "op -> pass" is kept.
 """
 
 from __future__ import annotations
@@ -24,19 +30,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.outcomes import Signature
 from harness.compiler.pipeline_text import PassRef, parse_pipeline, pipeline_prefix
-from harness.compiler.records import (
-    Outcome,
-    RunRecord,
-    op_label,
-)
+from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
     RunOptions,
@@ -46,15 +49,53 @@ from harness.compiler.runner import (
 from harness.compiler.text import unescape_mlir_string
 from harness.errors import PipelineConfigError
 
+from .blockers import BlockerAnalysis, analyze
+
 
 @dataclass
 class Responsibility:
-    """For an op a reporting pass found left over: the conversion pass that should lower it."""
+    """An op the failing pass left illegal, and which conversion pass of the pipeline lowers it,
+    found by replaying them one at a time on it alone (``harness.tools.blockers``)."""
 
     op: str
-    responsible_pass: str          # the conversion pass of this pipeline that handles the op
-    also_run: list[str] = field(default_factory=list)  # other conversions of its dialect here
-    reason: str = ""
+    blocker: bool                  # fails alone; else a symptom of a blocker that uses it
+    converted_by: list[str] = field(default_factory=list)  # conversions that lower it alone
+    symptom_of: list[str] = field(default_factory=list)    # blockers it is left behind by
+    equivalent_op: str = ""        # what a named fix replaces it by
+    fix: str = ""                  # that fix's name
+    equivalent_converted_by: list[str] = field(default_factory=list)
+
+    @property
+    def responsible_pass(self) -> str:
+        """The conversion that should have lowered it: the one that lowers it (or, when none
+        does, the op a fix replaces it by) alone; "" when no conversion of the pipeline does."""
+        return (self.converted_by or self.equivalent_converted_by or [""])[0]
+
+    def describe(self) -> str:
+        if not self.blocker:
+            by = f"{self.converted_by[0]} lowers it alone" if self.converted_by else "it lowers alone"
+            of = " and ".join(self.symptom_of) or "another op"
+            return f"{by}; it is left only because its user {of} was not converted"
+        if self.converted_by:
+            return (f"{self.converted_by[0]} lowers it alone but not in this input: the failure "
+                    "depends on what surrounds it")
+        text = f"no conversion pass of this pipeline lowers {self.op}"
+        if self.equivalent_converted_by:
+            text += (f"; {self.equivalent_converted_by[0]} lowers the equivalent "
+                     f"{self.equivalent_op} (fix: {self.fix}): the conversion that should lower it")
+        return text
+
+    @classmethod
+    def from_analysis(cls, analysis: BlockerAnalysis) -> list[Responsibility]:
+        out = []
+        for op in analysis.illegal:
+            eq = op.equivalent
+            out.append(cls(op.name, op.blocker, list(op.converted_by),
+                           [b.name for b in analysis.blockers
+                            if not op.blocker and op in analysis.explained_by(b.name)],
+                           eq.op if eq else "", eq.fix if eq else "",
+                           list(eq.converted_by) if eq else []))
+        return out
 
 
 @dataclass
@@ -67,12 +108,14 @@ class BisectResult:
     failing_pass_pipeline: str = ""  # the pass alone, nested: builtin.module(func.func(...))
     failing_on: str = ""           # "'func.func' operation: @f"
     pass_positions: list[int] = field(default_factory=list)  # 1-based in pipeline_passes
+    position_note: str = ""        # how the position was found, or why it is not one
     pipeline_passes: list[str] = field(default_factory=list)  # as torch-mlir-opt expanded it
     pre_pass_ir: str = ""          # the IR just before the failing pass
     reproduced: bool = False
     signature: Signature | None = None
     replay_command: str = ""
     responsible: list[Responsibility] = field(default_factory=list)
+    blockers: BlockerAnalysis | None = None  # legalization failures: the left-over ops alone
     out_dir: str = ""
     runs: int = 0
     detail: str = ""               # why no pass was named, or how the replay differed
@@ -87,6 +130,7 @@ class BisectResult:
         d = asdict(self)
         d["outcome"] = self.outcome.value
         d["signature"] = str(self.signature) if self.signature else ""
+        d["blockers"] = self.blockers.to_json() if self.blockers else None
         d["first"] = self.first.to_json() if self.first else None
         d["replay"] = self.replay.to_json() if self.replay else None
         return d
@@ -102,8 +146,7 @@ class BisectResult:
             lines.append(f"no failing pass named: {self.detail}")
             lines.append(f"outcome: {self.outcome.value}; signature: {self.signature}")
             return lines
-        where = f", pass {'/'.join(map(str, self.pass_positions))} of {len(self.pipeline_passes)}" \
-            if self.pass_positions else ""
+        where = f", {self.position()}" if self.pass_positions else ""
         lines.append(f"first failing pass: {self.failing_pass} ({self.failing_pass_name} on "
                      f"{self.failing_on}{where})")
         lines.append(f"outcome:   {self.outcome.value}")
@@ -114,14 +157,25 @@ class BisectResult:
         if self.detail:
             lines.append(f"  {self.detail}")
         if self.responsible:
-            lines.append(f"{self.failing_pass} only reports what earlier passes left; the op "
-                         "should have been lowered by:")
+            lead = (f"{self.failing_pass} only reports what earlier passes left"
+                    if _REPORTING_PASSES.match(self.failing_pass)
+                    else f"{self.failing_pass} left these ops illegal")
+            runs = self.blockers.runs if self.blockers else 0
+            lines.append(f"{lead}; each alone, through this pipeline's conversion passes one at "
+                         f"a time ({runs} runs):")
             width = max(len(r.op) for r in self.responsible)
             for r in self.responsible:
-                also = f" (the pipeline also runs {', '.join(r.also_run)})" if r.also_run else ""
-                lines.append(f"  {r.op:<{width}}  -> {r.responsible_pass}{also}")
+                kind = "blocker" if r.blocker else "symptom"
+                lines.append(f"  {r.op:<{width}}  {kind}: {r.describe()}")
+        elif self.blockers is not None and self.blockers.detail:
+            lines.append(f"no blocker analysis: {self.blockers.detail}")
         lines.append(f"files: {self.out_dir}")
         return lines
+
+    def position(self) -> str:
+        """``pass 6 of 18``; every position of the name when the run did not say which."""
+        where = f"pass {'/'.join(map(str, self.pass_positions))} of {len(self.pipeline_passes)}"
+        return where + (f" ({self.position_note})" if self.position_note else "")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,56 +223,63 @@ def dumped_pipeline(stderr: str) -> list[PassRef]:
 _REPORTING_PASSES = re.compile(
     r"^torch-(?:finalizing-backend-type-conversion|func-backend-type-conversion|verify-)"
 )
-# Op-specific conversions, tried before the pipeline's main torch conversion. A hint from
-# torch-mlir's lib/Conversion layout, not an authority: the main conversion is always named too.
-_OP_CONVERSIONS: tuple[tuple[re.Pattern, str], ...] = (
-    (re.compile(r"^torch\.prim\.(?:If|Loop)\b"), "convert-torch-to-scf"),
-    (re.compile(r"^torch\.(?:constant\.|aten\.\w+\.(?:int|float|bool|Scalar|int_float|float_int)\b|"
-                r"aten\.(?:Int|Float|Bool)\.)"), "convert-torch-to-arith"),
-    (re.compile(r"^torch\.(?:aten\.(?:item|tensor\.|scalar_tensor)|prim\.NumToTensor)"),
-     "convert-torch-to-tensor"),
-    (re.compile(r"^torch\.aten\.(?:sort|scatter|index_put|cumsum|bincount|topk|"
-                r"scaled_dot_product_attention|_index_put_impl|kthvalue)"), "convert-torch-to-tmtensor"),
-)
-_MAIN_TORCH_CONVERSIONS = ("convert-torch-to-linalg", "convert-torch-to-tosa",
-                           "convert-torch-to-stablehlo")
-_DIALECT_CONVERSIONS = {"chlo": ("chlo-legalize-to-stablehlo",)}
-_LEFT_OP = re.compile(r"failed to legalize operation '(?P<op>[^']+)'|"
-                      r"found an op that was marked as backend illegal|"
-                      r"unsupported by backend contract: (?P<what>.*)")
+_TIMING_LINE = re.compile(r"^\s+-?[\d.]+ \(\s*-?[\d.]+%\)  (?P<indent> *)(?P<name>\S.*?)\s*$")
+_NOT_PASSES = ("Parser", "Output", "Rest", "Total")
 
 
-def responsible_passes(record: RunRecord, failing_pass: str,
-                       pipeline_passes: list[str]) -> list[Responsibility]:
-    """For a reporting pass's "failed to legalize" errors: which conversion should have run."""
-    if not _REPORTING_PASSES.match(failing_pass):
+@dataclass
+class RanPass:
+    name: str                 # MLIR's pass name, as the timing tree prints it
+    nested: list[str] = field(default_factory=list)  # passes of the pipelines it ran itself
+
+
+def ran_passes(stderr: str) -> list[RanPass]:
+    """The pipeline's own passes that ran, in order, from MLIR's timing tree
+    (``-mlir-timing-display=tree``): children of an "'op' Pipeline" node are the pipeline's
+    passes; children of a pass are its analyses or the dynamic pipelines it ran."""
+    at = stderr.rfind("----Name----")
+    if at < 0:
         return []
-    ops: list[str] = []
-    for diag in record.diagnostics:
-        if not diag.is_error or not _LEFT_OP.search(diag.message):
+    ran: list[RanPass] = []
+    stack: list[tuple[int, bool]] = []  # (depth, is a pipeline node)
+    for line in stderr[at:].splitlines()[1:]:
+        m = _TIMING_LINE.match(line)
+        if not m:
+            break
+        depth, name = len(m.group("indent")) // 2, m.group("name")
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        if (depth == 0 and name in _NOT_PASSES) or name.startswith("(A)"):
             continue
-        op = op_label(diag.illegal_op or diag.op, diag)
-        if op and op not in ops:
-            ops.append(op)
-    names = list(dict.fromkeys(pipeline_passes))
-    out: list[Responsibility] = []
-    for op in ops:
-        dialect = op.split(".", 1)[0]
-        if dialect == "torch":
-            conversions = [p for p in names if p.startswith("convert-torch-to-")]
-            main = next((p for p in _MAIN_TORCH_CONVERSIONS if p in names), "")
-            specific = next((p for rx, p in _OP_CONVERSIONS if rx.match(op) and p in names), "")
-            chosen = specific or main or (conversions[0] if conversions else "")
-            reason = ("its op-specific conversion" if specific else "the pipeline's torch conversion")
-        else:
-            conversions = [p for p in _DIALECT_CONVERSIONS.get(dialect, ()) if p in names]
-            chosen = conversions[0] if conversions else ""
-            reason = "the conversion of its dialect" if chosen else f"no pass of this pipeline converts '{dialect}'"
-        if not chosen and not reason.startswith("no pass"):
-            reason = "no conversion of its dialect in this pipeline"
-        out.append(Responsibility(op, chosen or "(none in this pipeline)",
-                                  [p for p in conversions if p != chosen], reason))
-    return out
+        pipeline = name.endswith(" Pipeline")
+        if all(is_pipeline for _, is_pipeline in stack):
+            if not pipeline:
+                ran.append(RanPass(name))
+        elif ran and not pipeline:
+            ran[-1].nested.append(name)
+        stack.append((depth, pipeline))
+    return ran
+
+
+def failing_position(stderr: str, failing_name: str, failing_arg: str,
+                     pipeline_passes: list[str]) -> tuple[int | None, str]:
+    """The 1-based position of the pass that failed, and how it was found; (None, why) when
+    the timing tree does not tell."""
+    ran = ran_passes(stderr)
+    if not ran:
+        return None, "MLIR printed no pass timing"
+    last = len(ran)
+    listed = pipeline_passes[last - 1] if last <= len(pipeline_passes) else ""
+    if ran[-1].name == failing_name and listed == failing_arg:
+        return last, ""
+    if failing_name in ran[-1].nested and listed:
+        return last, f"inside a pipeline that {listed} runs itself"
+    return None, "the passes that ran do not line up with the pipeline's list"
+
+
+def responsible_passes(analysis: BlockerAnalysis | None) -> list[Responsibility]:
+    """For a legalization failure: each left-over op and the conversion that lowers it."""
+    return Responsibility.from_analysis(analysis) if analysis is not None else []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,30 +307,33 @@ def _same_failure(first: RunRecord, replay: RunRecord, expect: str, failing_name
 
 def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
            out_dir: str | os.PathLike | None = None,
-           timeout_s: float = DEFAULT_TIMEOUT_S) -> BisectResult:
+           timeout_s: float = DEFAULT_TIMEOUT_S, blockers: bool = True) -> BisectResult:
     """Names the first pass of ``pipeline`` that fails or crashes on ``input_path``.
 
     Writes into a fresh folder under ``out_dir`` (the temp dir if None): the IR before the
-    failing pass (``before-PASS.mlir``), both runs' stderr and ``bisect.json``.
+    failing pass (``before-PASS.mlir``), both runs' stderr and ``bisect.json``. ``blockers``:
+    for a legalization failure, also replay each left-over op alone through the pipeline's
+    conversion passes (``harness.tools.blockers``, ~15 small runs) to say which should have
+    lowered it.
     """
     input_path = os.fspath(input_path)
     stem = re.sub(r"[^\w.-]", "_", Path(input_path).stem)[:40]
     workdir = unique_dir(f"bisect-{stem}-", parent=out_dir)
     try:
-        return _bisect(input_path, pipeline, opt, workdir, timeout_s)
+        return _bisect(input_path, pipeline, opt, workdir, timeout_s, blockers)
     except BaseException:  # a bad input, binary or pipeline (or Ctrl-C): no half-filled folder
         shutil.rmtree(workdir, ignore_errors=True)
         raise
 
 
 def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
-            timeout_s: float) -> BisectResult:
+            timeout_s: float, blockers: bool) -> BisectResult:
     partial = workdir / ".reproducer.partial.mlir"
     first = run_pipeline(input_path, pipeline, opt=opt, options=RunOptions(
         timeout_s=timeout_s, disable_threading=True,
         extra_args=(f"--mlir-pass-pipeline-crash-reproducer={partial}",
                     "--mlir-pass-pipeline-local-reproducer", "--mlir-print-debuginfo",
-                    "--dump-pass-pipeline")))
+                    "--dump-pass-pipeline", "-mlir-timing", "-mlir-timing-display=tree")))
     result = BisectResult(input_path=input_path, pipeline=pipeline, outcome=first.outcome,
                           first=first, runs=1, out_dir=str(workdir), signature=first.signature)
     result.pipeline_passes = [p.name for p in dumped_pipeline(first.stderr)]
@@ -306,25 +370,33 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
     result.failing_pass_pipeline = pass_pipeline
     result.failing_on = f"'{note.group('op')}' operation" + (f": {note.group('sym')}" if note.group("sym") else "")
     result.pass_positions = [i + 1 for i, name in enumerate(result.pipeline_passes) if name == failing_arg]
+    if len(result.pass_positions) != 1:
+        position, result.position_note = failing_position(first.stderr, failing_name, failing_arg,
+                                                          result.pipeline_passes)
+        result.pass_positions = [position] if position else result.pass_positions
     result.pre_pass_ir = str(pre_ir)
-    result.responsible = responsible_passes(first, failing_arg, result.pipeline_passes)
+    if blockers and first.outcome is Outcome.LEGALIZATION_FAILURE:
+        result.blockers = analyze(input_path, pipeline, opt=first.binary, timeout_s=timeout_s)
+        result.responsible = responsible_passes(result.blockers)
 
     own_errors = [d for d in first.diagnostics if d.is_error and not d.is_reproducer_summary]
     expect = "hang" if first.outcome is Outcome.TIMEOUT else ("failure" if own_errors else "crash")
     replay_pipeline = pass_pipeline or pipeline
-    result.replay_command = repro_command(replay_pipeline, pre_ir) + " -mlir-disable-threading"
+    result.replay_command = (repro_command(replay_pipeline, pre_ir, shlex.quote(first.binary))
+                             + " -mlir-disable-threading")
     if not pass_pipeline:
         result.detail = "the reproducer records no pipeline; replayed with the whole pipeline"
     replay = run_pipeline(pre_ir, replay_pipeline, opt=opt, options=RunOptions(
         timeout_s=timeout_s, disable_threading=True, pass_hint=canonical_pass_name(failing_name)))
-    result.runs = 2
+    result.runs = 2 + (result.blockers.runs if result.blockers else 0)
     result.replay = replay
     write_atomically(workdir / "replay.stderr.txt", replay.stderr)
     result.reproduced, why = _same_failure(first, replay, expect, failing_name)
     if why:
         result.detail = (result.detail + " " + why).strip()
     if result.reproduced:
-        result.outcome, result.signature = replay.outcome, replay.signature
+        named = result.blockers.names() if result.blockers else []
+        result.outcome, result.signature = replay.outcome, replace(replay, blockers=named).signature
     elif expect == "crash":
         result.outcome = Outcome.CRASH
         result.signature = Signature(

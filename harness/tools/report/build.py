@@ -5,6 +5,10 @@
 2. input.mlir (redacted, weights elided when that keeps the failure), bisect, reduce;
 3. the bundle's file replayed, repro.sh and backtrace.txt written, repro.sh run (self-check);
 4. record.json and issue.md, then the folder and its archive published together.
+
+A legalization failure is diagnosed from its blocker (``harness.tools.blockers``): the title,
+the summary and "Expected behaviour" name the op whose conversion failed, and when that op alone
+in a function fails the same way, that one-op function is ``reduced.mlir`` (no reduction run).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import os
 import platform
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from harness import versions as versions_module
@@ -25,8 +30,10 @@ from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import HarnessError, OutputError, ReportError
 
 from ..bisect import BisectResult, bisect
+from ..blockers import BlockerAnalysis, analyze
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
 from . import bundle
+from .diagnosis import Diagnosis
 from .inputs import count_file_ops, is_bytecode_file, write_input
 from .issue import (
     SIGNATURE_MAX_CHARS,
@@ -34,6 +41,7 @@ from .issue import (
     bounded,
     issue_markdown,
     issue_title,
+    pipeline_label,
 )
 from .redact import Redactor
 from .replay import replay, self_check
@@ -122,6 +130,15 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
                           redactor=redactor)
     notes = list(written.notes)
 
+    analysis: BlockerAnalysis | None = None
+    if written.record.outcome is Outcome.LEGALIZATION_FAILURE:
+        say("finding the op whose conversion failed (each left-over op alone)")
+        try:
+            analysis = analyze(input_file, textual, opt=exe.path, timeout_s=options.timeout_s)
+        except HarnessError as e:
+            notes.append(f"the blocker analysis failed: {e}")
+    diagnosis = Diagnosis.of(analysis, written.record, pipeline_label(textual))
+
     say("bisecting the pipeline")
     bisected: BisectResult | None = None
     try:
@@ -133,7 +150,18 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
 
     reduced: ReduceResult | None = None
     reduced_file = staging / "reduced.mlir"
-    if options.reduce:
+    subject = original  # the run the bundle must reproduce, as its signature groups it
+    blocker_reproducer = False
+    if options.reduce and diagnosis is not None and diagnosis.blocker.reproduces_alone:
+        say(f"reduced.mlir: {diagnosis.op} alone")
+        bundle.write_text(reduced_file, diagnosis.blocker.isolated_ir)
+        redactor.redact_file(reduced_file, ir=True)
+        others = [name for name in analysis.names() if name != diagnosis.op]
+        subject = replace(original, blockers=[diagnosis.op, *others])
+        blocker_reproducer = True
+        if others:
+            notes.append(f"other ops fail alone too, each its own bug: {', '.join(others)}")
+    elif options.reduce:
         say(f"reducing (budget {options.budget_s:g} s)")
         try:  # the pipeline as the original ran it (pass flags too), so signatures compare
             reduced = reduce_file(input_file, textual, options=ReduceOptions(
@@ -146,44 +174,51 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
             redactor.redact_file(reduced_file, ir=True)
     replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
     ops_before = reduced.ops_before if reduced else count_file_ops(input_file)
-    ops_after = reduced.ops_after if reduced else ops_before
+    ops_after = reduced.ops_after if reduced else (
+        count_file_ops(reduced_file) if blocker_reproducer else ops_before)
 
     say(f"self-check: replaying {replay_name}")
     replayed = replay(staging, replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
     bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
-    script = repro_script(original, replayed, textual, recorded_binary=redactor.text(exe.path),
+    script = repro_script(subject, replayed, textual, recorded_binary=redactor.text(exe.path),
                           timeout_s=options.timeout_s)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
-    check = self_check(staging, replay_name, original, replayed, opt=exe.path,
+    check = self_check(staging, replay_name, subject, replayed, opt=exe.path,
                        timeout_s=options.timeout_s)
 
     ir_path = staging / replay_name
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
-        original=original, bundle_record=written.record, weights=written.weights,
+        original=subject, bundle_record=written.record, weights=written.weights,
         bisected=bisected, reduced=reduced, replay_name=replay_name, replay=replayed,
         ops_before=ops_before, ops_after=ops_after, check=check,
-        title=issue_title(original, bisected, textual, reproduced=check.reproduced),
+        title=issue_title(original, bisected, textual, reproduced=check.reproduced,
+                          diagnosis=diagnosis),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
-        ir_size=ir_path.stat().st_size)
-    signature = bounded(str(original.signature), SIGNATURE_MAX_CHARS)
+        ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
+        blocker_reproducer=blocker_reproducer)
+    signature = bounded(str(subject.signature), SIGNATURE_MAX_CHARS)
     record = ReportRecord.of(findings, signature)
     bundle.write_text(staging / "record.json",
                       json.dumps(redactor.json(record.to_json()), indent=2) + "\n")
     bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
 
     # The folder's name is the signature's slug; the signature may quote a path, so redacted.
-    slug = Signature.from_json(redactor.json(original.signature.to_json())).slug()
+    slug = Signature.from_json(redactor.json(subject.signature.to_json())).slug()
     folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
     return ReportResult(
         folder=str(folder), archive=str(archive), title=findings.title, signature=signature,
         outcome=original.outcome, input_path=str(src), pipeline=textual, binary=exe.path,
-        self_check=check, weights=written.weights, reduced=reduced is not None,
+        self_check=check, weights=written.weights, reduced=reduced is not None or blocker_reproducer,
         ops_before=ops_before, ops_after=ops_after,
-        reduce_summary=_reduce_line(reduced) if reduced else "",
+        reduce_summary=_reduce_line(reduced) if reduced else (
+            f"the blocker {diagnosis.op} alone, no reduction run" if blocker_reproducer else ""),
         failing_pass=findings.failing_pass, redacted=options.redact, notes=notes,
-        files=sorted(p.name for p in folder.iterdir()))
+        files=sorted(p.name for p in folder.iterdir()),
+        blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
+        responsible_pass=diagnosis.responsible_pass if diagnosis else "",
+        fix=diagnosis.fix if diagnosis else "")
 
 
 def _inline_ir(path: Path) -> str | None:

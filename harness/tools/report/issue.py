@@ -16,6 +16,7 @@ from harness.errors import HarnessError
 
 from ..bisect import BisectResult
 from . import markdown as md
+from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
 from .result import REPRODUCED_STATUS, Findings
 from .template import render
@@ -35,9 +36,11 @@ def bounded(text: str, limit: int) -> str:
 
 
 def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
-                reproduced: bool = True) -> str:
+                reproduced: bool = True, diagnosis: Diagnosis | None = None) -> str:
     """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``,
-    from the signature's fields (frames by their last two scopes)."""
+    from the signature's fields (frames by their last two scopes); a legalization failure with
+    a blocker: ``[torch-mlir] convert-torch-to-linalg does not lower 'torch.aten.__and__.Tensor'
+    (it lowers 'torch.aten.bitwise_and.Tensor')``."""
     sig = record.signature
     if record.crash is not None and record.outcome.is_crash:
         where = f" in {short_name(sig.pass_name, 1)}" if sig.pass_name else ""
@@ -54,14 +57,21 @@ def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, 
                 text += f": LLVM ERROR: {sig.fatal_error}"
     elif record.outcome is Outcome.TIMEOUT:
         text = f"torch-mlir-opt hangs in {_pipeline_label(textual)}"
+    elif diagnosis is not None:
+        text = diagnosis.title()
     else:
         where = _pipeline_label(textual)
         if bisected is not None and bisected.found:
             first = bisected.responsible[0].responsible_pass if bisected.responsible else ""
-            where = first if first and not first.startswith("(") else bisected.failing_pass
+            where = first or bisected.failing_pass
         text = f"{sig.summary or sig.outcome.value} in {where}"
     title = TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
     return title if reproduced else title + NOT_REPRODUCED_SUFFIX
+
+
+def pipeline_label(textual: str) -> str:
+    """The pipeline's name when it runs one registered pipeline or pass, else the text."""
+    return _pipeline_label(textual)
 
 
 def _pipeline_label(textual: str) -> str:
@@ -126,6 +136,7 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
                                            for line in render_record(f.original, frames=12))),
         "FULL_TEXT": ("The full stack (symbolized) and stderr are in `backtrace.txt`."
                       if crash is not None else "The full stderr is in `backtrace.txt`."),
+        "EXPECTED": _expected(q, f),
         "FAILING_PASS": _failing_pass(q, f.bisected),
         "IR_INTRO": _ir_intro(q, f),
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
@@ -163,10 +174,33 @@ def _summary(q: _Quote, f: Findings) -> str:
         sentence += (f"; the first failing pass is {q.code(b.failing_pass)} "
                      f"({q.prose(b.failing_pass_name)}{pos})")
     if f.ops_after is not None:
-        reduced = f.reduced is not None and f.ops_before != f.ops_after
+        reduced = f.ops_before != f.ops_after and (f.reduced is not None or f.blocker_reproducer)
+        how = " (the blocker alone)" if f.blocker_reproducer else ""
         sentence += (f", on a {f.ops_after}-op input"
-                     + (f" reduced from {f.ops_before} ops" if reduced else ""))
-    return sentence + "."
+                     + (f" reduced from {f.ops_before} ops{how}" if reduced else ""))
+    sentence += "."
+    d = f.diagnosis
+    if d is None:
+        return sentence
+    out = [sentence, "", " ".join(_markdown_prose(q, s) for s in d.sentences())]
+    if d.upstream:
+        out += ["", "Possibly known upstream:", ""]
+        out += [f"- {q.prose(r.describe())}" for r in d.upstream]
+    return "\n".join(out)
+
+
+def _markdown_prose(q: _Quote, text: str) -> str:
+    """Prose in which `...` spans are code: each span quoted as code, the rest as prose."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # unbalanced: all prose
+        return q.prose(text)
+    return "".join(q.code(part) if i % 2 else q.prose(part) for i, part in enumerate(parts))
+
+
+def _expected(q: _Quote, f: Findings) -> str:
+    if f.diagnosis is not None:
+        return _markdown_prose(q, f.diagnosis.expected())
+    return _markdown_prose(q, expected_without_blocker(f.original))
 
 
 def _failing_pass(q: _Quote, b: BisectResult | None) -> str:
@@ -181,15 +215,27 @@ def _failing_pass(q: _Quote, b: BisectResult | None) -> str:
     if b.responsible:
         out.append("")
     for r in b.responsible:
-        also = f" (the pipeline also runs {', '.join(q.code(p) for p in r.also_run)})" if r.also_run else ""
-        out.append(f"- {q.code(r.op)} is only reported by {q.code(b.failing_pass)}; it should have "
-                   f"been lowered by {q.code(r.responsible_pass)}{also}.")
+        kind = "the blocker" if r.blocker else "a symptom"
+        out.append(f"- {q.code(r.op)} ({kind}, replayed alone through the pipeline's conversion "
+                   f"passes one at a time): {_markdown_prose(q, _code_ops(r.describe(), r))}.")
     if b.detail:
         out += ["", f"Note: {q.prose(b.detail)}"]
     return "\n".join(out)
 
 
+def _code_ops(text: str, r) -> str:
+    """Marks the op and pass names of a bisect sentence as code spans."""
+    names = {r.op, r.equivalent_op, *r.converted_by, *r.equivalent_converted_by, *r.symptom_of}
+    for name in sorted(filter(None, names), key=len, reverse=True):
+        text = text.replace(name, f"`{name}`")
+    return text.replace("``", "`")
+
+
 def _ir_intro(q: _Quote, f: Findings) -> str:
+    if f.blocker_reproducer and f.diagnosis is not None:
+        return (f"`reduced.mlir`: {q.code(f.diagnosis.op)} alone in a function (its tensor "
+                "operands as arguments, its constant operands cloned), which fails the pipeline "
+                "the same way:")
     if f.reduced is not None:
         return (f"`reduced.mlir` ({q.prose(f.reduced.summary())}), reduced from `input.mlir` "
                 "while it kept the signature:")

@@ -16,7 +16,9 @@ from harness.compiler.runner import DEFAULT_TIMEOUT_S
 from harness.enums import ParsableEnum as Parsable  # the closed-set base, one for all
 
 from ..bisect import BisectResult
+from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
+from .diagnosis import Diagnosis
 
 DEFAULT_BUDGET_S = 60.0
 REPORT_FORMAT = 1
@@ -123,6 +125,9 @@ class Findings:
     redacted: bool = True
     inline_ir: str | None = None     # the replayed file when small enough to quote
     ir_size: int = 0                 # its size in bytes
+    blockers: BlockerAnalysis | None = None  # legalization failures: the op whose conversion failed
+    diagnosis: Diagnosis | None = None       # the blocker the report is about
+    blocker_reproducer: bool = False         # reduced.mlir is that blocker alone (no reduce run)
 
     @property
     def failing_pass(self) -> str:
@@ -164,6 +169,7 @@ class ReportRecord:
     bisect: BisectResult | None
     reduce: ReduceResult | None
     replay_record: RunRecord         # the bundle's file, as the self-check ran it
+    blockers: BlockerAnalysis | None = None
 
     @classmethod
     def of(cls, findings: Findings, signature: str) -> ReportRecord:
@@ -173,7 +179,8 @@ class ReportRecord:
             pipeline=f.textual, pipeline_as_given=f.pipeline_as_given, weights=f.weights,
             redacted=f.redacted, versions=f.versions, self_check=f.check, notes=list(f.notes))
         return cls(report=summary, record=f.original, bundle_input_record=f.bundle_record,
-                   bisect=f.bisected, reduce=f.reduced, replay_record=f.replay)
+                   bisect=f.bisected, reduce=f.reduced, replay_record=f.replay,
+                   blockers=f.blockers)
 
     def to_json(self) -> dict:
         return {"report": self.report.to_json(),
@@ -181,7 +188,8 @@ class ReportRecord:
                 "bundle_input_record": self.bundle_input_record.to_json(),
                 "bisect": self.bisect.to_json() if self.bisect else None,
                 "reduce": _jsonable(asdict(self.reduce)) if self.reduce else None,
-                "replay_record": self.replay_record.to_json()}
+                "replay_record": self.replay_record.to_json(),
+                "blockers": self.blockers.to_json() if self.blockers else None}
 
 
 @dataclass
@@ -204,6 +212,10 @@ class ReportResult:
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    blocker: str = ""                # the op whose conversion failed, when found
+    reported_op: str = ""            # the op the error names, when that is another one
+    responsible_pass: str = ""       # the conversion that should lower the blocker
+    fix: str = ""                    # the harness fix that works around it
 
     @property
     def reproduced(self) -> bool:
@@ -220,6 +232,13 @@ class ReportResult:
         """What ``harness report`` prints."""
         lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
                  f"signature: {self.signature}"]
+        if self.blocker:
+            named = f" (the error names {self.reported_op}, left only because of it)" if self.reported_op else ""
+            lines.append(f"blocker: {self.blocker}{named}")
+            if self.responsible_pass:
+                lines.append(f"should be lowered by: {self.responsible_pass}")
+            if self.fix:
+                lines.append(f"fix (harness): {self.fix}")
         if self.failing_pass:
             lines.append(f"failing pass: {self.failing_pass}")
         if self.reduced:
