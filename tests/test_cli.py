@@ -35,7 +35,8 @@ def test_opt_tiny_end_to_end(tmp_path):
     assert ("opt torchscript: fails at torch-to-linalg (legalization-failure): "
             "torch.aten.__and__.Tensor at transformers/masking_utils.py:54 has no lowering "
             "(fix: bitwise-and-or)") in out
-    assert "  blocker: torch.aten.__and__.Tensor at transformers/masking_utils.py:54" in out
+    assert ("  blocker: torch.aten.__and__.Tensor (x2) at transformers/masking_utils.py:54, "
+            "called from opt/modeling_opt.py:363") in out
     assert ("    the error names torch.vtensor.literal, left only because "
             "torch.aten.__and__.Tensor was not converted") in out
     assert "    lowering: no conversion pass of this pipeline lowers torch.aten.__and__.Tensor" in out
