@@ -67,8 +67,11 @@ def test_gpt2_torchscript_blocker_and_its_commands_paste_and_run(gpt2):
     [blocker] = ts.blockers
     assert blocker.op == "torch.aten.__and__.Tensor"
     assert blocker.location.endswith("transformers/masking_utils.py:54")
-    assert ("gpt2 torchscript: fails at torch-to-linalg: torch.aten.__and__.Tensor at "
-            "transformers/masking_utils.py:54") in proc.stdout
+    assert ("gpt2 torchscript: fails at torch-to-linalg (legalization-failure): "
+            "torch.aten.__and__.Tensor at transformers/masking_utils.py:54 has no lowering "
+            "(fix: bitwise-and-or)") in proc.stdout
+    assert "    fix: bitwise-and-or (torch-ir: " in proc.stdout
+    assert f"  reproduce: {ts.reproduce}\n" in proc.stdout and ts.reproduce.startswith(opt + " ")
     # the printed commands are the record's, and carry the binary the port ran (--opt)
     printed = [line.strip() for line in proc.stdout.splitlines() if line.strip() in ts.commands]
     assert printed == ts.commands

@@ -60,7 +60,15 @@ def test_torchscript_stops_at_the_and_mask_blocker(ported, model):
     assert blocker.signature == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
     assert blocker.failing_pass == "torch-finalizing-backend-type-conversion"
     assert Path(blocker.reproducer).read_text().count("torch.aten.__and__.Tensor") == 1
-    assert blocker.hint.startswith("bool-literal-mask: ")
+    assert blocker.hint.startswith("bool-and-mask: ")
+    # main's diagnosis: the named fix, and the conversion that lowers what the fix puts there
+    assert blocker.fixes == ["bitwise-and-or"]
+    assert blocker.lowering.startswith(
+        "no conversion pass of this pipeline lowers torch.aten.__and__.Tensor (tried: ")
+    assert blocker.lowering.endswith("; convert-torch-to-linalg lowers the equivalent "
+                                     "torch.aten.bitwise_and.Tensor (the pipeline passes with it)")
+    assert ts.reproduce.split()[0].endswith("torch-mlir-opt")
+    assert ts.reproduce.endswith(f"{model}.1.torchscript-to-torch.mlir")
     # the ready commands name the failing stage's input and pipeline
     assert [c.split()[1] for c in ts.commands] == ["explain", "bisect", "reduce", "report"]
     assert all(f"{model}.1.torchscript-to-torch.mlir --pipeline torch-to-linalg" in c for c in ts.commands)
@@ -80,6 +88,7 @@ def test_fx_stops_at_the_importer_on_non_persistent_buffers(ported, model, buffe
     assert "fx_importer.py" in blocker.location
     assert f"({', '.join(buffers)})" in blocker.explanation
     assert "persistent=True" in blocker.explanation
+    assert blocker.hint.startswith("non-persistent-buffers: ") and blocker.fixes == ["persistent-buffers"]
 
 
 def test_the_record_says_what_was_built_and_with_what(ported):

@@ -102,7 +102,7 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
 
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                    help="set a config field, e.g. --set num_hidden_layers=3 (repeatable)")
-    p.add_argument("--batch", type=int, help="batch size of the example inputs (default 1)")
+    p.add_argument("--batch", type=int, help="batch size of the example inputs (default: 1)")
     p.add_argument("--seq", type=int, help=seq_help)
     p.add_argument("--seed", type=int, help="seed of the random weights and inputs (default: "
                                             f"{PortOptions.seed})")
