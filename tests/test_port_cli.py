@@ -108,6 +108,27 @@ def test_each_stage_shows_on_a_terminal_as_it_runs(tmp_path, monkeypatch, capsys
     assert "gpt2 torchscript: fails at torch-to-linalg" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_no_progress_silences_a_terminal_and_progress_shows_when_piped(tmp_path, monkeypatch, capsys,
+                                                                       where):
+    """main's convention: --no-progress / --progress, before or after the subcommand, decide."""
+    port = ["port", "gpt2", "--frontend", "torchscript", "--torch-only", "--out", str(tmp_path)]
+    silenced = Terminal()
+    monkeypatch.setattr(sys, "stderr", silenced)
+    argv = ["--no-progress", *port] if where == "before" else [*port, "--no-progress"]
+    assert cli.main(argv) == 0
+    # (transformers' own logger may still say something once per process: not ours)
+    assert [line for line in silenced.getvalue().splitlines()
+            if not line.startswith("[transformers]")] == []
+    assert "gpt2 torchscript: lowers through torchscript-to-torch" in capsys.readouterr().out
+    piped = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", piped)
+    argv = ["--progress", *port] if where == "before" else [*port, "--progress"]
+    assert cli.main(argv) == 0
+    assert "  loading torch and transformers, building gpt2" in piped.getvalue()
+    assert "  [gpt2 torchscript] torchscript-to-torch ok " in piped.getvalue()
+
+
 def test_progress_shows_each_stage_on_a_terminal_only():
     shown = Terminal()
     progress = Progress(shown)
