@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.frontends.names import FrontendName
 from harness.port import PortOptions, PortRecord, port_model
 from harness.port.record import PortOutcome
 
@@ -104,3 +105,27 @@ def test_the_record_says_what_was_built_and_with_what(ported):
     assert not record.ok
     # the folder holds the record, and reading it back gives the same record
     assert PortRecord.read(Path(record.folder) / "record.json") == record
+
+
+def test_a_folder_ports_with_its_own_weights_and_sizes(tmp_path):
+    """MODEL as a local folder (config.json + model.safetensors): its own sizes and weights go
+    through FX to the RefBackend, and the numbers match eager with those weights."""
+    import torch
+    import transformers
+
+    config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=100,
+                                     n_positions=32, bos_token_id=0, eos_token_id=0)
+    torch.manual_seed(7)
+    saved = transformers.GPT2Model(config).eval()
+    saved.save_pretrained(tmp_path / "m")
+    record = port_model(str(tmp_path / "m"), PortOptions(out=str(tmp_path / "out"),
+                                                         frontends=(FrontendName.FX,)))
+    assert (record.source, record.model_type) == ("directory", "gpt2")
+    [variant] = record.variants
+    assert variant.settings["weights"].endswith("model.safetensors")
+    assert variant.settings["sizes"]["layers"] == 1 and variant.settings["sizes"]["hidden"] == 32
+    [fx] = variant.ports
+    assert fx.outcome == PortOutcome.VERIFIED.value, fx.blockers
+    assert [c.inputs for c in fx.numerics] == ["traced", "second"]
+    assert all(c.max_abs_diff < 1e-4 for c in fx.numerics)
+    assert record.ok
