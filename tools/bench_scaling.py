@@ -278,6 +278,7 @@ def main() -> int:
     parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated presets (default: all four)")
     parser.add_argument("--no-fx", action="store_true", help="skip the FX side")
     parser.add_argument("--json", help="also write every measurement to this file")
+    parser.add_argument("--from-json", help="print the tables of an earlier run's --json file; run nothing")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -287,7 +288,17 @@ def main() -> int:
     unknown = [s for s in sizes if s not in SIZES]
     if unknown:
         parser.error(f"unknown size {', '.join(unknown)}; choose from {', '.join(SIZES)}")
+    if args.from_json:
+        saved = json.loads(Path(args.from_json).read_text())
+        return report(saved["results"], saved["sizes"])
     keys = [k for k in ORDER if not (args.no_fx and PHASES[k].side == "fx")]
+    results = measure(sizes, keys)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"sizes": sizes, "results": results}, indent=1))
+    return report(results, sizes)
+
+
+def measure(sizes: list[str], keys: list[str]) -> dict[str, dict[str, dict]]:
     results: dict[str, dict[str, dict]] = {}
     with tempfile.TemporaryDirectory(prefix="harness-bench-scaling-") as tmp:
         for size in sizes:
@@ -303,6 +314,11 @@ def main() -> int:
                 print(f"[{size}]   {_cell(results[size][key])}", file=sys.stderr, flush=True)
             for path in workdir.iterdir():  # 1.3b's bytecode files are 5 GB each
                 path.unlink()
+    return results
+
+
+def report(results: dict[str, dict[str, dict]], sizes: list[str]) -> int:
+    """Prints the table and the targets; 1 when a target is missed."""
     slopes = exponents(results, sizes)
     print("OPT scaling, random fp32 weights, batch 1 x 7 tokens; each phase in its own process "
           "(time of the phase, peak RSS of its process)")
@@ -316,8 +332,6 @@ def main() -> int:
     for t in found:
         status = "not measured" if t.met is None else ("met" if t.met else "MISSED")
         print(f"  {t.text}: {t.value}  [{status}]")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"sizes": sizes, "results": results, "exponents": slopes}, indent=1))
     return 1 if any(t.met is False for t in found) else 0
 
 
