@@ -40,23 +40,24 @@ def mlir_elided(op: ir.Operation, debug_info: bool = True) -> str:
 
 
 class MixedTensors(nn.Module):
-    """Blobs on both sides of the 64-character limit, interleaved in the graph: 6 f32 (24 bytes,
-    58 characters) stays, 7 f32 (66 characters) goes; one-element tensors are dense splats."""
+    """Blobs on both sides of the 64-character limit, interleaved in the graph. The importer
+    writes tensors of up to 16 elements as dense literals, so the blobs here are byte tensors:
+    20 i8 (10 + 40 = 50 characters) stays, 30 i8 (70 characters) goes; one-element tensors are
+    dense splats."""
 
     def __init__(self):
         super().__init__()
         self.big = nn.Parameter(torch.arange(64.0).reshape(8, 8))
-        self.register_buffer("pair", torch.tensor([3, 4]))
-        self.register_buffer("six", torch.arange(6.0))
-        self.register_buffer("seven", torch.arange(7.0))
-        self.register_buffer("mask", torch.tensor([True, False, True]))
+        self.register_buffer("pair", torch.arange(17, dtype=torch.uint8))
+        self.register_buffer("six", torch.arange(20, dtype=torch.int8))
+        self.register_buffer("seven", torch.arange(30, dtype=torch.int8))
+        self.register_buffer("mask", torch.arange(18) % 2 == 0)
         self.register_buffer("one", torch.tensor([2.0]))
 
     def forward(self, x):
-        y = x @ self.big
-        y = y[:, :6] * self.six + self.one
-        z = torch.cat([y, x[:, :1]], dim=1) + self.seven
-        return z.sum() * self.pair.sum() + self.mask.sum()
+        y = (x @ self.big).sum() * self.one
+        counts = self.six.sum() + self.seven.sum() + self.pair.sum() + self.mask.sum()
+        return y + counts
 
 
 def imported_mixed() -> ModuleBuilder:
@@ -74,7 +75,7 @@ def test_importer_output_keeps_small_blobs_exactly_as_mlir_prints_them(tmp_path)
     op = builder.module.operation
     expected = mlir_elided(op)
     # The module under test has what the case is about: kept and elided blobs side by side.
-    assert 'six: "0x04000000' in expected and "seven:" not in expected and "big:" not in expected
+    assert 'six: "0x01000000' in expected and "seven:" not in expected and "big:" not in expected
     assert "dense_resource<seven>" in expected and "dense_resource<big>" in expected
     written = write_module(builder.module, tmp_path / "mixed.mlir", WriteOptions(keep_weights=False))
     assert written.read_text() == expected
@@ -86,8 +87,8 @@ def test_only_blobs_that_may_fit_are_handed_to_the_hexing_print():
     op = imported_mixed().module.operation
     names = [str(a).split(" : ")[0] for a in resources_that_may_print(op, ELIDE_RESOURCES_OVER_CHARS)]
     # 64 bytes or fewer may print in 64 characters; big (256 bytes) never does.
-    assert sorted(names) == ["dense_resource<mask>", "dense_resource<pair>",
-                             "dense_resource<seven>", "dense_resource<six>"]
+    # (mask is a dense literal: the importer writes bool tensors dense.)
+    assert sorted(names) == ["dense_resource<pair>", "dense_resource<seven>", "dense_resource<six>"]
 
 
 def test_nested_attributes_borderline_sizes_and_blobless_handles():
