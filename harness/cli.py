@@ -109,6 +109,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 def cmd_bisect(args: argparse.Namespace) -> int:
     if args.builds:
         return cmd_bisect_builds(args)
+    if args.numerics:
+        return cmd_bisect_numerics(args)
     from .tools.bisect import bisect
 
     textual = _textual_pipeline(args.pipeline)
@@ -121,6 +123,53 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if result.first is not None and result.first.ok:
         return 0
     return 0 if result.found and result.reproduced else 1
+
+
+def _numerics_options(args: argparse.Namespace):
+    """The inputs, tolerances and work folder of a --numerics bisect, reduce or report."""
+    from .execute.inputs import RandomInputs
+    from .execute.numerics import Tolerances
+    from .tools.numerics import NumericsBisectOptions
+
+    if not args.numerics:
+        given = [f for f, v in (("--inputs", args.inputs), ("--tolerance", args.tolerance),
+                                ("--function", args.function)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} go with --numerics (wrong numbers); without "
+                             "it the command keeps a failure of the pipeline.")
+        return None
+    low, high = _int_range(args.int_range)
+    return NumericsBisectOptions(
+        inputs_path=args.inputs, random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
+        function=args.function, opt=args.opt, tolerances=Tolerances().with_overrides(args.tolerance),
+        timeout_s=args.timeout or 600.0, out_dir=getattr(args, "out", None),
+        progress=None if getattr(args, "json", False) else _stderr_progress())
+
+
+def cmd_bisect_numerics(args: argparse.Namespace) -> int:
+    from .tools.numerics import bisect_numerics
+
+    options = _numerics_options(args)
+    result = bisect_numerics(args.file, args.pipeline, options=options)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 1 if result.verdict.value == "fails" else 0
+
+
+def _numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
+    """--numerics and the flags that go with it (as harness check spells them)."""
+    p.add_argument("--numerics", action="store_true", help=what)
+    p.add_argument("--inputs", metavar="FILE.npz",
+                   help="--numerics: the arguments, as arg0, arg1, ... or in order (default: random)")
+    p.add_argument("--seed", type=int, default=0, help="--numerics: seed of random inputs (default 0)")
+    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
+                   help="--numerics: random integers are drawn from [LOW, HIGH) (default 0,2)")
+    p.add_argument("--function", help="--numerics: the function (default: the only public one)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help="--numerics: tolerance of one dtype, as harness check takes it")
 
 
 def cmd_emit(args: argparse.Namespace) -> int:
@@ -403,6 +452,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="instead of passes, bisect builds: the first build (releases from A to B "
                         "in order, or the builds listed) whose outcome differs from A's; exits "
                         "1 when one does")
+    _numerics_flags(p, "instead of a failing pass, find where a lowering's numbers go wrong: "
+                       "the chain of ops whose lowered values first differ from the reference "
+                       "evaluator's, their Python lines, and the pass choices that make it right")
     p.set_defaults(fn=cmd_bisect)
 
     p = _ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
