@@ -111,6 +111,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         return cmd_bisect_builds(args)
     if args.numerics:
         return cmd_bisect_numerics(args)
+    _numerics_options(args)  # --inputs and friends without --numerics: a usage error
     from .tools.bisect import bisect
 
     textual = _textual_pipeline(args.pipeline)
@@ -192,7 +193,28 @@ def cmd_emit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reduce_numerics(args: argparse.Namespace) -> int:
+    from .tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+
+    base = _numerics_options(args)
+    fields = {k: getattr(base, k) for k in ("inputs_path", "function", "opt", "tolerances", "timeout_s")}
+    progress = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if args.progress else None
+    result = reduce_numerics(args.file, args.pipeline, options=NumericsReduceOptions(
+        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
+        random=base.random, progress=progress, **fields))
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: numerics-mismatch (max abs diff {result.max_abs_diff:.3g}) through "
+          f"{result.piece_pipeline} and the RefBackend")
+    print(f"  -> {result.output_path} (inputs {result.inputs_path}, expected {result.expected_path})")
+    print(f"reproduce: {_invocation()} check {shlex.quote(result.output_path)} --pipeline "
+          f"{shlex.quote(result.piece_pipeline)} --inputs {shlex.quote(result.inputs_path)}")
+    return 0
+
+
 def cmd_reduce(args: argparse.Namespace) -> int:
+    if args.numerics:
+        return cmd_reduce_numerics(args)
+    _numerics_options(args)  # --inputs and friends without --numerics: a usage error
     from .compiler.runner import repro_command
     from .tools.reduce import ReduceOptions, reduce_file
 
@@ -207,7 +229,28 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report_numerics(args: argparse.Namespace) -> int:
+    from .tools.report.numerics import NumericsReportOptions, make_numerics_report
+
+    base = _numerics_options(args)
+    progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+    result = make_numerics_report(args.file, args.pipeline, options=NumericsReportOptions(
+        out_dir=args.out, opt=args.opt, inputs_path=base.inputs_path, random=base.random,
+        function=base.function, tolerances=base.tolerances, redact=not args.no_redact,
+        reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
+        progress=progress))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 0 if result.reproduced else 1
+
+
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.numerics:
+        return cmd_report_numerics(args)
+    _numerics_options(args)  # --inputs and friends without --numerics: a usage error
     from .tools.report import ReportOptions, make_report
 
     progress = None if args.json else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
@@ -465,6 +508,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
     p.add_argument("--progress", action="store_true", help="print each kept reduction to stderr")
+    _numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on each "
+                       "candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
     p.set_defaults(fn=cmd_reduce)
 
     p = _ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
@@ -477,6 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the home folder, user name and absolute paths in the bundle")
     p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
+    _numerics_flags(p, "a miscompile bundle instead: the reduced IR that lowers and runs but "
+                       "computes wrong values, its inputs and expected values (.npz), and a "
+                       "repro.sh that exits 1 exactly when the numbers are wrong")
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("builds", help="named torch-mlir-opt builds: list, fetch releases from "

@@ -37,7 +37,7 @@ from .subject import Subject, SubjectOptions, prepare
 __all__ = ["Blame", "ChainOp", "Choice", "Cuts", "END", "Fault", "Frame", "Localization",
            "NumericsBisectOptions", "NumericsBisectResult", "Probe", "Program", "Searcher",
            "Subject", "SubjectOptions", "ValueRef", "Values", "Verdict", "bisect_numerics",
-           "check_ops", "localize", "prepare", "run_bound"]
+           "check_ops", "localize", "pipeline_name", "prepare", "run_bound"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,9 @@ class NumericsBisectOptions:
     timeout_s: float = 600.0            # per subprocess and per RefBackend request
     out_dir: str | None = None          # parent of the unique work folder
     blame: bool = True                  # replay the chain with each pass choice
+    # Run the whole function first: a right one then costs one run (a sweep's case); without
+    # it a localization of a known miscompile takes about 2 * log2(ops) runs.
+    confirm_first: bool = False
     progress: Callable[[str], None] | None = None  # one line per step
 
 
@@ -77,7 +80,7 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
                                  tolerances=options.tolerances, timeout_s=options.timeout_s)
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         searcher = Searcher(subject, worker, probe_options, say)
-        found = localize(searcher)
+        found = localize(searcher, confirm_first=options.confirm_first)
         result.runs = worker.runs
         result.probes = [p.render(subject) for p in searcher.probes]
         if isinstance(found, ProbeResult):
@@ -99,7 +102,7 @@ def check_ops(path: str | os.PathLike, pipeline: str, *,
               options: NumericsBisectOptions = NumericsBisectOptions()) -> NumericsBisectResult:
     """The op-level check a sweep runs on a model that lowers: verified, or the chain of ops
     from which the numbers are wrong (no pass-choice replays: those are bisect's)."""
-    return bisect_numerics(path, pipeline, options=replace(options, blame=False))
+    return bisect_numerics(path, pipeline, options=replace(options, blame=False, confirm_first=True))
 
 
 def _whole(found: ProbeResult, subject: Subject) -> str:

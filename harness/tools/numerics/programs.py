@@ -120,13 +120,7 @@ class Cuts:
         self.ops = body[:-1]
         self.position = {op: i for i, op in enumerate(self.ops)}
         n = len(self.ops)
-        self.movable = [False] * n
-        for i, op in enumerate(self.ops):
-            operands_movable = all(self._owner(v) is not None and self.movable[self._owner(v)]
-                                   for v in op.operands)
-            pure_scalar = (not len(op.regions) and not _has_tensor_type(op.operands)
-                           and not _has_tensor_type(op.results) and len(op.results) > 0)
-            self.movable[i] = _is_constant(op) or (pure_scalar and operands_movable)
+        self.movable = movable_flags(self.ops)
         self.last_use: dict[ValueRef, int] = {}
         for q, op in enumerate(body):
             for user in _with_nested(op):
@@ -234,6 +228,31 @@ class Cuts:
         owner = value.owner
         return ValueRef(ops.index(owner.operation if hasattr(owner, "operation") else owner),
                         value.result_number)
+
+
+def movable_flags(ops: list[ir.Operation]) -> list[bool]:
+    """For each op of a block: whether it only makes a constant (a constant, a literal, a list
+    or scalar computed from constants), which any program may carry along."""
+    position = {op: i for i, op in enumerate(ops)}
+    flags = [False] * len(ops)
+    for i, op in enumerate(ops):
+        def from_movable(v: ir.Value) -> bool:
+            if not isinstance(v, ir.OpResult):
+                return False
+            owner = v.owner.operation if hasattr(v.owner, "operation") else v.owner
+            return owner in position and flags[position[owner]]
+        pure_scalar = (not len(op.regions) and not _has_tensor_type(op.operands)
+                       and not _has_tensor_type(op.results) and len(op.results) > 0)
+        flags[i] = _is_constant(op) or (pure_scalar and all(from_movable(v) for v in op.operands))
+    return flags
+
+
+def computing_ops(module: ir.Operation, function: str | None = None) -> list[str]:
+    """The names of the ops of the entry function that compute (what "ops" means for a
+    miscompile: constants, literals and lists of constants are not counted)."""
+    func = find_function(module, function, "the module")
+    ops = [o.operation for o in func.regions[0].blocks[0].operations][:-1]
+    return [op.name for op, movable in zip(ops, movable_flags(ops)) if not movable]
 
 
 def _with_nested(op: ir.Operation):

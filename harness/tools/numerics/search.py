@@ -14,8 +14,11 @@ reference's values, and compared with the reference's values of what it returns.
 Observing a value changes what the compiler does (a value returned has one more use, and
 ``linalg-fuse-elementwise-ops`` fuses only producers with one use), which is why the pieces
 return only what crosses their end: the cut program uses each value as the whole function does.
-Both searches together take at most ``1 + ceil(log2(cuts + 1)) + ceil(log2(cuts + 1))`` runs,
-under ``2 * log2(ops)`` for a function of more than a handful of ops.
+Without a first run of the whole function (``confirm_first=False``: the caller has seen it
+go wrong), the searches take ``ceil(log2(c + 1)) + ceil(log2(e))`` runs for ``c`` cuts before
+the last computing op and ``e`` ends after the start: about 2 * log2(ops), the information a
+pair (start, end) holds. A first run of the whole function costs one more and answers a right
+function in one run: what a sweep wants (``check_ops``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.worker import RefBackendWorker
@@ -89,11 +91,16 @@ class Searcher:
         self._folder.mkdir(exist_ok=True)
 
     def run(self, start: int, end: int) -> tuple[Program, ProbeResult]:
+        """The piece's run; a piece built before (the same text) is not run again."""
         key = (start, end, self.literal_args)
         if key in self._cache:
             return self._cache[key]
         program = self.subject.cuts.build(start, end, literal_args=self.literal_args)
-        name = f"piece{len(self._cache)}_{max(start, -1) + 1}_{'end' if end == END else end}"
+        same = next((v for v in self._cache.values() if v[0].text == program.text), None)
+        if same is not None:
+            self._cache[key] = same
+            return same
+        name = f"piece{len(self.probes)}_{max(start, -1) + 1}_{'end' if end == END else end}"
         path = self._folder / f"{name}.mlir"
         path.write_text(program.text)
         folder = self._folder / name
@@ -109,21 +116,41 @@ class Searcher:
         return program, result
 
 
-def localize(searcher: Searcher) -> Localization | ProbeResult:
-    """The chain (a Localization), or the whole function's result when it is not a mismatch."""
+def localize(searcher: Searcher, *, confirm_first: bool = True) -> Localization | ProbeResult:
+    """The chain (a Localization), or the whole function's result when it is not a mismatch.
+
+    ``confirm_first=False`` skips the run of the whole function (also the costliest) when the
+    caller has seen it mismatch: the searches assume it, and it runs only if the chain they
+    end on gives right values after all."""
     cuts = searcher.subject.cuts
     computing = cuts.computing()
     if not computing:
         return searcher.run(-1, END)[1]
-    last = computing[-1]
+    if confirm_first:
+        whole = _confirm(searcher)
+        if not whole.mismatch:
+            return whole
+    found = _search(searcher, computing[-1])
+    if not found.result.mismatch and not confirm_first:
+        return localize(searcher, confirm_first=True)
+    return found
+
+
+def _confirm(searcher: Searcher) -> ProbeResult:
+    """The whole function's run; weights as arguments may hide a miscompile, so without a
+    mismatch it runs once more with the literals in place."""
     _, whole = searcher.run(-1, END)
     if not whole.mismatch:
-        # Weights as arguments may hide it: try once with the literals in place.
         searcher.literal_args = False
         _, kept = searcher.run(-1, END)
-        if not kept.mismatch:
-            searcher.literal_args = True
-            return whole
+        if kept.mismatch:
+            return kept
+        searcher.literal_args = True
+    return whole
+
+
+def _search(searcher: Searcher, last: int) -> Localization:
+    cuts = searcher.subject.cuts
     starts = [-1] + [c for c in cuts.valid if c < last]
     lo, hi = 0, len(starts)  # starts[lo] goes wrong; starts[hi] is past the last
     while hi - lo > 1:
@@ -149,7 +176,3 @@ def run_bound(ops: int) -> float:
     """The most RefBackend runs a localization of ``ops`` ops may take: 2 * log2(ops)."""
     return 2 * math.log2(ops) if ops > 1 else 1.0
 
-
-def write_piece(program: Program, path: Path) -> Path:
-    path.write_text(program.text)
-    return path

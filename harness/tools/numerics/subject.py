@@ -78,7 +78,10 @@ class Subject:
         return len(self.cuts.ops)
 
 
-def prepare(path: str | os.PathLike, options: SubjectOptions) -> Subject:
+def prepare(path: str | os.PathLike, options: SubjectOptions, *,
+            reference_of_file: bool = True) -> Subject:
+    """``reference_of_file=False``: do not evaluate the user's file itself (a reduction trusts
+    the torch-level passes; a bisection checks them)."""
     src = Path(path)
     if not src.is_file():
         raise InputFileError(f"input IR file {src} does not exist or is not a file. Check the path.")
@@ -98,8 +101,9 @@ def prepare(path: str | os.PathLike, options: SubjectOptions) -> Subject:
         file_reference = None
         to_torch = None
         contract_path = src
-        if split.to_torch:
+        if split.to_torch and reference_of_file:
             file_reference = evaluate(module.operation, inputs, ReferenceOptions(function=signature.name))
+        if split.to_torch:
             contract_path = work / f"{src.name.removesuffix('.mlir')}.torch.mlir"
             to_torch = run_stage(src, split.to_torch, output_path=contract_path, opt=options.opt,
                                  options=RunOptions(timeout_s=options.timeout_s,
