@@ -45,7 +45,7 @@ from harness.execute.signature import find_function, signature_of
 from harness.execute.worker import RefBackendWorker
 
 from ..numerics import Searcher, SubjectOptions, localize, pipeline_name, prepare, run_bound
-from ..numerics.programs import computing_ops
+from ..numerics.programs import END, computing_ops
 from . import ReduceOptions, Stopped
 from .edits import ARG_SOURCE, VALUE_KEY, entry_block, set_arg_source
 from .session import IRState, Session, Stop, check_output, write_output
@@ -66,6 +66,7 @@ class NumericsReduceOptions:
     tolerances: Tolerances = Tolerances()
     timeout_s: float = 600.0            # the file's own runs (to the contract, the whole function)
     cleanup: bool = True                # try the binary's canonicalize / symbol-dce
+    localize_first: bool = True         # False: the IR reductions on the whole function (a benchmark's baseline)
     out_dir: str | None = None          # parent of the work folder (default: temp dir)
     progress: Callable[[str], None] | None = None
 
@@ -130,15 +131,18 @@ def reduce_numerics(path: str | os.PathLike, pipeline: str, *,
     probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
                                  tolerances=options.tolerances, timeout_s=options.timeout_s)
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
-        searcher = Searcher(subject, worker, probe_options, say)
-        found = localize(searcher, confirm_first=False)  # the oracle confirms the chain
-        if isinstance(found, ProbeResult):
-            raise NoMiscompileError(str(src), pipeline, found.outcome.value, found.describe())
+        if options.localize_first:
+            found = localize(Searcher(subject, worker, probe_options, say), confirm_first=False)
+            if isinstance(found, ProbeResult):
+                raise NoMiscompileError(str(src), pipeline, found.outcome.value, found.describe())
+            program = found.program
+            say(f"the chain: {' -> '.join(subject.cuts.label(p) for p in found.chain)} "
+                f"({worker.runs} RefBackend runs); reducing it")
+        else:
+            program = subject.cuts.build(-1, END)
         runs = worker.runs
-        say(f"the chain: {' -> '.join(subject.cuts.label(p) for p in found.chain)} "
-            f"({runs} RefBackend runs); reducing it")
         session = NumericsSession(subject.work_dir, out, options, probe_options, worker, start)
-        state = session.begin(found.program.text, found.program.inputs(subject.values))
+        state = session.begin(program.text, program.inputs(subject.values))
         try:
             reduce_ir(state)
         except Stop:

@@ -51,13 +51,13 @@ class MiscompileFindings:
 
 
 def title(f: MiscompileFindings) -> str:
-    chain = " -> ".join(f.reduced.computing_ops) or "a function"
+    chain = " -> ".join(op.removeprefix("aten.") for op in f.reduced.computing_ops) or "a function"
     blame = f.bisected.blame
     culprit = ""
     if blame is not None and blame.fixes:
         fix = blame.fixes[0]
         culprit = f"'s {_bare(fix.what)}" if fix.kind == "drop-refbackend-pass" else ""
-    text = (f"Miscompile: {chain} gives wrong values through {f.reduced.piece_pipeline} and the "
+    text = (f"Miscompile: {chain}: wrong values through {f.reduced.piece_pipeline} and the "
             f"RefBackend{culprit}")
     return TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
 
