@@ -282,15 +282,18 @@ class UnsupportedOpsError(HarnessError):
 
     exit_code = 1
 
-    def __init__(self, function: str, ops: dict[str, int]):
+    def __init__(self, function: str, ops: dict[str, int], reasons: dict[str, str] | None = None):
         self.function = function
         self.ops = dict(ops)  # op name -> how many times it occurs
+        self.reasons = dict(reasons or {})  # op name -> why no evaluator can run it, when known
         listed = ", ".join(f"{name} (x{n})" if n > 1 else name for name, n in sorted(self.ops.items()))
+        why = "".join(f" {name}: {text}" for name, text in sorted(self.reasons.items()))
+        remedy = ("" if set(self.reasons) >= set(self.ops) else
+                  " Check the IR at the torch backend contract (after torchscript-to-torch or "
+                  "fx-to-torch), where these are rarer, or add the op to harness/execute/ref_ops.py.")
         super().__init__(
             f"the reference evaluator cannot evaluate {len(self.ops)} kind(s) of op in "
-            f"@{function}: {listed}. Check the IR at the torch backend contract (after "
-            "torchscript-to-torch or fx-to-torch), where these are rarer, or add the op to "
-            "harness/execute/ref_ops.py."
+            f"@{function}: {listed}.{why}{remedy}"
         )
 
 
@@ -309,6 +312,27 @@ class ReferenceEvaluationError(HarnessError):
             "these inputs (check the input shapes and values), or the evaluator passes the "
             "operands wrongly (report it with the IR)."
         )
+
+
+class NoMiscompileError(HarnessError):
+    """A numerics bisection or reduction was given a file whose lowered values are right (or
+    that does not lower at all): there are no wrong numbers to localize or keep."""
+
+    def __init__(self, input_path: str, pipeline: str, outcome: str, detail: str = ""):
+        self.input_path = input_path
+        self.pipeline = pipeline
+        self.outcome = outcome
+        self.detail = detail
+        if outcome == "verified":
+            what = (f"{input_path} through {pipeline} and the RefBackend gives the reference's "
+                    "values")
+            remedy = ("Check the inputs (--inputs FILE.npz, the ones 'harness check' flagged) "
+                      "and the --tolerance.")
+        else:
+            what = f"{input_path} does not get through {pipeline} and the RefBackend ({detail})"
+            remedy = ("That is a failure, not wrong numbers: 'harness bisect' and 'harness reduce' "
+                      "without --numerics take it.")
+        super().__init__(f"no miscompile: {what}. {remedy}")
 
 
 class ElidedWeightsError(UsageError):

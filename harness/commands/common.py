@@ -99,3 +99,13 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
     if json_help:
         p.add_argument("--json", action="store_true", help=json_help)
     return p
+
+
+def int_range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition(",")
+    try:
+        if not sep or int(low) >= int(high):
+            raise ValueError
+        return int(low), int(high)
+    except ValueError:
+        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), got {text!r}.") from None
