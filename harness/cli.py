@@ -6,12 +6,18 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 import traceback
 from pathlib import Path
 from typing import Sequence
 
 from .errors import HarnessError, UsageError
+
+# What a command prints to the terminal at most: the first lines, each cut to a width; the
+# rest is in --json (10 MB of stderr or 200,000 diagnostics would otherwise all be printed).
+MAX_PRINTED_LINES = 200
+MAX_PRINTED_CHARS = 2000
 
 
 def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
@@ -28,6 +34,16 @@ def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
             value = raw
         out[key.strip()] = value
     return out
+
+
+def _print_bounded(lines: Sequence[str], *, whole: str = "--json") -> None:
+    from .compiler.text import clip_lines
+
+    shown, hidden = clip_lines(lines, max_lines=MAX_PRINTED_LINES, max_chars=MAX_PRINTED_CHARS)
+    for line in shown:
+        print(line)
+    if hidden:
+        print(f"... {hidden:,} more lines (all of them in {whole})")
 
 
 def _invocation() -> str:
@@ -124,8 +140,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
               f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
-        for line in render_record(record):
-            print(line)
+        _print_bounded(render_record(record))
         if not record.ok:
             print(f"reproduce: {repro_command(textual, record.input_path)}")
     return 0 if record.ok else 1
@@ -145,8 +160,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        _print_bounded(result.render())
     return 0 if result.record.ok else 1
 
 
@@ -158,8 +172,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        _print_bounded(result.render())
     if result.first is not None and result.first.ok:
         return 0
     return 0 if result.found and result.reproduced else 1
@@ -317,17 +330,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Runs one command. Ctrl-C, SIGTERM and SIGHUP stop it the same way: the running
+    torch-mlir-opt's process group is killed, partial output removed, exit 128+N."""
+    from .compiler.process import Terminated, stop_on_signals
+
+    args = None
+    with stop_on_signals():
+        try:
+            args = build_parser().parse_args(argv)
+            return args.fn(args)
+        except HarnessError as e:
+            if args is not None and args.verbose:
+                traceback.print_exc()
+            print(f"harness: error: {e}", file=sys.stderr)
+            return e.exit_code
+        except KeyboardInterrupt as e:
+            signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
+            _say(f"harness: {'interrupted' if signum == signal.SIGINT else 'stopped by ' + signal.Signals(signum).name}")
+            return 128 + signum
+        except BrokenPipeError:
+            os._exit(1)
+
+
+def _say(message: str) -> None:
+    """A last line on stderr, which may be gone (a closed terminal sends SIGHUP)."""
     try:
-        return args.fn(args)
-    except HarnessError as e:
-        if args.verbose:
-            traceback.print_exc()
-        print(f"harness: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        os._exit(1)
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass

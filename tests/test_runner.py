@@ -251,7 +251,10 @@ def _fake_opt(tmp_path: Path, body: str) -> str:
 
 
 def test_non_utf8_stderr_is_read_not_raised(tmp_path):
-    opt = _fake_opt(tmp_path, "printf 'x.mlir:3:1: error: bad \\377\\376 name\\n' >&2\nexit 1\n")
+    # It fails only when given a pipeline: without one (the runner's check that the input is
+    # valid) it reads the input fine, so the failure is the pipeline's.
+    opt = _fake_opt(tmp_path, 'case "$*" in *-pass-pipeline=*) '
+                              "printf 'x.mlir:3:1: error: bad \\377\\376 name\\n' >&2; exit 1;; esac\n")
     record = run_pipeline(write(tmp_path, "nz.mlir", NONZERO), LINALG, opt=opt)
     assert record.outcome is Outcome.PASS_FAILURE
     assert record.first_error().line == 3 and record.first_error().message == "bad \ufffd\ufffd name"

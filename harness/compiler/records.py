@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from .crash import CrashInfo
 from .outcomes import Outcome, Severity, Signature
-from .text import drop_ssa_names
+from .text import decimal, drop_ssa_names
 
 __all__ = ["Diagnostic", "Outcome", "RunRecord", "Severity", "Signature", "parse_diagnostics",
            "render_record"]
@@ -230,8 +230,8 @@ def parse_diagnostics(stderr: str) -> list[Diagnostic]:
         m = _DIAG.match(raw)
         if m:
             file = m.group("file").strip('"')
-            diag = Diagnostic(Severity(m.group("sev")), m.group("msg"), file, int(m.group("line")),
-                              int(m.group("col")))
+            diag = Diagnostic(Severity(m.group("sev")), m.group("msg"), file, decimal(m.group("line")),
+                              decimal(m.group("col")))
         else:
             m = _DIAG_NOLOC.match(raw)
             if not m:

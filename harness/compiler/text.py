@@ -7,10 +7,17 @@ these helpers read them the same way everywhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _SSA = re.compile(r"%[\w.#-]+")
 _NUMBER = re.compile(r"\b\d+\b")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def decimal(digits: str | None) -> int:
+    """A line, column or index as printed; 0 (unknown) for none, or for a number no real
+    stderr holds (Python refuses to convert over 4,300 digits, and fuzzed stderr has them)."""
+    return int(digits) if digits and len(digits) <= 20 else 0
 
 
 def drop_ssa_names(text: str) -> str:
@@ -63,3 +70,20 @@ def unescape_mlir_string(body: str) -> str:
         pos = m.end()
     out += body[pos:].encode()
     return out.decode(errors="replace")
+
+
+def clip_lines(lines: Iterable[str], *, max_lines: int, max_chars: int) -> tuple[list[str], int]:
+    """The first ``max_lines`` lines (an entry holding newlines counts as several), each cut
+    to ``max_chars`` with the number of characters left out; and how many lines were left out.
+    What a terminal should get of 10 MB of stderr or 200,000 diagnostics."""
+    shown: list[str] = []
+    hidden = 0
+    for entry in lines:
+        for line in entry.split("\n"):
+            if len(shown) >= max_lines:
+                hidden += 1
+                continue
+            if len(line) > max_chars:
+                line = f"{line[:max_chars]} ... ({len(line) - max_chars:,} more characters)"
+            shown.append(line)
+    return shown, hidden
