@@ -8,17 +8,16 @@ Derandomized with no example database, so CI sees the same examples every run;
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
+from fuzz_targets import parse_everything
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import mutate_stderr, stderr_corpus
 
 from harness.compiler.crash import function_name, parse_crash
-from harness.compiler.records import RunRecord, parse_diagnostics, render_record
-from harness.compiler.runner import classify
+from harness.compiler.records import parse_diagnostics
 
 CORPUS = stderr_corpus()
 EXAMPLES = int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "300"))
@@ -26,26 +25,6 @@ PROPERTY = settings(max_examples=EXAMPLES, derandomize=True, database=None, dead
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # Exit statuses the runner hands the parser: clean, failed, signals, the wheel's wrapper's 256-N.
 STATUSES = st.sampled_from([None, 0, 1, 2, -6, -8, -11, -9, 134, 139, 245, 250])
-
-
-def parse_everything(text: str, status: int | None, at_timeout: bool) -> RunRecord:
-    """What the runner does with a finished run's stderr, and what tools then read of it."""
-    diagnostics = parse_diagnostics(text)
-    crash = parse_crash(text, returncode=status, pass_hint="canonicalize", at_timeout=at_timeout)
-    outcome = classify(status, text, crash, diagnostics, timed_out=at_timeout)
-    record = RunRecord(outcome=outcome, command=["torch-mlir-opt"], pipeline="p",
-                       input_path="x.mlir", binary="torch-mlir-opt", returncode=status,
-                       elapsed_s=0.0, stderr=text, diagnostics=diagnostics,
-                       crash=crash if outcome.is_crash else None)
-    str(record.signature)
-    record.signature.slug()
-    render_record(record)
-    if crash is not None:
-        crash.relevant_frames()
-        crash.top_frame()
-        crash.torch_frame()
-    assert RunRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
-    return record
 
 
 def test_the_corpus_is_real_and_varied():

@@ -8,15 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import processes_mentioning
 
 from harness.compiler.binary import resolve
 from harness.compiler.records import Outcome, render_record
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
-from harness.compiler.runner import RunOptions, build_command, run_pipeline, single_pass
+from harness.compiler.runner import RunOptions, build_command, repro_command, run_pipeline, single_pass
 from harness.errors import (
     BinaryError,
     HarnessError,
     InputFileError,
+    OutputError,
     PipelineConfigError,
 )
 
@@ -116,18 +118,6 @@ def test_timeout_kills_the_hung_run_and_keeps_where_it_was():
     assert str(record.signature) == "timeout: hang in DecomposeComplexOps"
 
 
-def _processes_mentioning(text: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
-
-
 def test_timeout_kills_the_whole_process_group(tmp_path):
     # The wheel's Python wrapper runs the real binary as its child: both must go.
     wrapper = Path(sys.executable).with_name("torch-mlir-opt")
@@ -138,7 +128,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
                           options=RunOptions(timeout_s=1.5, dump_on_timeout=False))
     assert record.outcome is Outcome.TIMEOUT and record.crash is None
     time.sleep(0.2)
-    assert _processes_mentioning(str(hang)) == []
+    assert processes_mentioning(str(hang)) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -269,3 +259,62 @@ def test_signal_without_any_output_is_a_crash_without_frames(tmp_path):
     assert record.crash.frames == [] and record.crash.top_frame() is None
     assert str(record.signature) == "crash: SIGSEGV"
     assert any("no 'Stack dump:' was printed" in line for line in render_record(record))
+
+
+# ---------------------------------------------------------------------------------------------
+# The output place, file names that look like options, and a binary that hangs (issue 15)
+
+OK_IR = "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n" \
+        "  return %arg0 : !torch.vtensor<[2],f32>\n}\n"
+
+
+@pytest.mark.parametrize("output, says", [
+    ("{tmp}/a-file/out.mlir", "a-file is a file"),   # torch-mlir-opt said so as a pass failure
+    ("/sys/harness-out.mlir", "Permission denied"),  # unwritable even for root
+    ("{tmp}", "is a folder"),
+    ("/dev/full", "No space left on device"),        # a full disk: was an LLVM ERROR "crash"
+])
+def test_an_unwritable_output_is_an_output_error_not_an_outcome(tmp_path, output, says):
+    write(tmp_path, "a-file", "")
+    ir = write(tmp_path, "ok.mlir", OK_IR)
+    with pytest.raises(OutputError) as info:
+        run_pipeline(ir, LINALG, options=RunOptions(output_path=output.format(tmp=tmp_path)))
+    _one_paragraph(info.value, says, "(-o)")
+
+
+def test_a_missing_output_folder_is_created(tmp_path):
+    out = tmp_path / "new" / "deeper" / "out.mlir"
+    record = run_pipeline(write(tmp_path, "ok.mlir", OK_IR), LINALG,
+                          options=RunOptions(output_path=str(out)))
+    assert record.ok and "tensor<2xf32>" in out.read_text()
+
+
+@pytest.mark.parametrize("name", ["-o.mlir", "--version.mlir", "-"])
+def test_file_names_that_look_like_options_are_read_as_files(tmp_path, monkeypatch, name):
+    # They reached torch-mlir-opt as options ("-o.mlir": an output file; "--version.mlir": an
+    # unknown option blamed on the pipeline; "-": stdin).
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, name, NONZERO)
+    record = run_pipeline(name, LINALG, options=RunOptions(output_path=f"-{name}.out"))
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE, record.stderr
+    assert f"./{name}" in record.command and f"./-{name}.out" in record.command
+    assert repro_command(LINALG, name).endswith(f" ./{name}")
+    ok = write(tmp_path, "ok.mlir", OK_IR)
+    assert run_pipeline(ok, LINALG, options=RunOptions(output_path=f"-{name}.out")).ok
+    assert "tensor<2xf32>" in (tmp_path / f"-{name}.out").read_text()
+
+
+def test_a_binary_that_hangs_on_version_is_given_up_within_the_timeout(tmp_path):
+    # Identifying the binary waited 60 s whatever --timeout said; and subprocess.run left a
+    # wrapper's children (the sleep below) running.
+    marker = "1000.0" + str(time.monotonic_ns())[-6:]
+    opt = write(tmp_path, "hangs-on-version", f"#!/bin/sh\nsleep {marker}\n")
+    opt.chmod(0o755)
+    start = time.monotonic()
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(write(tmp_path, "ok.mlir", OK_IR), LINALG, opt=str(opt),
+                     options=RunOptions(timeout_s=1.0))
+    assert time.monotonic() - start < 10
+    _one_paragraph(info.value, "did not answer --version within 1 s", "--timeout")
+    time.sleep(0.2)
+    assert processes_mentioning(marker) == []

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .outcomes import Outcome, PassSource, Signature
-from .text import decimal, drop_numbers
+from .text import closing_brackets, decimal, drop_numbers
 
 
 @dataclass
@@ -184,7 +184,6 @@ _OPEN = "(<[{"
 _CLOSE = ")>]}"
 _BRACKET_OR_SPACE = re.compile(r"[(<\[{)>\]} ]")
 _OPEN_PAREN = re.compile(r"\(")
-_PARENTHESIS = re.compile(r"[()]")
 _ANONYMOUS = "anonymous namespace"
 
 
@@ -239,7 +238,7 @@ def _strip_suffixes(name: str) -> str:
 def _drop_parameter_lists(name: str) -> str:
     """Removes ``(...)`` groups that follow a name (calls, lambdas), keeping
     ``(anonymous namespace)``, ``operator()`` and function types such as ``long (long)``."""
-    closes = _matching_parentheses(name)
+    closes = closing_brackets(name)
     kept: list[str] = []
     tail = ""  # the last characters kept so far: all the decision looks at
     pos = 0
@@ -262,18 +261,6 @@ def _drop_parameter_lists(name: str) -> str:
             pos = i + 1
     kept.append(name[pos:])
     return "".join(kept)
-
-
-def _matching_parentheses(text: str) -> dict[int, int]:
-    """The index of each ``(``'s closing ``)``, in one pass (unclosed ones are left out)."""
-    closes: dict[int, int] = {}
-    stack: list[int] = []
-    for m in _PARENTHESIS.finditer(text):
-        if m.group() == "(":
-            stack.append(m.start())
-        elif stack:
-            closes[stack.pop()] = m.start()
-    return closes
 
 
 def _split_scope(name: str) -> list[str]:

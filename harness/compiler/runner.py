@@ -174,9 +174,12 @@ def check_output(output_path: str | os.PathLike) -> Path:
     path = Path(output_path)
     hint = "Choose a writable output location (-o)."
     if path.is_dir():
-        raise OutputError(f"the output {path} is a folder. Name a file in it, e.g. {path / 'out.mlir'}.")
+        raise OutputError(f"the output {path} is a folder. Name a file in it (-o), e.g. {path / 'out.mlir'}.")
     if path.exists() and not path.is_file():
         return path  # /dev/stdout, a fifo: written as they are
+    ancestor = next((a for a in path.parents if a.exists()), None)
+    if ancestor is not None and not ancestor.is_dir():
+        raise OutputError(f"cannot write the output IR {path}: {ancestor} is a file, not a folder. {hint}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)

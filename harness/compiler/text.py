@@ -51,6 +51,20 @@ def matching_close(text: str, open_at: int, *, pairs: str = "()", quotes: str = 
     return -1
 
 
+def closing_brackets(text: str, *, pairs: str = "()") -> dict[int, int]:
+    """The index of every opening bracket's closing one, in one pass (unclosed ones left out):
+    what asking ``matching_close`` for each would give, in linear time on nested text."""
+    opening, closing = pairs
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    for m in re.finditer(f"[{re.escape(pairs)}]", text):
+        if m.group() == opening:
+            stack.append(m.start())
+        elif stack:
+            closes[stack.pop()] = m.start()
+    return closes
+
+
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
 _SIMPLE_ESCAPES = {"n": b"\n", "t": b"\t", "\\": b"\\", '"': b'"'}
 
