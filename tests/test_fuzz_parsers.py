@@ -74,3 +74,11 @@ def test_function_name_is_unchanged_by_the_linear_rewrite():
         "ns::A<long (long)>::g::'lambda'::operator()"
     assert function_name("x [clone a [clone b]") == "x"
     assert function_name("(anonymous namespace)::P::runOnOperation()") == "(anonymous namespace)::P::runOnOperation"
+
+
+def test_addresses_too_long_for_64_bits_are_unknown_and_the_record_serializes():
+    # Found by tools/fuzz.py: a 5,000-digit address parsed, and json.dumps of the record raised
+    # (Python will not print an int of over 4,300 decimal digits), so `harness run --json` did.
+    text = f"Stack dump:\n #3 0x{'f' * 5000} f() Foo.cpp:1:2\n #4 0x00000000004a1b2c g()\n"
+    record = parse_everything(text, -11, False)
+    assert [f.address for f in record.crash.frames] == [0, 0x4a1b2c]

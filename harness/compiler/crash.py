@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .outcomes import Outcome, PassSource, Signature
-from .text import closing_brackets, decimal, drop_numbers
+from .text import closing_brackets, decimal, drop_numbers, hexadecimal
 
 
 @dataclass
@@ -417,7 +417,7 @@ def _parse_frame_rest(index: int, address: int, rest: str) -> Frame:
     m = _MODULE_SUFFIX.match(rest)
     if m:
         return Frame(index, address, m.group("func").strip(), module=m.group("module"),
-                     offset=int(m.group("off"), 16))
+                     offset=hexadecimal(m.group("off")))
     m = _FILE_SUFFIX.match(rest)
     if m and ("." in m.group("file") or "/" in m.group("file")):
         return Frame(index, address, m.group("func").strip(), file=m.group("file"),
@@ -432,19 +432,19 @@ def parse_frames(lines: Iterable[str]) -> list[Frame]:
         line = raw.rstrip("\n")
         m = _SYM_FRAME.match(line)
         if m:
-            frames.append(_parse_frame_rest(decimal(m.group("idx")), int(m.group("addr"), 16),
+            frames.append(_parse_frame_rest(decimal(m.group("idx")), hexadecimal(m.group("addr")),
                                             m.group("rest") or ""))
             continue
         m = _RAW_FRAME.match(line)
         if m:
-            frames.append(Frame(decimal(m.group("idx")), int(m.group("addr"), 16), m.group("sym") or "",
+            frames.append(Frame(decimal(m.group("idx")), hexadecimal(m.group("addr")), m.group("sym") or "",
                                 module=m.group("module")))
             continue
         m = _GLIBC_FRAME.match(line)
         if m:
-            frames.append(Frame(len(frames), int(m.group("addr"), 16), m.group("sym") or "",
+            frames.append(Frame(len(frames), hexadecimal(m.group("addr")), m.group("sym") or "",
                                 module=m.group("module"),
-                                offset=int(m.group("off"), 16) if m.group("off") and not m.group("sym") else None))
+                                offset=hexadecimal(m.group("off")) if m.group("off") and not m.group("sym") else None))
     return frames
 
 

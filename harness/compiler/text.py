@@ -20,6 +20,12 @@ def decimal(digits: str | None) -> int:
     return int(digits) if digits and len(digits) <= 20 else 0
 
 
+def hexadecimal(digits: str) -> int:
+    """An address or offset as printed (64-bit); 0 (unknown) for longer ones, which no real
+    stack dump holds and which JSON cannot write out (over 4,300 decimal digits)."""
+    return int(digits, 16) if len(digits.lstrip("0")) <= 16 else 0
+
+
 def drop_ssa_names(text: str) -> str:
     """SSA names (``%12``, ``%arg0``) as ``%_``, so renumbered IR reads the same."""
     return _SSA.sub("%_", text).strip()
