@@ -36,14 +36,14 @@ def _parse_overrides(items: Sequence[str]) -> dict[str, object]:
     return out
 
 
-def _print_bounded(lines: Sequence[str], *, whole: str = "--json") -> None:
+def _print_bounded(lines: Sequence[str]) -> None:
     from .compiler.text import clip_lines
 
     shown, hidden = clip_lines(lines, max_lines=MAX_PRINTED_LINES, max_chars=MAX_PRINTED_CHARS)
     for line in shown:
         print(line)
     if hidden:
-        print(f"... {hidden:,} more lines (all of them in {whole})")
+        print(f"... {hidden:,} more lines (all of them in --json)")
 
 
 def _invocation() -> str:
@@ -344,10 +344,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traceback.print_exc()
             print(f"harness: error: {e}", file=sys.stderr)
             return e.exit_code
-        except KeyboardInterrupt as e:
-            signum = e.signum if isinstance(e, Terminated) else signal.SIGINT
-            _say(f"harness: {'interrupted' if signum == signal.SIGINT else 'stopped by ' + signal.Signals(signum).name}")
-            return 128 + signum
+        except Terminated as e:
+            _say(f"harness: stopped by {signal.Signals(e.signum).name}")
+            return 128 + e.signum
+        except KeyboardInterrupt:
+            _say("harness: interrupted")
+            return 128 + signal.SIGINT
         except BrokenPipeError:
             os._exit(1)
 

@@ -16,10 +16,16 @@ Choices that shape the records:
   symbolized offline with llvm-symbolizer. Exit statuses 256-N (the wheel's Python wrapper)
   and 128+N (a shell wrapper) count as signal N when stderr shows LLVM's crash output.
 - On a timeout the process group first gets SIGABRT, so LLVM's handler prints where the hung
-  run was (the pass and the looping pattern end up in the record), then SIGKILL.
+  run was (the pass and the looping pattern end up in the record), then SIGKILL. The child
+  never outlives the harness (harness.compiler.process: an exception kills the group, a
+  watchdog kills it when the harness dies).
 - Core dumps are disabled in the child (crash hunting would litter the working directory).
 - A pipeline torch-mlir-opt rejects (unknown pass, bad option, wrong nesting) is a user error:
-  it raises PipelineConfigError instead of returning a record.
+  it raises PipelineConfigError instead of returning a record. So is an output (``-o``) it
+  could not write: OutputError, checked before the run and after it.
+- Whether a failure happened before any pass (parse error, verifier error) or in the pipeline
+  is asked of torch-mlir-opt itself, not guessed from the message (``_confirm_stage``).
+- File names reach the binary as files even when they start with ``-`` (``command_path``).
 """
 
 from __future__ import annotations
