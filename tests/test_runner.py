@@ -70,6 +70,18 @@ def test_parse_errors(tmp_path):
         assert message in record.first_error().message
 
 
+def test_a_type_the_parser_rejects_is_a_parse_error(tmp_path):
+    # Found by the property test on mutated crashers: the parser's wording ("invalid size -2 for
+    # !torch.tensor type") is on no list, and the run was recorded as a pass failure. Whether the
+    # input fails before any pass is now asked of torch-mlir-opt.
+    record = run_pipeline(write(tmp_path, "neg.mlir", "func.func @f() -> !torch.vtensor<[-2],si64> {\n"
+                                                      "  %0 = torch.vtensor.literal(dense<1> : tensor<2xsi64>) : !torch.vtensor<[2],si64>\n"
+                                                      "  return %0 : !torch.vtensor<[2],si64>\n}\n"),
+                          "-canonicalize")
+    assert record.outcome is Outcome.PARSE_ERROR
+    assert record.first_error().message == "invalid size -2 for !torch.tensor type"
+
+
 def test_verifier_error_while_parsing(tmp_path):
     record = run_pipeline(write(tmp_path, "v.mlir", "func.func @f() -> i32 {\n  return\n}\n"), LINALG)
     assert record.outcome is Outcome.VERIFIER_ERROR
