@@ -35,6 +35,7 @@ CRASHER_PASSES = {
     "R_var_dim_oob_verifier": "-torch-decompose-complex-ops",
     "S_cumsum_nonvalue_tmtensor": "-convert-torch-to-tmtensor",
     "T_jit_script_class_call_method": "-torch-prepare-for-globalize-object-graph",
+    "U_slice_literal_zero_step": "-canonicalize",
 }
 
 
@@ -175,10 +176,23 @@ def mutate_stderr(corpus: Sequence[str], rng: random.Random) -> str:
 _OP = re.compile(r"\btorch\.[a-z_]+\.[\w.]+")
 _TYPE = re.compile(r"!torch\.(?:v?tensor<[^>]*>|vtensor|tensor|int|float|bool|none|str|"
                    r"list<[^>]*>|optional<[^>]*>)")
-_NUMBER = re.compile(r"-?\b\d+\b")
+# The values a program computes with: scalar constants and the elements of literals (not SSA
+# names or shapes, whose change only breaks the parse).
+_CONSTANT = re.compile(r"(?<=torch\.constant\.int )-?\d+|(?<=torch\.constant\.float )[-+.\de]+")
+_DENSE = re.compile(r"dense<([^>]*)>")
+_ELEMENT = re.compile(r"-?\d+(?:\.\d*)?(?:e[-+]?\d+)?")
+
+
+def _value_spans(text: str) -> list[tuple[int, int]]:
+    spans = [m.span() for m in _CONSTANT.finditer(text)]
+    for dense in _DENSE.finditer(text):
+        base = dense.start(1)
+        spans += [(base + m.start(), base + m.end()) for m in _ELEMENT.finditer(dense.group(1))]
+    return spans
+
 
 IR_NUMBERS = ("0", "1", "-1", "2", "-2", "3", "7", "64", "-9223372036854775808",
-              "9223372036854775807", "4294967296", "99", "1.0e+00", "?")
+              "9223372036854775807", "4294967296", "99")
 
 
 def _harvest(corpus: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -203,22 +217,37 @@ class IRMutator:
         m = rng.choice(found)
         return text[:m.start()] + rng.choice(pool) + text[m.end():]
 
+    def _revalue(self, text: str, rng: random.Random) -> str:
+        spans = _value_spans(text)
+        if not spans:
+            return text
+        start, end = rng.choice(spans)
+        return text[:start] + rng.choice(IR_NUMBERS) + text[end:]
+
+    def _retype(self, text: str, rng: random.Random) -> str:
+        """Every use of one type becomes another, so the IR stays consistent with itself."""
+        found = sorted(set(_TYPE.findall(text)))
+        return text.replace(rng.choice(found), rng.choice(self.types)) if found else text
+
     def mutate(self, text: str, rng: random.Random) -> str:
-        for _ in range(rng.randint(1, 3)):
+        """One to three changes; most keep the IR parseable, so runs reach the passes."""
+        for _ in range(rng.choice((1, 1, 2, 3))):
             kind = rng.random()
-            if kind < 0.3:
-                text = self._replace(text, rng, _NUMBER, IR_NUMBERS)
-            elif kind < 0.45:
-                text = self._replace(text, rng, _OP, self.ops)
+            if kind < 0.4:
+                text = self._revalue(text, rng)
+            elif kind < 0.55:
+                text = self._retype(text, rng)
             elif kind < 0.6:
                 text = self._replace(text, rng, _TYPE, self.types)
-            elif kind < 0.7:
+            elif kind < 0.65:
+                text = self._replace(text, rng, _OP, self.ops)
+            elif kind < 0.75:
                 text = delete_lines(text, rng, self.corpus)
-            elif kind < 0.78:
+            elif kind < 0.82:
                 text = duplicate_lines(text, rng, self.corpus)
-            elif kind < 0.85:
+            elif kind < 0.88:
                 text = swap_lines(text, rng, self.corpus)
-            elif kind < 0.9:
+            elif kind < 0.92:
                 text = flip_chars(text, rng, self.corpus)
             elif kind < 0.95:
                 text = truncate(text, rng, self.corpus)

@@ -18,7 +18,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from fuzz_targets import parses, run_and_check
+from fuzz_targets import UNSYMBOLIZED, parses, run_and_check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import IRMutator, ir_corpus
@@ -27,7 +27,7 @@ from harness.compiler.binary import resolve
 
 CORPUS = ir_corpus()
 MUTATOR = IRMutator([text for _, text, _ in CORPUS])
-EXAMPLES = int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "300"))
 PROPERTY = settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
@@ -39,7 +39,7 @@ def test_run_on_mutated_ir_never_raises_or_misclassifies(rng, seed):
     binary = resolve().path
     mutated = MUTATOR.mutate(text, rng)
     with tempfile.TemporaryDirectory(prefix="harness-fuzz-") as workdir:
-        record, wrong = run_and_check(mutated, flag, binary, Path(workdir))
+        record, wrong = run_and_check(mutated, flag, binary, Path(workdir), UNSYMBOLIZED)
     assert not wrong, f"{wrong}\n--- input ---\n{mutated}\n--- stderr ---\n{record.stderr[:4000]}"
 
 
@@ -47,7 +47,7 @@ def test_the_unmutated_corpus_crashes_and_the_oracle_sees_it(tmp_path):
     # The check can fail: each seed crashes for real, and a broken file is told from a good one.
     binary = resolve().path
     for name, text, flag in CORPUS:
-        record, wrong = run_and_check(text, flag, binary, tmp_path)
+        record, wrong = run_and_check(text, flag, binary, tmp_path, UNSYMBOLIZED)
         assert record.outcome.is_crash and not wrong, name
     (tmp_path / "broken.mlir").write_text(CORPUS[0][1][:-3])
     assert parses(tmp_path / "broken.mlir", binary) is False

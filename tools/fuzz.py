@@ -33,7 +33,7 @@ from mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus  # noqa
 
 from harness.compiler.binary import resolve  # noqa: E402
 from harness.compiler.irfile import unique_dir, write_atomically  # noqa: E402
-from harness.compiler.runner import repro_command, run_pipeline  # noqa: E402
+from harness.compiler.runner import RunOptions, repro_command, run_pipeline  # noqa: E402
 
 SLOW_S = 1.0
 
@@ -79,15 +79,15 @@ def fuzz_parsers(seed: int, inputs: int, tally: Tally, only: int | None) -> None
                        + traceback.format_exc())
             continue
         elapsed = time.perf_counter() - start
-        sizes.append((len(text), elapsed))
+        sizes.append((len(text), elapsed, i))
         if elapsed > SLOW_S:
             tally.counts["slow"] += 1
             tally.save("slow", i, text, f"{elapsed:.2f} s for {len(text):,} characters")
     if sizes:
         worst = max(sizes, key=lambda s: s[1])
-        rate = max((t / n for n, t in sizes if n > 10_000), default=0.0)
-        tally.extra = [f"slowest {worst[1] * 1000:.0f} ms ({worst[0]:,} characters), "
-                       f"largest {max(n for n, _ in sizes):,} characters, "
+        rate = max((t / n for n, t, _ in sizes if n > 10_000), default=0.0)
+        tally.extra = [f"slowest {worst[1] * 1000:.0f} ms ({worst[0]:,} characters, input {worst[2]}), "
+                       f"largest {max(n for n, _, _ in sizes):,} characters, "
                        f"worst rate {rate * 1e9:.0f} ns/character on inputs over 10 KB",
                        "new crash signatures n/a (no compiler runs)"]
 
@@ -96,6 +96,7 @@ def fuzz_run(seed: int, inputs: int, tally: Tally, only: int | None, timeout_s: 
     corpus = ir_corpus()
     mutator = IRMutator([text for _, text, _ in corpus])
     binary = resolve().path
+    options = RunOptions(timeout_s=timeout_s)  # symbolized: new signatures are told by name
     known: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="harness-fuzz-") as work:
         for name, text, flag in corpus:
@@ -111,7 +112,7 @@ def fuzz_run(seed: int, inputs: int, tally: Tally, only: int | None, timeout_s: 
             tally.counts["inputs"] += 1
             start = time.perf_counter()
             try:
-                record, wrong = run_and_check(mutated, flag, binary, Path(work), timeout_s)
+                record, wrong = run_and_check(mutated, flag, binary, Path(work), options)
             except Exception:  # noqa: BLE001
                 tally.counts["exceptions"] += 1
                 tally.save("exception", i, mutated, f"{flag}\n" + traceback.format_exc())

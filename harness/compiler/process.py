@@ -164,7 +164,7 @@ class _Watchdog:
                               (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                               (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
                 setsid=True)
-        except OSError:
+        except (OSError, NotImplementedError):  # no posix_spawn setsid: execute() still cleans up
             os.close(write)
             return
         finally:
