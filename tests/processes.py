@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 
-def command_lines() -> dict[int, list[str]]:
-    """Every process's arguments (the ones that are readable and not zombies)."""
-    out: dict[int, list[str]] = {}
+def _each(name: str) -> Iterator[tuple[int, str]]:
+    """(pid, /proc/PID/NAME) of every process that can be read."""
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                raw = (entry / "cmdline").read_bytes()
+                yield int(entry.name), (entry / name).read_text(errors="replace")
             except OSError:
                 continue
-            if raw:
-                out[int(entry.name)] = raw.decode(errors="replace").rstrip("\0").split("\0")
-    return out
+
+
+def command_lines() -> dict[int, list[str]]:
+    """Every process's arguments (zombies, which have none, left out)."""
+    return {pid: raw.rstrip("\0").split("\0") for pid, raw in _each("cmdline") if raw}
 
 
 def processes_mentioning(text: str) -> list[int]:
@@ -31,16 +33,7 @@ def compiler_processes(marker: str) -> list[int]:
 
 
 def children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                status = (entry / "status").read_text()
-            except OSError:
-                continue
-            if f"\nPPid:\t{pid}\n" in status:
-                found.append(int(entry.name))
-    return found
+    return [child for child, status in _each("status") if f"\nPPid:\t{pid}\n" in status]
 
 
 def alive(pid: int) -> bool:
