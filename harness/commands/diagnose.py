@@ -10,8 +10,8 @@ from pathlib import Path
 
 from ..errors import HarnessError
 from . import numerics
-from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, progress, reproduce, say,
-                     textual_pipeline)
+from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded, progress,
+                     reproduce, say, textual_pipeline)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -45,8 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
               f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
-        for line in render_record(record):
-            print(line)
+        print_bounded(render_record(record))
         if analysis is not None:
             from ..tools.bisect import Responsibility
 
@@ -75,8 +74,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        print_bounded(result.render())
     return EXIT_OK if result.record.ok else EXIT_FAILURE
 
 
@@ -98,8 +96,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        print_bounded(result.render())
     if result.first is not None and result.first.ok:
         return EXIT_OK
     if result.outcome is Outcome.PARSE_ERROR:
