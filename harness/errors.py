@@ -74,15 +74,20 @@ class PipelineFailure(HarnessError):
 
     exit_code = 1
 
-    def __init__(self, description: str, diagnostics: str, command: str, input_path: str):
+    def __init__(self, description: str, diagnostics: str, command: str, input_path: str,
+                 next_steps: "list[str] | tuple[str, ...]" = ()):
         self.description = description
         self.diagnostics = diagnostics
         self.command = command
         self.input_path = input_path
+        self.next_steps = list(next_steps)
+        steps = "".join(f"  $ {step}\n" for step in self.next_steps)
         super().__init__(
             f"{description} failed with the following diagnostics:\n{diagnostics.rstrip()}\n"
             f"The input IR was saved to {input_path}; reproduce with:\n  $ {command}\n"
-            "Add '-mlir-print-ir-after-failure -mlir-disable-threading' to see the IR where it failed."
+            + (f"The Python line and the fix, the failing pass, a minimal IR file and an upstream "
+               f"bug report:\n{steps}" if steps else
+               "Add '-mlir-print-ir-after-failure -mlir-disable-threading' to see the IR where it failed.")
         )
 
 

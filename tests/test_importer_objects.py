@@ -226,9 +226,9 @@ def test_identity_probe_leaves_training_flags_alone(truly_shared):
     assert truly_shared.training and truly_shared.a.training
 
 
-def test_object_reachable_by_two_paths_is_rejected_by_the_pipeline(truly_shared):
+def test_object_reachable_by_two_paths_is_rejected_by_the_pipeline(truly_shared, tmp_path):
     with pytest.raises(PipelineFailure) as info:
-        torchscript.compile(truly_shared, [torch.ones(2, 4)], output_type="torch")
+        torchscript.compile(truly_shared, [torch.ones(2, 4)], output_type="torch", out_dir=tmp_path)
     assert ("reachable by multiple paths from root object: '<root>.a' and '<root>.b'"
             in info.value.diagnostics)
 
