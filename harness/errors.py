@@ -65,6 +65,19 @@ class UnsupportedTypeError(TorchScriptImportError):
         )
 
 
+class MetaTensorError(TorchScriptImportError):
+    """A tensor on the meta device has a shape but no values: nothing to write into the IR."""
+
+    def __init__(self, name: str, context: str):
+        self.name = name
+        super().__init__(
+            f"cannot import tensor '{name}' ({context}): it is on the meta device, so it has a "
+            "shape but no values to write into the IR. Materialize the model's weights first "
+            "(model.to_empty(device='cpu') then initialize them, or load a state dict), then "
+            "trace and import it."
+        )
+
+
 class AnnotationError(TorchScriptImportError):
     """A ClassAnnotator call names a method or argument that does not exist, or is malformed."""
 
