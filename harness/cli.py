@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 from typing import Sequence
@@ -64,25 +65,42 @@ def _common_options(sub) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command. Ctrl-C, SIGTERM and SIGHUP stop it the same way: the running
+    torch-mlir-opt's process group is killed, partial output removed, exit 128+N."""
+    from .compiler.process import Terminated, stop_on_signals
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = None
+    with stop_on_signals():
+        try:
+            args = parser.parse_args(argv)
+            if hasattr(args, "opt") and args.fn is not builds.cmd_diff and not getattr(args, "builds", None):
+                builds.announce_binary(args)
+            return args.fn(args)
+        except HarnessError as e:
+            if args is not None and args.verbose:
+                traceback.print_exc()
+            _last_line(f"harness: error: {e}")
+            return e.exit_code
+        except Terminated as e:
+            _last_line(f"harness: stopped by {signal.Signals(e.signum).name}")
+            return 128 + e.signum
+        except KeyboardInterrupt:
+            _last_line("harness: interrupted")
+            return 128 + signal.SIGINT
+        except BrokenPipeError:
+            os._exit(1)
+        except Exception as e:  # a bug in the harness, not in the input: say so, keep exit 1 free
+            if args is not None and args.verbose:
+                traceback.print_exc()
+            _last_line(f"harness: internal error: {type(e).__name__}: {e}. This is a bug in the "
+                       "harness; rerun with --verbose for the traceback and report it.")
+            return EXIT_INTERNAL
+
+
+def _last_line(message: str) -> None:
+    """A last line on stderr, which may be gone (a closed terminal sends SIGHUP)."""
     try:
-        if hasattr(args, "opt") and args.fn is not builds.cmd_diff and not getattr(args, "builds", None):
-            builds.announce_binary(args)
-        return args.fn(args)
-    except HarnessError as e:
-        if args.verbose:
-            traceback.print_exc()
-        print(f"harness: error: {e}", file=sys.stderr)
-        return e.exit_code
-    except KeyboardInterrupt:
-        print("harness: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        os._exit(1)
-    except Exception as e:  # a bug in the harness, not in the input: say so, keep exit 1 free
-        if args.verbose:
-            traceback.print_exc()
-        print(f"harness: internal error: {type(e).__name__}: {e}. This is a bug in the harness; "
-              "rerun with --verbose for the traceback and report it.", file=sys.stderr)
-        return EXIT_INTERNAL
+        print(message, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass

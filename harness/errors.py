@@ -65,6 +65,19 @@ class UnsupportedTypeError(TorchScriptImportError):
         )
 
 
+class MetaTensorError(TorchScriptImportError):
+    """A tensor on the meta device has a shape but no values: nothing to write into the IR."""
+
+    def __init__(self, name: str, context: str):
+        self.name = name
+        super().__init__(
+            f"cannot import tensor '{name}' ({context}): it is on the meta device, so it has a "
+            "shape but no values to write into the IR. Materialize the model's weights first "
+            "(model.to_empty(device='cpu') then initialize them, or load a state dict), then "
+            "trace and import it."
+        )
+
+
 class AnnotationError(TorchScriptImportError):
     """A ClassAnnotator call names a method or argument that does not exist, or is malformed."""
 
@@ -74,15 +87,20 @@ class PipelineFailure(HarnessError):
 
     exit_code = 1
 
-    def __init__(self, description: str, diagnostics: str, command: str, input_path: str):
+    def __init__(self, description: str, diagnostics: str, command: str, input_path: str,
+                 next_steps: "list[str] | tuple[str, ...]" = ()):
         self.description = description
         self.diagnostics = diagnostics
         self.command = command
         self.input_path = input_path
+        self.next_steps = list(next_steps)
+        steps = "".join(f"  $ {step}\n" for step in self.next_steps)
         super().__init__(
             f"{description} failed with the following diagnostics:\n{diagnostics.rstrip()}\n"
             f"The input IR was saved to {input_path}; reproduce with:\n  $ {command}\n"
-            "Add '-mlir-print-ir-after-failure -mlir-disable-threading' to see the IR where it failed."
+            + (f"The Python line and the fix, the failing pass, a minimal IR file and an upstream "
+               f"bug report:\n{steps}" if steps else
+               "Add '-mlir-print-ir-after-failure -mlir-disable-threading' to see the IR where it failed.")
         )
 
 
@@ -282,15 +300,18 @@ class UnsupportedOpsError(HarnessError):
 
     exit_code = 1
 
-    def __init__(self, function: str, ops: dict[str, int]):
+    def __init__(self, function: str, ops: dict[str, int], reasons: dict[str, str] | None = None):
         self.function = function
         self.ops = dict(ops)  # op name -> how many times it occurs
+        self.reasons = dict(reasons or {})  # op name -> why no evaluator can run it, when known
         listed = ", ".join(f"{name} (x{n})" if n > 1 else name for name, n in sorted(self.ops.items()))
+        why = "".join(f" {name}: {text}" for name, text in sorted(self.reasons.items()))
+        remedy = ("" if set(self.reasons) >= set(self.ops) else
+                  " Check the IR at the torch backend contract (after torchscript-to-torch or "
+                  "fx-to-torch), where these are rarer, or add the op to harness/execute/ref_ops.py.")
         super().__init__(
             f"the reference evaluator cannot evaluate {len(self.ops)} kind(s) of op in "
-            f"@{function}: {listed}. Check the IR at the torch backend contract (after "
-            "torchscript-to-torch or fx-to-torch), where these are rarer, or add the op to "
-            "harness/execute/ref_ops.py."
+            f"@{function}: {listed}.{why}{remedy}"
         )
 
 
@@ -309,6 +330,27 @@ class ReferenceEvaluationError(HarnessError):
             "these inputs (check the input shapes and values), or the evaluator passes the "
             "operands wrongly (report it with the IR)."
         )
+
+
+class NoMiscompileError(HarnessError):
+    """A numerics bisection or reduction was given a file whose lowered values are right (or
+    that does not lower at all): there are no wrong numbers to localize or keep."""
+
+    def __init__(self, input_path: str, pipeline: str, outcome: str, detail: str = ""):
+        self.input_path = input_path
+        self.pipeline = pipeline
+        self.outcome = outcome
+        self.detail = detail
+        if outcome == "verified":
+            what = (f"{input_path} through {pipeline} and the RefBackend gives the reference's "
+                    "values")
+            remedy = ("Check the inputs (--inputs FILE.npz, the ones 'harness check' flagged) "
+                      "and the --tolerance.")
+        else:
+            what = f"{input_path} does not get through {pipeline} and the RefBackend ({detail})"
+            remedy = ("That is a failure, not wrong numbers: 'harness bisect' and 'harness reduce' "
+                      "without --numerics take it.")
+        super().__init__(f"no miscompile: {what}. {remedy}")
 
 
 class ElidedWeightsError(UsageError):

@@ -124,3 +124,64 @@ def test_run_missing_file_and_binary(tmp_path):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", env={"TORCH_MLIR_OPT": "/bin/true"})
     assert proc.returncode == 2 and "does not look like torch-mlir-opt" in proc.stderr
+
+
+def _loud_opt(tmp_path: Path, body: str) -> str:
+    """A stand-in binary that passes the identity check, reads its input fine without a
+    pipeline (the runner's validity check), and with one prints ``body``'s output and fails."""
+    script = tmp_path / "loud-torch-mlir-opt"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in --version) echo "LLVM version 99"; exit 0;; --help-list) echo torch; exit 0;; esac\n'
+        'case "$*" in *-pass-pipeline=*) ;; *) exit 0;; esac\n' + body + "exit 1\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_run_prints_the_first_lines_of_200000_diagnostics(tmp_path):
+    ir = tmp_path / "x.mlir"
+    ir.write_text("module {}\n")
+    opt = _loud_opt(tmp_path, "yes 'x.mlir:2:8: error: failed to legalize operation' | head -n 200000 >&2\n")
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", opt)
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert len(lines) < 210 and len(proc.stdout) < 100_000
+    assert lines[1] == "x.mlir:2:8: error: failed to legalize operation"
+    hidden = 200_000 + 1 - 200  # the diagnostics and the signature line, less those shown
+    assert f"... {hidden:,} more lines (all of them in --json)" in lines
+    assert lines[-1].startswith("reproduce: ")
+    # --json has them all (2,000 here: 200,000 take the JSON encoder seconds).
+    opt = _loud_opt(tmp_path, "yes 'x.mlir:2:8: error: failed to legalize operation' | head -n 2000 >&2\n")
+    record = json.loads(harness("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", opt,
+                                "--json").stdout)
+    assert len(record["diagnostics"]) == 2000
+
+
+def test_run_cuts_10_mb_of_stderr(tmp_path):
+    ir = tmp_path / "x.mlir"
+    ir.write_text("module {}\n")
+    opt = _loud_opt(tmp_path, "head -c 10000000 /dev/zero | tr '\\0' a >&2\n")
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", opt)
+    assert proc.returncode == 1 and len(proc.stdout) < 10_000
+    assert "a" * 2000 + " ... (9,998,000 more characters)" in proc.stdout
+
+
+def test_run_output_errors_exit_2_before_running(tmp_path):
+    ir = tmp_path / "x.mlir"
+    ir.write_text("func.func @f() {\n  return\n}\n")
+    for output, says in ((tmp_path, "is a folder"), ("/dev/full", "No space left on device")):
+        proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "-o", str(output))
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.startswith("harness: error: ") and says in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_run_timeout_covers_a_binary_that_hangs_on_version(tmp_path):
+    ir = tmp_path / "x.mlir"
+    ir.write_text("module {}\n")
+    opt = tmp_path / "hangs"
+    opt.write_text("#!/bin/sh\nexec sleep 1000\n")
+    opt.chmod(0o755)
+    proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", str(opt),
+                   "--timeout", "2", timeout=30)
+    assert proc.returncode == 2 and "did not answer --version within 2 s" in proc.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -58,28 +59,70 @@ def test_placeholder_with_dynamic_axis_scripted():
     assert "func.func @forward(%arg0: tensor<?x3xf32>) -> tensor<?x2xf32>" in str(module)
 
 
-def test_failure_carries_diagnostics_and_a_command_that_reproduces_it():
+class WeightedBicubic(torch.nn.Module):
+    """A weight big enough to be a resource blob (64 elements), before the op with no lowering."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.nn.functional.interpolate(self.fc(x), scale_factor=2.0, mode="bicubic")
+
+
+def test_failure_carries_diagnostics_and_a_command_that_reproduces_it(tmp_path):
+    from harness.compiler import binary
+
     with pytest.raises(PipelineFailure) as info:
-        torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True)
+        torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True,
+                            out_dir=tmp_path)
     err = info.value
     assert "Lowering TorchScript IR -> Torch Backend IR" in str(err)
     assert "aten.upsample_bicubic2d.vec" in err.diagnostics
-    assert err.command.startswith("torch-mlir-opt -pass-pipeline='builtin.module(")
-    # The saved input reproduces the same diagnostic with the printed command.
-    argv = shlex.split(err.command)
-    from harness.compiler import binary
-
-    argv[0] = binary.resolve().path
-    proc = subprocess.run(argv + ["-o", "/dev/null"], capture_output=True, text=True)
+    # The command names the binary that ran (issue 18, item 9), so it runs when pasted.
+    exe = binary.resolve().path
+    assert err.command.startswith(f"{shlex.quote(exe)} -pass-pipeline='builtin.module(")
+    proc = subprocess.run(shlex.split(err.command) + ["-o", "/dev/null"], capture_output=True, text=True)
     assert proc.returncode != 0
     assert "aten.upsample_bicubic2d.vec" in proc.stderr
 
 
-def test_failure_inputs_never_collide():
+def test_failure_saves_elided_text_in_the_users_folder_and_names_the_harness_tools(tmp_path):
+    """Issue 18, item 11: text IR with the weights elided under out_dir (not bytecode in
+    /tmp), and explain|bisect|reduce|report commands that run when pasted."""
+    with pytest.raises(PipelineFailure) as info:
+        torchscript.compile(WeightedBicubic(), torch.randn(1, 1, 4, 8), output_type="linalg-on-tensors",
+                            use_tracing=True, out_dir=tmp_path / "out")
+    err = info.value
+    saved = Path(err.input_path)
+    assert saved.parent.parent == tmp_path / "out" and saved.name.endswith(".torchscript-to-torch.input.mlir")
+    text = saved.read_text()
+    assert "dense_resource<fc.weight>" in text and "fc.weight: \"0x" not in text  # elided
+    assert sorted(p.name for p in saved.parent.iterdir()) == [saved.name]  # no bytecode unless asked
+    tools = [step.split()[3] for step in err.next_steps]
+    assert tools == ["explain", "bisect", "reduce", "report"]
+    assert "harness explain" in str(err) and "harness report" in str(err)
+    [explain] = [s for s in err.next_steps if " explain " in s]
+    proc = subprocess.run(shlex.split(explain), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stderr  # the failure asked about is there
+    assert "aten.upsample_bicubic2d.vec" in proc.stdout
+
+
+def test_failure_keeps_the_weights_when_asked(tmp_path):
+    with pytest.raises(PipelineFailure) as info:
+        torchscript.compile(WeightedBicubic(), torch.randn(1, 1, 4, 8), output_type="torch",
+                            use_tracing=True, out_dir=tmp_path, keep_weights=True)
+    saved = Path(info.value.input_path)
+    assert 'fc.weight: "0x' in saved.read_text()
+    assert saved.with_suffix(".mlirbc").is_file()
+
+
+def test_failure_inputs_never_collide(tmp_path):
     paths = set()
     for _ in range(2):
         with pytest.raises(PipelineFailure) as info:
-            torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True)
+            torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True,
+                                out_dir=tmp_path)
         paths.add(info.value.input_path)
     assert len(paths) == 2
 

@@ -203,6 +203,10 @@ REAL = [
      "mlir::torch::torch_to_linalg::getBackendTypeForScalarType"),
     ("N_item_unranked_to_tensor", "builtin.module(func.func(convert-torch-to-tensor))", "SIGSEGV",
      "ConvertTorchToTensor", "mlir::torch::(anonymous namespace)::ConvertAtenItemOp::matchAndRewrite"),
+    # A model using a @torch.jit.script class (issue 15), through the whole TorchScript pipeline.
+    ("T_jit_script_class_call_method", "builtin.module(torchscript-module-to-torch-backend-pipeline)",
+     "SIGSEGV", "PrepareForGlobalizeObjectGraph",
+     "mlir::torch::Torch::(anonymous namespace)::ConvertPrimCallMethodToCall::matchAndRewrite"),
 ]
 
 

@@ -122,8 +122,9 @@ CASES = [
 ]
 
 
-def lowered(model, inputs, *, use_tracing: bool) -> str:
-    return str(torchscript.compile(model, inputs, output_type="linalg-on-tensors", use_tracing=use_tracing))
+def lowered(model, inputs, *, use_tracing: bool, out_dir=None) -> str:
+    return str(torchscript.compile(model, inputs, output_type="linalg-on-tensors", use_tracing=use_tracing,
+                                   out_dir=out_dir or "harness-out"))
 
 
 @pytest.mark.parametrize("use_tracing", [True, False], ids=["traced", "scripted"])
@@ -181,7 +182,7 @@ def test_traced_multihead_attention_lowers_to_linalg():
     assert re.search(r"= linalg\.(batch_)?matmul", text)
 
 
-def test_scripted_multihead_attention_fails_in_torch_mlir_on_is_nested():
+def test_scripted_multihead_attention_fails_in_torch_mlir_on_is_nested(tmp_path):
     class MHA(nn.Module):
         def __init__(self):
             super().__init__()
@@ -191,21 +192,21 @@ def test_scripted_multihead_attention_fails_in_torch_mlir_on_is_nested():
             return self.attn(x, x, x, need_weights=False)[0]
 
     with pytest.raises(PipelineFailure) as info:
-        lowered(MHA().eval(), [torch.ones(1, 3, 4)], use_tracing=False)
+        lowered(MHA().eval(), [torch.ones(1, 3, 4)], use_tracing=False, out_dir=tmp_path)
     assert "failed to legalize operation 'torch.operator'" in info.value.diagnostics
     assert 'name = "prim.is_nested"' in info.value.diagnostics
     # The diagnostic points into torch's own MultiheadAttention source.
     assert re.search(r"torch/nn/modules/activation\.py:\d+:\d+: error:", info.value.diagnostics)
 
 
-def test_dict_survives_to_the_backend_contract_in_torch_mlir():
+def test_dict_survives_to_the_backend_contract_in_torch_mlir(tmp_path):
     class UsesDict(nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             d: Dict[str, float] = {"a": 1.0, "b": 2.0}
             return x * d["b"]
 
     with pytest.raises(PipelineFailure) as info:
-        lowered(UsesDict(), [torch.ones(2, 3)], use_tracing=False)
+        lowered(UsesDict(), [torch.ones(2, 3)], use_tracing=False, out_dir=tmp_path)
     # torch-mlir folds the lookup but keeps the dead DictConstruct, which the backend
     # contract rejects; the diagnostic carries the dict's Python line.
     assert "unsupported by backend contract: type '!torch.dict<str, float>'" in info.value.diagnostics

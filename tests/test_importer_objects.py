@@ -11,7 +11,7 @@ from torch import nn
 from torch_mlir import ir
 
 from harness import torchscript
-from harness.errors import AliasedTensorError, PipelineFailure
+from harness.errors import AliasedTensorError, MetaTensorError, PipelineFailure
 from harness.frontends.torchscript import ModuleBuilder
 
 
@@ -226,9 +226,9 @@ def test_identity_probe_leaves_training_flags_alone(truly_shared):
     assert truly_shared.training and truly_shared.a.training
 
 
-def test_object_reachable_by_two_paths_is_rejected_by_the_pipeline(truly_shared):
+def test_object_reachable_by_two_paths_is_rejected_by_the_pipeline(truly_shared, tmp_path):
     with pytest.raises(PipelineFailure) as info:
-        torchscript.compile(truly_shared, [torch.ones(2, 4)], output_type="torch")
+        torchscript.compile(truly_shared, [torch.ones(2, 4)], output_type="torch", out_dir=tmp_path)
     assert ("reachable by multiple paths from root object: '<root>.a' and '<root>.b'"
             in info.value.diagnostics)
 
@@ -403,3 +403,14 @@ def test_equal_primitive_slot_values_are_one_constant():
     assert len({slot_value(m, "training") for m in modules.values()}) == 1
     assert text.count("torch.constant.int 0") == 1
     assert text.count("torch.constant.bool true") == 1
+
+
+def test_meta_device_parameter_is_named_not_a_raw_torch_error():
+    """Issue 15, item 11: torch's own NotImplementedError ("Cannot copy out of meta tensor")
+    named no parameter; the importer's error names it and says how to materialize it."""
+    builder = ModuleBuilder()
+    with pytest.raises(MetaTensorError) as info:
+        builder.import_module(torch.jit.script(nn.Linear(4, 4, device="meta"))._c)
+    assert info.value.name == "weight"
+    assert "'weight'" in str(info.value) and "meta device" in str(info.value)
+    assert "to_empty" in str(info.value)

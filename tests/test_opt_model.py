@@ -37,6 +37,17 @@ def test_125m_preset_is_default_config_with_opt_125m_shape():
     assert config.to_dict() == opt.OPTConfig().to_dict()
 
 
+@pytest.mark.parametrize("preset, params", [("125m", 125_239_296), ("350m", 331_196_416),
+                                             ("1.3b", 1_315_758_080)])
+def test_size_presets_have_the_published_parameter_counts(preset, params):
+    """125M, 331M and 1.3B, as the model cards of facebook/opt-125m, -350m and -1.3b count them
+    (a wrong field, e.g. 350m's 512-wide projection, changes the count); built on the meta
+    device, so no weights are allocated."""
+    with torch.device("meta"):
+        model = opt.OPTModel(opt.make_config(preset))
+    assert sum(t.numel() for t in model.parameters()) == params
+
+
 def test_overrides_reach_the_built_model():
     model = opt.build_opt("tiny", {"num_hidden_layers": 3, "ffn_dim": 96})
     assert len(model.decoder.layers) == 3
@@ -78,7 +89,7 @@ def test_example_inputs_left_pad(tiny):
 @pytest.mark.parametrize(
     "call, words",
     [
-        (lambda: opt.make_config("350m"), ["unknown OPT preset '350m'", "tiny", "125m"]),
+        (lambda: opt.make_config("2.7b"), ["unknown OPT preset '2.7b'", "tiny", "125m", "1.3b"]),
         (lambda: opt.make_config("tiny", {"num_layers": 3}),
          ["unknown OPTConfig field 'num_layers'", "num_hidden_layers"]),
         (lambda: opt.make_config("tiny", {"hidden_size": "64"}), ["hidden_size"]),

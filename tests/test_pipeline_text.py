@@ -12,7 +12,7 @@ from harness.compiler.pipeline_text import (
     pipeline_prefix,
     tokenize,
 )
-from harness.compiler.text import matching_close, unescape_mlir_string
+from harness.compiler.text import closing_brackets, matching_close, unescape_mlir_string
 from harness.errors import PipelineConfigError
 
 
@@ -79,3 +79,11 @@ def test_unescape_mlir_string_keeps_non_ascii_and_escapes():
     assert unescape_mlir_string(r"/data/caf\C3\A9/x.mlir") == "/data/café/x.mlir"
     assert unescape_mlir_string(r"a\22b\\c\n") == 'a"b\\c\n'
     assert unescape_mlir_string("plain") == "plain"
+
+
+def test_closing_brackets_agrees_with_matching_close():
+    for text in ("f(a(b)c)(d", "((()))", ")(", "x(y)z)(", "(" * 50 + ")" * 49):
+        closes = closing_brackets(text)
+        assert closes == {i: matching_close(text, i) for i, ch in enumerate(text)
+                          if ch == "(" and matching_close(text, i) >= 0}, text
+    assert closing_brackets("a<b<c>>", pairs="<>") == {1: 6, 3: 5}

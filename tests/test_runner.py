@@ -8,15 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import processes_mentioning
 
 from harness.compiler.binary import resolve
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
 from harness.compiler.records import Outcome, render_record
-from harness.compiler.runner import RunOptions, build_command, run_pipeline, single_pass
+from harness.compiler.runner import RunOptions, build_command, repro_command, run_pipeline, single_pass
 from harness.errors import (
     BinaryError,
     HarnessError,
     InputFileError,
+    OutputError,
     PipelineConfigError,
 )
 
@@ -68,6 +70,18 @@ def test_parse_errors(tmp_path):
         assert message in record.first_error().message
 
 
+def test_a_type_the_parser_rejects_is_a_parse_error(tmp_path):
+    # Found by the property test on mutated crashers: the parser's wording ("invalid size -2 for
+    # !torch.tensor type") is on no list, and the run was recorded as a pass failure. Whether the
+    # input fails before any pass is now asked of torch-mlir-opt.
+    record = run_pipeline(write(tmp_path, "neg.mlir", "func.func @f() -> !torch.vtensor<[-2],si64> {\n"
+                                                      "  %0 = torch.vtensor.literal(dense<1> : tensor<2xsi64>) : !torch.vtensor<[2],si64>\n"
+                                                      "  return %0 : !torch.vtensor<[2],si64>\n}\n"),
+                          "-canonicalize")
+    assert record.outcome is Outcome.PARSE_ERROR
+    assert record.first_error().message == "invalid size -2 for !torch.tensor type"
+
+
 def test_verifier_error_while_parsing(tmp_path):
     record = run_pipeline(write(tmp_path, "v.mlir", "func.func @f() -> i32 {\n  return\n}\n"), LINALG)
     assert record.outcome is Outcome.VERIFIER_ERROR
@@ -116,18 +130,6 @@ def test_timeout_kills_the_hung_run_and_keeps_where_it_was():
     assert str(record.signature) == "timeout: hang in DecomposeComplexOps"
 
 
-def _processes_mentioning(text: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if text.encode() in (entry / "cmdline").read_bytes():
-                    pids.append(int(entry.name))
-            except OSError:
-                pass
-    return pids
-
-
 def test_timeout_kills_the_whole_process_group(tmp_path):
     # The wheel's Python wrapper runs the real binary as its child: both must go.
     wrapper = Path(sys.executable).with_name("torch-mlir-opt")
@@ -138,7 +140,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
                           options=RunOptions(timeout_s=1.5, dump_on_timeout=False))
     assert record.outcome is Outcome.TIMEOUT and record.crash is None
     time.sleep(0.2)
-    assert _processes_mentioning(str(hang)) == []
+    assert processes_mentioning(str(hang)) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,7 +253,10 @@ def _fake_opt(tmp_path: Path, body: str) -> str:
 
 
 def test_non_utf8_stderr_is_read_not_raised(tmp_path):
-    opt = _fake_opt(tmp_path, "printf 'x.mlir:3:1: error: bad \\377\\376 name\\n' >&2\nexit 1\n")
+    # It fails only when given a pipeline: without one (the runner's check that the input is
+    # valid) it reads the input fine, so the failure is the pipeline's.
+    opt = _fake_opt(tmp_path, 'case "$*" in *-pass-pipeline=*) '
+                              "printf 'x.mlir:3:1: error: bad \\377\\376 name\\n' >&2; exit 1;; esac\n")
     record = run_pipeline(write(tmp_path, "nz.mlir", NONZERO), LINALG, opt=opt)
     assert record.outcome is Outcome.PASS_FAILURE
     assert record.first_error().line == 3 and record.first_error().message == "bad \ufffd\ufffd name"
@@ -266,3 +271,62 @@ def test_signal_without_any_output_is_a_crash_without_frames(tmp_path):
     assert record.crash.frames == [] and record.crash.top_frame() is None
     assert str(record.signature) == "crash: SIGSEGV"
     assert any("no 'Stack dump:' was printed" in line for line in render_record(record))
+
+
+# ---------------------------------------------------------------------------------------------
+# The output place, file names that look like options, and a binary that hangs (issue 15)
+
+OK_IR = "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n" \
+        "  return %arg0 : !torch.vtensor<[2],f32>\n}\n"
+
+
+@pytest.mark.parametrize("output, says", [
+    ("{tmp}/a-file/out.mlir", "a-file is a file"),   # torch-mlir-opt said so as a pass failure
+    ("/sys/harness-out.mlir", "Permission denied"),  # unwritable even for root
+    ("{tmp}", "is a folder"),
+    ("/dev/full", "No space left on device"),        # a full disk: was an LLVM ERROR "crash"
+])
+def test_an_unwritable_output_is_an_output_error_not_an_outcome(tmp_path, output, says):
+    write(tmp_path, "a-file", "")
+    ir = write(tmp_path, "ok.mlir", OK_IR)
+    with pytest.raises(OutputError) as info:
+        run_pipeline(ir, LINALG, options=RunOptions(output_path=output.format(tmp=tmp_path)))
+    _one_paragraph(info.value, says, "(-o)")
+
+
+def test_a_missing_output_folder_is_created(tmp_path):
+    out = tmp_path / "new" / "deeper" / "out.mlir"
+    record = run_pipeline(write(tmp_path, "ok.mlir", OK_IR), LINALG,
+                          options=RunOptions(output_path=str(out)))
+    assert record.ok and "tensor<2xf32>" in out.read_text()
+
+
+@pytest.mark.parametrize("name", ["-o.mlir", "--version.mlir", "-"])
+def test_file_names_that_look_like_options_are_read_as_files(tmp_path, monkeypatch, name):
+    # They reached torch-mlir-opt as options ("-o.mlir": an output file; "--version.mlir": an
+    # unknown option blamed on the pipeline; "-": stdin).
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, name, NONZERO)
+    record = run_pipeline(name, LINALG, options=RunOptions(output_path=f"-{name}.out"))
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE, record.stderr
+    assert f"./{name}" in record.command and f"./-{name}.out" in record.command
+    assert repro_command(LINALG, name).endswith(f" ./{name}")
+    ok = write(tmp_path, "ok.mlir", OK_IR)
+    assert run_pipeline(ok, LINALG, options=RunOptions(output_path=f"-{name}.out")).ok
+    assert "tensor<2xf32>" in (tmp_path / f"-{name}.out").read_text()
+
+
+def test_a_binary_that_hangs_on_version_is_given_up_within_the_timeout(tmp_path):
+    # Identifying the binary waited 60 s whatever --timeout said; and subprocess.run left a
+    # wrapper's children (the sleep below) running.
+    marker = "1000.0" + str(time.monotonic_ns())[-6:]
+    opt = write(tmp_path, "hangs-on-version", f"#!/bin/sh\nsleep {marker}\n")
+    opt.chmod(0o755)
+    start = time.monotonic()
+    with pytest.raises(BinaryError) as info:
+        run_pipeline(write(tmp_path, "ok.mlir", OK_IR), LINALG, opt=str(opt),
+                     options=RunOptions(timeout_s=1.0))
+    assert time.monotonic() - start < 10
+    _one_paragraph(info.value, "did not answer --version within 1 s", "--timeout")
+    time.sleep(0.2)
+    assert processes_mentioning(marker) == []

@@ -4,9 +4,10 @@
 Each phase runs in its own subprocess so its peak RSS is its own (ru_maxrss of the child):
   trace   torch.jit.trace of OPT (the wrapper the `harness opt` driver traces)
   ours    trace + harness.frontends.torchscript + writing IR (text, weights elided; and bytecode with weights)
-  fx      torch_mlir.fx.export_and_import(..., output_type="raw") + writing its text IR
+  fx      torch_mlir.fx.export_and_import(..., output_type="raw") + writing its text IR through
+          the same writer (weights elided; before issue 16 this printed FX's weights as hex)
 Prints the figures and the ratio ours/FX for import time and for import+write time.
-Target: ours/FX <= 1.0x.
+Target: ours/FX <= 1.0x. tools/bench_scaling.py measures the same phases over four sizes.
 
     python tools/bench_import.py                # OPT-125m (the default OPTConfig)
     python tools/bench_import.py --config tiny
@@ -71,6 +72,7 @@ def phase_ours(config: str, workdir: Path) -> dict:
 def phase_fx(config: str, workdir: Path) -> dict:
     from torch_mlir import fx
 
+    from harness.compiler.irfile import WriteOptions, write_module
     from harness.models.opt import OPTLastHiddenState
 
     _, model, inputs = _build(config)
@@ -79,9 +81,7 @@ def phase_fx(config: str, workdir: Path) -> dict:
     module = fx.export_and_import(wrapper, *inputs, output_type="raw")
     import_s = time.perf_counter() - t
     t = time.perf_counter()
-    path = workdir / "fx.torch.mlir"
-    with open(path, "w") as f:
-        module.operation.print(file=f, enable_debug_info=True)
+    path = write_module(module, workdir / "fx.torch.mlir", WriteOptions(keep_weights=False))
     write_s = time.perf_counter() - t
     return {"import_s": import_s, "write_s": write_s, "text_bytes": path.stat().st_size}
 

@@ -145,7 +145,7 @@ def irs(model_type: str, workdir: Path) -> tuple[dict[str, Path], torch.Tensor, 
         if record.ok:
             files[lowered] = out
         else:
-            errors[lowered] = record.signature[:200]
+            errors[lowered] = str(record.signature)[:200]
     return files, eager, inputs, errors
 
 

@@ -119,8 +119,10 @@ def announce_binary(args: argparse.Namespace) -> None:
     if not chosen and not os.environ.get(binary.ENV_VAR):
         return
     try:
-        exe = binary.resolve(chosen)
-        build = builds.origin_of(exe.path)
+        # The command's --timeout bounds identifying the binary too (one that hangs on --version).
+        timeout = min(getattr(args, "timeout", None) or binary.IDENTIFY_TIMEOUT_S, binary.IDENTIFY_TIMEOUT_S)
+        exe = binary.resolve(chosen, timeout_s=timeout)
+        build = builds.origin_of(exe.path, timeout_s=timeout)
     except HarnessError:
         return  # the command itself reports a bad binary, with its remedy
     if build.kind is builds.BuildKind.WHEEL:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..errors import HarnessError
-from .common import ir_tool
+from .common import int_range, ir_tool
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -16,7 +15,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ..execute.numerics import Tolerances
     from ..execute.refbackend import RefBackendOptions
 
-    low, high = _int_range(args.int_range)
+    low, high = int_range(args.int_range)
     result = check_file(args.file, CheckOptions(
         pipeline=args.pipeline, function=args.function, inputs_path=args.inputs,
         random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
@@ -29,16 +28,6 @@ def cmd_check(args: argparse.Namespace) -> int:
         for line in result.render():
             print(line)
     return 0 if result.ok else 1
-
-
-def _int_range(text: str) -> tuple[int, int]:
-    low, sep, high = text.partition(",")
-    try:
-        if not sep or int(low) >= int(high):
-            raise ValueError
-        return int(low), int(high)
-    except ValueError:
-        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), got {text!r}.") from None
 
 
 def register(sub) -> None:

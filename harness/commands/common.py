@@ -14,6 +14,21 @@ from ..errors import HarnessError, UsageError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
+# What a command prints to the terminal at most: the first lines, each cut to a width; the
+# rest is in --json (10 MB of stderr or 200,000 diagnostics would otherwise all be printed).
+MAX_PRINTED_LINES = 200
+MAX_PRINTED_CHARS = 2000
+
+
+def print_bounded(lines: Sequence[str]) -> None:
+    from ..compiler.text import clip_lines
+
+    shown, hidden = clip_lines(lines, max_lines=MAX_PRINTED_LINES, max_chars=MAX_PRINTED_CHARS)
+    for line in shown:
+        print(line)
+    if hidden:
+        print(f"... {hidden:,} more lines (all of them in --json)")
+
 
 def parse_overrides(items: Sequence[str]) -> dict[str, object]:
     out: dict[str, object] = {}
@@ -99,3 +114,13 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
     if json_help:
         p.add_argument("--json", action="store_true", help=json_help)
     return p
+
+
+def int_range(text: str) -> tuple[int, int]:
+    low, sep, high = text.partition(",")
+    try:
+        if not sep or int(low) >= int(high):
+            raise ValueError
+        return int(low), int(high)
+    except ValueError:
+        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), got {text!r}.") from None

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from ..errors import HarnessError
-from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, progress, reproduce, say,
-                     textual_pipeline)
+from . import numerics
+from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded, progress,
+                     reproduce, say, textual_pipeline)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -44,8 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
               f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
-        for line in render_record(record):
-            print(line)
+        print_bounded(render_record(record))
         if analysis is not None:
             from ..tools.bisect import Responsibility
 
@@ -74,8 +74,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        print_bounded(result.render())
     return EXIT_OK if result.record.ok else EXIT_FAILURE
 
 
@@ -84,6 +83,9 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         from .builds import cmd_bisect_builds
 
         return cmd_bisect_builds(args)
+    if args.numerics:
+        return numerics.cmd_bisect_numerics(args)
+    numerics.numerics_options(args)  # --inputs and friends without --numerics: a usage error
     from ..compiler.outcomes import Outcome
     from ..tools.bisect import bisect
 
@@ -94,8 +96,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
-            print(line)
+        print_bounded(result.render())
     if result.first is not None and result.first.ok:
         return EXIT_OK
     if result.outcome is Outcome.PARSE_ERROR:
@@ -106,6 +107,9 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
 
 def cmd_reduce(args: argparse.Namespace) -> int:
+    if args.numerics:
+        return numerics.cmd_reduce_numerics(args)
+    numerics.numerics_options(args)
     from ..errors import NothingToReduceError
     from ..tools.reduce import ReduceOptions, reduce_file
 
@@ -127,6 +131,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.numerics:
+        return numerics.cmd_report_numerics(args)
+    numerics.numerics_options(args)
     from ..tools.report import Refusal, ReportOptions, make_report
 
     say_progress = None if args.json else progress(args)
@@ -194,6 +201,9 @@ def register(sub) -> None:
                         "1 when one does")
     p.add_argument("--no-blockers", action="store_true",
                    help="skip replaying each left-over op alone through the conversion passes")
+    numerics.numerics_flags(p, "instead of a failing pass, find where a lowering's numbers go wrong: "
+                               "the chain of ops whose lowered values first differ from the reference "
+                               "evaluator's, their Python lines, and the pass choices that make it right")
     p.set_defaults(fn=cmd_bisect)
 
     p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
@@ -203,6 +213,8 @@ def register(sub) -> None:
     p.add_argument("--budget-s", type=float, default=60.0,
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
+    numerics.numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on "
+                               "each candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
     p.set_defaults(fn=cmd_reduce)
 
     p = ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
@@ -215,6 +227,9 @@ def register(sub) -> None:
                    help="keep the home folder, user name and absolute paths in the bundle")
     p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
+    numerics.numerics_flags(p, "a miscompile bundle instead: the reduced IR that lowers and runs but "
+                               "computes wrong values, its inputs and expected values (.npz), and a "
+                               "repro.sh that exits 1 exactly when the numbers are wrong")
     p.set_defaults(fn=cmd_report)
 
     p = sub.add_parser("pipelines", help="list the pipeline names --pipeline takes, and what each runs")

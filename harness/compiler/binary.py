@@ -10,12 +10,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import subprocess
+import time
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 from harness.errors import BinaryError
+
+from . import process
 
 ENV_VAR = "TORCH_MLIR_OPT"
 
@@ -88,19 +89,43 @@ def _named_build(raw: str) -> Path | None:
 
 
 _VERSION_RE = re.compile(r"LLVM version\s+(\S+)")
+# How long identifying a binary may take at most, whatever the run's own timeout.
+IDENTIFY_TIMEOUT_S = 60.0
+_identified: dict[tuple[str, int, int], OptBinary] = {}
 
 
-@lru_cache(maxsize=16)
-def identify(path: str) -> OptBinary:
-    """Runs ``--version`` and checks this is torch-mlir-opt, not some other LLVM tool."""
+def _ask(path: str, flag: str, deadline: float, budget_s: float) -> process.Finished:
+    """``path FLAG`` in its own process group, killed (with any children) at the deadline."""
+    timeout = max(deadline - time.monotonic(), 0.01)
     try:
-        proc = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as e:
+        done = process.execute([path, flag], timeout_s=timeout, dump_on_timeout=False)
+    except OSError as e:
         raise BinaryError(
-            f"could not run {path} --version ({e}). Name a working torch-mlir-opt binary."
+            f"could not run {path} {flag} ({e.strerror or e}). Name a working torch-mlir-opt binary."
         ) from None
+    if done.timed_out:
+        raise BinaryError(
+            f"{path} did not answer {flag} within {budget_s:g} s, so it cannot be "
+            "identified as torch-mlir-opt. Name a working torch-mlir-opt binary (--opt, "
+            f"${ENV_VAR}), or give it more time with --timeout."
+        )
+    return done
+
+
+def identify(path: str, *, timeout_s: float = IDENTIFY_TIMEOUT_S) -> OptBinary:
+    """Runs ``--version`` and checks this is torch-mlir-opt, not some other LLVM tool. Both
+    questions together take at most ``timeout_s`` (capped at IDENTIFY_TIMEOUT_S); the answer
+    is kept for the binary's path, size and modification time."""
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (path, 0, 0)
+    if key in _identified:
+        return _identified[key]
+    budget = min(timeout_s, IDENTIFY_TIMEOUT_S)
+    deadline = time.monotonic() + budget
+    proc = _ask(path, "--version", deadline, budget)
     text = proc.stdout + proc.stderr
     if proc.returncode != 0 or "LLVM" not in text:
         raise BinaryError(
@@ -108,27 +133,23 @@ def identify(path: str) -> OptBinary:
             f"and printed {text.strip()[:200]!r}. Name the torch-mlir-opt binary of a "
             "torch-mlir build."
         )
-    try:
-        helped = subprocess.run(
-            [path, "--help-list"], capture_output=True, text=True, timeout=60,
-            stdin=subprocess.DEVNULL,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        helped = ""
-    if "torch" not in helped:
+    if "torch" not in _ask(path, "--help-list", deadline, budget).stdout:
         raise BinaryError(
             f"{path} is an LLVM tool without the torch dialect (its --help-list names no "
             "torch pass). Name the torch-mlir-opt binary of a torch-mlir build."
         )
     m = _VERSION_RE.search(text)
-    return OptBinary(
+    found = _identified[key] = OptBinary(
         path=path,
         llvm_version=m.group(1) if m else "",
         assertions="with assertions" in text,
         optimized="Optimized build" in text,
         version_text=text.strip(),
     )
+    return found
 
 
-def resolve(explicit: str | os.PathLike | None = None) -> OptBinary:
-    return identify(str(locate(explicit)))
+def resolve(explicit: str | os.PathLike | None = None, *,
+            timeout_s: float = IDENTIFY_TIMEOUT_S) -> OptBinary:
+    """The binary to run, identified within ``timeout_s`` (a run's --timeout covers it too)."""
+    return identify(str(locate(explicit)), timeout_s=timeout_s)

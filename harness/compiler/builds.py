@@ -368,12 +368,13 @@ def ensure(spec: str, cache: BuildCache | None = None,
     return origin_of(path, cache)
 
 
-def origin_of(path: str | os.PathLike, cache: BuildCache | None = None) -> Build:
+def origin_of(path: str | os.PathLike, cache: BuildCache | None = None, *,
+              timeout_s: float = binary_module.IDENTIFY_TIMEOUT_S) -> Build:
     """What the binary at ``path`` is: the wheel's, a cached or added build by name, or a path.
 
     A reverse lookup, so a record's ``binary`` (a path) says which build ran."""
     cache = cache or BuildCache()
-    exe = binary_module.identify(str(path))
+    exe = binary_module.identify(str(path), timeout_s=timeout_s)
     known: list[Build] = []
     for name in cache.names():
         try:

@@ -22,10 +22,11 @@ import re
 import signal as signal_module
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .outcomes import Outcome, PassSource, Signature
-from .text import drop_numbers, matching_close
+from .text import closing_brackets, decimal, drop_numbers, hexadecimal
 
 
 @dataclass
@@ -172,57 +173,89 @@ class CrashInfo:
 # ---------------------------------------------------------------------------------------------
 # Names
 
-_CLONE_SUFFIX = re.compile(r"(?:\s*\(\.[\w.]+\))+$|(?:\s*\[clone [^\]]*\])+$")
-_QUALIFIER_SUFFIX = re.compile(r"\s+(?:const|volatile|&&|&|noexcept)$")
+_CLONE_BODY = re.compile(r"\(\.[\w.]+\)")          # (.cold), (.constprop.0)
+_QUALIFIERS = ("const", "volatile", "&&", "&", "noexcept")
 _OPEN = "(<[{"
 _CLOSE = ")>]}"
+_BRACKET_OR_SPACE = re.compile(r"[(<\[{)>\]} ]")
+_OPEN_PAREN = re.compile(r"\(")
+_ANONYMOUS = "anonymous namespace"
 
 
+@lru_cache(maxsize=1024)  # a frame's name is asked for by every frame predicate
 def function_name(demangled: str) -> str:
     """``ret ns::Cls<T>::f(args)::'lambda'(int) const (.cold)`` → ``ns::Cls<T>::f::'lambda'``.
 
     Return type, parameter lists, cv-qualifiers and compiler clone suffixes go: they change
-    with unrelated edits and builds, the qualified name does not.
+    with unrelated edits and builds, the qualified name does not. Linear in the name's length
+    (frames of deeply templated code run to tens of KB).
     """
-    name = demangled.strip()
-    while True:
-        stripped = _QUALIFIER_SUFFIX.sub("", _CLONE_SUFFIX.sub("", name))
-        if stripped == name:
-            break
-        name = stripped
-    name = _drop_parameter_lists(name)
+    name = _drop_parameter_lists(_strip_suffixes(demangled.strip()))
     # The return type is whatever precedes the last space outside brackets.
     depth = 0
     cut = -1
-    for i, ch in enumerate(name):
+    for m in _BRACKET_OR_SPACE.finditer(name):
+        ch, i = m.group(), m.start()
         if ch in _OPEN:
             depth += 1
         elif ch in _CLOSE and not (ch == ">" and name[i - 1:i] == "-"):
             depth = max(0, depth - 1)
-        elif ch == " " and depth == 0 and not name[:i].endswith("operator"):
+        elif ch == " " and depth == 0 and not name.endswith("operator", 0, i):
             cut = i
     return name[cut + 1:].strip()
+
+
+def _strip_suffixes(name: str) -> str:
+    """Drops trailing clone suffixes (``(.cold)``, ``[clone .isra.0]``) and qualifiers
+    (``const``, ``&&``), in any order and number, working back from the end."""
+    end = len(name)
+    while True:
+        while end and name[end - 1].isspace():
+            end -= 1
+        if name.endswith(")", 0, end):
+            start = name.rfind("(", 0, end)
+            if start >= 0 and _CLONE_BODY.fullmatch(name, start, end):
+                end = start
+                continue
+        if name.endswith("]", 0, end):
+            # the first "[clone " after the last other "]": what a regex's leftmost match takes
+            start = name.find("[clone ", name.rfind("]", 0, end - 1) + 1, end)
+            if start >= 0:
+                end = start
+                continue
+        qualifier = next((q for q in _QUALIFIERS if name.endswith(q, 0, end)), "")
+        if qualifier and end > len(qualifier) and name[end - len(qualifier) - 1].isspace():
+            end -= len(qualifier)
+            continue
+        return name[:end]
 
 
 def _drop_parameter_lists(name: str) -> str:
     """Removes ``(...)`` groups that follow a name (calls, lambdas), keeping
     ``(anonymous namespace)``, ``operator()`` and function types such as ``long (long)``."""
-    out: list[str] = []
-    i = 0
-    while i < len(name):
-        ch = name[i]
-        if ch == "(":
-            end = matching_close(name, i)
-            prev = "".join(out).rstrip()
-            follows_name = bool(prev) and prev == "".join(out) and (
-                prev[-1].isalnum() or prev[-1] in "_>'" or prev.endswith("operator()"))
-            if end > 0 and follows_name and not prev.endswith("operator") and \
-                    name[i + 1:end] != "anonymous namespace":
-                i = end + 1
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
+    closes = closing_brackets(name)
+    kept: list[str] = []
+    tail = ""  # the last characters kept so far: all the decision looks at
+    pos = 0
+    for m in _OPEN_PAREN.finditer(name):
+        i = m.start()
+        if i < pos:  # inside a group already dropped
+            continue
+        tail = (tail + name[max(pos, i - 16):i])[-16:]
+        end = closes.get(i, -1)
+        last = tail[-1:]
+        follows_name = bool(last) and not last.isspace() and (
+            last.isalnum() or last in "_>'" or tail.endswith("operator()"))
+        anonymous = end - i - 1 == len(_ANONYMOUS) and name.startswith(_ANONYMOUS, i + 1)
+        if end > 0 and follows_name and not tail.endswith("operator") and not anonymous:
+            kept.append(name[pos:i])
+            pos = end + 1
+        else:
+            kept.append(name[pos:i + 1])
+            tail = (tail + "(")[-16:]
+            pos = i + 1
+    kept.append(name[pos:])
+    return "".join(kept)
 
 
 def _split_scope(name: str) -> list[str]:
@@ -251,7 +284,8 @@ def canonical_pass_name(name: str) -> str:
     ``DecomposeComplexOpsPass``); dropping the scope and a trailing ``Pass`` makes them meet.
     """
     base = _split_scope(name.strip())[-1]
-    base = re.sub(r"<.*>$", "", base)
+    if base.endswith(">") and "<" in base:  # template arguments
+        base = base[:base.index("<")]
     if base.endswith("Pass") and len(base) > len("Pass"):
         base = base[: -len("Pass")]
     return base
@@ -378,11 +412,11 @@ def _parse_frame_rest(index: int, address: int, rest: str) -> Frame:
     m = _MODULE_SUFFIX.match(rest)
     if m:
         return Frame(index, address, m.group("func").strip(), module=m.group("module"),
-                     offset=int(m.group("off"), 16))
+                     offset=hexadecimal(m.group("off")))
     m = _FILE_SUFFIX.match(rest)
     if m and ("." in m.group("file") or "/" in m.group("file")):
         return Frame(index, address, m.group("func").strip(), file=m.group("file"),
-                     line=int(m.group("line")), column=int(m.group("col") or 0))
+                     line=decimal(m.group("line")), column=decimal(m.group("col")))
     return Frame(index, address, rest)
 
 
@@ -393,19 +427,19 @@ def parse_frames(lines: Iterable[str]) -> list[Frame]:
         line = raw.rstrip("\n")
         m = _SYM_FRAME.match(line)
         if m:
-            frames.append(_parse_frame_rest(int(m.group("idx")), int(m.group("addr"), 16),
+            frames.append(_parse_frame_rest(decimal(m.group("idx")), hexadecimal(m.group("addr")),
                                             m.group("rest") or ""))
             continue
         m = _RAW_FRAME.match(line)
         if m:
-            frames.append(Frame(int(m.group("idx")), int(m.group("addr"), 16), m.group("sym") or "",
+            frames.append(Frame(decimal(m.group("idx")), hexadecimal(m.group("addr")), m.group("sym") or "",
                                 module=m.group("module")))
             continue
         m = _GLIBC_FRAME.match(line)
         if m:
-            frames.append(Frame(len(frames), int(m.group("addr"), 16), m.group("sym") or "",
+            frames.append(Frame(len(frames), hexadecimal(m.group("addr")), m.group("sym") or "",
                                 module=m.group("module"),
-                                offset=int(m.group("off"), 16) if m.group("off") and not m.group("sym") else None))
+                                offset=hexadecimal(m.group("off")) if m.group("off") and not m.group("sym") else None))
     return frames
 
 
@@ -421,56 +455,79 @@ def parse_crash(stderr: str, *, returncode: int | None = None, pass_hint: str = 
         return None
     info = CrashInfo(signal=sig, exit_status=returncode, at_timeout=at_timeout)
     lines = stderr.splitlines()
-    i = 0
-    dump_started = False
-    dump_start = 0
-    fatal: list[str] = []
-    while i < len(lines):
-        line = lines[i]
-        if not info.fatal_error and not fatal:
-            m = _FATAL.match(line)
-            if m:
-                fatal.append(m.group("msg"))
-                j = i + 1
-                while j < len(lines) and lines[j].strip() and not lines[j].startswith(_STOP_FATAL):
-                    fatal.append(lines[j])
-                    j += 1
-                info.fatal_error = "\n".join(fatal).strip()
-                i = j
-                continue
-        if info.assertion is None:
-            m = _ASSERT.match(line)
-            if m:
-                info.assertion = Assertion(m.group("cond"), m.group("file"), int(m.group("line")),
-                                           m.group("func"), m.group("prog"))
-            m = _UNREACHABLE.match(line)
-            if m:
-                message = lines[i - 1].strip() if i > 0 else ""
-                info.assertion = Assertion(f"UNREACHABLE: {message}" if message else "UNREACHABLE",
-                                           m.group("file") or "", int(m.group("line") or 0))
-        if line.startswith("Stack dump:"):
-            if dump_started:
-                break  # a second crash while printing the first: keep the first
-            dump_started = info.has_stack_dump = True
-            dump_start = i
-        elif dump_started:
-            m = _ENTRY.match(line)
-            if m and not info.frames:
-                text = m.group("text")
-                if text.startswith("Program arguments: "):
-                    info.program_arguments = text[len("Program arguments: "):].strip()
-                else:
-                    info.stack_entries.append(text.strip())
-                    rp = _RUNNING_PASS.match(text)
-                    if rp:
-                        info.running_passes.append(rp.group("pass"))
-        i += 1
-    if dump_started:
-        info.frames = parse_frames(lines[dump_start + 1:])
-    else:
-        info.frames = parse_frames(lines)
+    dump_at = _read_messages(lines, info)
+    info.frames = parse_frames(lines[dump_at + 1:] if dump_at >= 0 else lines)
     blame(info, pass_hint)
     return info
+
+
+def _read_messages(lines: Sequence[str], info: CrashInfo) -> int:
+    """Fills the fatal error, the assertion and the pretty-stack entries of ``info``; returns
+    the index of the ``Stack dump:`` line (-1 if none). Only the first of each counts: a second
+    crash while the first was printed ends the reading."""
+    dump_at = -1
+    fatal_seen = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not fatal_seen and _FATAL.match(line):
+            fatal_seen = True
+            info.fatal_error, i = _read_fatal(lines, i)
+            continue
+        if info.assertion is None:
+            info.assertion = _assertion(lines, i)
+        if line.startswith("Stack dump:"):
+            if dump_at >= 0:
+                break
+            dump_at, info.has_stack_dump = i, True
+        elif dump_at >= 0:
+            _read_entry(line, info)
+        i += 1
+    return dump_at
+
+
+def _read_fatal(lines: Sequence[str], i: int) -> tuple[str, int]:
+    """``LLVM ERROR: ...`` and the lines that continue it (up to a blank line or the banner);
+    the message and the index after it."""
+    message = [_FATAL.match(lines[i]).group("msg")]
+    j = i + 1
+    while j < len(lines) and lines[j].strip() and not lines[j].startswith(_STOP_FATAL):
+        message.append(lines[j])
+        j += 1
+    return "\n".join(message).strip(), j
+
+
+def _assertion(lines: Sequence[str], i: int) -> Assertion | None:
+    """A failed ``assert`` on line ``i``, or ``llvm_unreachable`` (whose message is the line
+    before)."""
+    line = lines[i]
+    m = _UNREACHABLE.match(line)
+    if m:
+        message = lines[i - 1].strip() if i > 0 else ""
+        return Assertion(f"UNREACHABLE: {message}" if message else "UNREACHABLE",
+                         m.group("file") or "", decimal(m.group("line")))
+    # The suffix first: without it the pattern backtracks over every "Assertion `" on the line.
+    m = _ASSERT.match(line) if line.rstrip().endswith("' failed.") else None
+    if m:
+        return Assertion(m.group("cond"), m.group("file"), decimal(m.group("line")), m.group("func"),
+                         m.group("prog"))
+    return None
+
+
+def _read_entry(line: str, info: CrashInfo) -> None:
+    """A numbered pretty-stack entry after ``Stack dump:`` (``0.\tProgram arguments: ...``,
+    ``1.\tRunning pass 'X' on ...``)."""
+    m = _ENTRY.match(line)
+    if not m:
+        return
+    text = m.group("text")
+    if text.startswith("Program arguments: "):
+        info.program_arguments = text[len("Program arguments: "):].strip()
+        return
+    info.stack_entries.append(text.strip())
+    rp = _RUNNING_PASS.match(text)
+    if rp:
+        info.running_passes.append(rp.group("pass"))
 
 
 def blame(info: CrashInfo, pass_hint: str) -> None:

@@ -7,7 +7,9 @@ sometimes need IR import it lazily.
 
 from __future__ import annotations
 
+import functools
 import io
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +25,9 @@ BYTECODE_MAGIC = b"ML\xefR"
 # Resources longer than this many characters are left out of the printed file: the literal keeps
 # its `dense_resource<NAME>` and the blob is dropped (torch-mlir-opt still parses and lowers it).
 ELIDE_RESOURCES_OVER_CHARS = 64
+
+# What the printer writes at the end of a module whose blobs were all elided.
+_EMPTY_RESOURCE_SECTION = "{-#\n\n#-}\n"
 
 
 @dataclass(frozen=True)
@@ -64,13 +69,115 @@ def parse_ir(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
 
 
 def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(), file=None) -> str | None:
-    """``op`` as text into ``file``, or returned as a string when no file is given."""
+    """``op`` as text into ``file``, or returned as a string when no file is given.
+
+    With weights elided this costs what the graph costs, not what the weights do (issue 16):
+    MLIR's printer hexes every blob into a string before it compares the string with
+    ``large_resource_limit``; only a limit of 0 skips that. So the module is printed with
+    limit 0 (every blob elided), and the blobs that could fit the real limit, found by their
+    types, get their section from MLIR itself, printed from a module that holds only them.
+    The text is the same as one ``print`` with the limit (tests compare them byte for byte).
+    """
+    if options.elide_weights:
+        return _print_elided(op, options, file)
+    return _print(op, options.kwargs(), file)
+
+
+def _print(op: ir.Operation, kwargs: dict, file) -> str | None:
     if file is not None:
-        op.print(file=file, **options.kwargs())
+        op.print(file=file, **kwargs)
         return None
     buf = io.StringIO()
-    op.print(file=buf, **options.kwargs())
+    op.print(file=buf, **kwargs)
     return buf.getvalue()
+
+
+def _print_elided(op: ir.Operation, options: PrintOptions, file) -> str | None:
+    kwargs = options.kwargs()
+    limit = kwargs["large_resource_limit"]
+    candidates = resources_that_may_print(op, limit)
+    if not candidates:  # every blob is over the limit: limit 0 prints the same, unhexed
+        return _print(op, {**kwargs, "large_resource_limit": 0}, file)
+    text = _print(op, {**kwargs, "large_resource_limit": 0}, None)
+    section = _resource_section(op.context, candidates, limit)
+    if section is not None:
+        if not text.endswith(_EMPTY_RESOURCE_SECTION):
+            return _print(op, kwargs, file)  # a form this splice does not know: MLIR's own way
+        text = text[:-len(_EMPTY_RESOURCE_SECTION)] + section
+    if file is None:
+        return text
+    file.write(text)
+    return None
+
+
+def _resource_section(context: ir.Context, resources: list[ir.Attribute], limit: int) -> str | None:
+    """The ``{-# dialect_resources ... #-}`` section MLIR prints for ``resources`` at ``limit``
+    (None when no blob fits), from a module whose only content is an array of them. Resources
+    are context-wide, so it names and hexes them as the real module's print would."""
+    with context:
+        holder = ir.Module.create(loc=ir.Location.unknown())
+        holder.operation.attributes["resources"] = ir.ArrayAttr.get(resources)
+        text = _print(holder.operation, {"large_resource_limit": limit, "assume_verified": True}, None)
+    start = text.find("\n{-#\n")
+    section = text[start + 1:] if start >= 0 else None
+    return None if section in (None, _EMPTY_RESOURCE_SECTION) else section
+
+
+@functools.cache
+def _dense_resource_typeid() -> ir.TypeID:
+    """TypeIDs are per process, not per context: one probe in a throwaway context serves all."""
+    import numpy as np
+
+    with ir.Context(), ir.Location.unknown():
+        probe = ir.DenseResourceElementsAttr.get_from_buffer(
+            np.zeros(0, np.int8), "probe", ir.RankedTensorType.get([0], ir.IntegerType.get_signless(8)))
+        return ir.Attribute(probe).typeid
+
+
+def resources_that_may_print(op: ir.Operation, limit: int) -> list[ir.Attribute]:
+    """The ``dense_resource`` attributes of ``op`` and the ops it holds (also inside array and
+    dictionary attributes), in the order the printer meets them, whose blob could print in
+    ``limit`` characters. A blob prints as ``0x``, 8 hex digits and 2 per byte, so one of more
+    bytes than ``limit`` never fits; the bytes are read off the type, never off the blob."""
+    resource, array, dictionary = _dense_resource_typeid(), ir.ArrayAttr.static_typeid, ir.DictAttr.static_typeid
+    found: list[ir.Attribute] = []
+
+    def visit(attr: ir.Attribute) -> None:
+        typeid = attr.typeid
+        if typeid == resource:
+            if _min_bytes(attr.type) <= limit:
+                found.append(attr)
+        elif typeid == array:
+            for element in ir.ArrayAttr(attr):
+                visit(element)
+        elif typeid == dictionary:
+            entries = ir.DictAttr(attr)
+            for i in range(len(entries)):
+                visit(entries[i].attr)
+
+    def visit_op(child: ir.Operation) -> ir.WalkResult:
+        attributes = child.attributes
+        for i in range(len(attributes)):
+            visit(attributes[i].attr)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit_op, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _min_bytes(type_: ir.Type) -> int:
+    """The fewest bytes a blob of this shaped type can hold (0 when the type does not say)."""
+    shaped = ir.ShapedType(type_)
+    if not shaped.has_static_shape:
+        return 0
+    element = shaped.element_type.maybe_downcast()
+    lanes = 1
+    if isinstance(element, ir.ComplexType):
+        element, lanes = element.element_type.maybe_downcast(), 2
+    width = 64 if isinstance(element, ir.IndexType) else getattr(element, "width", None)
+    if not isinstance(width, int):
+        return 0
+    return math.prod(shaped.shape) * width * lanes // 8
 
 
 def children(op: ir.Operation) -> Iterator[ir.Operation]:

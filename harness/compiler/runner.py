@@ -16,29 +16,34 @@ Choices that shape the records:
   symbolized offline with llvm-symbolizer. Exit statuses 256-N (the wheel's Python wrapper)
   and 128+N (a shell wrapper) count as signal N when stderr shows LLVM's crash output.
 - On a timeout the process group first gets SIGABRT, so LLVM's handler prints where the hung
-  run was (the pass and the looping pattern end up in the record), then SIGKILL.
+  run was (the pass and the looping pattern end up in the record), then SIGKILL. The child
+  never outlives the harness (harness.compiler.process: an exception kills the group, a
+  watchdog kills it when the harness dies).
 - Core dumps are disabled in the child (crash hunting would litter the working directory).
 - A pipeline torch-mlir-opt rejects (unknown pass, bad option, wrong nesting) is a user error:
-  it raises PipelineConfigError instead of returning a record.
+  it raises PipelineConfigError instead of returning a record. So is an output (``-o``) it
+  could not write: OutputError, checked before the run and after it.
+- Whether a failure happened before any pass (parse error, verifier error) or in the pipeline
+  is asked of torch-mlir-opt itself, not guessed from the message (``_confirm_stage``).
+- File names reach the binary as files even when they start with ``-`` (``command_path``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import resource
 import shlex
-import signal as signal_module
-import subprocess
-import time
+import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.errors import BinaryError, InputFileError, PipelineConfigError
+from harness.errors import BinaryError, InputFileError, OutputError, PipelineConfigError
 
 from . import binary as binary_module
 from . import crash as crash_module
+from . import process
+from .process import TIMEOUT_DUMP_GRACE_S, Finished  # noqa: F401  (re-exported)
 from .pipeline_text import parse_pipeline
 from .records import (
     Diagnostic,
@@ -49,8 +54,6 @@ from .records import (
 from .symbolize import symbolize
 
 DEFAULT_TIMEOUT_S = 600.0
-# How long a hung process gets to print its stack dump after SIGABRT before SIGKILL.
-TIMEOUT_DUMP_GRACE_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -164,14 +167,55 @@ def check_input(input_path: str | os.PathLike, max_input_mb: int = 0) -> Path:
     return path
 
 
+# What torch-mlir-opt prints when it cannot write -o: at the start ("cannot open output file
+# 'X': Not a directory"), or at the end as a fatal error (a full disk: "IO failure on output
+# stream: No space left on device").
+_OUTPUT_FAILURE = re.compile(r"^(?:LLVM ERROR: )?(?P<msg>(?:cannot open output file|IO failure on output stream)\b.*)$",
+                             re.M)
+
+
+def check_output(output_path: str | os.PathLike) -> Path:
+    """Fails before the run when ``-o`` cannot be written; otherwise the failed write would come
+    back as the run's outcome (a pass failure for a missing folder, a "crash" for a full disk)."""
+    path = Path(output_path)
+    hint = "Choose a writable output location (-o)."
+    if path.is_dir():
+        raise OutputError(f"the output {path} is a folder. Name a file in it (-o), e.g. {path / 'out.mlir'}.")
+    if path.exists() and not path.is_file():
+        return path  # /dev/stdout, a fifo: written as they are
+    ancestor = next((a for a in path.parents if a.exists()), None)
+    if ancestor is not None and not ancestor.is_dir():
+        raise OutputError(f"cannot write the output IR {path}: {ancestor} is a file, not a folder. {hint}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        os.close(fd)
+        os.unlink(probe)
+        fs = os.statvfs(path.parent)
+    except OSError as e:
+        raise OutputError(f"cannot write the output IR {path}: {e.strerror or e}. {hint}") from None
+    if (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) == 0:
+        raise OutputError(f"cannot write the output IR {path}: its file system is full. "
+                          f"Free some space or {hint[0].lower()}{hint[1:]}")
+    return path
+
+
+def command_path(path: str | os.PathLike) -> str:
+    """``path`` as an argument torch-mlir-opt reads as a file name: ``./-o.mlir``, not the
+    option ``-o``; ``./-``, not stdin."""
+    text = os.fspath(path)
+    return f"./{text}" if text.startswith("-") else text
+
+
 def build_command(binary: str, pipeline: str, input_path: str, options: RunOptions) -> list[str]:
+    source = command_path(input_path)
     if is_pass_flags(pipeline):
-        cmd = [binary, input_path, *shlex.split(pipeline)]
+        cmd = [binary, source, *shlex.split(pipeline)]
     else:
-        cmd = [binary, f"-pass-pipeline={pipeline}", input_path]
+        cmd = [binary, f"-pass-pipeline={pipeline}", source]
     if options.emit_bytecode:
         cmd.append("--emit-bytecode")
-    cmd += ["-o", options.output_path or os.devnull]
+    cmd += ["-o", command_path(options.output_path) if options.output_path else os.devnull]
     if options.disable_threading and "-mlir-disable-threading" not in options.extra_args \
             and "--mlir-disable-threading" not in options.extra_args:
         cmd.append("-mlir-disable-threading")
@@ -179,87 +223,19 @@ def build_command(binary: str, pipeline: str, input_path: str, options: RunOptio
     return cmd
 
 
-@dataclass
-class _Finished:
-    returncode: int | None
-    stdout: str
-    stderr: str
-    elapsed_s: float
-    timed_out: bool
-
-
-def _child_limits(memory_limit_mb: int | None):
-    def setup() -> None:  # runs in the child between fork and exec
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if memory_limit_mb:
-            limit = memory_limit_mb * 2**20
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    return setup
-
-
-def _spawn(cmd: Sequence[str], options: RunOptions, env: Mapping[str, str] | None) -> subprocess.Popen:
-    """Popen with core dumps off (and the memory limit) in the child.
-
-    A ``preexec_fn`` makes Popen fork() instead of vfork(), and fork() of a parent holding a
-    model (the tests, ``harness opt``, a reduction started from Python) costs ~0.1 s per GB,
-    per run. So the core limit is set right after exec with prlimit (a crash in the
-    microseconds before would be the only one to dump core); an exact memory limit, asked for
-    explicitly, still pays for the fork.
-    """
-    exact = bool(options.memory_limit_mb) or not hasattr(resource, "prlimit")
-    proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, errors="replace", env=env,
-                            start_new_session=True,
-                            # Only setrlimit runs there (async-signal-safe enough).
-                            preexec_fn=_child_limits(options.memory_limit_mb) if exact else None)  # noqa: PLW1509
-    if not exact:
-        try:
-            resource.prlimit(proc.pid, resource.RLIMIT_CORE, (0, 0))
-        except OSError:  # already gone, or not ours to limit: nothing to dump then
-            pass
-    return proc
-
-
-def _signal_group(pid: int, sig: int) -> None:
-    try:
-        os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def execute(cmd: Sequence[str], options: RunOptions) -> _Finished:
-    """Runs ``cmd`` in its own session; on timeout SIGABRT (for the stack), then SIGKILL, the group."""
+def execute(cmd: Sequence[str], options: RunOptions) -> Finished:
+    """Runs ``cmd`` in its own session; on timeout SIGABRT (for the stack), then SIGKILL, the
+    group; on any exception the group is killed first (harness.compiler.process)."""
     env = {**os.environ, **options.env} if options.env else None
-    start = time.monotonic()
     try:
-        proc = _spawn(cmd, options, env)
+        return process.execute(cmd, timeout_s=options.timeout_s, env=env,
+                               memory_limit_mb=options.memory_limit_mb,
+                               dump_on_timeout=options.dump_on_timeout)
     except OSError as e:
         raise BinaryError(
             f"could not start {cmd[0]}: {e.strerror or e}. Name a working torch-mlir-opt binary "
             "with --opt or $TORCH_MLIR_OPT."
         ) from None
-    try:
-        out, err = proc.communicate(timeout=options.timeout_s)
-        return _Finished(proc.returncode, out, err, time.monotonic() - start, False)
-    except subprocess.TimeoutExpired:
-        pass
-    except BaseException:
-        _signal_group(proc.pid, signal_module.SIGKILL)
-        proc.wait()
-        raise
-    elapsed = time.monotonic() - start
-    out = err = ""
-    if options.dump_on_timeout:
-        # The leader is not reaped yet, so the group id still names our processes only.
-        _signal_group(proc.pid, signal_module.SIGABRT)
-        try:
-            out, err = proc.communicate(timeout=TIMEOUT_DUMP_GRACE_S)
-            return _Finished(proc.returncode, out, err, elapsed, True)
-        except subprocess.TimeoutExpired:
-            pass
-    _signal_group(proc.pid, signal_module.SIGKILL)
-    out, err = proc.communicate()
-    return _Finished(proc.returncode, out, err, elapsed, True)
 
 
 def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
@@ -269,9 +245,18 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
     ``pipeline`` is a textual pipeline, or pass flags (``-canonicalize``) run as given.
     """
     path = check_input(input_path, options.max_input_mb)
-    exe = binary_module.resolve(opt)
+    if options.output_path:
+        check_output(options.output_path)
+    exe = binary_module.resolve(opt, timeout_s=options.timeout_s)
     cmd = build_command(exe.path, pipeline, str(path), options)
     done = execute(cmd, options)
+    failed_write = _OUTPUT_FAILURE.search(done.stderr) if options.output_path else None
+    if failed_write:
+        raise OutputError(
+            f"torch-mlir-opt could not write the output IR {options.output_path}: "
+            f"{failed_write.group('msg').strip().rstrip('.')}. Choose a writable output location "
+            "with free space (-o)."
+        )
     if not done.timed_out and done.returncode == 1:
         rejection = _pipeline_rejection(done.stderr)
         if rejection:
@@ -289,6 +274,8 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
     if crash is not None and options.symbolize and not crash.symbolized and crash.frames:
         crash = symbolize(crash, _crashed_binary(crash, exe.path))
     outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
+    if outcome in _NEEDS_STAGE:
+        outcome = _confirm_stage(outcome, exe.path, command_path(path), options)
     if outcome not in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
         crash = None
     return RunRecord(
@@ -298,6 +285,48 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
         signal=crash.signal if crash is not None and not crash.at_timeout else "",
         diagnostics=diagnostics, crash=crash,
     )
+
+
+# Outcomes the first error's wording cannot settle: whether the input failed before any pass.
+_NEEDS_STAGE = (Outcome.PARSE_ERROR, Outcome.VERIFIER_ERROR, Outcome.PASS_FAILURE)
+# The extra arguments that change how torch-mlir-opt reads its input (the rest are about
+# passes and printing, and some refuse to run without a pipeline).
+_READING_FLAGS = {"allow-unregistered-dialect", "no-implicit-module", "split-input-file"}
+
+
+def _confirm_stage(outcome: Outcome, binary: str, source: str, options: RunOptions) -> Outcome:
+    """``outcome`` checked by asking torch-mlir-opt whether the input is valid without passes.
+
+    Messages alone miss parser errors ("invalid size -2 for !torch.tensor type" was a pass
+    failure) and a pass can word an error like the parser ("expected ..."). A valid input
+    failed in the pipeline (never a parse error); an invalid one failed in the parser, or in
+    the verifier if it parses with the verifier off. A check that crashes or hangs leaves the
+    outcome as the wording said. Costs one fast run (two for an invalid input), on these
+    outcomes only.
+    """
+    valid = _parses(binary, source, options, verify=True)
+    if valid is None:
+        return outcome
+    if valid:
+        return Outcome.PASS_FAILURE if outcome is Outcome.PARSE_ERROR else outcome
+    syntax = _parses(binary, source, options, verify=False)
+    if syntax is None:
+        return outcome
+    return Outcome.VERIFIER_ERROR if syntax else Outcome.PARSE_ERROR
+
+
+def _parses(binary: str, source: str, options: RunOptions, *, verify: bool) -> bool | None:
+    """Whether torch-mlir-opt reads ``source`` without error and no pass (None: it crashed or
+    hung, so it cannot tell)."""
+    reading = [a for a in options.extra_args if a.lstrip("-").split("=")[0] in _READING_FLAGS]
+    cmd = [binary, source, "--emit-bytecode", "-o", os.devnull, *reading]
+    if not verify:
+        cmd.append("--mlir-very-unsafe-disable-verifier-on-parsing")
+    done = execute(cmd, replace(options, dump_on_timeout=False))
+    if done.timed_out or done.returncode is None or done.returncode < 0 or \
+            crash_module.has_crash_text(done.stderr) or _pipeline_rejection(done.stderr):
+        return None
+    return done.returncode == 0
 
 
 def _crashed_binary(crash: crash_module.CrashInfo, fallback: str) -> str:
@@ -316,6 +345,7 @@ def shell_command(cmd: Sequence[str]) -> str:
 
 def repro_command(pipeline: str, input_path: str | os.PathLike, binary_name: str = "torch-mlir-opt") -> str:
     """``torch-mlir-opt -pass-pipeline='...' FILE``, the form users paste from bug reports."""
+    source = shlex.quote(command_path(input_path))
     if is_pass_flags(pipeline):
-        return f"{binary_name} {shlex.quote(os.fspath(input_path))} {pipeline.strip()}"
-    return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {shlex.quote(os.fspath(input_path))}"
+        return f"{binary_name} {source} {pipeline.strip()}"
+    return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {source}"

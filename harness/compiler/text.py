@@ -7,10 +7,23 @@ these helpers read them the same way everywhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _SSA = re.compile(r"%[\w.#-]+")
 _NUMBER = re.compile(r"\b\d+\b")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
+
+
+def decimal(digits: str | None) -> int:
+    """A line, column or index as printed; 0 (unknown) for none, or for a number no real
+    stderr holds (Python refuses to convert over 4,300 digits, and fuzzed stderr has them)."""
+    return int(digits) if digits and len(digits) <= 20 else 0
+
+
+def hexadecimal(digits: str) -> int:
+    """An address or offset as printed (64-bit); 0 (unknown) for longer ones, which no real
+    stack dump holds and which JSON cannot write out (over 4,300 decimal digits)."""
+    return int(digits, 16) if len(digits.lstrip("0")) <= 16 else 0
 
 
 def drop_ssa_names(text: str) -> str:
@@ -44,6 +57,20 @@ def matching_close(text: str, open_at: int, *, pairs: str = "()", quotes: str = 
     return -1
 
 
+def closing_brackets(text: str, *, pairs: str = "()") -> dict[int, int]:
+    """The index of every opening bracket's closing one, in one pass (unclosed ones left out):
+    what asking ``matching_close`` for each would give, in linear time on nested text."""
+    opening, closing = pairs
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    for m in re.finditer(f"[{re.escape(pairs)}]", text):
+        if m.group() == opening:
+            stack.append(m.start())
+        elif stack:
+            closes[stack.pop()] = m.start()
+    return closes
+
+
 _ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))", re.S)
 _SIMPLE_ESCAPES = {"n": b"\n", "t": b"\t", "\\": b"\\", '"': b'"'}
 
@@ -63,3 +90,20 @@ def unescape_mlir_string(body: str) -> str:
         pos = m.end()
     out += body[pos:].encode()
     return out.decode(errors="replace")
+
+
+def clip_lines(lines: Iterable[str], *, max_lines: int, max_chars: int) -> tuple[list[str], int]:
+    """The first ``max_lines`` lines (an entry holding newlines counts as several), each cut
+    to ``max_chars`` with the number of characters left out; and how many lines were left out.
+    What a terminal should get of 10 MB of stderr or 200,000 diagnostics."""
+    shown: list[str] = []
+    hidden = 0
+    for entry in lines:
+        for line in entry.split("\n"):
+            if len(shown) >= max_lines:
+                hidden += 1
+                continue
+            if len(line) > max_chars:
+                line = f"{line[:max_chars]} ... ({len(line) - max_chars:,} more characters)"
+            shown.append(line)
+    return shown, hidden

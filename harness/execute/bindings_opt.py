@@ -36,19 +36,23 @@ def _where(location) -> str:
     return f"{m.group('file')}:{m.group('line')}:{m.group('col')}"
 
 
-def _print_diagnostic(diag, severity: str = "error") -> None:
-    print(f"{_where(diag.location)}: {severity}: {diag.message}", file=sys.stderr)
+def _diagnostic_lines(diag, severity: str = "error") -> list[str]:
+    lines = [f"{_where(diag.location)}: {severity}: {diag.message}"]
     for note in diag.notes:
-        _print_diagnostic(note, "note")
+        lines += _diagnostic_lines(note, "note")
+    return lines
+
+
+def diagnostics_text(error) -> str:
+    """An MLIRError's diagnostics as torch-mlir-opt prints them (or its message when it carries
+    none), so ``parse_diagnostics`` reads them."""
+    diagnostics = getattr(error, "error_diagnostics", None) or []
+    lines = [line for diag in diagnostics for line in _diagnostic_lines(diag)]
+    return "\n".join(lines or [f"<unknown>:0: error: {str(error).strip()}"])
 
 
 def _fail(error) -> int:
-    """Prints an MLIRError's diagnostics (or its message when it carries none)."""
-    diagnostics = getattr(error, "error_diagnostics", None) or []
-    for diag in diagnostics:
-        _print_diagnostic(diag)
-    if not diagnostics:
-        print(f"<unknown>:0: error: {str(error).strip()}", file=sys.stderr)
+    print(diagnostics_text(error), file=sys.stderr)
     return EXIT_FAILURE
 
 

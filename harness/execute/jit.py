@@ -134,7 +134,6 @@ class JitModule:
     @classmethod
     def load(cls, llvm_text: str | bytes, *, opt_level: int = 0) -> JitModule:
         from torch_mlir import ir
-        from torch_mlir.execution_engine import ExecutionEngine
 
         from harness.compiler.mlir import new_context
 
@@ -142,10 +141,22 @@ class JitModule:
         context = new_context()
         with context:
             module = ir.Module.parse(llvm_text)
+        jit = cls.from_module(module, opt_level=opt_level)
+        jit.timings.parse_s = time.perf_counter() - start - jit.timings.jit_s
+        return jit
+
+    @classmethod
+    def from_module(cls, module, *, opt_level: int = 0) -> JitModule:
+        """JIT-compiles an LLVM-dialect ``ir.Module`` already in memory (the RefBackend worker's
+        lowered module: no print and parse in between)."""
+        from torch_mlir import ir
+        from torch_mlir.execution_engine import ExecutionEngine
+
+        start = time.perf_counter()
+        with module.context:
             names = [ir.StringAttr(op.attributes["sym_name"]).value
                      for op in module.body.operations
                      if op.operation.name == "llvm.func" and "sym_name" in op.attributes]
-            parsed = time.perf_counter()
             engine = ExecutionEngine(module, opt_level=opt_level)
         consumers = {}
         for name in names:
@@ -157,8 +168,7 @@ class JitModule:
         jit = cls(engine, functions, consumers)
         for name, tokens in consumers.items():
             jit._register(name, tokens)
-        jit.timings.parse_s = parsed - start
-        jit.timings.jit_s = time.perf_counter() - parsed
+        jit.timings.jit_s = time.perf_counter() - start
         return jit
 
     def _register(self, name: str, tokens: tuple[ResultToken, ...]) -> None:

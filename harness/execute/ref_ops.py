@@ -345,6 +345,24 @@ def _cached_torch_handler(qualified: str) -> Handler | None:
     return None if overload is None else _torch_op_handler(qualified, overload)
 
 
+# Ops no evaluator of the IR can run, and why: said instead of "add the op".
+UNEVALUABLE = {
+    "prim.PythonOp": (
+        "a call of a Python torch.autograd.Function (its .apply(), traced as prim::PythonOp; "
+        "Bloom's GeLUFunction is one): the trace held the Python object, the IR keeps only the "
+        "call, so neither an evaluator nor a pipeline can tell what it computes. Import the "
+        "model with torch.export (harness emit --importer fx), which inlines the Function's "
+        "forward, or make the model call the forward's code directly."),
+}
+
+
+def why_unsupported(op) -> str | None:
+    """Why ``op`` cannot be evaluated, when that is a fact of the IR rather than a gap here."""
+    if op.name != "torch.operator" and not op.name.startswith("torch.prim."):
+        return None
+    return UNEVALUABLE.get(qualified_name(op))
+
+
 def display_name(op) -> str:
     """The op as users know it: ``torch.aten.foo``, or ``torch.operator "aten.foo"``."""
     if op.name == "torch.operator":

@@ -34,7 +34,7 @@ from harness.errors import (
 )
 
 from .dtypes import DType, Signature, TensorSpec, torch_tensor_spec
-from .ref_ops import display_name, handler_for, is_random
+from .ref_ops import display_name, handler_for, is_random, why_unsupported
 from .signature import find_function, function_name, public_functions
 
 # Ops that end a block: their operands are the block's results.
@@ -99,6 +99,7 @@ class Coverage:
 
     supported: dict[str, int]
     unsupported: dict[str, int]
+    reasons: dict[str, str] = field(default_factory=dict)  # unsupported op -> why, when known
 
     @property
     def complete(self) -> bool:
@@ -142,11 +143,19 @@ def coverage(module_op) -> Coverage:
     """Op kinds of every function and module-level value of ``module_op``."""
     supported: Counter = Counter()
     unsupported: Counter = Counter()
+    reasons: dict[str, str] = {}
     for op in _walk(module_op):
         if op.name in STRUCTURE or op.name in TERMINATORS or op.name == "torch.nn_module":
             continue
-        (supported if handler_for(op) is not None else unsupported)[display_name(op)] += 1
-    return Coverage(dict(supported), dict(unsupported))
+        name = display_name(op)
+        if handler_for(op) is not None:
+            supported[name] += 1
+            continue
+        unsupported[name] += 1
+        reason = why_unsupported(op)
+        if reason and name not in reasons:
+            reasons[name] = f"{reason} (first at {where(op)})"
+    return Coverage(dict(supported), dict(unsupported), reasons)
 
 
 class _Evaluator:
@@ -352,11 +361,13 @@ def evaluate(module_op, inputs: Sequence, options: ReferenceOptions = ReferenceO
     (numpy arrays, torch tensors or Python scalars; copied, never changed)."""
     found = coverage(module_op)
     ev = _Evaluator(module_op, options)
+    if found.unsupported:  # before the module-level values: the weights may not even be there
+        named = options.function or (function_name(public_functions(module_op)[0])
+                                     if len(public_functions(module_op)) == 1 else "forward")
+        raise UnsupportedOpsError(named, found.unsupported, found.reasons)
     start = time.perf_counter()
     ev.evaluate_module_level()
     func, leading = ev.entry(options.function)
-    if found.unsupported:
-        raise UnsupportedOpsError(function_name(func), found.unsupported)
     expected = len(func.regions[0].blocks[0].arguments) - len(leading)
     if len(inputs) != expected:
         raise InputsError("the inputs", f"{len(inputs)} values for the {expected} arguments of "

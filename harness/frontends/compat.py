@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import os
+import shlex
 import shutil
 import sys
 import warnings
@@ -146,6 +147,43 @@ def load_output_dialects(context: ir.Context, pipeline: str) -> None:
             pass
 
 
+def _save_failing_input(source: "ModuleBuilder | Path", out_dir: "str | os.PathLike",
+                        module_name: str, stage: str, keep_weights: bool, opt: str | None) -> Path:
+    """The failing stage's input in the user's folder: text, weights elided unless kept (the
+    tools handle elided weights; a failure to legalize does not depend on their values)."""
+    from harness.compiler.mlir import read_module
+
+    folder = unique_dir(f"{module_name}-", parent=out_dir)
+    text = folder / f"{module_name}.{stage}.input.mlir"
+    if isinstance(source, ModuleBuilder):
+        module: ir.Module | ir.Operation = source.module
+        if keep_weights:
+            write_module(module, text.with_suffix(".mlirbc"), WriteOptions(keep_weights=True, bytecode=True))
+    else:
+        read = read_module(source, opt=opt)
+        if read is None:  # not readable by these bindings: keep the exact bytecode only
+            exact = folder / f"{module_name}.{stage}.input.mlirbc"
+            shutil.copyfile(source, exact)
+            return exact
+        module = read[1]
+        if keep_weights:
+            shutil.copyfile(source, text.with_suffix(".mlirbc"))
+    return write_module(module, text, WriteOptions(keep_weights=keep_weights))
+
+
+def _next_steps(saved: Path, pipeline: str, binary: str, opt: str | None) -> list[str]:
+    """The harness commands for the saved input, ready to paste (with the binary that ran)."""
+    head = f"{shlex.quote(sys.executable)} -m harness"
+    file, quoted = shlex.quote(str(saved)), shlex.quote(pipeline)
+    with_opt = f" --opt {shlex.quote(os.path.abspath(opt))}" if opt else ""
+    reduced = shlex.quote(str(saved.parent / "reduced.mlir"))
+    report = shlex.quote(str(saved.parent / "report"))
+    return [f"{head} explain {file} --pipeline {quoted}{with_opt}",
+            f"{head} bisect {file} --pipeline {quoted}{with_opt}",
+            f"{head} reduce {file} --pipeline {quoted}{with_opt} -o {reduced}",
+            f"{head} report {file} --pipeline {quoted}{with_opt} --out {report}"]
+
+
 def compile(  # noqa: A001 (the old API's name)
     model,
     example_args,
@@ -156,8 +194,14 @@ def compile(  # noqa: A001 (the old API's name)
     extra_library: "str | os.PathLike | None" = None,
     verbose: bool = False,
     opt: str | None = None,
+    out_dir: "str | os.PathLike" = "harness-out",
+    keep_weights: bool = False,
 ) -> ir.Module:
-    """Imports ``model`` and lowers it to ``output_type``; returns the MLIR module."""
+    """Imports ``model`` and lowers it to ``output_type``; returns the MLIR module.
+
+    On a failure, the failing stage's input is saved as text under a unique folder of
+    ``out_dir`` (weights elided unless ``keep_weights``, which also keeps the exact bytecode),
+    and ``PipelineFailure`` names the harness commands that dig into it."""
     kind = OutputType.get(output_type)
     builder = import_torchscript(model, example_args, use_tracing=use_tracing,
                                  ignore_traced_shapes=ignore_traced_shapes)
@@ -194,12 +238,16 @@ def compile(  # noqa: A001 (the old API's name)
         record = run_pipeline(current, textual, opt=opt,
                               options=RunOptions(output_path=str(out), emit_bytecode=True))
         if not record.ok:
-            cmd = repro_command(textual, current)
+            saved = _save_failing_input(builder if i == 0 else current, out_dir, module_name,
+                                        stage.name, keep_weights, opt)
+            shutil.rmtree(workdir, ignore_errors=True)
+            cmd = repro_command(textual, saved, shlex.quote(record.binary))
             detail = record.stderr.strip() or f"torch-mlir-opt exited with {record.outcome.value}"
             if record.signal:
                 detail = f"torch-mlir-opt crashed with {record.signal}.\n" + detail
             raise PipelineFailure(_DESCRIPTIONS.get(stage.name, f"Running {stage.pass_name}"),
-                                  detail, cmd, str(current))
+                                  detail, cmd, str(saved),
+                                  next_steps=_next_steps(saved, textual, record.binary, opt))
         current = out
     if kind is OutputType.STABLEHLO:
         from torch_mlir._mlir_libs import _stablehlo

@@ -58,9 +58,34 @@ TINY_CONFIG: Mapping[str, object] = {
     "max_position_embeddings": 64,
 }
 
+#: OPT-350m's published shape (facebook/opt-350m): 24 layers of 1024 with 16 heads, 512-wide
+#: embeddings projected in and out, and layer norm *after* attention and FFN, which FixedOPT
+#: does not take (``harness opt --config 350m --model stock``).
+OPT_350M_CONFIG: Mapping[str, object] = {
+    "hidden_size": 1024,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 16,
+    "ffn_dim": 4096,
+    "word_embed_proj_dim": 512,
+    "do_layer_norm_before": False,
+}
+
+#: OPT-1.3b's published shape (facebook/opt-1.3b): 24 layers of 2048 with 32 heads; 1.3 G
+#: parameters, 5.3 GB of fp32 weights.
+OPT_1_3B_CONFIG: Mapping[str, object] = {
+    "hidden_size": 2048,
+    "num_hidden_layers": 24,
+    "num_attention_heads": 32,
+    "ffn_dim": 8192,
+    "word_embed_proj_dim": 2048,
+}
+
 #: Preset name -> OPTConfig fields. ``125m`` is the default ``OPTConfig()``, which is OPT-125m's
-#: shape (12 layers, hidden 768, 12 heads, ffn 3072, vocab 50272).
-PRESETS: Mapping[str, Mapping[str, object]] = {"tiny": TINY_CONFIG, "125m": {}}
+#: shape (12 layers, hidden 768, 12 heads, ffn 3072, vocab 50272); the larger ones differ from it
+#: only in the fields they list (vocab 50272 and 2048 positions throughout).
+PRESETS: Mapping[str, Mapping[str, object]] = {
+    "tiny": TINY_CONFIG, "125m": {}, "350m": OPT_350M_CONFIG, "1.3b": OPT_1_3B_CONFIG,
+}
 
 #: Attention implementations that run on CPU under torch.jit.trace. ``None`` keeps HF's default.
 ATTN_IMPLEMENTATIONS: tuple[str, ...] = ("sdpa", "eager")
@@ -84,8 +109,9 @@ def make_config(preset: str = "tiny", overrides: Mapping[str, object] | None = N
     """
     if preset not in PRESETS:
         raise ModelConfigError(
-            f"unknown OPT preset '{preset}'. Known presets: {', '.join(sorted(PRESETS))} "
-            "('tiny' for fast tests, '125m' for the default OPTConfig, which is OPT-125m's shape)."
+            f"unknown OPT preset '{preset}'. Known presets: {', '.join(PRESETS)} "
+            "('tiny' for fast tests, '125m' for the default OPTConfig, which is OPT-125m's shape, "
+            "'350m' and '1.3b' for the published shapes of those sizes)."
         )
     overrides = dict(overrides or {})
     known = config_fields()

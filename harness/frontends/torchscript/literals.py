@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
-from harness.errors import UnsupportedTypeError
+from harness.errors import MetaTensorError, UnsupportedTypeError
 
 from .typemap import TypeMapper, dtype_asm
 
@@ -79,6 +79,8 @@ class TensorLiterals:
 
     def _make(self, tensor: torch.Tensor, name_hint: str, where: str) -> ir.Attribute:
         context = f"tensor literal '{name_hint}'" + (f" of {where}" if where else "")
+        if tensor.is_meta:  # issue 15, item 11: torch's own error names no parameter
+            raise MetaTensorError(name_hint, context)
         if tensor.layout != torch.strided:
             raise UnsupportedTypeError(
                 f"{str(tensor.layout).removeprefix('torch.')} tensor of {tensor.dtype}", context,

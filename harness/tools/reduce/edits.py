@@ -121,12 +121,35 @@ def append_result(func: ir.Operation, value: ir.Value) -> bool:
     return True
 
 
-def add_argument(func: ir.Operation, type_: ir.Type, loc: ir.Location) -> ir.Value:
+# A numerics reduction names each op's value (``VALUE_KEY`` on the op) and each argument's
+# source (``ARG_SOURCE``), so an argument that stands in for an erased op is fed that op's value.
+VALUE_KEY = "harness.value_key"
+ARG_SOURCE = "harness.arg_source"
+
+
+def add_argument(func: ir.Operation, type_: ir.Type, loc: ir.Location,
+                 stands_for: tuple[ir.Operation, int] | None = None) -> ir.Value:
+    """A new last argument. ``stands_for`` (op, result number): the value it replaces, named
+    on the argument when the op carries a ``VALUE_KEY`` (numerics reductions only)."""
     block = entry_block(func)
     value = block.add_argument(type_, loc)
     _update_attr_array(func, "arg_attrs", list(range(len(block.arguments) - 1)), len(block.arguments))
+    if stands_for is not None and VALUE_KEY in stands_for[0].attributes:
+        key = ir.StringAttr(stands_for[0].attributes[VALUE_KEY]).value
+        set_arg_source(func, len(block.arguments) - 1, f"{key}:{stands_for[1]}")
     _sync_function_type(func)
     return value
+
+
+def set_arg_source(func: ir.Operation, index: int, source: str) -> None:
+    """Names where argument ``index`` gets its value (``ARG_SOURCE`` in its attributes)."""
+    count = len(entry_block(func).arguments)
+    items = list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else []
+    items += [ir.DictAttr.get({}) for _ in range(count - len(items))]
+    entries = {a.name: a.attr for a in ir.DictAttr(items[index])}
+    entries[ARG_SOURCE] = ir.StringAttr.get(source)
+    items[index] = ir.DictAttr.get(entries)
+    func.attributes["arg_attrs"] = ir.ArrayAttr.get(items)
 
 
 def erase_arguments(func: ir.Operation, indices: range) -> bool:

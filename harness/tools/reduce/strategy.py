@@ -234,7 +234,8 @@ class DropOps(Chunked):
                 if p is Plan.CONSTANT:
                     result.replace_all_uses_with(edits.insert_constant(result.type, unit.op, unit.op.location))
                 elif p is Plan.ARGUMENT:
-                    result.replace_all_uses_with(edits.add_argument(unit.func, result.type, unit.op.location))
+                    result.replace_all_uses_with(edits.add_argument(
+                        unit.func, result.type, unit.op.location, (unit.op, result.result_number)))
             if free:
                 to_return.update(self._operands_worth_returning(unit.op, units, index, gone))
             unit.op.erase()

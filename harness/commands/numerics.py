@@ -1,0 +1,94 @@
+"""``--numerics`` on bisect, reduce and report: the same tools aimed at wrong numbers (a
+lowering that runs but computes other values than the reference evaluator) instead of a
+failing pass. Exit status as for a failure: 1 when the wrong numbers are there."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+
+from ..errors import UsageError
+from .common import EXIT_FAILURE, EXIT_OK, int_range, invocation, progress, stderr_progress
+
+
+def numerics_options(args: argparse.Namespace):
+    """The inputs, tolerances and work folder of a --numerics bisect, reduce or report; None
+    without --numerics (where its flags are a usage error)."""
+    from ..execute.inputs import RandomInputs
+    from ..execute.numerics import Tolerances
+    from ..tools.numerics import NumericsBisectOptions
+
+    if not args.numerics:
+        given = [f for f, v in (("--inputs", args.inputs), ("--tolerance", args.tolerance),
+                                ("--function", args.function)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)} go with --numerics (wrong numbers); without "
+                             "it the command keeps a failure of the pipeline.")
+        return None
+    low, high = int_range(args.int_range)
+    return NumericsBisectOptions(
+        inputs_path=args.inputs, random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
+        function=args.function, opt=args.opt, tolerances=Tolerances().with_overrides(args.tolerance),
+        timeout_s=args.timeout or 600.0, out_dir=getattr(args, "out", None),
+        progress=None if getattr(args, "json", False) else stderr_progress())
+
+
+def numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
+    """--numerics and the flags that go with it (as harness check spells them)."""
+    p.add_argument("--numerics", action="store_true", help=what)
+    p.add_argument("--inputs", metavar="FILE.npz",
+                   help="--numerics: the arguments, as arg0, arg1, ... or in order (default: random)")
+    p.add_argument("--seed", type=int, default=0, help="--numerics: seed of random inputs (default 0)")
+    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
+                   help="--numerics: random integers are drawn from [LOW, HIGH) (default 0,2)")
+    p.add_argument("--function", help="--numerics: the function (default: the only public one)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help="--numerics: tolerance of one dtype, as harness check takes it")
+
+
+def cmd_bisect_numerics(args: argparse.Namespace) -> int:
+    from ..tools.numerics import Verdict, bisect_numerics
+
+    result = bisect_numerics(args.file, args.pipeline, options=numerics_options(args))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    # Wrong numbers (localized or at the torch level) or no lowering at all: 1; verified: 0.
+    return EXIT_OK if result.verdict is Verdict.VERIFIED else EXIT_FAILURE
+
+
+def cmd_reduce_numerics(args: argparse.Namespace) -> int:
+    from ..tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+
+    base = numerics_options(args)
+    fields = {k: getattr(base, k) for k in ("inputs_path", "function", "opt", "tolerances", "timeout_s")}
+    result = reduce_numerics(args.file, args.pipeline, options=NumericsReduceOptions(
+        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
+        random=base.random, progress=progress(args), **fields))
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: numerics-mismatch (max abs diff {result.max_abs_diff:.3g}) through "
+          f"{result.piece_pipeline} and the RefBackend")
+    print(f"  -> {result.output_path} (inputs {result.inputs_path}, expected {result.expected_path})")
+    print(f"reproduce: {invocation()} check {shlex.quote(result.output_path)} --pipeline "
+          f"{shlex.quote(result.piece_pipeline)} --inputs {shlex.quote(result.inputs_path)}")
+    return EXIT_FAILURE
+
+
+def cmd_report_numerics(args: argparse.Namespace) -> int:
+    from ..tools.report.numerics import NumericsReportOptions, make_numerics_report
+
+    base = numerics_options(args)
+    result = make_numerics_report(args.file, args.pipeline, options=NumericsReportOptions(
+        out_dir=args.out, opt=args.opt, inputs_path=base.inputs_path, random=base.random,
+        function=base.function, tolerances=base.tolerances, redact=not args.no_redact,
+        reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
+        progress=None if args.json else progress(args)))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return EXIT_FAILURE if result.reproduced else EXIT_OK

@@ -1,0 +1,287 @@
+"""Child processes that never outlive the harness: spawn, time out, and clean up on any exit.
+
+Each torch-mlir-opt run gets its own session (process group), so a timeout or an interrupt can
+kill the whole group: the binary and, behind a wrapper (the wheel's Python script, repro.sh),
+its own children. Three ways out, each covered:
+
+- a timeout or an exception in the harness (Ctrl-C's KeyboardInterrupt, and SIGTERM/SIGHUP once
+  :func:`stop_on_signals` turns them into :class:`Terminated`): :func:`execute` kills the group;
+- the harness dies without running Python code (SIGKILL, the OOM killer, a crash): one watchdog
+  process per harness process holds the read end of a pipe and learns each group as it is
+  spawned; when the pipe reaches end-of-file (the kernel closes it whatever killed the
+  harness) it SIGKILLs the groups still listed, then exits.
+
+Why a watchdog and not PR_SET_PDEATHSIG:
+
+- prctl must run in the child between fork and exec, i.e. in a ``preexec_fn``, which makes
+  Popen fork() instead of vfork() (see ``_spawn`` below for what that costs);
+- an exec wrapper that sets it (``setpriv --pdeathsig``) covers the direct child only, not a
+  wrapper's children, and fires when the spawning *thread* exits, not the process;
+- the watchdog costs one short-lived Python start per harness process (not per run), a pipe
+  write per run, and works on any POSIX system. ``python tools/bench_spawn.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+# How long a hung process gets to print its stack dump after SIGABRT before SIGKILL.
+TIMEOUT_DUMP_GRACE_S = 10.0
+# The signals that stop the harness: Ctrl-C, kill's default, a closed terminal.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass
+class Finished:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    elapsed_s: float
+    timed_out: bool
+
+
+# ---------------------------------------------------------------------------------------------
+# Signals as exceptions
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised like Ctrl-C's KeyboardInterrupt so that every cleanup written
+    for Ctrl-C (killing the child's group, removing partial output) runs for them too."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+_defer_depth = 0              # > 0 while a child is spawned but not yet known to its caller
+_pending: int | None = None   # a stop signal that arrived meanwhile
+
+
+def _raise_for(signum: int) -> None:
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(signum)
+
+
+def _on_stop_signal(signum: int, frame: object) -> None:
+    global _pending
+    if _defer_depth:
+        _pending = signum
+        return
+    _raise_for(signum)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt / :class:`Terminated` in the main
+    thread while inside; the previous handlers come back on the way out. Ignored signals stay
+    ignored; outside the main thread (where Python cannot set handlers) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    # A signal the harness was started with ignored (nohup, a background job's SIGINT) stays so.
+    previous = {s: signal.signal(s, _on_stop_signal) for s in STOP_SIGNALS
+                if signal.getsignal(s) is not signal.SIG_IGN}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """A stop signal that lands while Popen returns a child and the watchdog learns of it is
+    raised right after, once the caller holds the child and can kill it."""
+    global _defer_depth, _pending
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers run in the main thread: a spawn elsewhere cannot be interrupted
+        return
+    _defer_depth += 1
+    try:
+        yield
+    finally:
+        _defer_depth -= 1
+        if not _defer_depth and _pending is not None:
+            signum, _pending = _pending, None
+            _raise_for(signum)
+
+
+# ---------------------------------------------------------------------------------------------
+# The watchdog
+
+_WATCHDOG = r"""
+import os, signal
+for s in (signal.SIGINT, signal.SIGHUP):
+    signal.signal(s, signal.SIG_IGN)
+groups = set()
+with os.fdopen(0, "rb") as pipe:
+    for line in pipe:
+        try:
+            (groups.add if line[:1] == b"+" else groups.discard)(int(line[1:]))
+        except ValueError:
+            pass
+for pgid in groups:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class _Watchdog:
+    """The harness end of the watchdog: started on the first spawn, one per process."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.fd: int | None = None
+        self.pid = 0
+
+    def _start(self) -> None:
+        if self.pid:
+            try:
+                os.waitpid(self.pid, os.WNOHANG)  # reap a watchdog that died before
+            except ChildProcessError:
+                pass
+        self.fd, self.pid = None, 0
+        if not sys.executable:  # an embedded interpreter: no watchdog, execute() still cleans up
+            return
+        read, write = os.pipe()
+        try:
+            self.pid = os.posix_spawn(
+                sys.executable, [sys.executable, "-I", "-S", "-c", _WATCHDOG], os.environ,
+                file_actions=[(os.POSIX_SPAWN_DUP2, read, 0),
+                              # not the harness's stdout/stderr: a reader of those would wait
+                              # for the watchdog's end too
+                              (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                              (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)],
+                setsid=True)
+        except (OSError, NotImplementedError):  # no posix_spawn setsid: execute() still cleans up
+            os.close(write)
+            return
+        finally:
+            os.close(read)
+        self.fd = write
+
+    def _send(self, message: bytes, *, start: bool) -> None:
+        with self.lock:
+            if self.fd is None and start:
+                self._start()
+            if self.fd is None:
+                return
+            try:
+                os.write(self.fd, message)
+            except OSError:  # the watchdog was killed: start another and tell it
+                os.close(self.fd)
+                self.fd = None
+                if start:
+                    self._start()
+                    if self.fd is not None:
+                        os.write(self.fd, message)
+
+    def watch(self, pgid: int) -> None:
+        self._send(b"+%d\n" % pgid, start=True)
+
+    def forget(self, pgid: int) -> None:
+        self._send(b"-%d\n" % pgid, start=False)
+
+    def after_fork_in_child(self) -> None:
+        """A forked child (a reduce verifier, a multiprocessing worker) starts its own."""
+        if self.fd is not None:
+            os.close(self.fd)
+        self.lock = threading.Lock()
+        self.fd, self.pid = None, 0
+
+
+watchdog = _Watchdog()
+os.register_at_fork(after_in_child=watchdog.after_fork_in_child)
+
+
+# ---------------------------------------------------------------------------------------------
+# Spawning and waiting
+
+def _child_limits(memory_limit_mb: int | None):
+    def setup() -> None:  # runs in the child between fork and exec
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if memory_limit_mb:
+            limit = memory_limit_mb * 2**20
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return setup
+
+
+def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
+           memory_limit_mb: int | None) -> subprocess.Popen:
+    """Popen in a new session, core dumps off (and the memory limit) in the child.
+
+    A ``preexec_fn`` makes Popen fork() instead of vfork(), and fork() of a parent holding a
+    model (the tests, ``harness opt``, a reduction started from Python) costs ~0.1 s per GB,
+    per run. So the core limit is set right after exec with prlimit (a crash in the
+    microseconds before would be the only one to dump core); an exact memory limit, asked for
+    explicitly, still pays for the fork.
+    """
+    exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
+    proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace", env=env,
+                            start_new_session=True,
+                            # Only setrlimit runs there (async-signal-safe enough).
+                            preexec_fn=_child_limits(memory_limit_mb) if exact else None)  # noqa: PLW1509
+    watchdog.watch(proc.pid)
+    if not exact:
+        try:
+            resource.prlimit(proc.pid, resource.RLIMIT_CORE, (0, 0))
+        except OSError:  # already gone, or not ours to limit: nothing to dump then
+            pass
+    return proc
+
+
+def signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def execute(cmd: Sequence[str], *, timeout_s: float, env: Mapping[str, str] | None = None,
+            memory_limit_mb: int | None = None, dump_on_timeout: bool = True) -> Finished:
+    """Runs ``cmd`` in its own session and waits at most ``timeout_s``; then SIGABRT (for the
+    stack, when ``dump_on_timeout``) and SIGKILL the group. Any exception while it runs
+    (KeyboardInterrupt, :class:`Terminated`) kills the group before it propagates. ``OSError``
+    if ``cmd`` cannot be started."""
+    start = time.monotonic()
+    proc: subprocess.Popen | None = None
+    try:
+        with _signals_deferred():
+            proc = _spawn(cmd, env, memory_limit_mb)
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+            return Finished(proc.returncode, out, err, time.monotonic() - start, False)
+        except subprocess.TimeoutExpired:
+            pass
+        elapsed = time.monotonic() - start
+        if dump_on_timeout:
+            # The leader is not reaped yet, so the group id still names our processes only.
+            signal_group(proc.pid, signal.SIGABRT)
+            try:
+                out, err = proc.communicate(timeout=TIMEOUT_DUMP_GRACE_S)
+                return Finished(proc.returncode, out, err, elapsed, True)
+            except subprocess.TimeoutExpired:
+                pass
+        signal_group(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return Finished(proc.returncode, out, err, elapsed, True)
+    except BaseException:
+        if proc is not None:
+            signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
+    finally:
+        if proc is not None:
+            watchdog.forget(proc.pid)

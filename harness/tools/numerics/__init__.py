@@ -1,0 +1,158 @@
+"""Where a lowered model's numbers go wrong: ``harness bisect FILE --numerics``.
+
+``harness check`` says a lowering computes wrong values; this says which ops. The file is taken
+to the torch backend contract once (``subject``), the reference evaluator records every value
+of its entry function, and pieces of the function (``programs``), fed those values, are lowered
+and run on one RefBackend worker (``search``): two binary searches name the chain of ops that
+goes wrong together, in at most about 2 * log2(ops) runs. The chain is then replayed with each
+pass choice changed (``blame``): a RefBackend pass left out, an op decomposed at the torch
+level; which choices make it right says whether the linalg pipeline or the RefBackend's lowering
+computes the wrong values.
+
+- ``bisect_numerics``: all of it, for ``harness bisect --numerics``;
+- ``check_ops``: the check and the localization without the replays, for a sweep: a model's
+  numbers are verified, or wrong from a named op on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from harness.execute.inputs import RandomInputs, save_npz
+from harness.execute.numerics import Tolerances
+from harness.execute.probe import ProbeOptions, ProbeResult
+from harness.execute.worker import RefBackendWorker
+
+from .blame import Blame, Choice, Fault, blame, torch_level_fault
+from .programs import END, Cuts, Program, ValueRef, Values
+from .result import ChainOp, Frame, NumericsBisectResult, Verdict, frames
+from .search import Localization, Probe, Searcher, localize, run_bound
+from .subject import Subject, SubjectOptions, prepare
+
+__all__ = ["Blame", "ChainOp", "Choice", "Cuts", "END", "Fault", "Frame", "Localization",
+           "NumericsBisectOptions", "NumericsBisectResult", "Probe", "Program", "Searcher",
+           "Subject", "SubjectOptions", "ValueRef", "Values", "Verdict", "bisect_numerics",
+           "check_ops", "localize", "pipeline_name", "prepare", "run_bound"]
+
+
+@dataclass(frozen=True)
+class NumericsBisectOptions:
+    inputs_path: str | None = None      # .npz of the arguments; None: random
+    random: RandomInputs = RandomInputs()
+    function: str | None = None         # entry point; None: the only public function
+    opt: str | None = None              # torch-mlir-opt for the torch-level pipelines
+    tolerances: Tolerances = Tolerances()
+    timeout_s: float = 600.0            # per subprocess and per RefBackend request
+    out_dir: str | None = None          # parent of the unique work folder
+    blame: bool = True                  # replay the chain with each pass choice
+    # Run the whole function first: a right one then costs one run (a sweep's case); without
+    # it a localization of a known miscompile takes about 2 * log2(ops) runs.
+    confirm_first: bool = False
+    progress: Callable[[str], None] | None = None  # one line per step
+
+
+def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
+                    options: NumericsBisectOptions = NumericsBisectOptions()) -> NumericsBisectResult:
+    """Localizes the wrong numbers of ``path`` lowered by ``pipeline`` (to linalg, as ``harness
+    check`` takes it) and, with ``options.blame``, says which pass choices make them right."""
+    began = time.perf_counter()
+    say = options.progress or (lambda _line: None)
+    say("taking the file to the torch backend contract and recording the reference's values")
+    subject = prepare(path, SubjectOptions(
+        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
+        function=options.function, opt=options.opt, tolerances=options.tolerances,
+        timeout_s=options.timeout_s, out_dir=options.out_dir))
+    result = NumericsBisectResult(str(path), pipeline, Verdict.FAILS, function=subject.function,
+                                  inputs=subject.inputs_text, ops=subject.ops(),
+                                  bound=run_bound(subject.ops()), work_dir=str(subject.work_dir))
+    if subject.torch_level_changed_values:
+        result.verdict = Verdict.TORCH_LEVEL
+        result.blame = torch_level_fault(subject)
+        result.detail = result.blame.reason
+        result.seconds = time.perf_counter() - began
+        return result
+    probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
+                                 tolerances=options.tolerances, timeout_s=options.timeout_s)
+    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+        searcher = Searcher(subject, worker, probe_options, say)
+        found = localize(searcher, confirm_first=options.confirm_first)
+        result.runs = worker.runs
+        result.probes = [p.render(subject) for p in searcher.probes]
+        if isinstance(found, ProbeResult):
+            result.verdict = Verdict.VERIFIED if found.outcome.value == "verified" else Verdict.FAILS
+            result.detail = _whole(found, subject)
+            result.seconds = time.perf_counter() - began
+            return result
+        result.verdict = Verdict.LOCALIZED
+        result.literal_args = found.literal_args
+        _describe_chain(result, subject, found)
+        if options.blame:
+            result.blame = blame(subject, found.program, Path(result.piece_path), found.result,
+                                 worker, replace(probe_options), say)
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+def check_ops(path: str | os.PathLike, pipeline: str, *,
+              options: NumericsBisectOptions = NumericsBisectOptions()) -> NumericsBisectResult:
+    """The op-level check a sweep runs on a model that lowers: verified, or the chain of ops
+    from which the numbers are wrong (no pass-choice replays: those are bisect's)."""
+    return bisect_numerics(path, pipeline, options=replace(options, blame=False, confirm_first=True))
+
+
+def _whole(found: ProbeResult, subject: Subject) -> str:
+    what = f"@{subject.function} ({subject.ops()} ops at the torch backend contract)"
+    if found.outcome.value == "verified":
+        return (f"{what} lowered through {subject.split.to_linalg} and the RefBackend gives the "
+                "reference's values: nothing to bisect")
+    return f"{what} does not lower or run: {found.describe()}"
+
+
+def _describe_chain(result: NumericsBisectResult, subject: Subject, found: Localization) -> None:
+    cuts = subject.cuts
+    wrong = set(found.wrong())
+    result.start = found.start
+    result.chain = [ChainOp(p, cuts.label(p), frames(str(cuts.ops[p].location)), p in wrong)
+                    for p in found.chain]
+    result.max_abs_diff = max((o.max_abs_diff for o in found.result.numerics.outputs if not o.ok),
+                              default=0.0) if found.result.numerics else 0.0
+    folder = subject.work_dir
+    piece = folder / "chain.mlir"
+    piece.write_text(found.program.text)
+    save_npz(folder / "chain.inputs.npz", found.program.inputs(subject.values))
+    save_npz(folder / "chain.expected.npz", [_array(v) for v in found.program.expected(subject.values)],
+             prefix="result")
+    linalg = Path(found.result.linalg_path)
+    if linalg.is_file():
+        shutil.copyfile(linalg, folder / "chain.linalg.mlir")
+    result.piece_pipeline = pipeline_name(subject.split.to_linalg)
+    result.piece_path = str(piece)
+    result.piece_inputs = str(folder / "chain.inputs.npz")
+    result.piece_expected = str(folder / "chain.expected.npz")
+
+
+def pipeline_name(textual: str) -> str:
+    """Our name for a textual pipeline when it is one of ours unchanged (torch-to-linalg)."""
+    from harness.compiler import pipelines
+
+    known = pipelines.default()
+    for name in known.pipelines:
+        try:
+            if known.resolve(name) == textual:
+                return name
+        except Exception:  # noqa: BLE001 - a pipeline that needs options is no match
+            continue
+    return textual
+
+
+def _array(value):
+    import numpy as np
+
+    if hasattr(value, "detach"):
+        return value.detach().contiguous().numpy()
+    return np.asarray(value)

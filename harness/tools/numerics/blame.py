@@ -1,0 +1,218 @@
+"""Which pass choices make a localized miscompile go away, and so who is at fault.
+
+The chain a localization found is replayed, as a piece fed the reference's values, with one
+choice changed at a time:
+
+- the RefBackend's lowering (pipelines.toml ``linalg-to-llvm``) with one pass left out: the
+  same linalg, lowered without it. All variants are lowered in one worker request, and only
+  those whose LLVM differs from the full pipeline's and that still run are compared. A variant
+  that gives the right values says the linalg was right and that pass makes it wrong.
+- an op of the chain decomposed at the torch level (``torch-function-to-torch-backend-pipeline``
+  keeping every other op of the chain backend-legal): the op kept backend-legal, as the user's
+  pipeline kept it, and lowered by torch-to-linalg, against the same math in other ops.
+
+The verdict (``Fault``): the RefBackend's lowering when a pass left out fixes it; the linalg
+pipeline when only a decomposition does; the torch-level pipeline when the reference of the
+contract-level IR already differs from the user's file; else undetermined.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.compiler import pipelines
+from harness.compiler.runner import RunOptions
+from harness.enums import ParsableEnum
+from harness.execute.levels import decompose_pipeline, join
+from harness.execute.lowering import LLVM_PIPELINE, run_stage
+from harness.execute.probe import ProbeOptions, ProbeResult, judge, run_program
+from harness.execute.refbackend import RefBackendResult
+from harness.execute.worker import RefBackendWorker
+from harness.compiler.pipeline_text import parse_pipeline
+
+from .programs import Program
+from .subject import Subject
+
+
+class Fault(ParsableEnum):
+    """Who computes the wrong values."""
+
+    TORCH_LEVEL = "torch-level pipeline"   # the contract-level IR already means something else
+    LINALG = "linalg pipeline"             # torch-to-linalg's linalg is wrong
+    REFBACKEND = "RefBackend lowering"     # the linalg is right; linalg-to-llvm makes it wrong
+    UNDETERMINED = "undetermined"          # no choice tried changed the values
+
+
+@dataclass
+class Choice:
+    """One pass choice replayed on the chain, and what it gave."""
+
+    kind: str          # "drop-refbackend-pass" | "decompose-op"
+    what: str          # the pass left out, or the op decomposed
+    outcome: str       # verified | numerics-mismatch | fails ...
+    detail: str = ""
+
+    @property
+    def fixes(self) -> bool:
+        return self.outcome == "verified"
+
+    def action(self) -> str:
+        return {"drop-refbackend-pass": f"RefBackend without {self.what}",
+                "decompose-op": f"{self.what} decomposed before torch-to-linalg"}[self.kind]
+
+    def describe(self) -> str:
+        verdict = "makes it right" if self.fixes else \
+            "still wrong" if self.outcome == "numerics-mismatch" else self.outcome
+        return f"{self.action()}: {verdict}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "what": self.what, "outcome": self.outcome,
+                "detail": self.detail, "fixes": self.fixes}
+
+
+@dataclass
+class Blame:
+    fault: Fault
+    reason: str
+    choices: list[Choice] = field(default_factory=list)
+    runs: int = 0                  # RefBackend runs the replays took
+    variants_lowered: int = 0      # RefBackend pipelines lowered (one request)
+
+    @property
+    def fixes(self) -> list[Choice]:
+        return [c for c in self.choices if c.fixes]
+
+    def to_json(self) -> dict:
+        return {"fault": self.fault.value, "reason": self.reason, "runs": self.runs,
+                "variants_lowered": self.variants_lowered,
+                "choices": [c.to_json() for c in self.choices]}
+
+
+def torch_level_fault(subject: Subject) -> Blame:
+    worst = max((o.max_abs_diff for o in subject.torch_level.outputs), default=0.0) \
+        if subject.torch_level else 0.0
+    return Blame(Fault.TORCH_LEVEL,
+                 f"the reference evaluator gives other values for the IR after "
+                 f"{subject.split.to_torch} than for {subject.path.name} itself (max abs diff "
+                 f"{worst:.3g}): the torch-level passes changed what the model computes, before "
+                 "any lowering to linalg")
+
+
+def blame(subject: Subject, program: Program, piece: Path, result: ProbeResult,
+          worker: RefBackendWorker, options: ProbeOptions,
+          say: Callable[[str], None] | None = None) -> Blame:
+    """Replays ``program`` (written at ``piece``, run as ``result``) with each pass choice."""
+    say = say or (lambda _line: None)
+    runs_before = worker.runs
+    choices: list[Choice] = []
+    say("replaying the chain with each RefBackend pass left out")
+    lowered = _drop_refbackend_passes(program, subject, result, worker, options, choices)
+    say("replaying the chain with its ops decomposed")
+    _decompose_ops(program, subject, piece, worker, options, choices)
+    dropped = [c for c in choices if c.fixes and c.kind == "drop-refbackend-pass"]
+    decomposed = [c for c in choices if c.fixes and c.kind == "decompose-op"]
+    if dropped:
+        names = ", ".join(c.what for c in dropped)
+        fault, reason = Fault.REFBACKEND, (
+            f"the linalg from {_short(options.to_linalg)} gives the right values when the "
+            f"RefBackend's lowering leaves out {names}: the linalg is right, and {names} makes it "
+            "wrong")
+    elif decomposed:
+        names = ", ".join(c.what for c in decomposed)
+        fault, reason = Fault.LINALG, (
+            f"no RefBackend pass left out makes it right, and with {names} decomposed before "
+            f"{_short(options.to_linalg)} the values are right: torch-to-linalg's lowering of "
+            f"{names} is wrong")
+    else:
+        fault, reason = Fault.UNDETERMINED, (
+            "no pass choice tried (each RefBackend pass left out, each op of the chain "
+            "decomposed) makes the values right")
+    return Blame(fault, reason, choices, worker.runs - runs_before, lowered)
+
+
+def _short(textual: str) -> str:
+    return "torch-to-linalg" if "torch-backend-to-linalg-on-tensors-backend-pipeline" in textual else textual
+
+
+def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeResult,
+                            worker: RefBackendWorker, options: ProbeOptions,
+                            choices: list[Choice]) -> int:
+    passes = list(_refbackend_passes(options.llvm_pipeline))
+    variants = [join(parse_pipeline(f"builtin.module({','.join(passes)})"))]
+    variants += [join(parse_pipeline(f"builtin.module({','.join(p for j, p in enumerate(passes) if j != i)})"))
+                 for i in range(len(passes))]
+    lowered = worker.lower_variants(result.linalg_path, variants)
+    full = lowered[0]
+    inputs = program.inputs(subject.values)
+    expected = program.expected(subject.values)
+    seen: dict[str, Choice] = {}
+    # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
+    names = Counter()
+    for name, variant in zip(passes, lowered[1:]):
+        names[name] += 1
+        label = name if passes.count(name) == 1 else f"{name} (#{names[name]})"
+        if not variant.ok:
+            continue  # it does not lower without it: a pass the lowering needs
+        if full.ok and variant.digest == full.digest:
+            continue  # it changes nothing here
+        if variant.digest in seen:
+            prior = seen[variant.digest]
+            if prior.outcome != "fails":
+                choices.append(Choice("drop-refbackend-pass", label, prior.outcome, prior.detail))
+            continue
+        ran: RefBackendResult = worker.execute(variant.llvm_path, inputs, program.signature)
+        if not ran.ok:  # it lowers but does not run without it: a pass the lowering needs
+            seen[variant.digest] = Choice("drop-refbackend-pass", label, "fails")
+            continue
+        judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances)
+        choice = Choice("drop-refbackend-pass", label, judged.outcome.value, judged.describe()
+                        if not judged.numerics or not judged.numerics.ok else "")
+        seen[variant.digest] = choice
+        choices.append(choice)
+    return len(variants)
+
+
+def _refbackend_passes(spec: str) -> tuple[str, ...]:
+    defined = pipelines.default().pipelines.get(spec)
+    if defined is not None and defined.passes:
+        return tuple(defined.passes)
+    return tuple(p.textual().removeprefix("builtin.module(").removesuffix(")")
+                 if p.anchors[:1] == ("builtin.module",) else p.textual()
+                 for p in parse_pipeline(pipelines.default().resolve(spec)))
+
+
+def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefBackendWorker,
+                   options: ProbeOptions, choices: list[Choice]) -> None:
+    kinds = list(dict.fromkeys(subject.cuts.label(p) for p in program.ops))
+    folder = piece.parent / f"{piece.stem}-decomposed"
+    folder.mkdir(exist_ok=True)
+    everything = folder / "all.mlir"
+    record = run_stage(piece, decompose_pipeline(()), output_path=everything, opt=options.opt,
+                       options=RunOptions(timeout_s=options.timeout_s))
+    if not record.ok:
+        return
+    text = everything.read_text()
+    decomposable = [k for k in kinds if f"torch.{k} " not in text]
+    inputs = program.inputs(subject.values)
+    expected = program.expected(subject.values)
+    for kind in decomposable:
+        keep = tuple(k for k in kinds if k != kind)
+        pipeline = decompose_pipeline(keep)
+        out = folder / f"{kind}.mlir"
+        record = run_stage(piece, pipeline, output_path=out, opt=options.opt,
+                           options=RunOptions(timeout_s=options.timeout_s))
+        if not record.ok:
+            choices.append(Choice("decompose-op", kind, "fails", "the torch-level pipeline fails"))
+            continue
+        run_folder = folder / kind
+        run_folder.mkdir(exist_ok=True)
+        judged = run_program(out, inputs, expected, program.signature, worker=worker,
+                             options=options, work_dir=run_folder)
+        choices.append(Choice("decompose-op", kind, judged.outcome.value,
+                              judged.describe() if judged.outcome.value != "verified" else ""))
+
+
+__all__ = ["Blame", "Choice", "Fault", "blame", "torch_level_fault", "LLVM_PIPELINE"]

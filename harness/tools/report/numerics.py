@@ -1,0 +1,236 @@
+"""A miscompile bundle: ``harness report FILE --pipeline P --numerics``.
+
+Where a failure's bundle holds IR that torch-mlir-opt fails on, a miscompile's holds IR that
+lowers and runs but computes wrong values, and the values that show it:
+
+- ``reduced.mlir``: the smallest program (at the torch backend contract) that still gives wrong
+  values (``harness.tools.reduce.numerics``, the localization first);
+- ``inputs.npz`` / ``expected.npz``: its arguments, and the reference evaluator's results;
+- ``reduced.linalg.mlir``: what the pipeline to linalg makes of it, which the RefBackend lowers;
+- ``repro.sh``: lowers, runs and compares (``python -m harness check``), exiting 1 exactly when
+  the numbers are wrong;
+- ``issue.md``: the chain of ops and their Python lines, the pass choices replayed on it and
+  who is at fault (the linalg pipeline or the RefBackend's lowering), the IR, the values;
+- ``record.json``: the reduction, the bisection of ``reduced.mlir`` and the self-check.
+
+The bundle is assembled, redacted and published as a failure's is (``bundle``, ``redact``),
+and replays its own ``repro.sh`` before it is published.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from harness.compiler import binary as binary_module
+from harness.compiler.runner import RunOptions, execute
+from harness.errors import NoMiscompileError, OutputError, ReportError
+from harness.execute.inputs import RandomInputs
+from harness.execute.levels import split_pipeline
+from harness.execute.lowering import run_stage
+from harness.execute.numerics import Tolerances
+
+from ..numerics import NumericsBisectOptions, bisect_numerics
+from ..reduce.numerics import NumericsReduceOptions, reduce_numerics
+from . import bundle
+from .build import collect_versions
+from .numerics_text import MiscompileFindings, issue_markdown, repro_script, title
+from .redact import Redactor
+from .result import REPRODUCED_STATUS, Refusal
+
+MISCOMPILE_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+                    "expected.npz", "actual.npz", "record.json")
+RECORD_FORMAT = "harness.miscompile-report/1"
+_SCRIPT_SLACK_S = 120.0
+
+
+@dataclass
+class MiscompileCheck:
+    """Whether the written bundle reproduces: its repro.sh, run with this Python and binary."""
+
+    repro_exit_status: int | None
+    repro_output: str          # repro.sh's verdict lines
+    detail: str = ""           # why it could not run
+
+    @property
+    def reproduced(self) -> bool:
+        return self.repro_exit_status == REPRODUCED_STATUS
+
+    def describe(self) -> str:
+        if self.reproduced:
+            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} (wrong numbers)"
+        why = self.detail or f"'bash repro.sh' exits {self.repro_exit_status}"
+        return f"NOT REPRODUCED: {why}"
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "reproduced": self.reproduced}
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumericsReportOptions:
+    out_dir: str | os.PathLike
+    opt: str | None = None
+    inputs_path: str | None = None
+    random: RandomInputs = RandomInputs()
+    function: str | None = None
+    tolerances: Tolerances = Tolerances()
+    redact: bool = True
+    reduce: bool = True               # False: the chain the localization cut out, not reduced
+    budget_s: float = 60.0
+    timeout_s: float = 600.0
+    progress: Callable[[str], None] | None = None
+
+
+@dataclass
+class NumericsReportResult:
+    folder: str
+    archive: str
+    title: str
+    input_path: str
+    pipeline: str
+    fault: str
+    chain: list[str]
+    ops_before: int
+    ops_after: int
+    max_abs_diff: float
+    self_check: MiscompileCheck
+    redacted: bool = True
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.self_check.reproduced
+
+    def render(self) -> list[str]:
+        lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
+                 f"chain: {' -> '.join(self.chain)} (max abs diff {self.max_abs_diff:.3g})",
+                 f"at fault: {self.fault}",
+                 f"ops: {self.ops_before} -> {self.ops_after}",
+                 f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
+                 f"self-check: {self.self_check.describe()}"]
+        return lines + [f"note: {n}" for n in self.notes]
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.update(self_check=self.self_check.to_json(), reproduced=self.reproduced)
+        return d
+
+
+def make_numerics_report(path: str | os.PathLike, pipeline: str, *,
+                         options: NumericsReportOptions) -> NumericsReportResult:
+    """Builds the miscompile bundle for ``path``, whose values ``pipeline`` (to linalg) and the
+    RefBackend get wrong. Raises ReportError when they are right, or it does not lower."""
+    src = Path(path)
+    out_dir = Path(options.out_dir)
+    bundle.check_out_dir(out_dir, src)
+    split_pipeline(pipeline)  # a pipeline that cannot be split fails before any work
+    exe = binary_module.resolve(options.opt)
+    say = options.progress or (lambda _line: None)
+    try:
+        with bundle.staging_folder(out_dir, src) as staging, \
+                tempfile.TemporaryDirectory(prefix="harness-miscompile-") as scratch:
+            return _build(src, pipeline, exe, staging, Path(scratch), out_dir, options, say)
+    except NoMiscompileError as e:
+        raise ReportError(str(src), Refusal.PASSES, f"nothing to report: {e}") from None
+    except OSError as e:
+        raise ReportError(str(src), Refusal.OUTPUT,
+                          f"cannot write the report for {src} under {out_dir}: {e.strerror or e}. "
+                          "Choose a writable --out folder with free space.") from None
+    except OutputError as e:
+        raise ReportError(str(src), Refusal.OUTPUT, f"cannot write the report for {src}: {e}") from None
+
+
+def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir: Path,
+           options: NumericsReportOptions, say) -> NumericsReportResult:
+    notes: list[str] = []
+    say(f"reducing (budget {options.budget_s:g} s)")
+    reduced = reduce_numerics(src, pipeline, options=NumericsReduceOptions(
+        output_path=staging / "reduced.mlir", budget_s=options.budget_s,
+        max_tries=10_000 if options.reduce else 1, inputs_path=options.inputs_path,
+        random=options.random, function=options.function, opt=exe.path,
+        tolerances=options.tolerances, timeout_s=options.timeout_s, out_dir=str(scratch),
+        progress=say))
+    os.replace(reduced.inputs_path, staging / "inputs.npz")
+    os.replace(reduced.expected_path, staging / "expected.npz")
+    os.replace(reduced.actual_path, staging / "actual.npz")
+    redactor = Redactor.for_machine([staging], enabled=options.redact,
+                                    other_dirs=[src.parent, out_dir, scratch])
+    redactor.redact_file(staging / "reduced.mlir", ir=True)
+
+    say("bisecting reduced.mlir and replaying its chain with each pass choice")
+    bisected = bisect_numerics(staging / "reduced.mlir", reduced.piece_pipeline, options=NumericsBisectOptions(
+        inputs_path=str(staging / "inputs.npz"), opt=exe.path, tolerances=options.tolerances,
+        timeout_s=options.timeout_s, out_dir=str(scratch)))
+    if not bisected.found:
+        notes.append(f"the bisection of reduced.mlir did not localize it: {bisected.detail}")
+    linalg = staging / "reduced.linalg.mlir"
+    record = run_stage(staging / "reduced.mlir", split_pipeline(reduced.piece_pipeline).to_linalg,
+                       output_path=linalg, opt=exe.path, options=RunOptions(timeout_s=options.timeout_s))
+    if not record.ok:
+        notes.append(f"{reduced.piece_pipeline} failed on reduced.mlir: {record.signature}")
+        linalg.write_text("")
+    redactor.redact_file(linalg, ir=True)
+
+    script = staging / "repro.sh"
+    bundle.write_text(script, redactor.text(repro_script(reduced.piece_pipeline)))
+    script.chmod(0o755)
+    say("self-check: running repro.sh")
+    check = _self_check(staging, exe.path, options.timeout_s)
+    inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")
+    actual = _arrays(staging / "actual.npz")
+    findings = MiscompileFindings(
+        src=str(src), pipeline=pipeline, reduced=reduced, bisected=bisected, exe=exe, check=check,
+        reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
+        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes))
+    heading = title(findings)
+    fault = bisected.blame.fault.value if bisected.blame else "undetermined"
+    record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
+                   "fault": fault, "versions": collect_versions(exe), "reduce": reduced.to_json(),
+                   "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
+    bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
+    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
+    slug = "miscompile-" + "-".join(op.split(".")[1] if "." in op else op
+                                    for op in reduced.computing_ops)[:48].replace("_", "-")
+    folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
+    return NumericsReportResult(
+        folder=str(folder), archive=str(archive), title=heading, input_path=str(src),
+        pipeline=pipeline, fault=fault, chain=list(reduced.computing_ops),
+        ops_before=reduced.ops_before, ops_after=reduced.ops_after,
+        max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
+        files=sorted(p.name for p in folder.iterdir()))
+
+
+def _self_check(folder: Path, opt: str, timeout_s: float) -> MiscompileCheck:
+    """Runs the bundle's repro.sh with this Python and torch-mlir-opt: it must exit 1."""
+    bash = shutil.which("bash")
+    if bash is None:
+        return MiscompileCheck(None, "", "no bash on PATH to run repro.sh")
+    src_root = str(Path(__file__).resolve().parents[3])
+    env = {"PYTHON": sys.executable, "TORCH_MLIR_OPT": opt,
+           "PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
+    limit = timeout_s + _SCRIPT_SLACK_S
+    done = execute([bash, str(folder / "repro.sh")],
+                   RunOptions(timeout_s=limit, dump_on_timeout=False, env=env))
+    if done.timed_out:
+        return MiscompileCheck(None, "", f"repro.sh did not finish within {limit:g} s")
+    output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
+                       if line.startswith("repro.sh:") and not line.startswith("repro.sh: running:"))
+    return MiscompileCheck(done.returncode, output)
+
+
+def _arrays(path: Path) -> list[np.ndarray]:
+    with np.load(path) as npz:
+        return [npz[name] for name in npz.files]
+
+
+__all__ = ["MISCOMPILE_FILES", "NumericsReportOptions", "NumericsReportResult",
+           "make_numerics_report"]

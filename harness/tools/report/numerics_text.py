@@ -1,0 +1,174 @@
+"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``), repro.sh
+(``templates/miscompile-repro.sh.in``) and the title.
+
+As for a failure's bundle, everything from the input or the machine is redacted first, then
+quoted for markdown (``markdown.py``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness import versions as versions_module
+from harness.compiler.binary import OptBinary
+
+from ..numerics import NumericsBisectResult
+from ..reduce.numerics import NumericsReduceResult
+from . import markdown as md
+from .issue import bounded
+from .redact import Redactor
+from .result import REPRODUCED_STATUS
+from .template import render
+from .versions import versions_markdown
+
+TITLE_PREFIX = "[torch-mlir] "
+TITLE_MAX_CHARS = 160
+INLINE_MAX_CHARS = 12_000
+VALUES_MAX_ELEMENTS = 16  # arrays up to this size are quoted in issue.md
+
+
+@dataclass(frozen=True)
+class MiscompileFindings:
+    """What issue.md is written from."""
+
+    src: str                          # the user's file
+    pipeline: str                     # as given
+    reduced: NumericsReduceResult
+    bisected: NumericsBisectResult    # of reduced.mlir: the chain, its lines, the blame
+    exe: OptBinary
+    check: object                     # numerics.MiscompileCheck: describe(), reproduced
+    reduced_text: str
+    linalg_text: str
+    inputs: list[np.ndarray]
+    expected: list[np.ndarray]
+    actual: list[np.ndarray]
+    redacted: bool
+    notes: tuple[str, ...] = ()
+
+
+def title(f: MiscompileFindings) -> str:
+    chain = " -> ".join(op.removeprefix("aten.") for op in f.reduced.computing_ops) or "a function"
+    blame = f.bisected.blame
+    culprit = ""
+    if blame is not None and blame.fixes:
+        fix = blame.fixes[0]
+        culprit = f"'s {_bare(fix.what)}" if fix.kind == "drop-refbackend-pass" else ""
+    text = (f"Miscompile: {chain}: wrong values through {f.reduced.piece_pipeline} and the "
+            f"RefBackend{culprit}")
+    return TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
+
+
+def _bare(pass_text: str) -> str:
+    """``linalg-fuse-elementwise-ops`` for ``func.func(linalg-fuse-elementwise-ops)``."""
+    return re.sub(r"^(?:[\w.]+\()+([^()]*?)\)+(?= |$)", r"\1", pass_text)
+
+
+def summary_line(f: MiscompileFindings) -> str:
+    """One line for repro.sh's header."""
+    return md.one_line(f"{' -> '.join(f.reduced.computing_ops)} through {f.reduced.piece_pipeline}: "
+                       f"max abs diff {f.reduced.max_abs_diff:.3g}")
+
+
+def repro_script(pipeline: str) -> str:
+    packages = versions_module.installed()
+    return render("miscompile-repro.sh.in", {
+        "SUMMARY": f"wrong values through {md.one_line(pipeline)} and the RefBackend",
+        "PIPELINE": md.one_line(pipeline),
+        "PIPELINE_WORD": shlex.quote(pipeline),
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "TORCH": packages.get("torch", "?"),
+        "TORCH_MLIR": packages.get("torch-mlir", "?"),
+    })
+
+
+def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
+    r = redactor
+    packages = versions_module.installed()
+    blame = f.bisected.blame
+    values = {
+        "TITLE": md.prose(r.text(title(f))),
+        "WARNING": ("> **Warning: this bundle did NOT reproduce the wrong numbers when it was "
+                    "written.** " + md.prose(r.text(f.check.describe()))) if not f.check.reproduced else "",
+        "SUMMARY": _summary(f, r),
+        "VERSIONS": r.text("\n".join(versions_markdown(f.exe, packages=packages)).rstrip("\n")),
+        "WHERE": _where(f, r),
+        "FAULT": blame.fault.value if blame else "undetermined",
+        "FAULT_REASON": (md.prose(r.text(blame.reason[:1].upper() + blame.reason[1:])) + "."
+                         if blame else "The chain was not replayed."),
+        "CHOICES": _choices(f),
+        "REDUCE_SUMMARY": md.prose(r.text(f.reduced.summary())),
+        "IR": _inline(r.text(f.reduced_text), "reduced.mlir"),
+        "PIPELINE": md.one_line(f.reduced.piece_pipeline),
+        "LINALG": _inline(r.text(f.linalg_text), "reduced.linalg.mlir"),
+        "VALUES": _values(f),
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "TORCH": packages.get("torch", "?"),
+        "TORCH_MLIR": packages.get("torch-mlir", "?"),
+        "SELF_CHECK": md.prose(r.text(f.check.describe())) + ".",
+        "REPRO_OUTPUT": md.fence(r.text(f.check.repro_output)) if f.check.repro_output else "",
+        "REDACTION": ("Paths are redacted: `<site-packages>` is Python's site-packages folder, "
+                      "`<venv>` the virtual environment, `<python>` the Python installation, "
+                      "`<repo>` the harness checkout, `~` the home folder, `<path>/NAME` any other "
+                      "folder, `<user>` the user name.") if f.redacted else "",
+        "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in f.notes) if f.notes else "",
+    }
+    return render("miscompile.md.in", values)
+
+
+def _summary(f: MiscompileFindings, r: Redactor) -> str:
+    red = f.reduced
+    chain = " -> ".join(md.code(op) for op in red.computing_ops)
+    return (f"Lowered with {md.code(r.text(red.pipeline))} and run on the RefBackend, the model "
+            f"computes wrong values (no error, no crash): {chain} gives results off by up to "
+            f"{red.max_abs_diff:.3g} from the same ops run in eager PyTorch. The model's function "
+            f"({red.ops_before} ops at the torch backend contract) was localized in "
+            f"{red.localization_runs} RefBackend runs and reduced to {red.ops_after} ops "
+            f"({red.computing_after} computing), which still give wrong values on `inputs.npz`.")
+
+
+def _where(f: MiscompileFindings, r: Redactor) -> str:
+    b = f.bisected
+    if not b.found:
+        return md.prose(r.text(f"The bisection of reduced.mlir did not localize it: {b.detail}"))
+    lines = [f"Fed right values, the chain {md.code(b.chain_text())} computes wrong ones; "
+             "started one op later or ended one op earlier it computes right ones. Where each op "
+             "came from (the Python line of its location, innermost first):", ""]
+    for op in b.chain:
+        mark = " **(first wrong value)**" if op.wrong else ""
+        where = md.code(r.text(op.where())) if op.frames else "no location"
+        lines.append(f"- {md.code(op.name)}{mark} at {where}")
+        for caller in op.frames[1:]:
+            lines.append(f"  - called from {md.code(r.text(caller.render()))}")
+    return "\n".join(lines)
+
+
+def _choices(f: MiscompileFindings) -> str:
+    blame = f.bisected.blame
+    if blame is None or not blame.choices:
+        return ""
+    lines = [f"Replayed on the chain, one pass choice at a time ({blame.runs} RefBackend runs):", ""]
+    lines += [f"- {md.prose(c.describe())}" for c in blame.choices]
+    return "\n".join(lines)
+
+
+def _inline(text: str, name: str) -> str:
+    if len(text) > INLINE_MAX_CHARS:
+        return f"(too large to inline: {len(text)} characters; attached as `{name}`)"
+    return md.fence(text, "mlir")
+
+
+def _values(f: MiscompileFindings) -> str:
+    lines = ["`inputs.npz` holds the arguments, `expected.npz` the reference's results (eager "
+             "PyTorch, op by op), `actual.npz` the RefBackend's:", ""]
+    for i, a in enumerate(f.inputs):
+        lines.append(f"- `arg{i}`: {a.dtype}{list(a.shape)}")
+    for i, (e, a) in enumerate(zip(f.expected, f.actual)):
+        lines.append(f"- `result{i}`: {e.dtype}{list(e.shape)}")
+        if e.size <= VALUES_MAX_ELEMENTS:
+            lines.append(f"  - expected: `{np.array2string(e.ravel(), precision=6)}`")
+            lines.append(f"  - RefBackend: `{np.array2string(a.ravel(), precision=6)}`")
+    return "\n".join(lines)
