@@ -246,3 +246,28 @@ def test_count_node_kinds_follows_method_calls_and_blocks():
         counts = opt.count_node_kinds(scripted, inline=inline)
         assert counts["prim::If"] == 1 and counts.has_control_flow
         assert counts["aten::relu"] == 1 and counts["aten::neg"] == 1  # inside the If's blocks
+
+
+def test_cli_presets_are_the_drivers():
+    from harness.commands.models import OPT_PRESETS
+
+    assert sorted(OPT_PRESETS) == sorted(opt.PRESETS)
+
+
+def test_opt_config_350m_reaches_the_model_and_set_still_wins(tmp_path):
+    """Issue 16: ``harness opt --config 1.3b`` (here 350m, cut to one layer by --set so the test
+    stays small) builds the published shape; --set applies after the preset."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    record = tmp_path / "record.json"
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([sys.executable, "-m", "harness", "opt", "--config", "350m", "--model", "stock",
+                           "--set", "num_hidden_layers=1", "--torch-only", "--out", str(tmp_path),
+                           "--json", str(record)], capture_output=True, text=True, cwd=root, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = json.loads(record.read_text())["variants"][0]["config"]  # the built model's config
+    assert config["hidden_size"] == 1024 and config["word_embed_proj_dim"] == 512
+    assert config["do_layer_norm_before"] is False and config["num_hidden_layers"] == 1

@@ -67,11 +67,22 @@ def cmd_port(args: argparse.Namespace) -> int:
     return _port(args, args.model, _port_options(args, PortOptions()), building=args.model)
 
 
+#: ``harness opt --config`` names: harness.models.opt.PRESETS (a test keeps them equal; the
+#: parser does not import torch to list them).
+OPT_PRESETS = ("125m", "tiny", "350m", "1.3b")
+
+
 def cmd_opt(args: argparse.Namespace) -> int:
     """``harness port opt`` with the 2022 walkthrough's defaults (``OPT_DEFAULTS``)."""
     from ..port.options import OPT_DEFAULTS
 
-    args.size = {"tiny": "tiny", "125m": "default", None: None}[args.config]
+    args.size = {"tiny": "tiny", None: None}.get(args.config, "default")
+    if args.config in ("350m", "1.3b"):  # the published shapes: the preset's fields, then --set
+        import json
+
+        from ..models.opt import PRESETS
+
+        args.set = [f"{k}={json.dumps(v)}" for k, v in PRESETS[args.config].items()] + list(args.set)
     args.variants = None if args.model in (None, "both") else (args.model,)
     return _port(args, "opt", _port_options(args, OPT_DEFAULTS), building="OPT")
 
@@ -143,8 +154,9 @@ def register(sub) -> None:
 
     p = sub.add_parser("opt", help="port Hugging Face OPT-125m and the project's FixedOPT as the "
                                    "2022 walkthrough did: 'harness port opt' with its defaults")
-    p.add_argument("--config", choices=("125m", "tiny"),
-                   help="125m (the default OPTConfig) or tiny (a 2-layer model for quick runs)")
+    p.add_argument("--config", choices=OPT_PRESETS,
+                   help="125m (the default OPTConfig), tiny (a 2-layer model for quick runs), or "
+                        "the published shapes of 350m and 1.3b (random weights; 1.3b is 5.3 GB)")
     p.add_argument("--model", choices=("both", "stock", "fixed"),
                    help="port the stock HF OPTModel, the project's static-structure rewrite "
                         "(FixedOPT), or both (default)")
