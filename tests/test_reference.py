@@ -220,7 +220,7 @@ def test_view_of_a_value_tensor_is_a_reshape():
 
 
 def test_weights_elided_and_wrong_inputs_are_input_errors(tmp_path):
-    module = nn.Linear(4, 2)
+    module = nn.Linear(4, 8)  # 32 weights: a resource blob (the importer inlines up to 16)
     script = torch.jit.trace(module, (torch.zeros(1, 4),))
     builder = ModuleBuilder()
     builder.import_module(script._c, forward_annotator(script, [torch.zeros(1, 4)]))

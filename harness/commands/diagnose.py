@@ -1,0 +1,222 @@
+"""Subcommands over a failing IR file: run, explain, bisect, reduce, report, and the
+pipeline listing they all resolve ``--pipeline`` against."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import HarnessError
+from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, progress, reproduce, say,
+                     textual_pipeline)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from ..compiler.outcomes import Outcome
+    from ..compiler.records import render_record
+    from ..compiler.runner import RunOptions, run_pipeline, shell_command
+    from ..execute.lowering import Driver, resolve, run_bindings_pipeline
+
+    # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
+    textual = textual_pipeline(args.pipeline)
+    options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
+    on_bindings = resolve(args.pipeline)[1] is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
+    if on_bindings:
+        record = run_bindings_pipeline(args.file, textual, options=options)
+    else:
+        record = run_pipeline(args.file, textual, opt=args.opt, options=options)
+    analysis = None
+    if args.blockers and record.outcome is Outcome.LEGALIZATION_FAILURE and not on_bindings:
+        from ..tools.blockers import analyze
+
+        say(args, "finding the op whose conversion failed (each left-over op alone)")
+        analysis = analyze(args.file, textual, opt=record.binary, timeout_s=args.timeout)
+        record = replace(record, blockers=analysis.names())
+    if args.json:
+        data = record.to_json()
+        if analysis is not None:
+            data["blocker_analysis"] = analysis.to_json()
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
+              f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
+        for line in render_record(record):
+            print(line)
+        if analysis is not None:
+            from ..tools.bisect import Responsibility
+
+            for op, r in zip(analysis.illegal, Responsibility.from_analysis(analysis)):
+                role = "blocker (fails alone)" if op.blocker else "symptom (lowers alone)"
+                print(f"  {role}: {op.name} x{op.count} at {op.location}: {r.describe()}")
+        if not record.ok:
+            print("reproduce: " + (shell_command(record.command) if on_bindings
+                                   else reproduce(textual, record.input_path, record.binary)))
+    if record.outcome is Outcome.PARSE_ERROR:  # bad input, not a compiler result
+        print(f"harness: error: {record.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran. Give the IR file that failed (harness opt and harness emit write "
+              "them).", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK if record.ok else EXIT_FAILURE
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from ..tools.explain import explain_file
+
+    say(args, f"running {Path(args.file).name}; on a legalization failure each left-over op "
+               "alone too (--no-blockers skips that)")
+    result = explain_file(args.file, textual_pipeline(args.pipeline), opt=args.opt,
+                          context=args.context, timeout_s=args.timeout,
+                          blockers=not args.no_blockers)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return EXIT_OK if result.record.ok else EXIT_FAILURE
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    if args.builds:
+        from .builds import cmd_bisect_builds
+
+        return cmd_bisect_builds(args)
+    from ..compiler.outcomes import Outcome
+    from ..tools.bisect import bisect
+
+    textual = textual_pipeline(args.pipeline)
+    say(args, f"running {Path(args.file).name} with MLIR's reproducer, then the failing pass alone")
+    result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout,
+                    blockers=not args.no_blockers)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    if result.first is not None and result.first.ok:
+        return EXIT_OK
+    if result.outcome is Outcome.PARSE_ERROR:
+        print(f"harness: error: {result.input_path} is not MLIR that torch-mlir-opt can parse; "
+              "no pass ran, so there is nothing to bisect.", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_FAILURE
+
+
+def cmd_reduce(args: argparse.Namespace) -> int:
+    from ..errors import NothingToReduceError
+    from ..tools.reduce import ReduceOptions, reduce_file
+
+    try:
+        result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
+            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
+            try_timeout_s=args.timeout, progress=progress(args)))
+    except NothingToReduceError as e:
+        print(f"nothing to reduce: {e.input_path} passes {e.pipeline}")
+        return EXIT_OK
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: {result.signature}")
+    print(f"  -> {result.output_path}")
+    from ..compiler import binary
+
+    exe = binary.resolve(args.opt).path
+    print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
+    return EXIT_FAILURE
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..tools.report import Refusal, ReportOptions, make_report
+
+    say_progress = None if args.json else progress(args)
+    try:
+        result = make_report(args.file, args.pipeline, options=ReportOptions(
+            out_dir=args.out, opt=args.opt, keep_weights=args.keep_weights,
+            redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
+            timeout_s=args.timeout, progress=say_progress))
+    except HarnessError as e:
+        if getattr(e, "reason", None) is Refusal.PASSES:
+            print(str(e))
+            return EXIT_OK
+        raise
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return EXIT_FAILURE
+
+
+def cmd_pipelines(args: argparse.Namespace) -> int:
+    from ..compiler import pipelines
+
+    found = pipelines.default()
+    if args.json:
+        print(json.dumps({name: {"pass": p.pass_name, "textual": p.textual(), "input": p.input,
+                                 "output": p.output} for name, p in found.pipelines.items()},
+                         indent=2))
+        return EXIT_OK
+    for name, p in found.pipelines.items():
+        print(f"{name:22s} {p.textual()}")
+        print(f"{'':22s}   {p.input} -> {p.output}")
+    print("\n--pipeline also takes an upstream pipeline name, a textual pipeline "
+          "('builtin.module(canonicalize)') or pass flags (--pipeline=-canonicalize).")
+    return EXIT_OK
+
+
+def register(sub) -> None:
+    p = ir_tool(sub, "run", "run a pipeline on an IR file and classify the outcome",
+                 json_help="print the record as JSON")
+    p.add_argument("-o", "--output", help="write the output IR here")
+    p.add_argument("--max-input-mb", type=int, default=4096,
+                   help="refuse larger input files (default 4096; 0 = no limit)")
+    p.add_argument("--blockers", action="store_true",
+                   help="on a legalization failure, also find the ops whose conversion failed "
+                        "(each left-over op alone: ~15 small runs)")
+    p.set_defaults(fn=cmd_run)
+
+    p = ir_tool(sub, "explain", "for each error: the Python line of its op, the source around "
+                                 "it, and the fix when it matches a known idiom",
+                 json_help="print the explanation as JSON")
+    p.add_argument("--context", type=int, default=2, help="source lines shown around each location")
+    p.add_argument("--no-blockers", action="store_true",
+                   help="skip finding the op whose conversion failed (each left-over op alone)")
+    p.set_defaults(fn=cmd_explain)
+
+    p = ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
+                                "write the IR just before it (2 torch-mlir-opt runs)",
+                 json_help="print the result as JSON")
+    p.add_argument("--out", help="parent folder of the unique output folder (default: the temp dir)")
+    p.add_argument("--builds", metavar="A..B|A,B,C",
+                   help="instead of passes, bisect builds: the first build (releases from A to B "
+                        "in order, or the builds listed) whose outcome differs from A's; exits "
+                        "1 when one does")
+    p.add_argument("--no-blockers", action="store_true",
+                   help="skip replaying each left-over op alone through the conversion passes")
+    p.set_defaults(fn=cmd_bisect)
+
+    p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
+                 timeout=None, timeout_help="seconds per candidate before it counts as a hang "
+                                            "(default: from the original run)")
+    p.add_argument("-o", "--output", required=True, help="write the reduced IR here (atomically)")
+    p.add_argument("--budget-s", type=float, default=60.0,
+                   help="wall-clock seconds to search (default 60); the best file so far is kept")
+    p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
+    p.set_defaults(fn=cmd_reduce)
+
+    p = ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
+                                "input/reduced IR, backtrace, record) and its .tar.gz",
+                 json_help="print the result as JSON")
+    p.add_argument("--out", required=True, help="parent folder of the unique report folder")
+    p.add_argument("--keep-weights", action="store_true",
+                   help="keep resource blobs in input.mlir (default: elided when that keeps the failure)")
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep the home folder, user name and absolute paths in the bundle")
+    p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
+    p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
+    p.set_defaults(fn=cmd_report)
+
+    p = sub.add_parser("pipelines", help="list the pipeline names --pipeline takes, and what each runs")
+    p.add_argument("--json", action="store_true", help="print them as JSON")
+    p.set_defaults(fn=cmd_pipelines)
