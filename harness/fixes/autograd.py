@@ -34,6 +34,8 @@ class AutogradFunctionForward(ModuleFix):
     name = "autograd-function-forward"
     ops = (PYTHON_OP,)
     messages = ("prim.PythonOp", "prim::PythonOp")
+    conditions = ("the module is in eval mode (no backward), and the Function does not "
+                  "override apply")
 
     def apply(self, module: torch.nn.Module, evidence: ModuleEvidence = ModuleEvidence()) -> Application:
         app = Application(self.name, self.level, module=module)

@@ -117,6 +117,7 @@ class Fix(ABC):
     level: ClassVar[FixLevel]
     ops: ClassVar[tuple[str, ...]] = ()     # blocker ops it answers (tools.blockers names)
     messages: ClassVar[tuple[str, ...]] = ()  # error texts it answers (substrings)
+    conditions: ClassVar[str] = ""          # where it refuses a site (checked at each one)
 
     @property
     def known(self) -> KnownFix:
@@ -130,6 +131,25 @@ class Fix(ABC):
 
     def describe(self) -> str:
         return self.known.describe()
+
+    def signatures(self) -> list[str]:
+        """The blockers it answers, as ``harness fix --list`` prints them."""
+        return [f"op {op}" for op in self.ops] + [f"error containing {m!r}" for m in self.messages]
+
+    def render(self) -> list[str]:
+        """``harness fix --list``: name, level, blockers, change, why the numbers stay."""
+        known = self.known
+        return [f"{self.name} ({self.level.value})",
+                f"  answers: {'; '.join(self.signatures())}",
+                f"  changes: {known.changes}",
+                f"  why the numbers stay: {known.why}",
+                f"  conditions: {self.conditions}"]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "level": self.level.value, "ops": list(self.ops),
+                "messages": list(self.messages), "changes": self.known.changes,
+                "why": self.known.why, "conditions": self.conditions,
+                "renames": [list(r) for r in self.known.renames]}
 
 
 class IRFix(Fix):

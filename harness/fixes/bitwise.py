@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
+from harness.knowledge.fixes import FIXES
 from harness.tools.reduce.torch_types import tensor_info
 
 from .base import Application, IRFix, Refusal, Site, location_text, walk
@@ -27,7 +28,9 @@ from .base import Application, IRFix, Refusal, Site, location_text, walk
 
 class BitwiseAndOr(IRFix):
     name = "bitwise-and-or"
-    ops = ("torch.aten.__and__.Tensor", "torch.aten.__or__.Tensor")
+    ops = tuple(op for op, _ in FIXES[name].renames)  # the ops knowledge.fixes renames
+    conditions = ("each site's operands state their dtypes and both are bool or integer "
+                  "(a float or unknown dtype is refused: run torchscript-to-torch first)")
 
     def rewrite(self, module: ir.Operation) -> Application:
         renames = dict(self.known.renames)

@@ -25,6 +25,8 @@ STATE_MAPPING = "Could not find state mapping for buffer"
 class PersistentBuffers(ModuleFix):
     name = "persistent-buffers"
     messages = (STATE_MAPPING,)
+    conditions = ("buffers that are None are left alone; the change is undone after export "
+                  "(register_buffer(..., persistent=False))")
 
     def apply(self, module: torch.nn.Module, evidence: ModuleEvidence = ModuleEvidence()) -> Application:
         app = Application(self.name, self.level, module=module)

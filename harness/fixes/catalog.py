@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from harness.errors import UsageError
+from harness.knowledge.fixes import FIXES
 
 from .autograd import AutogradFunctionForward
 from .base import BlockerSeen, Fix
@@ -16,6 +17,18 @@ from .bitwise import BitwiseAndOr
 from .buffers import PersistentBuffers
 
 CATALOG: tuple[Fix, ...] = (BitwiseAndOr(), PersistentBuffers(), AutogradFunctionForward())
+
+
+def _agree_with_knowledge() -> None:
+    """The catalog implements exactly the fixes ``knowledge.fixes`` names, at the same levels:
+    explain, bisect and report point at names that ``harness fix`` runs."""
+    names = [f.name for f in CATALOG]
+    if sorted(names) != sorted(FIXES) or any(f.level is not FIXES[f.name].level for f in CATALOG):
+        raise AssertionError(f"harness.fixes implements {names}, harness.knowledge.fixes names "
+                             f"{list(FIXES)}: add or rename one so both list the same fixes")
+
+
+_agree_with_knowledge()
 
 
 def by_name(name: str, catalog: Sequence[Fix] = CATALOG) -> Fix:

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -131,7 +132,7 @@ class FileFixResult:
         return {
             "schema": SCHEMA, "input_path": self.input_path, "output_path": self.output_path,
             "pipeline": self.pipeline, "outcome": self.outcome.value,
-            "fixes_applied": [s.fix for s in self.run.kept],
+            "fixes_applied": list(dict.fromkeys(s.fix for s in self.run.kept)),
             "steps": [s.to_json() for s in self.run.steps],
             "stages": [{"stage": s, "input": i, "outcome": r.outcome.value,
                         "signature": str(r.signature)}
@@ -145,7 +146,8 @@ class FileFixResult:
 
 
 def fix_file(path: str | os.PathLike, output: str | os.PathLike,
-             options: FileFixOptions = FileFixOptions()) -> FileFixResult:
+             options: FileFixOptions = FileFixOptions(),
+             say: Callable[[str], None] | None = None) -> FileFixResult:
     start = time.monotonic()
     path = Path(path)
     _check_output(Path(output), path)
@@ -156,7 +158,7 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
     if options.fix.verify:
         cache, signature, inputs_text, why_not = _reference(path, parsed, folder, options)
     run = fix_stages(path, stages, folder, stem=path.name.removesuffix(".mlirbc").removesuffix(".mlir"),
-                     options=options.fix, cache=cache)
+                     options=options.fix, cache=cache, say=say)
     result = FileFixResult(str(path), "", options.pipeline, FixOutcome.FAILS, run,
                            reference=why_not, inputs=inputs_text, work_dir=str(folder))
     kept = run.kept
