@@ -117,6 +117,7 @@ class Fix(ABC):
     level: ClassVar[FixLevel]
     ops: ClassVar[tuple[str, ...]] = ()     # blocker ops it answers (tools.blockers names)
     messages: ClassVar[tuple[str, ...]] = ()  # error texts it answers (substrings)
+    miscompiles: ClassVar[tuple[str, ...]] = ()  # ops that lower to wrong numbers without it
     conditions: ClassVar[str] = ""          # where it refuses a site (checked at each one)
 
     @property
@@ -134,7 +135,8 @@ class Fix(ABC):
 
     def signatures(self) -> list[str]:
         """The blockers it answers, as ``harness fix --list`` prints them."""
-        return [f"op {op}" for op in self.ops] + [f"error containing {m!r}" for m in self.messages]
+        return ([f"op {op}" for op in self.ops] + [f"error containing {m!r}" for m in self.messages]
+                + [f"op {op} (lowers, with wrong numbers)" for op in self.miscompiles])
 
     def render(self) -> list[str]:
         """``harness fix --list``: name, level, blockers, change, why the numbers stay."""
@@ -147,7 +149,8 @@ class Fix(ABC):
 
     def to_json(self) -> dict:
         return {"name": self.name, "level": self.level.value, "ops": list(self.ops),
-                "messages": list(self.messages), "changes": self.known.changes,
+                "messages": list(self.messages),
+                "miscompiles": list(self.miscompiles), "changes": self.known.changes,
                 "why": self.known.why, "conditions": self.conditions,
                 "renames": [list(r) for r in self.known.renames]}
 

@@ -15,8 +15,10 @@ from .autograd import AutogradFunctionForward
 from .base import BlockerSeen, Fix
 from .bitwise import BitwiseAndOr
 from .buffers import PersistentBuffers
+from .sdpa import SdpaExplicitScale
 
-CATALOG: tuple[Fix, ...] = (BitwiseAndOr(), PersistentBuffers(), AutogradFunctionForward())
+CATALOG: tuple[Fix, ...] = (BitwiseAndOr(), SdpaExplicitScale(), PersistentBuffers(),
+                            AutogradFunctionForward())
 
 
 def _agree_with_knowledge() -> None:

@@ -145,6 +145,19 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
     tried: set[tuple[int, str]] = set()
     i = 0
     while i < len(stages):
+        if stages[i] in MISCOMPILE_STAGES:
+            for fix in fixes:
+                if fix.miscompiles and (i, fix.name) not in tried \
+                        and len(result.steps) < options.max_fixes:
+                    tried.add((i, fix.name))
+                    step = _preempt(fix, stages[i], inputs[i], folder, len(result.steps) + 1,
+                                    cache if options.verify else None, options)
+                    if step is not None:
+                        result.steps.append(step)
+                        if say is not None:
+                            say(step.render()[0])
+                        if step.kept:
+                            inputs[i] = Path(step.output_path)
         out = folder / f"{stem}.{i + 1}.{_slug(stages[i])}.mlir"
         record = run_stage(inputs[i], stages[i], output_path=out, opt=options.opt, options=RunOptions(
             timeout_s=options.timeout_s, extra_args=("--mlir-print-debuginfo",)))
@@ -182,6 +195,27 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
     if result.ok:
         result.remaining, result.elsewhere = [], []
     return result
+
+
+#: Stages whose lowering has known miscompiles: a fix with ``miscompiles`` runs on their input
+#: when one of its ops is there (no error shows them; the numbers would).
+MISCOMPILE_STAGES = ("torch-to-linalg",)
+
+
+def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int,
+             cache: ReferenceCache | None, options: FixOptions) -> FixStep | None:
+    """A miscompile's fix on ``stage``'s input when one of its ops is there; None when none is
+    (or every site was left alone: nothing to report)."""
+    data = Path(input_path).read_bytes()
+    if not is_bytecode(data[:4]) and not any(op.encode() in data for op in fix.miscompiles):
+        return None
+    blocker = BlockerSeen(op=fix.miscompiles[0], message="lowers with wrong numbers (known "
+                          "miscompile)", stage=stage)
+    step = apply_ir_fix(fix, blocker, stage, input_path, folder, number=number, cache=cache,
+                        tolerances=options.tolerances, opt=options.opt)
+    if step.outcome is StepOutcome.NOTHING_CHANGED and not step.application.refused:
+        return None
+    return step
 
 
 def blockers_of(record: RunRecord, stage: str,
