@@ -43,7 +43,7 @@ class BitwiseAndOr(IRFix):
                 name, where = op.name, location_text(op)
                 reason = refusal(op)
                 if reason:
-                    app.refused.append(Refusal(name, where, reason))
+                    app.refused.append(Refusal(op_name_short(name), where, reason))
                     continue
                 replace_op(op, target)
                 app.changed.append(Site(f"{op_name_short(name)} -> {op_name_short(target)}", where))
