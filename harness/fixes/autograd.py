@@ -129,7 +129,8 @@ def functions_called(module: torch.nn.Module, evidence: ModuleEvidence) -> list[
     without one, the Functions whose ``apply`` runs in one eager call on the examples."""
     found: list[type] = []
     if evidence.script is not None:
-        for node in evidence.script.inlined_graph.findAllNodes("prim::PythonOp"):
+        graph = evidence.script.inlined_graph  # kept: its nodes die with it
+        for node in graph.findAllNodes("prim::PythonOp"):
             owner = getattr(node.pyobj(), "__self__", None)
             if _is_function(owner) and owner not in found:
                 found.append(owner)
