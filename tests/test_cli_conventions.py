@@ -91,7 +91,7 @@ def test_help_states_defaults_and_names():
         assert name in run_help
     assert "harness pipelines" in " ".join(run_help.split())
     opt_help = " ".join(harness("opt", "--help").stdout.split())
-    assert "--batch BATCH batch size of the example inputs (default 1)" in opt_help
+    assert "--batch BATCH batch size of the example inputs (default: 1)" in opt_help
     top = " ".join(harness("--help").stdout.split())
     assert "exit status: 0 success" in top and "2 bad usage or input" in top
     assert "--strict" not in opt_help  # exit 1 on a failed port is the default now

@@ -5,7 +5,7 @@ For every model, in its own process with a timeout:
   build        harness.models.hf.prepare (tiny config, eager attention, no KV cache)
   trace        torch.jit.trace(strict=False); then trace vs eager on both input sets
                (the second has other ids and a padded mask: a frozen value shows as a difference)
-  TS           our importer (ModuleBuilder + forward_annotator, through harness.port.port),
+  TS           our importer (harness.frontends.base, the TorchScript frontend),
                torchscript-to-torch, torch-to-linalg
   FX           torch.export + the wheel's fx_importer (harness.frontends.fx), fx-to-torch,
                torch-to-linalg
@@ -86,7 +86,7 @@ def _record_blocker(record) -> dict:
     from harness.compiler.records import op_label, op_of
     from harness.tools.explain import explain_record
 
-    blocker = {"outcome": record.outcome.value, "signature": record.signature, "op": "",
+    blocker = {"outcome": record.outcome.value, "signature": str(record.signature), "op": "",
                "where": "", "model_line": "", "message": ""}
     diag = record.first_error()
     if diag is not None:
@@ -133,7 +133,7 @@ def _run_stages(survey: Survey, key_prefix: str, ir_path: Path, stages: tuple[st
         record = run_pipeline(current, pipelines.default().get(name).textual(), options=RunOptions(
             timeout_s=600, output_path=str(output), extra_args=("--mlir-print-debuginfo",)))
         survey.stage(key, "ok" if record.ok else record.outcome.value, record.elapsed_s,
-                     "" if record.ok else record.signature)
+                     "" if record.ok else str(record.signature))
         if not record.ok:
             survey.data["blockers"][key_prefix] = {"stage": key, **_record_blocker(record)}
             survey.save()
@@ -177,12 +177,14 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
         survey.save()
         t = time.monotonic()
         try:
-            from harness.port import port
+            from harness.compiler.irfile import WriteOptions, write_module
+            from harness.frontends.base import Program, frontend
 
-            result = port(traced.module, prepared.inputs.tensors, out_dir, stem=f"{stem}.ts",
-                          stages=())
+            imported = frontend("torchscript").import_program(
+                Program(stem, prepared.module, prepared.inputs.tensors, traced.module))
+            ir_path = write_module(imported.module, out_dir / f"{stem}.ts.torch.mlir", WriteOptions())
             survey.stage("ts_import", "ok", time.monotonic() - t)
-            _run_stages(survey, "ts", Path(result.ir_path),
+            _run_stages(survey, "ts", ir_path,
                         ("torchscript-to-torch", "torch-to-linalg"), out_dir, f"{stem}.ts")
             blocker = survey.data["blockers"].get("ts")
             if blocker and blocker.get("where") and not blocker.get("model_line"):

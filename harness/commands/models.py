@@ -1,37 +1,79 @@
-"""Subcommands that start from a model: ``opt`` (the OPT port end to end) and ``emit``
-(a named model's imported IR)."""
+"""Subcommands that start from a model: ``port`` (any model end to end, both frontends, numbers
+checked), ``opt`` (``port opt`` with the 2022 walkthrough's defaults) and ``emit`` (a named
+model's imported IR)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides, say
+from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides
+
+if TYPE_CHECKING:
+    from ..port.options import PortOptions
+
+
+def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
+    """``base`` (the library's defaults) with the options the user gave on the command line."""
+    from dataclasses import replace
+
+    from ..models.hf_config import Size
+    from ..port.options import parse_frontends
+
+    given = {
+        "size": Size.parse(args.size) if args.size else None,
+        "overrides": parse_overrides(args.set) or None,
+        "batch": args.batch, "seq": args.seq, "seed": args.seed,
+        "variants": args.variants, "frontends": parse_frontends(args.frontend) if args.frontend else None,
+        "numerics": False if args.no_numerics else None,
+        "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
+        "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
+        "timeout_s": args.timeout, "record_path": args.json,
+    }
+    return replace(base, invocation=invocation(),
+                   **{k: v for k, v in given.items() if v is not None})
+
+
+def _port(args: argparse.Namespace, model: str, options: PortOptions, *, building: str) -> int:
+    """Ports ``model``, prints the report; exit 0 when every port verified (or lowered, where
+    numbers were not asked for), 1 when one did not."""
+    from ..port import Progress, port_model
+    from ..port.render import render
+
+    progress = Progress(enabled=getattr(args, "progress", None))
+    # Said at once: importing torch and building the model take seconds before the first stage.
+    progress.note(f"  loading torch and transformers, building {building} (a few seconds)")
+    record = port_model(model, options, progress=progress)
+    for line in render(record):
+        print(line, flush=True)
+    return EXIT_OK if record.ok else EXIT_FAILURE
+
+
+def cmd_port(args: argparse.Namespace) -> int:
+    if args.list:
+        from ..models.hf_list import ListDepth, list_model_types
+
+        for row in list_model_types(ListDepth.parse(args.list)):
+            print(f"{row.model_type:32s} {row.model_class:40s} {row.tiny}".rstrip())
+        return EXIT_OK
+    if not args.model:
+        raise UsageError("harness port needs a MODEL: a transformers model type (gpt2, llama, "
+                         "bert, ...), a folder with a config.json, or opt. 'harness port --list' "
+                         "lists the model types.")
+    from ..port.options import PortOptions
+
+    return _port(args, args.model, _port_options(args, PortOptions()), building=args.model)
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    say(args, "loading torch and transformers, building OPT (a few seconds)")
-    from ..port import OptPortOptions, port_opt
+    """``harness port opt`` with the 2022 walkthrough's defaults (``OPT_DEFAULTS``)."""
+    from ..port.options import OPT_DEFAULTS
 
-    variants = {"stock": ("stock",), "fixed": ("fixed",), "both": ("stock", "fixed")}[args.model]
-    outcomes = port_opt(OptPortOptions(
-        preset=args.config, overrides=parse_overrides(args.set), batch=args.batch, seq=args.seq,
-        seed=args.seed, variants=variants, torch_only=args.torch_only,
-        keep_weights=args.keep_weights, out_dir=args.out_dir, opt=args.opt,
-        invocation=invocation()), say=lambda line: print(line, flush=True))
-    print("\n== result ==")
-    for outcome in outcomes:
-        print(f"{outcome.stem}: {outcome.summary}")
-    if args.model == "stock" and not outcomes[0].result.ok:
-        print("hint: 'harness opt --model fixed' ports the project's static-structure rewrite of OPT.")
-    next_steps = [step for outcome in outcomes for step in outcome.next_steps]
-    if next_steps:
-        print("\nto dig into the failure (the Python line and the fix, the failing pass, a minimal "
-              "IR file, an upstream bug report):")
-        for step in next_steps:
-            print(f"  {step}")
-    return EXIT_OK if all(o.result.ok for o in outcomes) else EXIT_FAILURE
+    args.size = {"tiny": "tiny", "125m": "default", None: None}[args.config]
+    args.variants = None if args.model in (None, "both") else (args.model,)
+    return _port(args, "opt", _port_options(args, OPT_DEFAULTS), building="OPT")
 
 
 def cmd_emit(args: argparse.Namespace) -> int:
@@ -54,24 +96,61 @@ def cmd_emit(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub) -> None:
-    p = sub.add_parser("opt", help="port Hugging Face OPT end to end (build, trace, import, lower)")
-    p.add_argument("--config", default="125m", help="preset: 125m (default OPTConfig) or tiny")
+def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
+    """The options ``port`` and ``opt`` share; the defaults are the library's (harness.port)."""
+    from ..port.options import PortOptions
+
     p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
-                   help="override an OPTConfig field, e.g. --set num_hidden_layers=2 (repeatable)")
-    p.add_argument("--batch", type=int, default=1, help="batch size of the example inputs (default 1)")
-    p.add_argument("--seq", type=int, default=7, help="sequence length (default 7, the seed's prompt)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random weights")
-    p.add_argument("--model", choices=("both", "stock", "fixed"), default="both",
+                   help="set a config field, e.g. --set num_hidden_layers=3 (repeatable)")
+    p.add_argument("--batch", type=int, help="batch size of the example inputs (default: 1)")
+    p.add_argument("--seq", type=int, help=seq_help)
+    p.add_argument("--seed", type=int, help="seed of the random weights and inputs (default: "
+                                            f"{PortOptions.seed})")
+    p.add_argument("--torch-only", action="store_true", help="stop at the torch backend contract")
+    p.add_argument("--keep-weights", action="store_true",
+                   help="keep the weights in the imported IR (kept anyway when numbers are checked)")
+    p.add_argument("--out", help=f"parent of the port's unique folder (default: {PortOptions.out})")
+    p.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)  # the old spelling
+    p.add_argument("--json", metavar="FILE", help="also write the port record (JSON) to FILE")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--timeout", type=float,
+                   help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("port", help="port a Hugging Face model through both frontends to linalg "
+                                    "and check its numbers on the RefBackend against eager")
+    p.add_argument("model", nargs="?", metavar="MODEL",
+                   help="a transformers model type (gpt2, llama, bert, t5:encoder, ...), a "
+                        "folder with config.json (and weights), or opt")
+    p.add_argument("--list", nargs="?", const="names", choices=("names", "config", "build"),
+                   help="list the model types (with 'config' or 'build': whether each tiny "
+                        "config or model builds)")
+    p.add_argument("--size", choices=("tiny", "default"),
+                   help="tiny (2 layers, hidden 64: the default for a type) or the config's own "
+                        "sizes (the default for a folder)")
+    p.add_argument("--frontend", choices=("torchscript", "fx", "both"),
+                   help="TorchScript (trace + the project's importer), FX (torch.export + the "
+                        "wheel's fx_importer), or both side by side (default)")
+    p.add_argument("--variant", dest="variants", action="append", choices=("stock", "fixed", "all"),
+                   help="which of the model's variants (opt has stock and fixed; default: all)")
+    p.add_argument("--no-numerics", action="store_true",
+                   help="stop at linalg: do not run the RefBackend against eager")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help="tolerance of one dtype, e.g. f32=1e-3,1e-5 (default f32 1e-4,1e-5)")
+    _port_flags(p, seq_help="sequence length of the inputs (default: 8)")
+    p.set_defaults(fn=cmd_port)
+
+    p = sub.add_parser("opt", help="port Hugging Face OPT-125m and the project's FixedOPT as the "
+                                   "2022 walkthrough did: 'harness port opt' with its defaults")
+    p.add_argument("--config", choices=("125m", "tiny"),
+                   help="125m (the default OPTConfig) or tiny (a 2-layer model for quick runs)")
+    p.add_argument("--model", choices=("both", "stock", "fixed"),
                    help="port the stock HF OPTModel, the project's static-structure rewrite "
                         "(FixedOPT), or both (default)")
-    p.add_argument("--keep-weights", action="store_true",
-                   help="write weights into opt.torch.mlir as hex blobs (large) instead of eliding them")
-    p.add_argument("--torch-only", action="store_true", help="stop after the torch backend pipeline")
-    p.add_argument("--out-dir", default="harness-out", help="parent of the unique output folder")
-    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # exit 1 is the default now
-    p.set_defaults(fn=cmd_opt)
+    p.set_defaults(fn=cmd_opt, frontend=None, no_numerics=False, tolerance=[])
+    _port_flags(p, seq_help="sequence length of the inputs (default: 7, the seed's prompt)")
 
     p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
     p.add_argument("name", nargs="?", help="model name; --list shows them")

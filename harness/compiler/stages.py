@@ -42,9 +42,11 @@ class StageOptions:
 
 def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: str | os.PathLike,
                *, stem: str, options: StageOptions = StageOptions(),
-               progress: Callable[[StageResult], None] | None = None) -> list[StageResult]:
+               progress: Callable[[StageResult], None] | None = None,
+               starting: Callable[[str], None] | None = None) -> list[StageResult]:
     """Runs ``stages`` (pipelines.toml names) in order on ``input_path``; stops at the first
-    failure. Outputs are ``OUT_DIR/STEM.N.STAGE.mlir`` (``.mlirbc`` with ``bytecode``)."""
+    failure. Outputs are ``OUT_DIR/STEM.N.STAGE.mlir`` (``.mlirbc`` with ``bytecode``).
+    ``starting(name)`` and ``progress(result)`` are called around each stage."""
     defined = pipelines_module.default()
     current = Path(input_path)
     results: list[StageResult] = []
@@ -53,6 +55,8 @@ def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: st
         textual = pipeline.textual(options.options.get(name))
         out = Path(out_dir) / f"{stem}.{i + 1}.{name}.{'mlirbc' if options.bytecode else 'mlir'}"
         extra = ("--mlir-print-debuginfo",) if options.debug_info else ()
+        if starting is not None:
+            starting(name)
         record = run_pipeline(current, textual, opt=options.opt, options=RunOptions(
             timeout_s=options.timeout_s, output_path=str(out), emit_bytecode=options.bytecode,
             extra_args=extra))

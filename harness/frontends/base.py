@@ -22,12 +22,14 @@ from .names import FrontendName
 @dataclass
 class Program:
     """A model as the frontends take it: the eager module, its example inputs, and the
-    TorchScript module (traced or scripted) when the TorchScript path is wanted."""
+    TorchScript module (traced or scripted) when the TorchScript path is wanted, or the
+    ``torch.export`` program when the caller exported it already (to time the two apart)."""
 
     name: str                                   # torch.debug_module_name of the IR
     eager: torch.nn.Module | None
     examples: tuple[torch.Tensor, ...]
     script: torch.jit.ScriptModule | None = None
+    exported: torch.export.ExportedProgram | None = None
 
 
 @dataclass
@@ -69,9 +71,10 @@ def _torchscript(program: Program) -> tuple[ir.Module, object]:
 def _fx(program: Program) -> tuple[ir.Module, None]:
     from .fx import export_and_import
 
-    if program.eager is None:
+    if program.eager is None and program.exported is None:
         raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
-    return export_and_import(program.eager, program.examples, name=program.name), None
+    source = program.exported if program.exported is not None else program.eager
+    return export_and_import(source, program.examples, name=program.name), None
 
 
 FRONTENDS: dict[FrontendName, Frontend] = {

@@ -1,6 +1,6 @@
 """``harness port --list``: every MODEL name, and, where asked, whether its tiny config or
-model builds (names are free; tiny configs ~25 ms each, all 622 in 15 s of CPU; building
-every model takes minutes)."""
+model builds (names are free, and need no torch; tiny configs ~25 ms each, all 622 in 15 s of
+CPU; building every model takes minutes)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from . import hf_resolve
 from .choice import Choice
-from .hf import build_config, prepare
 from .hf_config import Size
 from .hf_resolve import ModelSpec, SourceKind
 
@@ -50,6 +49,8 @@ def check_type(model_type: str, depth: ListDepth) -> str:
     """``ok``, or why the tiny config (CONFIG) or the tiny model and its inputs (BUILD) fail."""
     if depth is ListDepth.NAMES:
         return ""
+    from .hf import build_config, prepare  # torch and transformers' models: only when checking
+
     spec = ModelSpec(model_type, SourceKind.TYPE, model_type)
     try:
         if depth is ListDepth.CONFIG:

@@ -1,9 +1,9 @@
 """``opt`` through the generic driver's interface, on the project's own OPT drivers.
 
-``harness port opt`` must trace what ``harness opt`` traces: the stock ``OPTModel`` behind
-``OPTLastHiddenState`` (:mod:`opt`) and the static-structure ``FixedOPT`` (:mod:`opt_fixed`),
-with OPT's token conventions (BOS first, left padding). Only the attention differs by default:
-the port asks for eager attention, ``harness opt`` keeps transformers' default (sdpa).
+``harness port opt`` traces what ``harness opt`` traces (``harness opt`` is that port with the
+walkthrough's defaults): the stock ``OPTModel`` behind ``OPTLastHiddenState`` (:mod:`opt`) and
+the static-structure ``FixedOPT`` (:mod:`opt_fixed`), with OPT's token conventions (BOS first,
+left padding) and eager attention.
 """
 
 from __future__ import annotations

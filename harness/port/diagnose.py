@@ -1,0 +1,251 @@
+"""Why a frontend's port stopped: its blockers, ranked, and the commands that dig further.
+
+A pipeline failure is diagnosed by the tools, not here: ``tools.blockers.analyze`` tells the op
+whose conversion failed from the ops left over because of it (stock OPT reports the literal
+``dense<true>``; the blocker is its user ``aten.__and__.Tensor``), ``tools.bisect`` names the
+pass that failed, ``tools.explain`` the Python line of what MLIR reported. A failure in Python
+(trace, export, import) is its exception, located at the innermost frame of the model's code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import traceback
+from dataclasses import replace
+from pathlib import Path
+
+from harness.compiler.irfile import write_atomically
+from harness.compiler.outcomes import Outcome, Signature
+from harness.compiler.records import RunRecord
+from harness.compiler.text import drop_ssa_names
+from harness.knowledge import fixes as known_fixes
+from harness.knowledge import idioms
+
+from harness.tools.source import is_library
+
+from .options import PortOptions
+from .record import Blocker
+
+_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
+_TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
+# Frames of these packages are the machinery, not the model: a Python blocker is located at
+# the innermost frame outside them (transformers' own modeling files count as the model).
+_MACHINERY = ("/torch/", "/torch_mlir/", "/harness/", "/site-packages/_pytest/", "/contextlib.py",
+              "/functools.py")
+
+#: What the harness knows of an import failure, by a fragment of its message.
+STATE_MAPPING = "Could not find state mapping for buffer"
+
+
+def frames_of(location: str) -> list[str]:
+    """``FILE:LINE`` of every file location an MLIR location holds, innermost first."""
+    return [f"{m.group(1)}:{m.group(2)}" for m in _LOCATION.finditer(location)]
+
+
+def short_location(location: str) -> str:
+    """``transformers/masking_utils.py:54`` for a long path: the file and its folder."""
+    path, _, line = location.rpartition(":")
+    if not path:
+        return location
+    parts = Path(path).parts
+    return f"{'/'.join(parts[-2:]) if len(parts) > 1 else path}:{line}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipeline failures
+
+
+def pipeline_blockers(record: RunRecord, stage: str, folder: Path,
+                      options: PortOptions) -> list[Blocker]:
+    """The blockers of a failed pipeline stage, most occurrences first."""
+    from harness.tools.explain import explain_record
+
+    explained = explain_record(record, context=0).explanations
+    first = explained[0] if explained else None
+    reported = (record.illegal_ops() or [first.op if first else ""])[0]
+    failing_pass = ""
+    if options.diagnose:
+        failing_pass = _failing_pass(record, folder, options)
+    found = _analyzed_blockers(record, stage, folder, options, reported) if (
+        options.diagnose and record.outcome is Outcome.LEGALIZATION_FAILURE) else []
+    if not found:
+        frames = [f"{f.file}:{f.line}" for f in first.frames] if first else []
+        hints = first.hints if first else []
+        found = [Blocker(
+            rank=1, stage=stage, signature=str(record.signature), op=reported,
+            count=len([d for d in record.errors() if d.op == reported]) if reported else 0,
+            location=frames[0] if frames else "", frames=frames,
+            message=one_line(first.message if first else str(record.signature)),
+            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints),
+            failing_pass=failing_pass or (record.crash.signature.pass_name if record.crash else ""))]
+    return [replace(b, failing_pass=b.failing_pass or failing_pass) for b in found]
+
+
+def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
+    from harness.tools.bisect import bisect
+
+    try:
+        result = bisect(record.input_path, record.pipeline, opt=options.opt, out_dir=folder,
+                        timeout_s=options.timeout_s)
+    except Exception:  # bisect is a second opinion: its own trouble must not end the port
+        return ""
+    return result.failing_pass
+
+
+def _analyzed_blockers(record: RunRecord, stage: str, folder: Path, options: PortOptions,
+                       reported: str) -> list[Blocker]:
+    """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
+    its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
+    from harness.tools import blockers
+    from harness.tools.explain import explain_record
+
+    try:
+        analysis = blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
+                                    timeout_s=options.timeout_s)
+    except Exception:  # a second opinion: fall back to what the diagnostic says
+        return []
+    explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
+    found = []
+    ranked = sorted(analysis.blockers, key=lambda b: (-b.count, b.name))
+    for rank, illegal in enumerate(ranked, start=1):
+        told = explained.get(illegal.name)
+        frames = frames_of(illegal.location)
+        if told is not None and told.frames and not told.ir_only:
+            frames = [f"{f.file}:{f.line}" for f in told.frames]
+        reproducer = ""
+        if illegal.isolated_ir:
+            reproducer = str(write_atomically(folder / f"blocker-{rank}.mlir", illegal.isolated_ir))
+        found.append(Blocker(
+            rank=rank, stage=stage,
+            signature=str(Signature(Outcome.LEGALIZATION_FAILURE, op=illegal.name)),
+            op=illegal.name, count=illegal.count, location=frames[0] if frames else "",
+            frames=frames,
+            message=f"failed to legalize operation '{illegal.name}' {illegal.signature}",
+            reported_op=reported if reported != illegal.name else "",
+            symptoms=[s.op for s in told.symptoms] if told else [],
+            converted_by=list(illegal.converted_by),
+            hint=_hint(told.hints[0]) if told and told.hints else "",
+            fixes=[f.name for f in told.fixes] if told else [],
+            lowering=told.lowering_line() if told else "",
+            reproducer=reproducer))
+    return found
+
+
+def _hint(idiom: idioms.KnownIdiom) -> str:
+    return f"{idiom.name}: {idiom.hint}"
+
+
+def _fixes(hints: list[idioms.KnownIdiom]) -> list[str]:
+    """The named fixes (knowledge.fixes) the matched idioms point at."""
+    return list(dict.fromkeys(h.fix for h in hints if h.fix in known_fixes.FIXES))
+
+
+def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: PortOptions) -> list[str]:
+    """``harness explain|bisect|reduce|report`` on the failing stage's input, ready to paste:
+    the same binary (``--opt``) and pipeline as the port."""
+    given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
+    head = f"{options.invocation} {{tool}} {shlex.quote(record.input_path)} --pipeline {stage}{given}"
+    return [head.format(tool="explain"), head.format(tool="bisect"),
+            head.format(tool="reduce") + f" -o {shlex.quote(str(folder / 'reduced.mlir'))}",
+            head.format(tool="report") + f" --out {shlex.quote(str(folder / 'report'))}"]
+
+
+def opt_argument(opt: str) -> str:
+    """``--opt`` as the printed commands pass it: a binary's absolute path (the commands paste
+    into any folder), a build's name as given."""
+    return os.path.abspath(opt) if os.sep in opt or os.path.exists(opt) else opt
+
+
+def reproduce_command(record: RunRecord) -> str:
+    """The failing stage rerun by the binary that ran, ready to paste."""
+    from harness.compiler.runner import repro_command
+
+    return repro_command(record.pipeline, record.input_path, shlex.quote(record.binary))
+
+
+def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
+    """Blockers with the whole Python stack of their op, from the trace.
+
+    The importer's locations hold the innermost frame only (``masking_utils.py:54``); the
+    traced graph keeps each node's whole stack, which says which line of the model reached
+    it (``modeling_gpt2.py:583``)."""
+    stacks = _node_stacks(script) if script is not None and any(b.location for b in found) else {}
+    out = []
+    for blocker in found:
+        stack = stacks.get(blocker.location)
+        if stack:
+            caller = next((f for f in stack[1:] if Path(f.rpartition(":")[0]).name.startswith("modeling_")
+                           or not is_library(f.rpartition(":")[0])), "")
+            blocker = replace(blocker, frames=stack[:12], called_from=caller)
+        out.append(blocker)
+    return out
+
+
+def _node_stacks(script) -> dict[str, list[str]]:
+    """Innermost FILE:LINE -> the first traced node's stack there (machinery frames dropped)."""
+    found: dict[str, list[str]] = {}
+
+    def visit(block) -> None:
+        for node in block.nodes():
+            frames = []
+            for line in str(node.sourceRange()).splitlines():
+                m = _TS_FRAME.match(line)
+                if m and not any(part in m.group(1) for part in _MACHINERY):
+                    frames.append(f"{m.group(1)}:{m.group(2)}")
+            if frames and frames[0] not in found:
+                found[frames[0]] = frames
+            for inner in node.blocks():
+                visit(inner)
+
+    visit(script.inlined_graph)
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# Failures in Python: trace, export, import
+
+
+def exception_blocker(stage: str, error: BaseException, explanation: str = "") -> Blocker:
+    """The blocker a Python exception makes: its type and first line, located at the innermost
+    frame of the model's code (a wrapper's cause when it has one)."""
+    cause = error.__cause__ if error.__cause__ is not None else error
+    text = one_line(str(cause)) or "(no message)"
+    message = f"{type(cause).__name__}: {text}"
+    frames = [f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_tb(cause.__traceback__))]
+    own = next((f for f in frames if not any(m in f for m in _MACHINERY)), frames[0] if frames else "")
+    hints = idioms.matches("", message)
+    return Blocker(rank=1, stage=stage, signature=f"{stage}: {drop_ssa_names(_normalize(message))}",
+                   location=own, frames=frames[:8], message=message, explanation=explanation,
+                   hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))
+
+
+def timeout_blocker(stage: str, seconds: float) -> Blocker:
+    return Blocker(rank=1, stage=stage, signature=f"{stage}: timeout",
+                   message=f"timed out after {seconds:g} s (--timeout)")
+
+
+def missing_buffers_explanation(exported) -> str:
+    """Issue 11's FX blocker, with the buffers that cause it."""
+    from harness.versions import installed
+
+    missing = [name for name in exported.graph_signature.buffers if name not in exported.state_dict]
+    version = installed()
+    return (f"torch.export in torch {version['torch']} keeps non-persistent buffers "
+            f"({', '.join(missing) or 'none found'}) among the exported program's constants, and "
+            f"the fx_importer of torch-mlir {version['torch-mlir']} looks buffers up in the state_dict only. "
+            "The model is not at fault. Work around it by registering those buffers with "
+            "persistent=True before export, or port through the TorchScript frontend.")
+
+
+def _normalize(text: str) -> str:
+    """Numbers and addresses out of a grouping key: the same error on another model matches."""
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+    return re.sub(r"\b\d+\b", "N", text)[:300]
+
+
+def one_line(text: str) -> str:
+    """The first non-blank line, at most 400 characters: for records and titles."""
+    first = next((line.strip() for line in text.strip().splitlines() if line.strip()), "")
+    return first[:400]

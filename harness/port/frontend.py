@@ -1,0 +1,199 @@
+"""One model through one frontend, stage by stage, into a :class:`FrontendPort`.
+
+TorchScript (the mission's path): trace -> the project's importer -> torchscript-to-torch ->
+torch-to-linalg. FX: torch.export -> the wheel's fx_importer -> fx-to-torch -> torch-to-linalg.
+Then the RefBackend against eager (:mod:`.numerics`). The first failing stage ends the path and
+is diagnosed (:mod:`.diagnose`); every stage is timed and shown as it runs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.stages import StageOptions, StageResult, public_functions, run_stages
+from harness.frontends.base import Program, frontend
+from harness.frontends.names import FrontendName
+
+from .diagnose import (
+    STATE_MAPPING,
+    exception_blocker,
+    missing_buffers_explanation,
+    pipeline_blockers,
+    pipeline_commands,
+    reproduce_command,
+    timeout_blocker,
+    with_trace_stacks,
+)
+from .numerics import check_numerics
+from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
+from .progress import Progress, StageTimeout, time_limit
+from .record import FrontendPort, PortOutcome, PortStage, StageRecord
+from .subject import Subject
+
+LINALG = "torch-to-linalg"
+
+
+class _Stopped(Exception):
+    """A Python stage failed: the port of this frontend ends there (already recorded)."""
+
+
+def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: PortOptions,
+                  progress: Progress) -> FrontendPort:
+    """``subject`` through frontend ``name``, files in ``folder``; never raises for a failure
+    of the model or the compiler (those are the record's outcome)."""
+    chosen = frontend(name)
+    port = FrontendPort(frontend=name.value, outcome=PortOutcome.FAILS.value, folder=str(folder))
+    label = f"[{subject.name} {name.value}]"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        program, run_program = _program(subject, name, port, options, progress, label)
+        ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
+    except _Stopped:
+        return port
+    stages = (chosen.torch_pipeline,) if options.torch_only else (chosen.torch_pipeline, LINALG)
+    running: dict[str, float] = {}
+
+    def started(stage: str) -> None:
+        running[stage] = progress.start(f"{label} {stage}")
+
+    def finished(result: StageResult) -> None:
+        progress.finish(f"{label} {result.name}", result.record.elapsed_s,
+                        "ok" if result.ok else "FAILED")
+
+    results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
+        opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
+        progress=finished, starting=started)
+    for result in results:
+        port.stages.append(StageRecord(result.name, result.ok, result.record.elapsed_s,
+                                       result.record.outcome.value,
+                                       result.output_path if result.ok else "",
+                                       "" if result.ok else str(result.record.signature)))
+    passed = [r for r in results if r.ok]
+    if passed:
+        port.reached = passed[-1].name
+        port.contract = passed[-1].contract
+        port.signature = "; ".join(str(f) for f in public_functions(passed[-1].output_path,
+                                                                    opt=options.opt))
+    failed = next((r for r in results if not r.ok), None)
+    if failed is not None:
+        port.failed_stage = failed.name
+        with progress.stage(f"{label} diagnose {failed.name}") as step:
+            port.blockers = with_trace_stacks(
+                pipeline_blockers(failed.record, failed.name, folder, options), program.script)
+        port.diagnosis_seconds = step.seconds
+        port.commands = pipeline_commands(failed.record, failed.name, folder, options)
+        port.reproduce = reproduce_command(failed.record)
+        return port
+    if options.torch_only or not options.numerics:
+        port.outcome = PortOutcome.LOWERED.value
+        return port
+    run = check_numerics(subject, linalg=Path(results[-1].output_path), torch_ir=ir_path,
+                         contract_ir=Path(results[0].output_path),
+                         torch_pipeline=chosen.torch_pipeline, program=run_program, folder=folder,
+                         options=options, progress=progress, label=label)
+    port.stages += run.stages
+    port.numerics, port.blockers, port.commands = run.checks, run.blockers, run.commands
+    port.outcome = run.outcome.value
+    if run.outcome is PortOutcome.FAILS:
+        port.failed_stage = run.stages[-1].name
+    else:
+        port.reached = run.stages[-1].name
+    return port
+
+
+def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
+             progress: Progress, label: str) -> tuple[Program, Callable | None]:
+    """Trace (TorchScript) or export (FX): the program the importer takes, and how to run it
+    in PyTorch (to tell a value frozen by the frontend from one torch-mlir got wrong)."""
+    if name is FrontendName.TORCHSCRIPT:
+        stage = PortStage.TRACE.value
+        if subject.trace is None:
+            _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
+                f"{subject.name} has no trace: port it through --frontend fx")))
+        with _PythonStage(port, stage, options, progress, label):
+            script, notes = subject.trace()
+        port.notes += notes
+        return (Program(subject.name, subject.eager, subject.inputs.tensors, script),
+                lambda inputs: script(*inputs.tensors))
+    stage = PortStage.EXPORT.value
+    with _PythonStage(port, stage, options, progress, label):
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+            exported = torch.export.export(subject.eager, subject.inputs.tensors, strict=False)
+    return (Program(subject.name, subject.eager, subject.inputs.tensors, exported=exported),
+            lambda inputs: exported.module()(*inputs.tensors))
+
+
+def _import(subject: Subject, chosen, program: Program, folder: Path, port: FrontendPort,
+            options: PortOptions, progress: Progress, label: str) -> Path:
+    stage = PortStage.IMPORT.value
+    bytecode = _bytecode(subject, options)
+    path = folder / f"{subject.name}.torch.{'mlirbc' if bytecode else 'mlir'}"
+    explanation = ""
+    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation):
+        try:
+            with torch.no_grad():
+                imported = chosen.import_program(program)
+        except Exception as error:
+            if STATE_MAPPING in str(error.__cause__ or error) and program.exported is not None:
+                explanation = missing_buffers_explanation(program.exported)
+            raise
+        write_module(imported.module, path, WriteOptions(keep_weights=options.weights_kept,
+                                                          bytecode=bytecode))
+    port.stages[-1].output = str(path)
+    return path
+
+
+class _PythonStage:
+    """A stage run in this process: timed, shown, bounded by ``--timeout``; an exception or a
+    timeout records the stage as failed, with its blocker, and stops this frontend."""
+
+    def __init__(self, port: FrontendPort, stage: str, options: PortOptions, progress: Progress,
+                 label: str, explain: Callable[[BaseException], str] | None = None):
+        self.port, self.stage, self.options = port, stage, options
+        self.progress, self.label, self.explain = progress, label, explain
+
+    def __enter__(self):
+        self._step = self.progress.stage(f"{self.label} {self.stage}")
+        self.step = self._step.__enter__()
+        self._limit = time_limit(self.options.timeout_s)
+        self._limit.__enter__()
+        return self
+
+    def __exit__(self, kind, error, tb):
+        self._limit.__exit__(None, None, None)
+        if error is not None and not isinstance(error, (Exception, StageTimeout)):
+            self._step.__exit__(kind, error, tb)
+            return False  # KeyboardInterrupt and the like go on
+        self.step.ok = error is None
+        self._step.__exit__(None, None, None)
+        if error is None:
+            self.port.stages.append(StageRecord(self.stage, True, self.step.seconds))
+            return False
+        if isinstance(error, StageTimeout):
+            blocker, outcome = timeout_blocker(self.stage, error.seconds), "timeout"
+        else:
+            explanation = self.explain(error) if self.explain else ""
+            blocker, outcome = exception_blocker(self.stage, error, explanation), "error"
+        _fail(self.port, self.stage, self.step.seconds, blocker, outcome)
+
+
+def _fail(port: FrontendPort, stage: str, seconds: float, blocker, outcome: str = "error") -> None:
+    port.stages.append(StageRecord(stage, False, seconds, outcome, detail=blocker.message))
+    port.failed_stage = stage
+    port.blockers = [blocker]
+    raise _Stopped(stage)
+
+
+def _bytecode(subject: Subject, options: PortOptions) -> bool:
+    """Kept weights past :data:`TEXT_WEIGHTS_LIMIT_MB` go to bytecode, not hex text."""
+    if not options.weights_kept:
+        return False
+    tensors = [*subject.eager.parameters(), *subject.eager.buffers()]
+    size = sum(t.numel() * t.element_size() for t in tensors)
+    return size > TEXT_WEIGHTS_LIMIT_MB * 2**20

@@ -1,0 +1,152 @@
+"""``harness port MODEL``: build the model, port each variant through each frontend, record it.
+
+MODEL is what ``models.hf_resolve`` takes: a transformers model type, a local model directory,
+or ``opt`` (the stock model and the project's FixedOPT). Bad input (an unknown MODEL, a bad
+``--set``, an unusable ``--opt``) raises before any folder is made; a failure of the model or the
+compiler is never raised: it is a port's outcome, in the record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from harness.compiler.irfile import unique_dir
+from harness.errors import ModelOptionError, OutputError
+
+from .frontend import port_frontend
+from .options import PortOptions
+from .progress import QUIET, Progress
+from .record import PortRecord, VariantRecord
+from .subject import Subject
+
+
+def port_model(model: str, options: PortOptions = PortOptions(), *,
+               progress: Progress = QUIET) -> PortRecord:
+    """Ports ``model``; the record is also written to ``record.json`` in its folder."""
+    from harness.compiler import binary
+    from harness.models import hf, hf_resolve
+
+    started = time.monotonic()
+    check_record_path(options.record_path)
+    opt_binary = binary.resolve(options.opt)  # a bad --opt fails before the model is built
+    spec = hf_resolve.resolve(model)
+    variants = _variants(spec, options.variants)
+    record = PortRecord(model=model, source=spec.kind.value, model_type=spec.model_type,
+                        options=options.to_json(), versions=_versions(opt_binary))
+    root: Path | None = None
+    for variant in variants:
+        build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
+        with progress.stage(build) as step:
+            prepared = hf.prepare(spec, _hf_options(options, variant))
+        if root is None:  # after the first build: bad input leaves no folder behind
+            root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
+            record.folder = str(root)
+            record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),
+                                  seq=int(prepared.inputs.tensors[0].shape[-1]))
+        entry = VariantRecord(variant.value, prepared.name, settings=prepared.settings.to_json(),
+                              config=_config(prepared.config),
+                              sentences=prepared.settings.sentences(), build_seconds=step.seconds)
+        subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
+                          trace=_tracer(prepared), output_names=tuple(prepared.settings.outputs))
+        for name in options.frontends:
+            entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
+                                             options, progress))
+        record.variants.append(entry)
+        del prepared, subject  # OPT-125m twice would hold both models at once
+    record.seconds = time.monotonic() - started
+    record.write(root / "record.json")
+    if options.record_path is not None:
+        record.write(Path(options.record_path).expanduser())
+    return record
+
+
+def check_record_path(path: str | os.PathLike | None) -> None:
+    """A ``--json`` file must be writable before the port spends a minute: fail early."""
+    if path is None:
+        return
+    parent = Path(path).expanduser().parent
+    if Path(path).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise OutputError(
+            f"cannot write the port record to {path}: "
+            + ("it is a folder" if Path(path).is_dir() else f"{parent} is not a writable folder")
+            + ". Give --json a file path in a writable folder.")
+
+
+def _variants(spec, wanted: tuple[str, ...]):
+    from harness.models import hf
+
+    offered = hf.variants(spec)
+    if not wanted or "all" in wanted:
+        return offered
+    chosen = tuple(hf.Variant.parse(v) for v in wanted)
+    missing = [v.value for v in chosen if v not in offered]
+    if missing:
+        raise ModelOptionError(
+            f"model '{spec.name}' has no '{missing[0]}' variant; it has: "
+            f"{', '.join(v.value for v in offered)} (the fixed variant is OPT's FixedOPT).")
+    return chosen
+
+
+def _hf_options(options: PortOptions, variant):
+    from harness.models import hf
+
+    given = {k: v for k, v in (("batch", options.batch), ("seq", options.seq)) if v is not None}
+    return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
+                        variant=variant, **given)
+
+
+def _size_label(spec, prepared) -> str:
+    """``tiny``, ``default``; OPT's sizes by their preset names (``125m``), as ``harness opt``
+    always named its folders."""
+    from harness.models.hf_config import Size
+    from harness.models.hf_opt import PRESETS
+    from harness.models.hf_resolve import SourceKind
+
+    size = prepared.settings.size
+    return PRESETS[Size.parse(size)] if spec.kind is SourceKind.OPT else size
+
+
+def _tracer(prepared):
+    from harness.models import hf
+
+    def trace():
+        traced = hf.trace(prepared)
+        notes = list(traced.trace_sentences)
+        counts = traced.warning_counts()
+        if counts:
+            notes.append("Warnings while tracing: " + ", ".join(
+                f"{n} {k}" for k, n in sorted(counts.items())))
+        seen: list[str] = []
+        for w in traced.warnings:
+            if w.category == "TracerWarning" and w.where not in seen:
+                seen.append(w.where)
+                notes.append(f"TracerWarning at {w.where}: {' '.join(w.message.split())[:160]}")
+        return traced.module, notes[:12]
+
+    return trace
+
+
+def _config(config) -> dict:
+    """The config's fields that differ from its class's defaults, as JSON values."""
+    try:
+        fields = config.to_diff_dict()
+    except Exception:  # a config that cannot diff itself: all of it
+        fields = config.to_dict()
+    return json.loads(json.dumps(fields, default=str))
+
+
+def _versions(opt_binary) -> dict[str, str]:
+    from importlib import metadata
+
+    from harness.versions import installed
+
+    found = installed()
+    try:
+        found["torch-mlir-harness"] = metadata.version("torch-mlir-harness")
+    except metadata.PackageNotFoundError:
+        found["torch-mlir-harness"] = "not installed"
+    found["torch-mlir-opt"] = opt_binary.describe()
+    return found

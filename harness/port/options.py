@@ -1,0 +1,79 @@
+"""The options of a port, with the library's defaults (the CLI passes only what the user set).
+
+Importable without torch: ``harness --help`` reads the defaults from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.compiler.runner import DEFAULT_TIMEOUT_S
+from harness.frontends.names import FrontendName
+from harness.models.hf_config import Size
+
+#: Imported IR keeps its weights as text up to this many MiB of tensors, as bytecode above it
+#: (OPT-125m's weights as hex text are ~1 GB; the RefBackend needs them, people rarely read them).
+TEXT_WEIGHTS_LIMIT_MB = 64
+
+
+@dataclass(frozen=True, kw_only=True)
+class PortOptions:
+    """How to port one MODEL. ``None`` means the model driver's own default."""
+
+    size: Size | None = None          # None: tiny for a model type, its own for a directory
+    overrides: Mapping[str, object] = field(default_factory=dict)  # --set FIELD=VALUE
+    batch: int | None = None          # None: the driver's (1)
+    seq: int | None = None            # None: the driver's (8)
+    seed: int = 0                     # weights and the traced inputs; the second set uses seed+1
+    variants: tuple[str, ...] = ()    # () = every variant the model has (OPT: stock and fixed)
+    frontends: tuple[FrontendName, ...] = (FrontendName.TORCHSCRIPT, FrontendName.FX)
+    numerics: bool = True             # run the lowered module on the RefBackend against eager
+    torch_only: bool = False          # stop at the torch backend contract
+    keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
+    tolerances: tuple[str, ...] = ()  # DTYPE=RTOL,ATOL over execute.numerics' defaults
+    diagnose: bool = True             # on a failing pipeline: blockers (one-op runs) and bisect
+    out: str = "harness-out"          # parent of the port's unique folder
+    record_path: str | None = None    # also write the record here (--json FILE)
+    opt: str | None = None            # torch-mlir-opt (None: $TORCH_MLIR_OPT, then the wheel's)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per stage: each subprocess, and trace/export/import
+    invocation: str = "harness"       # how the user started harness, for the printed commands
+
+    @property
+    def weights_kept(self) -> bool:
+        return self.numerics and not self.torch_only if self.keep_weights is None else self.keep_weights
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "size": self.size.value if self.size else None,
+            "overrides": dict(self.overrides),
+            "batch": self.batch,
+            "seq": self.seq,
+            "seed": self.seed,
+            "variants": list(self.variants),
+            "frontends": [f.value for f in self.frontends],
+            "numerics": self.numerics and not self.torch_only,
+            "torch_only": self.torch_only,
+            "keep_weights": self.weights_kept,
+            "tolerances": list(self.tolerances),
+            "diagnose": self.diagnose,
+            "opt": self.opt,
+            "timeout_s": self.timeout_s,
+        }
+
+
+BOTH = "both"
+
+
+def parse_frontends(text: str) -> tuple[FrontendName, ...]:
+    """``torchscript``, ``fx`` or ``both`` (TorchScript first: the mission's path)."""
+    if text.strip().lower() == BOTH:
+        return (FrontendName.TORCHSCRIPT, FrontendName.FX)
+    return (FrontendName.parse(text),)
+
+
+#: ``harness opt``: the 2022 walkthrough's port of OPT-125m, as it always ran: both variants
+#: through the TorchScript path, a prompt of 7 tokens, weights elided, numbers not checked.
+OPT_DEFAULTS = PortOptions(size=Size.DEFAULT, seq=7, frontends=(FrontendName.TORCHSCRIPT,),
+                           numerics=False)

@@ -1,0 +1,186 @@
+"""A port record as people read it: the model, each frontend's stages, blockers and numbers,
+then one result line per port and the commands to dig further."""
+
+from __future__ import annotations
+
+from harness.knowledge.fixes import FIXES
+from harness.tools.source import excerpt
+
+from .diagnose import short_location
+from .record import Blocker, FrontendPort, NumericsCheck, PortOutcome, PortRecord, VariantRecord
+
+PROGRAM = {"torchscript": "trace", "fx": "exported program"}
+
+
+def render(record: PortRecord) -> list[str]:
+    lines: list[str] = []
+    for variant in record.variants:
+        lines += _variant_lines(record, variant)
+        for port in variant.ports:
+            lines += ["", *_port_lines(variant, port)]
+        lines.append("")
+    return lines + summary(record)
+
+
+def _variant_lines(record: PortRecord, variant: VariantRecord) -> list[str]:
+    lines = [f"== {variant.name} ({record.model}, {variant.variant}): built in "
+             f"{variant.build_seconds:.2f} s =="]
+    lines += [f"  - {s}" for s in variant.sentences]
+    binary = record.versions.get("torch-mlir-opt", "")
+    if binary:
+        lines.append(f"  - torch-mlir {record.versions.get('torch-mlir', '?')}; torch-mlir-opt: {binary}.")
+    return lines
+
+
+def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
+    lines = [f"== {variant.name} through {port.frontend}: {outcome_text(port)} =="]
+    lines.append("  stages: " + ", ".join(
+        f"{s.name} {'' if s.ok else ('TIMEOUT ' if s.outcome == 'timeout' else 'FAILED ')}{s.seconds:.2f} s"
+        for s in port.stages))
+    if port.signature and port.contract:
+        verb = "lowered to" if not port.failed_stage or port.failed_stage not in (
+            "torchscript-to-torch", "fx-to-torch", "torch-to-linalg") else "reached"
+        lines.append(f"  {verb} the {port.contract}: {port.signature}")
+    if port.notes and port.frontend == "torchscript":
+        lines.append("  trace:")
+        lines += [f"    - {n}" for n in port.notes]
+    for blocker in port.blockers:
+        lines += _blocker_lines(blocker, len(port.blockers))
+    if port.reproduce:
+        lines.append(f"  reproduce: {port.reproduce}")
+    if port.numerics:
+        lines.append("  numerics: the RefBackend against eager PyTorch")
+        for check in port.numerics:
+            lines += _numerics_lines(check, port.frontend)
+    return lines
+
+
+def outcome_text(port: FrontendPort) -> str:
+    outcome = PortOutcome.parse(port.outcome)
+    if outcome is PortOutcome.FAILS:
+        failed = next((s for s in port.stages if s.name == port.failed_stage), None)
+        why = f" ({failed.outcome})" if failed is not None and failed.outcome not in ("error", "success") else ""
+        return f"fails at {port.failed_stage}{why}"
+    if outcome is PortOutcome.LOWERED:
+        return f"lowers through {', '.join(s.name for s in port.stages if s.name.endswith(('-torch', '-linalg')))} (numbers not checked)"
+    return outcome.value
+
+
+def _blocker_lines(b: Blocker, total: int) -> list[str]:
+    what = b.op or b.message
+    count = f" (x{b.count})" if b.count > 1 else ""
+    where = f" at {short_location(b.location)}" if b.location else ""
+    if b.called_from:
+        where += f", called from {short_location(b.called_from)}"
+    rank = f"blocker {b.rank} of {total}" if total > 1 else "blocker"
+    lines = [f"  {rank}: {what}{count}{where}"]
+    if b.location:
+        path, _, line = b.location.rpartition(":")
+        lines += [f"      {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 2)]
+    if b.called_from:
+        path, _, line = b.called_from.rpartition(":")
+        lines += [f"      {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
+    if b.op and b.message:
+        lines.append(f"    error: {b.message}")
+    if b.reported_op and b.reported_op in b.symptoms:
+        lines.append(f"    the error names {b.reported_op}, left only because {b.op} was not converted")
+    others = [s for s in b.symptoms if s != b.reported_op]
+    if others:
+        lines.append(f"    also left over because of it: {', '.join(others)}")
+    if b.lowering:
+        lines.append(f"    lowering: {b.lowering}")
+    if b.failing_pass:
+        lines.append(f"    failing pass (bisect): {b.failing_pass}")
+    if b.reproducer:
+        lowered = (f"lowered alone by {', '.join(b.converted_by)}" if b.converted_by
+                   else "no conversion pass of the pipeline lowers it")
+        lines.append(f"    alone it still fails ({lowered}); one-op reproducer: {b.reproducer}")
+    for name in b.fixes:
+        fix = FIXES.get(name)
+        lines.append(f"    fix: {fix.describe() if fix else name}" + (f"; {fix.why}" if fix else ""))
+    if b.hint:
+        name, _, text = b.hint.partition(": ")
+        lines.append(f"    hint ({name}): {text}")
+    if b.explanation:
+        lines.append(f"    why: {b.explanation}")
+    lines.append(f"    signature: {b.signature}")
+    return lines
+
+
+def _numerics_lines(check: NumericsCheck, frontend: str) -> list[str]:
+    lines = [f"    {check.inputs} inputs ({check.description}): {check.verdict}, max abs diff "
+             f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}"]
+    if check.problem:
+        lines.append(f"      {check.problem}")
+    for o in check.outputs:
+        dims = ",".join(str(d) for d in o.shape)
+        state = "ok" if not o.problem and not o.mismatched else (
+            f"MISMATCH: {o.problem}" if o.problem else f"MISMATCH ({o.mismatched} of {o.total} elements)")
+        lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} {o.dtype}[{dims}]: "
+                     f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} "
+                     f"({o.tolerance}) {state}")
+    if check.verdict != PortOutcome.VERIFIED.value and check.program_max_abs_diff is not None:
+        program = PROGRAM.get(frontend, "imported program")
+        diff = check.program_max_abs_diff
+        if diff == "error":
+            lines.append(f"      the {program} itself does not run on these inputs in PyTorch")
+        elif _num_value(diff) > 0:
+            lines.append(f"      the {program} itself differs from eager by {_num(diff)} here: the "
+                         "frontend froze the difference in (see the TracerWarnings), not torch-mlir")
+        else:
+            lines.append(f"      the {program} itself matches eager here: the difference comes "
+                         "from the lowering or the RefBackend (run the 'check' command below)")
+    return lines
+
+
+def summary(record: PortRecord) -> list[str]:
+    lines = ["== result =="]
+    for variant, port in record.ports():
+        lines.append(f"{variant.name} {port.frontend}: {_result(port)}")
+    if record.source == "opt" and [v.variant for v in record.variants] == ["stock"] and not record.ok:
+        lines.append("hint: the project's static-structure rewrite of OPT (FixedOPT) lowers: "
+                     "'--model fixed' (harness opt), '--variant fixed' (harness port opt).")
+    lines.append(f"files in {record.folder} (the record: record.json)")
+    dig = [(v, p) for v, p in record.ports() if p.commands]
+    for variant, port in dig:
+        what = ("mismatch (the same IR against the reference evaluator)"
+                if port.outcome == PortOutcome.NUMERICS_MISMATCH.value else
+                "failure (the Python line and the fix, the failing pass, a minimal IR file, "
+                "an upstream bug report)" if len(port.commands) > 1 else "failure")
+        lines += ["", f"to dig into the {variant.name} {port.frontend} {what}:"]
+        lines += [f"  {c}" for c in port.commands]
+    return lines
+
+
+def _result(port: FrontendPort) -> str:
+    text = outcome_text(port)
+    if port.outcome == PortOutcome.FAILS.value and port.blockers:
+        first = port.blockers[0]
+        text += f": {first.op or first.message}"
+        if first.location:
+            text += f" at {short_location(first.location)}"
+        if first.op and not first.converted_by and first.lowering:
+            text += " has no lowering"
+        if first.fixes:
+            text += f" (fix: {', '.join(first.fixes)})"
+        if len(port.blockers) > 1:
+            text += f" (+{len(port.blockers) - 1} more blocker{'s' if len(port.blockers) > 2 else ''})"
+    elif port.numerics:
+        worst = max(port.numerics, key=lambda c: _num_value(c.max_abs_diff))
+        if port.outcome == PortOutcome.VERIFIED.value:
+            text += f" on {len(port.numerics)} input sets (max abs diff {_num(worst.max_abs_diff)})"
+        else:
+            bad = [c.inputs for c in port.numerics if c.verdict != PortOutcome.VERIFIED.value]
+            text += f" on the {' and '.join(bad)} inputs (max abs diff {_num(worst.max_abs_diff)})"
+    return text
+
+
+def _num(x: float | str | None) -> str:
+    return x if isinstance(x, str) else "-" if x is None else f"{x:.3g}"
+
+
+def _num_value(x: float | str | None) -> float:
+    try:
+        return float(x) if x is not None else 0.0
+    except ValueError:
+        return float("inf")
