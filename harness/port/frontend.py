@@ -68,6 +68,8 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
         opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
         progress=finished, starting=started)
+    if options.fix:
+        results = _fixed(results, ir_path, stages, folder, subject.name, port, options, progress, label)
     for result in results:
         port.stages.append(StageRecord(result.name, result.ok, result.record.elapsed_s,
                                        result.record.outcome.value,
@@ -104,6 +106,36 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     else:
         port.reached = run.stages[-1].name
     return port
+
+
+def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], folder: Path,
+           stem: str, port: FrontendPort, options: PortOptions, progress: Progress,
+           label: str) -> list[StageResult]:
+    """``--fix``: the torch IR fixes (harness.fixes) from the first failing stage (or, when all
+    pass, the linalg stage, for known miscompiles), and the stages rerun on the fixed input.
+    Each fix is checked afterwards by the port's numbers against eager, not one by one (the
+    per-fix check and rollback are ``harness fix FILE``'s). Module-level fixes are not applied
+    here yet."""
+    from harness.fixes.driver import FixOptions, fix_stages
+
+    failed = next((i for i, r in enumerate(results) if not r.ok), None)
+    k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)
+    if k is None:
+        return results
+    start = ir_path if k == 0 else Path(results[k - 1].output_path)
+    with progress.stage(f"{label} fix from {stages[k]}"):
+        run = fix_stages(start, stages[k:], folder, stem=f"{stem}.fix", options=FixOptions(
+            verify=False, opt=options.opt, timeout_s=options.timeout_s))
+    port.fixes = [s.to_json() for s in run.steps]
+    if not run.kept:
+        return results
+    j = k + max(list(run.stages).index(s.stage) for s in run.kept)
+    rerun = run_stages(Path(run.inputs[j - k]), stages[j:], folder, stem=f"{stem}.fixed",
+                       options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
+                                            bytecode=False))
+    port.notes.append("--fix applied: " + ", ".join(dict.fromkeys(s.fix for s in run.kept))
+                      + f" (to the input of {stages[j]})")
+    return results[:j] + rerun
 
 
 def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
