@@ -138,7 +138,7 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], f
     with progress.stage(f"{label} fix from {stages[k]}"):
         run = fix_stages(start, stages[k:], folder, stem=f"{stem}.fix", options=FixOptions(
             verify=False, opt=options.opt, timeout_s=options.timeout_s))
-    port.fixes = [s.to_json() for s in run.steps]
+    port.fixes += [s.to_json() for s in run.steps]
     if not run.kept:
         return results
     j = k + max(list(run.stages).index(s.stage) for s in run.kept)
