@@ -4,6 +4,8 @@
 // PyTorch on these inputs, `F.scaled_dot_product_attention(q, k, v, attn_mask=m)` (no scale)
 // matches it to 4e-8, with scale=1.0 it differs by 0.155. OPT passes scale=1.0 (it scales q
 // itself), so stock OPT lowers once `bitwise-and-or` is applied, but its numbers are wrong.
+// Where: tm_tensor.attention's lowering to loops (TMTensor's AttentionOp scalar implementation)
+// divides by sqrt(E) and never reads the op's scale. Upstream bundle: reports/upstream/sdpa-explicit-scale-miscompile/.
 //
 // This test states today's wrong result. When upstream honours the scale, the check passes and
 // `not` fails here: then delete this file.
