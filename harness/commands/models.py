@@ -115,8 +115,10 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the port record (JSON) to FILE")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--fix", action="store_true",
-                   help="apply the torch IR fixes of 'harness fix --list' whose blocker (or known "
-                        "miscompile) appears, then run again; the record lists them")
+                   help="apply the fixes of 'harness fix --list' whose blocker (or known "
+                        "miscompile) appears: module fixes before tracing or export, torch IR "
+                        "fixes where a stage fails; each checked, then run again; the record "
+                        "lists them")
     p.add_argument("--timeout", type=float,
                    help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
 
