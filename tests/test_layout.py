@@ -1,4 +1,5 @@
-"""The package layout follows the data path: models -> frontends -> compiler -> execute -> tools.
+"""The package layout follows the data path: models -> frontends -> compiler -> execute -> tools
+(-> fixes, which answer what the tools diagnose).
 
 Dependencies point one way along it: the compiler side is a service that knows nothing of
 torch; frontends produce IR with its help; execute and the tools read what the compiler
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
-CHAIN = ("models", "frontends", "compiler", "execute", "tools")
+CHAIN = ("models", "frontends", "compiler", "execute", "tools", "fixes")
 LEAVES = {"errors", "versions", "knowledge", "enums"}
 # What each package may import besides itself and the leaves.
 ALLOWED = {
@@ -24,6 +25,7 @@ ALLOWED = {
     "compiler": set(),
     "execute": {"compiler"},
     "tools": {"compiler", "execute"},
+    "fixes": {"compiler", "execute", "tools"},  # named fixes: after the diagnosis they answer
     "leaf": set(),
 }
 FLOWS = {"cli", "port", "emit", "torchscript", "__main__", "__init__"}

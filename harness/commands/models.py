@@ -31,6 +31,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
         "timeout_s": args.timeout, "record_path": args.json,
+        "fix": getattr(args, "fix", False) or None,
     }
     return replace(base, invocation=invocation(),
                    **{k: v for k, v in given.items() if v is not None})
@@ -124,6 +125,11 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
     p.add_argument("--out-dir", dest="out", help=argparse.SUPPRESS)  # the old spelling
     p.add_argument("--json", metavar="FILE", help="also write the port record (JSON) to FILE")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--fix", action="store_true",
+                   help="apply the fixes of 'harness fix --list' whose blocker (or known "
+                        "miscompile) appears: module fixes before tracing or export, torch IR "
+                        "fixes where a stage fails; each checked, then run again; the record "
+                        "lists them")
     p.add_argument("--timeout", type=float,
                    help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
 

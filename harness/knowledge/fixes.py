@@ -61,6 +61,14 @@ FIXES: dict[str, KnownFix] = {f.name: f for f in (
         "inference never runs backward, so the Function's forward is all it computes; not for "
         "training graphs",
     ),
+    KnownFix(
+        "sdpa-explicit-scale", FixLevel.TORCH_IR,
+        "aten.scaled_dot_product_attention(q, ..., scale=s) -> "
+        "aten.scaled_dot_product_attention(q * (s * sqrt(E)), ..., scale=None), E = q's last dim "
+        "(a miscompile, not a blocker: torch-mlir 20261001 lowers it, and its code ignores s)",
+        "scale=None means 1/sqrt(E), so softmax(q*s*sqrt(E) @ k^T / sqrt(E)) is softmax(q @ k^T "
+        "* s); for float q with a static last dim and a constant scale only",
+    ),
 )}
 
 

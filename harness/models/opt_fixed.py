@@ -14,9 +14,16 @@ that rewrite, written from OPT's math rather than copied from HF:
   values HF's eager attention uses; its bool parts are combined with ``torch.logical_or``, never
   with Python's ``&``/``|``. That is what makes it lower today: stock OPT's only blocker at the
   pinned versions is transformers' ``masking_utils`` ``result & mask(...)``, traced as
-  ``aten.__and__.Tensor``, which no torch-mlir conversion lowers (the error names the bool
-  literal next to it, which lowers alone: see ``harness explain`` and the fix
-  ``bitwise-and-or``, which makes stock OPT lower without this rewrite);
+  ``aten.__and__.Tensor``, which no torch-mlir conversion lowers. MLIR's error names the
+  ``dense<true>`` literal next to it, but that literal lowers alone and stays only because its
+  user was not converted: the bool literal mask is not the cause (``harness explain``; the fix
+  ``bitwise-and-or`` makes stock OPT lower without this rewrite);
+- attention is spelled out (``matmul``, ``softmax``, ``matmul``), not
+  ``F.scaled_dot_product_attention``. Stock OPT calls the latter with ``scale=1.0`` (it scales the
+  query itself), and torch-mlir 20261001 lowers that call with the default scale
+  ``1/sqrt(head_dim)``: once ``__and__`` is fixed stock OPT lowers with wrong numbers, until the
+  fix ``sdpa-explicit-scale`` folds the scale into the query
+  (``lit_tests/upstream/sdpa-explicit-scale-miscompile.mlir``). FixedOPT meets neither gap;
 - optional parts (``project_in``/``project_out`` when ``word_embed_proj_dim != hidden_size``, the
   final layer norm) are chosen at construction, as ``nn.Identity`` when absent.
 

@@ -19,6 +19,8 @@ from harness.compiler.stages import StageOptions, StageResult, public_functions,
 from harness.frontends.base import Program, frontend
 from harness.frontends.names import FrontendName
 
+from harness.fixes.base import BlockerSeen
+
 from .diagnose import (
     STATE_MAPPING,
     exception_blocker,
@@ -29,6 +31,7 @@ from .diagnose import (
     timeout_blocker,
     with_trace_stacks,
 )
+from .module_fixes import fix_module, trace_blockers, undo
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
@@ -51,8 +54,17 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     label = f"[{subject.name} {name.value}]"
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        program, run_program = _program(subject, name, port, options, progress, label)
-        ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
+        try:
+            program, run_program = _program(subject, name, port, options, progress, label)
+            if options.fix and program.script is not None:
+                program, run_program = _fixed_trace(subject, program, run_program, port,
+                                                    options, progress, label)
+            ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
+        except _Stopped:
+            if not options.fix:
+                raise
+            program, run_program, ir_path = _fixed_import(subject, name, chosen, folder, port,
+                                                          options, progress, label)
     except _Stopped:
         return port
     stages = (chosen.torch_pipeline,) if options.torch_only else (chosen.torch_pipeline, LINALG)
@@ -68,6 +80,8 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
         opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
         progress=finished, starting=started)
+    if options.fix:
+        results = _fixed(results, ir_path, stages, folder, subject.name, port, options, progress, label)
     for result in results:
         port.stages.append(StageRecord(result.name, result.ok, result.record.elapsed_s,
                                        result.record.outcome.value,
@@ -106,27 +120,112 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     return port
 
 
+def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], folder: Path,
+           stem: str, port: FrontendPort, options: PortOptions, progress: Progress,
+           label: str) -> list[StageResult]:
+    """``--fix``: the torch IR fixes (harness.fixes) from the first failing stage (or, when all
+    pass, the linalg stage, for known miscompiles), and the stages rerun on the fixed input.
+    Each fix is checked afterwards by the port's numbers against eager, not one by one (the
+    per-fix check and rollback are ``harness fix FILE``'s). The module fixes ran before
+    (:func:`_fixed_trace`, :func:`_fixed_import`)."""
+    from harness.fixes.driver import FixOptions, fix_stages
+
+    failed = next((i for i, r in enumerate(results) if not r.ok), None)
+    k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)
+    if k is None:
+        return results
+    start = ir_path if k == 0 else Path(results[k - 1].output_path)
+    with progress.stage(f"{label} fix from {stages[k]}"):
+        run = fix_stages(start, stages[k:], folder, stem=f"{stem}.fix", options=FixOptions(
+            verify=False, opt=options.opt, timeout_s=options.timeout_s))
+    port.fixes += [s.to_json() for s in run.steps]
+    if not run.kept:
+        return results
+    j = k + max(list(run.stages).index(s.stage) for s in run.kept)
+    rerun = run_stages(Path(run.inputs[j - k]), stages[j:], folder, stem=f"{stem}.fixed",
+                       options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
+                                            bytecode=False))
+    port.notes.append("--fix applied: " + ", ".join(dict.fromkeys(s.fix for s in run.kept))
+                      + f" (to the input of {stages[j]})")
+    return results[:j] + rerun
+
+
 def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
-             progress: Progress, label: str) -> tuple[Program, Callable | None]:
+             progress: Progress, label: str,
+             module: torch.nn.Module | None = None) -> tuple[Program, Callable | None]:
     """Trace (TorchScript) or export (FX): the program the importer takes, and how to run it
-    in PyTorch (to tell a value frozen by the frontend from one torch-mlir got wrong)."""
+    in PyTorch (to tell a value frozen by the frontend from one torch-mlir got wrong).
+    ``module``: a module fixed by ``--fix``, traced or exported instead of ``subject.eager``."""
     if name is FrontendName.TORCHSCRIPT:
         stage = PortStage.TRACE.value
-        if subject.trace is None:
+        if subject.trace is None and module is None:
             _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
                 f"{subject.name} has no trace: port it through --frontend fx")))
         with _PythonStage(port, stage, options, progress, label):
-            script, notes = subject.trace()
+            if module is None:
+                script, notes = subject.trace()
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    script = torch.jit.trace(module, subject.inputs.tensors, strict=False,
+                                             check_trace=False)
+                notes = ["The fixed module was traced again as torch.jit.trace(strict=False, "
+                         "check_trace=False)."]
         port.notes += notes
-        return (Program(subject.name, subject.eager, subject.inputs.tensors, script),
+        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script),
                 lambda inputs: script(*inputs.tensors))
     stage = PortStage.EXPORT.value
     with _PythonStage(port, stage, options, progress, label):
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
-            exported = torch.export.export(subject.eager, subject.inputs.tensors, strict=False)
-    return (Program(subject.name, subject.eager, subject.inputs.tensors, exported=exported),
+            exported = torch.export.export(module or subject.eager, subject.inputs.tensors,
+                                           strict=False)
+    return (Program(subject.name, module or subject.eager, subject.inputs.tensors,
+                    exported=exported),
             lambda inputs: exported.module()(*inputs.tensors))
+
+
+def _fixed_trace(subject: Subject, program: Program, run_program: Callable, port: FrontendPort,
+                 options: PortOptions, progress: Progress,
+                 label: str) -> tuple[Program, Callable | None]:
+    """``--fix`` on the trace: what no pass converts (``prim::PythonOp``) answered by a module
+    fix (:mod:`.module_fixes`), and the fixed module traced again."""
+    blockers = trace_blockers(program.script)
+    if not blockers:
+        return program, run_program
+    with progress.stage(f"{label} fix the module"):
+        module, kept = fix_module(subject, blockers, port, script=program.script)
+    if module is None:
+        return program, run_program
+    try:
+        return _program(subject, FrontendName.TORCHSCRIPT, port, options, progress, label, module)
+    finally:
+        undo(kept)
+
+
+def _fixed_import(subject: Subject, name: FrontendName, chosen, folder: Path, port: FrontendPort,
+                  options: PortOptions, progress: Progress,
+                  label: str) -> tuple[Program, Callable | None, Path]:
+    """``--fix`` after a failed export or import: the module fix that answers its error
+    (``persistent-buffers`` for "Could not find state mapping for buffer"), then export and
+    import again. Raises :class:`_Stopped` (the first failure stands) when none answers."""
+    failed = port.stages[-1]
+    seen = [BlockerSeen(message=" ".join(filter(None, (b.message, b.explanation))),
+                        stage=failed.name) for b in port.blockers]
+    with progress.stage(f"{label} fix the module"):
+        module, kept = fix_module(subject, seen, port)
+    if module is None:
+        raise _Stopped(failed.name)
+    first = ", ".join(f"{s.name} {s.seconds:.2f} s{'' if s.ok else ' (failed)'}"
+                      for s in port.stages)
+    port.notes.append(f"Before --fix: {first}: {port.blockers[0].message[:200]}")
+    port.stages, port.blockers, port.failed_stage = [], [], ""
+    try:
+        program, run_program = _program(subject, name, port, options, progress, label, module)
+        ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
+    finally:
+        undo(kept)
+    return program, run_program, ir_path
 
 
 def _import(subject: Subject, chosen, program: Program, folder: Path, port: FrontendPort,

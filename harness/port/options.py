@@ -39,6 +39,7 @@ class PortOptions:
     opt: str | None = None            # torch-mlir-opt (None: $TORCH_MLIR_OPT, then the wheel's)
     timeout_s: float = DEFAULT_TIMEOUT_S  # per stage: each subprocess, and trace/export/import
     invocation: str = "harness"       # how the user started harness, for the printed commands
+    fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
 
     @property
     def weights_kept(self) -> bool:
@@ -58,6 +59,7 @@ class PortOptions:
             "keep_weights": self.weights_kept,
             "tolerances": list(self.tolerances),
             "diagnose": self.diagnose,
+            "fix": self.fix,
             "opt": self.opt,
             "timeout_s": self.timeout_s,
         }

@@ -126,6 +126,7 @@ class FrontendPort:
     folder: str = ""
     notes: list[str] = field(default_factory=list)
     diagnosis_seconds: float = 0.0  # blockers and bisect on a failing pipeline (not a stage)
+    fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
 
     @property
     def seconds(self) -> float:

@@ -10,7 +10,11 @@
 //     convert-torch-to-linalg lowers). MLIR's error names the dense<true> literal instead: the
 //     literal lowers alone (convert-torch-to-arith), and is only left because its user
 //     __and__ was not converted. harness explain/run --blockers name __and__.
-// Renaming __and__ to bitwise_and in the torch IR (the harness fix `bitwise-and-or`) lowers.
+// Renaming __and__ to bitwise_and in the torch IR (the harness fix `bitwise-and-or`) lowers,
+// but the numbers are then wrong: OPT's F.scaled_dot_product_attention(..., scale=1.0) is lowered
+// with the default scale 1/sqrt(head_dim) (lit_tests/upstream/sdpa-explicit-scale-miscompile.mlir;
+// the harness fix `sdpa-explicit-scale`). With both fixes stock OPT matches eager
+// (lit_tests/upstream/opt-tiny-stock-fixed.mlir).
 // None of the walkthrough's six 2022 failures occurs in this model today (see lit_tests/seed/).
 // opt-125m-stock.mlir is the same at OPT-125m's size.
 

@@ -1,0 +1,87 @@
+"""``harness fix``: the named fixes of ``harness/fixes/`` applied to a torch-dialect file until
+its pipeline passes, each verified against the numbers before it (``--list`` shows them)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..errors import UsageError
+from .common import EXIT_FAILURE, EXIT_OK, progress
+
+#: The stages an imported file goes through by default: the TorchScript importer's output to
+#: the backend contract, then to linalg (the RefBackend's input).
+DEFAULT_PIPELINE = "torchscript-to-torch,torch-to-linalg"
+
+
+def cmd_fix(args: argparse.Namespace) -> int:
+    if args.list:
+        return _list(args)
+    if not args.file or not args.output:
+        raise UsageError("harness fix needs an IR FILE and -o OUT (the fixed IR to write), or "
+                         "--list to see the fixes.")
+    from ..execute.inputs import RandomInputs
+    from ..execute.numerics import Tolerances
+    from ..fixes.driver import FixOptions
+    from ..fixes.file import FileFixOptions, fix_file
+
+    from .check import _int_range
+
+    low, high = _int_range(args.int_range)
+    result = fix_file(args.file, args.output, FileFixOptions(
+        pipeline=args.pipeline,
+        fix=FixOptions(fixes=tuple(args.only), verify=args.verify,
+                       tolerances=Tolerances().with_overrides(args.tolerance), opt=args.opt,
+                       timeout_s=args.timeout),
+        inputs_path=args.inputs, random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
+        function=args.function, out_dir=args.out), say=progress(args))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        for line in result.render():
+            print(line)
+    return EXIT_OK if result.ok else EXIT_FAILURE
+
+
+def _list(args: argparse.Namespace) -> int:
+    from ..fixes.catalog import CATALOG
+
+    if args.json:
+        print(json.dumps([f.to_json() for f in CATALOG], indent=2))
+        return EXIT_OK
+    for fix in CATALOG:
+        for line in fix.render():
+            print(line)
+        print()
+    return EXIT_OK
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fix", help="apply the named fixes whose blocker appears to an IR file, "
+                                   "each verified against the numbers before it")
+    p.add_argument("file", nargs="?", help="torch-dialect IR file (harness emit/opt/port write them)")
+    p.add_argument("-o", "--output", help="the fixed IR file to write")
+    p.add_argument("--list", action="store_true",
+                   help="list the fixes: name, level, blockers, what each changes and why the "
+                        "numbers stay")
+    p.add_argument("--pipeline", default=DEFAULT_PIPELINE,
+                   help="pipeline names chained with commas, or one textual pipeline "
+                        f"(default: {DEFAULT_PIPELINE}; an FX-imported file: "
+                        "fx-to-torch,torch-to-linalg)")
+    p.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
+                   help="consider only these fixes (repeatable; default: the whole catalog)")
+    p.add_argument("--no-verify", dest="verify", action="store_false",
+                   help="apply the fixes without checking the numbers (e.g. weights elided)")
+    p.add_argument("--inputs", metavar="FILE.npz", help="the arguments (default: random from the signature)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
+                   help="random integers are drawn from [LOW, HIGH) (default 0,2)")
+    p.add_argument("--function", help="the entry function (default: the only public one)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help="tolerance of one dtype, e.g. f32=1e-3,1e-5 (repeatable)")
+    p.add_argument("--out", help="parent folder of the unique work folder (default: the temp dir)")
+    p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds per torch-mlir-opt run before it counts as a hang (default: 600)")
+    p.add_argument("--json", action="store_true", help="print the result (or --list) as JSON")
+    p.set_defaults(fn=cmd_fix)

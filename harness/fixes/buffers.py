@@ -1,0 +1,58 @@
+"""``persistent-buffers``: non-persistent buffers made persistent before ``torch.export``.
+
+Why: HF models register derived tensors with ``register_buffer(..., persistent=False)``
+(rotary ``inv_freq``, BERT's ``position_ids``, GPT-Neo's causal ``bias``, Gemma's
+``embed_scale``). torch 2.13's ``torch.export`` keeps them among the exported program's
+buffers, and the torch-mlir 20261001 ``fx_importer`` looks every buffer up in the
+``state_dict`` only: "Could not find state mapping for buffer" (KeyError on the buffer's name).
+Measured: 15 of the 21 architectures of issue 12 stop there on the FX path.
+
+Why the numbers stay: persistence decides only whether ``state_dict()`` saves a buffer;
+``forward`` reads (and writes) the same tensor either way. The change goes through the public
+``register_buffer(name, tensor, persistent=True)`` and is undone with ``persistent=False``.
+Buffers that are None (registered but unset) are left alone: export does not keep them.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .base import Application, ModuleEvidence, ModuleFix, Site
+
+STATE_MAPPING = "Could not find state mapping for buffer"
+
+
+class PersistentBuffers(ModuleFix):
+    name = "persistent-buffers"
+    messages = (STATE_MAPPING,)
+    conditions = ("buffers that are None are left alone; the change is undone after export "
+                  "(register_buffer(..., persistent=False))")
+
+    def apply(self, module: torch.nn.Module, evidence: ModuleEvidence = ModuleEvidence()) -> Application:
+        app = Application(self.name, self.level, module=module)
+        moved: list[tuple[torch.nn.Module, str, torch.Tensor]] = []
+        for prefix, sub in module.named_modules():
+            for name in sorted(sub._non_persistent_buffers_set):
+                tensor = sub._buffers.get(name)
+                if tensor is None:
+                    continue
+                sub.register_buffer(name, tensor, persistent=True)
+                moved.append((sub, name, tensor))
+                full = f"{prefix}.{name}" if prefix else name
+                app.changed.append(Site(f"buffer {full} made persistent",
+                                        f"{type(sub).__name__} {prefix or '(root)'}"))
+
+        def undo() -> None:
+            for sub, name, tensor in moved:
+                sub.register_buffer(name, tensor, persistent=False)
+
+        app.undo = undo
+        return app
+
+
+def non_persistent_buffers(module: torch.nn.Module) -> list[str]:
+    """The dotted names of the buffers ``state_dict()`` leaves out (and None ones skipped)."""
+    return [f"{prefix}.{name}" if prefix else name
+            for prefix, sub in module.named_modules()
+            for name in sorted(sub._non_persistent_buffers_set)
+            if sub._buffers.get(name) is not None]

@@ -1,0 +1,265 @@
+"""The one loop every torch IR fix runs under: run the stages; where one fails, find its
+blockers, apply each fix that answers one to that stage's input, verify, and run again from
+there.
+
+- Only fixes whose blocker appears run (``tools.blockers``: the op whose conversion failed;
+  for a failure that is not a legalization, the first error's message).
+- After each fix the IR before and after it are compared in the reference evaluator
+  (:mod:`.verify`); a fix that changes the numbers is rolled back (its file is kept, unused)
+  and recorded as such; an unverifiable one (no weights, ops the evaluator lacks) is kept and
+  marked unverified.
+- A fix is tried at most once per stage; the loop ends when every stage passes, when no fix
+  answers what still blocks, or after ``max_fixes`` tries.
+- Fixes of another level that answer a remaining blocker (a module fix for ``prim.PythonOp``)
+  are named in ``elsewhere``: they need the model, not the IR (``harness port --fix``).
+
+``harness fix FILE`` (:mod:`.file`) and ``harness port --fix`` call :func:`fix_stages`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.mlir import is_bytecode, read_module
+from harness.compiler.outcomes import Outcome
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions
+from harness.enums import ParsableEnum
+from harness.execute.lowering import resolve, run_stage
+from harness.execute.numerics import Tolerances
+from harness.tools.blockers import BlockerAnalysis, analyze
+
+from .base import Application, BlockerSeen, Fix, IRFix
+from .catalog import CATALOG, answering, choose
+from .verify import ReferenceCache, Verification, verify_ir
+
+
+@dataclass(frozen=True, kw_only=True)
+class FixOptions:
+    fixes: tuple[str, ...] = ()          # fix names to consider; () = every fix of the catalog
+    verify: bool = True                  # the reference evaluator before and after each fix
+    tolerances: Tolerances = Tolerances()
+    opt: str | None = None               # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
+    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run
+    max_fixes: int = 8                   # fixes tried in all before the loop gives up
+
+
+class StepOutcome(ParsableEnum):
+    KEPT = "kept"
+    ROLLED_BACK = "rolled-back"          # the numbers changed: the next run uses the IR before it
+    NOTHING_CHANGED = "nothing-changed"  # every site was refused, or none was found
+
+
+@dataclass
+class FixStep:
+    """One fix tried on one stage's input."""
+
+    fix: str
+    level: str
+    answers: BlockerSeen
+    stage: str                      # the stage whose input it rewrote
+    outcome: StepOutcome
+    input_path: str = ""            # the IR it rewrote
+    output_path: str = ""           # the rewritten IR ("" when nothing changed)
+    application: Application | None = None
+    verification: Verification | None = None
+
+    @property
+    def kept(self) -> bool:
+        return self.outcome is StepOutcome.KEPT
+
+    def render(self) -> list[str]:
+        head = {StepOutcome.KEPT: "applied", StepOutcome.ROLLED_BACK: "ROLLED BACK",
+                StepOutcome.NOTHING_CHANGED: "not applied"}[self.outcome]
+        lines = [f"{head}: {self.fix} ({self.level}) for {self.answers}"]
+        if self.application is not None:
+            lines.append(f"  changed: {self.application.summary()}")
+        if self.verification is not None:
+            lines.append(f"  numbers: {self.verification.render()}")
+        if self.outcome is StepOutcome.ROLLED_BACK:
+            lines.append("  the fix changed the numbers, so the run goes on without it "
+                         f"(its output is kept for inspection: {self.output_path})")
+        elif self.output_path:
+            lines.append(f"  -> {self.output_path}")
+        return lines
+
+    def to_json(self) -> dict:
+        return {"fix": self.fix, "level": self.level, "answers": self.answers.to_json(),
+                "stage": self.stage, "outcome": self.outcome.value,
+                "input_path": self.input_path, "output_path": self.output_path,
+                "application": self.application.to_json() if self.application else None,
+                "verification": self.verification.to_json() if self.verification else None}
+
+
+@dataclass
+class StagesFixed:
+    """The stages as they last ran (on the fixed inputs), and every fix tried."""
+
+    stages: list[str]
+    records: list[RunRecord] = field(default_factory=list)  # one per stage reached, in order
+    inputs: list[str] = field(default_factory=list)          # the file each of them ran on
+    steps: list[FixStep] = field(default_factory=list)
+    remaining: list[BlockerSeen] = field(default_factory=list)  # what still blocks
+    elsewhere: list[tuple[str, BlockerSeen]] = field(default_factory=list)  # other-level fixes
+    analysis: BlockerAnalysis | None = None                  # of the last failure
+
+    @property
+    def ok(self) -> bool:
+        return len(self.records) == len(self.stages) and all(r.ok for r in self.records)
+
+    @property
+    def failed(self) -> RunRecord | None:
+        return next((r for r in self.records if not r.ok), None)
+
+    @property
+    def failed_stage(self) -> str:
+        return next((s for s, r in zip(self.stages, self.records) if not r.ok), "")
+
+    @property
+    def output(self) -> str:
+        """The last stage's output, when every stage passed."""
+        return self.records[-1].output_path if self.ok else ""
+
+    @property
+    def kept(self) -> list[FixStep]:
+        return [s for s in self.steps if s.kept]
+
+
+def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str | os.PathLike, *,
+               stem: str, options: FixOptions = FixOptions(), catalog: Sequence[Fix] = CATALOG,
+               cache: ReferenceCache | None = None,
+               say: Callable[[str], None] | None = None) -> StagesFixed:
+    """Runs ``stages`` on ``input_path`` with files in ``folder`` (``STEM.N.STAGE.mlir``),
+    fixing where a stage fails (see the module doc). ``cache`` holds the inputs the fixes are
+    verified on; None (or ``options.verify`` off) leaves them unverified."""
+    folder = Path(folder)
+    fixes = [f for f in choose(options.fixes, catalog) if isinstance(f, IRFix)]
+    others = [f for f in choose(options.fixes, catalog) if not isinstance(f, IRFix)]
+    result = StagesFixed(list(stages))
+    inputs: list[Path] = [Path(input_path)]
+    tried: set[tuple[int, str]] = set()
+    i = 0
+    while i < len(stages):
+        if stages[i] in MISCOMPILE_STAGES:
+            for fix in fixes:
+                if fix.miscompiles and (i, fix.name) not in tried \
+                        and len(result.steps) < options.max_fixes:
+                    tried.add((i, fix.name))
+                    step = _preempt(fix, stages[i], inputs[i], folder, len(result.steps) + 1,
+                                    cache if options.verify else None, options)
+                    if step is not None:
+                        result.steps.append(step)
+                        if say is not None:
+                            say(step.render()[0])
+                        if step.kept:
+                            inputs[i] = Path(step.output_path)
+        out = folder / f"{stem}.{i + 1}.{_slug(stages[i])}.mlir"
+        record = run_stage(inputs[i], stages[i], output_path=out, opt=options.opt, options=RunOptions(
+            timeout_s=options.timeout_s, extra_args=("--mlir-print-debuginfo",)))
+        del result.records[i:], result.inputs[i:]
+        result.records.append(record)
+        result.inputs.append(str(inputs[i]))
+        if record.ok:
+            del inputs[i + 1:]
+            inputs.append(out)
+            i += 1
+            continue
+        seen, result.analysis = blockers_of(record, stages[i], options)
+        result.remaining = seen
+        result.elsewhere = [(f.name, b) for f, b in answering(seen, others)]
+        todo = [(f, b) for f, b in answering(seen, fixes) if (i, f.name) not in tried]
+        if not todo or len(result.steps) >= options.max_fixes:
+            break
+        progressed = False
+        for fix, blocker in todo[: options.max_fixes - len(result.steps)]:
+            tried.add((i, fix.name))
+            if say is not None:
+                say(f"{stages[i]} is blocked by {blocker}: trying {fix.name}")
+            step = apply_ir_fix(fix, blocker, stages[i], inputs[i], folder,
+                                number=len(result.steps) + 1,
+                                cache=cache if options.verify else None,
+                                tolerances=options.tolerances, opt=options.opt)
+            result.steps.append(step)
+            if say is not None:
+                say(step.render()[0])
+            if step.kept:
+                inputs[i] = Path(step.output_path)
+                progressed = True
+        if not progressed:
+            break
+    if result.ok:
+        result.remaining, result.elsewhere = [], []
+    return result
+
+
+#: Stages whose lowering has known miscompiles: a fix with ``miscompiles`` runs on their input
+#: when one of its ops is there (no error shows them; the numbers would).
+MISCOMPILE_STAGES = ("torch-to-linalg",)
+
+
+def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int,
+             cache: ReferenceCache | None, options: FixOptions) -> FixStep | None:
+    """A miscompile's fix on ``stage``'s input when one of its ops is there; None when none is
+    (or every site was left alone: nothing to report)."""
+    data = Path(input_path).read_bytes()
+    if not is_bytecode(data[:4]) and not any(op.encode() in data for op in fix.miscompiles):
+        return None
+    blocker = BlockerSeen(op=fix.miscompiles[0], message="lowers with wrong numbers (known "
+                          "miscompile)", stage=stage)
+    step = apply_ir_fix(fix, blocker, stage, input_path, folder, number=number, cache=cache,
+                        tolerances=options.tolerances, opt=options.opt)
+    if step.outcome is StepOutcome.NOTHING_CHANGED and not step.application.refused:
+        return None
+    return step
+
+
+def blockers_of(record: RunRecord, stage: str,
+                options: FixOptions) -> tuple[list[BlockerSeen], BlockerAnalysis | None]:
+    """What blocks a failed stage: the ops whose conversion failed for a legalization failure
+    (the reported op when the analysis finds none), else the first error's message."""
+    if record.outcome is Outcome.LEGALIZATION_FAILURE:
+        analysis = analyze(record.input_path, resolve(stage)[0], opt=record.binary,
+                           timeout_s=options.timeout_s)
+        found = [BlockerSeen(op=b.name, stage=stage) for b in analysis.blockers]
+        if not found and record.signature.op:
+            found = [BlockerSeen(op=record.signature.op, stage=stage)]
+        return found, analysis
+    first = record.first_error()
+    message = first.message if first is not None else str(record.signature)
+    return [BlockerSeen(op=record.signature.op, message=message, stage=stage)], None
+
+
+def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str | os.PathLike,
+                 folder: Path, *, number: int, cache: ReferenceCache | None,
+                 tolerances: Tolerances = Tolerances(), opt: str | None = None) -> FixStep:
+    """``fix`` on a copy of ``input_path``, written beside the stage files and verified."""
+    step = FixStep(fix.name, fix.level.value, blocker, stage, StepOutcome.NOTHING_CHANGED,
+                   input_path=str(input_path))
+    parsed = read_module(input_path, opt=opt)
+    if parsed is None:
+        step.application = Application(fix.name, fix.level)
+        return step
+    context, module = parsed
+    with context:
+        step.application = fix.rewrite(module)
+        if not step.application.applied:
+            return step
+        bytecode = is_bytecode(Path(input_path).read_bytes()[:4])
+        stem = Path(input_path).name.removesuffix(".mlirbc").removesuffix(".mlir")
+        out = folder / f"{stem}.fix{number}-{fix.name}.{'mlirbc' if bytecode else 'mlir'}"
+        write_module(module, out, WriteOptions(keep_weights=True, bytecode=bytecode))
+    step.output_path = str(out)
+    if cache is not None:
+        step.verification = verify_ir(input_path, out, cache, tolerances)
+    step.outcome = StepOutcome.ROLLED_BACK if (step.verification is not None
+                                               and step.verification.changed) else StepOutcome.KEPT
+    return step
+
+
+def _slug(stage: str) -> str:
+    return stage if re.fullmatch(r"[\w.-]+", stage) else "pipeline"

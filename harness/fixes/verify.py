@@ -1,0 +1,125 @@
+"""Did a fix keep the numbers? Checked after each fix, before the next one runs.
+
+- A torch IR fix: the IR before and after it, each run op by op in eager PyTorch (the
+  reference evaluator), on the same inputs. Eager against eager: a difference is the fix's, not
+  a lowering's; nothing needs to lower yet (a second blocker may still be there).
+- A module fix: the original and the fixed module in eager, on every input set
+  (:func:`harness.fixes.modules.verify_module`).
+- After the last fix, the drivers run the lowered module on the RefBackend against the original
+  (``harness fix``: the reference evaluator of the input file; ``harness port``: eager).
+
+A check that cannot run (weights elided, an op the reference evaluator does not know) leaves the
+fix *unverified*, with the reason; it is never counted as verified.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from harness.enums import ParsableEnum
+from harness.errors import (
+    ElidedWeightsError,
+    ReferenceEvaluationError,
+    UnsupportedDTypeError,
+    UnsupportedOpsError,
+)
+from harness.execute.numerics import NumericsResult, Tolerances, compare
+
+
+class Method(ParsableEnum):
+    REFERENCE = "reference"    # the reference evaluator on the IR before and after
+    EAGER = "eager"            # the module before and after, in eager PyTorch
+    REFBACKEND = "refbackend"  # the lowered module on the RefBackend against the original
+
+
+class Verdict(ParsableEnum):
+    SAME = "same-numbers"
+    CHANGED = "numbers-changed"
+    UNVERIFIED = "unverified"
+
+
+@dataclass
+class Verification:
+    method: Method
+    verdict: Verdict
+    max_abs_diff: float | str = 0.0   # over every output ("inf"/"nan" as strings)
+    detail: str = ""                  # why unverified, or the first output that differs
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return self.verdict is Verdict.CHANGED
+
+    def render(self) -> str:
+        how = {Method.REFERENCE: "the IR before and after, in eager PyTorch (reference evaluator)",
+               Method.EAGER: "the module before and after, in eager PyTorch",
+               Method.REFBACKEND: "the RefBackend against the original"}[self.method]
+        if self.verdict is Verdict.UNVERIFIED:
+            return f"unverified ({how}): {self.detail}"
+        diff = f"max abs diff {self.max_abs_diff:.3g}" if isinstance(self.max_abs_diff, float) \
+            else f"max abs diff {self.max_abs_diff}"
+        text = f"{self.verdict.value}: {how}, {diff}"
+        return f"{text}; {self.detail}" if self.detail else text
+
+    def to_json(self) -> dict:
+        return {"method": self.method.value, "verdict": self.verdict.value,
+                "max_abs_diff": self.max_abs_diff, "detail": self.detail,
+                "seconds": round(self.seconds, 3)}
+
+
+def from_numerics(method: Method, numerics: NumericsResult, seconds: float = 0.0) -> Verification:
+    """A comparison's result as a verification: which output differs, and by how much."""
+    worst = max((o.max_abs_diff for o in numerics.outputs), default=0.0)
+    worst = worst if math.isfinite(worst) else str(worst)  # JSON has no inf/nan
+    bad = next((o for o in numerics.outputs if not o.ok), None)
+    detail = numerics.problem or (bad.render() if bad is not None else "")
+    verdict = Verdict.SAME if numerics.ok else Verdict.CHANGED
+    return Verification(method, verdict, worst, detail, seconds)
+
+
+def unverified(method: Method, why: str, seconds: float = 0.0) -> Verification:
+    return Verification(method, Verdict.UNVERIFIED, detail=why, seconds=seconds)
+
+
+class ReferenceCache:
+    """The reference evaluator's outputs per IR file, on one set of inputs: a file checked
+    before one fix and after another is evaluated once."""
+
+    def __init__(self, inputs: Sequence, function: str | None = None):
+        self.inputs = list(inputs)
+        self.function = function
+        self._outputs: dict[str, tuple] = {}
+
+    def outputs(self, path: str | os.PathLike) -> tuple:
+        """The flattened outputs; raises the reference evaluator's typed errors."""
+        from harness.execute.check import flatten_outputs
+        from harness.execute.reference import ReferenceOptions, evaluate_file
+
+        key = os.path.abspath(path)
+        if key not in self._outputs:
+            result = evaluate_file(path, self.inputs, ReferenceOptions(function=self.function))
+            self._outputs[key] = tuple(flatten_outputs(result.outputs))
+        return self._outputs[key]
+
+
+#: Why the reference evaluator could not run: these make a fix unverified, not failed.
+CANNOT_EVALUATE = (ElidedWeightsError, UnsupportedOpsError, ReferenceEvaluationError,
+                   UnsupportedDTypeError)
+
+
+def verify_ir(before: str | os.PathLike, after: str | os.PathLike, cache: ReferenceCache,
+              tolerances: Tolerances = Tolerances()) -> Verification:
+    """``after`` (a fixed IR file) against ``before`` in the reference evaluator."""
+    start = time.perf_counter()
+    try:
+        expected = cache.outputs(before)
+        actual = cache.outputs(after)
+    except CANNOT_EVALUATE as e:
+        return unverified(Method.REFERENCE, f"the reference evaluator cannot run it: {e}",
+                          time.perf_counter() - start)
+    return from_numerics(Method.REFERENCE, compare(actual, expected, tolerances),
+                         time.perf_counter() - start)

@@ -1,0 +1,70 @@
+"""``--fix`` before the pipelines: the module fixes (``harness.fixes.modules``) that answer what
+the trace or the import showed, and the program traced or exported again from the fixed module.
+
+- TorchScript: a ``prim::PythonOp`` in the trace (a ``torch.autograd.Function``; Bloom's GeLU)
+  would fail ``torchscript-to-torch``: ``autograd-function-forward``, then trace again.
+- FX: the import's "Could not find state mapping for buffer" (non-persistent buffers):
+  ``persistent-buffers``, then export and import again.
+
+Each fix is checked at once in eager (the module before and after, on both input sets) and
+rolled back when the numbers moved; the lowered module is still checked against the original
+eager model at the end. Each step goes into the record's ``fixes``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+from harness.fixes.autograd import PYTHON_OP
+from harness.fixes.base import BlockerSeen
+from harness.fixes.driver import FixStep
+from harness.fixes.modules import apply_module_fix, module_fixes
+
+from .record import FrontendPort
+from .subject import Subject
+
+
+def trace_blockers(script: torch.jit.ScriptModule) -> list[BlockerSeen]:
+    """What in the trace no pass will convert: each ``prim::PythonOp`` (one per Function)."""
+    graph = script.inlined_graph  # kept alive while its nodes are read
+    seen: list[BlockerSeen] = []
+    for node in graph.findAllNodes("prim::PythonOp"):
+        name = node.pyname() if hasattr(node, "pyname") else "prim::PythonOp"
+        blocker = BlockerSeen(op=PYTHON_OP, message=f"prim::PythonOp {name} in the trace",
+                              stage="trace")
+        if blocker not in seen:
+            seen.append(blocker)
+    return seen
+
+
+def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort, *,
+               script=None) -> tuple[torch.nn.Module | None, list[FixStep]]:
+    """The module fixes answering ``blockers`` applied to ``subject.eager`` one after the
+    other: the module to trace or export now (None when no fix was kept) and the kept steps
+    (to undo once the program is made). Every step tried is appended to ``port.fixes``."""
+    module = subject.eager
+    kept: list[FixStep] = []
+    examples = [subject.inputs.tensors, subject.second_inputs.tensors]
+    for fix, blocker in module_fixes(blockers):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            step = apply_module_fix(fix, blocker, module, examples, script=script)
+        port.fixes.append(step.to_json())
+        if step.kept:
+            kept.append(step)
+            module = step.application.module
+    if not kept:
+        return None, []
+    port.notes.append("--fix applied: " + ", ".join(
+        f"{s.fix} ({s.application.summary()}; eager before and after: "
+        f"{s.verification.render() if s.verification else 'not checked'})" for s in kept))
+    return module, kept
+
+
+def undo(steps: list[FixStep]) -> None:
+    """Puts the module back (the buffers' persistence) once the program is made."""
+    for step in steps:
+        if step.application is not None and step.application.undo is not None:
+            step.application.undo()

@@ -1,0 +1,125 @@
+"""``harness port --fix`` applies the module fixes (harness.fixes.modules) where their blocker
+shows: a trace's ``prim::PythonOp`` (autograd-function-forward, then trace again) and the FX
+import's missing state mapping (persistent-buffers, then export and import again). Each is
+checked in eager before the port goes on, listed in the record, and a fix that changes the
+numbers is rolled back. Small modules through the real frontends and torch-mlir-opt."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from harness.fixes.base import Application, BlockerSeen, ModuleEvidence, ModuleFix, Site
+from harness.fixes.modules import apply_module_fix
+from harness.frontends.names import FrontendName
+from harness.models.hf_inputs import InputSet
+from harness.port import PortOptions
+from harness.port.frontend import port_frontend
+from harness.port.progress import QUIET
+from harness.port.record import PortOutcome
+from harness.port.subject import Subject
+
+
+class Swish(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * torch.sigmoid(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        s = torch.sigmoid(x)
+        return grad * (s + x * s * (1 - s))
+
+
+class CallsAFunction(nn.Module):
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return Swish.apply(x) + mask.float()
+
+
+class NonPersistentBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.tensor([1.0, 2.0, 3.0, 4.0]), persistent=False)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return x * self.scale + mask.float()
+
+
+def _subject(module: nn.Module) -> Subject:
+    x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7 - 0.5
+    ones = torch.ones(2, 4, dtype=torch.int64)
+    padded = ones.clone()
+    padded[0, :1] = 0
+    names = ("x", "mask")
+    first = InputSet(names, (x, ones), "x, mask all ones")
+    second = InputSet(names, (x + 1, padded), "x + 1, mask padded")
+
+    def traced():
+        return torch.jit.trace(module, first.tensors, check_trace=False), ["traced in the test"]
+
+    return Subject(type(module).__name__.lower(), module.eval(), first, second, trace=traced,
+                   output_names=("y",))
+
+
+def _port(module: nn.Module, frontend: FrontendName, folder, fix: bool):
+    return port_frontend(_subject(module), frontend, folder / frontend.value,
+                         PortOptions(out=str(folder), fix=fix), QUIET)
+
+
+def test_prim_python_op_is_traced_through_its_forward_with_fix(tmp_path):
+    stock = _port(CallsAFunction(), FrontendName.TORCHSCRIPT, tmp_path / "stock", fix=False)
+    assert stock.outcome == PortOutcome.FAILS.value
+    assert stock.failed_stage == "torchscript-to-torch"
+
+    port = _port(CallsAFunction(), FrontendName.TORCHSCRIPT, tmp_path / "fixed", fix=True)
+    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    [step] = port.fixes
+    assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
+        "autograd-function-forward", "kept", "trace")
+    assert step["verification"]["verdict"] == "same-numbers"
+    assert [s.name for s in port.stages][:3] == ["trace", "trace", "import"]  # traced again
+    assert all(c.max_abs_diff < 1e-6 for c in port.numerics)
+    assert "apply" not in vars(Swish)  # the class is as it was: apply inherited again
+
+
+def test_missing_state_mapping_is_answered_by_persistent_buffers_with_fix(tmp_path):
+    module = NonPersistentBuffer()
+    stock = _port(module, FrontendName.FX, tmp_path / "stock", fix=False)
+    assert stock.outcome == PortOutcome.FAILS.value and stock.failed_stage == "import"
+    assert "Could not find state mapping for buffer" in stock.blockers[0].message
+
+    port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
+    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    [step] = port.fixes
+    assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
+        "persistent-buffers", "kept", "import")
+    assert [s["what"] for s in step["application"]["changed"]] == ["buffer scale made persistent"]
+    assert [s.name for s in port.stages][:2] == ["export", "import"] and port.stages[1].ok
+    assert any(n.startswith("Before --fix: export") for n in port.notes)
+    assert "scale" in module._non_persistent_buffers_set  # undone after the export
+
+
+class ZeroesTheBuffer(ModuleFix):
+    """A deliberately wrong fix: the driver must see the numbers move and undo it."""
+
+    name = "zeroes-the-buffer"
+
+    def apply(self, module, evidence=ModuleEvidence()):
+        saved = module.scale.clone()
+        module.scale.zero_()
+        app = Application(self.name, self.level, [Site("scale zeroed", "test")], module=module)
+        app.undo = lambda: module.scale.copy_(saved)
+        return app
+
+
+def test_a_module_fix_that_changes_the_numbers_is_rolled_back():
+    module = NonPersistentBuffer().eval()
+    subject = _subject(module)
+    step = apply_module_fix(ZeroesTheBuffer(), BlockerSeen(message="test", stage="import"),
+                            module, [subject.inputs.tensors, subject.second_inputs.tensors])
+    assert step.outcome.value == "rolled-back"
+    assert step.verification.verdict.value == "numbers-changed"
+    assert step.verification.max_abs_diff > 0.1
+    assert torch.equal(module.scale, torch.tensor([1.0, 2.0, 3.0, 4.0]))  # undone
