@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from harness.compiler.irfile import unique_dir
@@ -89,7 +90,6 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
         return run
     execution = PortStage.EXECUTION.value
     tolerances = Tolerances().with_overrides(options.tolerances)
-    results: list[tuple[str, InputSet, NumericsResult, str]] = []
     sets = (("traced", subject.inputs), ("second", subject.second_inputs))
 
     def execute(which: str, inputs: InputSet) -> tuple[Path, RefBackendResult]:
@@ -116,10 +116,19 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
         return run
     run.stages.append(StageRecord(execution, True, step.seconds))
     for (which, inputs), (work, result) in zip(sets, done):
-        results.append((which, inputs, compare(list(result.outputs), list(subject.expected(inputs)),
-                                               tolerances), str(work / "inputs.npz")))
-    for which, inputs, numerics, npz in results:
-        run.checks.append(_check(which, inputs, numerics, subject, program, npz))
+        actual, expected = list(result.outputs), [_numpy(e) for e in subject.expected(inputs)]
+        padded = padded_positions(inputs)
+        excluded = None
+        if padded is not None:
+            actual, expected, excluded = exclude_positions(actual, expected, padded)
+        check = _check(which, inputs, compare(actual, expected, tolerances), subject, program,
+                       str(work / "inputs.npz"))
+        if excluded is not None:
+            count, diff = excluded
+            check.excluded = (f"{count} padded position{'s' if count != 1 else ''} (attention_mask 0): "
+                              "their rows attend to no key")
+            check.excluded_max_abs_diff = json_float(diff)
+        run.checks.append(check)
     mismatch = any(c.verdict != PortOutcome.VERIFIED.value for c in run.checks)
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
@@ -128,6 +137,42 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
         run.commands = [f"{options.invocation} check {shlex.quote(str(torch_ir))} --pipeline "
                         f"{torch_pipeline},torch-to-linalg --inputs {shlex.quote(bad.inputs_file)}{given}"]
     return run
+
+
+def padded_positions(inputs: InputSet) -> np.ndarray | None:
+    """[batch, seq] True where ``attention_mask`` is 0, or None when nothing is padded."""
+    if "attention_mask" not in inputs.names:
+        return None
+    mask = inputs.tensors[inputs.names.index("attention_mask")]
+    if mask.dim() != 2 or bool((mask != 0).all()):
+        return None
+    return (mask == 0).numpy()
+
+
+def exclude_positions(actual: list, expected: list, padded: np.ndarray
+                      ) -> tuple[list, list, tuple[int, float] | None]:
+    """Outputs laid out [batch, seq, ...] with the padded positions zeroed on both sides (they
+    take no part in the comparison), and how many positions that was with their largest
+    difference; other outputs (pooled, another sequence) are compared whole."""
+    out_a, out_e, worst, touched = [], [], 0.0, False
+    for a, e in zip(actual, expected):
+        a, e = np.asarray(a), np.asarray(e)
+        if (a.shape == e.shape and a.ndim >= 2 and a.shape[:2] == padded.shape
+                and np.issubdtype(e.dtype, np.floating)):
+            diff = np.abs(a[padded].astype(np.float64) - e[padded].astype(np.float64))
+            if diff.size:
+                worst = max(worst, float(np.nanmax(diff)) if np.isfinite(diff).any() else float("inf"))
+            a, e = a.copy(), e.copy()
+            a[padded] = 0
+            e[padded] = 0
+            touched = True
+        out_a.append(a)
+        out_e.append(e)
+    return out_a, out_e, ((int(padded.sum()), worst) if touched else None)
+
+
+def _numpy(value):
+    return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else value
 
 
 def _check(which: str, inputs: InputSet, numerics: NumericsResult, subject: Subject,

@@ -112,6 +112,9 @@ def _numerics_lines(check: NumericsCheck, frontend: str) -> list[str]:
              f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}"]
     if check.problem:
         lines.append(f"      {check.problem}")
+    if check.excluded:
+        lines.append(f"      left out: {check.excluded} (max abs diff there "
+                     f"{_num(check.excluded_max_abs_diff)})")
     for o in check.outputs:
         dims = ",".join(str(d) for d in o.shape)
         state = "ok" if not o.problem and not o.mismatched else (
