@@ -25,9 +25,9 @@ def cmd_fix(args: argparse.Namespace) -> int:
     from ..fixes.driver import FixOptions
     from ..fixes.file import FileFixOptions, fix_file
 
-    from .check import _int_range
+    from .common import int_range
 
-    low, high = _int_range(args.int_range)
+    low, high = int_range(args.int_range)
     result = fix_file(args.file, args.output, FileFixOptions(
         pipeline=args.pipeline,
         fix=FixOptions(fixes=tuple(args.only), verify=args.verify,
