@@ -203,3 +203,35 @@ def test_the_highlighter_is_the_installed_mlir_lexer():
     html = highlight.mlir_html("%0 = torch.aten.mm %a, %b : !torch.vtensor<[2,2],f32>\n" * 50)
     assert html.count("\n") == 40 and "10 more lines" in html
     assert '<span class="nv' in html  # %0 coloured as a value by either lexer
+
+
+def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, tmp_path):
+    """--reports runs the report command a failing port printed, once per distinct blocker;
+    here gpt2's TorchScript port as it is without --fix (its IR before bitwise-and-or)."""
+    from harness.sweep.reports import make_reports
+    from harness.sweep.runner import SweepOptions
+
+    out, _ = sweep_run
+    sweep_dir = copy_sweep(out, tmp_path / "s")
+    folder = tmp_path / "gpt2.torchscript"
+    folder.mkdir()
+
+    def fail(record: PortRecord) -> None:
+        port = record.variants[0].ports[0]
+        unfixed = next(s.output for s in port.stages if s.name == "torchscript-to-torch")
+        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS.value, "torch-to-linalg", str(folder)
+        port.blockers = [Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.__and__.Tensor",
+                                 op="torch.aten.__and__.Tensor")]
+        port.commands = [f"{sys.executable} -m harness report {unfixed} --pipeline torch-to-linalg "
+                         f"--no-reduce --out {folder / 'report'}"]
+
+    edit(sweep_dir / "records" / "gpt2.json", fail)
+    sweep = records.load(sweep_dir)
+    runs = make_reports(sweep, SweepOptions(out=sweep_dir, cwd=str(ROOT)))
+    assert [(r.signature, r.ok, r.reused) for r in runs] == [("no-lowering:aten.__and__.Tensor", True, False)]
+    bundles = list((folder / "report").iterdir())
+    assert len(bundles) == 1 and (bundles[0] / "repro.sh").is_file()
+    page = board.render(sweep)
+    assert 'report bundle: <a href="../gpt2.torchscript/report">' in page
+    # Made once: a second sweep reuses the bundle.
+    assert [r.reused for r in make_reports(sweep, SweepOptions(out=sweep_dir, cwd=str(ROOT)))] == [True]

@@ -55,6 +55,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
                            port_args=tuple(port_args), cwd=str(Path.cwd()))
     runs = run_sweep(models, options, say=say)
     sweep = records.load(out)
+    if args.reports:
+        from ..sweep.reports import make_reports
+
+        made = make_reports(sweep, options, say=say)
+        print(f"report bundles: {sum(r.ok for r in made)} of {len(made)} blockers")
     page = board.write(sweep, board.BoardOptions(baseline=baseline))
     width = max(len(r.model) for r in runs)
     for run in runs:
@@ -91,6 +96,8 @@ def register(sub) -> None:
     p.add_argument("--numerics-check", action="store_true",
                    help="run 'harness check' (the op-level reference check) on each port that "
                         "lowers: a silent miscompile gets its own colour")
+    p.add_argument("--reports", action="store_true",
+                   help="run 'harness report' once per distinct blocker (the board links each bundle)")
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
     p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
     p.add_argument("--opt", help="torch-mlir-opt binary for the ports (default: $TORCH_MLIR_OPT, then the wheel's)")

@@ -87,7 +87,7 @@ def _kill_group(process: subprocess.Popen) -> None:
         process.kill()
 
 
-def _run(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
+def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
          stdout: Path | None = None) -> tuple[int | None, bool, float]:
     """Runs ``argv`` in its own process group, output to ``log`` (stdout to ``stdout`` when
     given): (exit code, timed out, seconds). On timeout the whole group goes, torch-mlir-opt
@@ -130,7 +130,7 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
             "--json", str(record_path), "--out", str(root / PORTS),
             "--timeout", f"{options.stage_timeout_s:g}", *(["--fix"] if options.fix else []),
             *options.port_args]
-    code, timed_out, seconds = _run(argv, log, options.timeout_s, options.cwd)
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
     if not timed_out and code in (0, 1) and record_path.is_file():
         return read_result(record_path), False, seconds
     reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
@@ -175,7 +175,7 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
             "--timeout", f"{options.stage_timeout_s:g}",
             *(["--inputs", inputs] if inputs and Path(inputs).is_file() else ["--random-inputs"])]
     path.parent.mkdir(parents=True, exist_ok=True)
-    code, timed_out, seconds = _run(argv, log, options.timeout_s, options.cwd, stdout=out_json)
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json)
     try:
         data = json.loads(out_json.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
