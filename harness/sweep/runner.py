@@ -156,8 +156,9 @@ def torch_ir(port: FrontendPort) -> str:
 
 
 def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptions) -> str:
-    """``harness check`` (the op-level reference check) on a port that lowered, on its traced
-    inputs; its JSON lands in ``DIR/checks``. Returns the check's outcome ("" when not run)."""
+    """``harness check`` (the op-level reference check) on a port that lowered, on the inputs
+    where its numbers differed from eager (else its traced inputs); its JSON lands in
+    ``DIR/checks``. Returns the check's outcome ("" when not run)."""
     if port.outcome == PortOutcome.FAILS.value:
         return ""
     path = check_path(options.out, model, variant, port.frontend)
@@ -165,7 +166,10 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     if old is not None:
         return str(old.get("outcome", ""))
     source = torch_ir(port)
-    inputs = next((n.inputs_file for n in port.numerics if n.inputs == "traced" and n.inputs_file), "")
+    # The input set where the port's numbers differed from eager, else the traced one.
+    sets = sorted((n for n in port.numerics if n.inputs_file),
+                  key=lambda n: (n.verdict != PortOutcome.NUMERICS_MISMATCH.value, n.inputs != "traced"))
+    inputs = sets[0].inputs_file if sets else ""
     if not source or not Path(source).is_file():
         return ""
     log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.frontend}.check.log"
