@@ -23,7 +23,7 @@ import sys
 import traceback
 from typing import Sequence
 
-from .commands import builds, check, diagnose, fix, models
+from .commands import builds, check, diagnose, fix, models, sweep
 from .commands.common import EXIT_FAILURE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the convention's names)
 from .errors import HarnessError
 
@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     builds.register(sub)
     check.register(sub)
     fix.register(sub)
+    sweep.register(sub)
 
     _common_options(sub)
     return parser

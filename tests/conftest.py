@@ -28,3 +28,19 @@ def filecheck(tmp_path):
             pytest.fail(f"FileCheck failed:\n{proc.stderr}\n--- input ---\n{text}", pytrace=False)
 
     return check
+
+
+# One real sweep for the sweep tests (tests/test_sweep*.py): three tiny ports, each in its own
+# process, with the op-level check; 'nosuchmodel' is a port that leaves no record.
+SWEEP_MODELS = ("gpt2", "bert", "nosuchmodel")
+
+
+@pytest.fixture(scope="session")
+def sweep_run(tmp_path_factory):
+    """(the sweep folder, the finished process) of ``harness sweep SWEEP_MODELS --numerics-check``."""
+    out = tmp_path_factory.mktemp("sweep") / "board"
+    proc = subprocess.run([sys.executable, "-m", "harness", "--progress", "sweep", *SWEEP_MODELS,
+                           "--out", str(out), "--numerics-check", "--jobs", "2"],
+                          capture_output=True, text=True, timeout=900,
+                          cwd=Path(__file__).resolve().parent.parent)
+    return out, proc

@@ -1,0 +1,104 @@
+"""``harness sweep``: port many models, each in its own process, and write a static status
+board (``DIR/index.html``) from their records."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import UsageError
+from .common import EXIT_FAILURE, EXIT_OK, progress
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..sweep import board, records
+    from ..sweep.merge import merge
+    from ..sweep.runner import SweepOptions, Shard, run_sweep
+
+    out = Path(args.out)
+    baseline = records.load(args.baseline) if args.baseline else None
+    if args.merge:
+        if args.models or args.all or args.shard:
+            raise UsageError("--merge joins finished sweeps: give it the folders and --out, "
+                             "without MODELs, --all or --shard.")
+        merged = merge([Path(d) for d in args.merge], out)
+        for model in merged.replaced:
+            print(f"{model}: in more than one folder; kept the copy of the last one")
+        sweep = records.load(out)
+        page = board.write(sweep, board.BoardOptions(baseline=baseline))
+        print(f"merged {len(merged.models)} models from {len(args.merge)} folders; board: {page}")
+        return EXIT_OK if all(m.ok for m in sweep.models) else EXIT_FAILURE
+    models = list(dict.fromkeys(args.models))
+    say = progress(args)
+    if args.all:
+        from ..sweep.catalog import all_models
+
+        built, skipped = all_models(out, force=args.force, say=say)
+        print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
+              f"(listed on the board, and in {out / records.MODELS_FILE})")
+        models = list(dict.fromkeys(models + built))
+    if not models:
+        raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
+                         "'harness port --list' shows the model names.")
+    if args.shard:
+        models = Shard.parse(args.shard).select(models)
+    port_args = []
+    if args.frontend:
+        port_args += ["--frontend", args.frontend]
+    if args.no_numerics:
+        port_args.append("--no-numerics")
+    if args.opt:
+        port_args += ["--opt", args.opt]
+    options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
+                           timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
+                           jobs=args.jobs, numerics_check=args.numerics_check,
+                           port_args=tuple(port_args), cwd=str(Path.cwd()))
+    runs = run_sweep(models, options, say=say)
+    sweep = records.load(out)
+    if args.reports:
+        from ..sweep.reports import make_reports
+
+        made = make_reports(sweep, options, say=say)
+        print(f"report bundles: {sum(r.ok for r in made)} of {len(made)} blockers")
+    page = board.write(sweep, board.BoardOptions(baseline=baseline))
+    width = max(len(r.model) for r in runs)
+    for run in runs:
+        print(f"{run.model:<{width}}  {run.outcome}")
+    ok = sum(r.ok for r in runs)
+    print(f"{ok} of {len(runs)} models lower{' and verify' if not args.no_numerics else ''}; "
+          f"board: {page}")
+    return EXIT_OK if ok == len(runs) else EXIT_FAILURE
+
+
+def register(sub) -> None:
+    from ..sweep.runner import DEFAULT_MODEL_TIMEOUT_S, DEFAULT_STAGE_TIMEOUT_S
+
+    p = sub.add_parser("sweep", help="port many models (each in its own process) and write a "
+                                     "static HTML status board of where each stops")
+    p.add_argument("models", nargs="*", metavar="MODEL", help="model types, folders, or opt")
+    p.add_argument("--all", action="store_true",
+                   help="every transformers model type whose tiny base model builds on the CPU "
+                        "(the others are listed on the board with why)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="the sweep folder: records/, logs/, ports/, index.html")
+    p.add_argument("--no-fix", action="store_true", help="port the models as they are (default: --fix)")
+    p.add_argument("--force", action="store_true", help="port again even where DIR has a record")
+    p.add_argument("--timeout", type=float, default=DEFAULT_MODEL_TIMEOUT_S,
+                   help=f"seconds per model before its process group is killed (default: "
+                        f"{DEFAULT_MODEL_TIMEOUT_S:g})")
+    p.add_argument("--stage-timeout", type=float, default=DEFAULT_STAGE_TIMEOUT_S,
+                   help=f"the port's --timeout, per stage (default: {DEFAULT_STAGE_TIMEOUT_S:g})")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="models ported side by side (default: 1)")
+    p.add_argument("--shard", metavar="I/N", help="port only every N-th model from the I-th "
+                                                   "(CI matrix jobs; join with --merge)")
+    p.add_argument("--merge", nargs="+", metavar="DIR", help="join these sweep folders into --out")
+    p.add_argument("--baseline", metavar="OLD_DIR", help="mark what got better or worse since that sweep")
+    p.add_argument("--numerics-check", action="store_true",
+                   help="run 'harness check' (the op-level reference check) on each port that "
+                        "lowers: a silent miscompile gets its own colour")
+    p.add_argument("--reports", action="store_true",
+                   help="run 'harness report' once per distinct blocker (the board links each bundle)")
+    p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
+    p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
+    p.add_argument("--opt", help="torch-mlir-opt binary for the ports (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.set_defaults(fn=cmd_sweep)

@@ -1,0 +1,151 @@
+"""A sweep's folder, read back: the port records, what stood in for a model that left none,
+and the op-level checks. Records are the only state of a sweep (no database, no scheduler):
+``DIR/records/NAME.json`` is either a port record (``harness.port/1``, written by
+``harness port --json``) or a :class:`RunFailure` (``harness.sweep-failure/1``: the port
+crashed, hung, or wrote nothing), and ``DIR/checks/NAME/VARIANT.FRONTEND.json`` is the JSON of
+``harness check`` (``harness.check/1``) on a port's torch IR.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from harness.compiler.irfile import write_atomically
+from harness.errors import InputFileError
+from harness.port.record import SCHEMA as PORT_SCHEMA
+from harness.port.record import PortRecord
+
+FAILURE_SCHEMA = "harness.sweep-failure/1"
+CHECK_SCHEMA = "harness.check/1"
+RECORDS, CHECKS, LOGS, PORTS = "records", "checks", "logs", "ports"
+MODELS_FILE = "models.json"  # --all: the model types that build, and the skipped ones with why
+
+
+def file_name(model: str) -> str:
+    """A MODEL (``gpt2``, ``t5:encoder``, ``./my-model``) as a file name."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", model.strip("./")).strip("_")
+    return name or "model"
+
+
+@dataclass
+class RunFailure:
+    """A model whose port left no record: why, and where its output went."""
+
+    model: str
+    reason: str            # timeout | crash | no-record
+    seconds: float
+    returncode: int | None = None
+    detail: str = ""       # the last lines of its stderr
+    log: str = ""          # DIR/logs/NAME.log, relative to DIR
+    schema: str = FAILURE_SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {"schema": data.pop("schema"), **data}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunFailure:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class ModelResult:
+    """One MODEL of a sweep: its port record, or the failure that stands for it."""
+
+    model: str
+    path: Path
+    record: PortRecord | None = None
+    failure: RunFailure | None = None
+    checks: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (variant, frontend)
+
+    @property
+    def ok(self) -> bool:
+        return self.record is not None and self.record.ok and not any(
+            c.get("outcome") == "numerics-mismatch" for c in self.checks.values())
+
+
+@dataclass
+class SweepDir:
+    """What a sweep folder holds: every model's result, and (``--all``) the skipped types."""
+
+    root: Path
+    models: list[ModelResult] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # model_type, why
+
+    def by_model(self) -> dict[str, ModelResult]:
+        return {m.model: m for m in self.models}
+
+
+def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
+    """One file of ``DIR/records``: a port record or a run failure, by its ``schema``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputFileError(f"cannot read the sweep record {path}: {e}. Delete it and run the "
+                             "sweep again (or pass --force).") from None
+    schema = str(data.get("schema", "")) if isinstance(data, dict) else ""
+    if schema.split("/")[0] == FAILURE_SCHEMA.split("/")[0]:
+        if schema != FAILURE_SCHEMA:
+            raise InputFileError(f"{path}: a sweep failure of schema {schema!r}; this version "
+                                 f"reads {FAILURE_SCHEMA}. Run the sweep again with --force.")
+        return RunFailure.from_json(data)
+    try:
+        return PortRecord.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputFileError(f"{path} is not a valid port record ({PORT_SCHEMA}): {e}. Run the "
+                             "sweep again with --force.") from None
+
+
+def write_failure(root: Path, failure: RunFailure) -> Path:
+    path = root / RECORDS / f"{file_name(failure.model)}.json"
+    write_atomically(path, json.dumps(failure.to_json(), indent=1) + "\n")
+    return path
+
+
+def check_path(root: Path, model: str, variant: str, frontend: str) -> Path:
+    return root / CHECKS / file_name(model) / f"{file_name(variant)}.{frontend}.json"
+
+
+def read_check(path: Path) -> dict[str, Any] | None:
+    """A ``harness check --json`` result, or None when absent or of another schema."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or str(data.get("schema", "")).split("/")[0] != CHECK_SCHEMA.split("/")[0]:
+        return None
+    return data
+
+
+def load(root: str | os.PathLike) -> SweepDir:
+    """Every record under ``root/records`` (sorted by model), with its checks."""
+    root = Path(root)
+    folder = root / RECORDS
+    if not folder.is_dir():
+        raise InputFileError(f"{root} is not a sweep folder: it has no {RECORDS}/ folder. Pass the "
+                             "--out DIR of an earlier 'harness sweep'.")
+    sweep = SweepDir(root)
+    for path in sorted(folder.glob("*.json")):
+        result = read_result(path)
+        if isinstance(result, RunFailure):
+            sweep.models.append(ModelResult(result.model, path, failure=result))
+            continue
+        item = ModelResult(result.model, path, record=result)
+        for variant, port in result.ports():
+            check = read_check(check_path(root, result.model, variant.name, port.frontend))
+            if check is not None:
+                item.checks[(variant.name, port.frontend)] = check
+        sweep.models.append(item)
+    models_file = root / MODELS_FILE
+    if models_file.is_file():
+        try:
+            sweep.skipped = list(json.loads(models_file.read_text()).get("skipped", []))
+        except (OSError, json.JSONDecodeError, AttributeError):
+            sweep.skipped = []
+    return sweep

@@ -1,0 +1,248 @@
+"""Runs ``harness port MODEL --json FILE`` for each model in its own process, so a crash or a
+hang costs one model, and (``--numerics-check``) ``harness check`` on the torch IR of each port
+that lowered. What each run leaves is a record file: a later sweep reuses it unless forced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.compiler.irfile import write_atomically
+from harness.port.record import FrontendPort, PortOutcome, PortRecord, PortStage
+
+from .progress import SweepProgress
+from .records import (
+    LOGS,
+    PORTS,
+    RECORDS,
+    RunFailure,
+    check_path,
+    file_name,
+    read_check,
+    read_result,
+    write_failure,
+)
+
+#: Per model: a tiny port takes 20-60 s; the bound is for hangs, not for slow machines.
+DEFAULT_MODEL_TIMEOUT_S = 900.0
+#: Per stage inside the port: a hung torch-mlir-opt stops there, and the port still writes a record.
+DEFAULT_STAGE_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    out: Path
+    fix: bool = True                  # port --fix (--no-fix: the models as they are)
+    force: bool = False               # run again even where a record exists
+    timeout_s: float = DEFAULT_MODEL_TIMEOUT_S
+    stage_timeout_s: float = DEFAULT_STAGE_TIMEOUT_S
+    jobs: int = 1                     # models ported side by side
+    numerics_check: bool = False      # harness check on each lowered port's torch IR
+    port_args: tuple[str, ...] = ()   # more 'harness port' flags (--frontend fx, --opt PATH, ...)
+    python: str = sys.executable
+    cwd: str | None = None            # where the subprocesses start (None: this process's cwd)
+
+
+@dataclass
+class ModelRun:
+    model: str
+    outcome: str          # the summary word the progress line shows
+    seconds: float
+    reused: bool = False
+    ok: bool = False
+
+
+def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[str, bool]:
+    if isinstance(result, RunFailure):
+        return f"crashed ({result.reason}{'' if result.returncode is None else f', exit {result.returncode}'})", False
+    words, ok = [], bool(result.ports())
+    for variant, port in result.ports():
+        word = port.outcome
+        if port.outcome == PortOutcome.FAILS.value:
+            word += f" at {port.failed_stage}"
+        check = checks.get(f"{variant.name}.{port.frontend}")
+        if check == "numerics-mismatch":
+            word, ok = "miscompile (op-level check)", False
+        elif check:
+            word += f", check {check}"
+        name = port.frontend if len(result.variants) == 1 else f"{variant.name} {port.frontend}"
+        words.append(f"{name} {word}")
+        ok = ok and port.outcome in (PortOutcome.VERIFIED.value, PortOutcome.LOWERED.value)
+    return ", ".join(words) or "no ports", ok
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        process.kill()
+
+
+def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
+         stdout: Path | None = None) -> tuple[int | None, bool, float]:
+    """Runs ``argv`` in its own process group, output to ``log`` (stdout to ``stdout`` when
+    given): (exit code, timed out, seconds). On timeout the whole group goes, torch-mlir-opt
+    children included."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    with open(log, "w", encoding="utf-8") as out, \
+            open(stdout if stdout else os.devnull, "w", encoding="utf-8") as result:
+        out.write("$ " + " ".join(argv) + "\n")
+        out.flush()
+        process = subprocess.Popen(argv, stdout=result if stdout else out, stderr=subprocess.STDOUT
+                                   if not stdout else out, cwd=cwd, start_new_session=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            code = process.wait(timeout=timeout_s)
+            return code, False, time.monotonic() - start
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            process.wait()
+            return None, True, time.monotonic() - start
+
+
+def _tail(log: Path, lines: int = 6) -> str:
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in text[-lines:])[:600]
+
+
+def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailure, bool, float]:
+    """The model's record, reused when present (unless forced): (record, reused, seconds)."""
+    root = options.out
+    record_path = root / RECORDS / f"{file_name(model)}.json"
+    if record_path.is_file() and not options.force:
+        return read_result(record_path), True, 0.0
+    record_path.unlink(missing_ok=True)
+    log = root / LOGS / f"{file_name(model)}.log"
+    argv = [options.python, "-m", "harness", "--no-progress", "port", model,
+            "--json", str(record_path), "--out", str(root / PORTS),
+            "--timeout", f"{options.stage_timeout_s:g}", *(["--fix"] if options.fix else []),
+            *options.port_args]
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
+    if not timed_out and code in (0, 1) and record_path.is_file():
+        return read_result(record_path), False, seconds
+    reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
+    detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
+              else _tail(log))
+    failure = RunFailure(model, reason, round(seconds, 2), code, detail, str(log.relative_to(root)))
+    write_failure(root, failure)
+    return failure, False, seconds
+
+
+def torch_ir(port: FrontendPort) -> str:
+    """The torch-dialect file torch-to-linalg took: the last kept fix's output, else the output
+    of the stage before torch-to-linalg."""
+    kept = [f for f in port.fixes if f.get("outcome") == "kept" and f.get("output_path")]
+    if kept:
+        return str(kept[-1]["output_path"])
+    before = ""
+    for stage in port.stages:
+        if stage.name == PortStage.TORCH_TO_LINALG.value:
+            return before
+        before = stage.output
+    return ""
+
+
+def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptions) -> str:
+    """``harness check`` (the op-level reference check) on a port that lowered, on the inputs
+    where its numbers differed from eager (else its traced inputs); its JSON lands in
+    ``DIR/checks``. Returns the check's outcome ("" when not run)."""
+    if port.outcome == PortOutcome.FAILS.value:
+        return ""
+    path = check_path(options.out, model, variant, port.frontend)
+    old = None if options.force else read_check(path)
+    if old is not None:
+        return str(old.get("outcome", ""))
+    source = torch_ir(port)
+    # The input set where the port's numbers differed from eager, else the traced one.
+    sets = sorted((n for n in port.numerics if n.inputs_file),
+                  key=lambda n: (n.verdict != PortOutcome.NUMERICS_MISMATCH.value, n.inputs != "traced"))
+    inputs = sets[0].inputs_file if sets else ""
+    if not source or not Path(source).is_file():
+        return ""
+    log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.frontend}.check.log"
+    out_json = path.with_suffix(".out")
+    argv = [options.python, "-m", "harness", "--no-progress", "check", source,
+            "--pipeline", "torch-to-linalg", "--json", "--out", str(path.parent),
+            "--timeout", f"{options.stage_timeout_s:g}",
+            *(["--inputs", inputs] if inputs and Path(inputs).is_file() else ["--random-inputs"])]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json)
+    try:
+        data = json.loads(out_json.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        data = {"schema": "harness.check/1", "outcome": "error", "input_path": source,
+                "error": "timed out" if timed_out else f"exit {code}: {_tail(log)}"}
+    data["seconds_total"] = round(seconds, 2)
+    write_atomically(path, json.dumps(data, indent=1) + "\n")
+    out_json.unlink(missing_ok=True)
+    return str(data.get("outcome", ""))
+
+
+def sweep_one(model: str, options: SweepOptions) -> ModelRun:
+    """Ports one model and checks its ports; the seconds count both."""
+    start = time.monotonic()
+    result, reused, _ = port_model(model, options)
+    checks: dict[str, str] = {}
+    if options.numerics_check and isinstance(result, PortRecord):
+        for variant, port in result.ports():
+            outcome = check_port(model, variant.name, port, options)
+            if outcome:
+                checks[f"{variant.name}.{port.frontend}"] = outcome
+    word, ok = _summary(result, checks)
+    seconds = time.monotonic() - start
+    return ModelRun(model, word, seconds, reused, ok)
+
+
+def run_sweep(models: Sequence[str], options: SweepOptions,
+              say: Callable[[str], None] | None = None) -> list[ModelRun]:
+    """Every model, ``options.jobs`` at a time; one progress line as each finishes."""
+    progress = SweepProgress(len(models), say, options.jobs)
+    (options.out / RECORDS).mkdir(parents=True, exist_ok=True)
+
+    def one(model: str) -> ModelRun:
+        run = sweep_one(model, options)
+        progress.finished(model, run.outcome, run.seconds, run.reused)
+        return run
+
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+        return list(pool.map(one, models))
+
+
+@dataclass
+class Shard:
+    index: int   # 1-based
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        from harness.errors import UsageError
+
+        i, sep, n = text.partition("/")
+        try:
+            shard = cls(int(i), int(n))
+        except ValueError:
+            shard = None
+        if not sep or shard is None or not 1 <= shard.index <= shard.count:
+            raise UsageError(f"--shard expects I/N with 1 <= I <= N (e.g. --shard 2/4), got {text!r}.")
+        return shard
+
+    def select(self, models: Sequence[str]) -> list[str]:
+        """Every N-th model from the I-th, in the order given: the shards of one list are
+        disjoint and together cover it."""
+        return [m for k, m in enumerate(models) if k % self.count == self.index - 1]
+

@@ -1,0 +1,151 @@
+"""The board's cells: one per model variant and frontend, with a status that orders outcomes
+from worst to best, so a baseline comparison can say better or worse."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.enums import ParsableEnum
+from harness.port.record import Blocker, FrontendPort, PortOutcome
+
+from .records import ModelResult, SweepDir
+
+
+class Status(ParsableEnum):
+    """A cell's status, worst first (the order is the rank a baseline compares)."""
+
+    CRASHED = "crashed"                       # the port process crashed, hung or wrote nothing
+    FAILS = "fails"                           # stopped at a stage
+    MISCOMPILE = "miscompile"                 # lowered; the op-level check's numbers differ
+    NUMERICS_MISMATCH = "numerics-mismatch"   # lowered; differs from eager (frontend or torch-mlir)
+    LOWERED = "lowered"                       # lowered; numbers not checked
+    VERIFIED = "verified"                     # lowered; matches eager (and the op-level check)
+
+    @property
+    def rank(self) -> int:
+        return list(Status).index(self)
+
+    @property
+    def ok(self) -> bool:
+        return self in (Status.LOWERED, Status.VERIFIED)
+
+
+@dataclass
+class Cell:
+    """One frontend of one model variant."""
+
+    model: str
+    variant: str
+    frontend: str
+    status: Status
+    reached: str = ""
+    failed_stage: str = ""
+    blockers: list[Blocker] = field(default_factory=list)
+    fixes: list[str] = field(default_factory=list)          # the fixes applied (port --fix)
+    max_abs_diff: float | str | None = None                  # the worst of the input sets
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    check: dict[str, Any] | None = None                      # harness check --json, if run
+    folder: str = ""
+    report_command: str = ""
+    detail: str = ""                                          # a crash's reason
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.model, self.variant, self.frontend)
+
+
+@dataclass
+class Row:
+    """One model variant: its cells by frontend."""
+
+    model: str
+    variant: str
+    cells: dict[str, Cell] = field(default_factory=dict)
+
+
+def _worst_diff(port: FrontendPort) -> float | str | None:
+    values = [n.max_abs_diff for n in port.numerics]
+    if not values:
+        return None
+    for special in ("nan", "inf"):
+        if special in values:
+            return special
+    return max(float(v) for v in values)
+
+
+def _applied(port: FrontendPort) -> list[str]:
+    """The fixes kept (``harness.fixes.driver``: each fix tried is kept or rolled back)."""
+    return [str(f.get("fix", "")) for f in port.fixes if f.get("outcome") == "kept"]
+
+
+def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:
+    outcome = PortOutcome.parse(port.outcome)
+    if outcome is PortOutcome.FAILS:
+        return Status.FAILS
+    if check is not None and check.get("outcome") == "numerics-mismatch":
+        return Status.MISCOMPILE
+    return Status.parse(outcome.value)
+
+
+def cells_of(result: ModelResult) -> list[Row]:
+    if result.record is None:
+        failure = result.failure
+        detail = f"{failure.reason}: {failure.detail}" if failure else "no record"
+        return [Row(result.model, result.model,
+                    {"-": Cell(result.model, result.model, "-", Status.CRASHED, detail=detail)})]
+    rows = []
+    for variant in result.record.variants:
+        row = Row(result.model, variant.name)
+        for port in variant.ports:
+            check = result.checks.get((variant.name, port.frontend))
+            report = next((c for c in port.commands if " report " in f" {c} "), "")
+            row.cells[port.frontend] = Cell(
+                result.model, variant.name, port.frontend, _status(port, check),
+                reached=port.reached, failed_stage=port.failed_stage, blockers=list(port.blockers),
+                fixes=_applied(port), max_abs_diff=_worst_diff(port),
+                stage_seconds=port.stage_seconds(), check=check, folder=port.folder,
+                report_command=report)
+        rows.append(row)
+    return rows
+
+
+def rows_of(sweep: SweepDir) -> list[Row]:
+    return [row for result in sweep.models for row in cells_of(result)]
+
+
+def frontends_of(rows: list[Row]) -> list[str]:
+    """The table's columns: TorchScript first (the mission's path), then FX, then the rest."""
+    seen = {f for r in rows for f in r.cells if f != "-"}
+    order = ["torchscript", "fx"]
+    return [f for f in order if f in seen] + sorted(seen - set(order))
+
+
+@dataclass
+class Change:
+    key: tuple[str, str, str]
+    before: Status | None
+    after: Status | None
+
+    @property
+    def direction(self) -> str:
+        if self.before is None:
+            return "new"
+        if self.after is None:
+            return "gone"
+        return "better" if self.after.rank > self.before.rank else "worse"
+
+
+def compare(old: list[Row], new: list[Row]) -> list[Change]:
+    """What changed between two sweeps, cell by cell (a crashed model counts for each of the
+    other sweep's frontends of it)."""
+    def flat(rows: list[Row]) -> dict[tuple[str, str, str], Status]:
+        return {c.key: c.status for r in rows for c in r.cells.values()}
+
+    before, after = flat(old), flat(new)
+    changes = []
+    for key in sorted(set(before) | set(after)):
+        b, a = before.get(key), after.get(key)
+        if b != a:
+            changes.append(Change(key, b, a))
+    return changes

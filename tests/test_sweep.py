@@ -1,0 +1,124 @@
+"""harness sweep end to end: real tiny ports (gpt2, bert), each in its own process, with the
+op-level check, one model that leaves no record, reuse, a per-model timeout and --all's
+skipped types. The sweep itself runs once (``sweep_run`` in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import SWEEP_MODELS
+
+from harness.port.record import PortRecord
+from harness.sweep import records
+from harness.sweep.records import RunFailure
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def harness(*argv: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", *argv], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
+    out, proc = sweep_run
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # nosuchmodel failed
+    gpt2 = records.read_result(out / "records" / "gpt2.json")
+    bert = records.read_result(out / "records" / "bert.json")
+    missing = records.read_result(out / "records" / "nosuchmodel.json")
+    assert isinstance(gpt2, PortRecord) and isinstance(bert, PortRecord)
+    # --fix is the default: stock gpt2's TorchScript path lowers once __and__ is renamed.
+    for record in (gpt2, bert):
+        assert [p.frontend for _, p in record.ports()] == ["torchscript", "fx"]
+    assert [p.outcome for _, p in gpt2.ports()] == ["verified", "verified"]
+    ts = gpt2.variants[0].ports[0]
+    assert [f["fix"] for f in ts.fixes if f["outcome"] == "kept"] == ["bitwise-and-or"]
+    # bert's FX path stops at the importer (non-persistent buffers): port --fix applies torch
+    # IR fixes only, and 'persistent-buffers' works on the nn.Module.
+    assert [p.outcome for _, p in bert.ports()] == ["verified", "fails"]
+    fx = bert.variants[0].ports[1]
+    assert fx.failed_stage == "import" and fx.blockers[0].fixes == ["persistent-buffers"]
+    assert isinstance(missing, RunFailure) and missing.reason == "no-record"
+    assert missing.returncode == 2 and "nosuchmodel" in missing.detail
+    assert (out / missing.log).is_file()
+    assert (out / "index.html").is_file()
+
+
+def test_progress_has_one_line_per_model_and_the_summary_names_each(sweep_run):
+    out, proc = sweep_run
+    lines = [l.strip() for l in proc.stderr.splitlines() if re.match(r"\s*\[\d/3\]", l)]
+    assert len(lines) == 3, proc.stderr
+    assert sorted(l.split("]")[0] for l in lines) == ["[1/3", "[2/3", "[3/3"]
+    for line in lines:
+        assert re.search(r"\| elapsed \d+:\d\d, ETA \d+:\d\d$", line), line
+    by_model = {l.split("] ")[1].split(":")[0]: l for l in lines}
+    assert set(by_model) == set(SWEEP_MODELS)
+    assert "crashed (no-record, exit 2)" in by_model["nosuchmodel"]
+    assert "torchscript verified, check verified, fx verified, check verified" in by_model["gpt2"]
+    assert "fx fails at import" in by_model["bert"]
+    assert "1 of 3 models lower and verify" in proc.stdout
+
+
+def test_numerics_check_runs_the_reference_check_on_each_lowered_port(sweep_run):
+    out, _ = sweep_run
+    for model, frontend in (("gpt2", "torchscript"), ("gpt2", "fx"), ("bert", "torchscript")):
+            data = json.loads(records.check_path(out, model, model, frontend).read_text())
+            assert data["schema"] == "harness.check/1"
+            assert data["outcome"] == "verified", (model, frontend, data.get("error"))
+            assert data["pipeline"] == "torch-to-linalg"
+            # On the port's own traced inputs, not random ones.
+            assert data["inputs"].endswith("inputs.npz"), data["inputs"]
+    # A port that did not lower is not checked.
+    assert not records.check_path(out, "bert", "bert", "fx").exists()
+    sweep = records.load(out)
+    assert {m.model: len(m.checks) for m in sweep.models} == {"bert": 1, "gpt2": 2, "nosuchmodel": 0}
+
+
+def test_records_are_reused_unless_forced(sweep_run, tmp_path):
+    out, _ = sweep_run
+    record = out / "records" / "gpt2.json"
+    before = record.stat().st_mtime_ns
+    proc = harness("--progress", "sweep", "gpt2", "--out", str(out), "--numerics-check", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "record reused" in proc.stderr
+    assert record.stat().st_mtime_ns == before
+    assert "1 of 1 models lower and verify" in proc.stdout
+
+
+def test_a_hang_costs_one_model_its_timeout(tmp_path):
+    """The per-model timeout kills the port's process group and leaves a failure record."""
+    out = tmp_path / "s"
+    proc = harness("sweep", "gpt2", "--out", str(out), "--timeout", "3", timeout=120)
+    assert proc.returncode == 1
+    failure = records.read_result(out / "records" / "gpt2.json")
+    assert isinstance(failure, RunFailure)
+    assert failure.reason == "timeout" and failure.returncode is None
+    assert 3 <= failure.seconds < 30
+    assert "crashed (timeout)" in proc.stdout
+
+
+def test_bad_usage_is_exit_2(tmp_path):
+    proc = harness("sweep", "--out", str(tmp_path / "s"), timeout=60)
+    assert proc.returncode == 2 and "harness sweep needs MODELs" in proc.stderr
+    proc = harness("sweep", "gpt2", "--shard", "3/2", "--out", str(tmp_path / "s"), timeout=60)
+    assert proc.returncode == 2 and "--shard expects I/N" in proc.stderr
+    proc = harness("sweep", "--merge", str(tmp_path / "nothing"), "--out", str(tmp_path / "m"), timeout=60)
+    assert proc.returncode == 2 and "is not a sweep folder" in proc.stderr
+
+
+def test_all_lists_what_builds_and_why_the_rest_is_skipped(tmp_path):
+    """--all's catalog on a few types: a base model that builds, and one that does not."""
+    from harness.sweep.catalog import all_models
+
+    built, skipped = all_models(tmp_path, candidates=["gpt2", "nosuchtype"])
+    assert built == ["gpt2"]
+    assert [s["model_type"] for s in skipped] == ["nosuchtype"]
+    assert "nosuchtype" in skipped[0]["why"]
+    saved = json.loads((tmp_path / "models.json").read_text())
+    assert saved == {"built": built, "skipped": skipped}
+    # Reused: a second call reads the file instead of building models again.
+    assert all_models(tmp_path) == (built, skipped)

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Benchmark: a tiny-config ``harness sweep`` (``--fix``, both frontends, numerics), and where
+its time goes.
+
+Runs the sweep as a user does (each model a fresh ``harness port`` process, so importing torch
+and transformers counts), then reads the records and prints, model by model: the wall time of
+its process, the seconds of its stages in torch-mlir-opt (``torchscript-to-torch``,
+``fx-to-torch``, ``torch-to-linalg``, and the blocker/bisect runs of the diagnosis), the
+RefBackend (``refbackend-lowering``: the bindings' passes; ``execution``), and the rest
+(Python start, trace/export, import, numbers against eager), with the total and torch-mlir-opt's
+share side by side. Issue 13's target: the 21 architectures of issue 12 in at most 10 minutes
+on 2 cores.
+
+    python tools/bench_sweep.py                 # the 21 architectures, 2 at a time
+    python tools/bench_sweep.py gpt2 bert -j 1  # some models
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+#: Issue 12's 21 architectures, as MODEL names.
+ARCHITECTURES = ("gpt2", "gpt_neo", "gpt_neox", "gptj", "llama", "mistral", "qwen2", "qwen3",
+                 "phi", "phi3", "gemma", "falcon", "bloom", "opt", "mpt", "stablelm", "bert",
+                 "roberta", "distilbert", "t5:encoder", "bart")
+TARGET_S = 600.0
+OPT_STAGES = ("torchscript-to-torch", "fx-to-torch", "torch-to-linalg")
+REFBACKEND_STAGES = ("refbackend-lowering", "execution")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", default=list(ARCHITECTURES))
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--out", help="sweep folder (default: a fresh temp folder)")
+    parser.add_argument("--numerics-check", action="store_true")
+    args = parser.parse_args()
+
+    from harness.sweep import records
+    from harness.sweep.runner import SweepOptions, run_sweep
+
+    out = Path(args.out or tempfile.mkdtemp(prefix="bench-sweep-")).resolve()
+    options = SweepOptions(out=out, force=True, jobs=args.jobs, numerics_check=args.numerics_check,
+                           cwd=str(ROOT))
+    cpu_before = os.times()
+    start = time.monotonic()
+    runs = run_sweep(args.models, options, say=lambda line: print(line, file=sys.stderr, flush=True))
+    wall = time.monotonic() - start
+    cpu_after = os.times()
+    cpu = (cpu_after.children_user - cpu_before.children_user
+           + cpu_after.children_system - cpu_before.children_system)
+    by_model = records.load(out).by_model()
+
+    print(f"{'model':<12} {'wall s':>7} {'opt s':>6} {'refback s':>9} {'other s':>7} {'opt %':>6}  outcome")
+    total_opt = total_ref = total_wall = 0.0
+    for run in runs:
+        record = by_model[run.model].record
+        opt_s = ref_s = 0.0
+        if record is not None:
+            for _, port in record.ports():
+                seconds = port.stage_seconds()
+                opt_s += sum(seconds.get(s, 0.0) for s in OPT_STAGES) + port.diagnosis_seconds
+                ref_s += sum(seconds.get(s, 0.0) for s in REFBACKEND_STAGES)
+        other = run.seconds - opt_s - ref_s
+        total_opt, total_ref, total_wall = total_opt + opt_s, total_ref + ref_s, total_wall + run.seconds
+        share = 100 * opt_s / run.seconds if run.seconds else 0.0
+        print(f"{run.model:<12} {run.seconds:7.1f} {opt_s:6.1f} {ref_s:9.1f} {other:7.1f} "
+              f"{share:5.1f}%  {run.outcome}")
+    share = 100 * total_opt / total_wall if total_wall else 0.0
+    print(f"{'sum':<12} {total_wall:7.1f} {total_opt:6.1f} {total_ref:9.1f} "
+          f"{total_wall - total_opt - total_ref:7.1f} {share:5.1f}%")
+    print(f"sweep wall time: {wall:.1f} s with {args.jobs} at a time (target {TARGET_S:.0f} s: "
+          f"{wall / TARGET_S:.2f} of it); CPU of all processes: {cpu:.1f} s; "
+          f"{sum(r.ok for r in runs)} of {len(runs)} models ok; folder {out}")
+    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
+          f"(the machine is shared: other jobs count in the wall time)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
