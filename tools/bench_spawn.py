@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
 import shutil
 import signal
 import statistics
