@@ -268,6 +268,8 @@ def test_opt_config_350m_reaches_the_model_and_set_still_wins(tmp_path):
                            "--set", "num_hidden_layers=1", "--torch-only", "--out", str(tmp_path),
                            "--json", str(record)], capture_output=True, text=True, cwd=root, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    config = json.loads(record.read_text())["variants"][0]["config"]  # the built model's config
+    data = json.loads(record.read_text())
+    assert Path(data["folder"]).name.startswith("opt-350m-")  # named for the shape, not 125m
+    config = data["variants"][0]["config"]  # the built model's config
     assert config["hidden_size"] == 1024 and config["word_embed_proj_dim"] == 512
     assert config["do_layer_norm_before"] is False and config["num_hidden_layers"] == 1

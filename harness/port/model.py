@@ -106,7 +106,17 @@ def _size_label(spec, prepared) -> str:
     from harness.models.hf_resolve import SourceKind
 
     size = prepared.settings.size
-    return PRESETS[Size.parse(size)] if spec.kind is SourceKind.OPT else size
+    if spec.kind is not SourceKind.OPT:
+        return size
+    label = PRESETS[Size.parse(size)]
+    if label == "125m":  # harness opt --config 350m|1.3b: the default config at that width
+        from harness.models.opt import PRESETS as SHAPES
+
+        width = (prepared.settings.overrides or {}).get("hidden_size")
+        for name in ("350m", "1.3b"):
+            if width is not None and width == SHAPES[name]["hidden_size"]:
+                return name
+    return label
 
 
 def _tracer(prepared):
