@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from enum import Enum
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
-from harness.errors import PipelineConfigError
+from harness.enums import ParsableEnum
+from harness.errors import HarnessError, PipelineConfigError
 
 PIPELINES_FILE = Path(__file__).resolve().parents[2] / "pipelines" / "pipelines.toml"
 
 
-class Driver(str, Enum):
+class Driver(ParsableEnum):
     """The tool that runs a pipeline."""
 
     TORCH_MLIR_OPT = "torch-mlir-opt"
@@ -33,13 +33,12 @@ class Driver(str, Enum):
     BINDINGS = "bindings"
 
     @classmethod
-    def parse(cls, text: str) -> Driver:
-        for member in cls:
-            if member.value == text:
-                return member
-        raise PipelineConfigError(
-            f"unknown pipeline driver {text!r}; use one of {', '.join(m.value for m in cls)}."
-        )
+    def _error(cls) -> type[HarnessError]:
+        return PipelineConfigError
+
+    @classmethod
+    def _what(cls) -> str:
+        return "pipeline driver"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import os
 import re
 import time
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from harness.compiler.runner import (
     run_pipeline,
     shell_command,
 )
+from harness.enums import ParsableEnum
 from harness.errors import (
     HarnessError,
     InputFileError,
@@ -45,17 +45,14 @@ SCHEMA = "harness.check/1"
 REFERENCE_STAGE = "reference"
 
 
-class CheckOutcome(str, Enum):
+class CheckOutcome(ParsableEnum):
     VERIFIED = "verified"
     NUMERICS_MISMATCH = "numerics-mismatch"
     FAILS = "fails"
 
     @classmethod
-    def parse(cls, text: str) -> CheckOutcome:
-        for member in cls:
-            if member.value == text:
-                return member
-        raise HarnessError(f"unknown check outcome {text!r}; one of {', '.join(m.value for m in cls)}.")
+    def _error(cls) -> type[HarnessError]:
+        return HarnessError  # read back from a record, not typed by the user
 
 
 @dataclass(frozen=True)

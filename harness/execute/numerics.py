@@ -15,27 +15,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from harness.enums import ParsableEnum
 from harness.errors import HarnessError
 
 from .dtypes import DType
 
 
-class Verdict(str, Enum):
+class Verdict(ParsableEnum):
     VERIFIED = "verified"
     NUMERICS_MISMATCH = "numerics-mismatch"
 
     @classmethod
-    def parse(cls, text: str) -> Verdict:
-        for member in cls:
-            if member.value == text:
-                return member
-        raise HarnessError(f"unknown numerics verdict {text!r}; one of "
-                           f"{', '.join(m.value for m in cls)}.")
+    def _error(cls) -> type[HarnessError]:
+        return HarnessError  # read back from a record
+
+    @classmethod
+    def _what(cls) -> str:
+        return "numerics verdict"
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,6 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Sequence
 
@@ -30,6 +29,7 @@ from harness.compiler.crash import decode_exit_status
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, execute, shell_command
+from harness.enums import ParsableEnum
 from harness.errors import HarnessError
 
 from .dtypes import Signature
@@ -38,18 +38,19 @@ from .lowering import LLVM_PIPELINE, Driver, run_stage
 from .signature import read_signature
 
 
-class Stage(str, Enum):
+class Stage(ParsableEnum):
     """Where the RefBackend stopped, named as issue 11's port stages are."""
 
     LOWERING = "refbackend-lowering"
     EXECUTION = "execution"
 
     @classmethod
-    def parse(cls, text: str) -> Stage:
-        for member in cls:
-            if member.value == text:
-                return member
-        raise HarnessError(f"unknown RefBackend stage {text!r}; one of {', '.join(m.value for m in cls)}.")
+    def _error(cls) -> type[HarnessError]:
+        return HarnessError  # read back from a record
+
+    @classmethod
+    def _what(cls) -> str:
+        return "RefBackend stage"
 
 
 @dataclass(frozen=True)

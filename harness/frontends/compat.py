@@ -13,7 +13,6 @@ exact command that reproduces it on the saved input.
 
 from __future__ import annotations
 
-import enum
 import os
 import shlex
 import shutil
@@ -28,6 +27,7 @@ from torch_mlir import ir
 from harness.compiler import pipelines as pipelines_module
 from harness.compiler.irfile import WriteOptions, unique_dir, write_module
 from harness.compiler.runner import RunOptions, repro_command, run_pipeline
+from harness.enums import ParsableEnum
 from harness.errors import HarnessError, PipelineFailure
 
 from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
@@ -39,25 +39,21 @@ __all__ = ["OutputType", "TensorPlaceholder", "compile", "import_torchscript", "
 TEXT_INPUT_MAX_WEIGHT_BYTES = 16 * 1024 * 1024
 
 
-class OutputType(enum.Enum):
+class OutputType(ParsableEnum):
     RAW = "raw"
     TORCH = "torch"
     LINALG_ON_TENSORS = "linalg-on-tensors"
     TOSA = "tosa"
     STABLEHLO = "stablehlo"
 
-    @staticmethod
-    def get(spec: "str | OutputType") -> "OutputType":
-        if isinstance(spec, OutputType):
-            return spec
-        key = str(spec).strip().lower().replace("_", "-")
-        for member in OutputType:
-            if key in (member.value, member.name.lower().replace("_", "-")):
-                return member
-        raise HarnessError(
-            f"unknown output type {spec!r}; use one of "
-            + ", ".join(repr(m.value) for m in OutputType) + " (or OutputType.<NAME>)."
-        )
+    @classmethod
+    def _error(cls) -> type[HarnessError]:
+        return HarnessError  # as the old torch_mlir.compile raised it
+
+    @classmethod
+    def get(cls, spec: "str | OutputType") -> "OutputType":
+        """The old API's name for ``parse``."""
+        return cls.parse(spec)
 
 
 class TensorPlaceholder:
