@@ -20,6 +20,7 @@ from harness.tools.bisect import (
     bisect,
     dumped_pipeline,
     reproducer_pipeline,
+    reproducer_pipeline_of_file,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -303,3 +304,29 @@ def test_harness_bisect_command(tmp_path):
     assert data["responsible"][0]["op"] == "torch.aten.nonzero"
     assert data["blockers"]["blockers"] == ["torch.aten.nonzero"]
     assert data["outcome"] == "legalization-failure"
+
+
+def _reproducer(pipeline_first: bool, filler_mb: float) -> str:
+    """A reproducer-shaped file: a long body (a model's weights) and the resource at its end,
+    or (as no MLIR writes it, but a hand-edited file may) at its start."""
+    resource = ('{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: '
+                '"builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))",\n'
+                '      disable_threading: true\n    }\n  }\n#-}\n')
+    body = "// " + "0123456789ABCDEF" * int(filler_mb * 2**20 / 16) + "\n"
+    return resource + body if pipeline_first else body + resource
+
+
+@pytest.mark.parametrize("first", [False, True], ids=["at-the-end", "at-the-start"])
+def test_the_reproducer_pipeline_is_read_from_a_large_file_in_pieces(tmp_path, first, monkeypatch):
+    path = tmp_path / "repro.mlir"
+    path.write_text(_reproducer(first, 3.0))
+    monkeypatch.setattr(bisect_module, "_REPRO_TAIL", 1 << 16)  # many chunks: one holds it
+    expected = "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))"
+    assert reproducer_pipeline_of_file(path) == expected
+    assert reproducer_pipeline(path.read_text()) == expected
+
+
+def test_a_file_without_the_resource_has_no_reproducer_pipeline(tmp_path):
+    path = tmp_path / "plain.mlir"
+    path.write_text(NONZERO)
+    assert reproducer_pipeline_of_file(path) == ""

@@ -13,7 +13,14 @@ from processes import processes_mentioning
 from harness.compiler.binary import resolve
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
 from harness.compiler.records import Outcome, render_record
-from harness.compiler.runner import RunOptions, build_command, repro_command, run_pipeline, single_pass
+from harness.compiler.runner import (
+    RunOptions,
+    build_command,
+    count_file_ops,
+    repro_command,
+    run_pipeline,
+    single_pass,
+)
 from harness.errors import (
     BinaryError,
     HarnessError,
@@ -330,3 +337,29 @@ def test_a_binary_that_hangs_on_version_is_given_up_within_the_timeout(tmp_path)
     _one_paragraph(info.value, "did not answer --version within 1 s", "--timeout")
     time.sleep(0.2)
     assert processes_mentioning(marker) == []
+
+
+def test_count_file_ops_counts_every_nested_op_but_the_module(tmp_path):
+    # func.func, 2 x torch.constant.int, the add, func.return; tm_tensor (which the bindings
+    # cannot parse) in a second function: its op, its region's op and its terminator.
+    path = write(tmp_path, "count.mlir", """\
+func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %0 = torch.aten.add.Tensor %arg0, %arg0, %int1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.int -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}
+func.func @g(%a: tensor<4xf32>, %o: tensor<4xf32>, %c: tensor<f32>) -> (tensor<4xf32>, tensor<f32>) {
+  %0:2 = tm_tensor.scan dimension(0) inclusive(true) ins(%a : tensor<4xf32>) outs(%o, %c : tensor<4xf32>, tensor<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    tm_tensor.yield %s : f32
+  } -> tensor<4xf32>, tensor<f32>
+  return %0#0, %0#1 : tensor<4xf32>, tensor<f32>
+}
+""")
+    assert count_file_ops(path) == 5 + 5
+
+
+def test_count_file_ops_is_none_for_a_file_that_does_not_parse(tmp_path):
+    assert count_file_ops(write(tmp_path, "bad.mlir", "func.func @f( {\n")) is None

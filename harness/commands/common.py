@@ -116,6 +116,34 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
     return p
 
 
+def value_flags(p: argparse.ArgumentParser, *, prefix: str = "", tolerance_help: str = "") -> None:
+    """--seed, --int-range, --function and --tolerance: the random inputs and tolerances of a
+    numbers check, spelled alike by check, fix and the --numerics tools (read with
+    ``random_inputs`` and ``tolerances``)."""
+    p.add_argument("--seed", type=int, default=0, help=f"{prefix}seed of the random inputs (default 0)")
+    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
+                   help=f"{prefix}random integers are drawn from [LOW, HIGH) (default 0,2)")
+    p.add_argument("--function", help=f"{prefix}the entry function (default: the only public one)")
+    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
+                   help=f"{prefix}tolerance of one dtype, e.g. f32=1e-3,1e-5 (repeatable"
+                        f"{'; ' + tolerance_help if tolerance_help else ''})")
+
+
+def random_inputs(args: argparse.Namespace):
+    """The RandomInputs of ``value_flags``."""
+    from ..execute.inputs import RandomInputs
+
+    low, high = int_range(args.int_range)
+    return RandomInputs(seed=args.seed, int_low=low, int_high=high)
+
+
+def tolerances(args: argparse.Namespace):
+    """The Tolerances of ``value_flags``: the defaults with each --tolerance over them."""
+    from ..execute.numerics import Tolerances
+
+    return Tolerances().with_overrides(args.tolerance)
+
+
 def int_range(text: str) -> tuple[int, int]:
     low, sep, high = text.partition(",")
     try:

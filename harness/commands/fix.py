@@ -7,7 +7,7 @@ import argparse
 import json
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, progress
+from .common import EXIT_FAILURE, EXIT_OK, progress, random_inputs, tolerances, value_flags
 
 #: The stages an imported file goes through by default: the TorchScript importer's output to
 #: the backend contract, then to linalg (the RefBackend's input).
@@ -20,20 +20,15 @@ def cmd_fix(args: argparse.Namespace) -> int:
     if not args.file or not args.output:
         raise UsageError("harness fix needs an IR FILE and -o OUT (the fixed IR to write), or "
                          "--list to see the fixes.")
-    from ..execute.inputs import RandomInputs
-    from ..execute.numerics import Tolerances
     from ..fixes.driver import FixOptions
     from ..fixes.file import FileFixOptions, fix_file
 
-    from .common import int_range
-
-    low, high = int_range(args.int_range)
     result = fix_file(args.file, args.output, FileFixOptions(
         pipeline=args.pipeline,
         fix=FixOptions(fixes=tuple(args.only), verify=args.verify,
-                       tolerances=Tolerances().with_overrides(args.tolerance), opt=args.opt,
+                       tolerances=tolerances(args), opt=args.opt,
                        timeout_s=args.timeout),
-        inputs_path=args.inputs, random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
+        inputs_path=args.inputs, random=random_inputs(args),
         function=args.function, out_dir=args.out), say=progress(args))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
@@ -73,12 +68,7 @@ def register(sub) -> None:
     p.add_argument("--no-verify", dest="verify", action="store_false",
                    help="apply the fixes without checking the numbers (e.g. weights elided)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the arguments (default: random from the signature)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
-                   help="random integers are drawn from [LOW, HIGH) (default 0,2)")
-    p.add_argument("--function", help="the entry function (default: the only public one)")
-    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
-                   help="tolerance of one dtype, e.g. f32=1e-3,1e-5 (repeatable)")
+    value_flags(p)
     p.add_argument("--out", help="parent folder of the unique work folder (default: the temp dir)")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--timeout", type=float, default=600.0,

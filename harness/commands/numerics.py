@@ -9,16 +9,21 @@ import json
 import shlex
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, int_range, invocation, progress, stderr_progress
+from .common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    invocation,
+    progress,
+    random_inputs,
+    stderr_progress,
+    tolerances,
+    value_flags,
+)
 
 
 def numerics_options(args: argparse.Namespace):
     """The inputs, tolerances and work folder of a --numerics bisect, reduce or report; None
     without --numerics (where its flags are a usage error)."""
-    from ..execute.inputs import RandomInputs
-    from ..execute.numerics import Tolerances
-    from ..tools.numerics import NumericsBisectOptions
-
     if not args.numerics:
         given = [f for f, v in (("--inputs", args.inputs), ("--tolerance", args.tolerance),
                                 ("--function", args.function)) if v]
@@ -26,10 +31,11 @@ def numerics_options(args: argparse.Namespace):
             raise UsageError(f"{', '.join(given)} go with --numerics (wrong numbers); without "
                              "it the command keeps a failure of the pipeline.")
         return None
-    low, high = int_range(args.int_range)
+    from ..tools.numerics import NumericsBisectOptions  # torch: only with --numerics
+
     return NumericsBisectOptions(
-        inputs_path=args.inputs, random=RandomInputs(seed=args.seed, int_low=low, int_high=high),
-        function=args.function, opt=args.opt, tolerances=Tolerances().with_overrides(args.tolerance),
+        inputs_path=args.inputs, random=random_inputs(args),
+        function=args.function, opt=args.opt, tolerances=tolerances(args),
         timeout_s=args.timeout or 600.0, out_dir=getattr(args, "out", None),
         progress=None if getattr(args, "json", False) else stderr_progress())
 
@@ -39,12 +45,7 @@ def numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--numerics", action="store_true", help=what)
     p.add_argument("--inputs", metavar="FILE.npz",
                    help="--numerics: the arguments, as arg0, arg1, ... or in order (default: random)")
-    p.add_argument("--seed", type=int, default=0, help="--numerics: seed of random inputs (default 0)")
-    p.add_argument("--int-range", default="0,2", metavar="LOW,HIGH",
-                   help="--numerics: random integers are drawn from [LOW, HIGH) (default 0,2)")
-    p.add_argument("--function", help="--numerics: the function (default: the only public one)")
-    p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
-                   help="--numerics: tolerance of one dtype, as harness check takes it")
+    value_flags(p, prefix="--numerics: ")
 
 
 def cmd_bisect_numerics(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.all:
         from ..sweep.catalog import all_models
 
-        built, skipped = all_models(out, force=args.force, say=say)
+        built, skipped = all_models(out, force=args.force, say=say, jobs=args.jobs)
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))

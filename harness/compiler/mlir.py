@@ -26,6 +26,10 @@ BYTECODE_MAGIC = b"ML\xefR"
 # its `dense_resource<NAME>` and the blob is dropped (torch-mlir-opt still parses and lowers it).
 ELIDE_RESOURCES_OVER_CHARS = 64
 
+# Inline ``dense<...>`` literals of more elements than this print as ``dense_resource<__elided__>``
+# with ``PrintOptions.elide_literals`` (a bug report's input.mlir: issue 15).
+ELIDE_LITERALS_OVER_ELEMENTS = 16
+
 # What the printer writes at the end of a module whose blobs were all elided.
 _EMPTY_RESOURCE_SECTION = "{-#\n\n#-}\n"
 
@@ -34,10 +38,12 @@ _EMPTY_RESOURCE_SECTION = "{-#\n\n#-}\n"
 class PrintOptions:
     debug_info: bool = True  # print loc(...) attributes
     elide_weights: bool = False  # leave resources over ELIDE_RESOURCES_OVER_CHARS out
+    elide_literals: bool = False  # and inline literals over ELIDE_LITERALS_OVER_ELEMENTS
 
     def kwargs(self) -> dict:
         return {"enable_debug_info": self.debug_info,
                 "large_resource_limit": ELIDE_RESOURCES_OVER_CHARS if self.elide_weights else None,
+                "large_elements_limit": ELIDE_LITERALS_OVER_ELEMENTS if self.elide_literals else None,
                 "assume_verified": True}
 
 

@@ -30,6 +30,7 @@ Choices that shape the records:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -349,3 +350,25 @@ def repro_command(pipeline: str, input_path: str | os.PathLike, binary_name: str
     if is_pass_flags(pipeline):
         return f"{binary_name} {source} {pipeline.strip()}"
     return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {source}"
+
+
+def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
+                   timeout_s: float = 600.0) -> int | None:
+    """Ops in a file's module but the module itself, counted by torch-mlir-opt's own
+    ``--print-op-stats`` (text or bytecode, any dialect it has, weights never copied into this
+    process: issue 15). None when it cannot read the file."""
+    path = check_input(input_path)
+    exe = binary_module.resolve(opt, timeout_s=timeout_s)
+    done = execute([exe.path, command_path(path), "--print-op-stats=json", "-o", os.devnull,
+                    "--mlir-elide-elementsattrs-if-larger=16"],
+                   RunOptions(timeout_s=timeout_s, dump_on_timeout=False))
+    if done.timed_out or done.returncode != 0:
+        return None
+    start, end = done.stderr.find("{"), done.stderr.rfind("}")
+    try:
+        counts = json.loads(done.stderr[start:end + 1]) if 0 <= start < end else None
+    except ValueError:
+        counts = None
+    if not isinstance(counts, dict) or not all(isinstance(n, int) for n in counts.values()):
+        return None
+    return sum(counts.values()) - 1

@@ -204,6 +204,30 @@ def reproducer_pipeline(text: str) -> str:
     return unescape_mlir_string(m.group("p")) if m else ""
 
 
+# The resource sits in the file's metadata at its end; a model's reproducer holds its weights
+# (issue 15: reading a 100 MB one as text held it three times over), so only the tail is read.
+_REPRO_TAIL = 1 << 20
+
+
+def reproducer_pipeline_of_file(path: Path) -> str:
+    """``reproducer_pipeline`` of a file, reading its last MiB, then the whole file in
+    overlapping chunks only when the resource is not there."""
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(0, size - _REPRO_TAIL))
+        found = reproducer_pipeline(f.read().decode(errors="replace"))
+        if found or size <= _REPRO_TAIL:
+            return found
+        f.seek(0)
+        carry = b""
+        while chunk := f.read(_REPRO_TAIL):
+            window = carry + chunk
+            if b"mlir_reproducer" in window and (found := reproducer_pipeline(window.decode(errors="replace"))):
+                return found
+            carry = window[-(_REPRO_TAIL // 4):]
+    return ""
+
+
 def dumped_pipeline(stderr: str) -> list[PassRef]:
     """The passes ``--dump-pass-pipeline`` printed, as run (registered pipelines expanded)."""
     m = _DUMP_HEADER.search(stderr)
@@ -355,8 +379,7 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
         return result
 
     failing_name = note.group("pass")
-    text = partial.read_text(errors="replace")
-    pass_pipeline = reproducer_pipeline(text)
+    pass_pipeline = reproducer_pipeline_of_file(partial)
     try:
         refs = parse_pipeline(pass_pipeline) if pass_pipeline else []
     except PipelineConfigError:

@@ -26,7 +26,7 @@ from harness.compiler import binary as binary_module
 from harness.compiler import pipelines
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import RunOptions, run_pipeline
+from harness.compiler.runner import RunOptions, count_file_ops, run_pipeline
 from harness.errors import HarnessError, OutputError, ReportError
 
 from ..bisect import BisectResult, bisect
@@ -34,7 +34,7 @@ from ..blockers import BlockerAnalysis, analyze
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
 from . import bundle
 from .diagnosis import Diagnosis
-from .inputs import count_file_ops, is_bytecode_file, write_input
+from .inputs import is_bytecode_file, write_input
 from .issue import (
     SIGNATURE_MAX_CHARS,
     backtrace_text,
@@ -173,9 +173,11 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         if reduced_file.is_file():
             redactor.redact_file(reduced_file, ir=True)
     replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
-    ops_before = reduced.ops_before if reduced else count_file_ops(input_file)
-    ops_after = reduced.ops_after if reduced else (
-        count_file_ops(reduced_file) if blocker_reproducer else ops_before)
+    def count(path: Path) -> int | None:
+        return count_file_ops(path, opt=exe.path, timeout_s=options.timeout_s)
+
+    ops_before = reduced.ops_before if reduced else count(input_file)
+    ops_after = reduced.ops_after if reduced else (count(reduced_file) if blocker_reproducer else ops_before)
 
     say(f"self-check: replaying {replay_name}")
     replayed = replay(staging, replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)

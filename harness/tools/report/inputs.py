@@ -1,4 +1,5 @@
-"""input.mlir: the user's file, redacted, with its weights elided when that keeps the failure.
+"""input.mlir: the user's file, redacted, with its weights (resource blobs and large inline
+literals) elided when that keeps the failure.
 
 Files are read in chunks or parsed from disk by the bindings (``Module.parseFile``), never held
 whole as Python strings: an input may be a model with its weights (OPT-125m as text: ~1 GB).
@@ -6,13 +7,14 @@ whole as Python strings: an input may be a model with its weights (OPT-125m as t
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compiler.mlir import (
+    ELIDE_LITERALS_OVER_ELEMENTS,
     PrintOptions,
-    count_ops,
     is_bytecode,
     new_context,
     print_op,
@@ -37,14 +39,16 @@ def write_input(src: Path, dest: Path, textual: str, original: RunRecord, *, opt
                 timeout_s: float, keep_weights: bool, redactor: Redactor) -> WrittenInput:
     """input.mlir, weights elided when that keeps the failure."""
     bytecode = is_bytecode_file(src)
-    blobs = bytecode or file_contains(src, b"dialect_resources")
+    resources = bytecode or file_contains(src, b"dialect_resources")
+    literals = not resources and has_large_literal(src)
     run_options = RunOptions(timeout_s=timeout_s)
     notes: list[str] = []
-    if not blobs:
+    if not resources and not literals:
         weights = Weights.NONE
     elif keep_weights:
         weights = Weights.KEPT
-    elif print_through_bindings(src, dest, elide=True, bytecode=bytecode):
+    elif (print_through_opt(src, dest, opt=opt, timeout_s=timeout_s) if literals
+          else print_through_bindings(src, dest, elide=True, bytecode=bytecode)):
         redactor.redact_file(dest, ir=True, rename=(str(src), src.name))
         record = run_pipeline(dest, textual, opt=opt, options=run_options)
         if record.signature == original.signature:
@@ -94,6 +98,25 @@ def file_contains(path: Path, needle: bytes) -> bool:
     return False
 
 
+# An inline hex literal of over 64 bytes (16 f32) is a weight (a resource's text form).
+_LARGE_LITERAL_DIGITS = 2 * 4 * ELIDE_LITERALS_OVER_ELEMENTS + 2
+_LARGE_LITERAL = re.compile(rb'dense<"0x[0-9A-Fa-f]{%d}' % _LARGE_LITERAL_DIGITS)
+_LARGE_LITERAL_HOLD = len(b'dense<"0x') + _LARGE_LITERAL_DIGITS  # the longest match
+
+
+def has_large_literal(path: Path) -> bool:
+    """Whether the file holds an inline ``dense<"0x...">`` literal of over 64 bytes (read in
+    chunks, each with the previous one's tail, so a literal split between them is found)."""
+    tail = b""
+    with open(path, "rb") as f:
+        while chunk := f.read(_SCAN_CHUNK):
+            window = tail + chunk
+            if _LARGE_LITERAL.search(window):
+                return True
+            tail = window[-_LARGE_LITERAL_HOLD:]
+    return False
+
+
 def _parse_file(path: Path):
     """(context, module) parsed from disk by the bindings (text or bytecode), or None."""
     from torch_mlir import ir
@@ -115,11 +138,18 @@ def print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: bool
     _context, module = parsed
     debug_info = bytecode or file_contains(src, b"loc(")
     with open(dest, "w") as f:
-        print_op(module.operation, PrintOptions(debug_info=debug_info, elide_weights=elide), file=f)
+        print_op(module.operation, PrintOptions(debug_info=debug_info, elide_weights=elide,
+                                                elide_literals=elide), file=f)
     return True
 
 
-def count_file_ops(path: Path) -> int | None:
-    """Ops in the module but the module itself; None when the bindings cannot parse it."""
-    parsed = _parse_file(path)
-    return count_ops(parsed[1].operation) if parsed is not None else None
+def print_through_opt(src: Path, dest: Path, *, opt: str, timeout_s: float) -> bool:
+    """Re-prints a text file without resources, its large inline literals elided, by
+    torch-mlir-opt: a 100 MB literal costs the bindings twice its size in this process, the
+    binary no more than a run of the file does (issue 15)."""
+    extra = ["--mlir-elide-elementsattrs-if-larger=%d" % ELIDE_LITERALS_OVER_ELEMENTS]
+    if file_contains(src, b"loc("):
+        extra.append("--mlir-print-debuginfo")
+    record = run_pipeline(src, "builtin.module()", opt=opt, options=RunOptions(
+        timeout_s=timeout_s, output_path=str(dest), extra_args=tuple(extra)))
+    return record.ok

@@ -28,7 +28,8 @@ REPRODUCED_STATUS = 1
 
 
 class Weights(Parsable):
-    """What input.mlir holds of the input's resource blobs (weights)."""
+    """What input.mlir holds of the input's weights (resource blobs, inline literals of over
+    16 elements)."""
 
     NONE = "none"                          # the input has none
     ELIDED = "elided"                      # left out; the failure stays the same without them
@@ -37,7 +38,7 @@ class Weights(Parsable):
     KEPT_UNPARSABLE = "kept-unparsable"    # the bindings cannot parse the input to elide them
 
     def describe(self) -> str:
-        return {Weights.NONE: "none (no resource blobs)",
+        return {Weights.NONE: "none (no resource blobs or large literals)",
                 Weights.ELIDED: "elided",
                 Weights.KEPT: "kept (--keep-weights)",
                 Weights.KEPT_CHANGES_FAILURE: "kept (eliding them changed the failure)",
