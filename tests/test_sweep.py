@@ -122,3 +122,23 @@ def test_all_lists_what_builds_and_why_the_rest_is_skipped(tmp_path):
     assert saved == {"built": built, "skipped": skipped}
     # Reused: a second call reads the file instead of building models again.
     assert all_models(tmp_path) == (built, skipped)
+
+
+def test_all_charges_a_crash_or_hang_to_the_type_and_goes_on(tmp_path, monkeypatch):
+    """The catalog's children, played by a script: 'boom' kills its process with SIGSEGV,
+    'stuck' hangs; every other type gets its verdict, also the ones after them in the batch."""
+    from harness.sweep import catalog
+
+    fake = tmp_path / "python"
+    fake.write_text('#!/bin/bash\nshift 2\nfor t in "$@"; do\n'
+                    '  case "$t" in boom) kill -SEGV $$;; stuck) sleep 600;; esac\n'
+                    '  echo "{\\"model_type\\": \\"$t\\", \\"why\\": \\"ok\\"}"\n'
+                    'done\n')
+    fake.chmod(0o755)
+    monkeypatch.setattr(catalog, "BUILD_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(catalog, "_START_S", 1.0)
+    built, skipped = catalog.all_models(tmp_path, candidates=["a", "boom", "b", "stuck", "c"],
+                                        python=str(fake), jobs=1)
+    assert built == ["a", "b", "c"]
+    assert skipped == [{"model_type": "boom", "why": "building the tiny model crashed (signal 11)"},
+                       {"model_type": "stuck", "why": "building the tiny model hung"}]

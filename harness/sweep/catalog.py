@@ -1,23 +1,34 @@
 """``harness sweep --all``: every transformers model type whose base model builds from a tiny
-config on the CPU (and runs eagerly on token inputs), and the others with why. Building every
-model takes minutes, so the answer is kept in ``DIR/models.json`` and reused unless forced."""
+config on the CPU (and runs eagerly on token inputs), and the others with why.
+
+Building all ~620 takes minutes, so the types are tried in child processes (``python -m
+harness.sweep.catalog TYPE...``), ``jobs`` at a time, a batch each: a type that crashes or hangs
+its process costs that type, and the rest of its batch goes on in a new one. The answer is kept
+in ``DIR/models.json`` and reused unless forced."""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 
-from .records import MODELS_FILE
+from .records import LOGS, MODELS_FILE
 
 #: Per type: a tiny model builds in well under a second; a hang costs this much.
 BUILD_TIMEOUT_S = 60.0
+#: Types per child process (each pays ~4 s to import torch and transformers).
+BATCH = 25
+#: A child past its batch's budget (every type at its limit, and start-up) is killed.
+_START_S = 120.0
 
 
 def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None = None,
-               say: Callable[[str], None] | None = None) -> tuple[list[str], list[dict[str, str]]]:
+               say: Callable[[str], None] | None = None, jobs: int = 2,
+               python: str = sys.executable) -> tuple[list[str], list[dict[str, str]]]:
     """(the types that build, the skipped ones as {model_type, why}); ``candidates`` narrows
     the types looked at (default: every type with a config class and a base model)."""
     path = out / MODELS_FILE
@@ -27,23 +38,93 @@ def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None 
             return list(data["built"]), list(data["skipped"])
         except (OSError, ValueError, KeyError, TypeError):
             pass  # unreadable: list them again
-    from harness.models.hf_list import ListDepth, check_type
     from harness.models.hf_resolve import OPT, model_types
-    from harness.port.progress import StageTimeout, time_limit
 
     types = list(candidates) if candidates is not None else [OPT, *[t for t in model_types() if t != OPT]]
-    built, skipped = [], []
-    for k, model_type in enumerate(types, 1):
-        try:
-            with time_limit(BUILD_TIMEOUT_S):
-                why = "ok" if model_type == OPT else check_type(model_type, ListDepth.BUILD)
-        except StageTimeout:
-            why = f"building the tiny model took over {BUILD_TIMEOUT_S:g} s"
-        if why == "ok":
-            built.append(model_type)
-        else:
-            skipped.append({"model_type": model_type, "why": why})
-        if say is not None and k % 25 == 0:
-            say(f"--all: {k}/{len(types)} model types tried, {len(built)} build")
+    why: dict[str, str] = {OPT: "ok"} if OPT in types else {}
+    batches = [b for b in _batches([t for t in types if t != OPT]) if b]
+    done = [len(why)]
+
+    def one(index_batch: tuple[int, list[str]]) -> dict[str, str]:
+        index, batch = index_batch
+        found = _try_batch(batch, out / LOGS / f"models-{index}.log", python)
+        done[0] += len(found)
+        if say is not None:
+            say(f"--all: {done[0]}/{len(types)} model types tried")
+        return found
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for found in pool.map(one, enumerate(batches, 1)):
+            why.update(found)
+    built = [t for t in types if why.get(t) == "ok"]
+    skipped = [{"model_type": t, "why": why.get(t, "not tried")} for t in types if why.get(t) != "ok"]
     write_atomically(path, json.dumps({"built": built, "skipped": skipped}, indent=1) + "\n")
     return built, skipped
+
+
+def _batches(types: list[str]) -> list[list[str]]:
+    return [types[i:i + BATCH] for i in range(0, len(types), BATCH)]
+
+
+def _try_batch(batch: list[str], log: Path, python: str) -> dict[str, str]:
+    """Each type's verdict from child processes: one for the batch, and a new one after a
+    type that ends its process (that type is charged with the crash or hang)."""
+    from .runner import run_logged
+
+    why: dict[str, str] = {}
+    left = list(batch)
+    attempt = 0
+    while left:
+        attempt += 1
+        lines = log.with_name(f"{log.stem}.{attempt}.jsonl")
+        code, timed_out, _ = run_logged([python, "-m", "harness.sweep.catalog", *left],
+                                        log.with_name(f"{log.stem}.{attempt}.log"),
+                                        _START_S + BUILD_TIMEOUT_S * len(left), None, stdout=lines)
+        for row in _rows(lines):
+            if row.get("model_type") in left and isinstance(row.get("why"), str):
+                why[row["model_type"]] = row["why"]
+        lines.unlink(missing_ok=True)
+        left = [t for t in left if t not in why]
+        if left and not timed_out and code == 0:  # exited cleanly without an answer: give up
+            why.update({t: "its check printed no verdict" for t in left})
+            break
+        if left:  # the first one without a verdict ended the process
+            what = "hung" if timed_out else (f"crashed (signal {-code})" if code is not None and code < 0
+                                             else f"crashed (exit {code})")
+            why[left.pop(0)] = f"building the tiny model {what}"
+    return why
+
+
+def _rows(path: Path) -> list[dict]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    rows = []
+    for line in text.splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def _main(types: list[str]) -> int:
+    """The child: one JSON line per type, as each is tried."""
+    from harness.models.hf_list import ListDepth, check_type
+    from harness.port.progress import StageTimeout, time_limit
+
+    for model_type in types:
+        try:
+            with time_limit(BUILD_TIMEOUT_S):
+                why = check_type(model_type, ListDepth.BUILD)
+        except StageTimeout:
+            why = f"building the tiny model took over {BUILD_TIMEOUT_S:g} s"
+        print(json.dumps({"model_type": model_type, "why": why}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
