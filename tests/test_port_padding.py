@@ -9,7 +9,8 @@ import torch
 
 from harness.execute.numerics import Verdict, compare
 from harness.models.hf_inputs import InputSet
-from harness.port.numerics import exclude_positions, padded_positions
+from harness.execute.numerics import exclude_positions
+from harness.port.numerics import padded_positions
 
 
 def _inputs(mask) -> InputSet:

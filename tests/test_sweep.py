@@ -142,3 +142,17 @@ def test_all_charges_a_crash_or_hang_to_the_type_and_goes_on(tmp_path, monkeypat
     assert built == ["a", "b", "c"]
     assert skipped == [{"model_type": "boom", "why": "building the tiny model crashed (signal 11)"},
                        {"model_type": "stuck", "why": "building the tiny model hung"}]
+
+
+def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():
+    from harness.port.record import FrontendPort, NumericsCheck
+    from harness.sweep.runner import check_inputs
+
+    traced = NumericsCheck("traced", "the traced ids", "verified", 0.0, 0.0, inputs_file="t.npz")
+    second = NumericsCheck("second", "other ids, a left-padded mask", "verified", 0.0, 0.0,
+                           inputs_file="s.npz", padding_mask=1)
+    port = FrontendPort("torchscript", "verified", numerics=[second, traced])
+    assert check_inputs(port) == ("t.npz", None)
+    second.verdict = "numerics-mismatch"
+    assert check_inputs(port) == ("s.npz", 1)
+    assert check_inputs(FrontendPort("fx", "fails")) == ("", None)

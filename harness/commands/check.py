@@ -16,6 +16,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = check_file(args.file, CheckOptions(
         pipeline=args.pipeline, function=args.function, inputs_path=args.inputs,
         random=random_inputs(args), tolerances=tolerances(args), opt=args.opt,
+        padding_mask=args.padding_mask,
         timeout_s=args.timeout, out_dir=args.out,
         refbackend=RefBackendOptions(isolate=not args.in_process, opt_level=args.opt_level)))
     if args.json:
@@ -37,6 +38,10 @@ def register(sub) -> None:
                         help="random arguments from the signature (the default)")
     value_flags(p, tolerance_help="default f32 1e-4,1e-5, f16 1e-2,1e-3, f64 1e-7,1e-9, "
                                   "integers and bool exact")
+    p.add_argument("--padding-mask", type=int, metavar="INDEX",
+                   help="the argument index of an attention mask [batch, seq]: outputs laid out "
+                        "[batch, seq, ...] are compared where it is not 0 (a padded token's row "
+                        "is undefined; harness port leaves it out the same way)")
     p.add_argument("--out", help="parent folder of the unique folder of files (default: the temp dir)")
     p.add_argument("--in-process", action="store_true",
                    help="run the compiled code in this process (faster; a crash ends harness)")

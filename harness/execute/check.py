@@ -32,12 +32,20 @@ from harness.errors import (
     InputFileError,
     ReferenceEvaluationError,
     UnsupportedOpsError,
+    UsageError,
 )
 
 from .dtypes import Signature
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz
 from .lowering import run_stage
-from .numerics import NumericsResult, Tolerances, compare
+from .numerics import (
+    NumericsResult,
+    Tolerances,
+    compare,
+    describe_excluded,
+    exclude_positions,
+    padding_of,
+)
 from .refbackend import RefBackendOptions, RefBackendResult, Stage, run_refbackend
 from .reference import ReferenceOptions, ReferenceResult, entry_signature, evaluate
 
@@ -66,6 +74,9 @@ class CheckOptions:
     timeout_s: float = 600.0            # per subprocess
     out_dir: str | None = None          # parent of the unique folder of files (default: temp dir)
     refbackend: RefBackendOptions = RefBackendOptions()
+    # The argument index of an attention mask [batch, seq]: outputs laid out [batch, seq, ...]
+    # are compared where it is not 0 (a padded token's row is undefined, as the port does).
+    padding_mask: int | None = None
 
 
 @dataclass
@@ -82,6 +93,7 @@ class CheckResult:
     reference: ReferenceResult | None = None
     numerics: NumericsResult | None = None
     error: str = ""                           # a failure without a record (reference, execution)
+    excluded: str = ""                        # positions left out (--padding-mask)
     work_dir: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -104,6 +116,8 @@ class CheckResult:
             lines.append(f"  inputs: {self.inputs}")
         if self.numerics is not None:
             lines += self.numerics.render()
+        if self.excluded:
+            lines.append(f"  left out: {self.excluded}")
         if self.reference is not None:
             if self.reference.random_ops:
                 lines.append("  note: the function draws random numbers, so its values cannot match: "
@@ -143,6 +157,7 @@ class CheckResult:
             "reference": self.reference.to_json() if self.reference else None,
             "numerics": self.numerics.to_json() if self.numerics else None,
             "error": self.error,
+            "excluded": self.excluded,
             "work_dir": self.work_dir,
             "seconds": dict(self.seconds),
         }
@@ -190,6 +205,7 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     else:
         inputs = random_inputs(signature, options.random)
         result.inputs = options.random.describe()
+    padded = _padding(inputs, options.padding_mask)
     folder = unique_dir("harness-check-", options.out_dir)
     result.work_dir = str(folder)
     save_npz(folder / "inputs.npz", inputs)
@@ -238,9 +254,24 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
         return result
     expected = flatten_outputs(result.reference.outputs)
     save_npz(folder / "expected.npz", [_numpy(v) for v in expected], prefix="result")
+    if padded is not None:
+        actual, expected, excluded = exclude_positions(actual, expected, padded)
+        if excluded is not None:
+            result.excluded = f"{describe_excluded(excluded[0])}; largest difference there {excluded[1]:.3g}"
     result.numerics = compare(actual, expected, options.tolerances)
     result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
     return result
+
+
+def _padding(inputs: list, index: int | None):
+    """The padded positions of ``--padding-mask INDEX`` (None when nothing is padded)."""
+    if index is None:
+        return None
+    if not 0 <= index < len(inputs) or np.asarray(_numpy(inputs[index])).ndim != 2:
+        shapes = ", ".join(f"{i}: {list(np.shape(_numpy(a)))}" for i, a in enumerate(inputs))
+        raise UsageError(f"--padding-mask {index} must name a 2-D [batch, seq] argument of the "
+                         f"function; its arguments are {shapes or 'none'}.")
+    return padding_of(inputs[index])
 
 
 def pipeline_stages(spec: str) -> list[str]:

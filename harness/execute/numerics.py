@@ -210,3 +210,41 @@ def compare(actual: Sequence, expected: Sequence, tolerances: Tolerances = Toler
     outputs = [compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected))]
     ok = not problem and all(o.ok for o in outputs)
     return NumericsResult(Verdict.VERIFIED if ok else Verdict.NUMERICS_MISMATCH, outputs, problem)
+
+
+def padding_of(mask) -> np.ndarray | None:
+    """[batch, seq] True where an attention mask is 0, or None when nothing is padded (or the
+    mask is not 2-D)."""
+    m = _as_numpy(mask)
+    if m.ndim != 2 or bool((m != 0).all()):
+        return None
+    return m == 0
+
+
+def exclude_positions(actual: Sequence, expected: Sequence, padded: np.ndarray
+                      ) -> tuple[list, list, tuple[int, float] | None]:
+    """Outputs laid out [batch, seq, ...] with the padded positions zeroed on both sides: a
+    padded token's row attends to no key, so what it holds is undefined (eager PyTorch's own
+    attention implementations disagree there). Returns them, and how many positions that was
+    with their largest difference (None when no output has that layout); other outputs
+    (pooled, another sequence) are compared whole."""
+    out_a, out_e, worst, touched = [], [], 0.0, False
+    for a, e in zip(actual, expected):
+        a, e = _as_numpy(a), _as_numpy(e)
+        if (a.shape == e.shape and a.ndim >= 2 and a.shape[:2] == padded.shape
+                and np.issubdtype(e.dtype, np.floating)):
+            diff = np.abs(a[padded].astype(np.float64) - e[padded].astype(np.float64))
+            if diff.size:
+                worst = max(worst, float(np.nanmax(diff)) if np.isfinite(diff).any() else float("inf"))
+            a, e = a.copy(), e.copy()
+            a[padded] = 0
+            e[padded] = 0
+            touched = True
+        out_a.append(a)
+        out_e.append(e)
+    return out_a, out_e, ((int(padded.sum()), worst) if touched else None)
+
+
+def describe_excluded(count: int) -> str:
+    return (f"{count} padded position{'s' if count != 1 else ''} (attention_mask 0): "
+            "their rows attend to no key")

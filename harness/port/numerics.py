@@ -22,7 +22,14 @@ import torch
 
 from harness.compiler.irfile import unique_dir
 from harness.errors import HarnessError
-from harness.execute.numerics import NumericsResult, Tolerances, compare
+from harness.execute.numerics import (
+    NumericsResult,
+    Tolerances,
+    compare,
+    describe_excluded,
+    exclude_positions,
+    padding_of,
+)
 from harness.execute.refbackend import (
     RefBackendOptions,
     RefBackendResult,
@@ -125,15 +132,17 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
                        str(work / "inputs.npz"))
         if excluded is not None:
             count, diff = excluded
-            check.excluded = (f"{count} padded position{'s' if count != 1 else ''} (attention_mask 0): "
-                              "their rows attend to no key")
+            check.excluded = describe_excluded(count)
             check.excluded_max_abs_diff = json_float(diff)
+            check.padding_mask = mask_argument(inputs)
         run.checks.append(check)
     mismatch = any(c.verdict != PortOutcome.VERIFIED.value for c in run.checks)
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
         bad = next(c for c in run.checks if c.verdict != PortOutcome.VERIFIED.value)
         given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
+        if bad.padding_mask is not None:
+            given += f" --padding-mask {bad.padding_mask}"
         run.commands = [f"{options.invocation} check {shlex.quote(str(torch_ir))} --pipeline "
                         f"{torch_pipeline},torch-to-linalg --inputs {shlex.quote(bad.inputs_file)}{given}"]
     return run
@@ -143,32 +152,13 @@ def padded_positions(inputs: InputSet) -> np.ndarray | None:
     """[batch, seq] True where ``attention_mask`` is 0, or None when nothing is padded."""
     if "attention_mask" not in inputs.names:
         return None
-    mask = inputs.tensors[inputs.names.index("attention_mask")]
-    if mask.dim() != 2 or bool((mask != 0).all()):
-        return None
-    return (mask == 0).numpy()
+    return padding_of(inputs.tensors[inputs.names.index("attention_mask")])
 
 
-def exclude_positions(actual: list, expected: list, padded: np.ndarray
-                      ) -> tuple[list, list, tuple[int, float] | None]:
-    """Outputs laid out [batch, seq, ...] with the padded positions zeroed on both sides (they
-    take no part in the comparison), and how many positions that was with their largest
-    difference; other outputs (pooled, another sequence) are compared whole."""
-    out_a, out_e, worst, touched = [], [], 0.0, False
-    for a, e in zip(actual, expected):
-        a, e = np.asarray(a), np.asarray(e)
-        if (a.shape == e.shape and a.ndim >= 2 and a.shape[:2] == padded.shape
-                and np.issubdtype(e.dtype, np.floating)):
-            diff = np.abs(a[padded].astype(np.float64) - e[padded].astype(np.float64))
-            if diff.size:
-                worst = max(worst, float(np.nanmax(diff)) if np.isfinite(diff).any() else float("inf"))
-            a, e = a.copy(), e.copy()
-            a[padded] = 0
-            e[padded] = 0
-            touched = True
-        out_a.append(a)
-        out_e.append(e)
-    return out_a, out_e, ((int(padded.sum()), worst) if touched else None)
+def mask_argument(inputs: InputSet) -> int | None:
+    """The argument index of the set's attention mask when it pads something (``harness check
+    --padding-mask``), else None."""
+    return inputs.names.index("attention_mask") if padded_positions(inputs) is not None else None
 
 
 def _numpy(value):

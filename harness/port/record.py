@@ -113,6 +113,7 @@ class NumericsCheck:
     # there). Their largest difference is still recorded.
     excluded: str = ""
     excluded_max_abs_diff: float | str | None = None
+    padding_mask: int | None = None  # the mask's argument index (harness check --padding-mask)
 
 
 @dataclass

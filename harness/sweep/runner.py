@@ -155,6 +155,14 @@ def torch_ir(port: FrontendPort) -> str:
     return ""
 
 
+def check_inputs(port: FrontendPort) -> tuple[str, int | None]:
+    """The input set to check on: where the port's numbers differed from eager, else the traced
+    one; with its attention mask's argument index when the set pads (``--padding-mask``)."""
+    sets = sorted((n for n in port.numerics if n.inputs_file),
+                  key=lambda n: (n.verdict != PortOutcome.NUMERICS_MISMATCH.value, n.inputs != "traced"))
+    return (sets[0].inputs_file, sets[0].padding_mask) if sets else ("", None)
+
+
 def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptions) -> str:
     """``harness check`` (the op-level reference check) on a port that lowered, on the inputs
     where its numbers differed from eager (else its traced inputs); its JSON lands in
@@ -166,10 +174,7 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     if old is not None:
         return str(old.get("outcome", ""))
     source = torch_ir(port)
-    # The input set where the port's numbers differed from eager, else the traced one.
-    sets = sorted((n for n in port.numerics if n.inputs_file),
-                  key=lambda n: (n.verdict != PortOutcome.NUMERICS_MISMATCH.value, n.inputs != "traced"))
-    inputs = sets[0].inputs_file if sets else ""
+    inputs, mask = check_inputs(port)
     if not source or not Path(source).is_file():
         return ""
     log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.frontend}.check.log"
@@ -177,7 +182,8 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     argv = [options.python, "-m", "harness", "--no-progress", "check", source,
             "--pipeline", "torch-to-linalg", "--json", "--out", str(path.parent),
             "--timeout", f"{options.stage_timeout_s:g}",
-            *(["--inputs", inputs] if inputs and Path(inputs).is_file() else ["--random-inputs"])]
+            *(["--inputs", inputs] if inputs and Path(inputs).is_file() else ["--random-inputs"]),
+            *(["--padding-mask", str(mask)] if mask is not None and inputs else [])]
     path.parent.mkdir(parents=True, exist_ok=True)
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json)
     try:
