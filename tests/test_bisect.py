@@ -306,21 +306,25 @@ def test_harness_bisect_command(tmp_path):
     assert data["outcome"] == "legalization-failure"
 
 
-def _reproducer(pipeline_first: bool, filler_mb: float) -> str:
-    """A reproducer-shaped file: a long body (a model's weights) and the resource at its end,
-    or (as no MLIR writes it, but a hand-edited file may) at its start."""
-    resource = ('{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: '
-                '"builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))",\n'
-                '      disable_threading: true\n    }\n  }\n#-}\n')
-    body = "// " + "0123456789ABCDEF" * int(filler_mb * 2**20 / 16) + "\n"
-    return resource + body if pipeline_first else body + resource
+_RESOURCE = ('{-#\n  external_resources: {\n    mlir_reproducer: {\n      pipeline: '
+             '"builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))",\n'
+             '      disable_threading: true\n    }\n  }\n#-}\n')
+_CHUNK = 1 << 16
 
 
-@pytest.mark.parametrize("first", [False, True], ids=["at-the-end", "at-the-start"])
-def test_the_reproducer_pipeline_is_read_from_a_large_file_in_pieces(tmp_path, first, monkeypatch):
+def _filler(chars: int) -> str:
+    return ("// " + "0123456789ABCDEF" * (chars // 16 + 1))[:max(chars - 1, 0)] + "\n"
+
+
+@pytest.mark.parametrize("before,after", [
+    (3 << 20, 0),                   # at the end, as MLIR writes it: found in the tail
+    (0, 3 << 20),                   # at the start (a hand-edited file): the first chunk
+    (5 * _CHUNK - _RESOURCE.index("pipeline:") - 20, 3 << 20),  # its pipeline across a chunk boundary
+], ids=["at-the-end", "at-the-start", "across-chunks"])
+def test_the_reproducer_pipeline_is_read_from_a_large_file_in_pieces(tmp_path, before, after, monkeypatch):
     path = tmp_path / "repro.mlir"
-    path.write_text(_reproducer(first, 3.0))
-    monkeypatch.setattr(bisect_module, "_REPRO_TAIL", 1 << 16)  # many chunks: one holds it
+    path.write_text((_filler(before) if before else "") + _RESOURCE + (_filler(after) if after else ""))
+    monkeypatch.setattr(bisect_module, "_REPRO_TAIL", _CHUNK)  # many chunks: one holds it
     expected = "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))"
     assert reproducer_pipeline_of_file(path) == expected
     assert reproducer_pipeline(path.read_text()) == expected

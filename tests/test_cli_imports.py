@@ -30,19 +30,23 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
 """
 
 
-@pytest.mark.parametrize("command", [
-    ["run", "{file}", "--pipeline", "torch-to-linalg"],
-    ["bisect", "{file}", "--pipeline", "torch-to-linalg", "--out", "{tmp}"],
-    ["reduce", "{file}", "--pipeline", "torch-to-linalg", "-o", "{tmp}/reduced.mlir", "--budget-s", "5"],
-    ["report", "{file}", "--pipeline", "torch-to-linalg", "--out", "{tmp}", "--no-reduce"],
-    ["explain", "{file}", "--pipeline", "torch-to-linalg"],
-], ids=lambda c: c[0])
-def test_ir_tools_leave_torch_unimported(command, tmp_path):
+# Each command, and what its output says once it has done its work (not an early error).
+@pytest.mark.parametrize("command,done", [
+    (["run", "{file}", "--pipeline", "torch-to-linalg"], "legalization-failure: nonzero.mlir"),
+    (["bisect", "{file}", "--pipeline", "torch-to-linalg", "--out", "{tmp}"],
+     "first failing pass: torch-finalizing-backend-type-conversion"),
+    (["reduce", "{file}", "--pipeline", "torch-to-linalg", "-o", "{tmp}/reduced.mlir", "--budget-s", "5"],
+     "keeps: legalization-failure"),
+    (["report", "{file}", "--pipeline", "torch-to-linalg", "--out", "{tmp}", "--no-reduce"],
+     "title: [torch-mlir] failed to legalize operation 'torch.aten.nonzero'"),
+    (["explain", "{file}", "--pipeline", "torch-to-linalg"], "blocker: torch.aten.nonzero"),
+], ids=lambda c: c[0] if isinstance(c, list) else "")
+def test_ir_tools_leave_torch_unimported(command, done, tmp_path):
     src = tmp_path / "nonzero.mlir"
     src.write_text(NONZERO)
     argv = [a.format(file=src, tmp=tmp_path) for a in command]
-    done = subprocess.run([sys.executable, "-c", _SHIM, *argv], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-c", _SHIM, *argv], capture_output=True, text=True,
                           cwd=ROOT, timeout=600)
-    assert done.returncode in (0, 1), done.stderr[-2000:]
-    imported = json.loads(done.stderr.strip().splitlines()[-1])
+    assert proc.returncode in (0, 1) and done in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+    imported = json.loads(proc.stderr.strip().splitlines()[-1])
     assert "torch" not in imported and "transformers" not in imported, (command[0], imported)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from conftest import SWEEP_MODELS
 
 from harness.port.record import PortRecord
@@ -124,24 +126,47 @@ def test_all_lists_what_builds_and_why_the_rest_is_skipped(tmp_path):
     assert all_models(tmp_path) == (built, skipped)
 
 
-def test_all_charges_a_crash_or_hang_to_the_type_and_goes_on(tmp_path, monkeypatch):
-    """The catalog's children, played by a script: 'boom' kills its process with SIGSEGV,
-    'stuck' hangs; every other type gets its verdict, also the ones after them in the batch."""
-    from harness.sweep import catalog
-
+def _fake_python(tmp_path: Path, cases: str) -> Path:
+    """Plays the catalog's child (``python -m harness.sweep.catalog TYPE...``): a verdict line
+    per type, except for the types ``cases`` (bash case arms) handle."""
     fake = tmp_path / "python"
     fake.write_text('#!/bin/bash\nshift 2\nfor t in "$@"; do\n'
-                    '  case "$t" in boom) kill -SEGV $$;; stuck) sleep 600;; esac\n'
+                    f'  case "$t" in {cases} esac\n'
                     '  echo "{\\"model_type\\": \\"$t\\", \\"why\\": \\"ok\\"}"\n'
                     'done\n')
     fake.chmod(0o755)
+    return fake
+
+
+def test_all_charges_a_crash_hang_or_exit_to_the_type_and_goes_on(tmp_path, monkeypatch):
+    """'boom' kills its process with SIGSEGV, 'stuck' hangs, 'watched' is ended by the
+    child's watchdog (faulthandler's message), 'quits' exits 0 early: each is charged with it,
+    and every other type gets its verdict, also the ones after them in the batch."""
+    from harness.sweep import catalog
+
+    fake = _fake_python(tmp_path, "boom) kill -SEGV $$;; stuck) sleep 600;; "
+                                  "watched) echo 'Timeout (0:01:30)!' >&2; exit 1;; quits) exit 0;;")
     monkeypatch.setattr(catalog, "BUILD_TIMEOUT_S", 1.0)
     monkeypatch.setattr(catalog, "_START_S", 1.0)
-    built, skipped = catalog.all_models(tmp_path, candidates=["a", "boom", "b", "stuck", "c"],
-                                        python=str(fake), jobs=1)
-    assert built == ["a", "b", "c"]
+    built, skipped = catalog.all_models(
+        tmp_path, candidates=["a", "boom", "b", "stuck", "c", "watched", "d", "quits", "e"],
+        python=str(fake), jobs=1)
+    assert built == ["a", "b", "c", "d", "e"]
     assert skipped == [{"model_type": "boom", "why": "building the tiny model crashed (signal 11)"},
-                       {"model_type": "stuck", "why": "building the tiny model hung"}]
+                       {"model_type": "stuck", "why": "building the tiny model hung"},
+                       {"model_type": "watched", "why": "building the tiny model hung"},
+                       {"model_type": "quits", "why": "building the tiny model ended its process (exit 0)"}]
+
+
+def test_all_stops_when_the_check_cannot_start(tmp_path):
+    from harness.errors import HarnessError
+    from harness.sweep import catalog
+
+    fake = tmp_path / "python"
+    fake.write_text("#!/bin/bash\necho 'ModuleNotFoundError: No module named transformers' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(HarnessError, match=r"failed before trying any type \(exit 1\).*No module named transformers"):
+        catalog.all_models(tmp_path, candidates=["a", "b"], python=str(fake))
 
 
 def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():

@@ -352,6 +352,10 @@ def repro_command(pipeline: str, input_path: str | os.PathLike, binary_name: str
     return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {source}"
 
 
+# --print-op-stats=json's block: one `"op.name" : N` per line (other stderr lines may hold braces).
+_OP_STATS = re.compile(r'^\{\n(?:\s*"[^"\n]+" : \d+,?\n)*\}$', re.MULTILINE)
+
+
 def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
                    timeout_s: float = 600.0) -> int | None:
     """Ops in a file's module but the module itself, counted by torch-mlir-opt's own
@@ -360,13 +364,14 @@ def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
     path = check_input(input_path)
     exe = binary_module.resolve(opt, timeout_s=timeout_s)
     done = execute([exe.path, command_path(path), "--print-op-stats=json", "-o", os.devnull,
-                    "--mlir-elide-elementsattrs-if-larger=16"],
+                    "--mlir-elide-elementsattrs-if-larger=16",
+                    "--mlir-elide-resource-strings-if-larger=16"],
                    RunOptions(timeout_s=timeout_s, dump_on_timeout=False))
     if done.timed_out or done.returncode != 0:
         return None
-    start, end = done.stderr.find("{"), done.stderr.rfind("}")
+    block = _OP_STATS.search(done.stderr)
     try:
-        counts = json.loads(done.stderr[start:end + 1]) if 0 <= start < end else None
+        counts = json.loads(block.group(0)) if block else None
     except ValueError:
         counts = None
     if not isinstance(counts, dict) or not all(isinstance(n, int) for n in counts.values()):

@@ -9,6 +9,7 @@ bad input (a missing file, inputs that do not fit, elided weights) raises instea
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -94,6 +95,7 @@ class CheckResult:
     numerics: NumericsResult | None = None
     error: str = ""                           # a failure without a record (reference, execution)
     excluded: str = ""                        # positions left out (--padding-mask)
+    excluded_max_abs_diff: float | None = None  # and what differed there
     work_dir: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -117,7 +119,9 @@ class CheckResult:
         if self.numerics is not None:
             lines += self.numerics.render()
         if self.excluded:
-            lines.append(f"  left out: {self.excluded}")
+            there = "" if self.excluded_max_abs_diff is None else \
+                f"; largest difference there {self.excluded_max_abs_diff:.3g}"
+            lines.append(f"  left out: {self.excluded}{there}")
         if self.reference is not None:
             if self.reference.random_ops:
                 lines.append("  note: the function draws random numbers, so its values cannot match: "
@@ -158,6 +162,7 @@ class CheckResult:
             "numerics": self.numerics.to_json() if self.numerics else None,
             "error": self.error,
             "excluded": self.excluded,
+            "excluded_max_abs_diff": _json_number(self.excluded_max_abs_diff),
             "work_dir": self.work_dir,
             "seconds": dict(self.seconds),
         }
@@ -256,8 +261,11 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     save_npz(folder / "expected.npz", [_numpy(v) for v in expected], prefix="result")
     if padded is not None:
         actual, expected, excluded = exclude_positions(actual, expected, padded)
-        if excluded is not None:
-            result.excluded = f"{describe_excluded(excluded[0])}; largest difference there {excluded[1]:.3g}"
+        if excluded is None:
+            result.excluded = "nothing: no floating-point output is laid out [batch, seq, ...]"
+        else:
+            result.excluded = describe_excluded(excluded[0])
+            result.excluded_max_abs_diff = excluded[1]
     result.numerics = compare(actual, expected, options.tolerances)
     result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
     return result
@@ -308,3 +316,8 @@ def _numpy(value) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         return value.detach().float().numpy() if value.dtype == torch.bfloat16 else value.detach().numpy()
     return np.asarray(value)
+
+
+def _json_number(x: float | None) -> float | str | None:
+    """JSON has no inf/nan: they are written as strings."""
+    return x if x is None or math.isfinite(x) else str(x)

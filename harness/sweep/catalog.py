@@ -8,6 +8,7 @@ in ``DIR/models.json`` and reused unless forced."""
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -24,6 +25,10 @@ BUILD_TIMEOUT_S = 60.0
 BATCH = 25
 #: A child past its batch's budget (every type at its limit, and start-up) is killed.
 _START_S = 120.0
+#: After BUILD_TIMEOUT_S, the alarm's grace; then faulthandler's watchdog ends the child and
+#: writes this to its log.
+_GRACE_S = 30.0
+_WATCHDOG = "Timeout ("
 
 
 def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None = None,
@@ -69,6 +74,8 @@ def _batches(types: list[str]) -> list[list[str]]:
 def _try_batch(batch: list[str], log: Path, python: str) -> dict[str, str]:
     """Each type's verdict from child processes: one for the batch, and a new one after a
     type that ends its process (that type is charged with the crash or hang)."""
+    from harness.errors import HarnessError
+
     from .runner import run_logged
 
     why: dict[str, str] = {}
@@ -77,22 +84,36 @@ def _try_batch(batch: list[str], log: Path, python: str) -> dict[str, str]:
     while left:
         attempt += 1
         lines = log.with_name(f"{log.stem}.{attempt}.jsonl")
-        code, timed_out, _ = run_logged([python, "-m", "harness.sweep.catalog", *left],
-                                        log.with_name(f"{log.stem}.{attempt}.log"),
+        child_log = log.with_name(f"{log.stem}.{attempt}.log")
+        code, timed_out, _ = run_logged([python, "-m", "harness.sweep.catalog", *left], child_log,
                                         _START_S + BUILD_TIMEOUT_S * len(left), None, stdout=lines)
-        for row in _rows(lines):
+        rows = _rows(lines)
+        lines.unlink(missing_ok=True)
+        for row in rows:
             if row.get("model_type") in left and isinstance(row.get("why"), str):
                 why[row["model_type"]] = row["why"]
-        lines.unlink(missing_ok=True)
         left = [t for t in left if t not in why]
-        if left and not timed_out and code == 0:  # exited cleanly without an answer: give up
-            why.update({t: "its check printed no verdict" for t in left})
+        if not left:
             break
-        if left:  # the first one without a verdict ended the process
-            what = "hung" if timed_out else (f"crashed (signal {-code})" if code is not None and code < 0
-                                             else f"crashed (exit {code})")
-            why[left.pop(0)] = f"building the tiny model {what}"
+        hung = timed_out or _WATCHDOG in _text(child_log)
+        if attempt == 1 and not rows and not hung and code is not None and code > 0:
+            raise HarnessError(f"the model-type check (python -m harness.sweep.catalog) failed before "
+                               f"trying any type (exit {code}): "
+                               f"{(_text(child_log).strip().splitlines() or [''])[-1][:300]}. "
+                               f"Its log is {child_log}; check that the project is installed "
+                               "in this Python (pip install -e .) and run it again.")
+        # The first type without a verdict ended the process (a crash, a hang, an exit).
+        what = "hung" if hung else (f"crashed (signal {-code})" if code is not None and code < 0
+                                    else f"ended its process (exit {code})")
+        why[left.pop(0)] = f"building the tiny model {what}"
     return why
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _rows(path: Path) -> list[dict]:
@@ -117,11 +138,16 @@ def _main(types: list[str]) -> int:
     from harness.port.progress import StageTimeout, time_limit
 
     for model_type in types:
+        # A hang inside C code never reaches the alarm's handler: the watchdog thread ends
+        # the process after a grace period, and the parent charges this type with it.
+        faulthandler.dump_traceback_later(BUILD_TIMEOUT_S + _GRACE_S, exit=True)
         try:
             with time_limit(BUILD_TIMEOUT_S):
                 why = check_type(model_type, ListDepth.BUILD)
         except StageTimeout:
             why = f"building the tiny model took over {BUILD_TIMEOUT_S:g} s"
+        finally:
+            faulthandler.cancel_dump_traceback_later()
         print(json.dumps({"model_type": model_type, "why": why}), flush=True)
     return 0
 

@@ -182,8 +182,8 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     argv = [options.python, "-m", "harness", "--no-progress", "check", source,
             "--pipeline", "torch-to-linalg", "--json", "--out", str(path.parent),
             "--timeout", f"{options.stage_timeout_s:g}",
-            *(["--inputs", inputs] if inputs and Path(inputs).is_file() else ["--random-inputs"]),
-            *(["--padding-mask", str(mask)] if mask is not None and inputs else [])]
+            *(["--inputs", inputs, *(["--padding-mask", str(mask)] if mask is not None else [])]
+              if inputs and Path(inputs).is_file() else ["--random-inputs"])]
     path.parent.mkdir(parents=True, exist_ok=True)
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json)
     try:

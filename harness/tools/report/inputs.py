@@ -57,8 +57,9 @@ def write_input(src: Path, dest: Path, textual: str, original: RunRecord, *, opt
                      "input.mlir keeps them")
         weights = Weights.KEPT_CHANGES_FAILURE
     else:
-        notes.append("the MLIR Python bindings cannot parse the input, so its weights could "
-                     "not be elided; input.mlir keeps them")
+        reader = "torch-mlir-opt" if literals else "the MLIR Python bindings"
+        notes.append(f"{reader} cannot reprint the input, so its weights could not be elided; "
+                     "input.mlir keeps them")
         weights = Weights.KEPT_UNPARSABLE
     notes += _copy_redacted(src, dest, redactor, bytecode=bytecode)
     record = run_pipeline(dest, textual, opt=opt, options=run_options)

@@ -42,7 +42,7 @@ class Weights(Parsable):
                 Weights.ELIDED: "elided",
                 Weights.KEPT: "kept (--keep-weights)",
                 Weights.KEPT_CHANGES_FAILURE: "kept (eliding them changed the failure)",
-                Weights.KEPT_UNPARSABLE: "kept (the bindings cannot parse the input)"}[self]
+                Weights.KEPT_UNPARSABLE: "kept (the input could not be reprinted without them)"}[self]
 
 
 class Refusal(Parsable):
