@@ -225,6 +225,16 @@ def test_tiny_derivations_of_other_families(prepared_cache):
     assert prepared_cache("distilbert").model.transformer.layer[0].ffn.lin1.out_features == 128
 
 
+def test_a_composite_configs_auto_typed_tower_is_tiny_too():
+    """LLaVA's text_config is typed AutoConfig; its default is a full-size Llama (7B: the
+    --all catalog spent 60 s and 18 GB building one) unless it is made tiny as well."""
+    config = hf.build_config(resolve("llava"), Size.TINY, {})
+    text, vision = config.text_config, config.vision_config
+    assert text.model_type == transformers.LlavaConfig().text_config.model_type == "llama"
+    assert (text.hidden_size, text.num_hidden_layers, text.vocab_size) == (64, 2, 1024)
+    assert vision.hidden_size == 64 and vision.num_hidden_layers == 2
+
+
 def test_default_size_is_the_config_classes_own():
     spec = resolve("llama")
     config = hf.build_config(spec, Size.DEFAULT, {})

@@ -272,13 +272,24 @@ def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any])
 
 
 def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
-    """Composite configs (a text and a vision tower) get each concrete sub-config tiny too."""
+    """Composite configs (a text and a vision tower) get each sub-config tiny too. A sub-config
+    typed ``AutoConfig`` (LLaVA's text_config) is whatever the composite's default holds (a
+    full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
+    defaults_of: list[Any] = []  # the composite's default instance, built once when needed
     for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
-        if isinstance(sub, type) and sub.__name__ != "AutoConfig":
-            try:
+        if not isinstance(sub, type):
+            continue
+        try:
+            if sub.__name__ != "AutoConfig":
                 kwargs[name] = tiny_kwargs(sub)
-            except Exception:  # a sub-config that cannot be built on its own keeps its default
                 continue
+            if not defaults_of:
+                defaults_of.append(config_class())
+            default = getattr(defaults_of[0], name, None)
+            if default is not None and getattr(default, "model_type", ""):
+                kwargs[name] = {"model_type": default.model_type, **tiny_kwargs(type(default))}
+        except Exception:  # a sub-config that cannot be built on its own keeps its default
+            continue
 
 
 # ---------------------------------------------------------------------------------------------
