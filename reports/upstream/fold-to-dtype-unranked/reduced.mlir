@@ -1,0 +1,18 @@
+module {
+  func.func @to_dtype_of_literal() {
+    %none = torch.constant.none loc(#loc2)
+    %false = torch.constant.bool false loc(#loc3)
+    %int3 = torch.constant.int 3 loc(#loc4)
+    %0 = torch.vtensor.literal(dense<true> : tensor<1xi1>) : !torch.vtensor<[1],i1> loc(#loc5)
+    %1 = torch.aten.to.dtype %0, %int3, %false, %false, %none : !torch.vtensor<[1],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor loc(#loc6)
+    return loc(#loc7)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("input.mlir":0:0)
+#loc1 = loc("input.mlir":27:1)
+#loc2 = loc("input.mlir":28:11)
+#loc3 = loc("input.mlir":29:12)
+#loc4 = loc("input.mlir":30:11)
+#loc5 = loc("input.mlir":31:8)
+#loc6 = loc("input.mlir":32:8)
+#loc7 = loc("input.mlir":33:3)
