@@ -29,9 +29,18 @@ def hung_input(tmp_path: Path) -> Path:
     return path
 
 
+def _default_stop_signals() -> None:
+    """The harness as a terminal starts it: a test runner started in the background (``&``
+    ignores SIGINT) or under nohup (SIGHUP) passes its ignored signals on, and the harness
+    keeps ignored signals ignored (test_signals_ignored_at_start_stay_ignored)."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def start(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=ROOT, text=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_stop_signals)
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -128,7 +137,8 @@ def test_signals_ignored_at_start_stay_ignored(tmp_path):
     hang = hung_input(tmp_path)
     proc = subprocess.Popen(["nohup", sys.executable, "-m", "harness", "run", str(hang), PASS,
                              "--timeout", "600"], cwd=tmp_path, text=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_stop_signals)  # then nohup ignores SIGHUP
     try:
         wait_for(lambda: compiler_processes(hang.stem))
         proc.send_signal(signal.SIGHUP)
