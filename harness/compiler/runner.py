@@ -352,6 +352,11 @@ def repro_command(pipeline: str, input_path: str | os.PathLike, binary_name: str
     return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {source}"
 
 
+# MLIR's own printer flags that keep weights out of printed IR: a literal or resource of over 16
+# elements is printed as an elided placeholder (what is read by a person or parsed back for ops).
+ELIDE_PRINTED_WEIGHTS = ("--mlir-elide-elementsattrs-if-larger=16",
+                         "--mlir-elide-resource-strings-if-larger=16")
+
 # --print-op-stats=json's block: one `"op.name" : N` per line (other stderr lines may hold braces).
 _OP_STATS = re.compile(r'^\{\n(?:\s*"[^"\n]+" : \d+,?\n)*\}$', re.MULTILINE)
 
@@ -364,8 +369,7 @@ def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
     path = check_input(input_path)
     exe = binary_module.resolve(opt, timeout_s=timeout_s)
     done = execute([exe.path, command_path(path), "--print-op-stats=json", "-o", os.devnull,
-                    "--mlir-elide-elementsattrs-if-larger=16",
-                    "--mlir-elide-resource-strings-if-larger=16"],
+                    *ELIDE_PRINTED_WEIGHTS],
                    RunOptions(timeout_s=timeout_s, dump_on_timeout=False))
     if done.timed_out or done.returncode != 0:
         return None

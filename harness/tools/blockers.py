@@ -48,7 +48,8 @@ from harness.compiler.mlir import PrintOptions, print_op, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
 from harness.compiler.records import Diagnostic, RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from harness.compiler.runner import (DEFAULT_TIMEOUT_S, ELIDE_PRINTED_WEIGHTS, RunOptions,
+                                     run_pipeline)
 from harness.knowledge import fixes
 
 _DUMP_HEADER = "// -----// IR Dump After "
@@ -57,8 +58,6 @@ _DUMP_HEADER = "// -----// IR Dump After "
 _CONSTANT_OPS = ("torch.constant.",)
 _CONSTANT_AGGREGATES = ("torch.prim.ListConstruct", "torch.prim.TupleConstruct")
 _GLUE_DIALECTS = ("torch_c.",)
-# The module is printed to find op kinds and constants: weights only cost time there.
-_ELIDE = ("--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")
 WORKERS = 2  # torch-mlir-opt runs at a time (the runs are small; the machine may have 2 cores)
 
 
@@ -208,7 +207,9 @@ def failure_ir(input_path: str | os.PathLike, pipeline: str, *, opt: str | None,
     record = run_pipeline(input_path, pipeline, opt=opt, options=RunOptions(
         timeout_s=timeout_s, disable_threading=True,
         extra_args=("--mlir-print-ir-after-failure", "--mlir-print-ir-module-scope",
-                    "--mlir-print-debuginfo", "--dump-pass-pipeline", *_ELIDE)))
+                    "--mlir-print-debuginfo", "--dump-pass-pipeline",
+                    # Printed to find op kinds and constants: weights only cost time here.
+                    *ELIDE_PRINTED_WEIGHTS)))
     at = record.stderr.find(_DUMP_HEADER)
     if at < 0:
         return None, record

@@ -26,7 +26,7 @@ from harness.compiler import binary as binary_module
 from harness.compiler import pipelines
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import RunOptions, count_file_ops, run_pipeline
+from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, count_file_ops, run_pipeline
 from harness.errors import HarnessError, OutputError, ReportError
 
 from ..bisect import BisectResult, bisect
@@ -55,9 +55,6 @@ INLINE_MAX_CHARS = 12_000
 # Failures that may be the input's own fault (it does not parse or verify) rather than a pass's.
 _MAYBE_INVALID = (Outcome.PARSE_ERROR, Outcome.VERIFIER_ERROR, Outcome.PASS_FAILURE)
 _PARSE_ONLY = "builtin.module()"
-# The parse-only run prints its module to /dev/null: without weights (a 50 MB dense literal
-# is printed through a 100 MB hex string).
-_ELIDE_OUTPUT = ("--mlir-elide-elementsattrs-if-larger=16", "--mlir-elide-resource-strings-if-larger=16")
 
 
 def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOptions) -> ReportResult:
@@ -103,8 +100,10 @@ def resolve_pipeline(spec: str) -> str:
 def _refuse_invalid_input(src: Path, opt: str, timeout_s: float) -> None:
     """Raises when torch-mlir-opt rejects ``src`` with no pass at all: the file is not valid
     IR (random bytes, a syntax error, an op that does not verify), which is no compiler bug."""
+    # It prints its module to /dev/null: without weights (a 50 MB dense literal is printed
+    # through a 100 MB hex string).
     parsed = run_pipeline(src, _PARSE_ONLY, opt=opt,
-                          options=RunOptions(timeout_s=timeout_s, extra_args=_ELIDE_OUTPUT))
+                          options=RunOptions(timeout_s=timeout_s, extra_args=ELIDE_PRINTED_WEIGHTS))
     if parsed.ok or parsed.outcome.is_crash:
         return
     first = parsed.first_error()
