@@ -68,3 +68,12 @@ def test_a_literal_split_between_chunks_is_found(tmp_path, monkeypatch, cut):
     assert has_large_literal(src)
     src.write_text(_literal_input(HEX[:2 * 64], N))  # 64 bytes (16 f32): not over the limit
     assert not has_large_literal(src)
+
+
+@pytest.mark.parametrize("cut", [1, 3, 5])
+def test_a_plain_needle_split_between_chunks_is_found(tmp_path, monkeypatch, cut):
+    src = tmp_path / "needle.mlir"
+    src.write_text('#loc1 = loc("model.py":10:0)\n')
+    monkeypatch.setattr(inputs_module, "_SCAN_CHUNK", src.read_text().index("loc(") + cut)
+    assert inputs_module.file_contains(src, b"loc(")
+    assert not inputs_module.file_contains(src, b"dialect_resources")

@@ -88,34 +88,32 @@ def is_bytecode_file(path: Path) -> bool:
         return is_bytecode(f.read(4))
 
 
-def file_contains(path: Path, needle: bytes) -> bool:
-    """Whether ``needle`` is in the file (read in chunks: files are big)."""
+def file_contains(path: Path, pattern: bytes | re.Pattern[bytes], *, longest: int = 0) -> bool:
+    """Whether the file holds ``pattern`` (bytes, or a regex whose matches are at most
+    ``longest`` bytes). Read in chunks, each with the previous one's tail: files are big, and a
+    match may straddle two chunks."""
+    if isinstance(pattern, bytes):
+        longest = len(pattern)
+        pattern = re.compile(re.escape(pattern))
     tail = b""
     with open(path, "rb") as f:
         while chunk := f.read(_SCAN_CHUNK):
-            if needle in tail + chunk:
+            window = tail + chunk
+            if pattern.search(window):
                 return True
-            tail = chunk[-len(needle):]
+            tail = window[-longest:] if longest else b""
     return False
 
 
 # An inline hex literal of over 64 bytes (16 f32) is a weight (a resource's text form).
 _LARGE_LITERAL_DIGITS = 2 * 4 * ELIDE_LITERALS_OVER_ELEMENTS + 2
 _LARGE_LITERAL = re.compile(rb'dense<"0x[0-9A-Fa-f]{%d}' % _LARGE_LITERAL_DIGITS)
-_LARGE_LITERAL_HOLD = len(b'dense<"0x') + _LARGE_LITERAL_DIGITS  # the longest match
 
 
 def has_large_literal(path: Path) -> bool:
-    """Whether the file holds an inline ``dense<"0x...">`` literal of over 64 bytes (read in
-    chunks, each with the previous one's tail, so a literal split between them is found)."""
-    tail = b""
-    with open(path, "rb") as f:
-        while chunk := f.read(_SCAN_CHUNK):
-            window = tail + chunk
-            if _LARGE_LITERAL.search(window):
-                return True
-            tail = window[-_LARGE_LITERAL_HOLD:]
-    return False
+    """Whether the file holds an inline ``dense<"0x...">`` literal of over 64 bytes."""
+    return file_contains(path, _LARGE_LITERAL,
+                         longest=len(b'dense<"0x') + _LARGE_LITERAL_DIGITS)
 
 
 def _parse_file(path: Path):
