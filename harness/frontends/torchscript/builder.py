@@ -234,6 +234,10 @@ class _ImportSession:
                 [ir.DictAttr.get(a, self.context) for a in arg_attrs], self.context)
         importer = GraphImporter(self.env, object_path)
         locations = importer.plan_locations(graph)
+        # An argument's annotated type bound, where it has one, is what its shape is known by.
+        bounds = [(a or {}).get("torch.type_bound") for a in (arg_attrs or [{}] * len(sig.inputs))]
+        importer.plan_gathers(graph, [ir.TypeAttr(b).value if b is not None else t
+                                      for b, t in zip(bounds, sig.inputs)])
         with self.context, self.module_ip:
             func = ir.Operation.create("func.func", attributes=attributes, regions=1,
                                        loc=locations.entry)

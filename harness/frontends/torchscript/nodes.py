@@ -9,6 +9,7 @@ importer, reports the missing lowering. Structural prim nodes have hand-written 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Protocol, Sequence
@@ -18,6 +19,7 @@ from torch_mlir import ir
 
 from harness.errors import UnsupportedNodeError, UnsupportedTypeError
 
+from .as_strided import AS_STRIDED, Gather, plan_gathers
 from .literals import TensorLiterals
 from .locations import LocationFactory, LocationPlan
 from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
@@ -68,6 +70,17 @@ class ImportEnv:
         return known
 
 
+_STATIC_SHAPE = re.compile(r"^!torch\.v?tensor<\[([0-9?,]*)\],")
+
+
+def static_shape(t: ir.Type) -> tuple[int, ...] | None:
+    """A tensor type's sizes (-1 where dynamic), None when unranked or not a tensor."""
+    m = _STATIC_SHAPE.match(str(t))
+    if m is None:
+        return None
+    return tuple(-1 if d == "?" else int(d) for d in m.group(1).split(",") if d)
+
+
 def _is_tensor_type(t: ir.Type) -> bool:
     s = str(t)
     return s.startswith("!torch.tensor") or s.startswith("!torch.vtensor")
@@ -97,6 +110,7 @@ class GraphImporter:
         self.object_path = object_path
         self.values: dict[int, ir.Value] = {}
         self.locations: LocationPlan | None = None
+        self.gathers: dict[torch._C.Node, Gather] = {}
         self._handlers: dict[str, Callable[[torch._C.Node, ir.Location], None]] = {
             "prim::Constant": self._constant,
             "prim::GetAttr": self._get_attr,
@@ -148,6 +162,11 @@ class GraphImporter:
         self.locations = self.env.locs.plan(graph)
         return self.locations
 
+    def plan_gathers(self, graph: torch._C.Graph, arg_types: Sequence[ir.Type]) -> None:
+        """Decides which as_strided reads become gathers (as_strided.py), from the static
+        shapes of the function's arguments."""
+        self.gathers = plan_gathers(graph, [static_shape(t) for t in arg_types])
+
     def import_block_nodes(self, nodes: Iterable[torch._C.Node]) -> None:
         for node in nodes:
             self.import_node(node)
@@ -158,6 +177,9 @@ class GraphImporter:
         loc = self.locations.by_node.get(node) if self.locations is not None else None
         if loc is None:
             loc = self.env.locs.for_node(node)
+        if kind == AS_STRIDED and node in self.gathers:
+            self._gather(node, self.gathers[node], loc)
+            return
         handler = self._handlers.get(kind)
         if handler is not None:
             handler(node, loc)
@@ -204,6 +226,21 @@ class GraphImporter:
 
     def _emit_operator(self, dotted: str, node: torch._C.Node, loc: ir.Location) -> None:
         self._emit_simple("torch.operator", node, loc, {"name": ir.StringAttr.get(dotted)})
+
+    def _gather(self, node: torch._C.Node, gather: Gather, loc: ir.Location) -> None:
+        """``aten.index.Tensor(base, [coordinates...])`` in place of an as_strided read."""
+        tensor = torch._C.TensorType.get()
+        plain = self.jit_type(node.output(), node)
+        coords = [self.adjust(self.constant(c, tensor, loc, name_hint=f"{self._const_name(node)}.as_strided{i}"),
+                              plain, loc)
+                  for i, c in enumerate(gather.coords)]
+        indices = ir.Operation.create(
+            "torch.prim.ListConstruct", operands=coords, loc=loc,
+            results=[self.env.types.from_jit(torch._C.ListType(torch._C.OptionalType(tensor)),
+                                             "as_strided's gather indices")]).result
+        op = ir.Operation.create("torch.aten.index.Tensor", results=[plain],
+                                 operands=[self.lookup(gather.base), indices], loc=loc)
+        self._bind_results(node, op)
 
     # ----- constants --------------------------------------------------------------------
 
