@@ -1,0 +1,17 @@
+#loc2 = loc("input.mlir":1:33)
+module {
+  func.func @static_10x16_to_7x13(%arg0: !torch.vtensor<[1,512,10,16],f32> loc("input.mlir":1:33)) {
+    %int7 = torch.constant.int 7 loc(#loc3)
+    %int13 = torch.constant.int 13 loc(#loc4)
+    %0 = torch.prim.ListConstruct %int7, %int13 : (!torch.int, !torch.int) -> !torch.list<int> loc(#loc5)
+    %result0, %result1 = torch.aten.adaptive_max_pool2d %arg0, %0 : !torch.vtensor<[1,512,10,16],f32>, !torch.list<int> -> !torch.vtensor<[1,512,7,13],f32>, !torch.vtensor<[1,512,7,13],si64> loc(#loc6)
+    return loc(#loc7)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("input.mlir":0:0)
+#loc1 = loc("input.mlir":1:1)
+#loc3 = loc("input.mlir":2:11)
+#loc4 = loc("input.mlir":3:12)
+#loc5 = loc("input.mlir":4:8)
+#loc6 = loc("input.mlir":5:24)
+#loc7 = loc("input.mlir":6:3)

@@ -1,0 +1,16 @@
+#loc = loc(unknown)
+module {
+  func.func @isolated(%arg0: !torch.vtensor<[?,?,?],f32> loc(unknown)) -> !torch.vtensor<[?],f32> {
+    %int0 = torch.constant.int 0 loc(#loc1)
+    %int1 = torch.constant.int 1 loc(#loc2)
+    %0 = torch.prim.ListConstruct %int0, %int1 : (!torch.int, !torch.int) -> !torch.list<int> loc(#loc3)
+    %none = torch.constant.none loc(#loc4)
+    %1 = torch.prims.prod %arg0, %0, %none : !torch.vtensor<[?,?,?],f32>, !torch.list<int>, !torch.none -> !torch.vtensor<[?],f32> loc(#loc5)
+    return %1 : !torch.vtensor<[?],f32> loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+#loc1 = loc("input.mlir":2:11)
+#loc2 = loc("input.mlir":3:11)
+#loc3 = loc("input.mlir":5:8)
+#loc4 = loc("input.mlir":4:11)
+#loc5 = loc("input.mlir":6:8)
