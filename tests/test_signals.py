@@ -152,3 +152,24 @@ def test_signals_ignored_at_start_stay_ignored(tmp_path):
         stop(proc)
         if os.path.exists(tmp_path / "nohup.out"):
             os.unlink(tmp_path / "nohup.out")
+
+
+def test_the_watchdog_runs_before_the_first_child_exists():
+    # The harness may be SIGKILLed the moment its first torch-mlir-opt exists (the test above
+    # kills it as soon as the compiler shows in /proc): a watchdog started only after Popen
+    # returned left the group unguarded for a whole Python start, and the compiler outlived it.
+    probe = (
+        "import subprocess, sys\n"
+        "from harness.compiler import process\n"
+        "real = subprocess.Popen\n"
+        "class Spy(real):\n"
+        "    def __init__(self, *a, **k):\n"
+        "        print('watchdog running at spawn:', process.watchdog.fd is not None, flush=True)\n"
+        "        super().__init__(*a, **k)\n"
+        "subprocess.Popen = Spy\n"
+        "done = process.execute(['true'], timeout_s=30)\n"
+        "print('exit', done.returncode)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.splitlines() == ["watchdog running at spawn: True", "exit 0"], out.stderr

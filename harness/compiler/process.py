@@ -187,6 +187,14 @@ class _Watchdog:
                     if self.fd is not None:
                         os.write(self.fd, message)
 
+    def ready(self) -> None:
+        """Starts the watchdog before a spawn: the harness may be killed the moment the child
+        exists, and a group the watchdog learns of only after a Python start is unguarded
+        that long (the group is then told by one pipe write right after Popen returns)."""
+        with self.lock:
+            if self.fd is None:
+                self._start()
+
     def watch(self, pgid: int) -> None:
         self._send(b"+%d\n" % pgid, start=True)
 
@@ -228,6 +236,7 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
     explicitly, still pays for the fork.
     """
     exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
+    watchdog.ready()
     proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, errors="replace", env=env,
                             start_new_session=True,
