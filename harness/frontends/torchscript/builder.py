@@ -20,6 +20,7 @@ from harness.compiler.mlir import new_context
 from harness.errors import AnnotationError, TorchScriptImportError, UnsupportedNodeError
 
 from .annotations import ClassAnnotator
+from .as_strided import plan_gathers
 from .literals import TensorLiterals
 from .locations import LocationFactory
 from .nodes import GraphImporter, ImportEnv, Signature
@@ -216,7 +217,8 @@ class _ImportSession:
         return sig
 
     def _emit_function(self, symbol: str, graph: torch._C.Graph, sig: Signature, *, private: bool,
-                       object_path: str, arg_attrs: list[dict] | None = None) -> ir.Operation:
+                       object_path: str, arg_attrs: list[dict] | None = None,
+                       arg_shapes: list[tuple[int, ...] | None] | None = None) -> ir.Operation:
         if symbol in self.builder._symbols:
             raise TorchScriptImportError(
                 f"symbol @{symbol} is imported twice into one module. Import each module or "
@@ -234,10 +236,7 @@ class _ImportSession:
                 [ir.DictAttr.get(a, self.context) for a in arg_attrs], self.context)
         importer = GraphImporter(self.env, object_path)
         locations = importer.plan_locations(graph)
-        # An argument's annotated type bound, where it has one, is what its shape is known by.
-        bounds = [(a or {}).get("torch.type_bound") for a in (arg_attrs or [{}] * len(sig.inputs))]
-        importer.plan_gathers(graph, [ir.TypeAttr(b).value if b is not None else t
-                                      for b, t in zip(bounds, sig.inputs)])
+        importer.gathers = plan_gathers(graph, arg_shapes or [None] * len(sig.inputs))
         with self.context, self.module_ip:
             func = ir.Operation.create("func.func", attributes=attributes, regions=1,
                                        loc=locations.entry)
@@ -273,15 +272,17 @@ class _ImportSession:
             for info in graph.classes.values():
                 for name, method in info.methods.items():
                     bounds = annotator.arg_annotations(info.qualname, name)
-                    arg_attrs = None
+                    arg_attrs = arg_shapes = None
                     if bounds is not None:
+                        arg_shapes = [b.shape for b in bounds]
                         arg_attrs = [
                             {"torch.type_bound": ir.TypeAttr.get(self.types.parse(b.type_asm()))}
                             if b.is_bound() else {} for b in bounds
                         ]
                     methods.append(self._emit_function(
                         f"{info.qualname}.{name}", method.graph, info.signatures[name],
-                        private=True, object_path=info.first_path, arg_attrs=arg_attrs))
+                        private=True, object_path=info.first_path, arg_attrs=arg_attrs,
+                        arg_shapes=arg_shapes))
             free = [op for op in self._function_ops if op not in methods]
             graph.import_object(root, "<root>")
             self._move_functions_first(methods + free)

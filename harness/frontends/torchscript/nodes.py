@@ -9,7 +9,6 @@ importer, reports the missing lowering. Structural prim nodes have hand-written 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Protocol, Sequence
@@ -19,7 +18,7 @@ from torch_mlir import ir
 
 from harness.errors import UnsupportedNodeError, UnsupportedTypeError
 
-from .as_strided import AS_STRIDED, Gather, plan_gathers
+from .as_strided import AS_STRIDED, Gather
 from .literals import TensorLiterals
 from .locations import LocationFactory, LocationPlan
 from .typemap import TORCH_DTYPE_TO_INT, TypeMapper
@@ -70,17 +69,6 @@ class ImportEnv:
         return known
 
 
-_STATIC_SHAPE = re.compile(r"^!torch\.v?tensor<\[([0-9?,]*)\],")
-
-
-def static_shape(t: ir.Type) -> tuple[int, ...] | None:
-    """A tensor type's sizes (-1 where dynamic), None when unranked or not a tensor."""
-    m = _STATIC_SHAPE.match(str(t))
-    if m is None:
-        return None
-    return tuple(-1 if d == "?" else int(d) for d in m.group(1).split(",") if d)
-
-
 def _is_tensor_type(t: ir.Type) -> bool:
     s = str(t)
     return s.startswith("!torch.tensor") or s.startswith("!torch.vtensor")
@@ -110,6 +98,7 @@ class GraphImporter:
         self.object_path = object_path
         self.values: dict[int, ir.Value] = {}
         self.locations: LocationPlan | None = None
+        # as_strided nodes imported as gathers (as_strided.plan_gathers, set by the caller).
         self.gathers: dict[torch._C.Node, Gather] = {}
         self._handlers: dict[str, Callable[[torch._C.Node, ir.Location], None]] = {
             "prim::Constant": self._constant,
@@ -161,11 +150,6 @@ class GraphImporter:
         """Fixes every node's location up front, filling the gaps from neighbours."""
         self.locations = self.env.locs.plan(graph)
         return self.locations
-
-    def plan_gathers(self, graph: torch._C.Graph, arg_types: Sequence[ir.Type]) -> None:
-        """Decides which as_strided reads become gathers (as_strided.py), from the static
-        shapes of the function's arguments."""
-        self.gathers = plan_gathers(graph, [static_shape(t) for t in arg_types])
 
     def import_block_nodes(self, nodes: Iterable[torch._C.Node]) -> None:
         for node in nodes:
