@@ -10,7 +10,8 @@
 //   aten.complex                ElementwiseCreateComplexModule_basic
 //   aten.im2col                 UnfoldModule_basic (nn.Unfold)
 //   aten.reflection_pad3d       ReflectionPad3dModule*_basic (7; a shape function, no dtype one)
-// (native_group_norm_backward and aten.tensor of a bool list fail the same way.)
+// (native_group_norm_backward and aten.tensor of a bool list have their own tests:
+// native-group-norm-backward-unsupported-error.mlir, tensor-bool-list-unranked-error.mlir.)
 // Upstream fix: the missing functions in abstract_interp_lib_gen.py.
 //
 // Now: the contract errors below. When upstream adds a function, its case fails here.
