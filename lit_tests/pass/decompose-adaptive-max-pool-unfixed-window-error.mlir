@@ -18,7 +18,9 @@
 //   2dDynamicWithIndices (_basic). The FX path passes them only because upstream's FX e2e config
 //   declares aten.adaptive_max_pool2d backend-legal (fx_importer_backend.py BACKEND_LEGAL_OPS).
 //   AdaptiveMaxPool1dStatic, 1dDynamicNoBatch and 1dDynamic (the folded assert aborts at run
-//   time) fail the same way on both paths (upstream lists them in FX_IMPORTER_XFAIL_SET).
+//   time) fail the same way here; the FX path passes them too, because the wheel's FX import
+//   (its decompositions) turns adaptive_max_pool1d into adaptive_max_pool2d of an unsqueezed
+//   input, which that config keeps legal.
 // Upstream fix: make the decomposition fail to match when kernel and stride are not constants
 // it can prove valid, so the op reaches TorchToLinalg's adaptive pooling lowering.
 //

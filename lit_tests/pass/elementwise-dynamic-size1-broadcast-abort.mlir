@@ -15,7 +15,9 @@
 // size-1 dimension is static there and lowers to a broadcast. The non-broadcasting tests
 // (ElementwiseLogAddExp{,2}Module_basic) pass on both paths.
 // Upstream fix: dynamic size-1 broadcasting in TorchToLinalg's elementwise lowering (a
-// select on the size, or an expand of the operand) instead of the assert.
+// select on the size, or an expand of the operand) instead of the assert. Known upstream:
+// llvm/torch-mlir#2149 (open, "Broadcast op support for dynamic dimension sizes"); #2882, a
+// fix of the check, was closed with the view that a dimension cannot be dynamically 1.
 //
 // Now: the lowering asserts equal sizes, and `harness check` (torch-to-linalg, then the
 // RefBackend, on the inputs above) sees the code die by SIGABRT. When upstream broadcasts
