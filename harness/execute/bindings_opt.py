@@ -7,10 +7,19 @@ upstream MLIR's bufferization and LLVM-conversion passes, which torch-mlir-opt d
 bindings register every pass. Running them in a child process, as the runner runs torch-mlir-opt,
 keeps a crash out of the caller and gives a command to paste into a bug report.
 
-It takes the flags the runner passes to torch-mlir-opt and writes diagnostics in MLIR's
-``FILE:LINE:COL: error: MESSAGE`` form, so ``harness.compiler.records.parse_diagnostics`` reads
-them. Exit status: 0 success, 1 a parse or pass failure; a crash dies by its signal (Python's
-faulthandler prints where).
+It stands in for torch-mlir-opt wherever the tools take a binary (``opt=PATH``: bisect, reduce,
+report; the path is ``lowering.bindings_launcher()``, the console script
+``harness-bindings-opt``): ``--version`` names what it is (``binary.BINDINGS_STAND_IN``) and the
+wheel's LLVM, ``--help-list`` its passes, and it takes the flags those tools pass in
+torch-mlir-opt's spelling. The crash reproducer is emulated pass by pass
+(``bindings_steps``); a flag it cannot honour is refused in torch-mlir-opt's words ("Unknown
+command line argument"), so the runner raises a clear PipelineConfigError instead of recording a
+compiler failure.
+
+Diagnostics are written in MLIR's ``FILE:LINE:COL: error: MESSAGE`` form, so
+``harness.compiler.records.parse_diagnostics`` reads them. Exit status: 0 success, 1 a parse or
+pass failure or a refused command line; a crash dies by its signal (Python's faulthandler
+prints where).
 """
 
 from __future__ import annotations
@@ -214,11 +223,31 @@ def main(argv: Sequence[str] | None = None) -> int:
                 write(sys.stdout)
             return 0
         try:
-            write_atomically(args.output, write, binary=args.emit_bytecode)
+            if _special(args.output):  # /dev/null, a fifo: written in place, never replaced
+                with open(args.output, "wb" if args.emit_bytecode else "w") as f:
+                    write(f)
+            else:
+                write_atomically(args.output, write, binary=args.emit_bytecode)
+        except OSError as e:
+            print(f"<unknown>:0: error: cannot open output file '{args.output}': "
+                  f"{e.strerror or e}", file=sys.stderr)
+            return EXIT_FAILURE
         except HarnessError as e:
             print(f"<unknown>:0: error: {e}", file=sys.stderr)
             return EXIT_FAILURE
     return 0
+
+
+def _special(path: str) -> bool:
+    """An existing output that is not a regular file. Renaming a temp file over it, as
+    write_atomically does, would replace /dev/null itself with a file when run as root."""
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _run(pm, module, args: argparse.Namespace) -> int:
