@@ -83,6 +83,13 @@ def reproduce(pipeline: str, input_path: str, binary: str) -> str:
     return repro_command(pipeline, input_path, shlex.quote(binary))
 
 
+def tool_opt(args: argparse.Namespace) -> str | None:
+    """``--opt`` as the tools take it: the bindings tool's launcher for a bindings pipeline."""
+    from ..tools.driver import tool_for
+
+    return tool_for(args.pipeline, args.opt, getattr(args, "driver", None))
+
+
 def textual_pipeline(spec: str) -> str:
     from ..compiler import pipelines
 
@@ -110,6 +117,10 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
                         "each runs), an upstream pipeline name, a textual pipeline, or pass "
                         "flags as --pipeline=-canonicalize")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--driver", choices=["torch-mlir-opt", "bindings"],
+                   help="the tool that runs the pipeline (default: a named pipeline's own, "
+                        "torch-mlir-opt for a textual one); 'bindings' runs upstream MLIR passes "
+                        "torch-mlir-opt does not register (python -m harness.execute.bindings_opt)")
     p.add_argument("--timeout", type=float, default=timeout, help=timeout_help)
     if json_help:
         p.add_argument("--json", action="store_true", help=json_help)

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import HarnessError
 from . import numerics
 from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded, progress,
-                     reproduce, say, textual_pipeline)
+                     reproduce, say, textual_pipeline, tool_opt)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -25,7 +25,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = textual_pipeline(args.pipeline)
     options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
-    on_bindings = resolve(args.pipeline)[1] is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
+    driver = Driver.parse(args.driver) if args.driver else resolve(args.pipeline)[1]
+    on_bindings = driver is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
     if on_bindings:
         record = run_bindings_pipeline(args.file, textual, options=options)
     else:
@@ -68,7 +69,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     say(args, f"running {Path(args.file).name}; on a legalization failure each left-over op "
                "alone too (--no-blockers skips that)")
-    result = explain_file(args.file, textual_pipeline(args.pipeline), opt=args.opt,
+    result = explain_file(args.file, textual_pipeline(args.pipeline), opt=tool_opt(args),
                           context=args.context, timeout_s=args.timeout,
                           blockers=not args.no_blockers)
     if args.json:
@@ -91,7 +92,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
     textual = textual_pipeline(args.pipeline)
     say(args, f"running {Path(args.file).name} with MLIR's reproducer, then the failing pass alone")
-    result = bisect(args.file, textual, opt=args.opt, out_dir=args.out, timeout_s=args.timeout,
+    result = bisect(args.file, textual, opt=tool_opt(args), out_dir=args.out, timeout_s=args.timeout,
                     blockers=not args.no_blockers)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
@@ -113,9 +114,10 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from ..errors import NothingToReduceError
     from ..tools.reduce import ReduceOptions, reduce_file
 
+    opt = tool_opt(args)
     try:
         result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
-            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=args.opt,
+            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=opt,
             try_timeout_s=args.timeout, progress=progress(args)))
     except NothingToReduceError as e:
         print(f"nothing to reduce: {e.input_path} passes {e.pipeline}")
@@ -125,7 +127,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     print(f"  -> {result.output_path}")
     from ..compiler import binary
 
-    exe = binary.resolve(args.opt).path
+    exe = binary.resolve(opt).path
     print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
     return EXIT_FAILURE
 
@@ -139,7 +141,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     say_progress = None if args.json else progress(args)
     try:
         result = make_report(args.file, args.pipeline, options=ReportOptions(
-            out_dir=args.out, opt=args.opt, keep_weights=args.keep_weights,
+            out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
             redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
             timeout_s=args.timeout, progress=say_progress))
     except HarnessError as e:

@@ -19,6 +19,10 @@ from harness.errors import BinaryError
 from . import process
 
 ENV_VAR = "TORCH_MLIR_OPT"
+# What ``python -m harness.execute.bindings_opt --version`` says it is: torch-mlir-opt's command
+# line over the wheel's MLIR Python bindings, which run the upstream MLIR passes torch-mlir-opt
+# does not register. Defined here so the report can tell, without importing harness.execute.
+BINDINGS_STAND_IN = "torch-mlir-opt stand-in over the MLIR Python bindings"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,15 @@ class OptBinary:
     @property
     def build_kind(self) -> str:
         return "assertions" if self.assertions else ("release" if self.optimized else "debug")
+
+    @property
+    def bindings(self) -> bool:
+        """The bindings tool (harness.execute.bindings_opt), not a torch-mlir-opt build."""
+        return BINDINGS_STAND_IN in self.version_text
+
+    @property
+    def tool_name(self) -> str:
+        return "bindings_opt" if self.bindings else "torch-mlir-opt"
 
     def describe(self) -> str:
         return f"{self.path} (LLVM {self.llvm_version or 'unknown'}, {self.build_kind} build)"

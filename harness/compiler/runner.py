@@ -262,8 +262,8 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
         rejection = _pipeline_rejection(done.stderr)
         if rejection:
             raise PipelineConfigError(
-                f"torch-mlir-opt rejected the pipeline {pipeline!r}: {rejection} Check the pass "
-                "names and options against 'torch-mlir-opt --help', and nest function passes "
+                f"{exe.tool_name} rejected the pipeline {pipeline!r}: {rejection} Check the pass "
+                f"names and options against '{exe.tool_name} --help', and nest function passes "
                 "as 'builtin.module(func.func(PASS))'."
             )
     diagnostics = parse_diagnostics(done.stderr)

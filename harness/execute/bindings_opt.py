@@ -7,10 +7,19 @@ upstream MLIR's bufferization and LLVM-conversion passes, which torch-mlir-opt d
 bindings register every pass. Running them in a child process, as the runner runs torch-mlir-opt,
 keeps a crash out of the caller and gives a command to paste into a bug report.
 
-It takes the flags the runner passes to torch-mlir-opt and writes diagnostics in MLIR's
-``FILE:LINE:COL: error: MESSAGE`` form, so ``harness.compiler.records.parse_diagnostics`` reads
-them. Exit status: 0 success, 1 a parse or pass failure; a crash dies by its signal (Python's
-faulthandler prints where).
+It stands in for torch-mlir-opt wherever the tools take a binary (``opt=PATH``: bisect, reduce,
+report; the path is ``lowering.bindings_launcher()``, the console script
+``harness-bindings-opt``): ``--version`` names what it is (``binary.BINDINGS_STAND_IN``) and the
+wheel's LLVM, ``--help-list`` its passes, and it takes the flags those tools pass in
+torch-mlir-opt's spelling. The crash reproducer is emulated pass by pass
+(``bindings_steps``); a flag it cannot honour is refused in torch-mlir-opt's words ("Unknown
+command line argument"), so the runner raises a clear PipelineConfigError instead of recording a
+compiler failure.
+
+Diagnostics are written in MLIR's ``FILE:LINE:COL: error: MESSAGE`` form, so
+``harness.compiler.records.parse_diagnostics`` reads them. Exit status: 0 success, 1 a parse or
+pass failure or a refused command line; a crash dies by its signal (Python's faulthandler
+prints where).
 """
 
 from __future__ import annotations
@@ -56,24 +65,115 @@ def _fail(error) -> int:
     return EXIT_FAILURE
 
 
+# Flags the harness's tools pass to torch-mlir-opt that the bindings cannot honour, and why.
+_CANNOT_HONOUR = {
+    "--mlir-very-unsafe-disable-verifier-on-parsing":
+        "the MLIR Python bindings always verify what they parse",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Errors in torch-mlir-opt's words (exit 1, "Unknown command line argument"), so the runner
+    reports them as a rejected command line, not as a compiler failure."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        sys.exit(EXIT_FAILURE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m harness.execute.bindings_opt",
+    p = _Parser(
+        prog="python -m harness.execute.bindings_opt", allow_abbrev=False,
         description="Run a pass pipeline with the torch-mlir wheel's MLIR Python bindings "
                     "(torch-mlir-opt's flags).")
     p.add_argument("input", help="IR file (text or bytecode)")
-    p.add_argument("-pass-pipeline", "--pass-pipeline", dest="pipeline", required=True,
-                   help="textual pipeline, e.g. 'builtin.module(canonicalize)'")
+    p.add_argument("-pass-pipeline", "--pass-pipeline", dest="pipeline", default="",
+                   help="textual pipeline, e.g. 'builtin.module(canonicalize)' (none: parse, "
+                        "verify and print)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' = stdout)")
     p.add_argument("-emit-bytecode", "--emit-bytecode", action="store_true")
     p.add_argument("-mlir-disable-threading", "--mlir-disable-threading", action="store_true")
     p.add_argument("-mlir-print-debuginfo", "--mlir-print-debuginfo", action="store_true")
     p.add_argument("-mlir-print-ir-after-failure", "--mlir-print-ir-after-failure", action="store_true")
+    p.add_argument("-mlir-elide-elementsattrs-if-larger", "--mlir-elide-elementsattrs-if-larger",
+                   type=int, dest="elide_elements")
+    p.add_argument("-mlir-elide-resource-strings-if-larger", "--mlir-elide-resource-strings-if-larger",
+                   type=int, dest="elide_resources")
+    p.add_argument("-print-op-stats", "--print-op-stats", choices=["json"], dest="op_stats",
+                   help="op counts as JSON on stderr (only the json form)")
+    p.add_argument("-dump-pass-pipeline", "--dump-pass-pipeline", action="store_true")
+    p.add_argument("-mlir-timing", "--mlir-timing", action="store_true")
+    p.add_argument("-mlir-timing-display", "--mlir-timing-display", choices=["tree"], default="tree")
+    p.add_argument("-mlir-pass-pipeline-crash-reproducer", "--mlir-pass-pipeline-crash-reproducer",
+                   dest="reproducer", default="",
+                   help="run pass by pass; on a failure write the IR before the failing pass "
+                        "and that pass, and name it in MLIR's note")
+    p.add_argument("-mlir-pass-pipeline-local-reproducer", "--mlir-pass-pipeline-local-reproducer",
+                   action="store_true", dest="local_reproducer",
+                   help="accepted: the reproducer is always the failing pass alone")
     return p
 
 
+def version_text() -> str:
+    """``--version``: what this is (harness.compiler.binary.BINDINGS_STAND_IN), then the LLVM
+    build of the wheel whose bindings it runs, as that wheel's torch-mlir-opt reports it."""
+    import subprocess
+    from importlib import metadata
+
+    from harness.compiler.binary import BINDINGS_STAND_IN, wheel_binary
+
+    try:
+        wheel = f"torch-mlir {metadata.version('torch-mlir')}"
+    except metadata.PackageNotFoundError:
+        wheel = "torch-mlir (version unknown)"
+    llvm = "LLVM (version unknown: the wheel's torch-mlir-opt was not found)"
+    binary = wheel_binary()
+    if binary is not None:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+        llvm = (done.stdout + done.stderr).strip() or llvm
+    return (f"harness.execute.bindings_opt: {BINDINGS_STAND_IN} of {wheel}\n"
+            f"(the LLVM build below is that wheel's, as its torch-mlir-opt reports it)\n{llvm}")
+
+
+HELP_LIST = """\
+USAGE: python -m harness.execute.bindings_opt FILE -pass-pipeline=PIPELINE [-o OUT] [options]
+
+Passes: every pass the torch-mlir wheel's MLIR Python bindings register: upstream MLIR's
+(bufferization, linalg, LLVM conversions...) and torch-mlir's (torch-*, refback-*, tm-tensor-*).
+Give them as -pass-pipeline='builtin.module(...)'; pass flags (-canonicalize) are not taken.
+
+Options (torch-mlir-opt's spelling):
+  -o, --emit-bytecode, -mlir-disable-threading, -mlir-print-debuginfo,
+  -mlir-print-ir-after-failure, --mlir-elide-elementsattrs-if-larger=N,
+  --mlir-elide-resource-strings-if-larger=N, --print-op-stats=json, --dump-pass-pipeline,
+  -mlir-timing, -mlir-timing-display=tree, --mlir-pass-pipeline-crash-reproducer=FILE,
+  --mlir-pass-pipeline-local-reproducer
+"""
+
+
+def _parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    for arg in unknown:
+        why = _CANNOT_HONOUR.get(arg.split("=")[0])
+        hint = (f" ({why})" if why else
+                ": give passes as -pass-pipeline='builtin.module(...)'" if arg.startswith("-")
+                else ": one input file only")
+        print(f"{parser.prog}: Unknown command line argument '{arg}'{hint}.", file=sys.stderr)
+    if unknown:
+        sys.exit(EXIT_FAILURE)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--version"]:
+        print(version_text())
+        return 0
+    if argv[:1] in (["--help-list"], ["--help-list-hidden"]):
+        print(HELP_LIST, end="")
+        return 0
+    args = _parse_args(argv)
     faulthandler.enable()
     from torch_mlir import ir, passmanager
 
@@ -84,11 +184,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     context = bindings_context(threading=not args.mlir_disable_threading)
     with context:
-        try:
-            pm = passmanager.PassManager.parse(args.pipeline)
-        except ValueError as e:  # the bindings raise the textual parser's message as ValueError
-            print(f"<unknown>:0: error: {str(e).strip()}", file=sys.stderr)
-            return EXIT_FAILURE
+        pm = None
+        if args.pipeline:
+            try:
+                pm = passmanager.PassManager.parse(args.pipeline)
+            except ValueError as e:  # the bindings raise the textual parser's message as ValueError
+                print(f"<unknown>:0: error: {str(e).strip()}", file=sys.stderr)
+                return EXIT_FAILURE
+        if args.dump_pass_pipeline:
+            print(f"Pass Manager with 1 passes:\n{pm or 'builtin.module()'}\n", file=sys.stderr)
         try:
             module = ir.Module.parseFile(args.input)
         except ir.MLIRError as e:
@@ -96,20 +200,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as e:  # parseFile reports an unreadable file as a plain error
             print(f"<unknown>:0: error: cannot read {args.input}: {e}", file=sys.stderr)
             return EXIT_FAILURE
-        pm.enable_verifier(True)
-        if args.mlir_print_ir_after_failure:
-            pm.enable_ir_printing(print_after_all=False, print_after_failure=True,
-                                  enable_debug_info=args.mlir_print_debuginfo)
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError as e:
-            return _fail(e)
+        if pm is not None:
+            status = _run(pm, module, args)
+            if status:
+                return status
+        if args.op_stats:
+            print(_op_stats_json(module.operation), file=sys.stderr)
 
         def write(f) -> None:
             if args.emit_bytecode:
                 module.operation.write_bytecode(f)
             else:
                 module.operation.print(file=f, enable_debug_info=args.mlir_print_debuginfo,
+                                       large_elements_limit=args.elide_elements,
+                                       large_resource_limit=args.elide_resources,
                                        assume_verified=True)
 
         if args.output == "-":
@@ -119,11 +223,112 @@ def main(argv: Sequence[str] | None = None) -> int:
                 write(sys.stdout)
             return 0
         try:
-            write_atomically(args.output, write, binary=args.emit_bytecode)
+            if _special(args.output):  # /dev/null, a fifo: written in place, never replaced
+                with open(args.output, "wb" if args.emit_bytecode else "w") as f:
+                    write(f)
+            else:
+                write_atomically(args.output, write, binary=args.emit_bytecode)
+        except OSError as e:
+            print(f"<unknown>:0: error: cannot open output file '{args.output}': "
+                  f"{e.strerror or e}", file=sys.stderr)
+            return EXIT_FAILURE
         except HarnessError as e:
             print(f"<unknown>:0: error: {e}", file=sys.stderr)
             return EXIT_FAILURE
     return 0
+
+
+def _special(path: str) -> bool:
+    """An existing output that is not a regular file. Renaming a temp file over it, as
+    write_atomically does, would replace /dev/null itself with a file when run as root."""
+    import os
+    import stat
+
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _run(pm, module, args: argparse.Namespace) -> int:
+    """The pipeline on ``module``: in one PassManager, or pass by pass for a local reproducer
+    (harness.execute.bindings_steps); 0, or the exit status of a failure."""
+    from torch_mlir import ir
+
+    if args.reproducer:  # always the local form: the failing pass alone, the IR before it
+        return _run_stepwise(module, args)
+    pm.enable_verifier(True)
+    if args.mlir_timing:
+        pm.enable_timing()
+    if args.mlir_print_ir_after_failure:
+        pm.enable_ir_printing(print_after_all=False, print_after_failure=True,
+                              enable_debug_info=args.mlir_print_debuginfo)
+    try:
+        pm.run(module.operation)
+    except ir.MLIRError as e:
+        return _fail(e)
+    return 0
+
+
+def _run_stepwise(module, args: argparse.Namespace) -> int:
+    from .bindings_steps import run_in_steps
+
+    stepped = run_in_steps(module, args.pipeline, keep_before=True)
+    if args.mlir_timing:
+        print(stepped.timing_report(), file=sys.stderr)
+    failed = stepped.failed
+    if failed is None:
+        return 0
+    status = _fail(stepped.error)
+    anchor = failed.ref.anchors[-1] if failed.ref.anchors else "builtin.module"
+    _write_reproducer(args, stepped.before, failed.ref.textual(), failed.name, anchor)
+    return status
+
+
+def _write_reproducer(args: argparse.Namespace, before, pipeline: str, pass_name: str,
+                      anchor: str) -> None:
+    """The IR before the failing pass with the pass to rerun, and MLIR's note naming both."""
+    from harness.compiler.irfile import write_atomically
+    from harness.compiler.records import REPRODUCER_SUMMARY
+
+    from .bindings_steps import reproducer_text
+
+    text = reproducer_text(_printed(before, args.mlir_print_debuginfo), pipeline)
+    write_atomically(args.reproducer, text)
+    print(f"<unknown>:0: error: {REPRODUCER_SUMMARY}", file=sys.stderr)
+    print(f"<unknown>:0: note: Pipeline failed while executing [`{pass_name}` on '{anchor}' "
+          f"operation]: reproducer generated at `{args.reproducer}`", file=sys.stderr)
+
+
+def _printed(op, debug_info: bool) -> str:
+    import io
+
+    buf = io.StringIO()
+    op.print(file=buf, enable_debug_info=debug_info, assume_verified=True)
+    return buf.getvalue()
+
+
+def _op_stats_json(op) -> str:
+    """``--print-op-stats=json``'s block: each op name and its count, the module included."""
+    counts: dict[str, int] = {}
+
+    def visit(o) -> None:
+        for region in o.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    name = inner.operation.name
+                    counts[name] = counts.get(name, 0) + 1
+                    visit(inner.operation)
+
+    counts[op.name] = 1
+    visit(op)
+    rows = [f'  "{name}" : {n}' for name, n in sorted(counts.items())]
+    return "{\n" + ",\n".join(rows) + "\n}"
+
+
+def entry_point() -> None:
+    """The ``harness-bindings-opt`` console script."""
+    sys.exit(main())
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@ into the same ``RunRecord``, so every stage of ``harness check`` fails the same 
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shlex
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,6 +57,35 @@ def bindings_command(input_path: str, pipeline: str, options: RunOptions,
     if options.disable_threading:
         cmd.append("-mlir-disable-threading")
     return cmd + list(options.extra_args)
+
+
+def bindings_launcher(python: str = sys.executable) -> Path:
+    """An executable that runs ``python -m harness.execute.bindings_opt "$@"`` with this source
+    tree importable: a path the tools can take as ``opt`` (``binary.identify`` asks it
+    ``--version`` and ``--help-list``; it answers as a torch-mlir-opt stand-in), so bisect,
+    reduce and report run a bindings pipeline through the runner unchanged.
+
+    Written once per (Python, source tree) under ``$XDG_CACHE_HOME/torch-mlir-harness/``
+    (atomically; its name holds a hash of its text, so two checkouts never share one).
+    """
+    src_root = str(Path(__file__).resolve().parents[2])
+    text = ("#!/bin/sh\n# torch-mlir-opt's command line over the torch-mlir wheel's MLIR Python "
+            "bindings (harness.execute.bindings_opt)\n"
+            f"PYTHONPATH={shlex.quote(src_root)}${{PYTHONPATH:+:$PYTHONPATH}} "
+            f"exec {shlex.quote(python)} -m {BINDINGS_MODULE} \"$@\"\n")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = Path(base) / "torch-mlir-harness" / f"bindings-opt-{digest}"
+    path = folder / "bindings-opt"
+    if path.is_file() and os.access(path, os.X_OK) and path.read_text() == text:
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".bindings-opt.", dir=folder)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+    return path
 
 
 def run_bindings_pipeline(input_path: str | os.PathLike, pipeline: str, *,

@@ -31,6 +31,7 @@ from harness.errors import HarnessError, OutputError, ReportError
 
 from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
+from ..driver import tool_for
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
 from . import bundle
 from .diagnosis import Diagnosis
@@ -69,17 +70,17 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
     out_dir = Path(options.out_dir)
     bundle.check_out_dir(out_dir, src)
     say = options.progress or (lambda _line: None)
-    exe = binary_module.resolve(options.opt)
+    exe = binary_module.resolve(tool_for(pipeline, options.opt, options.driver))
     run_options = RunOptions(timeout_s=options.timeout_s)
     say(f"running {src.name} through {textual}")
     original = run_pipeline(src, textual, opt=exe.path, options=run_options)
     if original.ok:
         raise ReportError(str(src), Refusal.PASSES,
-                          f"nothing to report: {src} passes {pipeline} (torch-mlir-opt exited 0 "
+                          f"nothing to report: {src} passes {pipeline} ({exe.tool_name} exited 0 "
                           f"in {original.elapsed_s:.2f} s). A report needs a file and the pipeline "
                           "it fails; 'harness run FILE --pipeline P' shows what a file does.")
     if original.outcome in _MAYBE_INVALID:
-        _refuse_invalid_input(src, exe.path, options.timeout_s)
+        _refuse_invalid_input(src, exe, options.timeout_s)
     try:
         with bundle.staging_folder(out_dir, src) as staging:
             return _build(src, pipeline, textual, original, exe, staging, out_dir, options, say)
@@ -97,12 +98,12 @@ def resolve_pipeline(spec: str) -> str:
     return pipelines.default().resolve(spec)
 
 
-def _refuse_invalid_input(src: Path, opt: str, timeout_s: float) -> None:
-    """Raises when torch-mlir-opt rejects ``src`` with no pass at all: the file is not valid
+def _refuse_invalid_input(src: Path, exe: binary_module.OptBinary, timeout_s: float) -> None:
+    """Raises when torch-mlir-opt (or the bindings tool) rejects ``src`` with no pass at all: the file is not valid
     IR (random bytes, a syntax error, an op that does not verify), which is no compiler bug."""
     # It prints its module to /dev/null: without weights (a 50 MB dense literal is printed
     # through a 100 MB hex string).
-    parsed = run_pipeline(src, _PARSE_ONLY, opt=opt,
+    parsed = run_pipeline(src, _PARSE_ONLY, opt=exe.path,
                           options=RunOptions(timeout_s=timeout_s, extra_args=ELIDE_PRINTED_WEIGHTS))
     if parsed.ok or parsed.outcome.is_crash:
         return
@@ -110,7 +111,7 @@ def _refuse_invalid_input(src: Path, opt: str, timeout_s: float) -> None:
     where = f"{first.location}: {first.message}" if first is not None else \
         (parsed.stderr.strip().splitlines() or ["(no message)"])[0]
     raise ReportError(str(src), Refusal.INVALID_INPUT,
-                      f"cannot report {src}: torch-mlir-opt rejects it before running any pass "
+                      f"cannot report {src}: {exe.tool_name} rejects it before running any pass "
                       f"({bounded(where, 300)}). This is not a torch-mlir bug: the file is not "
                       "valid IR. Fix it at that location or write it again (harness emit, harness "
                       "opt), then run the report again.")
@@ -182,11 +183,17 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
     replayed = replay(staging, replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
     bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
     script = repro_script(subject, replayed, textual, recorded_binary=redactor.text(exe.path),
-                          timeout_s=options.timeout_s)
+                          timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
     check = self_check(staging, replay_name, subject, replayed, opt=exe.path,
                        timeout_s=options.timeout_s)
+
+    single = None
+    if exe.bindings and bisected is not None and bisected.found and bisected.failing_pass_pipeline:
+        say(f"the failing pass alone on {replay_name} (what the mlir-opt command runs)")
+        single = replay(staging, replay_name, bisected.failing_pass_pipeline, opt=exe.path,
+                        timeout_s=options.timeout_s)
 
     ir_path = staging / replay_name
     findings = Findings(
@@ -198,7 +205,7 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
                           diagnosis=diagnosis),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
-        blocker_reproducer=blocker_reproducer)
+        blocker_reproducer=blocker_reproducer, single_pass=single)
     signature = bounded(str(subject.signature), SIGNATURE_MAX_CHARS)
     record = ReportRecord.of(findings, signature)
     bundle.write_text(staging / "record.json",

@@ -18,6 +18,7 @@ from ..bisect import BisectResult
 from . import markdown as md
 from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
+from .repro import BINDINGS_CONSOLE_SCRIPT
 from .result import REPRODUCED_STATUS, Findings
 from .template import render
 from .versions import versions_markdown
@@ -129,8 +130,10 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "SUMMARY": _summary(q, f),
         "SIGNATURE": q.code(bounded(str(f.original.signature), SIGNATURE_MAX_CHARS)),
         "VERSIONS": redactor.text("\n".join(versions_markdown(f.exe, packages=v)).rstrip("\n")),
-        "BUNDLE_COMMAND": q.command(build_command("torch-mlir-opt", f.textual, f.replay_name,
+        "BUNDLE_COMMAND": q.command(build_command(_tool_word(f), f.textual, f.replay_name,
                                                   RunOptions())),
+        "MLIR_OPT": _mlir_opt(q, f),
+        "REPRODUCE": _reproduce(f),
         "ORIGINAL_COMMAND": q.command(f.original.command),
         "WHAT_HAPPENED": q.fence("\n".join(line.removeprefix("  ")
                                            for line in render_record(f.original, frames=12))),
@@ -142,8 +145,6 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
                f"(too large to inline: {f.ir_size} bytes; attached as `{f.replay_name}`)"),
         "WEIGHTS": q.prose(f.weights.describe()),
-        "REPLAY_NAME": f.replay_name,
-        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
         "SELF_CHECK": q.prose(f.check.describe()),
         "REPRO_OUTPUT": q.fence(f.check.repro_output) if f.check.repro_output else "",
         "REDACTION": ("Paths are redacted: `<site-packages>` is Python's site-packages folder, "
@@ -155,6 +156,62 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
     return render("issue.md.in", values)
 
 
+def _tool_word(f: Findings) -> str:
+    """The command word of the bundle's command: the binary's, or the bindings tool's script."""
+    return BINDINGS_CONSOLE_SCRIPT if f.exe.bindings else "torch-mlir-opt"
+
+
+# Passes of torch-mlir's own, which upstream mlir-opt does not have.
+_TORCH_MLIR_PASS_PREFIXES = ("torch-", "refback-", "tm-tensor-", "convert-torch-")
+
+
+def _mlir_opt(q: _Quote, f: Findings) -> str:
+    """For the bindings tool: the upstream ``mlir-opt`` command of the failing pass alone,
+    labelled as not run (no mlir-opt ships with the wheel); the same pass through the bindings
+    is what was checked (``Findings.single_pass``)."""
+    if not f.exe.bindings:
+        return ""
+    b = f.bisected
+    if b is None or not b.found or not b.failing_pass_pipeline:
+        return "No `mlir-opt` command: bisect named no failing pass (see \"Failing pass\")."
+    if b.failing_pass.startswith(_TORCH_MLIR_PASS_PREFIXES):
+        return (f"No `mlir-opt` command: the failing pass {q.code(b.failing_pass)} is "
+                "torch-mlir's, not upstream MLIR's.")
+    cmd = ["mlir-opt", f"--pass-pipeline={b.failing_pass_pipeline}", f.replay_name]
+    single = f.single_pass
+    if single is None:
+        checked = "It was not checked through the bindings either."
+    elif not single.ok and single.signature == f.original.signature:
+        checked = (f"The same pass alone on `{f.replay_name}` through the bindings fails with "
+                   "the same signature.")
+    else:
+        checked = (f"Note: the same pass alone on `{f.replay_name}` through the bindings gives "
+                   f"{q.code(bounded(str(single.signature), SIGNATURE_MAX_CHARS))}, not the "
+                   "signature above: run the whole pipeline (the command above).")
+    return ("Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
+            "(**not run here**: no `mlir-opt` ships with the torch-mlir wheel, the harness ran "
+            "the pass through the wheel's MLIR Python bindings):\n\n"
+            + q.command(cmd) + "\n\n" + checked)
+
+
+def _reproduce(f: Findings) -> str:
+    tool = "bindings tool (`harness-bindings-opt`)" if f.exe.bindings else "`torch-mlir-opt`"
+    path = "/path/to/harness-bindings-opt" if f.exe.bindings else "/path/to/your/torch-mlir-opt"
+    fallback = BINDINGS_CONSOLE_SCRIPT if f.exe.bindings else "torch-mlir-opt"
+    text = ["From this folder:", "", "```sh", "bash repro.sh",
+            f"TORCH_MLIR_OPT={path} bash repro.sh", "```", "",
+            f"`repro.sh` runs `{f.replay_name}` through the {tool} and exits {REPRODUCED_STATUS} "
+            "when the bug reproduces, 0 when it does not. Without `TORCH_MLIR_OPT` it uses the "
+            f"binary the report was made with when that exists on the machine, else `{fallback}` "
+            "on PATH."]
+    if f.exe.bindings:
+        text += ["", "The bindings tool comes with torch-mlir-harness (`pip install -e .` in its "
+                 "checkout installs `harness-bindings-opt`); it takes torch-mlir-opt's flags, and "
+                 "`TORCH_MLIR_OPT` must name it, not a torch-mlir-opt (which does not register "
+                 "these passes)."]
+    return "\n".join(text)
+
+
 def _heading(q: _Quote, title: str) -> str:
     rest = title.removeprefix(TITLE_PREFIX)
     return (TITLE_PREFIX if rest != title else "") + q.prose(rest)
@@ -164,7 +221,9 @@ def _summary(q: _Quote, f: Findings) -> str:
     what = {Outcome.CRASH: "crashes", Outcome.ASSERTION: "hits an assertion",
             Outcome.TIMEOUT: "hangs"}.get(f.original.outcome, "fails")
     crash = f.original.crash
-    sentence = f"`torch-mlir-opt` {what} running {q.code(f.textual)}"
+    tool = (f"The bindings tool ({q.code(_tool_word(f))}: torch-mlir-opt's command line over "
+            "the torch-mlir wheel's MLIR Python bindings)" if f.exe.bindings else "`torch-mlir-opt`")
+    sentence = f"{tool} {what} running {q.code(f.textual)}"
     if crash is not None and crash.signal and f.original.outcome is not Outcome.TIMEOUT:
         sentence += f" ({q.prose(crash.signal)})"
     b = f.bisected

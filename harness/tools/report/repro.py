@@ -21,9 +21,20 @@ from .template import render
 _OPT, _INPUT = "\0OPT\0", "\0INPUT\0"  # stand-ins for "$OPT" and "$INPUT" in the command
 
 
+# The bindings tool's console script (pyproject.toml), what repro.sh looks for on PATH.
+BINDINGS_CONSOLE_SCRIPT = "harness-bindings-opt"
+_BINDINGS_NOTE = """
+# Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
+# wheel's MLIR Python bindings (python -m harness.execute.bindings_opt, from torch-mlir-harness;
+# its console script is harness-bindings-opt), which register the upstream MLIR passes
+# torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
+#"""
+
+
 def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, recorded_binary: str,
-                 timeout_s: float) -> str:
-    """The script; ``recorded_binary`` is the (redacted) path of the binary used."""
+                 timeout_s: float, bindings: bool = False) -> str:
+    """The script; ``recorded_binary`` is the (redacted) path of the binary used, the bindings
+    tool when ``bindings`` (its launcher, else ``harness-bindings-opt`` on PATH)."""
     q = shlex.quote
     cmd = build_command(_OPT, textual, _INPUT, RunOptions())
     words = " ".join('"$OPT"' if a == _OPT else '"$INPUT"' if a == _INPUT else q(a) for a in cmd)
@@ -37,6 +48,9 @@ def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, record
         "COMMAND_WORDS": words,
         "RUN_PREFIX": f"timeout -k 5 {limit} " if hang else "",
         "CHECK": _check(original, replay, limit),
+        "TOOL": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
+        "FALLBACK": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
+        "TOOL_NOTE": _BINDINGS_NOTE if bindings else "",
     })
 
 

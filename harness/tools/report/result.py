@@ -59,6 +59,7 @@ class ReportOptions:
 
     out_dir: str | os.PathLike            # parent of the bundle folder and its .tar.gz
     opt: str | None = None                # torch-mlir-opt (default: $TORCH_MLIR_OPT, the wheel's)
+    driver: str | None = None             # torch-mlir-opt | bindings (default: the pipeline's own)
     keep_weights: bool = False            # input.mlir keeps resource blobs
     redact: bool = True                   # home, user name, absolute paths
     reduce: bool = True                   # False: no reduced.mlir, repro.sh runs input.mlir
@@ -129,6 +130,9 @@ class Findings:
     blockers: BlockerAnalysis | None = None  # legalization failures: the op whose conversion failed
     diagnosis: Diagnosis | None = None       # the blocker the report is about
     blocker_reproducer: bool = False         # reduced.mlir is that blocker alone (no reduce run)
+    # The bindings tool: the bundle's file through the failing pass alone (what the mlir-opt
+    # command of issue.md runs), so that command is stated as checked or not.
+    single_pass: RunRecord | None = None
 
     @property
     def failing_pass(self) -> str:
@@ -171,6 +175,7 @@ class ReportRecord:
     reduce: ReduceResult | None
     replay_record: RunRecord         # the bundle's file, as the self-check ran it
     blockers: BlockerAnalysis | None = None
+    single_pass_record: RunRecord | None = None  # the bindings tool: the failing pass alone
 
     @classmethod
     def of(cls, findings: Findings, signature: str) -> ReportRecord:
@@ -181,7 +186,7 @@ class ReportRecord:
             redacted=f.redacted, versions=f.versions, self_check=f.check, notes=list(f.notes))
         return cls(report=summary, record=f.original, bundle_input_record=f.bundle_record,
                    bisect=f.bisected, reduce=f.reduced, replay_record=f.replay,
-                   blockers=f.blockers)
+                   blockers=f.blockers, single_pass_record=f.single_pass)
 
     def to_json(self) -> dict:
         return {"report": self.report.to_json(),
@@ -190,7 +195,9 @@ class ReportRecord:
                 "bisect": self.bisect.to_json() if self.bisect else None,
                 "reduce": _jsonable(asdict(self.reduce)) if self.reduce else None,
                 "replay_record": self.replay_record.to_json(),
-                "blockers": self.blockers.to_json() if self.blockers else None}
+                "blockers": self.blockers.to_json() if self.blockers else None,
+                "single_pass_record": (self.single_pass_record.to_json()
+                                       if self.single_pass_record else None)}
 
 
 @dataclass

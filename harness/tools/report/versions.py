@@ -20,6 +20,7 @@ def binary_versions(exe: OptBinary, build: Build | None = None) -> dict[str, str
     """The binary's entries of a report's ``versions`` (record.json): what ran and its origin."""
     build = build or origin_of(exe.path)
     return {
+        "tool": "bindings" if exe.bindings else "torch-mlir-opt",
         "llvm": exe.llvm_version or "unknown",
         "build": exe.build_kind,
         "torch-mlir-opt": exe.path,
@@ -35,7 +36,12 @@ def versions_markdown(exe: OptBinary, build: Build | None = None,
     """The ``## Versions`` section of issue.md, ending with a blank line."""
     build = build or origin_of(exe.path)
     packages = packages or versions.installed()
-    if build.kind is BuildKind.WHEEL:
+    if exe.bindings:
+        what = (f"the bindings tool (`harness-bindings-opt`: torch-mlir-opt's command line over "
+                f"the MLIR Python bindings of the installed torch-mlir "
+                f"{packages.get('torch-mlir', '?')} wheel; torch-mlir-opt does not register "
+                "these upstream MLIR passes)")
+    elif build.kind is BuildKind.WHEEL:
         what = f"torch-mlir {build.version}, the installed wheel's binary"
     elif build.kind is BuildKind.FETCHED:
         what = f"{build.release} (harness build `{build.name}`, {build.kind.describe()})"
@@ -46,11 +52,11 @@ def versions_markdown(exe: OptBinary, build: Build | None = None,
         what = "a binary given by path (its package version is not known: see `--version`)"
     installed = (f"torch-mlir {packages.get('torch-mlir', '?')}, torch {packages.get('torch', '?')}, "
                  f"transformers {packages.get('transformers', '?')}")
-    produced = ("" if build.kind is BuildKind.WHEEL else
+    produced = ("" if build.kind is BuildKind.WHEEL or exe.bindings else
                 "; they produced the input IR, the binary above ran the pipeline")
     return [
         "## Versions", "",
-        f"- torch-mlir-opt that ran: {what}; LLVM {exe.llvm_version or 'unknown'}, "
+        f"- {'tool' if exe.bindings else 'torch-mlir-opt'} that ran: {what}; LLVM {exe.llvm_version or 'unknown'}, "
         f"{exe.build_kind} build",
         f"  - `--version`: {_one_line(exe.version_text)}",
         f"  - binary: `{exe.path}`",
