@@ -8,6 +8,7 @@ the IR is only fed to another tool.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,14 +44,28 @@ def write_atomically(path: str | os.PathLike, data: str | bytes | Callable[[IO],
                      binary: bool = False, hint: str = "Choose a writable output location.") -> Path:
     """Writes to a temp file beside ``path`` and renames it into place, so a reader (or a
     parallel lit test) never sees half a file and a failed write leaves nothing behind.
-    ``data`` is the text/bytes, or a function that writes into the open file."""
+    ``data`` is the text/bytes, or a function that writes into the open file.
+
+    An existing ``path`` that is not a regular file (``/dev/null``, a fifo, a terminal) is
+    written in place: renaming over it would replace the device itself, and as root that turns
+    ``/dev/null`` into a regular file for every process on the machine."""
     path = Path(path)
+    binary = binary or isinstance(data, bytes)
+    if _is_special(path):
+        try:
+            with open(path, "wb" if binary else "w") as f:
+                if callable(data):
+                    data(f)
+                else:
+                    f.write(data)
+        except OSError as e:
+            raise OutputError(f"cannot write {path}: {e.strerror or e}. {hint}") from None
+        return path
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as e:
         raise OutputError(f"cannot write {path}: {e.strerror}. {hint}") from None
-    binary = binary or isinstance(data, bytes)
     try:
         with os.fdopen(fd, "wb" if binary else "w") as f:
             os.fchmod(f.fileno(), _mode_for(path))  # not mkstemp's 0o600: as open() would
@@ -68,6 +83,13 @@ def write_atomically(path: str | os.PathLike, data: str | bytes | Callable[[IO],
             raise OutputError(f"cannot write {path}: {e.strerror or e}. {hint}") from None
         raise
     return path
+
+
+def _is_special(path: Path) -> bool:
+    try:
+        return not stat.S_ISREG(path.stat().st_mode) and not stat.S_ISDIR(path.stat().st_mode)
+    except OSError:  # missing (the usual case) or unreadable: the temp-and-rename path reports it
+        return False
 
 
 def _mode_for(path: Path) -> int:

@@ -223,11 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 write(sys.stdout)
             return 0
         try:
-            if _special(args.output):  # /dev/null, a fifo: written in place, never replaced
-                with open(args.output, "wb" if args.emit_bytecode else "w") as f:
-                    write(f)
-            else:
-                write_atomically(args.output, write, binary=args.emit_bytecode)
+            # /dev/null or a fifo is written in place (write_atomically never renames over it)
+            write_atomically(args.output, write, binary=args.emit_bytecode)
         except OSError as e:
             print(f"<unknown>:0: error: cannot open output file '{args.output}': "
                   f"{e.strerror or e}", file=sys.stderr)
@@ -236,18 +233,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"<unknown>:0: error: {e}", file=sys.stderr)
             return EXIT_FAILURE
     return 0
-
-
-def _special(path: str) -> bool:
-    """An existing output that is not a regular file. Renaming a temp file over it, as
-    write_atomically does, would replace /dev/null itself with a file when run as root."""
-    import os
-    import stat
-
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _run(pm, module, args: argparse.Namespace) -> int:

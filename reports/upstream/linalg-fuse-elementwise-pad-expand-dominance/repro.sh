@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Reproduces: pass-failure: operand #2 does not dominate this use
+#
+#   bash repro.sh
+#   TORCH_MLIR_OPT=/path/to/your/harness-bindings-opt bash repro.sh
+#
+# Runs harness-bindings-opt on reduced.mlir (input.mlir when there is no reduced.mlir) in this
+# folder. Exit status: 1 when the bug reproduces, 0 when it does not (also
+# when no harness-bindings-opt is found), so it can serve as the interestingness test of a
+# reducer.
+# The binary: $TORCH_MLIR_OPT if set; else the one the report was made with (RECORDED_OPT
+# below) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3
+# or python on PATH); else harness-bindings-opt on PATH.
+# Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
+# wheel's MLIR Python bindings (python -m harness.execute.bindings_opt, from torch-mlir-harness;
+# its console script is harness-bindings-opt), which register the upstream MLIR passes
+# torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
+# The wheel's bin/torch-mlir-opt is a
+# Python wrapper that turns signal N into exit status 256-N; both that and a shell's
+# 128+N count as the signal.
+set -u
+cd "$(dirname "$0")" || exit 0
+
+RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-c9516d75c63e/bindings-opt'
+
+find_opt() {
+  if [ -n "${TORCH_MLIR_OPT:-}" ]; then
+    printf '%s\n' "$TORCH_MLIR_OPT"
+    return 0
+  fi
+  local candidate="$RECORDED_OPT" rest py site
+  case "$candidate" in
+    '~/'*) candidate="$HOME/${candidate#'~/'}" ;;
+    '<site-packages>/'*)
+      rest="${candidate#'<site-packages>/'}"
+      for py in python3 python; do
+        site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null) || continue
+        if [ -x "$site/$rest" ]; then candidate="$site/$rest"; break; fi
+      done ;;
+  esac
+  if [ -f "$candidate" ] && [ -x "$candidate" ]; then
+    printf '%s\n' "$candidate"
+    return 0
+  fi
+  command -v harness-bindings-opt
+}
+
+if ! OPT=$(find_opt); then
+  echo "repro.sh: NOT REPRODUCED: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
+  exit 0
+fi
+if [ -f reduced.mlir ]; then INPUT=reduced.mlir; else INPUT=input.mlir; fi
+ERR=$(mktemp) || exit 0
+trap 'rm -f "$ERR"' EXIT
+ulimit -c 0 2>/dev/null
+
+CMD=("$OPT" '-pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)' "$INPUT" -o /dev/null -mlir-disable-threading)
+echo "repro.sh: running:$(printf ' %q' "${CMD[@]}")" >&2
+"${CMD[@]}" 2>"$ERR"
+status=$?
+cat "$ERR" >&2
+
+reproduced=0
+why=""
+if [ "$status" -ne 0 ] && grep -qF -- 'error: operand #2 does not dominate this use' "$ERR"; then
+  reproduced=1; why='stderr has: error: operand #2 does not dominate this use'
+else
+  why='stderr lacks: error: operand #2 does not dominate this use'
+fi
+if [ "$reproduced" = 1 ]; then
+  echo "repro.sh: REPRODUCED: $why"
+  exit 1
+fi
+echo "repro.sh: NOT REPRODUCED: $why (exit status $status)"
+exit 0
