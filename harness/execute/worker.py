@@ -125,6 +125,7 @@ class RefBackendWorker:
                    "function": signature.name, "signature": signature.to_json(),
                    "inputs": str(inputs_path), "outputs": str(outputs_path), "opt_level": self.opt_level}
         start = time.perf_counter()
+        log_start = self._log.stat().st_size if self._log.exists() else 0
         replies, failure = self._request(request)
         self.runs += 1
         result = RefBackendResult(signature.name, work_dir=str(folder))
@@ -139,6 +140,12 @@ class RefBackendWorker:
         if not final["ok"]:
             result.failed_stage = Stage.parse(final["stage"])
             result.error = final["error"]
+            if result.failed_stage is Stage.EXECUTION:
+                # What the engine printed first ("JIT session error: Symbols not found: [ ... ]"),
+                # as the isolated child's error has it: the exception alone does not name them.
+                printed = self._printed_since(log_start)
+                if printed:
+                    result.error = f"{printed}\nerror: {result.error}"
             return result
         with np.load(outputs_path) as npz:
             result.outputs = tuple(npz[f"result{i}"] for i in range(len(npz.files)))
@@ -201,6 +208,14 @@ class RefBackendWorker:
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
+
+    def _printed_since(self, log_start: int) -> str:
+        try:
+            with open(self._log, "rb") as f:
+                f.seek(log_start)
+                return f.read().decode(errors="replace").strip()[-_PRINTED_MAX:]
+        except OSError:
+            return ""
 
     def _died(self, log_start: int, timed_out: bool) -> str:
         """Ends the child; what to say about it (the signal and what it printed)."""

@@ -279,12 +279,22 @@ class NumericsSession(Session):
         self.worker.timeout_s = max(1.0, min(self.try_timeout * 4, self.remaining_s()))
         result = run_program(path, inputs, expected, signature_of(func), worker=self.worker,
                              options=self.probe, work_dir=self.folder)
-        if not result.mismatch:
+        worst = self.verdict(result)
+        if worst is None:
             return False
-        worst = max((o.max_abs_diff for o in result.numerics.outputs if not o.ok), default=0.0)
         self.pending = _Pending({k: v for k, v in table.items() if v is not None}, clean, inputs,
                                 expected, result.outputs, worst)
         return True
+
+    def verdict(self, result: ProbeResult) -> float | None:
+        """None when the candidate is not kept; else its score (the worst difference). A
+        subclass keeps another kind of failure with the same evaluation and inputs."""
+        if not result.mismatch:
+            return None
+        return max((o.max_abs_diff for o in result.numerics.outputs if not o.ok), default=0.0)
+
+    def score_text(self, score: float) -> str:
+        return f"max abs diff {score:.3g}"
 
     def keep(self, text: str, ops: int, what: str, *, reduction: bool = True) -> None:
         pending = self.pending
@@ -296,7 +306,7 @@ class NumericsSession(Session):
         save_npz(self.inputs_path, pending.inputs)
         save_npz(self.expected_path, [_numpy(v) for v in pending.expected], prefix="result")
         save_npz(self.actual_path, pending.actual, prefix="result")
-        line = (f"{what}: {ops} ops in the module, max abs diff {pending.max_abs_diff:.3g} "
+        line = (f"{what}: {ops} ops in the module, {self.score_text(pending.max_abs_diff)} "
                 f"(try {self.tries}, {time.monotonic() - self.start:.1f} s)")
         self.steps.append(line)
         if self.options.progress:

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,6 +46,9 @@ from .build import collect_versions
 from .numerics_text import MiscompileFindings, issue_markdown, repro_script, title
 from .redact import Redactor
 from .result import REPRODUCED_STATUS, Refusal
+
+if TYPE_CHECKING:
+    from .runtime import RuntimeReportResult
 
 MISCOMPILE_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
@@ -126,9 +130,10 @@ class NumericsReportResult:
 
 
 def make_numerics_report(path: str | os.PathLike, pipeline: str, *,
-                         options: NumericsReportOptions) -> NumericsReportResult:
+                         options: NumericsReportOptions) -> NumericsReportResult | RuntimeReportResult:
     """Builds the miscompile bundle for ``path``, whose values ``pipeline`` (to linalg) and the
-    RefBackend get wrong. Raises ReportError when they are right, or it does not lower."""
+    RefBackend get wrong, or the run-time failure bundle (``runtime.py``) when its code dies at
+    ``execution``. Raises ReportError when the values are right, or it does not lower."""
     src = Path(path)
     out_dir = Path(options.out_dir)
     bundle.check_out_dir(out_dir, src)
@@ -138,6 +143,11 @@ def make_numerics_report(path: str | os.PathLike, pipeline: str, *,
     try:
         with bundle.staging_folder(out_dir, src) as staging, \
                 tempfile.TemporaryDirectory(prefix="harness-miscompile-") as scratch:
+            if _fails_at_run_time(src, pipeline, exe.path, Path(scratch), options):
+                from .runtime import build_runtime_report
+
+                return build_runtime_report(src, pipeline, exe, staging, Path(scratch), out_dir,
+                                            options, say)
             return _build(src, pipeline, exe, staging, Path(scratch), out_dir, options, say)
     except NoMiscompileError as e:
         raise ReportError(str(src), Refusal.PASSES, f"nothing to report: {e}") from None
@@ -207,6 +217,19 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         ops_before=reduced.ops_before, ops_after=reduced.ops_after,
         max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
         files=sorted(p.name for p in folder.iterdir()))
+
+
+def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,
+                       options: NumericsReportOptions) -> bool:
+    """Whether the file's code fails when it runs (``execution``): then the bundle is a run-time
+    failure's, not a miscompile's. One ``harness check`` of the whole file (about 2 s)."""
+    from harness.execute.check import CheckOptions, CheckOutcome, check_file
+
+    done = check_file(src, CheckOptions(
+        pipeline=pipeline, function=options.function, inputs_path=options.inputs_path,
+        random=options.random, tolerances=options.tolerances, opt=opt, timeout_s=options.timeout_s,
+        out_dir=str(scratch)))
+    return done.outcome is CheckOutcome.FAILS and done.failed_stage == "execution"
 
 
 def _self_check(folder: Path, opt: str, timeout_s: float) -> MiscompileCheck:

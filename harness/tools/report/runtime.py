@@ -1,0 +1,289 @@
+"""A run-time failure bundle: what ``harness report FILE --numerics`` writes when the lowered
+code does not compute wrong values but fails when it runs (``execution``: a signal such as a
+``cf.assert`` abort, or symbols the ExecutionEngine cannot resolve).
+
+Why the same command and not a sibling mode: the user asked whether the RefBackend gets the
+numbers right, with the same inputs and flags; the answer "it cannot run them" is found by the
+same check, so the report detects it and writes the matching bundle kind instead of refusing.
+
+- ``reduced.mlir``: the IR reductions on the whole function (``reduce.runtime``), kept while the
+  code still fails with the same ``RuntimeFailure``;
+- ``inputs.npz`` (and ``expected.npz``, eager PyTorch's values); ``reduced.linalg.mlir``;
+- ``repro.sh``: ``python -m harness check``, exit 1 exactly when it fails the same way;
+- ``issue.md``: what happened, where (the torch op whose lowering put the failing ``cf.assert``
+  there, read off the linalg's locations), versions, commands; ``record.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from harness import versions as versions_module
+from harness.compiler.runner import RunOptions
+from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
+from harness.execute.levels import split_pipeline
+from harness.execute.lowering import run_stage
+
+from ..reduce.runtime import RuntimeReduceOptions, RuntimeReduceResult, reduce_runtime
+from . import bundle
+from . import markdown as md
+from .build import collect_versions
+from .redact import Redactor
+from .result import REPRODUCED_STATUS
+from .template import render
+from .versions import versions_markdown
+
+RUNTIME_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+                 "expected.npz", "record.json")
+RECORD_FORMAT = "harness.runtime-failure-report/1"
+TITLE_PREFIX = "[torch-mlir] "
+INLINE_MAX_CHARS = 12_000
+
+
+@dataclass
+class RuntimeCheck:
+    """Whether the written bundle reproduces: its repro.sh, run with this Python and binary."""
+
+    repro_exit_status: int | None
+    repro_output: str
+    detail: str = ""
+
+    @property
+    def reproduced(self) -> bool:
+        return self.repro_exit_status == REPRODUCED_STATUS
+
+    def describe(self) -> str:
+        if self.reproduced:
+            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} (fails at run time the same way)"
+        return "NOT REPRODUCED: " + (self.detail or f"'bash repro.sh' exits {self.repro_exit_status}")
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "reproduced": self.reproduced}
+
+
+@dataclass
+class RuntimeReportResult:
+    folder: str
+    archive: str
+    title: str
+    input_path: str
+    pipeline: str
+    failure: RuntimeFailure
+    where: str                    # the torch op whose lowering put the failing check there, or ""
+    ops_before: int
+    ops_after: int
+    self_check: RuntimeCheck
+    kind: str = "runtime-failure"
+    redacted: bool = True
+    notes: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.self_check.reproduced
+
+    def render(self) -> list[str]:
+        return [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
+                f"at run time: {self.failure}", f"where: {self.where or 'undetermined'}",
+                f"ops: {self.ops_before} -> {self.ops_after}",
+                f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
+                f"self-check: {self.self_check.describe()}"] + [f"note: {n}" for n in self.notes]
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.update(failure=self.failure.to_json(), self_check=self.self_check.to_json(),
+                 reproduced=self.reproduced)
+        return d
+
+
+def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir: Path,
+                         options, say) -> RuntimeReportResult:
+    """The bundle in ``staging``, published under ``out_dir``; ``options`` are the
+    ``NumericsReportOptions`` of the report."""
+    from .numerics import _self_check
+
+    say(f"the code fails at run time; reducing it (budget {options.budget_s:g} s)")
+    reduced = reduce_runtime(src, pipeline, options=RuntimeReduceOptions(
+        output_path=staging / "reduced.mlir", budget_s=options.budget_s,
+        max_tries=10_000 if options.reduce else 1, inputs_path=options.inputs_path,
+        random=options.random, function=options.function, opt=exe.path,
+        timeout_s=options.timeout_s, out_dir=str(scratch), progress=say))
+    Path(reduced.inputs_path).replace(staging / "inputs.npz")
+    Path(reduced.expected_path).replace(staging / "expected.npz")
+    (staging / "reduced.actual.npz").unlink(missing_ok=True)  # a crash has no actual values
+    notes: list[str] = []
+    to_linalg = split_pipeline(reduced.piece_pipeline).to_linalg
+    located = scratch / "reduced.located.linalg.mlir"
+    record = run_stage(staging / "reduced.mlir", to_linalg, output_path=located, opt=exe.path,
+                       options=RunOptions(timeout_s=options.timeout_s, extra_args=("-mlir-print-debuginfo",)))
+    where = locate(staging / "reduced.mlir", located, reduced.failure) if record.ok else ""
+    linalg = staging / "reduced.linalg.mlir"
+    plain = run_stage(staging / "reduced.mlir", to_linalg, output_path=linalg, opt=exe.path,
+                      options=RunOptions(timeout_s=options.timeout_s))
+    if not plain.ok:
+        notes.append(f"{reduced.piece_pipeline} failed on reduced.mlir: {plain.signature}")
+        linalg.write_text("")
+    redactor = Redactor.for_machine([staging], enabled=options.redact,
+                                    other_dirs=[src.parent, out_dir, scratch])
+    for name in ("reduced.mlir", "reduced.linalg.mlir"):
+        redactor.redact_file(staging / name, ir=True)
+
+    script = staging / "repro.sh"
+    bundle.write_text(script, redactor.text(repro_script(reduced)))
+    script.chmod(0o755)
+    say("self-check: running repro.sh")
+    ran = _self_check(staging, exe.path, options.timeout_s)
+    check = RuntimeCheck(ran.repro_exit_status, ran.repro_output, ran.detail)
+    heading = title(reduced, where)
+    report_command = (f"python -m harness report {shlex.quote(src.name)} --pipeline "
+                      f"{shlex.quote(pipeline)} --numerics"
+                      + (f" --inputs {shlex.quote(Path(options.inputs_path).name)}" if options.inputs_path else "")
+                      + " --out DIR")
+    record_json = {"format": RECORD_FORMAT, "kind": "runtime-failure", "title": heading,
+                   "input": str(src), "pipeline": pipeline, "failure": reduced.failure.to_json(),
+                   "where": where or "undetermined", "versions": collect_versions(exe),
+                   "reduce": reduced.to_json(), "self_check": check.to_json(), "notes": notes}
+    bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
+    with np.load(staging / "inputs.npz") as npz:
+        shapes = [f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files]
+    bundle.write_text(staging / "issue.md", issue_markdown(
+        reduced, heading, where, check, exe, redactor, notes, shapes, report_command, options.redact,
+        (staging / "reduced.mlir").read_text(), linalg.read_text()))
+    slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
+                         if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
+                         else reduced.failure.signal.lower() or "error")
+    folder, archive = bundle.publish(staging, out_dir, slug[:48], redacted=options.redact)
+    return RuntimeReportResult(
+        folder=str(folder), archive=str(archive), title=heading, input_path=str(src),
+        pipeline=pipeline, failure=reduced.failure, where=where, ops_before=reduced.ops_before,
+        ops_after=reduced.ops_after, self_check=check, redacted=options.redact, notes=notes,
+        files=sorted(p.name for p in folder.iterdir()))
+
+
+def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
+    """The torch op of ``reduced`` whose lowering put the failing ``cf.assert`` in the linalg:
+    the assert keeps that op's location (``-mlir-print-debuginfo``), compared on the bindings.
+    For missing symbols, or when it cannot tell, ""."""
+    if failure.kind is not RuntimeFailureKind.SIGNAL or not failure.message:
+        return ""
+    from torch_mlir import ir
+
+    from harness.compiler.mlir import new_context
+
+    with new_context():
+        try:
+            torch_ops = {str(op.location): op.name for op in _walk(ir.Module.parseFile(str(reduced)))
+                         if op.name.startswith("torch.")}
+            asserts = [str(op.location) for op in _walk(ir.Module.parseFile(str(located_linalg)))
+                       if op.name == "cf.assert" and "msg" in op.attributes
+                       and ir.StringAttr(op.attributes["msg"]).value == failure.message]
+        except ir.MLIRError:
+            return ""
+    ops = sorted({torch_ops[loc] for loc in asserts if loc in torch_ops})
+    if not ops:
+        return ""
+    return (f"the lowering of {', '.join(ops)} (convert-torch-to-linalg) puts "
+            f"cf.assert ..., \"{failure.message}\" there")
+
+
+def _walk(module):
+    stack = [module.operation]
+    while stack:
+        op = stack.pop()
+        yield op
+        for region in op.regions:
+            for block in region.blocks:
+                stack.extend(child.operation for child in block.operations)
+
+
+def title(reduced: RuntimeReduceResult, where: str) -> str:
+    f = reduced.failure
+    ops = " -> ".join(o.removeprefix("aten.") for o in reduced.computing_ops) or "a function"
+    if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
+        text = (f"{ops} lowered through {reduced.piece_pipeline} and the RefBackend calls "
+                f"{', '.join(f.symbols)}, which the ExecutionEngine cannot resolve")
+    else:
+        text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
+    return TITLE_PREFIX + text[:150]
+
+
+def repro_script(reduced: RuntimeReduceResult) -> str:
+    packages = versions_module.installed()
+    return render("runtime-repro.sh.in", {
+        "SUMMARY": md.one_line(str(reduced.failure)),
+        "FAILURE": md.one_line(str(reduced.failure)),
+        "PIPELINE": md.one_line(reduced.piece_pipeline),
+        "PIPELINE_WORD": shlex.quote(reduced.piece_pipeline),
+        "EXPECTED_JSON": shlex.quote(json.dumps(reduced.failure.to_json())),
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "TORCH": packages.get("torch", "?"),
+        "TORCH_MLIR": packages.get("torch-mlir", "?"),
+    })
+
+
+def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: RuntimeCheck, exe,
+                   r: Redactor, notes: list[str], shapes: list[str], report_command: str,
+                   redacted: bool, reduced_text: str, linalg_text: str) -> str:
+    packages = versions_module.installed()
+    f = reduced.failure
+    if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
+        what = (f"The module lowers without an error, but the RefBackend's ExecutionEngine cannot "
+                f"load it: \"Symbols not found: [ {', '.join(f.symbols)} ]\". The RefBackend's "
+                f"lowering to LLVM emits calls to {', '.join(md.code(s) for s in f.symbols)}, "
+                "which no library the engine loads defines.")
+    elif f.kind is RuntimeFailureKind.SIGNAL:
+        what = (f"The module lowers without an error; the compiled code dies by **{f.signal}** "
+                f"when it runs on `inputs.npz`, after printing: {md.code(f.message)}.")
+    else:
+        what = f"The compiled code fails when it runs: {md.code(f.message)}."
+    if where:
+        where_text = md.prose(r.text(where)) + " (read off the locations of `reduced.linalg.mlir`)."
+    elif f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
+        where_text = ("Undetermined at the torch level: the call is made by the RefBackend's "
+                      "lowering of the linalg below to LLVM, not by one torch op's lowering.")
+    else:
+        where_text = "Undetermined: no `cf.assert` of the linalg carries the message at a torch op's location."
+    check_command = (f"python -m harness check reduced.mlir --pipeline "
+                     f"{shlex.quote(reduced.piece_pipeline)} --inputs inputs.npz")
+    return render("runtime.md.in", {
+        "TITLE": md.prose(r.text(heading)),
+        "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
+                    + md.prose(r.text(check.describe()))) if not check.reproduced else "",
+        "SUMMARY": md.prose(r.text(
+            f"Lowered with {reduced.pipeline} and run on the RefBackend, the program fails at run "
+            f"time: {f}. The function ({reduced.ops_before} ops at the torch backend contract) was "
+            f"reduced to {reduced.ops_after} ops that fail the same way on inputs.npz.")),
+        "VERSIONS": r.text("\n".join(versions_markdown(exe, packages=packages)).rstrip("\n")),
+        "WHAT": what,
+        "WHERE": where_text,
+        "REDUCE_SUMMARY": md.prose(r.text(reduced.summary())),
+        "IR": _inline(r.text(reduced_text), "reduced.mlir"),
+        "PIPELINE": md.one_line(reduced.piece_pipeline),
+        "LINALG": _inline(r.text(linalg_text), "reduced.linalg.mlir"),
+        "INPUTS": "`inputs.npz` holds the arguments; `expected.npz` what eager PyTorch computes on "
+                  "them (op by op):\n\n" + "\n".join(shapes),
+        "CHECK_COMMAND": md.one_line(check_command),
+        "REPORT_COMMAND": md.one_line(r.text(report_command)),
+        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        "TORCH": packages.get("torch", "?"),
+        "TORCH_MLIR": packages.get("torch-mlir", "?"),
+        "SELF_CHECK": md.prose(r.text(check.describe())) + ".",
+        "REPRO_OUTPUT": md.fence(r.text(check.repro_output)) if check.repro_output else "",
+        "REDACTION": ("Paths are redacted: `~` is the home folder, `<path>/NAME` any other folder, "
+                      "`<user>` the user name.") if redacted else "",
+        "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in notes) if notes else "",
+    })
+
+
+def _inline(text: str, name: str) -> str:
+    if len(text) > INLINE_MAX_CHARS:
+        return f"(too large to inline: {len(text)} characters; attached as `{name}`)"
+    return md.fence(text, "mlir")
+
+
+__all__ = ["RUNTIME_FILES", "RuntimeCheck", "RuntimeReportResult", "build_runtime_report", "locate"]
