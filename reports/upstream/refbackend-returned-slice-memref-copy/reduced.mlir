@@ -1,0 +1,15 @@
+#loc2 = loc("<path>/c2.torch.mlir":1:20)
+module {
+  func.func @forward(%arg0: !torch.vtensor<[?,?],f32> loc("<path>/c2.torch.mlir":1:20)) -> !torch.vtensor<[?,?],f32> {
+    %int1 = torch.constant.int 1 loc(#loc3)
+    %none = torch.constant.none loc(#loc4)
+    %0 = torch.aten.slice.Tensor %arg0, %int1, %none, %none, %int1 : !torch.vtensor<[?,?],f32>, !torch.int, !torch.none, !torch.none, !torch.int -> !torch.vtensor<[?,?],f32> loc(#loc5)
+    return %0 : !torch.vtensor<[?,?],f32> loc(#loc6)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("<path>/c2.torch.mlir":0:0)
+#loc1 = loc("<path>/c2.torch.mlir":1:1)
+#loc3 = loc("<path>/c2.torch.mlir":3:11)
+#loc4 = loc("<path>/c2.torch.mlir":4:11)
+#loc5 = loc("<path>/c2.torch.mlir":5:8)
+#loc6 = loc("<path>/c2.torch.mlir":7:3)
