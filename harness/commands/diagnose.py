@@ -20,13 +20,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..compiler.outcomes import Outcome
     from ..compiler.records import render_record
     from ..compiler.runner import RunOptions, run_pipeline, shell_command
-    from ..execute.lowering import Driver, resolve, run_bindings_pipeline
+    from ..execute.lowering import Driver, driver_for, run_bindings_pipeline
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     textual = textual_pipeline(args.pipeline)
     options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
-    driver = Driver.parse(args.driver) if args.driver else resolve(args.pipeline)[1]
-    on_bindings = driver is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
+    on_bindings = driver_for(args.pipeline, args.driver) is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
     if on_bindings:
         record = run_bindings_pipeline(args.file, textual, options=options)
     else:

@@ -47,6 +47,11 @@ def resolve(spec: str) -> tuple[str, Driver]:
     return textual, Driver.TORCH_MLIR_OPT
 
 
+def driver_for(spec: str, driver: Driver | str | None = None) -> Driver:
+    """The tool that runs ``spec``: ``driver`` when given (``--driver``), else ``resolve``'s."""
+    return Driver.parse(driver) if driver else resolve(spec)[1]
+
+
 def bindings_command(input_path: str, pipeline: str, options: RunOptions,
                      python: str = sys.executable) -> list[str]:
     """The child's command line: torch-mlir-opt's flags after ``python -m ...bindings_opt``."""

@@ -143,7 +143,7 @@ class RefBackendWorker:
             if result.failed_stage is Stage.EXECUTION:
                 # What the engine printed first ("JIT session error: Symbols not found: [ ... ]"),
                 # as the isolated child's error has it: the exception alone does not name them.
-                printed = self._printed_since(log_start)
+                printed = self._printed_since(log_start).strip()[-_PRINTED_MAX:]
                 if printed:
                     result.error = f"{printed}\nerror: {result.error}"
             return result
@@ -210,10 +210,11 @@ class RefBackendWorker:
         return line
 
     def _printed_since(self, log_start: int) -> str:
+        """What the child wrote to its log since ``log_start`` (all of it: callers trim)."""
         try:
             with open(self._log, "rb") as f:
                 f.seek(log_start)
-                return f.read().decode(errors="replace").strip()[-_PRINTED_MAX:]
+                return f.read().decode(errors="replace")
         except OSError:
             return ""
 
@@ -224,10 +225,7 @@ class RefBackendWorker:
             _kill_group(proc.pid)
         status = proc.wait() if proc is not None else None
         self._stop()
-        with open(self._log, "rb") as f:
-            f.seek(log_start)
-            printed = f.read().decode(errors="replace")
-        printed = printed.split("Fatal Python error:")[0].strip()[-_PRINTED_MAX:]
+        printed = self._printed_since(log_start).split("Fatal Python error:")[0].strip()[-_PRINTED_MAX:]
         if timed_out:
             return f"timed out after {self.timeout_s:g} s"
         name = decode_exit_status(status, printed)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from harness.compiler import binary as binary_module
 from harness.errors import UsageError
-from harness.execute.lowering import Driver, bindings_launcher, resolve
+from harness.execute.lowering import Driver, bindings_launcher, driver_for
 
 
 def tool_for(spec: str, opt: str | None, driver: Driver | str | None = None) -> str | None:
     """The ``opt`` to run ``spec`` with: ``opt`` itself for torch-mlir-opt (None: the runner's
     default order), the bindings launcher for a bindings pipeline."""
-    chosen = Driver.parse(driver) if driver else resolve(spec)[1]
-    if chosen is not Driver.BINDINGS:
+    if driver_for(spec, driver) is not Driver.BINDINGS:
         return opt
     if opt and not binary_module.resolve(opt).bindings:
         raise UsageError(

@@ -57,12 +57,14 @@ _SCRIPT_SLACK_S = 120.0
 
 
 @dataclass
-class MiscompileCheck:
-    """Whether the written bundle reproduces: its repro.sh, run with this Python and binary."""
+class ReproCheck:
+    """Whether a written bundle reproduces: its repro.sh, run with this Python and binary (the
+    miscompile bundle's and the run-time failure bundle's)."""
 
     repro_exit_status: int | None
     repro_output: str          # repro.sh's verdict lines
     detail: str = ""           # why it could not run
+    bug: str = "wrong numbers"  # what exit 1 means
 
     @property
     def reproduced(self) -> bool:
@@ -70,7 +72,7 @@ class MiscompileCheck:
 
     def describe(self) -> str:
         if self.reproduced:
-            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} (wrong numbers)"
+            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} ({self.bug})"
         why = self.detail or f"'bash repro.sh' exits {self.repro_exit_status}"
         return f"NOT REPRODUCED: {why}"
 
@@ -105,7 +107,7 @@ class NumericsReportResult:
     ops_before: int
     ops_after: int
     max_abs_diff: float
-    self_check: MiscompileCheck
+    self_check: ReproCheck
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -232,11 +234,11 @@ def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,
     return done.outcome is CheckOutcome.FAILS and done.failed_stage == "execution"
 
 
-def _self_check(folder: Path, opt: str, timeout_s: float) -> MiscompileCheck:
+def _self_check(folder: Path, opt: str, timeout_s: float, bug: str = "wrong numbers") -> ReproCheck:
     """Runs the bundle's repro.sh with this Python and torch-mlir-opt: it must exit 1."""
     bash = shutil.which("bash")
     if bash is None:
-        return MiscompileCheck(None, "", "no bash on PATH to run repro.sh")
+        return ReproCheck(None, "", "no bash on PATH to run repro.sh", bug)
     src_root = str(Path(__file__).resolve().parents[3])
     env = {"PYTHON": sys.executable, "TORCH_MLIR_OPT": opt,
            "PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
@@ -244,10 +246,10 @@ def _self_check(folder: Path, opt: str, timeout_s: float) -> MiscompileCheck:
     done = execute([bash, str(folder / "repro.sh")],
                    RunOptions(timeout_s=limit, dump_on_timeout=False, env=env))
     if done.timed_out:
-        return MiscompileCheck(None, "", f"repro.sh did not finish within {limit:g} s")
+        return ReproCheck(None, "", f"repro.sh did not finish within {limit:g} s", bug)
     output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
                        if line.startswith("repro.sh:") and not line.startswith("repro.sh: running:"))
-    return MiscompileCheck(done.returncode, output)
+    return ReproCheck(done.returncode, output, bug=bug)
 
 
 def _arrays(path: Path) -> list[np.ndarray]:

@@ -40,7 +40,7 @@ class MiscompileFindings:
     reduced: NumericsReduceResult
     bisected: NumericsBisectResult    # of reduced.mlir: the chain, its lines, the blame
     exe: OptBinary
-    check: object                     # numerics.MiscompileCheck: describe(), reproduced
+    check: object                     # numerics.ReproCheck: describe(), reproduced
     reduced_text: str
     linalg_text: str
     inputs: list[np.ndarray]

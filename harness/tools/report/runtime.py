@@ -20,6 +20,7 @@ import json
 import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,32 +39,14 @@ from .result import REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
 
+if TYPE_CHECKING:
+    from .numerics import ReproCheck
+
 RUNTIME_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
 RECORD_FORMAT = "harness.runtime-failure-report/1"
 TITLE_PREFIX = "[torch-mlir] "
 INLINE_MAX_CHARS = 12_000
-
-
-@dataclass
-class RuntimeCheck:
-    """Whether the written bundle reproduces: its repro.sh, run with this Python and binary."""
-
-    repro_exit_status: int | None
-    repro_output: str
-    detail: str = ""
-
-    @property
-    def reproduced(self) -> bool:
-        return self.repro_exit_status == REPRODUCED_STATUS
-
-    def describe(self) -> str:
-        if self.reproduced:
-            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} (fails at run time the same way)"
-        return "NOT REPRODUCED: " + (self.detail or f"'bash repro.sh' exits {self.repro_exit_status}")
-
-    def to_json(self) -> dict:
-        return {**asdict(self), "reproduced": self.reproduced}
 
 
 @dataclass
@@ -77,7 +60,7 @@ class RuntimeReportResult:
     where: str                    # the torch op whose lowering put the failing check there, or ""
     ops_before: int
     ops_after: int
-    self_check: RuntimeCheck
+    self_check: ReproCheck
     kind: str = "runtime-failure"
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
@@ -137,8 +120,7 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     bundle.write_text(script, redactor.text(repro_script(reduced)))
     script.chmod(0o755)
     say("self-check: running repro.sh")
-    ran = _self_check(staging, exe.path, options.timeout_s)
-    check = RuntimeCheck(ran.repro_exit_status, ran.repro_output, ran.detail)
+    check = _self_check(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
     heading = title(reduced, where)
     report_command = (f"python -m harness report {shlex.quote(src.name)} --pipeline "
                       f"{shlex.quote(pipeline)} --numerics"
@@ -226,7 +208,7 @@ def repro_script(reduced: RuntimeReduceResult) -> str:
     })
 
 
-def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: RuntimeCheck, exe,
+def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: ReproCheck, exe,
                    r: Redactor, notes: list[str], shapes: list[str], report_command: str,
                    redacted: bool, reduced_text: str, linalg_text: str) -> str:
     packages = versions_module.installed()
@@ -286,4 +268,4 @@ def _inline(text: str, name: str) -> str:
     return md.fence(text, "mlir")
 
 
-__all__ = ["RUNTIME_FILES", "RuntimeCheck", "RuntimeReportResult", "build_runtime_report", "locate"]
+__all__ = ["RUNTIME_FILES", "RuntimeReportResult", "build_runtime_report", "locate"]
