@@ -23,7 +23,7 @@ import sys
 import traceback
 from typing import Sequence
 
-from .commands import builds, check, diagnose, fix, models, sweep
+from .commands import builds, check, diagnose, fix, models, sweep, timeline
 from .commands.common import EXIT_FAILURE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the convention's names)
 from .errors import HarnessError
 
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.register(sub)
     fix.register(sub)
     sweep.register(sub)
+    timeline.register(sub)
 
     _common_options(sub)
     return parser
@@ -76,7 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stop_on_signals():
         try:
             args = parser.parse_args(argv)
-            if hasattr(args, "opt") and args.fn is not builds.cmd_diff and not getattr(args, "builds", None):
+            if hasattr(args, "opt"):  # it runs torch-mlir-opt: before any model is built
+                from .compiler.runner import check_temp_dir
+
+                check_temp_dir()
+            if hasattr(args, "opt") and getattr(args, "announce_binary", True) \
+                    and not getattr(args, "builds", None):
                 builds.announce_binary(args)
             return args.fn(args)
         except HarnessError as e:

@@ -70,7 +70,7 @@ def cache_key(name: str, options: EmitOptions) -> str:
 
 
 def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
-    from .compiler.irfile import WriteOptions, write_module
+    from .compiler.mlir import WriteOptions, write_module
     from .frontends.base import Program, frontend
     from .models import catalog
 

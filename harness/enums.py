@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from typing import Self
 
 from harness.errors import HarnessError, UsageError
 
@@ -21,7 +22,7 @@ class ParsableEnum(str, Enum):
         return UsageError
 
     @classmethod
-    def parse(cls, value: str | ParsableEnum) -> ParsableEnum:
+    def parse(cls, value: str | ParsableEnum) -> Self:
         if isinstance(value, cls):
             return value
         key = str(value).strip().lower().replace("_", "-")

@@ -30,6 +30,11 @@ class OutputError(HarnessError):
     """An output location cannot be written."""
 
 
+class HarnessEnvironmentError(HarnessError):
+    """The machine is not set up for the harness (an unwritable temp folder): neither the
+    user's input nor a compiler result, so never a bug report."""
+
+
 class TorchScriptImportError(HarnessError):
     """Base of the TorchScript importer's errors."""
 

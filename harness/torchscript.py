@@ -1,7 +1,5 @@
-"""``from harness import torchscript as torch_mlir``: the old ``torch_mlir.compile`` API.
+"""``from harness import torchscript as torch_mlir``: the older name of :mod:`harness.compat`
+(the old ``torch_mlir.compile`` API), kept for scripts that import it."""
 
-A thin alias kept for users' scripts; the code lives in ``harness.frontends.compat``.
-"""
-
-from harness.frontends.compat import *  # noqa: F401,F403
-from harness.frontends.compat import __all__  # noqa: F401
+from harness.compat import *  # noqa: F401,F403
+from harness.compat import __all__  # noqa: F401

@@ -74,6 +74,7 @@ if src_root not in sys.path:
 try:
     from harness import versions as harness_versions
     from harness.compiler import binary as harness_binary
+    from harness.compiler import builds as harness_builds
     from harness.compiler import pipelines as harness_pipelines
     from harness.errors import HarnessError
     from harness.models import markers as harness_markers
@@ -96,13 +97,11 @@ elif os.environ.get(harness_binary.ENV_VAR):
 else:
     opt_source = "the torch-mlir wheel"
 try:
-    opt = harness_binary.resolve(explicit_opt)
+    opt = harness_builds.resolve(explicit_opt)
 except HarnessError as e:
     lit_config.fatal(str(e))
 lit_config.note(f"torch-mlir-opt from {opt_source}: {opt.describe()}")
 try:
-    from harness.compiler import builds as harness_builds
-
     opt_build = harness_builds.origin_of(opt.path)
 except HarnessError as e:
     lit_config.fatal(str(e))
@@ -266,6 +265,11 @@ config.environment["PATH"] = os.pathsep.join(
 # `%PYTHON -m harness run/explain/...` in a RUN line must test the same binary as the
 # torch-mlir-opt substitution, whichever way it was chosen.
 config.environment[harness_binary.ENV_VAR] = opt.path
+# `%PYTHON -m harness` runs the harness of this checkout (src_root), not whichever copy the
+# Python's site-packages points at (an editable install of another worktree, say).
+config.environment["PYTHONPATH"] = os.pathsep.join(
+    p for p in (src_root, os.environ.get("PYTHONPATH", "")) if p
+)
 
 # A hang fails the test instead of stalling the run. lit kills the process tree of a timed-out
 # test through psutil; without it a timeout cannot be honoured, so it stays off.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import InputFileError, PipelineConfigError
@@ -34,7 +34,7 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
 """
 
 
-REAL = binary_module.resolve().path
+REAL = builds_module.resolve().path
 # Stock OPT's mask: a bool literal and'ed with a computed mask.
 BOOL_AND = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {

@@ -115,3 +115,45 @@ def test_the_analysis_is_kept_per_input_content(tmp_path):
     path.write_text(AND_MASK.replace("model.py", "other.py"))
     assert analyze(path, LINALG) is not first
     assert analyze(path, LINALG, cache=False) is not analyze(path, LINALG)
+
+
+# What the mixture-of-experts models of the catalog (afmoe, aria_text, deepseek_v4, ...) trace
+# to: ops torch-mlir has no op for, as torch.operator "NAME", one using another's result.
+# Their OpView has a `name` attribute of its own: `.name` is a StringAttr there, not the op name.
+GROUPED_MM = """\
+func.func @forward(%a: !torch.vtensor<[4,8],f32>, %b: !torch.vtensor<[2,8,8],f32>, %offs: !torch.vtensor<[2],si32>) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[8],f32>) {
+  %none = torch.constant.none
+  %0 = torch.operator "aten._grouped_mm"(%a, %b, %offs, %none, %none) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[2,8,8],f32>, !torch.vtensor<[2],si32>, !torch.none, !torch.none) -> !torch.vtensor<[4,8],f32> loc("moe.py":10:0)
+  %int8 = torch.constant.int 8
+  %f0 = torch.constant.float 0.0
+  %f1 = torch.constant.float 1.0
+  %1 = torch.operator "aten.histc"(%0, %int8, %f0, %f1) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.float, !torch.float) -> !torch.vtensor<[8],f32> loc("moe.py":11:0)
+  %2 = torch.operator "aten._grouped_mm"(%0, %b, %offs, %none, %none) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[2,8,8],f32>, !torch.vtensor<[2],si32>, !torch.none, !torch.none) -> !torch.vtensor<[4,8],f32> loc("moe.py":12:0)
+  return %2, %1 : !torch.vtensor<[4,8],f32>, !torch.vtensor<[8],f32>
+}
+"""
+
+
+def test_torch_operators_using_each_other_are_named_by_their_operator(tmp_path):
+    """A torch.operator that uses another's result is met as a use's owner (an OpView): the
+    analysis reads its op name, not its `name` attribute (which was an internal error on 40
+    models of 'harness sweep --all')."""
+    analysis = analyze(_write(tmp_path, GROUPED_MM), LINALG, replay_conversions=False)
+    grouped, histc = 'torch.operator "aten._grouped_mm"', 'torch.operator "aten.histc"'
+    assert sorted(b.name for b in analysis.blockers) == [grouped, histc]
+    assert analysis.get(grouped).count == 2
+    assert sorted(analysis.get(grouped).users) == [grouped, histc]
+
+
+def test_the_fix_loop_finds_torch_operator_blockers(tmp_path):
+    """fixes.driver.blockers_of (what 'harness port --fix' and 'harness fix' ask) on the same IR."""
+    from harness.compiler.outcomes import Outcome
+    from harness.execute.lowering import resolve
+    from harness.fixes.driver import FixOptions, blockers_of
+
+    record = run_pipeline(_write(tmp_path, GROUPED_MM), resolve("torch-to-linalg")[0])
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE
+    found, analysis = blockers_of(record, "torch-to-linalg", FixOptions())
+    assert sorted(b.op for b in found) == ['torch.operator "aten._grouped_mm"',
+                                           'torch.operator "aten.histc"']
+    assert analysis is not None and {b.stage for b in found} == {"torch-to-linalg"}

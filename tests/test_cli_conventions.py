@@ -151,12 +151,12 @@ def test_reproduce_lines_name_the_binary_that_ran(files):
     and may not be the binary that ran; the printed command names the one that did."""
     import shlex
 
-    from harness.compiler import binary
+    from harness.compiler import builds
 
     proc = harness("run", str(files["failing"]), "--pipeline", "torch-to-linalg")
     [line] = [ln for ln in proc.stdout.splitlines() if ln.startswith("reproduce: ")]
     words = shlex.split(line.removeprefix("reproduce: "))
-    assert words[0] == binary.resolve().path
+    assert words[0] == builds.resolve().path
     pasted = subprocess.run(words, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
     assert pasted.returncode == 1 and "failed to legalize operation 'torch.aten.__and__.Tensor'" in pasted.stderr
 

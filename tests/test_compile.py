@@ -71,7 +71,7 @@ class WeightedBicubic(torch.nn.Module):
 
 
 def test_failure_carries_diagnostics_and_a_command_that_reproduces_it(tmp_path):
-    from harness.compiler import binary
+    from harness.compiler import builds
 
     with pytest.raises(PipelineFailure) as info:
         torchscript.compile(Bicubic(), torch.randn(1, 1, 4, 4), output_type="torch", use_tracing=True,
@@ -80,7 +80,7 @@ def test_failure_carries_diagnostics_and_a_command_that_reproduces_it(tmp_path):
     assert "Lowering TorchScript IR -> Torch Backend IR" in str(err)
     assert "aten.upsample_bicubic2d.vec" in err.diagnostics
     # The command names the binary that ran (issue 18, item 9), so it runs when pasted.
-    exe = binary.resolve().path
+    exe = builds.resolve().path
     assert err.command.startswith(f"{shlex.quote(exe)} -pass-pipeline='builtin.module(")
     proc = subprocess.run(shlex.split(err.command) + ["-o", "/dev/null"], capture_output=True, text=True)
     assert proc.returncode != 0
@@ -201,3 +201,12 @@ def test_bool_buffer_lowers_to_a_dense_constant():
                                    output_type="linalg-on-tensors"))
     assert "dense<[true, false, true]> : tensor<3xi1>" in text
     assert "dense_resource" not in text
+
+
+def test_compat_is_the_api_and_torchscript_its_older_name():
+    """issue 29 item 9: the compat API is harness.compat; harness.torchscript stays an alias."""
+    from harness import compat
+    from harness.frontends import compat as implementation
+
+    assert compat.compile is torchscript.compile is implementation.compile
+    assert compat.OutputType is implementation.OutputType

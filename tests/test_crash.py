@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.compiler import symbolize as symbolize_module
-from harness.compiler.binary import resolve
+from harness.compiler.builds import resolve
 from harness.compiler.crash import (
     Frame,
     canonical_pass_name,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,7 @@ def test_a_sweep_folder_of_records_is_run_again(env, inputs):
     sweep = env / "sweep"
     sweep.mkdir()
     for ir in (cumsum, scale):
+        ir = Path(shutil.copy(ir, sweep))  # a record's IR lies in its folder (issue 26 item 3)
         proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
         (sweep / f"{ir.stem}.json").write_text(proc.stdout)
     (sweep / "notes.json").write_text('{"not": "a record"}')
@@ -165,7 +167,7 @@ def test_a_lit_folder_diffs_test_results_and_features_follow_the_build(env):
     """An LLVM 23 build (by its --version) lacks the feature the LLVM 24 wording needs: the test
     is skipped there, not failed, and the diff says PASS -> UNSUPPORTED."""
     old = make_build(env, "llvm23", version_text=LLVM23_VERSION)
-    proc = harness("diff", "--opt", "wheel", "--opt", str(old), "lit_tests/pass",
+    proc = harness("diff", "--opt", "wheel", "--opt", str(old), "lit_tests/pass", "--lit",
                    "--lit-filter", "view-nonvalue-tensor-error|to-dtype-bool", "-o",
                    str(env / "lit.json"))
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -194,3 +196,41 @@ def test_bad_targets_are_usage_errors(env, inputs, tmp_path):
         collect_targets([str(empty)], None)
     proc = harness("diff", "--opt", "wheel", str(cumsum), "--pipeline", "torch-to-linalg")
     assert proc.returncode == 2 and "give --opt A --opt B" in proc.stderr
+
+
+def test_a_lit_config_above_a_folder_of_records_is_never_run(env, inputs, tmp_path):
+    """A lit.cfg.py planted in a parent folder (a shared /tmp) made the folder a lit suite: lit
+    ran the planted config as Python (issue 26 item 2). Only a folder holding a config, or one
+    named with --lit, is a lit suite."""
+    cumsum, _ = inputs
+    marker = tmp_path / "PLANTED-RAN"
+    (tmp_path / "lit.cfg.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    records = tmp_path / "shared" / "records"
+    records.mkdir(parents=True)
+    run = harness("run", shutil.copy(cumsum, records), "--pipeline", "torch-to-linalg", "--json")
+    (records / "cumsum.json").write_text(run.stdout)
+    targets = collect_targets([str(records)], None)
+    assert [t.kind for t in targets] == [TargetKind.IR]
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
+    # named with --lit it is a lit target (lit finds the config above it, as asked)
+    assert [t.kind for t in collect_targets([str(records)], None, lit=True)] == [TargetKind.LIT]
+
+
+def test_a_record_is_not_followed_out_of_its_folder(env, inputs, tmp_path):
+    """A record planted in a folder of records, naming a file elsewhere (/etc/shadow): diff ran
+    it, and the parser's errors quoted its lines (issue 26, a sibling of item 3)."""
+    secret = tmp_path / "outside" / "shadow"
+    secret.parent.mkdir()
+    secret.write_text("root:SECRET-HASH:19000:0:99999:7:::\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "planted.json").write_text(json.dumps(
+        {"outcome": "parse-error", "input_path": str(secret), "pipeline": "builtin.module(canonicalize)"}))
+    with pytest.raises(InputFileError, match="outside"):
+        collect_targets([str(records)], None)
+    with pytest.raises(InputFileError, match="outside"):
+        collect_targets([str(records / "planted.json")], None)
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
+    assert proc.returncode == 2 and "SECRET" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr

@@ -49,6 +49,36 @@ def _mask_ir(tmp_path, lib, model) -> Path:
     return ir
 
 
+def test_explain_labels_the_harness_wrapper_as_the_harness_not_your_code(tmp_path, model_files):
+    """The forward ``harness port`` traces is the harness's wrapper (models/hf.py): it is in the
+    call chain of every op, but it is not the user's code, so it reads "(harness)"; the user's
+    own line between it and the library still reads "(your code)" and is the one shown."""
+    lib, model = model_files
+    wrapper = ROOT / "harness" / "models" / "hf.py"
+    line = next(n for n, text in enumerate(wrapper.read_text().splitlines(), 1)
+                if "self.model(**" in text)
+    at_wrapper = f'at "{wrapper}":{line}:0'
+    only_harness = tmp_path / "only-harness.mlir"  # transformers called by the wrapper: no user line
+    only_harness.write_text(BOOL_MASK_IR.format(loc=f'loc(callsite("{lib}":2:4 {at_wrapper}))',
+                                                and_loc=f'loc(callsite("{lib}":3:11 {at_wrapper}))'))
+    text = "\n".join(explain_file(only_harness, LINALG).render())
+    assert f"  called from {wrapper}:{line}:0 (harness)\n" in text
+    assert "(your code)" not in text
+
+    nested = tmp_path / "nested.mlir"  # the wrapper calls the user's model, which calls the library
+    nested.write_text(BOOL_MASK_IR.format(
+        loc=f'loc(callsite("{lib}":2:4 at callsite("{model}":3:0 {at_wrapper})))',
+        and_loc=f'loc(callsite("{lib}":3:11 at callsite("{model}":3:0 {at_wrapper})))'))
+    result = explain_file(nested, LINALG)
+    [b] = result.blockers
+    assert [(Path(f.file).name, f.library, f.harness) for f in b.frames] == [
+        ("masks.py", True, False), ("model.py", False, False), ("hf.py", False, True)]
+    assert b.user_frame().file == str(model)
+    text = "\n".join(result.render())
+    assert f"called from {model}:3:0 (your code)" in text
+    assert f"called from {wrapper}:{line}:0 (harness)" in text
+
+
 def test_explain_names_the_blocker_not_the_literal_the_error_names(tmp_path, model_files):
     """Issue 12/18: the error names the literal; explain names aten.__and__.Tensor, its Python
     line through the "called from" chain, the symptom it explains, the pass that lowers the

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mutations import IRMutator, ir_corpus
 
-from harness.compiler.binary import resolve
+from harness.compiler.builds import resolve
 
 CORPUS = ir_corpus()
 MUTATOR = IRMutator([text for _, text, _ in CORPUS])

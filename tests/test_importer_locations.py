@@ -21,7 +21,7 @@ from torch_mlir import ir
 
 from harness import torchscript
 from harness.compiler import pipelines
-from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.mlir import WriteOptions, write_module
 from harness.frontends.torchscript import ModuleBuilder
 from harness.frontends.torchscript.locations import traced_frames
 from harness.tools.explain import explain_file

@@ -1,4 +1,4 @@
-"""Writing IR with weights elided (harness.compiler.mlir.print_op, irfile.write_module).
+"""Writing IR with weights elided (harness.compiler.mlir.print_op, mlir.write_module).
 
 The writer prints the module with MLIR's resource limit at 0 (no blob is hexed) and asks MLIR
 for the section of the blobs small enough to stay (issue 16). Each test compares its output
@@ -17,7 +17,7 @@ import torch
 from torch import nn
 from torch_mlir import ir
 
-from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.mlir import (
     ELIDE_RESOURCES_OVER_CHARS,
     PrintOptions,

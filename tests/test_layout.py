@@ -17,7 +17,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
 CHAIN = ("models", "frontends", "compiler", "execute", "tools", "fixes")
-LEAVES = {"errors", "versions", "knowledge", "enums"}
+LEAVES = {"errors", "versions", "knowledge", "enums", "defaults"}
 # What each package may import besides itself and the leaves.
 ALLOWED = {
     "models": set(),
@@ -28,7 +28,7 @@ ALLOWED = {
     "fixes": {"compiler", "execute", "tools"},  # named fixes: after the diagnosis they answer
     "leaf": set(),
 }
-FLOWS = {"cli", "port", "emit", "torchscript", "__main__", "__init__"}
+FLOWS = {"cli", "port", "emit", "compat", "torchscript", "__main__", "__init__"}
 MAX_LINES = 600
 
 
@@ -115,3 +115,68 @@ def test_the_checker_sees_a_violation(tmp_path):
             test_imports_go_down_the_data_path(fake)
     finally:
         fake.unlink()
+
+
+def _folder_graph() -> dict[str, set[str]]:
+    """Module -> the modules of its own folder it imports (a package's ``__init__`` counts as a
+    module of the folder it opens)."""
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        here = ".".join(_dotted(path))
+        folder = path.parent
+        edges = graph.setdefault(here, set())
+        for _, target in _imports(path):
+            target_path = PACKAGE.parent.joinpath(*target.split("."))
+            target_file = (target_path / "__init__.py" if (target_path / "__init__.py").is_file()
+                           else target_path.with_suffix(".py"))
+            if target != here and target_file.parent == folder:
+                edges.add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_inside_a_folder():
+    """Modules of one folder import each other one way: a shared helper goes down into a leaf
+    module instead of two modules reaching into each other (lazy imports count too)."""
+    cycles = _cycles(_folder_graph())
+    assert not cycles, "import cycles inside a folder: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_checker_sees_a_cycle():
+    graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
+    assert _cycles(graph) == [["a.x", "a.y", "a.z"]]
+    assert _cycles({"a.x": {"a.y"}, "a.y": set()}) == []

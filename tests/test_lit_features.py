@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.compiler.binary import resolve
+from harness.compiler.builds import resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = resolve().path

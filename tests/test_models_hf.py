@@ -21,7 +21,7 @@ from harness.errors import (
     UnknownModelTypeError,
     UnsupportedModelError,
 )
-from harness.models import hf, hf_list
+from harness.models import drivers, hf, hf_list
 from harness.models.hf_config import Size
 from harness.models.hf_resolve import Part, SourceKind, model_types, resolve
 
@@ -91,7 +91,7 @@ def test_directory_with_weights_loads_them(tmp_path, safetensors, weight_file):
     saved = _save_tiny_gpt2(tmp_path / "m", weights=True, safetensors=safetensors)
     spec = resolve(str(tmp_path / "m"))
     assert spec.kind is SourceKind.DIRECTORY and spec.weights.name == weight_file
-    prepared = hf.prepare(spec)
+    prepared = drivers.prepare(spec)
     assert prepared.config.n_layer == 1 and prepared.config.n_embd == 32  # its own sizes
     for name, tensor in saved.state_dict().items():
         assert torch.equal(prepared.model.state_dict()[name], tensor), name
@@ -104,7 +104,7 @@ def test_directory_with_weights_loads_them(tmp_path, safetensors, weight_file):
 def test_directory_without_weights_is_random_at_its_own_sizes(tmp_path):
     saved = _save_tiny_gpt2(tmp_path / "c", weights=False)
     assert not (tmp_path / "c" / "model.safetensors").exists()
-    prepared = hf.prepare(str(tmp_path / "c"))
+    prepared = drivers.prepare(str(tmp_path / "c"))
     assert prepared.spec.weights is None and prepared.settings.weights == "random (seed 0)"
     assert n_params(prepared.model) == n_params(saved)
     assert not torch.equal(prepared.model.wte.weight, saved.wte.weight)
@@ -141,9 +141,9 @@ def test_bad_directories(tmp_path):
 def test_directory_weights_that_do_not_fit_the_overrides(tmp_path):
     _save_tiny_gpt2(tmp_path / "m", weights=True)
     with pytest.raises(ModelDirectoryError, match="do not load"):
-        hf.prepare(str(tmp_path / "m"), hf.HFOptions(overrides={"n_embd": 64}))
+        drivers.prepare(str(tmp_path / "m"), hf.HFOptions(overrides={"n_embd": 64}))
     with pytest.raises(ModelOptionError, match="own sizes"):
-        hf.prepare(str(tmp_path / "m"), hf.HFOptions(size=Size.TINY))
+        drivers.prepare(str(tmp_path / "m"), hf.HFOptions(size=Size.TINY))
 
 
 def test_list_model_types():
@@ -160,7 +160,8 @@ def test_list_depth_config_checks_the_tiny_config():
     from harness.models.hf_list import ListDepth, check_type
 
     assert check_type("llama", ListDepth.CONFIG) == "ok"
-    assert "pixel_values" in check_type("vit", ListDepth.BUILD)
+    assert check_type("vit", ListDepth.BUILD) == "ok"  # pixels are planned now (issue 25)
+    assert "past_values" in check_type("patchtst", ListDepth.BUILD)
     with pytest.raises(ModelOptionError):
         ListDepth.parse("everything")
 
@@ -174,7 +175,7 @@ def prepared_cache():
 
     def get(name: str) -> hf.PreparedModel:
         if name not in cache:
-            cache[name] = hf.prepare(name)
+            cache[name] = drivers.prepare(name)
         return cache[name]
 
     return get
@@ -249,10 +250,10 @@ def test_build_is_seeded_and_leaves_the_caller_rng_alone():
     torch.manual_seed(5)
     expected = torch.rand(3)
     torch.manual_seed(5)
-    a = hf.prepare("gpt2")
+    a = drivers.prepare("gpt2")
     assert torch.equal(torch.rand(3), expected)
-    b = hf.prepare("gpt2")
-    c = hf.prepare("gpt2", hf.HFOptions(seed=1))
+    b = drivers.prepare("gpt2")
+    c = drivers.prepare("gpt2", hf.HFOptions(seed=1))
     assert torch.equal(a.model.wte.weight, b.model.wte.weight)
     assert not torch.equal(a.model.wte.weight, c.model.wte.weight)
     assert all(torch.equal(x, y) for x, y in zip(a.inputs.tensors, b.inputs.tensors))
@@ -262,7 +263,7 @@ def test_build_is_seeded_and_leaves_the_caller_rng_alone():
 
 
 def test_overrides_reach_the_model_and_move_derived_sizes():
-    prepared = hf.prepare("llama", hf.HFOptions(overrides={"num_hidden_layers": 3,
+    prepared = drivers.prepare("llama", hf.HFOptions(overrides={"num_hidden_layers": 3,
                                                            "hidden_size": 128}))
     assert len(prepared.model.layers) == 3
     attention = prepared.model.layers[0].self_attn
@@ -270,7 +271,7 @@ def test_overrides_reach_the_model_and_move_derived_sizes():
 
 
 def test_overrides_through_aliases_and_strings():
-    gpt2 = hf.prepare("gpt2", hf.HFOptions(overrides={"num_hidden_layers": "3"}))
+    gpt2 = drivers.prepare("gpt2", hf.HFOptions(overrides={"num_hidden_layers": "3"}))
     assert len(gpt2.model.h) == 3 and gpt2.config.n_layer == 3
     llama = hf.build_config(resolve("llama"), Size.TINY, {"rms_norm_eps": 1,
                                                            "attention_bias": "True"})
@@ -288,13 +289,13 @@ def test_overrides_through_aliases_and_strings():
 ])
 def test_bad_overrides(model, overrides, match):
     with pytest.raises(ConfigOverrideError, match=match) as info:
-        hf.prepare(model, hf.HFOptions(overrides=overrides))
+        drivers.prepare(model, hf.HFOptions(overrides=overrides))
     assert "--set" in str(info.value)
 
 
 def test_bad_override_on_opt_is_the_same_error():
     with pytest.raises(ConfigOverrideError, match="no field 'n_layer'"):
-        hf.prepare("opt", hf.HFOptions(overrides={"n_layer": 2}))
+        drivers.prepare("opt", hf.HFOptions(overrides={"n_layer": 2}))
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -337,13 +338,13 @@ def test_inputs_of_encoder_decoders(prepared_cache):
     assert t5.inputs.tensors[2][0, 0] == t5.config.pad_token_id == 0
     bart = prepared_cache("bart")
     assert "decoder_input_ids" in bart.inputs.names
-    encoder = hf.prepare("t5:encoder")
+    encoder = drivers.prepare("t5:encoder")
     assert type(encoder.model).__name__ == "T5EncoderModel"
     assert encoder.inputs.names == ("input_ids", "attention_mask")
-    bart_encoder = hf.prepare("bart:encoder")
+    bart_encoder = drivers.prepare("bart:encoder")
     assert bart_encoder.inputs.names == ("input_ids", "attention_mask")
     with pytest.raises(ModelOptionError, match="not an encoder-decoder"):
-        hf.prepare("gpt2:encoder")
+        drivers.prepare("gpt2:encoder")
 
 
 @pytest.mark.parametrize("name", ["llama", "bert", "t5", "opt"])
@@ -359,21 +360,21 @@ def test_eager_runs_on_both_sets_and_the_padded_mask_matters(prepared_cache, nam
 
 
 def test_batch_and_sequence_options():
-    prepared = hf.prepare("gpt2", hf.HFOptions(batch=2, seq=5))
+    prepared = drivers.prepare("gpt2", hf.HFOptions(batch=2, seq=5))
     assert all(tuple(t.shape) == (2, 5) for t in prepared.inputs.tensors)
     assert prepared.second_inputs.tensors[1][1].all()  # only row 0 is padded
     with pytest.raises(ModelOptionError, match="positions"):
-        hf.prepare("gpt2", hf.HFOptions(seq=500))
+        drivers.prepare("gpt2", hf.HFOptions(seq=500))
     with pytest.raises(ModelOptionError, match="sequence length"):
-        hf.prepare("gpt2", hf.HFOptions(seq=0))
-    one = hf.prepare("gpt2", hf.HFOptions(seq=1))
+        drivers.prepare("gpt2", hf.HFOptions(seq=0))
+    one = drivers.prepare("gpt2", hf.HFOptions(seq=1))
     assert one.second_inputs.tensors[1].all()  # a single token cannot be padded
 
 
-def test_a_model_without_token_inputs_is_refused_clearly():
-    with pytest.raises(UnsupportedModelError, match="pixel_values") as info:
-        hf.prepare("vit")
-    assert isinstance(info.value, HarnessError) and "harness port --list" in str(info.value)
+def test_a_model_whose_inputs_cannot_be_planned_is_refused_clearly():
+    with pytest.raises(UnsupportedModelError, match="past_values") as info:
+        drivers.prepare("patchtst")
+    assert isinstance(info.value, HarnessError) and "--input past_values=" in str(info.value)
 
 
 def test_settings_record(prepared_cache):

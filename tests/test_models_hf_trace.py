@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.models import hf
+from harness.models import drivers, hf
 from harness.models.hf import Variant
 
 
@@ -21,7 +21,7 @@ def traced_cache():
     def get(name: str, variant: Variant = Variant.STOCK) -> hf.TracedModel:
         key = f"{name}/{variant.value}"
         if key not in cache:
-            cache[key] = hf.trace(hf.prepare(name, hf.HFOptions(variant=variant)))
+            cache[key] = drivers.trace(drivers.prepare(name, hf.HFOptions(variant=variant)))
         return cache[key]
 
     return get
@@ -85,14 +85,14 @@ def test_fixed_variant_is_opt_only():
     from harness.errors import ModelOptionError
 
     with pytest.raises(ModelOptionError, match="no 'fixed' variant"):
-        hf.prepare("gpt2", hf.HFOptions(variant=Variant.FIXED))
+        drivers.prepare("gpt2", hf.HFOptions(variant=Variant.FIXED))
     with pytest.raises(ModelOptionError):
         Variant.parse("patched")
 
 
 @pytest.mark.parametrize("name", ["llama", "bert", "t5:encoder"])
 def test_export_gives_the_eager_results(name):
-    prepared = hf.prepare(name)
+    prepared = drivers.prepare(name)
     module, args = prepared.export_args()
     program = torch.export.export(module, args)
     exported = hf.as_tuple(program.module()(*args))
@@ -102,16 +102,16 @@ def test_export_gives_the_eager_results(name):
 
 def test_non_persistent_buffers_name_what_the_fx_importer_misses():
     # the buffers torch.export keeps as constants; fx_importer 20261001 looks in state_dict only
-    assert "model.rotary_emb.inv_freq" in hf.non_persistent_buffers(hf.prepare("llama").module)
-    assert "model.embeddings.position_ids" in hf.non_persistent_buffers(hf.prepare("bert").module)
-    assert hf.non_persistent_buffers(hf.prepare("gpt2").module) == []
+    assert "model.rotary_emb.inv_freq" in hf.non_persistent_buffers(drivers.prepare("llama").module)
+    assert "model.embeddings.position_ids" in hf.non_persistent_buffers(drivers.prepare("bert").module)
+    assert hf.non_persistent_buffers(drivers.prepare("gpt2").module) == []
 
 
 def test_gpt2_imports_through_the_fx_importer():
     # GPT-2 has no non-persistent buffer, so the wheel's importer takes its export whole
     from harness.frontends.fx import export_and_import
 
-    prepared = hf.prepare("gpt2")
+    prepared = drivers.prepare("gpt2")
     module = export_and_import(*prepared.export_args(), name="gpt2")
     text = str(module)
     assert "func.func @main" in text and "!torch.vtensor<[1,8],si64>" in text

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from harness.errors import ReportError
+from harness.tools.report.result import CANNOT_RUN_STATUS
 from harness.tools.report.numerics import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
 
 from test_numerics_bisect import CHAIN, MISCOMPILE
@@ -86,7 +87,8 @@ def test_repro_exits_1_exactly_when_the_numbers_are_wrong(bundle, tmp_path):
     assert broken.returncode == 0 and "NOT REPRODUCED" in broken.stdout
     # Without the harness there is nothing to run: said, and not counted as the bug.
     missing = repro(folder, PYTHON="/nonexistent/python")
-    assert missing.returncode == 0 and "cannot import torch-mlir-harness" in missing.stdout
+    assert missing.returncode == CANNOT_RUN_STATUS and "CANNOT RUN: " in missing.stdout
+    assert "cannot import torch-mlir-harness" in missing.stdout
 
 
 def test_paths_are_redacted(bundle):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.compiler import binary
+from harness.compiler import builds
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGAL_POOL = ("builtin.module(torchscript-module-to-torch-backend-pipeline{backend-legal-ops="
@@ -76,5 +76,5 @@ def test_report_reduces_it_to_the_tail_and_reproduces(resnet, tmp_path):
     # repro.sh against the pinned build: the wheel's torch-mlir-opt, this Python
     done = subprocess.run(["bash", str(folder / "repro.sh")], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHON": sys.executable,
-                               "TORCH_MLIR_OPT": binary.resolve(None).path})
+                               "TORCH_MLIR_OPT": builds.resolve(None).path})
     assert done.returncode == 1 and done.stdout.startswith("repro.sh: REPRODUCED: wrong numbers")

@@ -6,12 +6,12 @@ import subprocess
 
 import pytest
 
-from harness.compiler import binary, pipelines
+from harness.compiler import builds, pipelines
 from harness.errors import PipelineConfigError
 
 
 def test_every_pipeline_is_registered_in_the_binary():
-    helped = subprocess.run([binary.resolve().path, "--help"], capture_output=True, text=True).stdout
+    helped = subprocess.run([builds.resolve().path, "--help"], capture_output=True, text=True).stdout
     for p in pipelines.default().pipelines.values():
         if p.driver is not pipelines.Driver.TORCH_MLIR_OPT:
             continue
@@ -24,7 +24,7 @@ def test_bindings_pipelines_parse_in_the_bindings_and_not_in_the_binary():
     from torch_mlir import ir, passmanager
     from torch_mlir.dialects import torch as _torch  # noqa: F401 (registers torch-mlir's passes)
 
-    helped = subprocess.run([binary.resolve().path, "--help"], capture_output=True, text=True).stdout
+    helped = subprocess.run([builds.resolve().path, "--help"], capture_output=True, text=True).stdout
     bindings = [p for p in pipelines.default().pipelines.values() if p.driver is pipelines.Driver.BINDINGS]
     assert [p.name for p in bindings] == ["linalg-to-llvm"]
     for p in bindings:

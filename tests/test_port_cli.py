@@ -75,12 +75,18 @@ def test_gpt2_torchscript_blocker_and_its_commands_paste_and_run(gpt2):
     # the printed commands are the record's, and carry the binary the port ran (--opt)
     printed = [line.strip() for line in proc.stdout.splitlines() if line.strip() in ts.commands]
     assert printed == ts.commands
-    assert [shlex.split(c)[3] for c in printed] == ["explain", "bisect", "reduce", "report"]
+    assert [shlex.split(c)[3] for c in printed] == ["explain", "bisect", "reduce", "report", "timeline"]
     assert all(f"--opt {shlex.quote(opt)}" in c for c in printed)
     explain = subprocess.run(shlex.split(printed[0]), capture_output=True, text=True, cwd=ROOT,
                              timeout=300)
     assert explain.returncode == 1, explain.stderr
     assert "masking_utils.py" in explain.stdout
+    # the timeline of the failing stage: its page marks the pass that failed
+    timeline = subprocess.run(shlex.split(printed[4]), capture_output=True, text=True, cwd=ROOT,
+                              timeout=300)
+    assert timeline.returncode == 1, timeline.stderr
+    page = (Path(shlex.split(printed[4])[-1]) / "index.html").read_text()
+    assert 'class="pass failed"' in page and "error: failed to legalize operation" in page
     # piped: no progress lines on stderr
     assert "gpt2 torchscript]" not in proc.stderr and "gpt2 fx]" not in proc.stderr
 

@@ -71,7 +71,7 @@ def test_torchscript_stops_at_the_and_mask_blocker(ported, model):
     assert ts.reproduce.split()[0].endswith("torch-mlir-opt")
     assert ts.reproduce.endswith(f"{model}.1.torchscript-to-torch.mlir")
     # the ready commands name the failing stage's input and pipeline
-    assert [c.split()[1] for c in ts.commands] == ["explain", "bisect", "reduce", "report"]
+    assert [c.split()[1] for c in ts.commands] == ["explain", "bisect", "reduce", "report", "timeline"]
     assert all(f"{model}.1.torchscript-to-torch.mlir --pipeline torch-to-linalg" in c for c in ts.commands)
     assert not ts.numerics
 

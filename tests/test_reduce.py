@@ -10,7 +10,7 @@ import pytest
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.errors import InputFileError, NothingToReduceError, OutputError
 from harness.tools.reduce import ReduceOptions, reduce_file
 
@@ -167,7 +167,7 @@ def test_pass_flags_pipeline(tmp_path):
 
 def test_a_record_the_caller_has_saves_the_first_run(tmp_path):
     """With the input's record given (report passes it), every run is a candidate's."""
-    from harness.compiler.binary import resolve
+    from harness.compiler.builds import resolve
 
     log = tmp_path / "runs.log"
     counting = tmp_path / "torch-mlir-opt"
@@ -288,7 +288,7 @@ def test_cli_reduce(tmp_path):
     assert proc.returncode == 1, proc.stderr  # the failure asked about is there (README: exit status)
     assert "25 -> 4 ops" in proc.stdout
     assert f"-> {out}" in proc.stdout
-    assert f"reproduce: {binary_module.resolve().path} -pass-pipeline='builtin.module(" in proc.stdout
+    assert f"reproduce: {builds_module.resolve().path} -pass-pipeline='builtin.module(" in proc.stdout
     ok = _write(tmp_path, "ok.mlir", PASSING)
     proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(ok), "--pipeline", LINALG,
                            "-o", str(out)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -12,7 +12,7 @@ import torch
 from torch import nn
 
 from harness.compiler import pipelines
-from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import (
     ElidedWeightsError,
@@ -165,6 +165,25 @@ def test_unsupported_ops_are_named_before_anything_runs():
             evaluate(module.operation, [np.zeros(2, np.float32)])
     assert e.value.ops == found.unsupported and e.value.function == "forward"
     assert 'torch.operator "mylib.frobnicate" (x2)' in str(e.value)
+
+
+def test_op_views_of_torch_operator_are_named_by_their_op():
+    """A use's owner is an OpView; torch.operator's has a `name` attribute (a StringAttr) of
+    its own. The evaluator's helpers name the op, whichever form they are given."""
+    from harness.execute.ref_ops import display_name, handler_for, qualified_name
+
+    context, module = _parse("""
+        func.func @forward(%x: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
+          %0 = torch.aten.tanh %x : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32>
+          %1 = torch.operator "aten.tanh"(%0) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>
+          return %1 : !torch.vtensor<[2],f32>
+        }""")
+    with context:
+        first = module.body.operations[0].regions[0].blocks[0].operations[0]
+        view = next(iter(first.results[0].uses)).owner
+        assert not isinstance(view.name, str)  # the trap: the op's `name` attribute
+        assert display_name(view) == display_name(view.operation) == 'torch.operator "aten.tanh"'
+        assert qualified_name(view) == "aten.tanh" and handler_for(view) is not None
 
 
 def test_an_op_that_fails_in_eager_names_the_op_and_location():

@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.compiler.crash_text import TOP_MARK, render_frame
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.errors import InputFileError, ReportError
 from harness.tools.report import (
     BUNDLE_FILES,
+    CANNOT_RUN_STATUS,
     Refusal,
     ReportOptions,
     ReportResult,
@@ -42,7 +43,7 @@ VENV = Path(sys.prefix)
 SITE = Path(sysconfig.get_paths()["purelib"])
 HOME = Path.home()
 USER = getpass.getuser()
-REAL = binary_module.resolve().path
+REAL = builds_module.resolve().path
 WRAPPER = Path(sys.executable).with_name("torch-mlir-opt")  # the wheel's Python wrapper: 256-N
 BLOB = "0x04000000" + "0000803F" * 16  # 16 x 1.0f: longer than the elision limit
 
@@ -148,7 +149,7 @@ def test_crash_issue_names_signal_pass_versions_and_inlines_the_reduced_ir(crash
     assert crash.reduced and crash.ops_after <= crash.ops_before == 6
     issue = (Path(crash.folder) / "issue.md").read_text()
     assert issue.startswith(f"# {crash.title}\n")
-    exe = binary_module.resolve()
+    exe = builds_module.resolve()
     assert f"torch-mlir {importlib.metadata.version('torch-mlir')}" in issue
     assert f"torch {importlib.metadata.version('torch')}" in issue
     assert f"LLVM {exe.llvm_version}, release build" in issue
@@ -217,8 +218,10 @@ def test_redacted_repro_finds_the_binary_through_pythons_site_packages(crash):
     found = _repro(crash.folder, None, path=venv_python_only)
     # 136 = 128+SIGFPE: the real binary, found before the venv's wrapper (which gives 248).
     assert found.returncode == 1 and "SIGFPE (exit status 136)" in found.stdout, found.stdout + found.stderr
+    # Nothing to run it with is neither verdict (exit 0 read as "fixed" before): its own status.
     nothing = _repro(crash.folder, None, path="/usr/bin:/bin")
-    assert nothing.returncode == 0 and "no torch-mlir-opt found" in nothing.stdout
+    assert nothing.returncode == CANNOT_RUN_STATUS, nothing.stdout
+    assert "repro.sh: CANNOT RUN: no torch-mlir-opt found; run: TORCH_MLIR_OPT=" in nothing.stdout
 
 
 def test_crash_bundle_is_redacted(crash):
@@ -403,5 +406,9 @@ def test_a_bundle_that_does_not_reproduce_says_so(crash):
                       repro_exit_status=0, repro_output="")
     assert not check.reproduced
     assert check.describe().startswith("NOT REPRODUCED: reduced.mlir gives 'success' instead")
+    # One rule for every bundle: only REPRODUCED_STATUS counts, not any non-zero exit.
+    cannot = SelfCheck(replayed_file="reduced.mlir", signature="x", signature_reproduced=True,
+                       repro_exit_status=CANNOT_RUN_STATUS, repro_output="")
+    assert not cannot.reproduced
     assert issue_title(record, None, "builtin.module(x)", reproduced=False).endswith(
         "(did not reproduce from the bundle)")

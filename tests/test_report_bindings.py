@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from harness.compiler import binary as binary_module
+
+from harness.compiler import builds as builds_module
 from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import PipelineConfigError, UsageError
@@ -105,7 +107,7 @@ def test_driver_bindings_runs_a_textual_pipeline_of_upstream_passes(tmp_path) ->
 
 def test_torch_mlir_opt_for_a_bindings_pipeline_is_refused_clearly() -> None:
     with pytest.raises(UsageError, match="runs on the MLIR Python bindings.*Drop --opt"):
-        tool_for("linalg-to-llvm", binary_module.resolve().path)
+        tool_for("linalg-to-llvm", builds_module.resolve().path)
     assert tool_for("torch-to-linalg", None) is None  # torch-mlir-opt's pipelines keep theirs
 
 

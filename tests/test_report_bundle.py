@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
@@ -29,7 +29,7 @@ def _alive(pid: int) -> bool:
 def test_sigterm_mid_report_leaves_nothing_behind(tmp_path):
     """bisect's run (the one with the crash reproducer flag) hangs in a stand-in binary, so the
     report is surely in the middle, its staging folder written, when SIGTERM arrives."""
-    real = binary_module.resolve().path
+    real = builds_module.resolve().path
     pid_file = tmp_path / "hung.pid"
     opt = tmp_path / "torch-mlir-opt"
     opt.write_text("#!/bin/sh\n"

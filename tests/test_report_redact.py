@@ -55,13 +55,14 @@ def test_paths_with_spaces_are_redacted_in_every_form():
                             "Program arguments: torch-mlir-opt '~/proj/a.mlir'\n"
                             "written to input.mlir; <user> was here")
     ir = f'#loc = loc("{_mlir(SPACED_HOME)}/m.py":1:2)\n%0 = "x"() {{p = "/srv/a b/c"}}\n'
-    assert "".join(r.ir_chunks([ir])) == '#loc = loc("~/m.py":1:2)\n%0 = "x"() {p = "<path>/a b/c"}\n'
+    # by component: the folder "a b" goes with the rest of the path (issue 26 item 4)
+    assert "".join(r.ir_chunks([ir])) == '#loc = loc("~/m.py":1:2)\n%0 = "x"() {p = "<path>/c"}\n'
 
 
 def test_a_folder_is_redacted_only_where_its_name_ends():
     r = _redactor(SPACED_HOME)
     assert r.text(f"{SPACED_HOME}.bak/x {SPACED_HOME}x {SPACED_HOME}.") == \
-        "<path>/home dir/Jane Doe.bak/x <path>/home dir/Jane Doex ~."
+        "<path>/x <path>/Jane Doex ~."  # other paths, redacted by component
 
 
 def test_redaction_of_a_100_mb_class_line_is_bounded_in_memory(tmp_path):
@@ -178,3 +179,43 @@ def test_any_home_leaves_no_trace_in_any_bundle_file(tmp_path_factory, monkeypat
         for form in _forms(str(home)):
             assert form not in text, f"home {str(home)!r} as {form!r} left in {name}"
     assert os.path.commonpath([result.folder, str(home)]) == str(home)
+
+
+# Issue 26 item 4: the forms the earlier rules missed, and paths redacted by component.
+
+def _write_escaped(text: str) -> str:
+    """LLVM's raw_ostream::write_escaped, written out here from its definition."""
+    out = ""
+    for b in text.encode():
+        c = chr(b)
+        out += {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c) or (c if 32 <= b < 127 else "\\%03o" % b)
+    return out
+
+
+@pytest.mark.parametrize("home", ['/tmp/h"ome/Jane Doe', "/tmp/new\nline/Jane Doe", "/tmp/d$ir/Jane Doe",
+                                  "/tmp/b\\ack/Jane Doe", "/tmp/\u00e9t\u00e9/Jane J\u00f6rg"])
+def test_a_home_leaves_no_trace_in_llvm_json_or_c_string_forms(monkeypatch, home):
+    monkeypatch.setenv("HOME", home)
+    r = Redactor.for_machine([], enabled=True)
+    print_arg = home.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
+    texts = [f'0.\tProgram arguments: torch-mlir-opt "{print_arg}/models/a.mlir" -o /dev/null',  # sys::printArg
+             f'0.\tProgram arguments: torch-mlir-opt "{_write_escaped(home)}/models/a.mlir" -o /dev/null',
+             "stderr: " + json.dumps(f"{home}/models/a.mlir"),                                 # JSON
+             "stderr: " + json.dumps(f"{home}/models/a.mlir", ensure_ascii=False)]
+    for text in texts:
+        out = r.text(text)
+        assert "Jane" not in out and "~/models/a.mlir" in out, (text, out)
+    # A diagnostic's file read from stderr is cut at the newline: the part after it is private too.
+    tail = f"{home}/models/a.mlir".split("\n")[-1]
+    assert "Jane" not in json.dumps(r.json({"file": tail}))
+
+
+@pytest.mark.parametrize("path, kept", [("/opt/Jane Doe/train.py", "<path>/train.py"),
+                                        ("/srv/data sets/Jane Doe/x.py", "<path>/x.py")])
+def test_a_path_outside_the_known_folders_is_redacted_whole_by_component(path, kept):
+    # Was "<path>/Jane Doe/train.py": the fallback stopped at the space.
+    r = Redactor(prefixes=[], user="")
+    out = r.text(f'at {path}:3: error')
+    assert out == f"at {kept}:3: error"
+    ir = "".join(r.ir_chunks([f'%0 = torch.aten.add loc("{path}":3:1)\n']))
+    assert f'loc("{kept}":3:1)' in ir and "Jane" not in ir

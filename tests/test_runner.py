@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from processes import processes_mentioning
 
-from harness.compiler.binary import resolve
+from harness.compiler.builds import resolve
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
 from harness.compiler.records import Outcome, render_record
 from harness.compiler.runner import (

@@ -18,6 +18,7 @@ import pytest
 from harness.execute.check import CheckOptions, check_file
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
 from harness.tools.reduce.runtime import EXECUTION_STAGE
+from harness.tools.report.result import CANNOT_RUN_STATUS
 from harness.tools.report.runtime import RUNTIME_FILES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -135,7 +136,8 @@ def test_abort_repro_exits_1_exactly_when_it_aborts(abort_bundle, tmp_path):
     runs = repro(copy, PYTHON=sys.executable)
     assert runs.returncode == 0 and runs.stdout.startswith("repro.sh: NOT REPRODUCED: the code runs"), runs.stdout
     missing = repro(folder, PYTHON="/nonexistent/python")
-    assert missing.returncode == 0 and "cannot import torch-mlir-harness" in missing.stdout
+    assert missing.returncode == CANNOT_RUN_STATUS and "CANNOT RUN: " in missing.stdout
+    assert "cannot import torch-mlir-harness" in missing.stdout
 
 
 def test_the_missing_symbol_is_bundled(symbol_bundle, tmp_path):

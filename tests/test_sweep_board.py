@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import InputFileError
-from harness.port.record import Blocker, PortOutcome, PortRecord
+from harness.port.record import Blocker, PortOutcome, PortRecord, PortStage
 from harness.sweep import board, highlight, records
 from harness.sweep.runner import Shard
 from harness.sweep.status import Status, compare, rows_of
@@ -82,16 +82,20 @@ def test_the_board_has_a_row_per_model_variant_and_a_cell_per_frontend(sweep_run
 def test_a_failing_port_shows_its_blocker_reproducer_and_report_bundle(sweep_run, tmp_path):
     out, _ = sweep_run
     sweep_dir = copy_sweep(out, tmp_path / "s")
-    reproducer = tmp_path / "and.mlir"
+    # The board shows files of the sweep's own folders only (issue 26 item 3).
+    reproducer = sweep_dir / "ports" / "and.mlir"
+    reproducer.parent.mkdir()
     reproducer.write_text("func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n"
                           "  %0 = torch.aten.__and__.Tensor %a, %a : !torch.vtensor<[2],i1>, "
                           "!torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>\n"
                           "  return %0 : !torch.vtensor<[2],i1>\n}\n")
-    bundle = Path(PortRecord.read(out / "records" / "bert.json").variants[0].ports[0].folder) / "report"
+    bundle = sweep_dir / "ports" / "bert.torchscript" / "report"
+    bundle.parent.mkdir()
 
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
-        port.outcome, port.failed_stage = PortOutcome.FAILS.value, "torch-to-linalg"
+        port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
+        port.folder = str(bundle.parent)
         port.blockers = [Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.__and__.Tensor",
                                  op="torch.aten.__and__.Tensor", count=2,
                                  location="/x/site-packages/transformers/masking_utils.py:54",
@@ -109,7 +113,7 @@ def test_a_failing_port_shows_its_blocker_reproducer_and_report_bundle(sweep_run
     blockers = parse(page, "blockers")
     assert [r["attrs"]["data-signature"] for r in blockers] == ["no-lowering:aten.__and__.Tensor"]
     assert "transformers/masking_utils.py:54" in page and "site-packages/transformers" not in page
-    assert 'href="../and.mlir"' in page  # relative: the page opens from the folder
+    assert 'href="ports/and.mlir"' in page  # relative: the page opens from the folder
     assert "report bundle: <a href=" in page
     # The reproducer, highlighted: %0 is a value token; with mlir-pygments (pinned), the op
     # name is a token of its own.
@@ -209,13 +213,13 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
 
     out, _ = sweep_run
     sweep_dir = copy_sweep(out, tmp_path / "s")
-    folder = tmp_path / "gpt2.torchscript"
-    folder.mkdir()
+    folder = sweep_dir / "ports" / "gpt2.torchscript"  # the record's files lie in the sweep
+    folder.mkdir(parents=True)
 
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
-        unfixed = next(s.output for s in port.stages if s.name == "torchscript-to-torch")
-        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS.value, "torch-to-linalg", str(folder)
+        unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
+        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG, str(folder)
         port.blockers = [Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.__and__.Tensor",
                                  op="torch.aten.__and__.Tensor")]
         port.commands = [f"{sys.executable} -m harness report {unfixed} --pipeline torch-to-linalg "
@@ -228,6 +232,53 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
     bundles = [p for p in (folder / "report").iterdir() if p.is_dir()]  # beside its .tar.gz
     assert len(bundles) == 1 and (bundles[0] / "repro.sh").is_file()
     page = board.render(sweep)
-    assert 'report bundle: <a href="../gpt2.torchscript/report">' in page
+    assert 'report bundle: <a href="ports/gpt2.torchscript/report">' in page
     # Made once: a second sweep reuses the bundle.
     assert [r.reused for r in make_reports(sweep, SweepOptions(out=sweep_dir, cwd=str(ROOT)))] == [True]
+
+
+def test_timelines_run_the_failing_ports_timeline_command_and_the_board_links_it(sweep_run, tmp_path):
+    """--timelines runs the timeline command a failing port printed (here gpt2's TorchScript
+    port without --fix, at torch-to-linalg); the cell links the page."""
+    from harness.sweep.runner import SweepOptions, sweep_one
+
+    out, _ = sweep_run
+    sweep_dir = copy_sweep(out, tmp_path / "s")
+    folder = sweep_dir / "ports" / "gpt2.torchscript"  # records are input: inside the sweep
+    folder.mkdir(parents=True)
+
+    def fail(record: PortRecord) -> None:
+        port = record.variants[0].ports[0]
+        unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
+        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG, str(folder)
+        # The sweep builds the command itself: this one's extra words are never run.
+        port.commands = [f"{sys.executable} -m harness timeline {unfixed} --pipeline torch-to-linalg "
+                         f"--out {folder / 'timeline'} --follow aten.mm"]
+
+    edit(sweep_dir / "records" / "gpt2.json", fail)
+    link = '<a href="ports/gpt2.torchscript/timeline/index.html">timeline</a>'
+    assert link not in board.render(records.load(sweep_dir))
+    run = sweep_one("gpt2", SweepOptions(out=sweep_dir, cwd=str(ROOT), timelines=True))
+    assert run.reused  # the port's record is read back; only the timeline runs
+    page = (folder / "timeline" / "index.html").read_text()
+    assert 'class="pass failed"' in page
+    assert not json.loads((folder / "timeline" / "timeline.json").read_text()).get("follow")
+    assert link in board.render(records.load(sweep_dir))
+
+
+def test_timelines_never_run_a_file_outside_the_sweep(sweep_run, tmp_path):
+    """A record whose timeline command names a file outside the sweep gets no timeline run."""
+    from harness.sweep.runner import SweepOptions, timeline_command
+
+    out, _ = sweep_run
+    sweep_dir = copy_sweep(out, tmp_path / "s")
+    port = records.load(sweep_dir).by_model()["gpt2"].record.variants[0].ports[0]
+    port.folder = str(sweep_dir / "ports")
+    port.commands = [f"harness timeline {tmp_path / 'outside.mlir'} --pipeline torch-to-linalg --out x"]
+    assert timeline_command(port, SweepOptions(out=sweep_dir)) is None
+    inside = sweep_dir / "ports" / "in.mlir"
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    inside.write_text("module {}\n")
+    port.commands = [f"harness timeline {inside} --pipeline torch-to-linalg --out /etc/x"]
+    argv = timeline_command(port, SweepOptions(out=sweep_dir))
+    assert argv is not None and argv[-1] == str((sweep_dir / "ports").resolve() / "timeline")

@@ -37,7 +37,7 @@ def main() -> int:
 
     from torch_mlir import ir
 
-    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.compiler.mlir import WriteOptions, write_module
     from harness.compiler.mlir import new_context
     from harness.execute.jit import JitModule
     from harness.execute.lowering import run_stage

@@ -45,7 +45,7 @@ def phase_trace(config: str, workdir: Path) -> dict:
 
 
 def phase_ours(config: str, workdir: Path) -> dict:
-    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.compiler.mlir import WriteOptions, write_module
     from harness.frontends.torchscript import ModuleBuilder, forward_annotator
 
     opt_driver, model, inputs = _build(config)
@@ -72,7 +72,7 @@ def phase_ours(config: str, workdir: Path) -> dict:
 def phase_fx(config: str, workdir: Path) -> dict:
     from torch_mlir import fx
 
-    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.compiler.mlir import WriteOptions, write_module
     from harness.models.opt import OPTLastHiddenState
 
     _, model, inputs = _build(config)

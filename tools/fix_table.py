@@ -4,7 +4,7 @@ model by model (outcome per frontend, the fixes kept, the largest difference fro
 
 Each model runs as a user runs it (``python -m harness port MODEL --fix --json F``), in its own
 process, one after the other (a tiny model takes about a minute on 2 cores). The table is
-printed as Markdown (what the README's fixes section shows), then the totals against the
+printed as Markdown (what docs/fix.md shows), then the totals against the
 targets: at least 19 of 21 verified on TorchScript, 21 of 21 on FX.
 
     python tools/fix_table.py                     # all 21, tiny, both frontends, --fix

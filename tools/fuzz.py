@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fuzz_targets import parse_everything, run_and_check  # noqa: E402
 from mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus  # noqa: E402
 
-from harness.compiler.binary import resolve  # noqa: E402
+from harness.compiler.builds import resolve  # noqa: E402
 from harness.compiler.irfile import unique_dir, write_atomically  # noqa: E402
 from harness.compiler.runner import RunOptions, repro_command, run_pipeline  # noqa: E402
 

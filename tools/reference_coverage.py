@@ -109,7 +109,7 @@ def build(model_type: str):
 
 def irs(model_type: str, workdir: Path) -> tuple[dict[str, Path], torch.Tensor, tuple, dict[str, str]]:
     from harness.compiler import pipelines
-    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.compiler.mlir import WriteOptions, write_module
     from harness.compiler.runner import RunOptions, run_pipeline
     from harness.frontends import fx
     from harness.frontends.compat import import_torchscript

@@ -60,7 +60,7 @@ def write(out_dir: Path, *, tiny: bool = False, size: int = 64) -> tuple[Path, P
     import numpy as np
     import torch
 
-    from harness.compiler.irfile import WriteOptions, write_module
+    from harness.compiler.mlir import WriteOptions, write_module
     from harness.frontends.compat import import_torchscript
 
     model = build(tiny)

@@ -144,12 +144,12 @@ def _run_stages(survey: Survey, key_prefix: str, ir_path: Path, stages: tuple[st
 def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: int) -> None:
     import torch
 
-    from harness.models import hf
+    from harness.models import drivers, hf
 
     survey = Survey(model, result_path)
     t = time.monotonic()
     try:
-        prepared = hf.prepare(model, hf.HFOptions(batch=batch, seq=seq))
+        prepared = drivers.prepare(model, hf.HFOptions(batch=batch, seq=seq))
     except Exception as error:
         survey.stage("build", "fail", time.monotonic() - t, _short_exception(error))
         return
@@ -159,7 +159,7 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
     t = time.monotonic()
     traced = None
     try:
-        traced = hf.trace(prepared)
+        traced = drivers.trace(prepared)
         survey.stage("trace", "ok", time.monotonic() - t)
     except Exception as error:
         survey.stage("trace", "fail", time.monotonic() - t, _short_exception(error))
@@ -177,7 +177,7 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
         survey.save()
         t = time.monotonic()
         try:
-            from harness.compiler.irfile import WriteOptions, write_module
+            from harness.compiler.mlir import WriteOptions, write_module
             from harness.frontends.base import Program, frontend
 
             imported = frontend("torchscript").import_program(
@@ -198,7 +198,7 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
             survey.save()
     t = time.monotonic()
     try:
-        from harness.compiler.irfile import WriteOptions, write_module
+        from harness.compiler.mlir import WriteOptions, write_module
         from harness.frontends.fx import export_and_import
 
         module, args = prepared.export_args()

@@ -8,6 +8,8 @@ import json
 import os
 import sys
 
+from .. import defaults
+
 from ..errors import HarnessError, UsageError
 from .common import stderr_progress, textual_pipeline
 
@@ -66,12 +68,14 @@ def _builds_list(cache, args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..compiler.builds import BuildCache, ensure
     from ..tools.diff import DiffOptions, diff_builds, write_json
-    from ..tools.diff_targets import collect_targets
+    from ..tools.diff_targets import TargetKind, collect_targets
 
-    if not args.opt or len(args.opt) != 2:
+    if (not args.opt or len(args.opt) != 2) and not _all_timelines(args.targets):
         raise UsageError("harness diff compares two builds: give --opt A --opt B (build names "
                          "such as wheel or belfort-2026.7.1, or paths).")
-    targets = collect_targets(args.targets, args.pipeline)
+    targets = collect_targets(args.targets, args.pipeline, lit=args.lit)
+    if any(t.kind is TargetKind.TIMELINE for t in targets):
+        return _diff_timelines(args, targets)
     say = stderr_progress(args.json)
     cache = BuildCache()
     a, b = (ensure(spec, cache, say) for spec in args.opt)
@@ -88,6 +92,59 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if args.output:
             print(f"json: {args.output}")
     return 1 if result.changed else 0
+
+
+def _all_timelines(paths: list[str]) -> bool:
+    from pathlib import Path
+
+    from ..tools.timeline_record import RECORD_NAME, is_timeline_record
+
+    return bool(paths) and all(is_timeline_record(Path(p) / RECORD_NAME if Path(p).is_dir() else Path(p))
+                               for p in paths)
+
+
+def _diff_timelines(args: argparse.Namespace, targets) -> int:
+    """Two timeline records compared as they are, or one run again on each of two builds."""
+    from pathlib import Path
+
+    from ..compiler.builds import BuildCache, ensure
+    from ..compiler.irfile import unique_dir
+    from ..sweep import timeline_page
+    from ..tools.diff_targets import TargetKind
+    from ..tools.timeline import TimelineOptions, run_timeline
+    from ..tools.timeline_diff import first_difference
+    from ..tools.timeline_record import load
+
+    folders = [Path(t.id) for t in targets]
+    if any(t.kind is not TargetKind.TIMELINE for t in targets) or len(targets) > 2:
+        raise UsageError("harness diff compares timelines with timelines: give two timeline "
+                         "folders (or their timeline.json), or one with --opt A --opt B.")
+    if len(targets) == 2 and not args.opt:
+        a, b = (load(f) for f in folders)
+    elif len(targets) == 1 and args.opt and len(args.opt) == 2:
+        first = load(folders[0])
+        say = stderr_progress(args.json)
+        cache = BuildCache()
+        builds_ab = [ensure(spec, cache, say) for spec in args.opt]
+        folders = [unique_dir(f"harness-timeline-{side}-") for side in "ab"]
+        a, b = (run_timeline(first.input_path, first.pipeline, folder, opt=build.path,
+                             options=TimelineOptions(timeout_s=args.timeout, follow=first.follow))
+                for build, folder in zip(builds_ab, folders))
+        for timeline, folder in zip((a, b), folders):
+            timeline_page.write(timeline, folder)
+    else:
+        raise UsageError("harness diff of timelines takes two timeline folders without --opt, or "
+                         "one timeline folder with --opt A --opt B (it is run again on each).")
+    found = first_difference(a, b, folders[0], folders[1])
+    if args.json:
+        print(json.dumps({"a": str(folders[0]), "b": str(folders[1]),
+                          "difference": found.to_json() if found else None}, indent=2))
+    else:
+        print(f"A: {folders[0]} ({len(a.rows)} passes, {a.outcome.value})")
+        print(f"B: {folders[1]} ({len(b.rows)} passes, {b.outcome.value})")
+        for line in found.render() if found else ["no difference: the same passes, the same IR after each"]:
+            print(line)
+    return 1 if found else 0
 
 
 def cmd_bisect_builds(args: argparse.Namespace) -> int:
@@ -121,7 +178,7 @@ def announce_binary(args: argparse.Namespace) -> None:
     try:
         # The command's --timeout bounds identifying the binary too (one that hangs on --version).
         timeout = min(getattr(args, "timeout", None) or binary.IDENTIFY_TIMEOUT_S, binary.IDENTIFY_TIMEOUT_S)
-        exe = binary.resolve(chosen, timeout_s=timeout)
+        exe = builds.resolve(chosen, timeout_s=timeout)
         build = builds.origin_of(exe.path, timeout_s=timeout)
     except HarnessError:
         return  # the command itself reports a bad binary, with its remedy
@@ -149,14 +206,18 @@ def register(sub) -> None:
                                     "(exits 1 when something did)")
     p.add_argument("targets", nargs="+", metavar="TARGET",
                    help="IR files (with --pipeline), run records (.json), a folder of records "
-                        "(a sweep), or a lit folder")
+                        "(a sweep), a lit folder, or timelines (two, or one with --opt twice)")
     p.add_argument("--opt", action="append", metavar="BUILD",
                    help="a build name or torch-mlir-opt path; give it twice: A, then B")
     p.add_argument("--pipeline", help="the pipeline for IR files (name, upstream name or text)")
-    p.add_argument("--timeout", type=float, default=600.0,
+    p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
                    help="seconds per torch-mlir-opt run before it counts as a hang (default 600)")
+    p.add_argument("--lit", action="store_true",
+                   help="folder targets are lit suites, or folders inside one (lit finds the "
+                        "config above them); without it only a folder holding lit.cfg.py is")
     p.add_argument("--lit-filter", metavar="REGEX",
                    help="lit folders: run only the tests whose name matches (lit's --filter)")
     p.add_argument("-o", "--output", help="write the diff as JSON (format harness-diff/1) here")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
-    p.set_defaults(fn=cmd_diff)
+    # diff names each of its builds itself; the one-binary announcement does not apply.
+    p.set_defaults(fn=cmd_diff, announce_binary=False)

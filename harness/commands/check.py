@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .common import ir_tool, random_inputs, tolerances, value_flags
+from .common import DEFAULT_OUT, ir_tool, random_inputs, tolerances, value_flags
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -42,7 +42,8 @@ def register(sub) -> None:
                    help="the argument index of an attention mask [batch, seq]: outputs laid out "
                         "[batch, seq, ...] are compared where it is not 0 (a padded token's row "
                         "is undefined; harness port leaves it out the same way)")
-    p.add_argument("--out", help="parent folder of the unique folder of files (default: the temp dir)")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"parent folder of the unique folder of files (default: {DEFAULT_OUT})")
     p.add_argument("--in-process", action="store_true",
                    help="run the compiled code in this process (faster; a crash ends harness)")
     p.add_argument("--opt-level", type=int, default=0, choices=range(4),

@@ -10,9 +10,15 @@ import shlex
 import sys
 from typing import Sequence
 
+from .. import defaults
+
 from ..errors import HarnessError, UsageError
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+# Where bisect, check and fix put the folder of files they print (as port does): under the run's
+# own output folder, never a /tmp folder that outlives the run (issue 26 item 13).
+DEFAULT_OUT = "harness-out"
 
 # What a command prints to the terminal at most: the first lines, each cut to a width; the
 # rest is in --json (10 MB of stderr or 200,000 diagnostics would otherwise all be printed).
@@ -80,7 +86,7 @@ def reproduce(pipeline: str, input_path: str, binary: str) -> str:
     """The command that reruns a record: the binary that ran, so it pastes into any shell."""
     from ..compiler.runner import repro_command
 
-    return repro_command(pipeline, input_path, shlex.quote(binary))
+    return repro_command(pipeline, input_path, binary)
 
 
 def tool_opt(args: argparse.Namespace) -> str | None:
@@ -105,7 +111,7 @@ def pipeline_names() -> str:
         return "see 'harness pipelines'"
 
 
-def ir_tool(sub, name: str, help: str, *, timeout: float | None = 600.0,
+def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
                                  "(default: 600)",
              json_help: str = "") -> argparse.ArgumentParser:

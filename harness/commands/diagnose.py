@@ -8,59 +8,36 @@ import json
 import sys
 from pathlib import Path
 
+from .. import defaults
+
 from ..errors import HarnessError
 from . import numerics
-from .common import (EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded, progress,
-                     reproduce, say, textual_pipeline, tool_opt)
+from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded,
+                     progress, reproduce, say, textual_pipeline, tool_opt)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from ..compiler.outcomes import Outcome
-    from ..compiler.records import render_record
-    from ..compiler.runner import RunOptions, run_pipeline, shell_command
-    from ..execute.lowering import Driver, driver_for, run_bindings_pipeline
+    from ..compiler.pipelines import Driver
+    from ..tools.run import RunFileOptions, run_file
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
-    textual = textual_pipeline(args.pipeline)
-    options = RunOptions(timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb)
-    on_bindings = driver_for(args.pipeline, args.driver) is Driver.BINDINGS  # linalg-to-llvm: not torch-mlir-opt's
-    if on_bindings:
-        record = run_bindings_pipeline(args.file, textual, options=options)
-    else:
-        record = run_pipeline(args.file, textual, opt=args.opt, options=options)
-    analysis = None
-    if args.blockers and record.outcome is Outcome.LEGALIZATION_FAILURE and not on_bindings:
-        from ..tools.blockers import analyze
-
-        say(args, "finding the op whose conversion failed (each left-over op alone)")
-        analysis = analyze(args.file, textual, opt=record.binary, timeout_s=args.timeout)
-        record = replace(record, blockers=analysis.names())
+    result = run_file(args.file, args.pipeline, textual_pipeline(args.pipeline), RunFileOptions(
+        opt=args.opt, driver=Driver.parse(args.driver) if args.driver else None,
+        timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb,
+        blockers=args.blockers, say=lambda line: say(args, line)))
     if args.json:
-        data = record.to_json()
-        if analysis is not None:
-            data["blocker_analysis"] = analysis.to_json()
-        print(json.dumps(data, indent=2))
+        print(json.dumps(result.to_json(), indent=2))
     else:
-        print(f"{record.outcome.value}: {Path(record.input_path).name} through {textual} "
-              f"in {record.elapsed_s:.2f} s{' (' + record.signal + ')' if record.signal else ''}")
-        print_bounded(render_record(record))
-        if analysis is not None:
-            from ..tools.bisect import Responsibility
+        from ..compiler.records import render_record
 
-            for op, r in zip(analysis.illegal, Responsibility.from_analysis(analysis)):
-                role = "blocker (fails alone)" if op.blocker else "symptom (lowers alone)"
-                print(f"  {role}: {op.name} x{op.count} at {op.location}: {r.describe()}")
-        if not record.ok:
-            print("reproduce: " + (shell_command(record.command) if on_bindings
-                                   else reproduce(textual, record.input_path, record.binary)))
-    if record.outcome is Outcome.PARSE_ERROR:  # bad input, not a compiler result
-        print(f"harness: error: {record.input_path} is not MLIR that torch-mlir-opt can parse; "
-              "no pass ran. Give the IR file that failed (harness opt and harness emit write "
-              "them).", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_OK if record.ok else EXIT_FAILURE
+        print(result.headline())
+        print_bounded(render_record(result.record))  # the record may be long; the tail is short
+        for line in result.tail():
+            print(line)
+    error = result.input_error()
+    if error is not None:  # bad input, not a compiler result: printed as every error is
+        raise error
+    return EXIT_OK if result.record.ok else EXIT_FAILURE
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -124,9 +101,9 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     print(f"reduced {args.file}: {result.summary()}")
     print(f"  keeps: {result.signature}")
     print(f"  -> {result.output_path}")
-    from ..compiler import binary
+    from ..compiler import builds
 
-    exe = binary.resolve(opt).path
+    exe = builds.resolve(opt).path
     print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
     return EXIT_FAILURE
 
@@ -177,8 +154,8 @@ def register(sub) -> None:
     p = ir_tool(sub, "run", "run a pipeline on an IR file and classify the outcome",
                  json_help="print the record as JSON")
     p.add_argument("-o", "--output", help="write the output IR here")
-    p.add_argument("--max-input-mb", type=int, default=4096,
-                   help="refuse larger input files (default 4096; 0 = no limit)")
+    p.add_argument("--max-input-mb", type=int, default=defaults.MAX_INPUT_MB,
+                   help=f"refuse larger input files (default {defaults.MAX_INPUT_MB}; 0 = no limit)")
     p.add_argument("--blockers", action="store_true",
                    help="on a legalization failure, also find the ops whose conversion failed "
                         "(each left-over op alone: ~15 small runs)")
@@ -195,7 +172,8 @@ def register(sub) -> None:
     p = ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
                                 "write the IR just before it (2 torch-mlir-opt runs)",
                  json_help="print the result as JSON")
-    p.add_argument("--out", help="parent folder of the unique output folder (default: the temp dir)")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"parent folder of the unique output folder (default: {DEFAULT_OUT})")
     p.add_argument("--builds", metavar="A..B|A,B,C",
                    help="instead of passes, bisect builds: the first build (releases from A to B "
                         "in order, or the builds listed) whose outcome differs from A's; exits "
@@ -211,9 +189,10 @@ def register(sub) -> None:
                  timeout=None, timeout_help="seconds per candidate before it counts as a hang "
                                             "(default: from the original run)")
     p.add_argument("-o", "--output", required=True, help="write the reduced IR here (atomically)")
-    p.add_argument("--budget-s", type=float, default=60.0,
+    p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
-    p.add_argument("--max-tries", type=int, default=10_000, help="most runs of torch-mlir-opt on candidates")
+    p.add_argument("--max-tries", type=int, default=defaults.REDUCE_MAX_TRIES,
+                   help="most runs of torch-mlir-opt on candidates")
     numerics.numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on "
                                "each candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
     p.set_defaults(fn=cmd_reduce)
@@ -226,7 +205,8 @@ def register(sub) -> None:
                    help="keep resource blobs in input.mlir (default: elided when that keeps the failure)")
     p.add_argument("--no-redact", action="store_true",
                    help="keep the home folder, user name and absolute paths in the bundle")
-    p.add_argument("--budget-s", type=float, default=60.0, help="seconds to reduce (default 60)")
+    p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
+                   help=f"seconds to reduce (default {defaults.REDUCE_BUDGET_S:g})")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     numerics.numerics_flags(p, "a miscompile bundle instead: the reduced IR that lowers and runs but "
                                "computes wrong values, its inputs and expected values (.npz), and a "

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from .. import defaults
+
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, progress, random_inputs, tolerances, value_flags
+from .common import DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, progress, random_inputs, tolerances, value_flags
 
 #: The stages an imported file goes through by default: the TorchScript importer's output to
 #: the backend contract, then to linalg (the RefBackend's input).
@@ -69,9 +71,10 @@ def register(sub) -> None:
                    help="apply the fixes without checking the numbers (e.g. weights elided)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the arguments (default: random from the signature)")
     value_flags(p)
-    p.add_argument("--out", help="parent folder of the unique work folder (default: the temp dir)")
+    p.add_argument("--out", default=DEFAULT_OUT,
+                   help=f"parent folder of the unique work folder (default: {DEFAULT_OUT})")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--timeout", type=float, default=600.0,
+    p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
                    help="seconds per torch-mlir-opt run before it counts as a hang (default: 600)")
     p.add_argument("--json", action="store_true", help="print the result (or --list) as JSON")
     p.set_defaults(fn=cmd_fix)

@@ -13,6 +13,7 @@ from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides
 
 if TYPE_CHECKING:
     from ..port.options import PortOptions
+    from ..port.record import PortRecord
 
 
 def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
@@ -26,6 +27,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "size": Size.parse(args.size) if args.size else None,
         "overrides": parse_overrides(args.set) or None,
         "batch": args.batch, "seq": args.seq, "seed": args.seed,
+        "inputs": tuple(getattr(args, "input", None) or ()) or None,
         "variants": args.variants, "frontends": parse_frontends(args.frontend) if args.frontend else None,
         "numerics": False if args.no_numerics else None,
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
@@ -47,9 +49,48 @@ def _port(args: argparse.Namespace, model: str, options: PortOptions, *, buildin
     # Said at once: importing torch and building the model take seconds before the first stage.
     progress.note(f"  loading torch and transformers, building {building} (a few seconds)")
     record = port_model(model, options, progress=progress)
-    for line in render(record):
+    lines = render(record)
+    at = lines.index("== result ==")  # what --fix answered goes just before the outcome
+    for line in lines[:at] + _fixes_answered(record) + lines[at:]:
         print(line, flush=True)
     return EXIT_OK if record.ok else EXIT_FAILURE
+
+
+def _fixes_answered(record: PortRecord) -> list[str]:
+    """Each fix ``--fix`` kept, with the blocker it answered and that blocker's Python line: a
+    port that ends verified still shows what stopped the stock model and why it now lowers."""
+    from ..fixes.catalog import CATALOG
+    from ..knowledge.fixes import FIXES
+    from ..port.diagnose import short_location
+    from ..tools.source import excerpt
+
+    lines: list[str] = []
+    for variant, port in record.ports():
+        for step in port.fixes:
+            if step.get("outcome") != "kept":
+                continue
+            answers = step.get("answers") or {}
+            changed = (step.get("application") or {}).get("changed") or []
+            where = next((c["location"] for c in changed if c.get("location")), "")
+            stage = answers.get("stage", "")
+            if answers.get("op"):  # a blocker op: where it is in Python, the stage it stopped
+                at = f" at {short_location(where)}" if where else ""
+                known = {f.name: f for f in CATALOG}.get(step.get("fix", ""))
+                verb = ("lowers with wrong numbers in" if known and answers["op"] in known.miscompiles
+                        else "stopped")
+                lines.append(f"{variant.name} {port.frontend}: {answers['op']}{at}"
+                             f"{f' {verb} {stage}' if stage else ''}")
+            else:  # an error (a module fix's): the stage, the module, the error's start
+                message = answers.get("message", "")
+                message = message if len(message) <= 160 else message[:160] + "…"
+                lines.append(f"{variant.name} {port.frontend}: {stage or 'a stage'} stopped"
+                             f"{f' (in {where})' if where else ''}: {message or 'a known miscompile'}")
+            path, _, line = where.rpartition(":")
+            lines += [f"    {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
+            fix = FIXES.get(step.get("fix", ""))
+            lines.append(f"  fix kept: {fix.describe() if fix else step.get('fix')}"
+                         f"{f', {len(changed)} changes' if len(changed) > 1 else ''}")
+    return ["== what --fix answered ==", *lines, ""] if lines else []
 
 
 def cmd_port(args: argparse.Namespace) -> int:
@@ -74,7 +115,10 @@ OPT_PRESETS = ("125m", "tiny", "350m", "1.3b")
 
 
 def cmd_opt(args: argparse.Namespace) -> int:
-    """``harness port opt`` with the 2022 walkthrough's defaults (``OPT_DEFAULTS``)."""
+    """``harness port opt`` with the 2022 walkthrough's defaults (``OPT_DEFAULTS``); with
+    ``--fix``, numbers checked too."""
+    from dataclasses import replace
+
     from ..port.options import OPT_DEFAULTS
 
     args.size = {"tiny": "tiny", None: None}.get(args.config, "default")
@@ -85,7 +129,9 @@ def cmd_opt(args: argparse.Namespace) -> int:
 
         args.set = [f"{k}={json.dumps(v)}" for k, v in PRESETS[args.config].items()] + list(args.set)
     args.variants = None if args.model in (None, "both") else (args.model,)
-    return _port(args, "opt", _port_options(args, OPT_DEFAULTS), building="OPT")
+    # --fix keeps a fix for numbers that stay the same: check them, so the port ends verified.
+    base = replace(OPT_DEFAULTS, numerics=True) if args.fix else OPT_DEFAULTS
+    return _port(args, "opt", _port_options(args, base), building="OPT")
 
 
 def cmd_emit(args: argparse.Namespace) -> int:
@@ -153,6 +199,10 @@ def register(sub) -> None:
                    help="which of the model's variants (opt has stock and fixed; default: all)")
     p.add_argument("--no-numerics", action="store_true",
                    help="stop at linalg: do not run the RefBackend against eager")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=SHAPE[:DTYPE]",
+                   help="give a forward input the planner cannot make (or another shape for "
+                        "one it makes), e.g. --input pixel_values=1x3x64x64 or --input "
+                        "image_grid_thw=1x3:int64; floats random, integers ones (repeatable)")
     p.add_argument("--tolerance", action="append", default=[], metavar="DTYPE=RTOL,ATOL",
                    help="tolerance of one dtype, e.g. f32=1e-3,1e-5 (default f32 1e-4,1e-5)")
     _port_flags(p, seq_help="sequence length of the inputs (default: 8)")

@@ -8,6 +8,8 @@ import argparse
 import json
 import shlex
 
+from .. import defaults
+
 from ..errors import UsageError
 from .common import (
     EXIT_FAILURE,
@@ -36,7 +38,7 @@ def numerics_options(args: argparse.Namespace):
     return NumericsBisectOptions(
         inputs_path=args.inputs, random=random_inputs(args),
         function=args.function, opt=args.opt, tolerances=tolerances(args),
-        timeout_s=args.timeout or 600.0, out_dir=getattr(args, "out", None),
+        timeout_s=args.timeout or defaults.TIMEOUT_S, out_dir=getattr(args, "out", None),
         progress=None if getattr(args, "json", False) else stderr_progress())
 
 
@@ -73,8 +75,10 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     print(f"  keeps: numerics-mismatch (max abs diff {result.max_abs_diff:.3g}) through "
           f"{result.piece_pipeline} and the RefBackend")
     print(f"  -> {result.output_path} (inputs {result.inputs_path}, expected {result.expected_path})")
-    print(f"reproduce: {invocation()} check {shlex.quote(result.output_path)} --pipeline "
-          f"{shlex.quote(result.piece_pipeline)} --inputs {shlex.quote(result.inputs_path)}")
+    print(f"reproduce: {invocation()} " + shlex.join(["check", result.output_path, "--pipeline",
+                                                      result.piece_pipeline, "--inputs", result.inputs_path]))
+    if result.culprit:
+        print(f"the op that computes wrong: {result.culprit}")
     return EXIT_FAILURE
 
 

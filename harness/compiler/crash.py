@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .outcomes import Outcome, PassSource, Signature
-from .text import closing_brackets, decimal, drop_numbers, hexadecimal
+from .text import closing_brackets, decimal, drop_numbers, hexadecimal, split_scope
 
 
 @dataclass
@@ -46,12 +46,6 @@ class Frame:
     def name(self) -> str:
         """The function without return type, parameters or clone suffixes: what signatures use."""
         return function_name(self.function) if self.function else ""
-
-    def render(self, *, full: bool = False, address: bool = False) -> str:
-        """``#4 ns::Cls::f TorchOps.cpp`` (see ``crash_text.render_frame``, the one format)."""
-        from .crash_text import render_frame
-
-        return render_frame(self, address=address, full=full)
 
 
 @dataclass
@@ -258,24 +252,6 @@ def _drop_parameter_lists(name: str) -> str:
     return "".join(kept)
 
 
-def _split_scope(name: str) -> list[str]:
-    """``a::b<c::d>::e`` → ``['a', 'b<c::d>', 'e']`` (``::`` inside brackets kept)."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(name):
-        ch = name[i]
-        if ch in _OPEN:
-            depth += 1
-        elif ch in _CLOSE:
-            depth = max(0, depth - 1)
-        elif depth == 0 and name.startswith("::", i):
-            parts.append(name[start:i])
-            start = i + 2
-            i += 1
-        i += 1
-    parts.append(name[start:])
-    return parts
-
-
 def canonical_pass_name(name: str) -> str:
     """``mlir::(anonymous namespace)::CanonicalizerPass`` and ``Canonicalizer`` → ``Canonicalizer``.
 
@@ -283,7 +259,7 @@ def canonical_pass_name(name: str) -> str:
     ``DecomposeComplexOps``) while the stack has the class (``Canonicalizer``,
     ``DecomposeComplexOpsPass``); dropping the scope and a trailing ``Pass`` makes them meet.
     """
-    base = _split_scope(name.strip())[-1]
+    base = split_scope(name.strip())[-1]
     if base.endswith(">") and "<" in base:  # template arguments
         base = base[:base.index("<")]
     if base.endswith("Pass") and len(base) > len("Pass"):
@@ -296,7 +272,7 @@ def pass_from_frames(frames: Sequence[Frame]) -> str:
     for f in frames:
         name = f.name
         if name.endswith("::runOnOperation") and "OpToOpPassAdaptor" not in name:
-            scope = _split_scope(name)
+            scope = split_scope(name)
             if len(scope) >= 2:
                 return canonical_pass_name(scope[-2])
     return ""

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .text import split_scope
+
 if TYPE_CHECKING:
     from .crash import CrashInfo, Frame
     from .outcomes import Signature
@@ -102,7 +104,5 @@ def _frames_header(crash: CrashInfo, view: CrashView, top: bool, via: bool) -> s
 def short_name(name: str, scopes: int = 2) -> str:
     """``mlir::torch::Torch::AtenRemainderIntOp::fold`` → ``AtenRemainderIntOp::fold``: the last
     ``scopes`` parts of a qualified name without anonymous namespaces, as a title shows it."""
-    from .crash import _split_scope  # the package's one scope splitter
-
-    parts = [p for p in _split_scope(name) if p and p != "(anonymous namespace)"]
+    parts = [p for p in split_scope(name) if p and p != "(anonymous namespace)"]
     return "::".join(parts[-scopes:]) if parts else name

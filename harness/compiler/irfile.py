@@ -1,30 +1,17 @@
-"""Writing IR to disk: atomically, into unique folders, weights elided or kept.
-
-Text IR with debug locations is what a person reads and what lit checks; weights are elided
-by default (OPT-125m's weights as hex text are ~1 GB). Bytecode keeps weights compactly when
-the IR is only fed to another tool.
-"""
+"""Writing files: atomically, into unique folders. A leaf of the compiler package (no MLIR):
+every module that writes reads it, and ``mlir.write_module`` writes IR through it."""
 
 from __future__ import annotations
 
 import os
 import stat
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Callable
+from typing import IO, Callable
 
 from harness.errors import OutputError
 
-if TYPE_CHECKING:  # the bindings load numpy (~0.3 s): only write_module needs them
-    from torch_mlir import ir
-
-
-@dataclass(frozen=True)
-class WriteOptions:
-    keep_weights: bool = False
-    debug_info: bool = True
-    bytecode: bool = False
+from .process import watchdog
 
 
 def unique_dir(prefix: str, parent: str | os.PathLike | None = None) -> Path:
@@ -85,6 +72,53 @@ def write_atomically(path: str | os.PathLike, data: str | bytes | Callable[[IO],
     return path
 
 
+class StagedFile:
+    """A temp file beside ``target`` for a writer that takes a path (a child's ``-o``), renamed
+    into place by ``commit``; left uncommitted (a crash, a failure, the harness killed: then
+    by the watchdog of harness.compiler.process) it is removed and ``target`` keeps what it
+    held. As with ``write_atomically``, a ``target``
+    that is not a regular file (``/dev/null``, a fifo) is written in place."""
+
+    def __init__(self, target: str | os.PathLike, hint: str = "Choose a writable output location."):
+        # A symlink is written through, as the writer's open() would: it stays a link.
+        self.target = Path(os.path.realpath(target)) if os.path.islink(target) else Path(target)
+        self.staged = not _is_special(self.target)  # False: written in place, or committed
+        if not self.staged:
+            self.path = self.target
+            return
+        try:
+            self.target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{self.target.name}.", dir=self.target.parent)
+            os.fchmod(fd, _mode_for(self.target))  # the mode the writer's open() would leave
+            os.close(fd)
+        except OSError as e:
+            raise OutputError(f"cannot write {self.target}: {e.strerror or e}. {hint}") from None
+        self.path = Path(tmp)
+        watchdog.remove_on_death(self.path)  # a SIGKILLed harness leaves no temp file either
+
+    def commit(self) -> Path:
+        if self.staged:
+            os.replace(self.path, self.target)
+            self.staged = False
+            watchdog.keep(self.path)
+        return self.target
+
+    def discard(self) -> None:
+        if self.staged:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+            self.staged = False
+            watchdog.keep(self.path)
+
+    def __enter__(self) -> StagedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
 def _is_special(path: Path) -> bool:
     try:
         return not stat.S_ISREG(path.stat().st_mode) and not stat.S_ISDIR(path.stat().st_mode)
@@ -105,22 +139,3 @@ def _mode_for(path: Path) -> int:
         umask = os.umask(0o022)  # no /proc: read it the only other way, and put it back
         os.umask(umask)
     return 0o666 & ~umask
-
-
-def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
-                 options: WriteOptions = WriteOptions()) -> Path:
-    """The module as text (weights elided unless kept) or bytecode, written atomically."""
-    from torch_mlir import ir
-
-    from .mlir import PrintOptions, print_op
-
-    op = module.operation if isinstance(module, ir.Module) else module
-    printing = PrintOptions(debug_info=options.debug_info, elide_weights=not options.keep_weights)
-
-    def write(f: IO) -> None:
-        if options.bytecode:
-            op.write_bytecode(f)
-        else:
-            print_op(op, printing, file=f)
-
-    return write_atomically(path, write, binary=options.bytecode)

@@ -15,9 +15,12 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
+
+from .irfile import write_atomically
 
 #: The first bytes of an MLIR bytecode file.
 BYTECODE_MAGIC = b"ML\xefR"
@@ -228,3 +231,25 @@ def read_module(path: str | os.PathLike, *, opt: str | None = None) -> tuple[ir.
                 return context, ir.Module.parse(generic.read_text()).operation.clone()
         except ir.MLIRError:
             return None
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    keep_weights: bool = False
+    debug_info: bool = True
+    bytecode: bool = False
+
+
+def write_module(module: ir.Module | ir.Operation, path: str | os.PathLike,
+                 options: WriteOptions = WriteOptions()) -> Path:
+    """The module as text (weights elided unless kept) or bytecode, written atomically."""
+    op = module.operation if isinstance(module, ir.Module) else module
+    printing = PrintOptions(debug_info=options.debug_info, elide_weights=not options.keep_weights)
+
+    def write(f: IO) -> None:
+        if options.bytecode:
+            op.write_bytecode(f)
+        else:
+            print_op(op, printing, file=f)
+
+    return write_atomically(path, write, binary=options.bytecode)

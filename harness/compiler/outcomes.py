@@ -21,6 +21,7 @@ class Outcome(ParsableEnum):
     CRASH = "crash"
     ASSERTION = "assertion"
     TIMEOUT = "timeout"
+    BAD_OUTPUT = "bad-output"  # exited 0, but -o holds nothing, or IR that does not parse back
 
     @property
     def is_crash(self) -> bool:
@@ -101,6 +102,8 @@ class Signature:
             if not self.frame and self.fatal_error:
                 return f"{head}: LLVM ERROR: {self.fatal_error}"
             return head
+        if self.op and self.message:  # a pass's error about one op (the backend contract's)
+            return f"{self.message}: '{self.op}'"
         if self.op:
             return f"failed to legalize operation '{self.op}'"
         return self.signal or self.message

@@ -11,6 +11,7 @@ pipeline). Option groups nest braces and may quote strings.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -153,3 +154,56 @@ def pipeline_prefix(text: str) -> str:
         return ""
     end = matching_close(text, start, pairs="()", quotes="\"'")
     return text[:end + 1] if end > 0 else ""
+
+
+# What ``--dump-pass-pipeline`` prints before the pipeline it ran.
+_DUMP_HEADER_LINE = re.compile(r"^Pass Manager with \d+ passes:\s*$", re.MULTILINE)
+
+
+def dumped_pipeline(stderr: str) -> list[PassRef]:
+    """The passes ``--dump-pass-pipeline`` printed, as run (registered pipelines expanded)."""
+    m = _DUMP_HEADER_LINE.search(stderr)
+    listing = pipeline_prefix(stderr[m.end():]) if m else ""
+    if not listing:
+        return []
+    try:
+        return parse_pipeline(listing)
+    except PipelineConfigError:  # a dump we cannot read only costs the pass positions
+        return []
+
+
+# A pass flag as torch-mlir-opt takes it: ``-name`` or ``--name``, then ``=value`` if any.
+_FLAG = re.compile(r"--?[A-Za-z][\w.\-+$]*(?:=.*)?", re.DOTALL)
+
+
+def check_pipeline(text: str) -> str:
+    """``text`` when torch-mlir-opt can take it as one ``-pass-pipeline`` value or as a list of
+    pass flags; else PipelineConfigError (a usage error, raised before any run).
+
+    Why: the pipeline is split into argv and printed in the commands users paste; a positional
+    word, a control character or a shell operator in it would be another program's argument or
+    another shell command, never a pass.
+    """
+    bad = next((ch for ch in text if ord(ch) < 32 or ord(ch) == 127), None)
+    if bad is not None:
+        raise PipelineConfigError(
+            f"the pass pipeline {text!r} holds the control character {bad!r}: torch-mlir-opt takes "
+            "a pipeline on one line. Write it on one line, e.g. "
+            "--pipeline='builtin.module(canonicalize)' or --pipeline='-canonicalize -cse'.")
+    if not text.lstrip().startswith("-"):
+        parse_pipeline(text)
+        return text
+    try:
+        words = shlex.split(text)
+    except ValueError as e:
+        raise PipelineConfigError(
+            f"cannot read the pass flags {text!r}: {e}. Balance the quotes, e.g. "
+            "--pipeline='-canonicalize -cse'.") from None
+    stray = next((w for w in words if not _FLAG.fullmatch(w)), None)
+    if stray is not None:
+        raise PipelineConfigError(
+            f"the pass flags {text!r} hold {stray!r}, which is not a flag: torch-mlir-opt would "
+            "read it as a second input file, and a shell as a command. Give only pass flags "
+            "(--pipeline='-canonicalize -cse') or a textual pipeline "
+            "(--pipeline='builtin.module(canonicalize,cse)').")
+    return text

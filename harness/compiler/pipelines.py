@@ -21,7 +21,15 @@ from typing import Mapping
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, PipelineConfigError
 
+from .pipeline_text import check_pipeline
+
 PIPELINES_FILE = Path(__file__).resolve().parents[2] / "pipelines" / "pipelines.toml"
+
+
+def is_textual(spec: str) -> bool:
+    """A textual pipeline or pass flags (``builtin.module(...)``, ``-canonicalize``), not a name."""
+    spec = spec.strip()
+    return "(" in spec or spec.startswith("-")
 
 
 class Driver(ParsableEnum):
@@ -119,13 +127,13 @@ class PipelineSet:
         """A textual pipeline for a name of ours, an upstream name, or textual input as given;
         pass flags (``-canonicalize -cse``, torch-mlir-opt's own usage) are returned as given."""
         spec = spec.strip()
-        if "(" in spec or spec.startswith("-"):
+        if is_textual(spec):
             if options:
                 raise PipelineConfigError(
                     f"options cannot be added to the textual pipeline '{spec}'; write them "
                     "inside it instead."
                 )
-            return spec
+            return check_pipeline(spec)
         return self.get(spec).textual(options)
 
 

@@ -9,7 +9,8 @@ its own children. Three ways out, each covered:
 - the harness dies without running Python code (SIGKILL, the OOM killer, a crash): one watchdog
   process per harness process holds the read end of a pipe and learns each group as it is
   spawned; when the pipe reaches end-of-file (the kernel closes it whatever killed the
-  harness) it SIGKILLs the groups still listed, then exits.
+  harness) it SIGKILLs the groups still listed, removes the staged outputs still listed
+  (``remove_on_death``), then exits.
 
 Why a watchdog and not PR_SET_PDEATHSIG:
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import os
 import resource
+import selectors
 import signal
 import subprocess
 import sys
@@ -33,6 +35,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+from .capture import KEEP_BYTES, Capture
 
 # How long a hung process gets to print its stack dump after SIGABRT before SIGKILL.
 TIMEOUT_DUMP_GRACE_S = 10.0
@@ -47,6 +51,8 @@ class Finished:
     stderr: str
     elapsed_s: float
     timed_out: bool
+    stdout_bytes: int = 0  # what the child wrote, kept or not (harness.compiler.capture)
+    stderr_bytes: int = 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,16 +128,25 @@ _WATCHDOG = r"""
 import os, signal
 for s in (signal.SIGINT, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
-groups = set()
+groups, files = set(), set()
 with os.fdopen(0, "rb") as pipe:
     for line in pipe:
+        kind, rest = line[:1], line[1:].strip()
         try:
-            (groups.add if line[:1] == b"+" else groups.discard)(int(line[1:]))
+            if kind == b"+" or kind == b"-":
+                (groups.add if kind == b"+" else groups.discard)(int(rest))
+            elif kind == b"f" or kind == b"k":
+                (files.add if kind == b"f" else files.discard)(bytes.fromhex(rest.decode()))
         except ValueError:
             pass
 for pgid in groups:
     try:
         os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+for path in files:
+    try:
+        os.unlink(path)
     except OSError:
         pass
 """
@@ -201,6 +216,14 @@ class _Watchdog:
     def forget(self, pgid: int) -> None:
         self._send(b"-%d\n" % pgid, start=False)
 
+    def remove_on_death(self, path: str | os.PathLike) -> None:
+        """``path`` is removed if the harness dies before ``keep(path)``: a staged output
+        (harness.compiler.irfile.StagedFile) a SIGKILL would otherwise leave beside the file."""
+        self._send(b"f%s\n" % os.fsencode(os.path.abspath(path)).hex().encode(), start=True)
+
+    def keep(self, path: str | os.PathLike) -> None:
+        self._send(b"k%s\n" % os.fsencode(os.path.abspath(path)).hex().encode(), start=False)
+
     def after_fork_in_child(self) -> None:
         """A forked child (a reduce verifier, a multiprocessing worker) starts its own."""
         if self.fd is not None:
@@ -238,7 +261,7 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
     exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
     watchdog.ready()
     proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, errors="replace", env=env,
+                            stderr=subprocess.PIPE, env=env,
                             start_new_session=True,
                             # Only setrlimit runs there (async-signal-safe enough).
                             preexec_fn=_child_limits(memory_limit_mb) if exact else None)  # noqa: PLW1509
@@ -259,38 +282,130 @@ def signal_group(pid: int, sig: int) -> None:
 
 
 def execute(cmd: Sequence[str], *, timeout_s: float, env: Mapping[str, str] | None = None,
-            memory_limit_mb: int | None = None, dump_on_timeout: bool = True) -> Finished:
+            memory_limit_mb: int | None = None, dump_on_timeout: bool = True,
+            keep_bytes: int = KEEP_BYTES) -> Finished:
     """Runs ``cmd`` in its own session and waits at most ``timeout_s``; then SIGABRT (for the
     stack, when ``dump_on_timeout``) and SIGKILL the group. Any exception while it runs
     (KeyboardInterrupt, :class:`Terminated`) kills the group before it propagates. ``OSError``
-    if ``cmd`` cannot be started."""
+    if ``cmd`` cannot be started.
+
+    The whole call takes at most ``timeout_s`` + ``TIMEOUT_DUMP_GRACE_S`` + ``DRAIN_GRACE_S``
+    (and the time SIGKILL takes): the pipes are read while the group lives, and for
+    ``DRAIN_GRACE_S`` after, never until a process outside it (a ``setsid``'d grandchild that
+    kept stdout) closes them. Each stream is kept in bounded memory: its first and last
+    ``keep_bytes`` (harness.compiler.capture)."""
     start = time.monotonic()
     proc: subprocess.Popen | None = None
+    run: _Reading | None = None
     try:
         with _signals_deferred():
             proc = _spawn(cmd, env, memory_limit_mb)
-        try:
-            out, err = proc.communicate(timeout=timeout_s)
-            return Finished(proc.returncode, out, err, time.monotonic() - start, False)
-        except subprocess.TimeoutExpired:
-            pass
+        run = _Reading(proc, keep_bytes)
+        timed_out = not run.until(start + timeout_s)
         elapsed = time.monotonic() - start
-        if dump_on_timeout:
+        if timed_out and dump_on_timeout:
             # The leader is not reaped yet, so the group id still names our processes only.
             signal_group(proc.pid, signal.SIGABRT)
-            try:
-                out, err = proc.communicate(timeout=TIMEOUT_DUMP_GRACE_S)
-                return Finished(proc.returncode, out, err, elapsed, True)
-            except subprocess.TimeoutExpired:
-                pass
-        signal_group(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return Finished(proc.returncode, out, err, elapsed, True)
+            run.until(time.monotonic() + TIMEOUT_DUMP_GRACE_S)
+        if run.exited is None:
+            signal_group(proc.pid, signal.SIGKILL)
+            run.until(None)
+        if not timed_out:
+            elapsed = time.monotonic() - start
+        proc.wait()
+        return Finished(proc.returncode, run.out.text(), run.err.text(), elapsed, timed_out,
+                        stdout_bytes=run.out.total, stderr_bytes=run.err.total)
     except BaseException:
         if proc is not None:
             signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
         raise
     finally:
+        if run is not None:
+            run.close()
         if proc is not None:
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
             watchdog.forget(proc.pid)
+
+
+# How long the pipes are still read once the group is gone (what is in them is read at once;
+# only a process that left the group can keep them open longer).
+DRAIN_GRACE_S = 1.0
+_POLL_S = 0.05  # how often the leader is checked for where a pidfd cannot say when it exits
+
+
+class _Reading:
+    """A child's two pipes read into bounded captures while it runs.
+
+    The leader's exit is seen without reaping it (``waitid(WNOWAIT)``), so its pid, and with it
+    the group id, stays ours while what is left of the group is killed: once the leader is
+    gone the run is over, and a straggler would otherwise hold the pipes (and outlive us)."""
+
+    def __init__(self, proc: subprocess.Popen, keep_bytes: int):
+        self.proc = proc
+        self.out, self.err = Capture("stdout", keep_bytes), Capture("stderr", keep_bytes)
+        self.exited: float | None = None  # monotonic time the leader was seen to exit
+        self.selector = selectors.DefaultSelector()
+        for pipe, capture in ((proc.stdout, self.out), (proc.stderr, self.err)):
+            assert pipe is not None
+            os.set_blocking(pipe.fileno(), False)
+            self.selector.register(pipe.fileno(), selectors.EVENT_READ, capture)
+        self.pidfd: int | None = None
+        try:
+            self.pidfd = os.pidfd_open(proc.pid)
+            self.selector.register(self.pidfd, selectors.EVENT_READ, None)
+        except (AttributeError, OSError):  # no pidfd (not Linux >= 5.3): poll the leader
+            self.pidfd = None
+
+    def until(self, deadline: float | None) -> bool:
+        """Reads until the leader has exited and the pipes are closed or drained (True), or
+        until ``deadline`` passes with the leader still running (False)."""
+        while True:
+            if self.exited is None and self._leader_exited():
+                self.exited = time.monotonic()
+                signal_group(self.proc.pid, signal.SIGKILL)  # what is left of the group
+                if self.pidfd is not None:
+                    self.selector.unregister(self.pidfd)  # readable from now on
+            now = time.monotonic()
+            if self.exited is not None and \
+                    (not self._pipes_open() or now >= self.exited + DRAIN_GRACE_S):
+                return True
+            if self.exited is None and deadline is not None and now >= deadline:
+                return False
+            drained = None if self.exited is None else self.exited + DRAIN_GRACE_S
+            limits = [t for t in (deadline, drained) if t is not None]
+            wait = min([t - now for t in limits], default=None)
+            if self.pidfd is None and self.exited is None:
+                wait = _POLL_S if wait is None else min(wait, _POLL_S)
+            for key, _ in self.selector.select(None if wait is None else max(wait, 0)):
+                if key.data is not None:
+                    self._read(key.fd, key.data)
+
+    def _leader_exited(self) -> bool:
+        try:
+            return os.waitid(os.P_PID, self.proc.pid,
+                             os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:  # reaped elsewhere
+            return True
+
+    def _pipes_open(self) -> bool:
+        return any(key.data is not None for key in self.selector.get_map().values())
+
+    def _read(self, fd: int, capture: Capture) -> None:
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if data:
+            capture.add(data)
+        else:
+            self.selector.unregister(fd)
+
+    def close(self) -> None:
+        """Stops reading (the pipes' ends are closed by ``execute``); twice is once."""
+        self.selector.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None

@@ -124,7 +124,10 @@ class RunRecord:
             if illegal:
                 return Signature(self.outcome, op=illegal[0])
         first = self.first_error()
-        return Signature(self.outcome, signal=self.signal,
+        # The backend contract names no op in its message, only in the "see current operation"
+        # note: the op is what tells one such gap from another (and what a title must say).
+        op = first.op if first is not None and first.message.startswith(BACKEND_ILLEGAL) else ""
+        return Signature(self.outcome, op=op, signal=self.signal,
                          message=drop_ssa_names(first.message) if first else "")
 
     def to_json(self) -> dict:
@@ -214,6 +217,8 @@ _DIAG = re.compile(
 _DIAG_NOLOC = re.compile(
     r"^(?:loc\([^)]*\)|<unknown>(?::\d+)?): (?P<sev>error|warning|note|remark): (?P<msg>.*)$")
 _NOTE_OP = "see current operation: "
+#: torch-lower-to-backend-contract's error for an op no pass lowered or decomposed.
+BACKEND_ILLEGAL = "found an op that was marked as backend illegal"
 
 
 def parse_diagnostics(stderr: str) -> list[Diagnostic]:

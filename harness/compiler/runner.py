@@ -26,6 +26,12 @@ Choices that shape the records:
 - Whether a failure happened before any pass (parse error, verifier error) or in the pipeline
   is asked of torch-mlir-opt itself, not guessed from the message (``_confirm_stage``).
 - File names reach the binary as files even when they start with ``-`` (``command_path``).
+- ``-o`` is written to a temp file beside it, renamed into place only when the run succeeded
+  and wrote something (that parses back, with ``read_back_output``; ``Outcome.BAD_OUTPUT``
+  otherwise): a crash, a half-written module or a killed harness never touches the file that
+  was there.
+- LLVM's temp folder ($TMPDIR) must be writable (``check_temp_dir``): its crash handler writes
+  the stack there, and without it a crash reads "IO failure on output stream", not the crash.
 """
 
 from __future__ import annotations
@@ -39,22 +45,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.errors import BinaryError, InputFileError, OutputError, PipelineConfigError
+from harness import defaults
+from harness.errors import (
+    BinaryError,
+    HarnessEnvironmentError,
+    InputFileError,
+    OutputError,
+    PipelineConfigError,
+)
 
-from . import binary as binary_module
+from . import builds as builds_module
 from . import crash as crash_module
 from . import process
+from .binary import OptBinary
+from .capture import KEEP_BYTES
+from .irfile import StagedFile
 from .process import TIMEOUT_DUMP_GRACE_S, Finished  # noqa: F401  (re-exported)
-from .pipeline_text import parse_pipeline
+from .pipeline_text import check_pipeline, parse_pipeline
 from .records import (
     Diagnostic,
     Outcome,
     RunRecord,
+    Severity,
     parse_diagnostics,
 )
 from .symbolize import symbolize
 
-DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_TIMEOUT_S = defaults.TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,11 @@ class RunOptions:
     env: Mapping[str, str] | None = None  # extra environment variables for the child
     memory_limit_mb: int | None = None    # RLIMIT_AS of the child (runaway allocation crashes)
     pass_hint: str = ""              # the pass to blame when the stack names none
-    max_input_mb: int = 4096         # refuse bigger inputs (0 = no limit): see check_input
+    max_input_mb: int = defaults.MAX_INPUT_MB  # refuse bigger inputs (0 = no limit): see check_input
+    keep_output_bytes: int = KEEP_BYTES  # of stdout and stderr, kept at each end (capture.py)
+    # Read -o back after a success (one more run): harness run -o does. The tools' own
+    # outputs go into their next run, which reads them anyway; an empty -o is always caught.
+    read_back_output: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,6 +222,41 @@ def check_output(output_path: str | os.PathLike) -> Path:
     return path
 
 
+# LLVM's temp folder: the first of these that is set, taken as it is (no fallback, unlike
+# Python's tempfile), else /tmp (llvm::sys::path::system_temp_directory).
+LLVM_TEMP_VARIABLES = ("TMPDIR", "TMP", "TEMP", "TEMPDIR")
+
+
+def check_temp_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The temp folder torch-mlir-opt will use, checked writable with free space.
+
+    LLVM's crash handler writes the stack's addresses to a temp file for llvm-symbolizer and
+    does not check that it could: in an unwritable folder every crash ends in "LLVM ERROR: IO
+    failure on output stream" instead, which was reported as a torch-mlir bug that did not
+    reproduce (issue 26). Costs a file created and removed per run."""
+    env = os.environ if env is None else env
+    variable = next((v for v in LLVM_TEMP_VARIABLES if v in env), "")
+    folder = Path(env[variable]) if variable else Path("/tmp")
+    named = f"${variable} ({folder})" if variable else f"{folder} (no $TMPDIR is set)"
+    remedy = ("torch-mlir-opt writes its crash stack there, so a crash would read as 'IO failure "
+              "on output stream'. This is the machine's set-up, not a torch-mlir bug: point "
+              "TMPDIR at a writable folder with free space (export TMPDIR=/tmp), then run again.")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".harness-tmp-check-", dir=folder)
+        try:
+            os.write(fd, b"\n")
+            fs = os.fstatvfs(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
+    except OSError as e:
+        raise HarnessEnvironmentError(
+            f"the temp folder {named} cannot be written: {e.strerror or e}. {remedy}") from None
+    if (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) == 0:
+        raise HarnessEnvironmentError(f"the temp folder {named} is on a full file system. {remedy}")
+    return folder
+
+
 def command_path(path: str | os.PathLike) -> str:
     """``path`` as an argument torch-mlir-opt reads as a file name: ``./-o.mlir``, not the
     option ``-o``; ``./-``, not stdin."""
@@ -228,10 +284,12 @@ def execute(cmd: Sequence[str], options: RunOptions) -> Finished:
     """Runs ``cmd`` in its own session; on timeout SIGABRT (for the stack), then SIGKILL, the
     group; on any exception the group is killed first (harness.compiler.process)."""
     env = {**os.environ, **options.env} if options.env else None
+    check_temp_dir(env)
     try:
         return process.execute(cmd, timeout_s=options.timeout_s, env=env,
                                memory_limit_mb=options.memory_limit_mb,
-                               dump_on_timeout=options.dump_on_timeout)
+                               dump_on_timeout=options.dump_on_timeout,
+                               keep_bytes=options.keep_output_bytes)
     except OSError as e:
         raise BinaryError(
             f"could not start {cmd[0]}: {e.strerror or e}. Name a working torch-mlir-opt binary "
@@ -245,18 +303,33 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
 
     ``pipeline`` is a textual pipeline, or pass flags (``-canonicalize``) run as given.
     """
+    check_pipeline(pipeline)
     path = check_input(input_path, options.max_input_mb)
     if options.output_path:
         check_output(options.output_path)
-    exe = binary_module.resolve(opt, timeout_s=options.timeout_s)
-    cmd = build_command(exe.path, pipeline, str(path), options)
+    exe = builds_module.resolve(opt, timeout_s=options.timeout_s)
+    cmd = build_command(exe.path, pipeline, str(path), options)  # as recorded: -o the target
+    if not options.output_path:
+        return _run(exe, cmd, pipeline, path, options, None)
+    with StagedFile(options.output_path, hint="Choose a writable output location (-o).") as staged:
+        record = _run(exe, build_command(exe.path, pipeline, str(path),
+                                         replace(options, output_path=str(staged.path))),
+                      pipeline, path, options, staged)
+        if record.ok:
+            staged.commit()
+        return replace(record, command=cmd)
+
+
+def _run(exe: OptBinary, cmd: list[str], pipeline: str, path: Path,
+         options: RunOptions, staged: StagedFile | None) -> RunRecord:
+    """``cmd`` run and classified; ``staged``: where its ``-o`` goes, checked on success."""
     done = execute(cmd, options)
-    failed_write = _OUTPUT_FAILURE.search(done.stderr) if options.output_path else None
-    if failed_write:
+    failed_write = _OUTPUT_FAILURE.search(done.stderr) if staged is not None else None
+    if staged is not None and failed_write:
+        said = failed_write.group("msg").strip().rstrip(".").replace(str(staged.path), str(staged.target))
         raise OutputError(
             f"torch-mlir-opt could not write the output IR {options.output_path}: "
-            f"{failed_write.group('msg').strip().rstrip('.')}. Choose a writable output location "
-            "with free space (-o)."
+            f"{said}. Choose a writable output location with free space (-o)."
         )
     if not done.timed_out and done.returncode == 1:
         rejection = _pipeline_rejection(done.stderr)
@@ -279,6 +352,11 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
         outcome = _confirm_stage(outcome, exe.path, command_path(path), options)
     if outcome not in (Outcome.CRASH, Outcome.ASSERTION, Outcome.TIMEOUT):
         crash = None
+    if outcome is Outcome.SUCCESS and staged is not None and staged.staged:
+        problem = _bad_output(exe.path, staged.path, options)
+        if problem:
+            outcome = Outcome.BAD_OUTPUT
+            diagnostics = [*diagnostics, Diagnostic(Severity.ERROR, problem)]
     return RunRecord(
         outcome=outcome, command=cmd, pipeline=pipeline, input_path=str(path), binary=exe.path,
         returncode=done.returncode, elapsed_s=done.elapsed_s, stderr=done.stderr,
@@ -286,6 +364,27 @@ def run_pipeline(input_path: str | os.PathLike, pipeline: str, *, opt: str | Non
         signal=crash.signal if crash is not None and not crash.at_timeout else "",
         diagnostics=diagnostics, crash=crash,
     )
+
+
+def _bad_output(binary: str, written: Path, options: RunOptions) -> str:
+    """Why what a run that exited 0 wrote is not IR, or "" when it is: a wrapper that lost
+    ``-o``, a binary that wrote half a module. Read back by the same binary (it knows the
+    dialects it printed), with the verifier off: the run verified it already; what is asked
+    is whether it was all written. One parse of the output, when ``options.read_back_output``;
+    "" when that run cannot tell."""
+    try:
+        if written.stat().st_size == 0:
+            return "exited 0 but wrote nothing to its output file (-o)"
+    except OSError:
+        return "exited 0 but its output file (-o) is gone"
+    if not options.read_back_output:
+        return ""
+    done = _reading(binary, command_path(written), options, verify=False)
+    if done is None or done.returncode == 0:
+        return ""
+    first = next((d for d in parse_diagnostics(done.stderr) if d.is_error), None)
+    said = first.message if first else (done.stderr.strip().splitlines() or ["no message"])[0][:300]
+    return f"exited 0 but its output (-o) does not parse back: {said}"
 
 
 # Outcomes the first error's wording cannot settle: whether the input failed before any pass.
@@ -319,6 +418,12 @@ def _confirm_stage(outcome: Outcome, binary: str, source: str, options: RunOptio
 def _parses(binary: str, source: str, options: RunOptions, *, verify: bool) -> bool | None:
     """Whether torch-mlir-opt reads ``source`` without error and no pass (None: it crashed or
     hung, so it cannot tell)."""
+    done = _reading(binary, source, options, verify=verify)
+    return None if done is None else done.returncode == 0
+
+
+def _reading(binary: str, source: str, options: RunOptions, *, verify: bool) -> Finished | None:
+    """torch-mlir-opt reading ``source`` with no pass; None when it crashed or hung."""
     reading = [a for a in options.extra_args if a.lstrip("-").split("=")[0] in _READING_FLAGS]
     cmd = [binary, source, "--emit-bytecode", "-o", os.devnull, *reading]
     if not verify:
@@ -327,7 +432,7 @@ def _parses(binary: str, source: str, options: RunOptions, *, verify: bool) -> b
     if done.timed_out or done.returncode is None or done.returncode < 0 or \
             crash_module.has_crash_text(done.stderr) or _pipeline_rejection(done.stderr):
         return None
-    return done.returncode == 0
+    return done
 
 
 def _crashed_binary(crash: crash_module.CrashInfo, fallback: str) -> str:
@@ -340,16 +445,19 @@ def _crashed_binary(crash: crash_module.CrashInfo, fallback: str) -> str:
 
 
 def shell_command(cmd: Sequence[str]) -> str:
-    """A command line a user can paste into a POSIX shell."""
-    return " ".join(shlex.quote(c) for c in cmd)
+    """A command line a user can paste into a POSIX shell: every word quoted."""
+    return shlex.join(cmd)
 
 
-def repro_command(pipeline: str, input_path: str | os.PathLike, binary_name: str = "torch-mlir-opt") -> str:
-    """``torch-mlir-opt -pass-pipeline='...' FILE``, the form users paste from bug reports."""
-    source = shlex.quote(command_path(input_path))
+def repro_command(pipeline: str, input_path: str | os.PathLike, binary: str = "torch-mlir-opt") -> str:
+    """``torch-mlir-opt -pass-pipeline='...' FILE``, the form users paste from bug reports.
+
+    ``binary`` is the path as it is (quoted here); pass flags are split as the run splits them
+    and each flag quoted, so a pasted line runs the same argv and nothing else."""
+    source = command_path(input_path)
     if is_pass_flags(pipeline):
-        return f"{binary_name} {source} {pipeline.strip()}"
-    return f"{binary_name} -pass-pipeline={shlex.quote(pipeline)} {source}"
+        return shell_command([binary, source, *shlex.split(pipeline)])
+    return f"{shlex.quote(binary)} -pass-pipeline={shlex.quote(pipeline)} {shlex.quote(source)}"
 
 
 # MLIR's own printer flags that keep weights out of printed IR: a literal or resource of over 16
@@ -362,12 +470,12 @@ _OP_STATS = re.compile(r'^\{\n(?:\s*"[^"\n]+" : \d+,?\n)*\}$', re.MULTILINE)
 
 
 def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
-                   timeout_s: float = 600.0) -> int | None:
+                   timeout_s: float = defaults.TIMEOUT_S) -> int | None:
     """Ops in a file's module but the module itself, counted by torch-mlir-opt's own
     ``--print-op-stats`` (text or bytecode, any dialect it has, weights never copied into this
     process: issue 15). None when it cannot read the file."""
     path = check_input(input_path)
-    exe = binary_module.resolve(opt, timeout_s=timeout_s)
+    exe = builds_module.resolve(opt, timeout_s=timeout_s)
     done = execute([exe.path, command_path(path), "--print-op-stats=json", "-o", os.devnull,
                     *ELIDE_PRINTED_WEIGHTS],
                    RunOptions(timeout_s=timeout_s, dump_on_timeout=False))

@@ -1,5 +1,6 @@
 """Pipelines run one after another, each in its own torch-mlir-opt process on the previous
-stage's file, stopping at the first failure: the stage loop every flow shares (port, compile).
+stage's file, stopping at the first failure: the one stage loop every flow shares (port,
+``compile``, ``harness fix``), which each extends through :class:`StageHooks`.
 
 Each stage's output is a file next to its input, so a failure leaves the exact input of the
 failing stage on disk for the tools (explain, bisect, reduce, report).
@@ -8,6 +9,7 @@ failing stage on disk for the tools (explain, bisect, reduce, report).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +22,12 @@ from .runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
 
 @dataclass
 class StageResult:
-    name: str          # the pipelines.toml name
+    name: str          # the pipelines.toml name (or the textual pipeline, as the caller gave it)
     pipeline: str      # the textual pipeline that ran
     output_path: str
     record: RunRecord
     contract: str = ""  # what the pipeline promises its output is (pipelines.toml ``output``)
+    input_path: str = ""  # the file the stage ran on (a fix may have put another in place)
 
     @property
     def ok(self) -> bool:
@@ -40,30 +43,78 @@ class StageOptions:
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # per stage name
 
 
+#: How one stage runs: (input, the stage as named, its textual pipeline, output, run options).
+StageRunner = Callable[[Path, str, str, Path, RunOptions], RunRecord]
+
+
+def _torch_mlir_opt(opt: str | None) -> StageRunner:
+    def run(input_path: Path, _name: str, textual: str, out: Path, options: RunOptions) -> RunRecord:
+        return run_pipeline(input_path, textual, opt=opt, options=options)
+    return run
+
+
+@dataclass(frozen=True)
+class StageHooks:
+    """What a flow adds to the loop, each optional (xDSL's pass-pipeline callbacks, for stages).
+
+    - ``starting(name)``: before each run of a stage (progress lines);
+    - ``finished(result)``: after each run, a retry's too;
+    - ``before(index, name, input) -> input``: another input for a stage before it first runs
+      (a known miscompile's fix pre-empts the lowering);
+    - ``failed(index, result) -> input | None``: a new input to run the failed stage again on
+      (``--fix``), or None to stop there;
+    - ``run``: how a stage runs (default: torch-mlir-opt; the RefBackend's stages take the
+      bindings tool for the passes torch-mlir-opt does not register).
+    """
+
+    starting: Callable[[str], None] | None = None
+    finished: Callable[[StageResult], None] | None = None
+    before: Callable[[int, str, Path], Path] | None = None
+    failed: Callable[[int, StageResult], Path | None] | None = None
+    run: StageRunner | None = None
+
+
+def stage_file_name(stem: str, index: int, name: str, *, bytecode: bool = False) -> str:
+    """``STEM.N.STAGE.mlir`` (N from 1); a textual pipeline's STAGE is ``pipeline``."""
+    slug = name if re.fullmatch(r"[\w.-]+", name) else "pipeline"
+    return f"{stem}.{index + 1}.{slug}.{'mlirbc' if bytecode else 'mlir'}"
+
+
 def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: str | os.PathLike,
                *, stem: str, options: StageOptions = StageOptions(),
-               progress: Callable[[StageResult], None] | None = None,
-               starting: Callable[[str], None] | None = None) -> list[StageResult]:
-    """Runs ``stages`` (pipelines.toml names) in order on ``input_path``; stops at the first
-    failure. Outputs are ``OUT_DIR/STEM.N.STAGE.mlir`` (``.mlirbc`` with ``bytecode``).
-    ``starting(name)`` and ``progress(result)`` are called around each stage."""
+               hooks: StageHooks = StageHooks()) -> list[StageResult]:
+    """Runs ``stages`` (pipelines.toml names, upstream names or textual pipelines) in order on
+    ``input_path``, each on the previous one's output; stops at the first failure ``hooks.failed``
+    does not answer with a new input. Outputs are ``OUT_DIR/STEM.N.STAGE.mlir`` (``.mlirbc``
+    with ``bytecode``). The result holds each stage's last run, in order."""
     defined = pipelines_module.default()
+    run = hooks.run or _torch_mlir_opt(options.opt)
     current = Path(input_path)
     results: list[StageResult] = []
+    extra = ("--mlir-print-debuginfo",) if options.debug_info else ()
     for i, name in enumerate(stages):
-        pipeline = defined.get(name)
-        textual = pipeline.textual(options.options.get(name))
-        out = Path(out_dir) / f"{stem}.{i + 1}.{name}.{'mlirbc' if options.bytecode else 'mlir'}"
-        extra = ("--mlir-print-debuginfo",) if options.debug_info else ()
-        if starting is not None:
-            starting(name)
-        record = run_pipeline(current, textual, opt=options.opt, options=RunOptions(
-            timeout_s=options.timeout_s, output_path=str(out), emit_bytecode=options.bytecode,
-            extra_args=extra))
-        result = StageResult(name, textual, str(out), record, pipeline.output)
+        if pipelines_module.is_textual(name):
+            textual, contract = defined.resolve(name, options.options.get(name)), ""
+        else:
+            pipeline = defined.get(name)
+            textual, contract = pipeline.textual(options.options.get(name)), pipeline.output
+        out = Path(out_dir) / stage_file_name(stem, i, name, bytecode=options.bytecode)
+        if hooks.before is not None:
+            current = hooks.before(i, name, current)
+        while True:
+            if hooks.starting is not None:
+                hooks.starting(name)
+            record = run(current, name, textual, out, RunOptions(
+                timeout_s=options.timeout_s, output_path=str(out), emit_bytecode=options.bytecode,
+                extra_args=extra))
+            result = StageResult(name, textual, str(out), record, contract, str(current))
+            if hooks.finished is not None:
+                hooks.finished(result)
+            retry = None if record.ok or hooks.failed is None else hooks.failed(i, result)
+            if retry is None:
+                break
+            current = Path(retry)
         results.append(result)
-        if progress is not None:
-            progress(result)
         if not record.ok:
             break
         current = out

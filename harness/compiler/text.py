@@ -107,3 +107,21 @@ def clip_lines(lines: Iterable[str], *, max_lines: int, max_chars: int) -> tuple
                 line = f"{line[:max_chars]} ... ({len(line) - max_chars:,} more characters)"
             shown.append(line)
     return shown, hidden
+
+
+def split_scope(name: str) -> list[str]:
+    """``a::b<c::d>::e`` → ``['a', 'b<c::d>', 'e']`` (``::`` inside brackets kept)."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(name):
+        ch = name[i]
+        if ch in '(<[{':
+            depth += 1
+        elif ch in ')>]}':
+            depth = max(0, depth - 1)
+        elif depth == 0 and name.startswith("::", i):
+            parts.append(name[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(name[start:])
+    return parts

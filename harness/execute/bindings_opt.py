@@ -26,23 +26,20 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-import re
 import sys
 from typing import Sequence
 
+from harness.compiler.locations import first_file_location
+
 # Not imported from the bindings here: this module must start fast and fail clearly.
 EXIT_FAILURE = 1
-
-_FILE_LOC = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)')
 
 
 def _where(location) -> str:
     """``file:line:col`` of the first file location inside ``location`` (named, call-site and
     fused locations wrap one), else ``<unknown>``."""
-    m = _FILE_LOC.search(str(location))
-    if not m:
-        return "<unknown>"
-    return f"{m.group('file')}:{m.group('line')}:{m.group('col')}"
+    found = first_file_location(str(location))
+    return str(found) if found is not None else "<unknown>"
 
 
 def _diagnostic_lines(diag, severity: str = "error") -> list[str]:
@@ -305,7 +302,7 @@ def _op_stats_json(op) -> str:
                     counts[name] = counts.get(name, 0) + 1
                     visit(inner.operation)
 
-    counts[op.name] = 1
+    counts[op.operation.name] = 1
     visit(op)
     rows = [f'  "{name}" : {n}' for name, n in sorted(counts.items())]
     return "{\n" + ",\n".join(rows) + "\n}"

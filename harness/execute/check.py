@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,17 +18,17 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from harness import defaults
 from harness.compiler.irfile import unique_dir
 from harness.compiler.records import RunRecord, render_record
+from harness.compiler.stages import StageHooks, StageOptions, run_stages
 from harness.compiler.runner import (
     RunOptions,
     repro_command,
     run_pipeline,
     shell_command,
 )
-from harness.enums import ParsableEnum
 from harness.errors import (
-    HarnessError,
     InputFileError,
     ReferenceEvaluationError,
     UnsupportedOpsError,
@@ -37,6 +36,7 @@ from harness.errors import (
 )
 
 from .dtypes import Signature
+from .outcomes import CheckOutcome
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz
 from .lowering import run_stage
 from .numerics import (
@@ -54,16 +54,6 @@ SCHEMA = "harness.check/1"
 REFERENCE_STAGE = "reference"
 
 
-class CheckOutcome(ParsableEnum):
-    VERIFIED = "verified"
-    NUMERICS_MISMATCH = "numerics-mismatch"
-    FAILS = "fails"
-
-    @classmethod
-    def _error(cls) -> type[HarnessError]:
-        return HarnessError  # read back from a record, not typed by the user
-
-
 @dataclass(frozen=True)
 class CheckOptions:
     pipeline: str = "torch-to-linalg"   # FILE -> linalg-on-tensors: a name of ours, upstream's, or textual
@@ -72,7 +62,7 @@ class CheckOptions:
     random: RandomInputs = RandomInputs()
     tolerances: Tolerances = Tolerances()
     opt: str | None = None              # torch-mlir-opt for the pipeline (None: $TORCH_MLIR_OPT, the wheel's)
-    timeout_s: float = 600.0            # per subprocess
+    timeout_s: float = defaults.TIMEOUT_S  # per subprocess
     out_dir: str | None = None          # parent of the unique folder of files (default: temp dir)
     refbackend: RefBackendOptions = RefBackendOptions()
     # The argument index of an attention mask [batch, seq]: outputs laid out [batch, seq, ...]
@@ -226,18 +216,20 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     result.seconds[REFERENCE_STAGE] = time.perf_counter() - start
 
     start = time.perf_counter()
-    current = path
     stem = path.name.removesuffix(".mlir")
-    for i, stage in enumerate(pipeline_stages(options.pipeline)):
-        out = folder / f"{stem}.{i}.{_slug(stage)}.mlir"
-        record = run_stage(current, stage, output_path=out, opt=options.opt,
-                           options=RunOptions(timeout_s=options.timeout_s))
-        result.records.append(record)
-        if not record.ok:
-            result.seconds["pipeline"] = time.perf_counter() - start
-            result.failed_stage = stage
-            return result
-        current = out
+
+    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
+        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
+
+    ran = run_stages(path, pipeline_stages(options.pipeline), folder, stem=stem,
+                     options=StageOptions(opt=options.opt, timeout_s=options.timeout_s, debug_info=False),
+                     hooks=StageHooks(run=run))
+    result.records += [r.record for r in ran]
+    if not ran[-1].ok:
+        result.seconds["pipeline"] = time.perf_counter() - start
+        result.failed_stage = ran[-1].name
+        return result
+    current = Path(ran[-1].output_path)
     linalg = current
     result.seconds["pipeline"] = time.perf_counter() - start
 
@@ -289,10 +281,6 @@ def pipeline_stages(spec: str) -> list[str]:
     if "(" in spec or spec.startswith("-") or "," not in spec:
         return [spec]
     return [s.strip() for s in spec.split(",") if s.strip()]
-
-
-def _slug(stage: str) -> str:
-    return stage if re.fullmatch(r"[\w.-]+", stage) else "pipeline"
 
 
 def _blame_the_contract(result: CheckResult, linalg: Path, options: CheckOptions) -> None:

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from harness import defaults
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
 
@@ -32,7 +33,7 @@ class ProbeOptions:
     to_linalg: str                     # textual: the torch backend contract -> linalg
     opt: str | None = None             # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
     tolerances: Tolerances = Tolerances()
-    timeout_s: float = 600.0           # per torch-mlir-opt run
+    timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run
     llvm_pipeline: str = LLVM_PIPELINE  # the RefBackend's lowering (a variant drops a pass)
 
 

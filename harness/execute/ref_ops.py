@@ -72,7 +72,7 @@ def _attr_value(op, name: str = "value"):
             return kind(attr).value
         except ValueError:
             continue
-    raise ReferenceEvaluationError(op.name, str(op.location), f"attribute {name} = {attr} has no Python value")
+    raise ReferenceEvaluationError(op.operation.name, str(op.location), f"attribute {name} = {attr} has no Python value")
 
 
 # --- Constants and literals ---------------------------------------------------------------------
@@ -123,7 +123,7 @@ def _tuple_index(ev, op, args):
 def _unpack(ev, op, args):
     values = tuple(args[0])
     if len(values) != len(op.results):
-        raise ReferenceEvaluationError(op.name, ev.where(op), f"unpacks {len(values)} values "
+        raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"unpacks {len(values)} values "
                                        f"into {len(op.results)} results")
     return values
 
@@ -154,14 +154,14 @@ def _no_effect(ev, op, args):
 @handles("torch.runtime.assert")
 def _runtime_assert(ev, op, args):
     if not args[0]:
-        raise ReferenceEvaluationError(op.name, ev.where(op),
+        raise ReferenceEvaluationError(op.operation.name, ev.where(op),
                                        f"the assertion fails: {_attr_value(op, 'message')}")
     return ()
 
 
 @handles("torch.prim.RaiseException")
 def _raise(ev, op, args):
-    raise ReferenceEvaluationError(op.name, ev.where(op), f"the model raises: {args[0] if args else ''}")
+    raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"the model raises: {args[0] if args else ''}")
 
 
 # --- Generic list ops (type variables in their schemas) ----------------------------------------------
@@ -269,9 +269,9 @@ def _loop(ev, op, args):
 
 def qualified_name(op) -> str:
     """``aten.add.Tensor`` for ``torch.aten.add.Tensor`` and for ``torch.operator "aten.add.Tensor"``."""
-    if op.name == "torch.operator":
+    if op.operation.name == "torch.operator":
         return str(_attr_value(op, "name"))
-    return op.name.removeprefix("torch.")
+    return op.operation.name.removeprefix("torch.")
 
 
 @lru_cache(maxsize=None)
@@ -303,7 +303,7 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
     def run(ev, op, args):
         if len(args) != len(schema.arguments):
             raise ReferenceEvaluationError(
-                op.name, ev.where(op), f"it has {len(args)} operands, the schema {schema} takes "
+                op.operation.name, ev.where(op), f"it has {len(args)} operands, the schema {schema} takes "
                 f"{len(schema.arguments)}")
         if base in LAYOUT_SENSITIVE_OPS:
             args = [a.contiguous() if isinstance(a, torch.Tensor) and str(v.type).startswith("!torch.vtensor")
@@ -317,7 +317,7 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
         try:
             out = overload(*positional, **keywords)
         except Exception as e:  # torch's errors are many: name the op and its location
-            raise ReferenceEvaluationError(op.name, ev.where(op), f"{type(e).__name__}: "
+            raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"{type(e).__name__}: "
                                            f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}") from e
         if base in UNINITIALIZED_OPS and isinstance(out, torch.Tensor):
             out = out.zero_()
@@ -330,10 +330,11 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
 
 def handler_for(op) -> Handler | None:
     """How to evaluate ``op``, or None when the evaluator cannot (it is then named to the user)."""
-    found = HANDLERS.get(op.name)
+    name = op.operation.name
+    found = HANDLERS.get(name)
     if found is not None:
         return found
-    if op.name == "torch.operator" or op.name.startswith(("torch.aten.", "torch.prims.", "torch.prim.")):
+    if name == "torch.operator" or name.startswith(("torch.aten.", "torch.prims.", "torch.prim.")):
         qualified = qualified_name(op)
         return _cached_torch_handler(qualified)
     return None
@@ -358,16 +359,17 @@ UNEVALUABLE = {
 
 def why_unsupported(op) -> str | None:
     """Why ``op`` cannot be evaluated, when that is a fact of the IR rather than a gap here."""
-    if op.name != "torch.operator" and not op.name.startswith("torch.prim."):
+    name = op.operation.name
+    if name != "torch.operator" and not name.startswith("torch.prim."):
         return None
     return UNEVALUABLE.get(qualified_name(op))
 
 
 def display_name(op) -> str:
     """The op as users know it: ``torch.aten.foo``, or ``torch.operator "aten.foo"``."""
-    if op.name == "torch.operator":
+    if op.operation.name == "torch.operator":
         return f'torch.operator "{qualified_name(op)}"'
-    return op.name
+    return op.operation.name
 
 
 def is_random(op) -> bool:

@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 from torch_mlir.ir import MLIRError
 
+from harness import defaults
 from harness.compiler.crash import decode_exit_status
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.records import RunRecord
@@ -63,7 +64,7 @@ class RefBackendOptions:
     # (tools/bench_execute.py); a check runs the code once. No fast-math either way: the
     # numbers do not depend on it.
     opt_level: int = 0
-    timeout_s: float = 600.0       # per child process (lowering, execution)
+    timeout_s: float = defaults.TIMEOUT_S  # per child process (lowering, execution)
     work_dir: str | None = None    # parent of the unique folder for files (default: temp dir)
 
 

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from harness.compiler.locations import first_file_location
 from harness.errors import (
     InputFileError,
     InputsError,
@@ -45,7 +46,6 @@ STRUCTURE = frozenset({"func.func", "torch.class_type", "torch.attr", "torch.met
                        "torch.class_type_terminator", "torch.nn_module_terminator"})
 MAX_TYPE_NOTES = 20
 
-_FILE_LOC = re.compile(r'loc\("(?P<file>[^"]*)":(?P<line>\d+):(?P<col>\d+)')
 _MODULE_TYPE = re.compile(r'^!torch\.nn\.Module<"(?P<cls>[^"]+)">$')
 
 
@@ -126,8 +126,8 @@ def describe_value(value) -> str:
 def where(op) -> str:
     """``file:line`` of an op's location (the first file location inside it), else its text."""
     text = str(op.location)
-    m = _FILE_LOC.search(text)
-    return f"{m.group('file')}:{m.group('line')}" if m else text
+    found = first_file_location(text)
+    return found.file_line if found is not None else text
 
 
 def _walk(op):
@@ -145,7 +145,8 @@ def coverage(module_op) -> Coverage:
     unsupported: Counter = Counter()
     reasons: dict[str, str] = {}
     for op in _walk(module_op):
-        if op.name in STRUCTURE or op.name in TERMINATORS or op.name == "torch.nn_module":
+        kind = op.operation.name
+        if kind in STRUCTURE or kind in TERMINATORS or kind == "torch.nn_module":
             continue
         name = display_name(op)
         if handler_for(op) is not None:
@@ -176,15 +177,15 @@ class _Evaluator:
         self._scopes: list[ChainMap] = []
         for op in module_op.regions[0].blocks[0].operations:
             op = op.operation
-            if op.name == "func.func":
+            if op.operation.name == "func.func":
                 self.functions[function_name(op)] = op
-            elif op.name == "torch.class_type":
+            elif op.operation.name == "torch.class_type":
                 cls = ir.StringAttr(op.attributes["sym_name"]).value
                 self.methods[cls] = {
                     ir.StringAttr(m.attributes["name"]).value:
                         ir.FlatSymbolRefAttr(m.attributes["function"]).value
                     for m in (x.operation for x in op.regions[0].blocks[0].operations)
-                    if m.name == "torch.method"}
+                    if m.operation.name == "torch.method"}
 
     # --- structure ----------------------------------------------------------------------------
 
@@ -195,12 +196,12 @@ class _Evaluator:
         """Constants, literals and ``torch.nn_module`` objects outside functions (raw TorchScript)."""
         for op in self.module.regions[0].blocks[0].operations:
             op = op.operation
-            if op.name in STRUCTURE:
+            if op.operation.name in STRUCTURE:
                 continue
-            if op.name == "torch.nn_module":
+            if op.operation.name == "torch.nn_module":
                 slots = {}
                 for slot in (s.operation for s in op.regions[0].blocks[0].operations):
-                    if slot.name == "torch.slot":
+                    if slot.operation.name == "torch.slot":
                         slots[self.ir.StringAttr(slot.attributes["name"]).value] = self.module_env[slot.operands[0]]
                 m = _MODULE_TYPE.match(str(op.results[0].type))
                 obj = ScriptObject(m.group("cls") if m else "", slots)
@@ -236,18 +237,18 @@ class _Evaluator:
 
     def get_slot(self, op, obj, name: str):
         if not isinstance(obj, ScriptObject) or name not in obj.slots:
-            raise ReferenceEvaluationError(op.name, self.where(op), f"the object has no slot {name!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"the object has no slot {name!r}")
         return obj.slots[name]
 
     def set_slot(self, op, obj, name: str, value) -> None:
         if not isinstance(obj, ScriptObject):
-            raise ReferenceEvaluationError(op.name, self.where(op), "SetAttr on a value that is not an object")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op), "SetAttr on a value that is not an object")
         obj.slots[name] = value
 
     def call_method(self, op, obj, name: str, args: Sequence) -> list:
         symbol = self.methods.get(getattr(obj, "class_name", ""), {}).get(name)
         if symbol is None:
-            raise ReferenceEvaluationError(op.name, self.where(op), f"no method {name!r} on {obj!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"no method {name!r} on {obj!r}")
         return self.call(symbol, [obj, *args])
 
     def call(self, symbol: str, args: Sequence) -> list:
@@ -273,11 +274,11 @@ class _Evaluator:
         try:
             for index, op in enumerate(block.operations):
                 op = op.operation
-                if op.name in TERMINATORS:
+                if op.operation.name in TERMINATORS:
                     return [scope[v] for v in op.operands]
                 results = self.eval_op(op, scope)
                 if record:
-                    self.values.append(ValueRecord(index, op.name, self.where(op), tuple(results)))
+                    self.values.append(ValueRecord(index, op.operation.name, self.where(op), tuple(results)))
         finally:
             self._scopes.pop()
         return []
@@ -290,7 +291,7 @@ class _Evaluator:
         results = handler(self, op, args)
         self.ops_evaluated += 1
         if len(results) != len(op.results):
-            raise ReferenceEvaluationError(op.name, self.where(op), f"gave {len(results)} values for "
+            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"gave {len(results)} values for "
                                            f"{len(op.results)} results")
         for i, (value, result) in enumerate(zip(results, op.results)):
             env[result] = value

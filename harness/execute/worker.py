@@ -32,6 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
+from harness import defaults
 from harness.compiler.crash import decode_exit_status
 from harness.compiler.irfile import unique_dir, write_atomically
 
@@ -62,7 +63,7 @@ class RefBackendWorker:
     executed: what a localization's "RefBackend runs" are.
     """
 
-    def __init__(self, *, timeout_s: float = 600.0, opt_level: int = 0,
+    def __init__(self, *, timeout_s: float = defaults.TIMEOUT_S, opt_level: int = 0,
                  work_dir: str | os.PathLike | None = None):
         self.timeout_s = timeout_s
         self.opt_level = opt_level

@@ -14,15 +14,13 @@ export and can be undone.
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from harness.compiler.locations import first_file_location
 from harness.knowledge.fixes import FIXES, FixLevel, KnownFix
-
-_FILE_LINE = re.compile(r'"(?P<file>[^"]+)":(?P<line>\d+)')
 
 if TYPE_CHECKING:
     import torch
@@ -203,5 +201,5 @@ def location_text(op: ir.Operation) -> str:
     """The op's innermost ``FILE:LINE`` (a call site's first frame), or its location as MLIR
     prints it when it names no file."""
     text = str(op.location)
-    found = _FILE_LINE.search(text)
-    return f"{found['file']}:{found['line']}" if found else text[:200]
+    found = first_file_location(text)
+    return found.file_line if found is not None else text[:200]

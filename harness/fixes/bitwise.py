@@ -37,10 +37,10 @@ class BitwiseAndOr(IRFix):
         app = Application(self.name, self.level)
         with module.context:
             for op in walk(module):
-                target = renames.get(op.name)
+                target = renames.get(op.operation.name)
                 if target is None:
                     continue
-                name, where = op.name, location_text(op)
+                name, where = op.operation.name, location_text(op)
                 reason = refusal(op)
                 if reason:
                     app.refused.append(Refusal(op_name_short(name), where, reason))

@@ -19,16 +19,16 @@ there.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.compiler.irfile import WriteOptions, write_module
+from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.mlir import is_bytecode, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions
+from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.enums import ParsableEnum
 from harness.execute.lowering import resolve, run_stage
 from harness.execute.numerics import Tolerances
@@ -141,57 +141,55 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
     fixes = [f for f in choose(options.fixes, catalog) if isinstance(f, IRFix)]
     others = [f for f in choose(options.fixes, catalog) if not isinstance(f, IRFix)]
     result = StagesFixed(list(stages))
-    inputs: list[Path] = [Path(input_path)]
     tried: set[tuple[int, str]] = set()
-    i = 0
-    while i < len(stages):
-        if stages[i] in MISCOMPILE_STAGES:
-            for fix in fixes:
-                if fix.miscompiles and (i, fix.name) not in tried \
-                        and len(result.steps) < options.max_fixes:
-                    tried.add((i, fix.name))
-                    step = _preempt(fix, stages[i], inputs[i], folder, len(result.steps) + 1,
-                                    cache if options.verify else None, options)
-                    if step is not None:
-                        result.steps.append(step)
-                        if say is not None:
-                            say(step.render()[0])
-                        if step.kept:
-                            inputs[i] = Path(step.output_path)
-        out = folder / f"{stem}.{i + 1}.{_slug(stages[i])}.mlir"
-        record = run_stage(inputs[i], stages[i], output_path=out, opt=options.opt, options=RunOptions(
-            timeout_s=options.timeout_s, extra_args=("--mlir-print-debuginfo",)))
-        del result.records[i:], result.inputs[i:]
-        result.records.append(record)
-        result.inputs.append(str(inputs[i]))
-        if record.ok:
-            del inputs[i + 1:]
-            inputs.append(out)
-            i += 1
-            continue
-        seen, result.analysis = blockers_of(record, stages[i], options)
+    checking = cache if options.verify else None
+
+    def record(step: FixStep) -> None:
+        result.steps.append(step)
+        if say is not None:
+            say(step.render()[0])
+
+    def before(i: int, stage: str, input_path: Path) -> Path:
+        """A known miscompile's fix on the stage's input, when one of its ops is there."""
+        if stage not in MISCOMPILE_STAGES:
+            return input_path
+        for fix in fixes:
+            if fix.miscompiles and (i, fix.name) not in tried and len(result.steps) < options.max_fixes:
+                tried.add((i, fix.name))
+                step = _preempt(fix, stage, input_path, folder, len(result.steps) + 1, checking, options)
+                if step is not None:
+                    record(step)
+                    if step.kept:
+                        input_path = Path(step.output_path)
+        return input_path
+
+    def failed(i: int, ran: StageResult) -> Path | None:
+        """The fixes that answer the stage's blockers, on its input: the fixed input to run the
+        stage on again, or None when no fix is left or none was kept."""
+        seen, result.analysis = blockers_of(ran.record, stages[i], options)
         result.remaining = seen
         result.elsewhere = [(f.name, b) for f, b in answering(seen, others)]
         todo = [(f, b) for f, b in answering(seen, fixes) if (i, f.name) not in tried]
-        if not todo or len(result.steps) >= options.max_fixes:
-            break
-        progressed = False
-        for fix, blocker in todo[: options.max_fixes - len(result.steps)]:
+        current, progressed = Path(ran.input_path), False
+        for fix, blocker in todo[: max(0, options.max_fixes - len(result.steps))]:
             tried.add((i, fix.name))
             if say is not None:
                 say(f"{stages[i]} is blocked by {blocker}: trying {fix.name}")
-            step = apply_ir_fix(fix, blocker, stages[i], inputs[i], folder,
-                                number=len(result.steps) + 1,
-                                cache=cache if options.verify else None,
-                                tolerances=options.tolerances, opt=options.opt)
-            result.steps.append(step)
-            if say is not None:
-                say(step.render()[0])
+            step = apply_ir_fix(fix, blocker, stages[i], current, folder, number=len(result.steps) + 1,
+                                cache=checking, tolerances=options.tolerances, opt=options.opt)
+            record(step)
             if step.kept:
-                inputs[i] = Path(step.output_path)
-                progressed = True
-        if not progressed:
-            break
+                current, progressed = Path(step.output_path), True
+        return current if progressed else None
+
+    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
+        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
+
+    ran = run_stages(input_path, stages, folder, stem=stem,
+                     options=StageOptions(opt=options.opt, timeout_s=options.timeout_s),
+                     hooks=StageHooks(before=before, failed=failed, run=run))
+    result.records = [r.record for r in ran]
+    result.inputs = [r.input_path for r in ran]
     if result.ok:
         result.remaining, result.elsewhere = [], []
     return result
@@ -259,7 +257,3 @@ def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str |
     step.outcome = StepOutcome.ROLLED_BACK if (step.verification is not None
                                                and step.verification.changed) else StepOutcome.KEPT
     return step
-
-
-def _slug(stage: str) -> str:
-    return stage if re.fullmatch(r"[\w.-]+", stage) else "pipeline"

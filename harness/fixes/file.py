@@ -29,6 +29,7 @@ from pathlib import Path
 
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.mlir import parse_ir
+from harness.compiler.runner import check_output
 from harness.enums import ParsableEnum
 from harness.errors import ElidedWeightsError, InputFileError, UsageError
 from harness.execute.check import pipeline_stages
@@ -39,7 +40,15 @@ from harness.execute.refbackend import RefBackendOptions, run_refbackend
 from harness.execute.reference import entry_signature
 
 from .driver import FixOptions, StagesFixed, fix_stages
-from .verify import CANNOT_EVALUATE, Method, ReferenceCache, Verification, from_numerics, unverified
+from .verify import (
+    CANNOT_EVALUATE,
+    Method,
+    ReferenceCache,
+    Verdict,
+    Verification,
+    from_numerics,
+    unverified,
+)
 
 SCHEMA = "harness.fix/1"
 #: The stage outputs the RefBackend can take (pipelines.toml names).
@@ -176,7 +185,7 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
         result.outcome = FixOutcome.LOWERS
         if cache is not None and stages[-1] in LINALG_STAGES:
             result.final = _final_check(run, cache, signature, path, folder, options)
-            if result.final.verdict.value == "same-numbers":
+            if result.final.verdict is Verdict.SAME:
                 result.outcome = FixOutcome.VERIFIED
             elif result.final.changed:
                 result.outcome = FixOutcome.NUMERICS_MISMATCH
@@ -195,6 +204,7 @@ def _check_output(output: Path, path: Path) -> None:
         raise UsageError(f"cannot write the fixed IR to {output}: "
                          + ("it is a folder" if output.is_dir() else f"{output.parent} is not a folder")
                          + ". Give -o a file path in an existing folder.")
+    check_output(output)  # writable (a probe): fail before the runs, not after them
 
 
 def _parse(path: Path, opt: str | None):

@@ -38,10 +38,10 @@ class SdpaExplicitScale(IRFix):
         app = Application(self.name, self.level)
         with module.context:
             for op in walk(module):
-                if op.name != SDPA or len(op.operands) <= _SCALE:
+                if op.operation.name != SDPA or len(op.operands) <= _SCALE:
                     continue
                 scale_op = _defining(op.operands[_SCALE])
-                if scale_op is not None and scale_op.name == "torch.constant.none":
+                if scale_op is not None and scale_op.operation.name == "torch.constant.none":
                     continue
                 where = location_text(op)
                 factor, reason = _factor(op, scale_op)
@@ -62,7 +62,7 @@ def _defining(value: ir.Value) -> ir.Operation | None:
 
 def _factor(op: ir.Operation, scale_op: ir.Operation | None) -> tuple[float, str]:
     """s * sqrt(E), or why the site is refused."""
-    if scale_op is None or scale_op.name != "torch.constant.float":
+    if scale_op is None or scale_op.operation.name != "torch.constant.float":
         return 0.0, "the scale is not a torch.constant.float"
     scale = ir.FloatAttr(scale_op.attributes["value"]).value
     info = tensor_info(op.operands[_QUERY].type)

@@ -2,7 +2,7 @@
 
 Scripts written for the old API run with only the import changed::
 
-    from harness import torchscript as torch_mlir
+    from harness import compat as torch_mlir
     module = torch_mlir.compile(model, example_args, output_type="linalg-on-tensors",
                                 use_tracing=True)
 
@@ -19,14 +19,16 @@ import shutil
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import torch
 from torch_mlir import ir
 
 from harness.compiler import pipelines as pipelines_module
-from harness.compiler.irfile import WriteOptions, unique_dir, write_module
-from harness.compiler.runner import RunOptions, repro_command, run_pipeline
+from harness.compiler.irfile import unique_dir
+from harness.compiler.mlir import WriteOptions, write_module
+from harness.compiler.runner import repro_command
+from harness.compiler.stages import StageHooks, StageOptions, run_stages
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, PipelineFailure
 
@@ -169,15 +171,13 @@ def _save_failing_input(source: "ModuleBuilder | Path", out_dir: "str | os.PathL
 
 def _next_steps(saved: Path, pipeline: str, binary: str, opt: str | None) -> list[str]:
     """The harness commands for the saved input, ready to paste (with the binary that ran)."""
-    head = f"{shlex.quote(sys.executable)} -m harness"
-    file, quoted = shlex.quote(str(saved)), shlex.quote(pipeline)
-    with_opt = f" --opt {shlex.quote(os.path.abspath(opt))}" if opt else ""
-    reduced = shlex.quote(str(saved.parent / "reduced.mlir"))
-    report = shlex.quote(str(saved.parent / "report"))
-    return [f"{head} explain {file} --pipeline {quoted}{with_opt}",
-            f"{head} bisect {file} --pipeline {quoted}{with_opt}",
-            f"{head} reduce {file} --pipeline {quoted}{with_opt} -o {reduced}",
-            f"{head} report {file} --pipeline {quoted}{with_opt} --out {report}"]
+    head = [sys.executable, "-m", "harness"]
+    given = ["--opt", os.path.abspath(opt)] if opt else []
+    common = [str(saved), "--pipeline", pipeline, *given]
+    return [shlex.join([*head, "explain", *common]),
+            shlex.join([*head, "bisect", *common]),
+            shlex.join([*head, "reduce", *common, "-o", str(saved.parent / "reduced.mlir")]),
+            shlex.join([*head, "report", *common, "--out", str(saved.parent / "report")])]
 
 
 def compile(  # noqa: A001 (the old API's name)
@@ -215,41 +215,46 @@ def compile(  # noqa: A001 (the old API's name)
     name = builder.module.operation.attributes["torch.debug_module_name"]
     module_name = ir.StringAttr(name).value if name is not None else "Module"
     workdir = unique_dir(f"harness-{module_name}-")
-    weights = builder.last_import.tensor_bytes
-    as_bytecode = weights > TEXT_INPUT_MAX_WEIGHT_BYTES
-    current = workdir / (f"{module_name}.mlirbc" if as_bytecode else f"{module_name}.mlir")
-    write_module(builder.module, current, WriteOptions(keep_weights=True, bytecode=as_bytecode))
-    context = builder.context
-    for i, stage in enumerate(stages):
-        options: dict[str, Any] = {}
-        if stage.name == "torchscript-to-torch":
-            if backend_legal_ops:
-                options["backend-legal-ops"] = list(backend_legal_ops)
-            if extra_library is not None:
-                options["extra-library"] = os.fspath(Path(extra_library).resolve())
-        textual = stage.textual(options)
-        out = workdir / f"{module_name}.{i}.{stage.name}.mlirbc"
-        if verbose:
-            print(f"harness: running {textual} on {current}", file=sys.stderr)
-        record = run_pipeline(current, textual, opt=opt,
-                              options=RunOptions(output_path=str(out), emit_bytecode=True))
-        if not record.ok:
-            saved = _save_failing_input(builder if i == 0 else current, out_dir, module_name,
-                                        stage.name, keep_weights, opt)
-            shutil.rmtree(workdir, ignore_errors=True)
-            cmd = repro_command(textual, saved, shlex.quote(record.binary))
+    try:  # the stages' files: removed however the run ends (an error, Ctrl-C)
+        weights = builder.last_import.tensor_bytes
+        as_bytecode = weights > TEXT_INPUT_MAX_WEIGHT_BYTES
+        current = workdir / (f"{module_name}.mlirbc" if as_bytecode else f"{module_name}.mlir")
+        write_module(builder.module, current, WriteOptions(keep_weights=True, bytecode=as_bytecode))
+        context = builder.context
+        per_stage: dict[str, dict[str, object]] = {}
+        if backend_legal_ops:
+            per_stage.setdefault("torchscript-to-torch", {})["backend-legal-ops"] = list(backend_legal_ops)
+        if extra_library is not None:
+            per_stage.setdefault("torchscript-to-torch", {})["extra-library"] = os.fspath(
+                Path(extra_library).resolve())
+
+        def starting(name: str) -> None:
+            if verbose:
+                print(f"harness: running {name} in {workdir}", file=sys.stderr)
+
+        results = run_stages(current, [stage.name for stage in stages], workdir, stem=module_name,
+                             options=StageOptions(opt=opt, debug_info=False, bytecode=True,
+                                                  options=per_stage),
+                             hooks=StageHooks(starting=starting))
+        failed = results[-1]
+        if not failed.ok:
+            stage = stages[len(results) - 1]
+            record = failed.record
+            saved = _save_failing_input(builder if len(results) == 1 else Path(failed.input_path),
+                                        out_dir, module_name, stage.name, keep_weights, opt)
+            cmd = repro_command(failed.pipeline, saved, record.binary)
             detail = record.stderr.strip() or f"torch-mlir-opt exited with {record.outcome.value}"
             if record.signal:
                 detail = f"torch-mlir-opt crashed with {record.signal}.\n" + detail
             raise PipelineFailure(_DESCRIPTIONS.get(stage.name, f"Running {stage.pass_name}"),
                                   detail, cmd, str(saved),
-                                  next_steps=_next_steps(saved, textual, record.binary, opt))
-        current = out
-    if kind is OutputType.STABLEHLO:
-        from torch_mlir._mlir_libs import _stablehlo
+                                  next_steps=_next_steps(saved, failed.pipeline, record.binary, opt))
+        current = Path(failed.output_path)
+        if kind is OutputType.STABLEHLO:
+            from torch_mlir._mlir_libs import _stablehlo
 
-        _stablehlo.register_dialect(context)
-    load_output_dialects(context, stages[-1].textual())
-    module = ir.Module.parse(current.read_bytes(), context)
-    shutil.rmtree(workdir, ignore_errors=True)
-    return module
+            _stablehlo.register_dialect(context)
+        load_output_dialects(context, stages[-1].textual())
+        return ir.Module.parse(current.read_bytes(), context)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

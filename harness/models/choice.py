@@ -13,3 +13,10 @@ class Choice(ParsableEnum):
     @classmethod
     def _error(cls) -> type[HarnessError]:
         return ModelOptionError
+
+
+class Variant(Choice):
+    """Model variant: stock for every model, fixed for OPT alone (the project's FixedOPT)."""
+
+    STOCK = "stock"  # the transformers model itself
+    FIXED = "fixed"  # the project's static-structure rewrite (OPT only: FixedOPT)

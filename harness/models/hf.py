@@ -1,10 +1,11 @@
-"""A generic Hugging Face driver: any text model type, a local model directory, or ``opt``.
+"""A generic Hugging Face driver: any model type, a local model directory, or ``opt``.
 
 ``prepare(MODEL, options)`` builds the model (random seeded weights at a tiny size by default),
 its traced inputs and a second input set; ``trace`` gives the TorchScript module for the
 mission's path; ``PreparedModel.module`` + ``inputs`` are what ``torch.export`` takes for the
 FX path. The pieces: :mod:`hf_resolve` (what MODEL names), :mod:`hf_config` (tiny preset,
-``--set``), :mod:`hf_inputs` (token inputs).
+``--set``), :mod:`hf_plan` (which inputs, at which sizes: pixels, spectrograms, raw audio,
+placeholders), :mod:`hf_inputs` (token ids), :mod:`hf_media` (sizes from the config, ``--input``).
 
 Facts measured at transformers 5.24.0 / torch 2.13.0:
 
@@ -43,8 +44,8 @@ from harness.errors import (
     UnsupportedModelError,
 )
 
-from . import hf_config, hf_inputs, hf_resolve
-from .choice import Choice
+from . import hf_config, hf_inputs, hf_media, hf_plan, hf_resolve
+from .choice import Variant
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_resolve import ModelSpec, Part, SourceKind
@@ -53,13 +54,6 @@ from .opt import CollectedWarning, collecting_warnings, graph_output_type
 DEFAULT_BATCH = 1
 DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
-
-
-class Variant(Choice):
-    """Model variant: stock for every model, fixed for OPT alone (the project's FixedOPT)."""
-
-    STOCK = "stock"  # the transformers model itself
-    FIXED = "fixed"  # the project's static-structure rewrite (OPT only: FixedOPT)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +66,7 @@ class HFOptions:
     seq: int = DEFAULT_SEQ
     seed: int = 0  # weights and the first input set; the second set uses seed + 1
     variant: Variant = Variant.STOCK
+    inputs: tuple[str, ...] = ()  # --input NAME=SHAPE[:DTYPE]: inputs the planner cannot make
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,31 +243,35 @@ def variants(spec: ModelSpec) -> tuple[Variant, ...]:
     return (Variant.STOCK, Variant.FIXED) if spec.kind is SourceKind.OPT else (Variant.STOCK,)
 
 
+def check_variant(spec: ModelSpec, options: HFOptions) -> None:
+    if options.variant not in variants(spec):
+        raise ModelOptionError(f"model '{spec.name}' has no '{options.variant.value}' variant; "
+                               f"it has: {', '.join(v.value for v in variants(spec))}.")
+
+
 def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> PreparedModel:
     """Resolve MODEL and build it with its two input sets; typed errors for every bad input."""
     options = options or HFOptions()
     spec = model if isinstance(model, ModelSpec) else hf_resolve.resolve(model)
-    if options.variant not in variants(spec):
-        raise ModelOptionError(f"model '{spec.name}' has no '{options.variant.value}' variant; "
-                               f"it has: {', '.join(v.value for v in variants(spec))}.")
+    check_variant(spec, options)
     if spec.kind is SourceKind.OPT:
-        from .hf_opt import prepare_opt
-
-        return prepare_opt(spec, options)
+        raise ModelOptionError(f"model '{spec.name}' is built by the project's OPT drivers: "
+                               "prepare it through harness.models.drivers.prepare.")
     size = options.size or (Size.DEFAULT if spec.kind is SourceKind.DIRECTORY else Size.TINY)
     config = build_config(spec, size, options.overrides)
     sizes = hf_config.sizes(config)
     hf_inputs.check_shape(options.batch, options.seq, sizes.get("positions"))
+    hf_media.parse_givens(options.inputs)  # a bad --input fails before the model is built
     model_ = build_model(spec, config, options.seed)
     params = tuple(inspect.signature(model_.forward).parameters)
-    plan = hf_inputs.plan_inputs(spec.name, params, config,
-                                 decoder_only=hf_resolve.is_decoder_only(spec.model_type, config))
-    first = hf_inputs.make_inputs(plan, options.batch, options.seq, seed=options.seed, padded=False)
-    second = hf_inputs.make_inputs(plan, options.batch, options.seq, seed=options.seed + 1,
-                                   padded=True)
+    plans = hf_plan.candidates(
+        spec.name, model_, config, seq=options.seq,
+        decoder_only=hf_resolve.is_decoder_only(spec.model_type, config),
+        given=hf_media.parse_givens(options.inputs))
     fixed = {"use_cache": False} if "use_cache" in params else {}
+    plan, first, outputs = _first_that_runs(spec, model_, plans, options, fixed)
+    second = hf_plan.make_set(plan, options.batch, seed=options.seed + 1, padded=True)
     module = TupleForward(model_, plan.names, fixed).eval()
-    outputs = _output_names(spec, module, first)
     call = (f"takes ({', '.join(plan.names)}) positionally, calls {type(model_).__name__}("
             + ", ".join([f"{n}={n}" for n in plan.names] + [f"{k}={v}" for k, v in fixed.items()])
             + ") and returns its output tensors (one as itself, several as a flat tuple); "
@@ -318,6 +317,10 @@ def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object
             spec.name, f"its {size.value} {cls.__name__} does not build: {message[:400]}",
             ("Try --size default, or fix" if size is Size.TINY else "Fix")
             + " the field with --set FIELD=VALUE.") from error
+    for name in getattr(config, "sub_configs", None) or ():  # LLaVA's text tower caches too
+        sub = getattr(config, name, None)
+        if sub is not None and hasattr(sub, "use_cache"):
+            sub.use_cache = False
     hf_config.check_consistency(config, model=spec.name)
     return config
 
@@ -353,14 +356,36 @@ def build_model(spec: ModelSpec, config: Any, seed: int) -> nn.Module:
     return model.float().eval()
 
 
-def _output_names(spec: ModelSpec, module: TupleForward, inputs: InputSet) -> tuple[str, ...]:
+def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],
+                     options: HFOptions, fixed: Mapping[str, object]
+                     ) -> tuple[hf_plan.MediaPlan, InputSet, tuple[str, ...]]:
+    """The first plan (smallest sizes first) whose traced set the eager forward runs on: a size
+    the model's own checks reject fails in milliseconds at tiny size."""
+    def call(inputs: InputSet) -> Any:
+        with torch.no_grad():
+            return model(**inputs.as_kwargs(), **fixed)
+
+    refused: UnsupportedModelError | None = None
+    for plan in plans:
+        if plan.note and refused is not None:  # the text-only fallback says what did not run
+            plan = dataclasses.replace(plan, note=f"{plan.note} ({refused.reason[:200]})")
+        plan = hf_plan.count_placeholders(model, call, plan, options.batch, options.seed)
+        first = hf_plan.make_set(plan, options.batch, seed=options.seed, padded=False)
+        try:
+            return plan, first, _output_names(spec, call, first)
+        except UnsupportedModelError as error:
+            refused = refused if plan.note else error
+    assert refused is not None
+    raise refused
+
+
+def _output_names(spec: ModelSpec, call, inputs: InputSet) -> tuple[str, ...]:
     """Run eager once: it names the outputs, and a model that cannot run fails here, clearly."""
     try:
-        with torch.no_grad():
-            named = flatten_outputs(module.model(**inputs.as_kwargs(), **module.fixed))
+        named = flatten_outputs(call(inputs))
     except Exception as error:
         message = " ".join(str(error).split())[:400]
-        raise UnsupportedModelError(spec.name, f"its eager forward fails on the token inputs "
+        raise UnsupportedModelError(spec.name, f"its eager forward fails on the inputs "
                                     f"({inputs.shapes()}): {type(error).__name__}: {message}") from error
     return tuple(name for name, _ in named)
 
@@ -375,10 +400,6 @@ def trace(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
     strict=False as the issue asks; the wrapper already returns a tuple, so the graph's output
     type is a tuple of tensors either way.
     """
-    if prepared.spec.kind is SourceKind.OPT:
-        from .hf_opt import trace_opt_variant
-
-        return trace_opt_variant(prepared, check_trace=check_trace)
     caught: list[CollectedWarning] = []
     try:
         with collecting_warnings(caught):

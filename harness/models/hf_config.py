@@ -53,14 +53,28 @@ TINY: Mapping[str, int] = {
     "vocab": 1024,
     "positions": 128,
     "lora_rank": 32,
+    "source_positions": 64,  # Whisper's encoder: 128 spectrogram frames instead of 3000
 }
+
+#: A backbone in place of timm's (DETR-like configs default to ``timm_backbone``, which needs
+#: timm, and timm needs a torchvision that fits the torch build): transformers' own ResNet, one
+#: block per stage, narrow.
+TINY_BACKBONE: Mapping[str, Any] = {
+    "model_type": "resnet", "depths": [1, 1, 1, 1], "hidden_sizes": [16, 32, 64, 128],
+    "embedding_size": 16, "layer_type": "basic", "out_features": ["stage1", "stage2", "stage3",
+                                                                    "stage4"],
+}
+
+#: Stage lists of hierarchical vision models (ConvNeXt, ResNet, Swin): one block per stage and
+#: narrow stages keep every stage (and each downsampling) at a fraction of the weights.
+TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 64}
 
 #: Concept -> the config fields that spell it, across families.
 ALIASES: Mapping[str, tuple[str, ...]] = {
-    "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "num_decoder_layers",
+    "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "num_decoder_layers", "depth",
                "num_encoder_layers", "encoder_layers", "decoder_layers"),
     "hidden": ("hidden_size", "n_embd", "n_embed", "d_model", "dim", "embed_dim", "model_dim",
-               "word_embed_proj_dim", "embedding_size"),
+               "word_embed_proj_dim", "embedding_size", "projection_dim"),
     "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads",
               "decoder_attention_heads"),
     "kv_heads": ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"),
@@ -78,6 +92,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "rotary_dim": ("rotary_dim",),
     "window_layers": ("max_window_layers",),
     "lora_rank": ("kv_lora_rank", "q_lora_rank"),
+    "source_positions": ("max_source_positions",),
 }
 
 #: Fields never overridden: set by the driver itself (and said so in the settings).
@@ -241,10 +256,46 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
             kwargs[name] = min(value, want["positions"])
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
+    _stages(base, kwargs)
+    _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
     _sub_configs(config_class, kwargs)
     return {**kwargs, **overrides.values}
+
+
+def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """``depths`` [3, 3, 9, 3] -> [1, 1, 1, 1]; ``hidden_sizes`` [96, ..., 768] -> [16, 32, 64,
+    128] (each stage doubles, as the originals do); ``conv_dim`` at most 64 each; lists of
+    another length or type are kept."""
+    conv = base.get("conv_dim")  # raw-audio feature encoders: 7 convs of 512 channels
+    if isinstance(conv, (list, tuple)) and conv and all(is_size(v) for v in conv):
+        kwargs["conv_dim"] = [min(v, TINY_STAGES["conv_dim"]) for v in conv]
+    depths, widths = base.get("depths"), base.get("hidden_sizes")
+    if not (isinstance(depths, (list, tuple)) and depths and all(is_size(v) for v in depths)):
+        return
+    kwargs["depths"] = [min(d, TINY_STAGES["depths"]) for d in depths]
+    heads = base.get("num_heads")  # Swin: a head count per stage, 3 of which 64 does not split
+    if isinstance(heads, (list, tuple)) and len(heads) == len(depths) and all(is_size(h) for h in heads):
+        kwargs["num_heads"] = [TINY["heads"]] * len(heads)
+    if (isinstance(widths, (list, tuple)) and len(widths) == len(depths)
+            and all(is_size(v) for v in widths)):
+        kwargs["hidden_sizes"] = [min(w, TINY_STAGES["hidden_sizes"] << i)
+                                  for i, w in enumerate(widths)]
+
+
+def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
+           kwargs: dict[str, Any]) -> None:
+    """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
+    must sum to half the head size: the same shares of the tiny head's half."""
+    rope = base.get("rope_parameters")
+    if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
+            or not isinstance(rope, dict)):
+        return
+    half = max(3, head_dim // 2)
+    time = max(1, half // 4)
+    height = (half - time) // 2
+    kwargs["rope_parameters"] = {**rope, "mrope_section": [time, height, half - time - height]}
 
 
 def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
@@ -256,9 +307,11 @@ def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any])
 
 
 def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any]) -> None:
-    """Move ``*_token_id`` values outside the small vocabulary to its last ids (an embedding's
-    padding_idx must be a row of the table); equal ids stay equal."""
-    ids = {n: v for n, v in base.items() if n.endswith("_token_id") and v is not None}
+    """Move ``*_token_id`` values (and placeholders' ``*_token_index``: LLaVA's image token is
+    32000) outside the small vocabulary to its last ids (an embedding's padding_idx must be a row
+    of the table); equal ids stay equal."""
+    ids = {n: v for n, v in base.items()
+           if n.endswith(("_token_id", "_token_index")) and v is not None}
     outside = sorted({i for v in ids.values() for i in (v if isinstance(v, list) else [v])
                       if is_int(i) and i >= vocab})
     remap = {old: vocab - 1 - k for k, old in enumerate(outside)}
@@ -286,6 +339,9 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
             if not defaults_of:
                 defaults_of.append(config_class())
             default = getattr(defaults_of[0], name, None)
+            if getattr(default, "model_type", "") == "timm_backbone":  # DETR: timm's ResNet-50
+                kwargs[name] = dict(TINY_BACKBONE)
+                continue
             if default is not None and getattr(default, "model_type", ""):
                 kwargs[name] = {"model_type": default.model_type, **tiny_kwargs(type(default))}
         except Exception:  # a sub-config that cannot be built on its own keeps its default

@@ -41,6 +41,9 @@ class InputSet:
     names: tuple[str, ...]
     tensors: tuple[torch.Tensor, ...]
     description: str  # one line for the settings: what makes this set what it is
+    # [batch, positions] True at output positions computed from padding alone when they are not
+    # the attention mask's own (raw audio: frames of padded samples); None: the mask decides
+    padded: torch.Tensor | None = None
 
     def as_kwargs(self) -> dict[str, torch.Tensor]:
         return dict(zip(self.names, self.tensors))
@@ -68,7 +71,8 @@ class InputPlan:
 
 def plan_inputs(model: str, params: Sequence[str], config: Any, *, decoder_only: bool) -> InputPlan:
     """Decide the input names and token ranges; :class:`UnsupportedModelError` without token ids."""
-    if "input_ids" not in params:
+    if "input_ids" not in params and not (
+            "decoder_input_ids" in params and getattr(config, "is_encoder_decoder", False)):
         shown = ", ".join(p for p in params if p not in ("self", "kwargs"))[:200]
         raise UnsupportedModelError(
             model, f"its base model takes ({shown}), not token ids",
@@ -77,13 +81,16 @@ def plan_inputs(model: str, params: Sequence[str], config: Any, *, decoder_only:
     type_vocab = type_vocab if isinstance(type_vocab, int) and not isinstance(type_vocab, bool) else 0
     names = tuple(n for n in INPUT_ORDER if n in params and (
         n != "token_type_ids" or type_vocab > 0) and (
-        n != "decoder_input_ids" or getattr(config, "is_encoder_decoder", False)))
+        n != "decoder_input_ids" or getattr(config, "is_encoder_decoder", False)) and (
+        n not in ("attention_mask", "token_type_ids") or "input_ids" in params))
     vocab = _vocab(model, config)
     special = sorted({i for i in _special_ids(config) if 0 <= i < vocab})
     low = max([i + 1 for i in special if i < vocab // 2], default=0)
     high = min([i for i in special if i >= vocab // 2], default=vocab)
     pad = getattr(config, "pad_token_id", None)
+    pad = pad if pad is not None else getattr(_text(config), "pad_token_id", None)
     bos = getattr(config, "bos_token_id", None)
+    bos = bos if bos is not None else getattr(_text(config), "bos_token_id", None)
     start = getattr(config, "decoder_start_token_id", None)
     return InputPlan(
         names=names,
@@ -98,8 +105,16 @@ def plan_inputs(model: str, params: Sequence[str], config: Any, *, decoder_only:
     )
 
 
+def _text(config: Any) -> Any:
+    """The token tower's config: a composite's ``text_config`` (CLIP, LLaVA), else itself."""
+    text = getattr(config, "text_config", None)
+    return text if text is not None and hasattr(text, "to_dict") else config
+
+
 def _vocab(model: str, config: Any) -> int:
     vocab = getattr(config, "vocab_size", None)
+    if not isinstance(vocab, int) or vocab < 2:
+        vocab = getattr(_text(config), "vocab_size", None)
     if not isinstance(vocab, int) or vocab < 2:
         raise UnsupportedModelError(model, f"its config has no usable vocab_size ({vocab!r})")
     return vocab
@@ -110,10 +125,13 @@ def _is_id(value: object, vocab: int) -> bool:
 
 
 def _special_ids(config: Any) -> list[int]:
+    """Every ``*_token_id`` / ``*_token_index`` (placeholders too) of the config and its text
+    tower."""
     ids: list[int] = []
-    for name in dir(config):
-        if name.endswith("_token_id") and not name.startswith("_"):
-            value = getattr(config, name, None)
+    for name, owner in [(n, c) for c in {id(config): config, id(_text(config)): _text(config)
+                                         }.values() for n in dir(c)]:
+        if name.endswith(("_token_id", "_token_index")) and not name.startswith("_"):
+            value = getattr(owner, name, None)
             ids += [v for v in (value if isinstance(value, list) else [value])
                     if isinstance(v, int) and not isinstance(v, bool)]
     return ids
@@ -138,7 +156,8 @@ def make_inputs(plan: InputPlan, batch: int, seq: int, *, seed: int, padded: boo
     generator = torch.Generator().manual_seed(seed)
     ids = torch.randint(plan.token_low, plan.token_high, (batch, seq), generator=generator)
     mask = torch.ones(batch, seq, dtype=torch.int64)
-    pad = min(max(1, seq // 4), seq - 1) if padded else 0
+    # padding shows only through a mask: without one (Whisper's decoder) the ids just differ
+    pad = min(max(1, seq // 4), seq - 1) if padded and "attention_mask" in plan.names else 0
     if plan.bos_id is not None:
         ids[:, 0] = plan.bos_id
     if pad:
@@ -158,7 +177,8 @@ def make_inputs(plan: InputPlan, batch: int, seq: int, *, seed: int, padded: boo
         decoder[:, 0] = plan.decoder_start_id
         values["decoder_input_ids"] = decoder
     what = (f"padded: row 0 has {pad} pad token(s) on the {plan.pad_side.value} (mask 0 there)"
-            if pad else "unpadded: attention mask all ones")
+            if pad else "unpadded: attention mask all ones" if "attention_mask" in plan.names
+            else "no attention mask")
     if padded and "token_type_ids" in plan.names and plan.type_vocab > 1:
         what += ", second segment from the middle"
     return InputSet(plan.names, tuple(values[n] for n in plan.names),

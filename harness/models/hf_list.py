@@ -17,7 +17,7 @@ class ListDepth(Choice):
 
     NAMES = "names"
     CONFIG = "config"  # does the tiny config construct?
-    BUILD = "build"  # does the tiny model build and run eagerly on token inputs?
+    BUILD = "build"  # does the tiny model build and run eagerly on its planned inputs?
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ def check_type(model_type: str, depth: ListDepth) -> str:
     """``ok``, or why the tiny config (CONFIG) or the tiny model and its inputs (BUILD) fail."""
     if depth is ListDepth.NAMES:
         return ""
-    from .hf import build_config, prepare  # torch and transformers' models: only when checking
+    from .drivers import prepare  # torch and transformers' models: only when checking
+    from .hf import build_config
 
     spec = ModelSpec(model_type, SourceKind.TYPE, model_type)
     try:

@@ -39,6 +39,7 @@ class SourceKind(str, Enum):
     TYPE = "type"  # a transformers model type, built from its config class
     DIRECTORY = "directory"  # a local folder with config.json (and maybe weights)
     OPT = "opt"  # the project's OPT and FixedOPT drivers
+    MODULE = "module"  # an nn.Module given directly (the Python API), not built by a driver
 
 
 class Part(Choice):

@@ -17,9 +17,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
+from harness.compiler.locations import file_locations
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
 from harness.compiler.text import drop_ssa_names
+from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
@@ -28,7 +30,6 @@ from harness.tools.source import is_library
 from .options import PortOptions
 from .record import Blocker
 
-_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
 _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
 # Frames of these packages are the machinery, not the model: a Python blocker is located at
 # the innermost frame outside them (transformers' own modeling files count as the model).
@@ -41,7 +42,7 @@ STATE_MAPPING = "Could not find state mapping for buffer"
 
 def frames_of(location: str) -> list[str]:
     """``FILE:LINE`` of every file location an MLIR location holds, innermost first."""
-    return [f"{m.group(1)}:{m.group(2)}" for m in _LOCATION.finditer(location)]
+    return [found.file_line for found in file_locations(location)]
 
 
 def short_location(location: str) -> str:
@@ -89,7 +90,7 @@ def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
     try:
         result = bisect(record.input_path, record.pipeline, opt=options.opt, out_dir=folder,
                         timeout_s=options.timeout_s)
-    except Exception:  # bisect is a second opinion: its own trouble must not end the port
+    except (HarnessError, OSError):  # a second opinion: a refusal or a full disk costs only it
         return ""
     return result.failing_pass
 
@@ -104,7 +105,7 @@ def _analyzed_blockers(record: RunRecord, stage: str, folder: Path, options: Por
     try:
         analysis = blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
                                     timeout_s=options.timeout_s)
-    except Exception:  # a second opinion: fall back to what the diagnostic says
+    except (HarnessError, OSError):  # a second opinion: fall back to what the diagnostic says
         return []
     explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
     found = []
@@ -143,13 +144,24 @@ def _fixes(hints: list[idioms.KnownIdiom]) -> list[str]:
 
 
 def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: PortOptions) -> list[str]:
-    """``harness explain|bisect|reduce|report`` on the failing stage's input, ready to paste:
-    the same binary (``--opt``) and pipeline as the port."""
-    given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
-    head = f"{options.invocation} {{tool}} {shlex.quote(record.input_path)} --pipeline {stage}{given}"
-    return [head.format(tool="explain"), head.format(tool="bisect"),
-            head.format(tool="reduce") + f" -o {shlex.quote(str(folder / 'reduced.mlir'))}",
-            head.format(tool="report") + f" --out {shlex.quote(str(folder / 'report'))}"]
+    """``harness explain|bisect|reduce|report|timeline`` on the failing stage's input, ready to
+    paste: the same binary (``--opt``) and pipeline as the port."""
+    given = ["--opt", opt_argument(options.opt)] if options.opt else []
+
+    def command(tool: str, *more: str) -> str:
+        return harness_command(options.invocation,
+                               [tool, record.input_path, "--pipeline", stage, *given, *more])
+
+    return [command("explain"), command("bisect"),
+            command("reduce", "-o", str(folder / "reduced.mlir")),
+            command("report", "--out", str(folder / "report")),
+            command("timeline", "--out", str(folder / "timeline"))]
+
+
+def harness_command(invocation: str, words: list[str]) -> str:
+    """``invocation`` (already quoted: ``common.invocation``) and ``words``, each quoted, so the
+    line pastes and runs as shown whatever the paths and pipeline hold."""
+    return f"{invocation} {shlex.join(words)}"
 
 
 def opt_argument(opt: str) -> str:
@@ -162,7 +174,7 @@ def reproduce_command(record: RunRecord) -> str:
     """The failing stage rerun by the binary that ran, ready to paste."""
     from harness.compiler.runner import repro_command
 
-    return repro_command(record.pipeline, record.input_path, shlex.quote(record.binary))
+    return repro_command(record.pipeline, record.input_path, record.binary)
 
 
 def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:

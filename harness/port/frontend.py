@@ -14,8 +14,14 @@ from pathlib import Path
 
 import torch
 
-from harness.compiler.irfile import WriteOptions, write_module
-from harness.compiler.stages import StageOptions, StageResult, public_functions, run_stages
+from harness.compiler.mlir import WriteOptions, write_module
+from harness.compiler.stages import (
+    StageHooks,
+    StageOptions,
+    StageResult,
+    public_functions,
+    run_stages,
+)
 from harness.frontends.base import Program, frontend
 from harness.frontends.names import FrontendName
 
@@ -35,7 +41,7 @@ from .module_fixes import fix_module, trace_blockers, undo
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
-from .record import FrontendPort, PortOutcome, PortStage, StageRecord
+from .record import FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
 from .subject import Subject
 
 LINALG = "torch-to-linalg"
@@ -50,7 +56,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     """``subject`` through frontend ``name``, files in ``folder``; never raises for a failure
     of the model or the compiler (those are the record's outcome)."""
     chosen = frontend(name)
-    port = FrontendPort(frontend=name.value, outcome=PortOutcome.FAILS.value, folder=str(folder))
+    port = FrontendPort(frontend=name, outcome=PortOutcome.FAILS, folder=str(folder))
     label = f"[{subject.name} {name.value}]"
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -79,23 +85,23 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
 
     results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
         opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
-        progress=finished, starting=started)
+        hooks=StageHooks(starting=started, finished=finished))
     if options.fix:
         results = _fixed(results, ir_path, stages, folder, subject.name, port, options, progress, label)
     for result in results:
         port.stages.append(StageRecord(result.name, result.ok, result.record.elapsed_s,
-                                       result.record.outcome.value,
+                                       StageOutcome.of(result.record.outcome),
                                        result.output_path if result.ok else "",
                                        "" if result.ok else str(result.record.signature)))
     passed = [r for r in results if r.ok]
     if passed:
-        port.reached = passed[-1].name
+        port.reached = PortStage.parse(passed[-1].name)
         port.contract = passed[-1].contract
         port.signature = "; ".join(str(f) for f in public_functions(passed[-1].output_path,
                                                                     opt=options.opt))
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
-        port.failed_stage = failed.name
+        port.failed_stage = PortStage.parse(failed.name)
         with progress.stage(f"{label} diagnose {failed.name}") as step:
             port.blockers = with_trace_stacks(
                 pipeline_blockers(failed.record, failed.name, folder, options), program.script)
@@ -104,7 +110,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
         port.reproduce = reproduce_command(failed.record)
         return port
     if options.torch_only or not options.numerics:
-        port.outcome = PortOutcome.LOWERED.value
+        port.outcome = PortOutcome.LOWERED
         return port
     run = check_numerics(subject, linalg=Path(results[-1].output_path), torch_ir=ir_path,
                          contract_ir=Path(results[0].output_path),
@@ -112,7 +118,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
                          options=options, progress=progress, label=label)
     port.stages += run.stages
     port.numerics, port.blockers, port.commands = run.checks, run.blockers, run.commands
-    port.outcome = run.outcome.value
+    port.outcome = run.outcome
     if run.outcome is PortOutcome.FAILS:
         port.failed_stage = run.stages[-1].name
     else:
@@ -157,7 +163,7 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
     in PyTorch (to tell a value frozen by the frontend from one torch-mlir got wrong).
     ``module``: a module fixed by ``--fix``, traced or exported instead of ``subject.eager``."""
     if name is FrontendName.TORCHSCRIPT:
-        stage = PortStage.TRACE.value
+        stage = PortStage.TRACE
         if subject.trace is None and module is None:
             _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
                 f"{subject.name} has no trace: port it through --frontend fx")))
@@ -174,7 +180,7 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
         port.notes += notes
         return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script),
                 lambda inputs: script(*inputs.tensors))
-    stage = PortStage.EXPORT.value
+    stage = PortStage.EXPORT
     with _PythonStage(port, stage, options, progress, label):
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
@@ -219,7 +225,7 @@ def _fixed_import(subject: Subject, name: FrontendName, chosen, folder: Path, po
     first = ", ".join(f"{s.name} {s.seconds:.2f} s{'' if s.ok else ' (failed)'}"
                       for s in port.stages)
     port.notes.append(f"Before --fix: {first}: {port.blockers[0].message[:200]}")
-    port.stages, port.blockers, port.failed_stage = [], [], ""
+    port.stages, port.blockers, port.failed_stage = [], [], None
     try:
         program, run_program = _program(subject, name, port, options, progress, label, module)
         ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
@@ -230,7 +236,7 @@ def _fixed_import(subject: Subject, name: FrontendName, chosen, folder: Path, po
 
 def _import(subject: Subject, chosen, program: Program, folder: Path, port: FrontendPort,
             options: PortOptions, progress: Progress, label: str) -> Path:
-    stage = PortStage.IMPORT.value
+    stage = PortStage.IMPORT
     bytecode = _bytecode(subject, options)
     path = folder / f"{subject.name}.torch.{'mlirbc' if bytecode else 'mlir'}"
     explanation = ""
@@ -252,7 +258,7 @@ class _PythonStage:
     """A stage run in this process: timed, shown, bounded by ``--timeout``; an exception or a
     timeout records the stage as failed, with its blocker, and stops this frontend."""
 
-    def __init__(self, port: FrontendPort, stage: str, options: PortOptions, progress: Progress,
+    def __init__(self, port: FrontendPort, stage: PortStage, options: PortOptions, progress: Progress,
                  label: str, explain: Callable[[BaseException], str] | None = None):
         self.port, self.stage, self.options = port, stage, options
         self.progress, self.label, self.explain = progress, label, explain
@@ -275,14 +281,15 @@ class _PythonStage:
             self.port.stages.append(StageRecord(self.stage, True, self.step.seconds))
             return False
         if isinstance(error, StageTimeout):
-            blocker, outcome = timeout_blocker(self.stage, error.seconds), "timeout"
+            blocker, outcome = timeout_blocker(self.stage, error.seconds), StageOutcome.TIMEOUT
         else:
             explanation = self.explain(error) if self.explain else ""
-            blocker, outcome = exception_blocker(self.stage, error, explanation), "error"
+            blocker, outcome = exception_blocker(self.stage, error, explanation), StageOutcome.ERROR
         _fail(self.port, self.stage, self.step.seconds, blocker, outcome)
 
 
-def _fail(port: FrontendPort, stage: str, seconds: float, blocker, outcome: str = "error") -> None:
+def _fail(port: FrontendPort, stage: PortStage, seconds: float, blocker,
+          outcome: StageOutcome = StageOutcome.ERROR) -> None:
     port.stages.append(StageRecord(stage, False, seconds, outcome, detail=blocker.message))
     port.failed_stage = stage
     port.blockers = [blocker]

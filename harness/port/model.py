@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,27 +27,30 @@ from .subject import Subject
 def port_model(model: str, options: PortOptions = PortOptions(), *,
                progress: Progress = QUIET) -> PortRecord:
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
-    from harness.compiler import binary
-    from harness.models import hf, hf_resolve
+    from harness.compiler import builds
+    from harness.models import drivers, hf, hf_resolve
 
     started = time.monotonic()
     check_record_path(options.record_path)
-    opt_binary = binary.resolve(options.opt)  # a bad --opt fails before the model is built
+    check_out_folder(options.out)
+    opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
     spec = hf_resolve.resolve(model)
     variants = _variants(spec, options.variants)
-    record = PortRecord(model=model, source=spec.kind.value, model_type=spec.model_type,
+    record = PortRecord(model=model, source=spec.kind, model_type=spec.model_type,
                         options=options.to_json(), versions=_versions(opt_binary))
     root: Path | None = None
     for variant in variants:
         build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
         with progress.stage(build) as step:
-            prepared = hf.prepare(spec, _hf_options(options, variant))
+            prepared = drivers.prepare(spec, _hf_options(options, variant))
         if root is None:  # after the first build: bad input leaves no folder behind
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
+            ids = [t for n, t in zip(prepared.inputs.names, prepared.inputs.tensors)
+                   if n in ("input_ids", "decoder_input_ids")]
             record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),
-                                  seq=int(prepared.inputs.tensors[0].shape[-1]))
-        entry = VariantRecord(variant.value, prepared.name, settings=prepared.settings.to_json(),
+                                  seq=int(ids[0].shape[-1]) if ids else None)
+        entry = VariantRecord(variant, prepared.name, settings=prepared.settings.to_json(),
                               config=_config(prepared.config),
                               sentences=prepared.settings.sentences(), build_seconds=step.seconds)
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
@@ -68,11 +72,40 @@ def check_record_path(path: str | os.PathLike | None) -> None:
     if path is None:
         return
     parent = Path(path).expanduser().parent
-    if Path(path).is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise OutputError(
-            f"cannot write the port record to {path}: "
-            + ("it is a folder" if Path(path).is_dir() else f"{parent} is not a writable folder")
-            + ". Give --json a file path in a writable folder.")
+    problem = ("it is a folder" if Path(path).is_dir() else
+               f"{parent} is not a writable folder" if not parent.is_dir() else
+               _cannot_create_in(parent))
+    if problem:
+        raise OutputError(f"cannot write the port record to {path}: {problem}. Give --json a file "
+                          "path in a writable folder.")
+
+
+def check_out_folder(out: str | os.PathLike | None) -> None:
+    """``--out`` must be able to hold the port's folder before the model is built (the folder
+    itself is made only after the first build, so that bad input leaves none behind)."""
+    if out is None:
+        return
+    out = Path(out).expanduser()
+    nearest = next((a for a in (out, *out.parents) if a.exists()), None)
+    if nearest is None:
+        return
+    problem = (f"{nearest} is a file, not a folder" if not nearest.is_dir()
+               else _cannot_create_in(nearest))
+    if problem:
+        raise OutputError(f"cannot make the port's folder under {out}: {problem}. Give --out a "
+                          "writable folder.")
+
+
+def _cannot_create_in(folder: Path) -> str:
+    """Why no file can be created in ``folder`` ("" when one can): a probe, since os.access
+    says yes to root on a folder that refuses everyone (/sys, a read-only mount)."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".harness-probe-", dir=folder)
+    except OSError as e:
+        return f"{folder} is not a writable folder ({e.strerror or e})"
+    os.close(fd)
+    os.unlink(probe)
+    return ""
 
 
 def _variants(spec, wanted: tuple[str, ...]):
@@ -95,7 +128,7 @@ def _hf_options(options: PortOptions, variant):
 
     given = {k: v for k, v in (("batch", options.batch), ("seq", options.seq)) if v is not None}
     return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
-                        variant=variant, **given)
+                        variant=variant, inputs=tuple(options.inputs), **given)
 
 
 def _size_label(spec, prepared) -> str:
@@ -120,10 +153,10 @@ def _size_label(spec, prepared) -> str:
 
 
 def _tracer(prepared):
-    from harness.models import hf
+    from harness.models import drivers
 
     def trace():
-        traced = hf.trace(prepared)
+        traced = drivers.trace(prepared)
         notes = list(traced.trace_sentences)
         counts = traced.warning_counts()
         if counts:

@@ -11,7 +11,7 @@ differs from eager, the frontend froze the difference in, not torch-mlir.
 from __future__ import annotations
 
 import math
-import shlex
+import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -37,14 +37,25 @@ from harness.execute.refbackend import (
     execute_llvm,
     lower_to_llvm,
 )
+from harness.execute.dtypes import Signature
 from harness.execute.signature import read_signature
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
-from .diagnose import one_line, opt_argument, pipeline_blockers
+from .culprit import narrow
+from .diagnose import frames_of, harness_command, one_line, opt_argument, pipeline_blockers
 from .options import PortOptions
 from .progress import Progress
-from .record import Blocker, NumericsCheck, OutputDiff, PortOutcome, PortStage, StageRecord
+from .record import (
+    Blocker,
+    InputSetName,
+    NumericsCheck,
+    OutputDiff,
+    PortOutcome,
+    PortStage,
+    StageOutcome,
+    StageRecord,
+)
 from .subject import Subject
 
 
@@ -65,12 +76,37 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
 
     ``contract_ir`` (the torch backend contract) gives the signature with signedness, which
     the linalg level has lost; ``torch_ir`` and ``torch_pipeline`` make the ``harness check``
-    command that compares the same IR with the reference evaluator.
+    command that compares the same IR with the reference evaluator. Phases: lower, execute,
+    compare, and on a mismatch the commands and the one-op verdict; a phase that fails ends
+    the run with its stage and blocker recorded.
     """
     run = NumericsRun(PortOutcome.FAILS)
     rb_options = RefBackendOptions(timeout_s=options.timeout_s)
-    lowering = PortStage.REFBACKEND_LOWERING.value
     llvm = folder / f"{subject.name}.llvm.mlir"
+    signature = _lower(run, subject, linalg, llvm, contract_ir, rb_options, folder, options,
+                       progress, label)
+    if signature is None:
+        return run
+    sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
+    done = _execute(run, sets, llvm, signature, rb_options, folder, progress, label)
+    if done is None:
+        return run
+    tolerances = Tolerances().with_overrides(options.tolerances)
+    run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
+                  for (which, inputs), (work, result) in zip(sets, done)]
+    mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
+    run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
+    if mismatch:
+        _mismatch(run, torch_ir, torch_pipeline, folder, options, progress, label)
+    return run
+
+
+def _lower(run: NumericsRun, subject: Subject, linalg: Path, llvm: Path, contract_ir: Path,
+           rb_options: RefBackendOptions, folder: Path, options: PortOptions, progress: Progress,
+           label: str) -> Signature | None:
+    """linalg -> LLVM for the RefBackend, and the entry signature; None (the stage and its
+    blocker recorded in ``run``) when the signature is refused or the lowering fails."""
+    lowering = PortStage.REFBACKEND_LOWERING
     refused: HarnessError | None = None
     with progress.stage(f"{label} {lowering}") as step:
         try:
@@ -79,27 +115,33 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
             step.ok = record.ok
         except HarnessError as error:  # a signature the RefBackend cannot take
             refused, step.ok = error, False
-    if refused is not None:
-        run.stages.append(StageRecord(lowering, False, step.seconds, "error",
+    if refused is not None:  # recorded once the stage is over: its seconds are known then
+        run.stages.append(StageRecord(lowering, False, step.seconds, StageOutcome.ERROR,
                                       detail=one_line(str(refused))))
         run.blockers = [Blocker(rank=1, stage=lowering,
                                 signature=f"{lowering}: {type(refused).__name__}",
                                 message=one_line(str(refused)))]
-        return run
-    run.stages.append(StageRecord(lowering, record.ok, step.seconds, record.outcome.value,
+        return None
+    run.stages.append(StageRecord(lowering, record.ok, step.seconds, StageOutcome.of(record.outcome),
                                   str(llvm) if record.ok else "",
                                   "" if record.ok else str(record.signature)))
-    if not record.ok:
-        run.blockers = pipeline_blockers(record, lowering, folder, _no_diagnosis(options))
-        given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
-        run.commands = [f"{options.invocation} run {shlex.quote(str(linalg))} --pipeline "
-                        f"linalg-to-llvm{given}"]
-        return run
-    execution = PortStage.EXECUTION.value
-    tolerances = Tolerances().with_overrides(options.tolerances)
-    sets = (("traced", subject.inputs), ("second", subject.second_inputs))
+    if record.ok:
+        return signature
+    run.blockers = pipeline_blockers(record, lowering, folder, _no_diagnosis(options))
+    given = ["--opt", opt_argument(options.opt)] if options.opt else []
+    run.commands = [harness_command(options.invocation,
+                                    ["run", str(linalg), "--pipeline", "linalg-to-llvm", *given])]
+    return None
 
-    def execute(which: str, inputs: InputSet) -> tuple[Path, RefBackendResult]:
+
+def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], llvm: Path,
+             signature: Signature, rb_options: RefBackendOptions, folder: Path, progress: Progress,
+             label: str) -> list[tuple[Path, RefBackendResult]] | None:
+    """The lowered module on each input set, side by side (one child process each); None (the
+    stage and its blocker recorded) when a run fails."""
+    execution = PortStage.EXECUTION
+
+    def execute(which: InputSetName, inputs: InputSet) -> tuple[Path, RefBackendResult]:
         work = unique_dir(f"execution-{which}-", folder)
         arrays = [t.numpy() for t in inputs.tensors]
         try:
@@ -108,48 +150,85 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
             return work, RefBackendResult(signature.name, Stage.EXECUTION, error=str(error))
 
     with progress.stage(f"{label} {execution}") as step:
-        # one child process per input set, side by side (each waits on its child)
         with ThreadPoolExecutor(max_workers=len(sets)) as pool:
             done = list(pool.map(lambda s: execute(*s), sets))
         failed = next((result for _, result in done if not result.ok), None)
         step.ok = failed is None
     if failed is not None:
-        run.stages.append(StageRecord(execution, False, step.seconds, "error",
+        run.stages.append(StageRecord(execution, False, step.seconds, StageOutcome.ERROR,
                                       detail=one_line(failed.error)))
-        run.blockers = [Blocker(rank=1, stage=execution,
-                                signature=f"{execution}: {failed.signal or 'error'}",
-                                message=one_line(failed.error))]
+        run.blockers = [execution_blocker(failed, execution)]
         run.commands = [failed.command] if failed.command else []
-        return run
+        return None
     run.stages.append(StageRecord(execution, True, step.seconds))
-    for (which, inputs), (work, result) in zip(sets, done):
-        actual, expected = list(result.outputs), [_numpy(e) for e in subject.expected(inputs)]
-        padded = padded_positions(inputs)
-        excluded = None
-        if padded is not None:
-            actual, expected, excluded = exclude_positions(actual, expected, padded)
-        check = _check(which, inputs, compare(actual, expected, tolerances), subject, program,
-                       str(work / "inputs.npz"))
-        if excluded is not None:
-            count, diff = excluded
-            check.excluded = describe_excluded(count)
-            check.excluded_max_abs_diff = json_float(diff)
-            check.padding_mask = mask_argument(inputs)
-        run.checks.append(check)
-    mismatch = any(c.verdict != PortOutcome.VERIFIED.value for c in run.checks)
-    run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
-    if mismatch:
-        bad = next(c for c in run.checks if c.verdict != PortOutcome.VERIFIED.value)
-        given = f" --opt {shlex.quote(opt_argument(options.opt))}" if options.opt else ""
-        if bad.padding_mask is not None:
-            given += f" --padding-mask {bad.padding_mask}"
-        run.commands = [f"{options.invocation} check {shlex.quote(str(torch_ir))} --pipeline "
-                        f"{torch_pipeline},torch-to-linalg --inputs {shlex.quote(bad.inputs_file)}{given}"]
-    return run
+    return done
+
+
+def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBackendResult,
+              subject: Subject, program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
+              tolerances: Tolerances) -> NumericsCheck:
+    """One set's outputs against eager, padded positions (tokens, audio frames) left out."""
+    actual, expected = list(result.outputs), [_numpy(e) for e in subject.expected(inputs)]
+    padded = padded_positions(inputs)
+    excluded = None
+    if padded is not None:
+        actual, expected, excluded = exclude_positions(actual, expected, padded)
+    check = _check(which, inputs, compare(actual, expected, tolerances), subject, program,
+                   str(work / "inputs.npz"))
+    if excluded is not None:
+        count, diff = excluded
+        check.excluded = (describe_excluded(count) if inputs.padded is None else
+                          f"{count} padded frame{'s' if count != 1 else ''} (computed from "
+                          "zero samples the attention mask leaves out)")
+        check.excluded_max_abs_diff = float(diff)
+        check.padding_mask = mask_argument(inputs)
+    return check
+
+
+def _mismatch(run: NumericsRun, torch_ir: Path, torch_pipeline: str, folder: Path,
+              options: PortOptions, progress: Progress, label: str) -> None:
+    """The ``harness check`` command on the first mismatching set, then the one op that
+    computes wrong (its reproducer's command too)."""
+    bad = next(c for c in run.checks if c.verdict is not PortOutcome.VERIFIED)
+    given = ["--opt", opt_argument(options.opt)] if options.opt else []
+    if bad.padding_mask is not None:
+        given += ["--padding-mask", str(bad.padding_mask)]
+    run.commands = [harness_command(options.invocation, [
+        "check", str(torch_ir), "--pipeline", f"{torch_pipeline},torch-to-linalg",
+        "--inputs", bad.inputs_file, *given])]
+    with progress.stage(f"{label} one-op verdict"):
+        narrow(run.checks, torch_ir, f"{torch_pipeline},torch-to-linalg", folder, options)
+    run.commands += [c.culprit_command for c in run.checks if c.culprit_command]
+
+
+#: MLIR's runtime op verification (``-generate-runtime-verification``): the op, what it found,
+#: and the op's location, e.g. Wav2Vec2's ``hidden_states[~mask] = 0`` lowered to a gather that
+#: reads out of bounds.
+_RUNTIME_CHECK = re.compile(r"Runtime op verification failed\s*\n\s*(?:%[\w#:]+ = )?\"?([a-z_]+\.[\w.]+)"
+                            r"[^\n]*\n\s*\^\s*([^\n]*)\n\s*Location:\s*([^\n]*)")
+
+
+def execution_blocker(failed: RefBackendResult, stage: str) -> Blocker:
+    """The blocker of a failed execution: the signal, and where the lowered code says it failed
+    (a runtime verification names the op and the model's line)."""
+    text = f"{failed.error}\n{failed.stderr}"  # the check prints on stdout, in the error
+    found = _RUNTIME_CHECK.search(text)
+    if found is None:
+        return Blocker(rank=1, stage=stage, signature=f"{stage}: {failed.signal or 'error'}",
+                       message=one_line(failed.error))
+    op, what, location = found.groups()
+    frames = frames_of(location)
+    return Blocker(rank=1, stage=stage, signature=f"{stage}: {failed.signal or 'error'}: {op} {what}",
+                   op=op, location=frames[0] if frames else "", frames=frames,
+                   message=f"runtime op verification failed: {op} {what}"
+                           + (f" ({failed.signal})" if failed.signal else ""))
 
 
 def padded_positions(inputs: InputSet) -> np.ndarray | None:
-    """[batch, seq] True where ``attention_mask`` is 0, or None when nothing is padded."""
+    """[batch, seq] True where ``attention_mask`` is 0, or None when nothing is padded; raw
+    audio's padded frames where the set names them (its mask counts samples, not frames)."""
+    if inputs.padded is not None:
+        return inputs.padded.numpy().astype(bool)
     if "attention_mask" not in inputs.names:
         return None
     return padding_of(inputs.tensors[inputs.names.index("attention_mask")])
@@ -158,6 +237,8 @@ def padded_positions(inputs: InputSet) -> np.ndarray | None:
 def mask_argument(inputs: InputSet) -> int | None:
     """The argument index of the set's attention mask when it pads something (``harness check
     --padding-mask``), else None."""
+    if inputs.padded is not None:  # frames, not the mask's samples: check compares them all
+        return None
     return inputs.names.index("attention_mask") if padded_positions(inputs) is not None else None
 
 
@@ -165,42 +246,38 @@ def _numpy(value):
     return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else value
 
 
-def _check(which: str, inputs: InputSet, numerics: NumericsResult, subject: Subject,
+def _check(which: InputSetName, inputs: InputSet, numerics: NumericsResult, subject: Subject,
            program: Callable[[InputSet], Sequence[torch.Tensor]] | None, npz: str) -> NumericsCheck:
     outputs = [OutputDiff(
         index=o.index, name=subject.output_names[o.index] if o.index < len(subject.output_names) else "",
-        dtype=o.dtype, shape=list(o.shape), max_abs_diff=json_float(o.max_abs_diff),
-        max_rel_diff=json_float(o.max_rel_diff), mismatched=o.mismatched, total=o.total,
+        dtype=o.dtype, shape=list(o.shape), max_abs_diff=float(o.max_abs_diff),
+        max_rel_diff=float(o.max_rel_diff), mismatched=o.mismatched, total=o.total,
         tolerance=o.tolerance.render(), problem=o.problem) for o in numerics.outputs]
+    program_diff, program_failed = _program_diff(program, subject, inputs)
     return NumericsCheck(
-        inputs=which, description=inputs.description, verdict=numerics.verdict.value,
-        max_abs_diff=json_float(max((o.max_abs_diff for o in numerics.outputs), default=0.0)),
-        max_rel_diff=json_float(max((o.max_rel_diff for o in numerics.outputs), default=0.0)),
+        inputs=which, description=inputs.description, verdict=PortOutcome.parse(numerics.verdict.value),
+        max_abs_diff=max((float(o.max_abs_diff) for o in numerics.outputs), default=0.0),
+        max_rel_diff=max((float(o.max_rel_diff) for o in numerics.outputs), default=0.0),
         outputs=outputs, problem=numerics.problem,
-        program_max_abs_diff=_program_diff(program, subject, inputs), inputs_file=npz)
+        program_max_abs_diff=program_diff, program_failed=program_failed, inputs_file=npz)
 
 
-def _program_diff(program, subject: Subject, inputs: InputSet) -> float | str | None:
-    """The imported program (trace or export) in PyTorch against eager, max abs diff."""
+def _program_diff(program, subject: Subject, inputs: InputSet) -> tuple[float | None, bool]:
+    """The imported program (trace or export) in PyTorch against eager: (max abs diff, whether
+    it failed to run); (None, False) when there is no program to run."""
     if program is None:
-        return None
+        return None, False
     try:
         with torch.no_grad():
             got = as_tuple(program(inputs))
     except Exception:  # the program may not run on other values (a frozen shape): say so
-        return "error"
+        return None, True
     expected = subject.expected(inputs)
     if len(got) != len(expected):
-        return "inf"
+        return math.inf, False
     diffs = [float((a.double() - b.double()).abs().max()) if a.shape == b.shape and a.numel() else
              (0.0 if a.shape == b.shape else math.inf) for a, b in zip(got, expected)]
-    return json_float(max(diffs, default=0.0))
-
-
-def json_float(x: float) -> float | str:
-    """JSON has no inf/nan: they are written as strings."""
-    x = float(x)
-    return x if math.isfinite(x) else str(x)
+    return max(diffs, default=0.0), False
 
 
 def _no_diagnosis(options: PortOptions) -> PortOptions:

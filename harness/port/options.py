@@ -27,6 +27,7 @@ class PortOptions:
     batch: int | None = None          # None: the driver's (1)
     seq: int | None = None            # None: the driver's (8)
     seed: int = 0                     # weights and the traced inputs; the second set uses seed+1
+    inputs: tuple[str, ...] = ()      # --input NAME=SHAPE[:DTYPE]: inputs the planner cannot make
     variants: tuple[str, ...] = ()    # () = every variant the model has (OPT: stock and fixed)
     frontends: tuple[FrontendName, ...] = (FrontendName.TORCHSCRIPT, FrontendName.FX)
     numerics: bool = True             # run the lowered module on the RefBackend against eager
@@ -52,6 +53,7 @@ class PortOptions:
             "batch": self.batch,
             "seq": self.seq,
             "seed": self.seed,
+            "inputs": list(self.inputs),
             "variants": list(self.variants),
             "frontends": [f.value for f in self.frontends],
             "numerics": self.numerics and not self.torch_only,

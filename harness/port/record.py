@@ -1,9 +1,13 @@
 """The record of one ``harness port``: what a sweep, a board and the fixes read back.
 
 One JSON document per MODEL (``--json FILE``, and ``record.json`` in the port's folder), schema
-:data:`SCHEMA`. Plain dataclasses over strings, numbers and lists, importing nothing but the
-leaves, so any reader can load a record without torch or the bindings. The README documents
+:data:`SCHEMA`. Dataclasses over enums, numbers and lists, importing nothing that loads torch or the
+bindings, so any reader can load a record without them. The README documents
 every field; a reader checks ``schema`` and refuses a major version it does not know.
+
+In memory every closed set is its enum and every difference a float (``inf``/``nan`` too); the
+JSON is made at the edge (:meth:`PortRecord.to_json`, :meth:`PortRecord.from_json`), where enums
+are their values, ``inf``/``nan`` strings, and a stage not reached ``""``.
 
 Shape: a record holds the model's variants (OPT has two: the stock model and FixedOPT; every
 other model one), and each variant holds one port per frontend, side by side.
@@ -12,12 +16,19 @@ other model one), and each variant holds one port per frontend, side by side.
 from __future__ import annotations
 
 import json
+import math
 import os
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from collections.abc import Callable
+from typing import Any, ClassVar
 
+from harness.compiler.outcomes import Outcome
 from harness.enums import ParsableEnum
-from harness.errors import InputFileError
+from harness.errors import HarnessError, InputFileError
+from harness.frontends.names import FrontendName
+from harness.models.choice import Variant
+from harness.models.hf_resolve import SourceKind
 
 SCHEMA = "harness.port/1"
 
@@ -44,23 +55,82 @@ class PortStage(ParsableEnum):
     EXECUTION = "execution"
 
 
+#: The stages that are torch-mlir pipelines (the rest run in Python or on the RefBackend).
+PIPELINE_STAGES = frozenset({PortStage.TORCHSCRIPT_TO_TORCH, PortStage.FX_TO_TORCH,
+                             PortStage.TORCH_TO_LINALG})
+
+
+class StageOutcome(ParsableEnum):
+    """How a stage ended: a pipeline's RunRecord outcome (the same values as
+    ``compiler.outcomes.Outcome``), or an error in Python (trace, export, import, the RefBackend)."""
+
+    SUCCESS = "success"
+    LEGALIZATION_FAILURE = "legalization-failure"
+    PASS_FAILURE = "pass-failure"
+    VERIFIER_ERROR = "verifier-error"
+    PARSE_ERROR = "parse-error"
+    CRASH = "crash"
+    ASSERTION = "assertion"
+    TIMEOUT = "timeout"
+    BAD_OUTPUT = "bad-output"
+    ERROR = "error"                          # an exception in Python
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> StageOutcome:
+        return cls(outcome.value)
+
+
+class InputSetName(ParsableEnum):
+    """Which input set a numbers check ran on."""
+
+    TRACED = "traced"                        # the set the model was traced or exported with
+    SECOND = "second"                        # other values (padded where the model pads)
+
+
+def _optional_stage(value: object) -> PortStage | None:
+    return PortStage.parse(value) if value else None  # type: ignore[arg-type]
+
+
+def _optional_float(value: object) -> float | None:
+    """A difference, or None; JSON's "inf" / "nan" strings read as floats."""
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+class _Typed:
+    """A record whose closed sets are enums however they are set: each field named in
+    ``_COERCE`` is parsed on every assignment (the constructor's too), so a value, its string
+    (a record read back, a caller's literal) or a bad one (an error here) never leaks in."""
+
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        convert = self._COERCE.get(name)
+        object.__setattr__(self, name, value if convert is None else convert(value))
+
+
 @dataclass
-class StageRecord:
-    name: str              # a PortStage value
+class StageRecord(_Typed):
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"name": PortStage.parse,
+                                                          "outcome": StageOutcome.parse}
+
+    name: PortStage
     ok: bool
     seconds: float
-    outcome: str = "success"  # a pipeline's RunRecord outcome; "error" / "timeout" in Python
+    outcome: StageOutcome = StageOutcome.SUCCESS
     output: str = ""       # the file the stage wrote
     detail: str = ""       # why it failed, in one line
 
 
+
 @dataclass
-class Blocker:
+class Blocker(_Typed):
     """What stops a frontend: an op no pass lowers (not the op left over because of it), a
     crash, or an error in Python (trace, export, import)."""
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"stage": PortStage.parse}
+
 
     rank: int                      # 1 = the first to fix (most occurrences first)
-    stage: str
+    stage: PortStage
     signature: str                 # the grouping key: equal keys are the same bug
     op: str = ""                   # the op whose conversion failed
     count: int = 0                 # how many of it the failing pass left
@@ -79,49 +149,67 @@ class Blocker:
     reproducer: str = ""           # a one-op IR file that fails the same way alone
 
 
+
 @dataclass
-class OutputDiff:
+class OutputDiff(_Typed):
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"max_abs_diff": float,
+                                                          "max_rel_diff": float}
+
     index: int
     name: str              # the model output's name (last_hidden_state, ...)
     dtype: str
     shape: list[int]
-    max_abs_diff: float | str  # "inf" / "nan" as strings: JSON has neither
-    max_rel_diff: float | str
+    max_abs_diff: float    # inf / nan included (strings in the JSON: it has neither)
+    max_rel_diff: float
     mismatched: int
     total: int
     tolerance: str         # "rtol 0.0001, atol 1e-05" or "exact"
     problem: str = ""      # a shape or dtype difference
 
 
-@dataclass
-class NumericsCheck:
-    """The RefBackend's outputs against eager PyTorch on one input set."""
 
-    inputs: str            # "traced" or "second"
+@dataclass
+class NumericsCheck(_Typed):
+    """The RefBackend's outputs against eager PyTorch on one input set."""
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        "inputs": InputSetName.parse, "verdict": PortOutcome.parse, "max_abs_diff": float,
+        "max_rel_diff": float, "program_max_abs_diff": _optional_float,
+        "excluded_max_abs_diff": _optional_float}
+
+
+    inputs: InputSetName
     description: str       # what the set is (padded mask, other ids)
-    verdict: str           # verified | numerics-mismatch
-    max_abs_diff: float | str
-    max_rel_diff: float | str
+    verdict: PortOutcome   # VERIFIED or NUMERICS_MISMATCH
+    max_abs_diff: float
+    max_rel_diff: float
     outputs: list[OutputDiff] = field(default_factory=list)
     problem: str = ""      # a mismatch of the whole result (number of outputs)
     # The imported program (the trace, the exported graph) run in PyTorch against eager:
     # a difference here is frozen into the program, not made by torch-mlir. None: not run.
-    program_max_abs_diff: float | str | None = None
+    program_max_abs_diff: float | None = None
+    program_failed: bool = False  # the program did not run on these inputs ("error" in the JSON)
     inputs_file: str = ""  # the .npz the RefBackend ran on
     # Positions left out of the comparison: padded tokens (attention_mask 0), whose rows attend
     # to no key, so what they hold is undefined (eager's own attention implementations disagree
     # there). Their largest difference is still recorded.
     excluded: str = ""
-    excluded_max_abs_diff: float | str | None = None
+    excluded_max_abs_diff: float | None = None
     padding_mask: int | None = None  # the mask's argument index (harness check --padding-mask)
+    culprit: str = ""          # the one op that computes wrong: op, line, own difference (or why none)
+    culprit_command: str = ""  # `harness check` of its one-op reproducer
+
 
 
 @dataclass
-class FrontendPort:
-    frontend: str          # torchscript | fx
-    outcome: str           # a PortOutcome value
-    reached: str = ""      # the last stage that succeeded
-    failed_stage: str = ""
+class FrontendPort(_Typed):
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        "frontend": FrontendName.parse, "outcome": PortOutcome.parse, "reached": _optional_stage,
+        "failed_stage": _optional_stage}
+
+    frontend: FrontendName
+    outcome: PortOutcome
+    reached: PortStage | None = None       # the last stage that succeeded
+    failed_stage: PortStage | None = None
     stages: list[StageRecord] = field(default_factory=list)
     blockers: list[Blocker] = field(default_factory=list)
     numerics: list[NumericsCheck] = field(default_factory=list)
@@ -134,17 +222,20 @@ class FrontendPort:
     diagnosis_seconds: float = 0.0  # blockers and bisect on a failing pipeline (not a stage)
     fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
 
+
     @property
     def seconds(self) -> float:
         return sum(s.seconds for s in self.stages)
 
     def stage_seconds(self) -> dict[str, float]:
-        return {s.name: s.seconds for s in self.stages}
+        return {s.name.value: s.seconds for s in self.stages}
 
 
 @dataclass
-class VariantRecord:
-    variant: str           # stock | fixed
+class VariantRecord(_Typed):
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"variant": Variant.parse}
+
+    variant: Variant
     name: str              # gpt2, opt-fixed: titles and folder names
     settings: dict[str, Any] = field(default_factory=dict)  # what was built, sizes, inputs
     config: dict[str, Any] = field(default_factory=dict)    # the config's non-default fields
@@ -153,10 +244,13 @@ class VariantRecord:
     ports: list[FrontendPort] = field(default_factory=list)
 
 
+
 @dataclass
-class PortRecord:
+class PortRecord(_Typed):
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"source": SourceKind}
+
     model: str             # MODEL as given
-    source: str            # type | directory | opt
+    source: SourceKind
     model_type: str
     options: dict[str, Any] = field(default_factory=dict)   # size, batch, seq, frontends, ...
     versions: dict[str, str] = field(default_factory=dict)  # packages and torch-mlir-opt
@@ -165,6 +259,7 @@ class PortRecord:
     seconds: float = 0.0
     schema: str = SCHEMA
 
+
     def ports(self) -> list[tuple[VariantRecord, FrontendPort]]:
         return [(v, p) for v in self.variants for p in v.ports]
 
@@ -172,13 +267,11 @@ class PortRecord:
     def ok(self) -> bool:
         """Every port verified (or lowered, where numerics were not asked for)."""
         return bool(self.ports()) and all(
-            PortOutcome.parse(p.outcome) in (PortOutcome.VERIFIED, PortOutcome.LOWERED)
-            for _, p in self.ports())
+            p.outcome in (PortOutcome.VERIFIED, PortOutcome.LOWERED) for _, p in self.ports())
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data = {"schema": data.pop("schema"), **data}
-        return data
+        data = _jsonable(self)
+        return {"schema": data.pop("schema"), **data}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PortRecord:
@@ -188,8 +281,11 @@ class PortRecord:
             raise InputFileError(
                 f"not a port record of schema {SCHEMA}: its schema is {schema!r}. Write it again "
                 "with this version's 'harness port --json FILE'.")
-        variants = [_variant(v) for v in data.get("variants", [])]
-        return _build(cls, data, variants=variants)
+        try:
+            return _build(cls, data, variants=[_variant(v) for v in data.get("variants", [])])
+        except (HarnessError, KeyError, TypeError, ValueError) as e:
+            raise InputFileError(f"not a valid port record ({SCHEMA}): {str(e).rstrip('.')}. Write "
+                                 "it again with this version's 'harness port --json FILE'.") from None
 
     def write(self, path: str | os.PathLike) -> None:
         from harness.compiler.irfile import write_atomically
@@ -205,6 +301,39 @@ class PortRecord:
         return cls.from_json(data)
 
 
+def _float_out(x: float | None) -> float | str | None:
+    return x if x is None or math.isfinite(x) else str(x)
+
+
+_FLOATS = {"max_abs_diff", "max_rel_diff", "excluded_max_abs_diff"}
+
+
+def _jsonable(value: Any) -> Any:
+    """The record as JSON data: enums by value, inf/nan as strings, a stage not reached as ""."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if not hasattr(value, "__dataclass_fields__"):
+        return value
+    out: dict[str, Any] = {}
+    for f in fields(value):
+        item = getattr(value, f.name)
+        if f.name == "program_failed":
+            continue
+        if f.name in _FLOATS:
+            out[f.name] = _float_out(item)
+        elif f.name == "program_max_abs_diff":
+            out[f.name] = "error" if value.program_failed else _float_out(item)
+        elif f.name in ("reached", "failed_stage"):
+            out[f.name] = "" if item is None else _jsonable(item)
+        else:
+            out[f.name] = _jsonable(item)
+    return out
+
+
 def _build(cls, data: dict[str, Any], **nested):
     known = {f.name for f in fields(cls)}
     return cls(**{**{k: v for k, v in data.items() if k in known}, **nested})
@@ -214,11 +343,15 @@ def _variant(data: dict[str, Any]) -> VariantRecord:
     return _build(VariantRecord, data, ports=[_port(p) for p in data.get("ports", [])])
 
 
+def _numerics(data: dict[str, Any]) -> NumericsCheck:
+    program = data.get("program_max_abs_diff")
+    return _build(NumericsCheck, data, program_max_abs_diff=None if program == "error" else program,
+                  program_failed=program == "error",
+                  outputs=[_build(OutputDiff, o) for o in data.get("outputs", [])])
+
+
 def _port(data: dict[str, Any]) -> FrontendPort:
-    PortOutcome.parse(data["outcome"])
-    return _build(
-        FrontendPort, data,
-        stages=[_build(StageRecord, s) for s in data.get("stages", [])],
-        blockers=[_build(Blocker, b) for b in data.get("blockers", [])],
-        numerics=[_build(NumericsCheck, n, outputs=[_build(OutputDiff, o) for o in n.get("outputs", [])])
-                  for n in data.get("numerics", [])])
+    return _build(FrontendPort, data,
+                  stages=[_build(StageRecord, s) for s in data.get("stages", [])],
+                  blockers=[_build(Blocker, b) for b in data.get("blockers", [])],
+                  numerics=[_numerics(n) for n in data.get("numerics", [])])

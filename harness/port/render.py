@@ -3,13 +3,28 @@ then one result line per port and the commands to dig further."""
 
 from __future__ import annotations
 
+import math
+
+from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
+from harness.models.choice import Variant
+from harness.models.hf_resolve import SourceKind
+from harness.tools.registry import unregistered_op
 from harness.tools.source import excerpt
 
 from .diagnose import short_location
-from .record import Blocker, FrontendPort, NumericsCheck, PortOutcome, PortRecord, VariantRecord
+from .record import (
+    PIPELINE_STAGES,
+    Blocker,
+    FrontendPort,
+    NumericsCheck,
+    PortOutcome,
+    PortRecord,
+    StageOutcome,
+    VariantRecord,
+)
 
-PROGRAM = {"torchscript": "trace", "fx": "exported program"}
+PROGRAM = {FrontendName.TORCHSCRIPT: "trace", FrontendName.FX: "exported program"}
 
 
 def render(record: PortRecord) -> list[str]:
@@ -41,7 +56,7 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
         verb = "lowered to" if not port.failed_stage or port.failed_stage not in (
             "torchscript-to-torch", "fx-to-torch", "torch-to-linalg") else "reached"
         lines.append(f"  {verb} the {port.contract}: {port.signature}")
-    if port.notes and port.frontend == "torchscript":
+    if port.notes and port.frontend is FrontendName.TORCHSCRIPT:
         lines.append("  trace:")
         lines += [f"    - {n}" for n in port.notes]
     for blocker in port.blockers:
@@ -56,13 +71,15 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
 
 
 def outcome_text(port: FrontendPort) -> str:
-    outcome = PortOutcome.parse(port.outcome)
+    outcome = port.outcome
     if outcome is PortOutcome.FAILS:
-        failed = next((s for s in port.stages if s.name == port.failed_stage), None)
-        why = f" ({failed.outcome})" if failed is not None and failed.outcome not in ("error", "success") else ""
+        failed = next((s for s in port.stages if s.name is port.failed_stage), None)
+        why = (f" ({failed.outcome})" if failed is not None
+               and failed.outcome not in (StageOutcome.ERROR, StageOutcome.SUCCESS) else "")
         return f"fails at {port.failed_stage}{why}"
     if outcome is PortOutcome.LOWERED:
-        return f"lowers through {', '.join(s.name for s in port.stages if s.name.endswith(('-torch', '-linalg')))} (numbers not checked)"
+        lowered = [s.name.value for s in port.stages if s.name in PIPELINE_STAGES]
+        return f"lowers through {', '.join(lowered)} (numbers not checked)"
     return outcome.value
 
 
@@ -107,7 +124,7 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     return lines
 
 
-def _numerics_lines(check: NumericsCheck, frontend: str) -> list[str]:
+def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
     lines = [f"    {check.inputs} inputs ({check.description}): {check.verdict}, max abs diff "
              f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}"]
     if check.problem:
@@ -122,17 +139,20 @@ def _numerics_lines(check: NumericsCheck, frontend: str) -> list[str]:
         lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} {o.dtype}[{dims}]: "
                      f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} "
                      f"({o.tolerance}) {state}")
-    if check.verdict != PortOutcome.VERIFIED.value and check.program_max_abs_diff is not None:
+    if check.verdict is not PortOutcome.VERIFIED and (check.program_failed
+                                                      or check.program_max_abs_diff is not None):
         program = PROGRAM.get(frontend, "imported program")
         diff = check.program_max_abs_diff
-        if diff == "error":
+        if check.program_failed or diff is None:
             lines.append(f"      the {program} itself does not run on these inputs in PyTorch")
-        elif _num_value(diff) > 0:
+        elif not diff <= 0:  # nan counts as a difference
             lines.append(f"      the {program} itself differs from eager by {_num(diff)} here: the "
                          "frontend froze the difference in (see the TracerWarnings), not torch-mlir")
         else:
             lines.append(f"      the {program} itself matches eager here: the difference comes "
                          "from the lowering or the RefBackend (run the 'check' command below)")
+    if check.culprit:
+        lines.append(f"      the op that computes wrong: {check.culprit}")
     return lines
 
 
@@ -140,14 +160,15 @@ def summary(record: PortRecord) -> list[str]:
     lines = ["== result =="]
     for variant, port in record.ports():
         lines.append(f"{variant.name} {port.frontend}: {_result(port)}")
-    if record.source == "opt" and [v.variant for v in record.variants] == ["stock"] and not record.ok:
+    if (record.source is SourceKind.OPT and [v.variant for v in record.variants] == [Variant.STOCK]
+            and not record.ok):
         lines.append("hint: the project's static-structure rewrite of OPT (FixedOPT) lowers: "
                      "'--model fixed' (harness opt), '--variant fixed' (harness port opt).")
     lines.append(f"files in {record.folder} (the record: record.json)")
     dig = [(v, p) for v, p in record.ports() if p.commands]
     for variant, port in dig:
         what = ("mismatch (the same IR against the reference evaluator)"
-                if port.outcome == PortOutcome.NUMERICS_MISMATCH.value else
+                if port.outcome is PortOutcome.NUMERICS_MISMATCH else
                 "failure (the Python line and the fix, the failing pass, a minimal IR file, "
                 "an upstream bug report)" if len(port.commands) > 1 else "failure")
         lines += ["", f"to dig into the {variant.name} {port.frontend} {what}:"]
@@ -157,33 +178,33 @@ def summary(record: PortRecord) -> list[str]:
 
 def _result(port: FrontendPort) -> str:
     text = outcome_text(port)
-    if port.outcome == PortOutcome.FAILS.value and port.blockers:
+    if port.outcome is PortOutcome.FAILS and port.blockers:
         first = port.blockers[0]
         text += f": {first.op or first.message}"
         if first.location:
             text += f" at {short_location(first.location)}"
-        if first.op and not first.converted_by and first.lowering:
+        if first.op and unregistered_op(first.op) is not None:
+            text += " is not registered in torch-mlir's dialect"
+        elif first.op and not first.converted_by and first.lowering:
             text += " has no lowering"
         if first.fixes:
             text += f" (fix: {', '.join(first.fixes)})"
         if len(port.blockers) > 1:
             text += f" (+{len(port.blockers) - 1} more blocker{'s' if len(port.blockers) > 2 else ''})"
     elif port.numerics:
-        worst = max(port.numerics, key=lambda c: _num_value(c.max_abs_diff))
-        if port.outcome == PortOutcome.VERIFIED.value:
+        worst = max(port.numerics, key=lambda c: _worst_first(c.max_abs_diff))
+        if port.outcome is PortOutcome.VERIFIED:
             text += f" on {len(port.numerics)} input sets (max abs diff {_num(worst.max_abs_diff)})"
         else:
-            bad = [c.inputs for c in port.numerics if c.verdict != PortOutcome.VERIFIED.value]
+            bad = [c.inputs.value for c in port.numerics if c.verdict is not PortOutcome.VERIFIED]
             text += f" on the {' and '.join(bad)} inputs (max abs diff {_num(worst.max_abs_diff)})"
     return text
 
 
-def _num(x: float | str | None) -> str:
-    return x if isinstance(x, str) else "-" if x is None else f"{x:.3g}"
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3g}"
 
 
-def _num_value(x: float | str | None) -> float:
-    try:
-        return float(x) if x is not None else 0.0
-    except ValueError:
-        return float("inf")
+def _worst_first(x: float) -> float:
+    """A difference's rank: nan counts as the worst."""
+    return math.inf if math.isnan(x) else x

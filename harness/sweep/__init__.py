@@ -7,7 +7,9 @@
 - :mod:`.records`: the sweep folder read back (port records, run failures, checks);
 - :mod:`.merge`: ``--merge DIR...``, the shards' records joined;
 - :mod:`.status`: the board's cells and the comparison with a baseline sweep;
-- :mod:`.board`, :mod:`.highlight`: ``index.html``; :mod:`.progress`: one line per model.
+- :mod:`.board`, :mod:`.highlight`: ``index.html``; :mod:`.progress`: one line per model;
+- :mod:`.children`: the child processes, stopped with the sweep whatever ends it;
+  :mod:`.lock`: one sweep per folder.
 
 Records are the only state: no scheduler, no database.
 """

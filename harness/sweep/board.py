@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.compiler.irfile import write_atomically
 
 from . import highlight
-from .records import SweepDir
+from .records import SweepDir, read_capped, within
 from .status import Cell, Change, Row, Status, compare, frontends_of, rows_of
 
 COLOURS = {  # background, text: the word is always printed too (colour is never the only sign)
@@ -46,6 +46,11 @@ pre.mlir .err { border: none; color: inherit; } .cut { color: #888; }
 class BoardOptions:
     title: str = "torch-mlir-harness sweep"
     baseline: SweepDir | None = None
+    roots: tuple[Path, ...] = ()  # more folders of this sweep (--merge's shards: their ports)
+
+
+# What the board quotes of a reproducer file at most (it shows its first 40 lines).
+REPRODUCER_MAX_BYTES = 64 * 1024
 
 
 def _e(text: object) -> str:
@@ -57,10 +62,12 @@ def _badge(status: Status) -> str:
     return f'<span class="status" style="background:{bg};color:{fg}">{_e(status.value)}</span>'
 
 
-def _link(path: str, root: Path, text: str) -> str:
-    """A relative link to a file or folder of the sweep, when it is there; else the path."""
-    if path and Path(path).exists():
-        href = os.path.relpath(Path(path).resolve(), root.resolve())
+def _link(path: str, roots: tuple[Path, ...], text: str) -> str:
+    """A relative link to a file or folder of the sweep (``roots[0]``, or another of its
+    folders), when it is there; else the path as text."""
+    real = within(path, roots)
+    if real is not None and real.exists():
+        href = os.path.relpath(real, roots[0].resolve())
         return f'<a href="{_e(href)}">{_e(text)}</a>'
     return f'<span class="mono">{_e(path or text)}</span>'
 
@@ -76,7 +83,7 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
         return '<td class="cell" data-status="none"></td>'
     parts = [_badge(cell.status)]
     if cell.status is Status.FAILS:
-        parts.append(f'<div>at <b>{_e(cell.failed_stage)}</b></div>')
+        parts.append(f'<div>at <b>{_e(cell.failed_stage or "?")}</b></div>')
     elif cell.reached:
         parts.append(f'<div class="small">reached {_e(cell.reached)}</div>')
     if cell.blockers:
@@ -93,11 +100,16 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
     if cell.check is not None:
         parts.append(f'<div class="small">op-level check: {_e(cell.check.get("outcome", "?"))}'
                      f'{_check_diff(cell.check)}</div>')
+    if cell.culprit and cell.status in (Status.MISCOMPILE, Status.NUMERICS_MISMATCH):
+        parts.append(f'<div class="small">the op that computes wrong: {_e(cell.culprit[:300])}</div>')
     if cell.stage_seconds:
         times = ", ".join(f"{STAGE_ABBREV.get(k, k)} {v:.1f}" for k, v in cell.stage_seconds.items())
         parts.append(f'<div class="small">s: {_e(times)}</div>')
     if cell.detail:
         parts.append(f'<div class="small">{_e(cell.detail[:300])}</div>')
+    timeline = Path(cell.folder) / "timeline" / "index.html" if cell.folder else None
+    if timeline is not None and timeline.is_file():  # sweep --timelines
+        parts.append(f'<div class="small">{_link(str(timeline), (root,), "timeline")}</div>')
     if change is not None:
         before = change.before.value if change.before else "absent"
         parts.append(f'<div class="{change.direction}">{_e(change.direction)} (was {_e(before)})</div>')
@@ -140,7 +152,7 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
     return "".join(out)
 
 
-def _blockers(rows: list[Row], root: Path) -> str:
+def _blockers(rows: list[Row], roots: tuple[Path, ...]) -> str:
     groups: dict[str, list[tuple[Cell, object]]] = defaultdict(list)
     for row in rows:
         for cell in row.cells.values():
@@ -160,13 +172,14 @@ def _blockers(rows: list[Row], root: Path) -> str:
         where = [f'<div class="mono">{_e(_short(b.location))}</div>'] if b.location else []
         if b.failing_pass:
             where.append(f'<div class="small">failing pass: {_e(b.failing_pass)}</div>')
-        if b.reproducer and Path(b.reproducer).is_file():
-            where.append("<div>reproducer: " + _link(b.reproducer, root, Path(b.reproducer).name) + "</div>")
-            where.append(highlight.mlir_html(Path(b.reproducer).read_text(errors="replace")))
+        text = read_capped(b.reproducer, roots, REPRODUCER_MAX_BYTES) if b.reproducer else None
+        if text is not None:
+            where.append("<div>reproducer: " + _link(b.reproducer, roots, Path(b.reproducer).name) + "</div>")
+            where.append(highlight.mlir_html(text))
         for c, _ in items:
-            bundle = Path(c.folder) / "report" if c.folder else None
+            bundle = within(Path(c.folder) / "report", roots) if c.folder else None
             if bundle is not None and bundle.is_dir():
-                where.append("<div>report bundle: " + _link(str(bundle), root, f"{c.variant} {c.frontend}") + "</div>")
+                where.append("<div>report bundle: " + _link(str(bundle), roots, f"{c.variant} {c.frontend}") + "</div>")
         if cell.report_command:
             where.append(f'<div class="small mono">{_e(cell.report_command)}</div>')
         out.append(f'<tr class="blocker" data-signature="{_e(signature)}"><td>{"".join(detail)}</td>'
@@ -196,12 +209,12 @@ def _changes(changes: list[Change], baseline: SweepDir) -> str:
     return "".join(out)
 
 
-def _crashes(sweep: SweepDir) -> str:
+def _crashes(sweep: SweepDir, roots: tuple[Path, ...]) -> str:
     failed = [m.failure for m in sweep.models if m.failure is not None]
     if not failed:
         return ""
     items = "".join(f"<li><b>{_e(f.model)}</b>: {_e(f.reason)} after {f.seconds:.0f} s; log "
-                    f"{_link(str(sweep.root / f.log), sweep.root, f.log)}</li>" for f in failed)
+                    f"{_link(str(sweep.root / f.log), roots, f.log)}</li>" for f in failed)
     return f"<h2>Ports that left no record</h2><ul>{items}</ul>"
 
 
@@ -243,7 +256,8 @@ def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
     ]
     if options.baseline is not None:
         parts += ["<h2>Changes since the baseline</h2>", _changes(changes, options.baseline)]
-    parts += ["<h2>Blockers</h2>", _blockers(rows, sweep.root), _crashes(sweep), _skipped(sweep),
+    roots = (sweep.root, *options.roots)
+    parts += ["<h2>Blockers</h2>", _blockers(rows, roots), _crashes(sweep, roots), _skipped(sweep),
               f'<p class="small">MLIR highlighted with {_e(highlight.lexer()[1])}. Statuses, worst '
               "first: crashed (no record), fails (stopped at a stage), miscompile (lowered, and "
               "the op-level reference check differs), numerics-mismatch (lowered, differs from "

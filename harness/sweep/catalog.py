@@ -17,6 +17,7 @@ from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 
+from .children import CHILDREN
 from .records import LOGS, MODELS_FILE
 
 #: Per type: a tiny model builds in well under a second; a hang costs this much.
@@ -58,7 +59,7 @@ def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None 
             say(f"--all: {done[0]}/{len(types)} model types tried")
         return found
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, CHILDREN.stopped_on_exit(pool):
         for found in pool.map(one, enumerate(batches, 1)):
             why.update(found)
     built = [t for t in types if why.get(t) == "ok"]

@@ -5,6 +5,7 @@ folder keeps the copy of the folder named last (and the merge says so)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +13,12 @@ from pathlib import Path
 from harness.compiler.irfile import write_atomically
 from harness.errors import UsageError
 
-from .records import CHECKS, LOGS, MODELS_FILE, RECORDS, load
+from .records import CHECKS, LOGS, MODELS_FILE, RECORDS, load, within
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    """copytree's ignore: symlinks (a shard's file that points elsewhere is not copied)."""
+    return [n for n in names if os.path.islink(os.path.join(folder, n))]
 
 
 @dataclass
@@ -28,11 +34,20 @@ def merge(sources: list[Path], out: Path) -> Merged:
     merged = Merged()
     seen: set[str] = set()
     skipped: dict[str, dict[str, str]] = {}
-    for source in sources:
+    loaded = []
+    for source in sources:  # every record is validated before anything is copied
         if source.resolve() == out:
             raise UsageError(f"--merge {source}: the folder to merge into is also a source; give "
                              "--out a new folder.")
-        sweep = load(source)  # validates every record before anything is copied
+        sweep = load(source)
+        for result in sweep.models:
+            # Records are input: what is copied stays a file of the shard (no link out of it).
+            if result.path.is_symlink() or within(result.path, [source]) is None:
+                raise UsageError(f"--merge {source}: {result.path} is a link, not a file of the "
+                                 "folder; a sweep writes its records as files. Remove it and "
+                                 "merge again.")
+        loaded.append((source, sweep))
+    for source, sweep in loaded:
         for result in sweep.models:
             name = result.path.name
             if result.model in seen:
@@ -45,11 +60,14 @@ def merge(sources: list[Path], out: Path) -> Merged:
             shutil.copyfile(result.path, target)
             stem = result.path.stem
             checks = source / CHECKS / stem
-            if checks.is_dir():
+            if checks.is_dir() and not checks.is_symlink():
                 shutil.rmtree(out / CHECKS / stem, ignore_errors=True)
+                skip = shutil.ignore_patterns("harness-check-*")
                 shutil.copytree(checks, out / CHECKS / stem,
-                                ignore=shutil.ignore_patterns("harness-check-*"))
+                                ignore=lambda d, names: {*skip(d, names), *_links(d, names)})
             for log in (source / LOGS).glob(f"{stem}.*log"):
+                if log.is_symlink() or not log.is_file():
+                    continue
                 (out / LOGS).mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(log, out / LOGS / log.name)
         for row in sweep.skipped:

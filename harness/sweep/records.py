@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from harness.compiler.irfile import write_atomically
-from harness.errors import InputFileError
+from harness.errors import HarnessError, InputFileError
+from harness.execute.outcomes import CheckOutcome
 from harness.port.record import SCHEMA as PORT_SCHEMA
 from harness.port.record import PortRecord
 
@@ -37,7 +39,7 @@ class RunFailure:
     """A model whose port left no record: why, and where its output went."""
 
     model: str
-    reason: str            # timeout | crash | no-record
+    reason: str            # timeout | crash | no-record | lost (its cluster worker died twice)
     seconds: float
     returncode: int | None = None
     detail: str = ""       # the last lines of its stderr
@@ -67,7 +69,7 @@ class ModelResult:
     @property
     def ok(self) -> bool:
         return self.record is not None and self.record.ok and not any(
-            c.get("outcome") == "numerics-mismatch" for c in self.checks.values())
+            check_outcome(c) is CheckOutcome.NUMERICS_MISMATCH for c in self.checks.values())
 
 
 @dataclass
@@ -102,6 +104,32 @@ def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
                              "sweep again with --force.") from None
 
 
+def within(path: str | os.PathLike, roots: Sequence[Path]) -> Path | None:
+    """``path`` resolved (symlinks followed) when it lies inside one of ``roots``, else None.
+
+    Records are input: a path in one (a reproducer, a port folder, a log) is read, linked or
+    run only when it stays inside the sweep's own folders, never /etc/shadow or ~/.ssh."""
+    if not path:
+        return None
+    try:
+        real = Path(path).resolve()
+        return real if any(real.is_relative_to(r.resolve()) for r in roots) else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def read_capped(path: str | os.PathLike, roots: Sequence[Path], limit: int = 256 * 1024) -> str | None:
+    """The first ``limit`` bytes of a regular file inside ``roots`` as text, or None."""
+    real = within(path, roots)
+    if real is None or not real.is_file():
+        return None
+    try:
+        with open(real, "rb") as f:
+            return f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def write_failure(root: Path, failure: RunFailure) -> Path:
     path = root / RECORDS / f"{file_name(failure.model)}.json"
     write_atomically(path, json.dumps(failure.to_json(), indent=1) + "\n")
@@ -121,6 +149,14 @@ def read_check(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or str(data.get("schema", "")).split("/")[0] != CHECK_SCHEMA.split("/")[0]:
         return None
     return data
+
+
+def check_outcome(check: dict[str, Any]) -> CheckOutcome | None:
+    """The outcome of a ``harness check`` result read back; None when it holds none we know."""
+    try:
+        return CheckOutcome.parse(str(check.get("outcome", "")))
+    except HarnessError:
+        return None
 
 
 def load(root: str | os.PathLike) -> SweepDir:

@@ -1,16 +1,21 @@
-"""``harness sweep --reports``: one upstream report bundle per distinct blocker, made by the
-``harness report`` command its port printed (into ``PORT/report``, where the board links it).
-A blocker that stops ten models is reported once, from the first port it stops."""
+"""``harness sweep --reports``: one upstream report bundle per distinct blocker, made by
+``harness report`` on the input and pipeline its port's printed command names (into
+``PORT/report``, where the board links it). A blocker that stops ten models is reported once,
+from the first port it stops.
+
+Records are input, never run: the program, ``--opt`` and ``--out`` are the sweep's own; from
+the record only the IR file (inside the sweep's folder), the pipeline name and ``--no-reduce``
+are taken."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .children import CHILDREN
 from .records import LOGS, SweepDir, file_name
-from .runner import SweepOptions, run_logged
+from .runner import SweepOptions, rebuilt_command, run_logged
 
 
 @dataclass
@@ -21,24 +26,28 @@ class ReportRun:
     reused: bool = False
 
 
-def report_command(commands: list[str]) -> list[str] | None:
-    """The port's ``harness report ...`` command, as argv, or None."""
-    for command in commands:
-        argv = shlex.split(command)
-        if "report" in argv:
-            return argv
-    return None
+def report_command(commands: list[str], folder: str, options: SweepOptions) -> list[str] | None:
+    """``harness report FILE --pipeline P --out FOLDER/report`` for the port's printed report
+    command, as argv run by the sweep's Python with its ``--opt``; None when the record names
+    none, or a file or folder outside the sweep."""
+    return rebuilt_command("report", commands, folder, options, carry=("--no-reduce",))
 
 
 def make_reports(sweep: SweepDir, options: SweepOptions,
                  say: Callable[[str], None] | None = None) -> list[ReportRun]:
+    with CHILDREN.stopped_on_exit():  # a stop signal ends the report runs; a new run starts clean
+        return _make_reports(sweep, options, say)
+
+
+def _make_reports(sweep: SweepDir, options: SweepOptions,
+                  say: Callable[[str], None] | None) -> list[ReportRun]:
     seen: set[str] = set()
     runs = []
     for result in sweep.models:
         if result.record is None:
             continue
         for variant, port in result.record.ports():
-            argv = report_command(port.commands)
+            argv = report_command(port.commands, port.folder, options)
             for blocker in port.blockers:
                 if blocker.signature in seen or argv is None or not port.folder:
                     continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
+from harness.compiler.process import signal_group
 from harness.port.record import FrontendPort, PortOutcome, PortRecord, PortStage
 
+from .children import CHILDREN, Stopped
 from .progress import SweepProgress
 from .records import (
     LOGS,
@@ -29,6 +32,7 @@ from .records import (
     file_name,
     read_check,
     read_result,
+    within,
     write_failure,
 )
 
@@ -47,6 +51,7 @@ class SweepOptions:
     stage_timeout_s: float = DEFAULT_STAGE_TIMEOUT_S
     jobs: int = 1                     # models ported side by side
     numerics_check: bool = False      # harness check on each lowered port's torch IR
+    timelines: bool = False           # harness timeline of each failing pipeline stage
     port_args: tuple[str, ...] = ()   # more 'harness port' flags (--frontend fx, --opt PATH, ...)
     python: str = sys.executable
     cwd: str | None = None            # where the subprocesses start (None: this process's cwd)
@@ -80,34 +85,35 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
     return ", ".join(words) or "no ports", ok
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        process.kill()
-
-
 def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
          stdout: Path | None = None) -> tuple[int | None, bool, float]:
     """Runs ``argv`` in its own process group, output to ``log`` (stdout to ``stdout`` when
     given): (exit code, timed out, seconds). On timeout the whole group goes, torch-mlir-opt
-    children included."""
+    children included; a stop signal or the sweep's death ends it too (:mod:`.children`), and
+    :class:`~.children.Stopped` is raised when the sweep stopped it."""
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with open(log, "w", encoding="utf-8") as out, \
             open(stdout if stdout else os.devnull, "w", encoding="utf-8") as result:
-        out.write("$ " + " ".join(argv) + "\n")
+        out.write("$ " + shlex.join(argv) + "\n")
         out.flush()
-        process = subprocess.Popen(argv, stdout=result if stdout else out, stderr=subprocess.STDOUT
-                                   if not stdout else out, cwd=cwd, start_new_session=True,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        process = CHILDREN.start(argv, stdout=result if stdout else out,
+                                 stderr=subprocess.STDOUT if not stdout else out, cwd=cwd,
+                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
-            code = process.wait(timeout=timeout_s)
-            return code, False, time.monotonic() - start
+            code, timed_out = process.wait(timeout=timeout_s), False
         except subprocess.TimeoutExpired:
-            _kill_group(process)
+            signal_group(process.pid, signal.SIGKILL)
             process.wait()
-            return None, True, time.monotonic() - start
+            code, timed_out = None, True
+        except BaseException:  # a stop signal in the main thread (--reports runs there)
+            CHILDREN.stop()
+            raise
+        finally:
+            CHILDREN.finished(process)
+    if CHILDREN.stopping:
+        raise Stopped(shlex.join(argv))
+    return code, timed_out, time.monotonic() - start
 
 
 def _tail(log: Path, lines: int = 6) -> str:
@@ -127,18 +133,28 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
     record_path.unlink(missing_ok=True)
     log = root / LOGS / f"{file_name(model)}.log"
     argv = [options.python, "-m", "harness", "--no-progress", "port", model,
-            "--json", str(record_path), "--out", str(root / PORTS),
-            "--timeout", f"{options.stage_timeout_s:g}", *(["--fix"] if options.fix else []),
-            *options.port_args]
+            "--json", str(record_path), "--out", str(root / PORTS), *port_flags(options)]
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
     if not timed_out and code in (0, 1) and record_path.is_file():
         return read_result(record_path), False, seconds
+    failure = run_failure(model, code, timed_out, seconds, log, options)
+    write_failure(root, failure)
+    return failure, False, seconds
+
+
+def port_flags(options: SweepOptions) -> list[str]:
+    """The ``harness port`` flags every model of the sweep gets (after MODEL, --json, --out)."""
+    return ["--timeout", f"{options.stage_timeout_s:g}", *(["--fix"] if options.fix else []),
+            *options.port_args]
+
+
+def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, log: Path,
+                options: SweepOptions) -> RunFailure:
+    """What stands for a port that left no record: why, from its exit and its log's tail."""
     reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
-    failure = RunFailure(model, reason, round(seconds, 2), code, detail, str(log.relative_to(root)))
-    write_failure(root, failure)
-    return failure, False, seconds
+    return RunFailure(model, reason, round(seconds, 2), code, detail, str(log.relative_to(options.out)))
 
 
 def torch_ir(port: FrontendPort) -> str:
@@ -173,8 +189,10 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     old = None if options.force else read_check(path)
     if old is not None:
         return str(old.get("outcome", ""))
-    source = torch_ir(port)
+    # Records are input: the IR and inputs they name are checked only inside the sweep's folder.
+    source = str(within(torch_ir(port), [options.out]) or "")
     inputs, mask = check_inputs(port)
+    inputs = str(within(inputs, [options.out]) or "")
     if not source or not Path(source).is_file():
         return ""
     log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.frontend}.check.log"
@@ -199,19 +217,75 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     return str(data.get("outcome", ""))
 
 
+def timeline_port(model: str, port: FrontendPort, options: SweepOptions) -> None:
+    """``--timelines``: the failing stage's timeline, written to ``FOLDER/timeline/`` beside the
+    port's other outputs (the board links it). The command is built here from the input and
+    pipeline the port's printed one names, each checked to lie in the sweep, and run by the
+    sweep's Python with its ``--opt``: a record is input, its commands are never run as given."""
+    argv = timeline_command(port, options)
+    if argv is None:
+        return
+    if options.force or not (Path(argv[-1]) / "index.html").is_file():
+        log = options.out / LOGS / f"{file_name(model)}.{port.frontend}.timeline.log"
+        run_logged(argv, log, options.timeout_s, options.cwd)
+
+
+def timeline_command(port: FrontendPort, options: SweepOptions) -> list[str] | None:
+    """``harness timeline FILE --pipeline P --out FOLDER/timeline`` for the port's printed one;
+    None when it names none, or a file or folder outside the sweep."""
+    return rebuilt_command("timeline", port.commands, port.folder, options)
+
+
+def rebuilt_command(tool: str, commands: Sequence[str], folder: str, options: SweepOptions,
+                    carry: Sequence[str] = ()) -> list[str] | None:
+    """``harness TOOL FILE --pipeline P [extra] --out FOLDER/TOOL``, built from the first printed
+    command of ``tool``'s input and pipeline, each checked (the input and ``folder`` inside the
+    sweep, the pipeline not a flag), run by the sweep's Python with its ``--opt`` and the
+    ``carry`` flags the printed one holds: a record is input, its commands are never run as
+    given. None when there is no such command."""
+    for command in commands:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            continue
+        if tool not in words[:4]:
+            continue
+        rest = words[words.index(tool) + 1:]
+        pipeline = rest[rest.index("--pipeline") + 1] if "--pipeline" in rest[:-1] else ""
+        source = within(rest[0], [options.out]) if rest else None
+        port = within(folder, [options.out])
+        if source is None or port is None or not pipeline or pipeline.startswith("-"):
+            return None
+        opt = list(options.port_args[options.port_args.index("--opt"):][:2]) \
+            if "--opt" in options.port_args else []
+        kept = [flag for flag in carry if flag in rest]
+        return [options.python, "-m", "harness", "--no-progress", tool, str(source),
+                "--pipeline", pipeline, *opt, *kept, "--out", str(port / tool)]
+    return None
+
+
 def sweep_one(model: str, options: SweepOptions) -> ModelRun:
     """Ports one model and checks its ports; the seconds count both."""
     start = time.monotonic()
     result, reused, _ = port_model(model, options)
+    return finish(model, result, reused, options, start)
+
+
+def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: SweepOptions,
+           start: float) -> ModelRun:
+    """A model's record in hand (ported here or on a cluster): its checks, and its summary."""
     checks: dict[str, str] = {}
     if options.numerics_check and isinstance(result, PortRecord):
         for variant, port in result.ports():
             outcome = check_port(model, variant.name, port, options)
             if outcome:
                 checks[f"{variant.name}.{port.frontend}"] = outcome
+    if options.timelines and isinstance(result, PortRecord):
+        for _, port in result.ports():
+            if port.outcome == PortOutcome.FAILS:
+                timeline_port(model, port, options)
     word, ok = _summary(result, checks)
-    seconds = time.monotonic() - start
-    return ModelRun(model, word, seconds, reused, ok)
+    return ModelRun(model, word, time.monotonic() - start, reused, ok)
 
 
 def run_sweep(models: Sequence[str], options: SweepOptions,
@@ -225,7 +299,7 @@ def run_sweep(models: Sequence[str], options: SweepOptions,
         progress.finished(model, run.outcome, run.seconds, run.reused)
         return run
 
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, CHILDREN.stopped_on_exit(pool):
         return list(pool.map(one, models))
 
 

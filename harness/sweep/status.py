@@ -3,13 +3,16 @@ from worst to best, so a baseline comparison can say better or worse."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.enums import ParsableEnum
-from harness.port.record import Blocker, FrontendPort, PortOutcome
+from harness.frontends.names import FrontendName
+from harness.execute.outcomes import CheckOutcome
+from harness.port.record import Blocker, FrontendPort, PortOutcome, PortStage
 
-from .records import ModelResult, SweepDir
+from .records import ModelResult, SweepDir, check_outcome
 
 
 class Status(ParsableEnum):
@@ -36,19 +39,20 @@ class Cell:
     """One frontend of one model variant."""
 
     model: str
-    variant: str
-    frontend: str
+    variant: str                                              # the variant's name (gpt2, opt-fixed)
+    frontend: FrontendName | str                              # "-" for a model that left no record
     status: Status
-    reached: str = ""
-    failed_stage: str = ""
+    reached: PortStage | None = None
+    failed_stage: PortStage | None = None
     blockers: list[Blocker] = field(default_factory=list)
     fixes: list[str] = field(default_factory=list)          # the fixes applied (port --fix)
-    max_abs_diff: float | str | None = None                  # the worst of the input sets
+    max_abs_diff: float | None = None                         # the worst of the input sets
     stage_seconds: dict[str, float] = field(default_factory=dict)
     check: dict[str, Any] | None = None                      # harness check --json, if run
     folder: str = ""
     report_command: str = ""
     detail: str = ""                                          # a crash's reason
+    culprit: str = ""                                         # the one op that computes wrong
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -64,14 +68,12 @@ class Row:
     cells: dict[str, Cell] = field(default_factory=dict)
 
 
-def _worst_diff(port: FrontendPort) -> float | str | None:
+def _worst_diff(port: FrontendPort) -> float | None:
+    """The largest difference of the input sets; nan counts as the largest."""
     values = [n.max_abs_diff for n in port.numerics]
     if not values:
         return None
-    for special in ("nan", "inf"):
-        if special in values:
-            return special
-    return max(float(v) for v in values)
+    return next((v for v in values if math.isnan(v)), max(values))
 
 
 def _applied(port: FrontendPort) -> list[str]:
@@ -80,12 +82,11 @@ def _applied(port: FrontendPort) -> list[str]:
 
 
 def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:
-    outcome = PortOutcome.parse(port.outcome)
-    if outcome is PortOutcome.FAILS:
+    if port.outcome is PortOutcome.FAILS:
         return Status.FAILS
-    if check is not None and check.get("outcome") == "numerics-mismatch":
+    if check is not None and check_outcome(check) is CheckOutcome.NUMERICS_MISMATCH:
         return Status.MISCOMPILE
-    return Status.parse(outcome.value)
+    return Status.parse(port.outcome.value)
 
 
 def cells_of(result: ModelResult) -> list[Row]:
@@ -105,7 +106,8 @@ def cells_of(result: ModelResult) -> list[Row]:
                 reached=port.reached, failed_stage=port.failed_stage, blockers=list(port.blockers),
                 fixes=_applied(port), max_abs_diff=_worst_diff(port),
                 stage_seconds=port.stage_seconds(), check=check, folder=port.folder,
-                report_command=report)
+                report_command=report,
+                culprit=next((n.culprit for n in port.numerics if n.culprit), ""))
         rows.append(row)
     return rows
 
@@ -117,7 +119,7 @@ def rows_of(sweep: SweepDir) -> list[Row]:
 def frontends_of(rows: list[Row]) -> list[str]:
     """The table's columns: TorchScript first (the mission's path), then FX, then the rest."""
     seen = {f for r in rows for f in r.cells if f != "-"}
-    order = ["torchscript", "fx"]
+    order = [FrontendName.TORCHSCRIPT, FrontendName.FX]
     return [f for f in order if f in seen] + sorted(seen - set(order))
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 import shutil
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -38,7 +37,7 @@ from pathlib import Path
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.outcomes import Signature
-from harness.compiler.pipeline_text import PassRef, parse_pipeline, pipeline_prefix
+from harness.compiler.pipeline_text import dumped_pipeline, parse_pipeline
 from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import (
     DEFAULT_TIMEOUT_S,
@@ -50,6 +49,8 @@ from harness.compiler.text import unescape_mlir_string
 from harness.errors import PipelineConfigError
 
 from .blockers import BlockerAnalysis, analyze
+from .registry import describe_unregistered
+from .timing import NOT_PASSES, timing_nodes
 
 
 @dataclass
@@ -79,6 +80,9 @@ class Responsibility:
         if self.converted_by:
             return (f"{self.converted_by[0]} lowers it alone but not in this input: the failure "
                     "depends on what surrounds it")
+        unregistered = describe_unregistered(self.op)
+        if unregistered is not None:
+            return unregistered
         text = f"no conversion pass of this pipeline lowers {self.op}"
         if self.equivalent_converted_by:
             text += (f"; {self.equivalent_converted_by[0]} lowers the equivalent "
@@ -186,7 +190,6 @@ _NOTE = re.compile(
     r"(?:: (?P<sym>@[^\s:\]]+))?\]?: reproducer generated at `(?P<path>[^`]+)`"
 )
 _REPRO_PIPELINE = re.compile(r'pipeline:\s*"(?P<p>(?:[^"\\]|\\.)*)"')
-_DUMP_HEADER = re.compile(r"^Pass Manager with \d+ passes:\s*$", re.MULTILINE)
 
 
 def reproducer_note(record: RunRecord) -> re.Match | None:
@@ -228,18 +231,6 @@ def reproducer_pipeline_of_file(path: Path) -> str:
     return ""
 
 
-def dumped_pipeline(stderr: str) -> list[PassRef]:
-    """The passes ``--dump-pass-pipeline`` printed, as run (registered pipelines expanded)."""
-    m = _DUMP_HEADER.search(stderr)
-    listing = pipeline_prefix(stderr[m.end():]) if m else ""
-    if not listing:
-        return []
-    try:
-        return parse_pipeline(listing)
-    except PipelineConfigError:  # a dump we cannot read only costs the pass positions
-        return []
-
-
 # ---------------------------------------------------------------------------------------------
 # Who should have lowered a left-over op
 
@@ -247,8 +238,6 @@ def dumped_pipeline(stderr: str) -> list[PassRef]:
 _REPORTING_PASSES = re.compile(
     r"^torch-(?:finalizing-backend-type-conversion|func-backend-type-conversion|verify-)"
 )
-_TIMING_LINE = re.compile(r"^\s+-?[\d.]+ \(\s*-?[\d.]+%\)  (?P<indent> *)(?P<name>\S.*?)\s*$")
-_NOT_PASSES = ("Parser", "Output", "Rest", "Total")
 
 
 @dataclass
@@ -261,19 +250,12 @@ def ran_passes(stderr: str) -> list[RanPass]:
     """The pipeline's own passes that ran, in order, from MLIR's timing tree
     (``-mlir-timing-display=tree``): children of an "'op' Pipeline" node are the pipeline's
     passes; children of a pass are its analyses or the dynamic pipelines it ran."""
-    at = stderr.rfind("----Name----")
-    if at < 0:
-        return []
     ran: list[RanPass] = []
     stack: list[tuple[int, bool]] = []  # (depth, is a pipeline node)
-    for line in stderr[at:].splitlines()[1:]:
-        m = _TIMING_LINE.match(line)
-        if not m:
-            break
-        depth, name = len(m.group("indent")) // 2, m.group("name")
+    for depth, name, _ in timing_nodes(stderr):
         while stack and stack[-1][0] >= depth:
             stack.pop()
-        if (depth == 0 and name in _NOT_PASSES) or name.startswith("(A)"):
+        if (depth == 0 and name in NOT_PASSES) or name.startswith("(A)"):
             continue
         pipeline = name.endswith(" Pipeline")
         if all(is_pipeline for _, is_pipeline in stack):
@@ -378,6 +360,24 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
         _finish(result, workdir)
         return result
 
+    pre_ir, pass_pipeline = _failing_pass(result, first, note, partial, workdir)
+    if blockers and first.outcome is Outcome.LEGALIZATION_FAILURE:
+        result.blockers = analyze(input_path, pipeline, opt=first.binary, timeout_s=timeout_s)
+        result.responsible = responsible_passes(result.blockers)
+    _replay(result, first, pre_ir, pass_pipeline or pipeline, note.group("pass"), opt, timeout_s,
+            workdir)
+    if not pass_pipeline:
+        result.detail = ("the reproducer records no pipeline; replayed with the whole pipeline "
+                         + result.detail).strip()
+    _finish(result, workdir)
+    return result
+
+
+def _failing_pass(result: BisectResult, first: RunRecord, note: re.Match, partial: Path,
+                  workdir: Path) -> tuple[Path, str]:
+    """The failing pass from MLIR's reproducer (its name, its pipeline, its position in the
+    pipeline as run); the IR before it moved to ``before-PASS.mlir``. Returns that file and the
+    pass's own pipeline ("" when the reproducer records none)."""
     failing_name = note.group("pass")
     pass_pipeline = reproducer_pipeline_of_file(partial)
     try:
@@ -398,17 +398,17 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
                                                           result.pipeline_passes)
         result.pass_positions = [position] if position else result.pass_positions
     result.pre_pass_ir = str(pre_ir)
-    if blockers and first.outcome is Outcome.LEGALIZATION_FAILURE:
-        result.blockers = analyze(input_path, pipeline, opt=first.binary, timeout_s=timeout_s)
-        result.responsible = responsible_passes(result.blockers)
+    return pre_ir, pass_pipeline
 
+
+def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipeline: str,
+            failing_name: str, opt: str | None, timeout_s: float, workdir: Path) -> None:
+    """The failing pass alone on the IR before it: whether it fails the same way (a failure, a
+    crash or a hang, as the first run did), and the signature the result then carries."""
     own_errors = [d for d in first.diagnostics if d.is_error and not d.is_reproducer_summary]
     expect = "hang" if first.outcome is Outcome.TIMEOUT else ("failure" if own_errors else "crash")
-    replay_pipeline = pass_pipeline or pipeline
-    result.replay_command = (repro_command(replay_pipeline, pre_ir, shlex.quote(first.binary))
+    result.replay_command = (repro_command(replay_pipeline, pre_ir, first.binary)
                              + " -mlir-disable-threading")
-    if not pass_pipeline:
-        result.detail = "the reproducer records no pipeline; replayed with the whole pipeline"
     replay = run_pipeline(pre_ir, replay_pipeline, opt=opt, options=RunOptions(
         timeout_s=timeout_s, disable_threading=True, pass_hint=canonical_pass_name(failing_name)))
     result.runs = 2 + (result.blockers.runs if result.blockers else 0)
@@ -424,8 +424,6 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
         result.outcome = Outcome.CRASH
         result.signature = Signature(
             Outcome.CRASH, message=f"in {canonical_pass_name(failing_name)} (not reproduced by the replay)")
-    _finish(result, workdir)
-    return result
 
 
 def _finish(result: BisectResult, workdir: Path) -> None:

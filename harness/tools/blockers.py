@@ -43,16 +43,19 @@ from pathlib import Path
 from torch_mlir import ir
 from torch_mlir.dialects import func as func_dialect
 
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.compiler.mlir import PrintOptions, print_op, read_module
 from harness.compiler.outcomes import Outcome
-from harness.compiler.pipeline_text import PassRef, parse_pipeline
+from harness.compiler.pipeline_text import PassRef, dumped_pipeline, parse_pipeline
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (DEFAULT_TIMEOUT_S, ELIDE_PRINTED_WEIGHTS, RunOptions,
                                      run_pipeline)
 from harness.knowledge import fixes
 
 _DUMP_HEADER = "// -----// IR Dump After "
+# The dump is read from stderr whole, not as the head and tail a run keeps by default: 64 MiB
+# at each end is many times a large model's module with its weights elided.
+DUMP_KEEP_BYTES = 64 * 2**20
 # Scalars and lists of them: conversions match on their values, so they go with the op. Tensor
 # literals do not: they become arguments, so the one-op function names only the op.
 _CONSTANT_OPS = ("torch.constant.",)
@@ -167,7 +170,7 @@ class BlockerAnalysis:
 
 
 def _op_label(op: ir.Operation) -> str:
-    name = op.name
+    name = op.operation.name
     if name == "torch.operator" and "name" in op.attributes:
         return f'torch.operator "{ir.StringAttr(op.attributes["name"]).value}"'
     return name
@@ -182,13 +185,17 @@ def _walk(op: ir.Operation):
 
 
 def _is_illegal(op: ir.Operation) -> bool:
-    return op.name.startswith("torch.") and not op.name.startswith(_GLUE_DIALECTS)
+    # op.operation.name: an OpView (a use's owner) of an op with a `name` attribute of its own
+    # (torch.operator "aten._grouped_mm") answers `.name` with that StringAttr.
+    name = op.operation.name
+    return name.startswith("torch.") and not name.startswith(_GLUE_DIALECTS)
 
 
 def _is_constant(op: ir.Operation) -> bool:
-    if op.name.startswith(_CONSTANT_OPS):
+    name = op.operation.name
+    if name.startswith(_CONSTANT_OPS):
         return True
-    if op.name in _CONSTANT_AGGREGATES:
+    if name in _CONSTANT_AGGREGATES:
         return all(_defining_constant(v) is not None for v in op.operands)
     return False
 
@@ -205,7 +212,7 @@ def failure_ir(input_path: str | os.PathLike, pipeline: str, *, opt: str | None,
                timeout_s: float, workdir: Path) -> tuple[Path | None, RunRecord]:
     """The whole module as the failing pass left it (None when MLIR printed no dump)."""
     record = run_pipeline(input_path, pipeline, opt=opt, options=RunOptions(
-        timeout_s=timeout_s, disable_threading=True,
+        timeout_s=timeout_s, disable_threading=True, keep_output_bytes=DUMP_KEEP_BYTES,
         extra_args=("--mlir-print-ir-after-failure", "--mlir-print-ir-module-scope",
                     "--mlir-print-debuginfo", "--dump-pass-pipeline",
                     # Printed to find op kinds and constants: weights only cost time here.
@@ -272,8 +279,6 @@ def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
 
 def _conversion_passes(pipeline: str, stderr: str) -> list[PassRef]:
     """The ``convert-*`` passes of the pipeline as torch-mlir-opt expanded it, nested as run."""
-    from harness.tools.bisect import dumped_pipeline
-
     refs = dumped_pipeline(stderr) or parse_pipeline(pipeline)
     unique: dict[str, PassRef] = {}
     for ref in refs:
@@ -302,7 +307,7 @@ def analyze(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = N
 
     ``cache``: reuse this process's analysis of the same content, pipeline and binary.
     """
-    exe = binary_module.resolve(opt).path
+    exe = builds_module.resolve(opt).path
     key = None
     if cache and Path(input_path).is_file():
         key = (_digest(input_path), pipeline, exe, replay_conversions, timeout_s)
@@ -338,60 +343,11 @@ def _analyze(input_path: str | os.PathLike, pipeline: str, opt: str, timeout_s: 
         if parsed is None:
             result.detail = "the IR after the failure does not parse"
             return result
-        context, module = parsed
-        seen: dict[str, IllegalOp] = {}
-        firsts: dict[str, ir.Operation] = {}
-        with context:
-            for op in _walk(module):
-                if not _is_illegal(op) or _is_constant(op):
-                    continue
-                label = _op_label(op)
-                if label in seen:
-                    seen[label].count += 1
-                    continue
-                seen[label] = IllegalOp(label, 1, str(op.location), _types(op))
-                firsts[label] = op
-            for label, op in firsts.items():
-                users = []
-                for r in op.results:
-                    for use in r.uses:
-                        owner = use.owner
-                        if _is_illegal(owner) and _op_label(owner) not in users:
-                            users.append(_op_label(owner))
-                seen[label].users = users
-            isolatable = {label: op for label, op in firsts.items() if not len(op.regions)}
-            texts = {label: isolate(op, context) for label, op in isolatable.items()}
-            renamed: dict[str, tuple[str, str, str]] = {}  # label -> (fix, new op, text)
-            for label, op in isolatable.items():
-                found = fixes.renaming(label)
-                if found is not None:
-                    renamed[label] = (found[0].name, found[1], isolate(op, context, rename=found[1]))
+        seen, texts, renamed = _left_over(*parsed)
         conversions = _conversion_passes(pipeline, record.stderr) if replay_conversions else []
         result.conversions = [c.name for c in conversions]
         jobs = _Jobs(workdir, pipeline, opt, timeout_s)
-        for label, entry in seen.items():
-            text = texts.get(label)
-            if text is None:  # ops with regions are not isolated: count them as blockers
-                entry.blocker = True
-                continue
-            entry.isolated_ir = text
-            jobs.add(text, pipeline, lambda rec, e=entry: _set_alone(e, rec))
-            for conversion in conversions:
-                jobs.add(text, conversion.textual(),
-                         lambda rec, e=entry, c=conversion.name: _note_change(e.converted_by, rec, e.name, c, opt),
-                         output=True)
-        jobs.run()
-        for label, (fix_name, new_op, text) in renamed.items():
-            entry = seen[label]
-            if not entry.blocker or entry.converted_by:
-                continue
-            entry.equivalent = Equivalent(new_op, fix_name)
-            jobs.add(text, pipeline, lambda rec, q=entry.equivalent: setattr(q, "lowers", rec.ok))
-            for conversion in conversions:
-                jobs.add(text, conversion.textual(),
-                         lambda rec, q=entry.equivalent, c=conversion.name: _note_change(
-                             q.converted_by, rec, q.op, c, opt), output=True)
-        jobs.run()
+        _run_alone(seen, texts, renamed, conversions, jobs, pipeline, opt)
         result.runs += jobs.done
         order = {c.name: i for i, c in enumerate(conversions)}
         for entry in seen.values():  # pipeline order, whatever order the runs finished in
@@ -400,6 +356,71 @@ def _analyze(input_path: str | os.PathLike, pipeline: str, opt: str, timeout_s: 
                 entry.equivalent.converted_by.sort(key=order.get)
         result.illegal = sorted(seen.values(), key=lambda e: (not e.blocker, -e.count, e.name))
     return result
+
+
+def _left_over(context: ir.Context, module: ir.Operation) -> tuple[
+        dict[str, IllegalOp], dict[str, str], dict[str, tuple[str, str, str]]]:
+    """The illegal ops left after the failure, by label, with their illegal users; each one
+    without regions isolated in a one-op function (``texts``), and, where a named fix renames
+    it to an op that may lower, that renamed function (``renamed``: label -> (fix, op, text))."""
+    seen: dict[str, IllegalOp] = {}
+    firsts: dict[str, ir.Operation] = {}
+    with context:
+        for op in _walk(module):
+            if not _is_illegal(op) or _is_constant(op):
+                continue
+            label = _op_label(op)
+            if label in seen:
+                seen[label].count += 1
+                continue
+            seen[label] = IllegalOp(label, 1, str(op.location), _types(op))
+            firsts[label] = op
+        for label, op in firsts.items():
+            users: list[str] = []
+            for r in op.results:
+                for use in r.uses:
+                    owner = use.owner.operation
+                    if _is_illegal(owner) and _op_label(owner) not in users:
+                        users.append(_op_label(owner))
+            seen[label].users = users
+        isolatable = {label: op for label, op in firsts.items() if not len(op.regions)}
+        texts = {label: isolate(op, context) for label, op in isolatable.items()}
+        renamed: dict[str, tuple[str, str, str]] = {}
+        for label, op in isolatable.items():
+            found = fixes.renaming(label)
+            if found is not None:
+                renamed[label] = (found[0].name, found[1], isolate(op, context, rename=found[1]))
+    return seen, texts, renamed
+
+
+def _run_alone(seen: dict[str, IllegalOp], texts: dict[str, str],
+               renamed: dict[str, tuple[str, str, str]], conversions: list[PassRef], jobs: _Jobs,
+               pipeline: str, opt: str) -> None:
+    """Each left-over op alone through the pipeline (a blocker fails alone; a symptom lowers)
+    and through each conversion pass; then a blocker's renamed form, where a fix names one."""
+    for label, entry in seen.items():
+        text = texts.get(label)
+        if text is None:  # ops with regions are not isolated: count them as blockers
+            entry.blocker = True
+            continue
+        entry.isolated_ir = text
+        jobs.add(text, pipeline, lambda rec, e=entry: _set_alone(e, rec))
+        for conversion in conversions:
+            jobs.add(text, conversion.textual(),
+                     lambda rec, e=entry, c=conversion.name: _note_change(e.converted_by, rec, e.name, c, opt),
+                     output=True)
+    jobs.run()
+    for label, (fix_name, new_op, text) in renamed.items():
+        entry = seen[label]
+        if not entry.blocker or entry.converted_by:
+            continue
+        entry.equivalent = Equivalent(new_op, fix_name)
+        jobs.add(text, pipeline, lambda rec, q=entry.equivalent: setattr(q, "lowers", rec.ok))
+        for conversion in conversions:
+            jobs.add(text, conversion.textual(),
+                     lambda rec, q=entry.equivalent, c=conversion.name: _note_change(
+                         q.converted_by, rec, q.op, c, opt), output=True)
+    jobs.run()
 
 
 def _set_alone(entry: IllegalOp, record: RunRecord) -> None:

@@ -3,14 +3,21 @@
 - an IR file: run through ``--pipeline``;
 - a record (``harness run --json`` output, or any ``RunRecord`` JSON): its input and pipeline;
 - a sweep, a folder of records: each record, in name order;
-- a lit folder (a ``lit.cfg.py`` in it or above it): every test, once per build, by lit with
-  ``--param opt=BINARY``; lit's ``-o`` JSON gives each test's result code and time.
+- a lit folder (a ``lit.cfg.py`` in it, or any folder named with ``--lit``: lit then finds the
+  config above it): every test, once per build, by lit with ``--param opt=BINARY``; lit's ``-o``
+  JSON gives each test's result code and time;
+- a timeline (``harness timeline``'s ``timeline.json`` or its folder): two are compared as they
+  are, one is run again on each build; the answer is the first pass whose output differs.
+
+A config found above an unmarked folder is never run: lit executes its config as Python, and a
+folder of records in a shared /tmp would run whatever someone planted above it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -22,12 +29,15 @@ from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.pipelines import default as default_pipelines
 from harness.errors import InputFileError, UsageError
 
+from . import timeline_record
+
 LIT_CONFIGS = ("lit.cfg.py", "lit.site.cfg.py", "lit.cfg")
 
 
 class TargetKind(ParsableEnum):
     IR = "ir"      # an IR file and a pipeline
     LIT = "lit"    # a lit suite folder (expanded into one target per test when run)
+    TIMELINE = "timeline"  # a harness.timeline/1 record: its folder, input and pipeline
 
 
 @dataclass(frozen=True)
@@ -60,8 +70,9 @@ def _short_pipeline(textual: str) -> str:
     return textual
 
 
-def collect_targets(paths: Sequence[str], pipeline: str | None) -> list[Target]:
-    """Targets from command-line paths; ``pipeline`` (a name or text) applies to IR files."""
+def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = False) -> list[Target]:
+    """Targets from command-line paths; ``pipeline`` (a name or text) applies to IR files;
+    ``lit``: every folder is (inside) a lit suite."""
     if not paths:
         raise UsageError("harness diff needs at least one TARGET: IR files with --pipeline, a "
                          "record or a folder of records (a sweep), or a lit folder.")
@@ -72,8 +83,13 @@ def collect_targets(paths: Sequence[str], pipeline: str | None) -> list[Target]:
         if not path.exists():
             raise InputFileError(f"diff target {raw} does not exist. Name an IR file, a record "
                                  "(.json), a folder of records, or a lit folder.")
-        if path.is_dir():
-            targets += _lit_suite(path) or _sweep(path)
+        record = path / timeline_record.RECORD_NAME if path.is_dir() else path
+        if record.is_file() and timeline_record.is_timeline_record(record):
+            timeline = timeline_record.load(record)
+            targets.append(Target(TargetKind.TIMELINE, str(record.parent), input=timeline.input_path,
+                                  pipeline=timeline.pipeline))
+        elif path.is_dir():
+            targets += _lit_suite(path, named=lit) or _sweep(path)
         elif path.suffix == ".json":
             targets.append(_record_target(path))
         else:
@@ -84,22 +100,22 @@ def collect_targets(paths: Sequence[str], pipeline: str | None) -> list[Target]:
     return targets
 
 
-def _lit_suite(folder: Path) -> list[Target]:
-    here = folder.resolve()
-    for candidate in (here, *here.parents):
-        if any((candidate / name).is_file() for name in LIT_CONFIGS):
-            return [Target(TargetKind.LIT, str(folder), input=str(folder))]
+def _lit_suite(folder: Path, *, named: bool) -> list[Target]:
+    """The folder as a lit target when it holds a lit config itself, or when ``--lit`` says so."""
+    if named or any((folder / name).is_file() for name in LIT_CONFIGS):
+        return [Target(TargetKind.LIT, str(folder), input=str(folder))]
     return []
 
 
 def _sweep(folder: Path) -> list[Target]:
     records = sorted(folder.rglob("*.json"))
-    targets = [_record_target(p) for p in records if _looks_like_record(p)]
+    targets = [_record_target(p, folder) for p in records if _looks_like_record(p)]
     if not targets:
         raise InputFileError(
             f"diff target {folder} is a folder with neither a lit config ({', '.join(LIT_CONFIGS)}) "
-            "in it or above it nor run records (*.json with outcome, input_path and pipeline). "
-            "Name a lit folder, a sweep folder, or IR files with --pipeline.")
+            "in it nor run records (*.json with outcome, input_path and pipeline). Name a sweep "
+            "folder, IR files with --pipeline, or a lit folder; a folder inside a lit suite runs "
+            "as one only with --lit (a config above it is not run unasked).")
     return targets
 
 
@@ -111,7 +127,11 @@ def _looks_like_record(path: Path) -> bool:
     return isinstance(d, dict) and {"outcome", "input_path", "pipeline"} <= d.keys()
 
 
-def _record_target(path: Path) -> Target:
+def _record_target(path: Path, root: Path | None = None) -> Target:
+    """The IR file and pipeline of a run record. Records are input: its IR must lie inside
+    ``root`` (the folder named on the command line, else the record's own folder), symlinks
+    resolved; a planted record naming /etc/shadow would have its lines quoted back in the
+    parser's errors."""
     try:
         d = json.loads(path.read_text())
     except (OSError, ValueError) as e:
@@ -119,10 +139,16 @@ def _record_target(path: Path) -> Target:
     if not isinstance(d, dict) or not {"input_path", "pipeline"} <= d.keys():
         raise InputFileError(f"diff target {path} is JSON but not a run record (no input_path "
                              "and pipeline): write one with 'harness run FILE --pipeline P --json'.")
-    src = Path(d["input_path"])
+    src = Path(str(d["input_path"]))
     if not src.is_absolute() and not src.exists():
         src = path.parent / src
-    return Target(TargetKind.IR, str(path), input=str(src), pipeline=d["pipeline"])
+    root = (root or path.parent).resolve()
+    if not src.resolve().is_relative_to(root):
+        raise InputFileError(
+            f"diff target {path} names the input {src}, outside {root}: a record is not followed "
+            "out of its folder. Keep the IR file beside its record (in the folder), or name the IR "
+            "file itself with --pipeline.")
+    return Target(TargetKind.IR, str(path), input=str(src), pipeline=str(d["pipeline"]))
 
 
 def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:
@@ -139,5 +165,5 @@ def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:
         if not out.is_file():
             tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])[:500]
             raise UsageError(f"lit could not run {folder} with {binary} (exit {proc.returncode}): "
-                             f"{tail} Run 'lit {folder} --param opt={binary}' to see why.")
+                             f"{tail} To see why, run: {shlex.join(['lit', folder, '--param', f'opt={binary}'])}")
         return json.loads(out.read_text())

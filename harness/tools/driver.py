@@ -11,7 +11,7 @@ hide a typo in a pass name behind a second tool's error.
 
 from __future__ import annotations
 
-from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.errors import UsageError
 from harness.execute.lowering import Driver, bindings_launcher, driver_for
 
@@ -21,7 +21,7 @@ def tool_for(spec: str, opt: str | None, driver: Driver | str | None = None) -> 
     default order), the bindings launcher for a bindings pipeline."""
     if driver_for(spec, driver) is not Driver.BINDINGS:
         return opt
-    if opt and not binary_module.resolve(opt).bindings:
+    if opt and not builds_module.resolve(opt).bindings:
         raise UsageError(
             f"'{spec.strip()[:120]}' runs on the MLIR Python bindings (driver bindings: its "
             f"upstream MLIR passes are not registered in torch-mlir-opt), so --opt {opt} cannot "

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 from dataclasses import asdict, dataclass, field, replace
 
+from harness.compiler.locations import SourceLocation
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (
@@ -32,28 +32,40 @@ from harness.errors import InputFileError
 from harness.knowledge import fixes, idioms, upstream
 
 from .blockers import BlockerAnalysis, Equivalent, IllegalOp, analyze
-from .source import excerpt, is_library
+from .registry import describe_unregistered
+from .source import excerpt, is_harness, is_library
 
 _MLIR_FILE = re.compile(r"\.mlir(bc)?$")
 
 
 @dataclass
 class SourceFrame:
-    file: str
-    line: int
-    col: int
+    """A position of a diagnostic (the op's line, then each "called from"), with its source."""
+
+    at: SourceLocation
     library: bool  # torch, transformers, the standard library: not the user's model
     lines: list[str] = field(default_factory=list)  # the excerpt, "> LINE | text" marked
     stale: bool = False  # the file changed after the IR was written: the line may have moved
+    harness: bool = False  # the harness's own code (its wrappers, its models): not the user's either
+
+    @property
+    def file(self) -> str:
+        return self.at.file
+
+    @property
+    def line(self) -> int:
+        return self.at.line
 
     @property
     def location(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return str(self.at)
 
 
 def _user_frame(frames: list[SourceFrame]) -> SourceFrame | None:
-    """The innermost frame in the user's own code, else the innermost frame."""
-    return next((f for f in frames if not f.library), frames[0] if frames else None)
+    """The innermost frame in the user's own code, else the innermost in the harness's (its own
+    models: the seed idioms, FixedOPT), else the innermost frame."""
+    return next((f for f in frames if not f.library and not f.harness),
+                next((f for f in frames if not f.library), frames[0] if frames else None))
 
 
 @dataclass
@@ -101,6 +113,9 @@ class BlockerExplanation:
         if self.converted_alone_by:
             return (f"{', '.join(self.converted_alone_by)} lowers it alone, but not inside "
                     "this input: the failure depends on what surrounds it")
+        unregistered = describe_unregistered(self.op)
+        if unregistered is not None:
+            return unregistered
         tried = f" (tried: {', '.join(self.conversions)})" if self.conversions else ""
         line = f"no conversion pass of this pipeline lowers {self.op}{tried}"
         eq = self.equivalent
@@ -165,7 +180,7 @@ class ExplainResult:
             for hint in self.crash_hints:
                 out += _render_hint(hint, "possibly related")
         out.append("")
-        out.append(f"reproduce: {repro_command(rec.pipeline, rec.input_path, shlex.quote(rec.binary))}")
+        out.append(f"reproduce: {repro_command(rec.pipeline, rec.input_path, rec.binary)}")
         return out
 
 
@@ -208,8 +223,8 @@ def _render_frames(frames: list[SourceFrame], ir_only: bool, *, brief: bool = Fa
     mine = _user_frame(frames)
     for i, frame in enumerate(frames):
         role = "at" if i == 0 else "called from"
-        tag = " (your code)" if frame is mine and not frame.library else (
-            " (library)" if frame.library else "")
+        tag = (" (library)" if frame.library else " (harness)" if frame.harness
+               else " (your code)" if frame is mine else "")
         stale = " (edited since the IR was written: the line may have moved)" if frame.stale else ""
         out.append(f"  {role} {frame.location}{tag}{stale}")
         if (frame is mine or i == 0) and not brief:
@@ -238,8 +253,9 @@ def _frames(diag: Diagnostic | None, context: int, ir_path: str) -> tuple[list[S
     located = [(diag.file, diag.line, diag.col)] if diag.file else []
     located += [(n.file, n.line, n.col) for n in diag.notes if n.message == "called from" and n.file]
     written = _mtime(ir_path)
-    frames = [SourceFrame(f, line, col, is_library(f), excerpt(f, line, context),
-                          stale=bool(written) and _mtime(f) > written)
+    frames = [SourceFrame(SourceLocation(f, line, col), is_library(f) and not is_harness(f),
+                          excerpt(f, line, context), stale=bool(written) and _mtime(f) > written,
+                          harness=is_harness(f))
               for f, line, col in located]
     ir_only = bool(frames) and bool(_MLIR_FILE.search(frames[0].file))
     return frames, ir_only

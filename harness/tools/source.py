@@ -27,6 +27,20 @@ def excerpt(file: str, line: int, context: int = 2) -> list[str]:
     return [f"{'>' if n == line else ' '} {n:5d} | {lines[n - 1]}" for n in range(lo, hi + 1)]
 
 
+#: The installed harness package: its wrappers (the traced forward of ``harness port``) and its
+#: own models sit in a model's call chain, but they are not the user's code.
+_HARNESS_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+def is_harness(file: str) -> bool:
+    """A file of the installed harness package (an editable install included)."""
+    try:
+        resolved = str(Path(file).resolve())
+    except OSError:
+        return False
+    return resolved.startswith(_HARNESS_ROOT + "/")
+
+
 def is_library(file: str) -> bool:
     """Installed code (site-packages, the standard library), as opposed to the user's model."""
     if "site-packages" in file or "dist-packages" in file:

@@ -98,12 +98,6 @@ def node_frames(node: torch._C.Node) -> tuple[Frame, ...]:
     return traced_frames(text)
 
 
-def node_file_line_col(node: torch._C.Node) -> tuple[str, int, int] | None:
-    """The innermost frame of a node as (file, line, col), or None."""
-    frames = node_frames(node)
-    return (frames[0].file, frames[0].line, frames[0].col) if frames else None
-
-
 @dataclass(frozen=True)
 class LocationPlan:
     """Where each node of one graph is, plus where its entry casts and its return go."""

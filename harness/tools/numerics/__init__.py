@@ -7,11 +7,15 @@ and run on one RefBackend worker (``search``): two binary searches name the chai
 goes wrong together, in at most about 2 * log2(ops) runs. The chain is then replayed with each
 pass choice changed (``blame``): a RefBackend pass left out, an op decomposed at the torch
 level; which choices make it right says whether the linalg pipeline or the RefBackend's lowering
-computes the wrong values.
+computes the wrong values. The chain is then narrowed to the one op that computes wrong
+(``culprit``: the values inside the program, each op alone on the reference's operands), with
+a second opinion from the op's other lowerings (``opinion``).
 
 - ``bisect_numerics``: all of it, for ``harness bisect --numerics``;
 - ``check_ops``: the check and the localization without the replays, for a sweep: a model's
-  numbers are verified, or wrong from a named op on.
+  numbers are verified, or wrong from a named op on;
+- ``one_op``: the one op alone, searching the chain only when the values inside the program do
+  not show it (a port's numerics mismatch, ``tools/bench_numerics.py``).
 """
 
 from __future__ import annotations
@@ -23,21 +27,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness import defaults
+from harness.compiler.locations import file_locations
 from harness.execute.inputs import RandomInputs, save_npz
+from harness.execute.outcomes import CheckOutcome
 from harness.execute.numerics import Tolerances
 from harness.execute.probe import ProbeOptions, ProbeResult
 from harness.execute.worker import RefBackendWorker
 
 from .blame import Blame, Choice, Fault, blame, torch_level_fault
+from .culprit import Culprit, OneOpResult, find_culprit
 from .programs import END, Cuts, Program, ValueRef, Values
-from .result import ChainOp, Frame, NumericsBisectResult, Verdict, frames
+from .result import ChainOp, NumericsBisectResult, Verdict
 from .search import Localization, Probe, Searcher, localize, run_bound
-from .subject import Subject, SubjectOptions, prepare
+from .subject import Subject, SubjectOptions, pipeline_name, prepare
 
-__all__ = ["Blame", "ChainOp", "Choice", "Cuts", "END", "Fault", "Frame", "Localization",
-           "NumericsBisectOptions", "NumericsBisectResult", "Probe", "Program", "Searcher",
+__all__ = ["Blame", "ChainOp", "Choice", "Culprit", "Cuts", "END", "Fault", "Localization",
+           "NumericsBisectOptions", "NumericsBisectResult", "OneOpResult", "Probe", "Program", "Searcher",
            "Subject", "SubjectOptions", "ValueRef", "Values", "Verdict", "bisect_numerics",
-           "check_ops", "localize", "pipeline_name", "prepare", "run_bound"]
+           "check_ops", "find_culprit", "localize", "one_op", "pipeline_name", "prepare", "run_bound"]
 
 
 @dataclass(frozen=True)
@@ -47,9 +55,10 @@ class NumericsBisectOptions:
     function: str | None = None         # entry point; None: the only public function
     opt: str | None = None              # torch-mlir-opt for the torch-level pipelines
     tolerances: Tolerances = Tolerances()
-    timeout_s: float = 600.0            # per subprocess and per RefBackend request
+    timeout_s: float = defaults.TIMEOUT_S  # per subprocess and per RefBackend request
     out_dir: str | None = None          # parent of the unique work folder
     blame: bool = True                  # replay the chain with each pass choice
+    one_op: bool = True                 # narrow the chain to the one op that computes wrong
     # Run the whole function first: a right one then costs one run (a sweep's case); without
     # it a localization of a known miscompile takes about 2 * log2(ops) runs.
     confirm_first: bool = False
@@ -84,13 +93,18 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
         result.runs = worker.runs
         result.probes = [p.render(subject) for p in searcher.probes]
         if isinstance(found, ProbeResult):
-            result.verdict = Verdict.VERIFIED if found.outcome.value == "verified" else Verdict.FAILS
+            result.verdict = Verdict.VERIFIED if found.outcome is CheckOutcome.VERIFIED else Verdict.FAILS
             result.detail = _whole(found, subject)
             result.seconds = time.perf_counter() - began
             return result
         result.verdict = Verdict.LOCALIZED
         result.literal_args = found.literal_args
         _describe_chain(result, subject, found)
+        if options.one_op:
+            say("narrowing the chain to the one op that computes wrong")
+            result.one_op = find_culprit(subject, worker, probe_options, chain=found.program,
+                                         chain_pipeline=result.piece_pipeline,
+                                         opinions=options.blame, say=say)
         if options.blame:
             result.blame = blame(subject, found.program, Path(result.piece_path), found.result,
                                  worker, replace(probe_options), say)
@@ -105,9 +119,32 @@ def check_ops(path: str | os.PathLike, pipeline: str, *,
     return bisect_numerics(path, pipeline, options=replace(options, blame=False, confirm_first=True))
 
 
+def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
+           options: NumericsBisectOptions = NumericsBisectOptions()) -> OneOpResult:
+    """The one op that computes wrong, without the chain's search when the values inside the
+    program show it (two RefBackend runs); the chain is searched only when returning them hides
+    the miscompile. ``known_wrong``: the caller has seen the function mismatch (``check``, a
+    port), so the search does not run it whole first. ``options.blame``: the second opinion."""
+    say = options.progress or (lambda _line: None)
+    subject = prepare(path, SubjectOptions(
+        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
+        function=options.function, opt=options.opt, tolerances=options.tolerances,
+        timeout_s=options.timeout_s, out_dir=options.out_dir), reference_of_file=False)
+    probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
+                                 tolerances=options.tolerances, timeout_s=options.timeout_s)
+    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+        def chain() -> Program | None:
+            found = localize(Searcher(subject, worker, probe_options, say), confirm_first=not known_wrong)
+            return found.program if isinstance(found, Localization) else None
+
+        return find_culprit(subject, worker, probe_options, localize_chain=chain,
+                            chain_pipeline=pipeline_name(subject.split.to_linalg),
+                            opinions=options.blame, say=say)
+
+
 def _whole(found: ProbeResult, subject: Subject) -> str:
     what = f"@{subject.function} ({subject.ops()} ops at the torch backend contract)"
-    if found.outcome.value == "verified":
+    if found.outcome is CheckOutcome.VERIFIED:
         return (f"{what} lowered through {subject.split.to_linalg} and the RefBackend gives the "
                 "reference's values: nothing to bisect")
     return f"{what} does not lower or run: {found.describe()}"
@@ -117,7 +154,7 @@ def _describe_chain(result: NumericsBisectResult, subject: Subject, found: Local
     cuts = subject.cuts
     wrong = set(found.wrong())
     result.start = found.start
-    result.chain = [ChainOp(p, cuts.label(p), frames(str(cuts.ops[p].location)), p in wrong)
+    result.chain = [ChainOp(p, cuts.label(p), file_locations(str(cuts.ops[p].location)), p in wrong)
                     for p in found.chain]
     result.max_abs_diff = max((o.max_abs_diff for o in found.result.numerics.outputs if not o.ok),
                               default=0.0) if found.result.numerics else 0.0
@@ -134,20 +171,6 @@ def _describe_chain(result: NumericsBisectResult, subject: Subject, found: Local
     result.piece_path = str(piece)
     result.piece_inputs = str(folder / "chain.inputs.npz")
     result.piece_expected = str(folder / "chain.expected.npz")
-
-
-def pipeline_name(textual: str) -> str:
-    """Our name for a textual pipeline when it is one of ours unchanged (torch-to-linalg)."""
-    from harness.compiler import pipelines
-
-    known = pipelines.default()
-    for name in known.pipelines:
-        try:
-            if known.resolve(name) == textual:
-                return name
-        except Exception:  # noqa: BLE001 - a pipeline that needs options is no match
-            continue
-    return textual
 
 
 def _array(value):

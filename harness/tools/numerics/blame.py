@@ -27,6 +27,7 @@ from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions
 from harness.enums import ParsableEnum
 from harness.execute.levels import decompose_pipeline, join
+from harness.execute.outcomes import CheckOutcome
 from harness.execute.lowering import LLVM_PIPELINE, run_stage
 from harness.execute.probe import ProbeOptions, ProbeResult, judge, run_program
 from harness.execute.refbackend import RefBackendResult
@@ -46,30 +47,37 @@ class Fault(ParsableEnum):
     UNDETERMINED = "undetermined"          # no choice tried changed the values
 
 
+class ChoiceKind(ParsableEnum):
+    """What a replay changed."""
+
+    DROP_REFBACKEND_PASS = "drop-refbackend-pass"  # the RefBackend's lowering without one pass
+    DECOMPOSE_OP = "decompose-op"                  # one op decomposed before torch-to-linalg
+
+
 @dataclass
 class Choice:
     """One pass choice replayed on the chain, and what it gave."""
 
-    kind: str          # "drop-refbackend-pass" | "decompose-op"
-    what: str          # the pass left out, or the op decomposed
-    outcome: str       # verified | numerics-mismatch | fails ...
+    kind: ChoiceKind
+    what: str              # the pass left out, or the op decomposed
+    outcome: CheckOutcome
     detail: str = ""
 
     @property
     def fixes(self) -> bool:
-        return self.outcome == "verified"
+        return self.outcome is CheckOutcome.VERIFIED
 
     def action(self) -> str:
-        return {"drop-refbackend-pass": f"RefBackend without {self.what}",
-                "decompose-op": f"{self.what} decomposed before torch-to-linalg"}[self.kind]
+        return {ChoiceKind.DROP_REFBACKEND_PASS: f"RefBackend without {self.what}",
+                ChoiceKind.DECOMPOSE_OP: f"{self.what} decomposed before torch-to-linalg"}[self.kind]
 
     def describe(self) -> str:
         verdict = "makes it right" if self.fixes else \
-            "still wrong" if self.outcome == "numerics-mismatch" else self.outcome
+            "still wrong" if self.outcome is CheckOutcome.NUMERICS_MISMATCH else self.outcome.value
         return f"{self.action()}: {verdict}"
 
     def to_json(self) -> dict:
-        return {"kind": self.kind, "what": self.what, "outcome": self.outcome,
+        return {"kind": self.kind.value, "what": self.what, "outcome": self.outcome.value,
                 "detail": self.detail, "fixes": self.fixes}
 
 
@@ -160,15 +168,15 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
             continue  # it changes nothing here
         if variant.digest in seen:
             prior = seen[variant.digest]
-            if prior.outcome != "fails":
-                choices.append(Choice("drop-refbackend-pass", label, prior.outcome, prior.detail))
+            if prior.outcome is not CheckOutcome.FAILS:
+                choices.append(Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, prior.outcome, prior.detail))
             continue
         ran: RefBackendResult = worker.execute(variant.llvm_path, inputs, program.signature)
         if not ran.ok:  # it lowers but does not run without it: a pass the lowering needs
-            seen[variant.digest] = Choice("drop-refbackend-pass", label, "fails")
+            seen[variant.digest] = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, CheckOutcome.FAILS)
             continue
         judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances)
-        choice = Choice("drop-refbackend-pass", label, judged.outcome.value, judged.describe()
+        choice = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, judged.outcome, judged.describe()
                         if not judged.numerics or not judged.numerics.ok else "")
         seen[variant.digest] = choice
         choices.append(choice)
@@ -205,14 +213,15 @@ def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefB
         record = run_stage(piece, pipeline, output_path=out, opt=options.opt,
                            options=RunOptions(timeout_s=options.timeout_s))
         if not record.ok:
-            choices.append(Choice("decompose-op", kind, "fails", "the torch-level pipeline fails"))
+            choices.append(Choice(ChoiceKind.DECOMPOSE_OP, kind, CheckOutcome.FAILS,
+                                  "the torch-level pipeline fails"))
             continue
         run_folder = folder / kind
         run_folder.mkdir(exist_ok=True)
         judged = run_program(out, inputs, expected, program.signature, worker=worker,
                              options=options, work_dir=run_folder)
-        choices.append(Choice("decompose-op", kind, judged.outcome.value,
-                              judged.describe() if judged.outcome.value != "verified" else ""))
+        choices.append(Choice(ChoiceKind.DECOMPOSE_OP, kind, judged.outcome,
+                              judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""))
 
 
 __all__ = ["Blame", "Choice", "Fault", "blame", "torch_level_fault", "LLVM_PIPELINE"]

@@ -24,7 +24,7 @@ import torch
 from torch_mlir import ir
 
 from harness.compiler.mlir import print_op
-from harness.execute.dtypes import DType, Signature, TensorSpec, torch_tensor_spec
+from harness.execute.dtypes import DType, Signature, torch_tensor_spec
 from harness.execute.reference import ReferenceResult, where
 from harness.execute.signature import find_function, signature_of
 from harness.errors import UnsupportedDTypeError
@@ -92,15 +92,17 @@ class Values:
             return False
         try:
             got = DType.of(value)
-            got.numpy  # bf16 cannot cross into numpy
         except UnsupportedDTypeError:
+            return False
+        if got is DType.BFLOAT16:  # cannot cross into numpy (DType.numpy refuses it)
             return False
         return got is spec.dtype and len(spec.shape) == value.ndim and all(
             d is None or d == n for d, n in zip(spec.shape, value.shape))
 
 
 def _is_constant(op: ir.Operation) -> bool:
-    return op.name.startswith(_CONSTANT_PREFIXES) or op.name in _LITERALS
+    name = op.operation.name
+    return name.startswith(_CONSTANT_PREFIXES) or name in _LITERALS
 
 
 def _has_tensor_type(values) -> bool:
@@ -155,22 +157,26 @@ class Cuts:
 
     def label(self, position: int) -> str:
         op = self.ops[position]
-        return op.name.removeprefix("torch.")
+        return op.operation.name.removeprefix("torch.")
 
     def location(self, position: int) -> str:
         return where(self.ops[position])
 
-    def build(self, start: int, end: int, *, literal_args: bool = True) -> Program:
+    def build(self, start: int, end: int, *, literal_args: bool = True,
+              observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> Program:
         """The program ``(start, end]``; see the module docstring. ``literal_args``: weights
-        (literals of more than LITERAL_ARG_ELEMENTS elements) as arguments."""
+        (literals of more than LITERAL_ARG_ELEMENTS elements) as arguments. ``observe``: ops
+        whose results are returned too, after its own (the values inside a program).
+        ``returning``: these values only, instead of the frontier of ``end`` (what feeds them)."""
         with self.module.context, ir.Location.unknown():
             clone = self.module.clone()
             try:
-                return self._build(clone, start, end, literal_args)
+                return self._build(clone, start, end, literal_args, observe, returning)
             finally:
                 clone.erase()
 
-    def _build(self, clone: ir.Operation, start: int, end: int, literal_args: bool) -> Program:
+    def _build(self, clone: ir.Operation, start: int, end: int, literal_args: bool,
+               observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> Program:
         func = find_function(clone, self.function, "the module")
         block = func.regions[0].blocks[0]
         body = [o.operation for o in block.operations]
@@ -187,8 +193,13 @@ class Cuts:
             returned = list(ret.operands)
             results = [self._ref_of(v, ops, block, args) for v in returned]
         else:
-            results = [ref for ref in self.frontier(end) if ref.op > start]
+            results = list(returning) or [ref for ref in self.frontier(end) if ref.op > start]
             returned = [ops[ref.op].results[ref.index] for ref in results]
+        for p in observe:
+            for i, value in enumerate(ops[p].results):
+                if start < p and self.values.fits(ValueRef(p, i), value.type):
+                    returned.append(value)
+                    results.append(ValueRef(p, i))
         ir.Operation.create("func.return", operands=returned, loc=ret.location, ip=ir.InsertionPoint(ret))
         ret.erase()
         # Everything nothing uses goes, from the back; ops without results stay inside the piece.
@@ -204,7 +215,7 @@ class Cuts:
         # Weights become arguments.
         for p in sorted(alive) if literal_args else ():
             op = ops[p]
-            if op.name not in _LITERALS or _elements(op.results[0].type) <= LITERAL_ARG_ELEMENTS:
+            if op.operation.name not in _LITERALS or _elements(op.results[0].type) <= LITERAL_ARG_ELEMENTS:
                 continue
             value = op.results[0]
             value.replace_all_uses_with(block.add_argument(value.type, op.location))
@@ -252,7 +263,7 @@ def computing_ops(module: ir.Operation, function: str | None = None) -> list[str
     miscompile: constants, literals and lists of constants are not counted)."""
     func = find_function(module, function, "the module")
     ops = [o.operation for o in func.regions[0].blocks[0].operations][:-1]
-    return [op.name for op, movable in zip(ops, movable_flags(ops)) if not movable]
+    return [op.operation.name for op, movable in zip(ops, movable_flags(ops)) if not movable]
 
 
 def _with_nested(op: ir.Operation):
@@ -272,7 +283,3 @@ def _elements(type_: ir.Type) -> int:
     if spec is None or any(d is None for d in spec.shape):
         return LITERAL_ARG_ELEMENTS + 1
     return int(np.prod(spec.shape, dtype=np.int64)) if spec.shape else 1
-
-
-def describe_spec(spec: TensorSpec) -> str:
-    return spec.describe()

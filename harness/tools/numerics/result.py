@@ -3,17 +3,17 @@ took, the pass choices and the verdict; rendered for ``harness bisect --numerics
 
 from __future__ import annotations
 
-import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
+from harness.compiler.locations import SourceLocation
 from harness.enums import ParsableEnum
 
 from ..source import excerpt, is_library
 from .blame import Blame
+from .culprit import OneOpResult
 
 SCHEMA = "harness.numerics-bisect/1"
-_FILE_LOC = re.compile(r'"(?P<file>(?:[^"\\]|\\.)*)":(?P<line>\d+):(?P<col>\d+)')
 
 
 class Verdict(ParsableEnum):
@@ -25,27 +25,9 @@ class Verdict(ParsableEnum):
     FAILS = "fails"                  # it does not lower or run: not a miscompile
 
 
-@dataclass
-class Frame:
-    """One position of an op's location: innermost first, as MLIR nests call sites."""
-
-    file: str
-    line: int
-    col: int
-    library: bool
-
-    def render(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}{' (library)' if self.library else ''}"
-
-
-def frames(location: str) -> list[Frame]:
-    """The file positions of a printed location, innermost first (``callsite(A at B)``: A
-    then B; fused locations in order)."""
-    out = []
-    for m in _FILE_LOC.finditer(location):
-        file = m.group("file").replace('\\"', '"').replace("\\\\", "\\")
-        out.append(Frame(file, int(m.group("line")), int(m.group("col")), is_library(file)))
-    return out
+def render_frame(frame: SourceLocation) -> str:
+    """``file:line:col``, marked when the file is installed code rather than the user's."""
+    return f"{frame}{' (library)' if is_library(frame.file) else ''}"
 
 
 @dataclass
@@ -54,15 +36,15 @@ class ChainOp:
 
     position: int         # in the contract-level function's body
     name: str             # aten.mm
-    frames: list[Frame]
+    frames: list[SourceLocation]  # innermost first (``locations.file_locations``)
     wrong: bool = False   # its value is one the chain returns wrong
 
     def where(self) -> str:
-        return self.frames[0].render() if self.frames else "no location"
+        return render_frame(self.frames[0]) if self.frames else "no location"
 
     def to_json(self) -> dict:
         return {"position": self.position, "op": self.name, "wrong": self.wrong,
-                "frames": [f.__dict__ for f in self.frames]}
+                "frames": [{**asdict(f), "library": is_library(f.file)} for f in self.frames]}
 
 
 @dataclass
@@ -88,6 +70,7 @@ class NumericsBisectResult:
     work_dir: str = ""
     seconds: float = 0.0
     literal_args: bool = True
+    one_op: OneOpResult | None = None     # the one op that computes wrong
 
     @property
     def found(self) -> bool:
@@ -118,16 +101,18 @@ class NumericsBisectResult:
         for op in self.chain:
             lines.append(f"  {op.position:5d}  {op.name:32s} {op.where()}")
             for caller in op.frames[1:]:
-                lines.append(f"  {'':5s}  {'':32s} called from {caller.render()}")
+                lines.append(f"  {'':5s}  {'':32s} called from {render_frame(caller)}")
         lines.append(f"localization: {self.runs} RefBackend runs for {self.ops} ops "
                      f"(at most 2*log2(ops) = {self.bound:.1f})")
         for probe in self.probes:
             lines.append(f"  {probe}")
         lines += self._blame_lines()
+        if self.one_op is not None:
+            lines += self.one_op.render()
         lines.append(f"the chain alone: {self.piece_path}")
         lines.append(f"  inputs {self.piece_inputs}, expected {self.piece_expected}")
-        lines.append(f"  reproduce: harness check {self.piece_path} --pipeline "
-                     f"{shlex.quote(self.piece_pipeline)} --inputs {self.piece_inputs}")
+        lines.append("  reproduce: " + shlex.join(["harness", "check", self.piece_path, "--pipeline",
+                                                  self.piece_pipeline, "--inputs", self.piece_inputs]))
         return lines
 
     def _blame_lines(self) -> list[str]:
@@ -150,11 +135,12 @@ class NumericsBisectResult:
                 "piece_expected": self.piece_expected, "piece_pipeline": self.piece_pipeline, "max_abs_diff": self.max_abs_diff,
                 "probes": list(self.probes), "blame": self.blame.to_json() if self.blame else None,
                 "detail": self.detail, "work_dir": self.work_dir, "seconds": self.seconds,
-                "literal_args": self.literal_args}
+                "literal_args": self.literal_args,
+                "one_op": self.one_op.to_json() if self.one_op else None}
 
 
 def _source(op: ChainOp, context: int) -> list[str]:
-    frame = next((f for f in op.frames if not f.library), op.frames[0] if op.frames else None)
+    frame = next((f for f in op.frames if not is_library(f.file)), op.frames[0] if op.frames else None)
     if frame is None:
         return []
     return excerpt(frame.file, frame.line, context)

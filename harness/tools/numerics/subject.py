@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from torch_mlir import ir
 
+from harness import defaults
 from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import new_context
 from harness.compiler.records import RunRecord
@@ -46,7 +47,7 @@ class SubjectOptions:
     function: str | None = None         # entry point; None: the only public function
     opt: str | None = None              # torch-mlir-opt
     tolerances: Tolerances = Tolerances()
-    timeout_s: float = 600.0            # per subprocess
+    timeout_s: float = defaults.TIMEOUT_S  # per subprocess
     out_dir: str | None = None          # parent of the unique work folder
 
 
@@ -141,3 +142,17 @@ def _contract_function(module_op: ir.Operation, name: str | None) -> str:
     from harness.execute.signature import find_function, function_name
 
     return function_name(find_function(module_op, name, "the IR at the torch backend contract"))
+
+
+def pipeline_name(textual: str) -> str:
+    """Our name for a textual pipeline when it is one of ours unchanged (torch-to-linalg)."""
+    from harness.compiler import pipelines
+
+    known = pipelines.default()
+    for name in known.pipelines:
+        try:
+            if known.resolve(name) == textual:
+                return name
+        except Exception:  # noqa: BLE001 - a pipeline that needs options is no match
+            continue
+    return textual

@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,10 +31,10 @@ from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import is_bytecode
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, check_input, run_pipeline
-from harness.enums import ParsableEnum
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
+from .options import DEFAULT_BUDGET_S, DEFAULT_MAX_TRIES, ReduceOptions, Strategy
 from .session import (
     IRState,
     LineState,
@@ -50,37 +49,9 @@ from .strategy import reduce_ir, reduce_lines
 __all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
            "Strategy", "reduce_file"]
 
-DEFAULT_BUDGET_S = 60.0
-DEFAULT_MAX_TRIES = 10_000
 _FIRST_TIMEOUT_MIN_S = 60.0
 # What a message quoted in a refusal is cut to (a bogus "op name" can be kilobytes long).
 _QUOTE_CHARS = 200
-
-
-class Strategy(ParsableEnum):
-    """How candidates are made; ``ReduceResult.mode`` says which one ran."""
-
-    IR = "ir"        # edits on the MLIR bindings
-    LINES = "lines"  # text lines deleted (the fallback for inputs the bindings cannot read)
-
-
-@dataclass(frozen=True)
-class ReduceOptions:
-    """How long to search and how to run each candidate."""
-
-    output_path: str | os.PathLike | None = None  # None: FILE.reduced.mlir beside the input
-    budget_s: float = DEFAULT_BUDGET_S  # wall clock for the whole reduction
-    max_tries: int = DEFAULT_MAX_TRIES  # runs of torch-mlir-opt on candidates
-    opt: str | None = None  # torch-mlir-opt binary (runner's default order otherwise)
-    try_timeout_s: float | None = None  # None: from the original run's time
-    disable_threading: bool = True  # deterministic first error, full crash dumps
-    splat_weights: bool = True  # try dense_resource weights as zero splats
-    cleanup: bool = True  # try the binary's symbol-dce / canonicalize on the result
-    progress: Callable[[str], None] | None = None  # called with one line per kept reduction
-    strategy: Strategy | str = Strategy.IR  # "lines": delete text lines only
-    # The input's run through the same pipeline when the caller already has it (report does):
-    # a large input is then not run a second time just to learn its signature.
-    original: RunRecord | None = None
 
 
 @dataclass

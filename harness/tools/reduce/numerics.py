@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import resource
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
+from harness import defaults
 from harness.compiler.mlir import parse_ir, print_op
 from harness.errors import (
     HarnessError,
@@ -44,27 +46,35 @@ from harness.execute.reference import ReferenceOptions, evaluate
 from harness.execute.signature import find_function, signature_of
 from harness.execute.worker import RefBackendWorker
 
-from ..numerics import Searcher, SubjectOptions, localize, pipeline_name, prepare, run_bound
+from ..numerics import (
+    Searcher,
+    SubjectOptions,
+    find_culprit,
+    localize,
+    pipeline_name,
+    prepare,
+    run_bound,
+)
 from ..numerics.programs import END, computing_ops
 from . import ReduceOptions, Stopped
 from .edits import ARG_SOURCE, VALUE_KEY, entry_block, set_arg_source
 from .session import IRState, Session, Stop, check_output, write_output
 from .strategy import reduce_ir
 
-DEFAULT_BUDGET_S = 60.0
+DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 
 
 @dataclass(frozen=True)
 class NumericsReduceOptions:
     output_path: str | os.PathLike | None = None  # None: FILE.reduced.mlir beside the input
     budget_s: float = DEFAULT_BUDGET_S  # wall clock, the localization included
-    max_tries: int = 10_000             # candidates evaluated and run
+    max_tries: int = defaults.REDUCE_MAX_TRIES  # candidates evaluated and run
     inputs_path: str | None = None      # .npz of the arguments; None: random
     random: RandomInputs = RandomInputs()
     function: str | None = None
     opt: str | None = None              # torch-mlir-opt
     tolerances: Tolerances = Tolerances()
-    timeout_s: float = 600.0            # the file's own runs (to the contract, the whole function)
+    timeout_s: float = defaults.TIMEOUT_S  # the file's own runs (to the contract, the whole function)
     cleanup: bool = True                # try the binary's canonicalize / symbol-dce
     localize_first: bool = True         # False: the IR reductions on the whole function (a benchmark's baseline)
     out_dir: str | None = None          # parent of the work folder (default: temp dir)
@@ -94,6 +104,7 @@ class NumericsReduceResult:
     max_abs_diff: float
     stopped: Stopped = Stopped.DONE
     steps: list[str] = field(default_factory=list)
+    culprit: str = ""             # the one op that computes wrong (its headline), when found
 
     def summary(self) -> str:
         why = {Stopped.BUDGET: " (budget spent: best so far)",
@@ -130,37 +141,52 @@ def reduce_numerics(path: str | os.PathLike, pipeline: str, *,
         timeout_s=options.timeout_s, out_dir=options.out_dir), reference_of_file=False)
     probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
                                  tolerances=options.tolerances, timeout_s=options.timeout_s)
-    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
-        if options.localize_first:
-            found = localize(Searcher(subject, worker, probe_options, say), confirm_first=False)
-            if isinstance(found, ProbeResult):
-                raise NoMiscompileError(str(src), pipeline, found.outcome.value, found.describe())
-            program = found.program
-            say(f"the chain: {' -> '.join(subject.cuts.label(p) for p in found.chain)} "
-                f"({worker.runs} RefBackend runs); reducing it")
-        else:
-            program = subject.cuts.build(-1, END)
-        runs = worker.runs
-        session = NumericsSession(subject.work_dir, out, options, probe_options, worker, start)
-        state = session.begin(program.text, program.inputs(subject.values))
-        try:
-            reduce_ir(state)
-        except Stop:
-            pass
-        with state.ctx:
-            computing = computing_ops(state.best)
-            body = len(list(entry_block(find_function(state.best, None, "the reduced IR")).operations)) - 1
-        result = NumericsReduceResult(
-            input_path=str(src), pipeline=pipeline, output_path=str(out),
-            inputs_path=str(session.inputs_path), expected_path=str(session.expected_path),
-            actual_path=str(session.actual_path),
-            piece_pipeline=pipeline_name(subject.split.to_linalg),
-            ops_before=subject.ops(), ops_after=body,
-            computing_before=len(subject.cuts.computing()), computing_after=len(computing),
-            computing_ops=[n.removeprefix("torch.") for n in computing],
-            localization_runs=runs, localization_bound=run_bound(subject.ops()),
-            tries=session.tries, kept=session.kept, elapsed_s=0.0, cpu_s=0.0,
-            max_abs_diff=session.max_abs_diff, stopped=session.stopped, steps=session.steps)
+    culprit = ""
+    try:
+        with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+            if options.localize_first:
+                found = localize(Searcher(subject, worker, probe_options, say), confirm_first=False)
+                if isinstance(found, ProbeResult):
+                    raise NoMiscompileError(str(src), pipeline, found.outcome.value, found.describe())
+                program = found.program
+                say(f"the chain: {' -> '.join(subject.cuts.label(p) for p in found.chain)} "
+                    f"({worker.runs} RefBackend runs)")
+                # The culprit and what feeds it, nothing else: the one op alone when it is wrong
+                # alone, else the chain's first wrong value and the ops that feed it.
+                verdict = find_culprit(subject, worker, probe_options, chain=found.program,
+                                       chain_pipeline=pipeline_name(subject.split.to_linalg),
+                                       opinions=False, say=say)
+                if verdict.culprit is not None and verdict.program is not None:
+                    program = verdict.program
+                    culprit = verdict.culprit.headline()
+                    say(f"the culprit: {culprit}; reducing it")
+            else:
+                program = subject.cuts.build(-1, END)
+            runs = worker.runs
+            session = NumericsSession(subject.work_dir, out, options, probe_options, worker, start)
+            state = session.begin(program.text, program.inputs(subject.values))
+            try:
+                reduce_ir(state)
+            except Stop:
+                pass
+            with state.ctx:
+                computing = computing_ops(state.best)
+                body = len(list(entry_block(find_function(state.best, None, "the reduced IR")).operations)) - 1
+            result = NumericsReduceResult(
+                input_path=str(src), pipeline=pipeline, output_path=str(out),
+                inputs_path=str(session.inputs_path), expected_path=str(session.expected_path),
+                actual_path=str(session.actual_path),
+                piece_pipeline=pipeline_name(subject.split.to_linalg),
+                ops_before=subject.ops(), ops_after=body,
+                computing_before=len(subject.cuts.computing()), computing_after=len(computing),
+                computing_ops=[n.removeprefix("torch.") for n in computing],
+                localization_runs=runs, localization_bound=run_bound(subject.ops()),
+                tries=session.tries, kept=session.kept, elapsed_s=0.0, cpu_s=0.0,
+                max_abs_diff=session.max_abs_diff, stopped=session.stopped, steps=session.steps,
+                culprit=culprit)
+    finally:  # the products lie beside -o; a work folder of our own is not left behind
+        if options.out_dir is None:
+            shutil.rmtree(subject.work_dir, ignore_errors=True)
     result.elapsed_s = time.monotonic() - start
     result.cpu_s = _cpu_s() - cpu_start  # the worker is waited for: its time is counted
     return result

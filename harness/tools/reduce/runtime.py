@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import defaults
 from harness.errors import NoMiscompileError
 from harness.execute.check import CheckOutcome
 from harness.execute.failure import RuntimeFailure
@@ -47,12 +48,12 @@ class NoRuntimeFailureError(NoMiscompileError):
 class RuntimeReduceOptions:
     output_path: str | os.PathLike | None = None
     budget_s: float = 60.0              # wall clock
-    max_tries: int = 10_000
+    max_tries: int = defaults.REDUCE_MAX_TRIES
     inputs_path: str | None = None
     random: RandomInputs = RandomInputs()
     function: str | None = None
     opt: str | None = None
-    timeout_s: float = 600.0
+    timeout_s: float = defaults.TIMEOUT_S
     out_dir: str | None = None
     progress: Callable[[str], None] | None = None
 

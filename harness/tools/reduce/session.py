@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from torch_mlir import ir
 
@@ -28,8 +27,7 @@ from harness.compiler.runner import RunOptions, run_pipeline
 from harness.enums import ParsableEnum
 from harness.errors import OutputError
 
-if TYPE_CHECKING:
-    from . import ReduceOptions
+from .options import ReduceOptions
 
 # A candidate may take this many times the original run (plus the slack) before it counts as a hang.
 TRY_TIMEOUT_FACTOR = 5.0

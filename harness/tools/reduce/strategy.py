@@ -191,7 +191,7 @@ def plan(result: ir.Value, op: ir.Operation, substitute: Substitute, free: bool)
     """
     if not edits.has_uses(result):
         return Plan.UNUSED
-    constant = edits.zero_constant(result.type) is not None and op.name not in edits.CONSTANT_OPS
+    constant = edits.zero_constant(result.type) is not None and op.operation.name not in edits.CONSTANT_OPS
     argument = free and edits.states_rank_and_dtype(result.type)
     if substitute is Substitute.ARGS:
         return Plan.ARGUMENT if argument else Plan.KEEP
@@ -255,7 +255,7 @@ class DropOps(Chunked):
                 continue
             owner = value.owner.operation if hasattr(value.owner, "operation") else value.owner
             j = index.get(owner)
-            if j is None or j in gone or units[j].parent is not None or owner.name in edits.CONSTANT_OPS:
+            if j is None or j in gone or units[j].parent is not None or owner.operation.name in edits.CONSTANT_OPS:
                 continue
             found[(j, value.result_number)] = value
         return found

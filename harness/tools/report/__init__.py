@@ -45,6 +45,7 @@ from .redact import Redactor
 from .repro import diagnostic_key, repro_script
 from .result import (
     BUNDLE_FILES,
+    CANNOT_RUN_STATUS,
     DEFAULT_BUDGET_S,
     REPRODUCED_STATUS,
     Findings,
@@ -57,7 +58,7 @@ from .result import (
 )
 
 __all__ = [
-    "BUNDLE_FILES", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
+    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
     "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
     "diagnostic_key", "issue_markdown", "issue_title", "make_report", "repro_script",
     "resolve_pipeline",

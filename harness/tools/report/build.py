@@ -18,11 +18,12 @@ import os
 import platform
 import tempfile
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from harness import versions as versions_module
 from harness.compiler import binary as binary_module
+from harness.compiler import builds as builds_module
 from harness.compiler import pipelines
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
@@ -47,7 +48,7 @@ from .issue import (
 from .redact import Redactor
 from .replay import replay, self_check
 from .repro import repro_script
-from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult
+from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult, SelfCheck
 from .versions import binary_versions
 
 # The reduced IR goes inline into issue.md up to this size; above it, issue.md points to the file.
@@ -70,7 +71,7 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
     out_dir = Path(options.out_dir)
     bundle.check_out_dir(out_dir, src)
     say = options.progress or (lambda _line: None)
-    exe = binary_module.resolve(tool_for(pipeline, options.opt, options.driver))
+    exe = builds_module.resolve(tool_for(pipeline, options.opt, options.driver))
     run_options = RunOptions(timeout_s=options.timeout_s)
     say(f"running {src.name} through {textual}")
     original = run_pipeline(src, textual, opt=exe.path, options=run_options)
@@ -120,25 +121,68 @@ def _refuse_invalid_input(src: Path, exe: binary_module.OptBinary, timeout_s: fl
 def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_module.OptBinary,
            staging: Path, out_dir: Path, options: ReportOptions,
            say: Callable[[str], None]) -> ReportResult:
+    """The bundle in ``staging``, published under ``out_dir``: the input, the diagnosis, the
+    reduction, the self-check, then the write-up, each phase a function returning its values."""
     redactor = Redactor.for_machine([staging], enabled=options.redact,
                                     other_dirs=[src.parent, out_dir])
     input_file = staging / "input.mlir"
-
     say("writing input.mlir")
     written = write_input(src, input_file, textual, original, opt=exe.path,
                           timeout_s=options.timeout_s, keep_weights=options.keep_weights,
                           redactor=redactor)
     notes = list(written.notes)
+    analysis, diagnosis, bisected = _diagnose(input_file, textual, written.record, exe, options,
+                                              say, notes)
+    cut = _reduce(input_file, textual, original, written.record, analysis, diagnosis, exe,
+                  staging, redactor, options, say, notes)
+    replayed, check, single = _check(staging, cut, textual, original, bisected, exe, redactor,
+                                     options, say)
+    ir_path = staging / cut.replay_name
+    findings = Findings(
+        src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
+        original=cut.subject, bundle_record=written.record, weights=written.weights,
+        bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
+        ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
+        title=issue_title(original, bisected, textual, reproduced=check.reproduced,
+                          diagnosis=diagnosis),
+        notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
+        ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
+        blocker_reproducer=cut.blocker_reproducer, single_pass=single)
+    signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
+    record = ReportRecord.of(findings, signature)
+    bundle.write_text(staging / "record.json",
+                      json.dumps(redactor.json(record.to_json()), indent=2) + "\n")
+    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
 
+    # The folder's name is the signature's slug; the signature may quote a path, so redacted.
+    slug = Signature.from_json(redactor.json(cut.subject.signature.to_json())).slug()
+    folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
+    return ReportResult(
+        folder=str(folder), archive=str(archive), title=findings.title, signature=signature,
+        outcome=original.outcome, input_path=str(src), pipeline=textual, binary=exe.path,
+        self_check=check, weights=written.weights,
+        reduced=cut.reduced is not None or cut.blocker_reproducer,
+        ops_before=cut.ops_before, ops_after=cut.ops_after, reduce_summary=cut.summary(diagnosis),
+        failing_pass=findings.failing_pass, redacted=options.redact, notes=notes,
+        files=sorted(p.name for p in folder.iterdir()),
+        blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
+        responsible_pass=diagnosis.responsible_pass if diagnosis else "",
+        fix=diagnosis.fix if diagnosis else "")
+
+
+def _diagnose(input_file: Path, textual: str, record: RunRecord, exe: binary_module.OptBinary,
+              options: ReportOptions, say: Callable[[str], None],
+              notes: list[str]) -> tuple[BlockerAnalysis | None, Diagnosis | None, BisectResult | None]:
+    """The op whose conversion failed (a legalization failure) and the failing pass; a tool that
+    cannot tell leaves a note, not a failed report."""
     analysis: BlockerAnalysis | None = None
-    if written.record.outcome is Outcome.LEGALIZATION_FAILURE:
+    if record.outcome is Outcome.LEGALIZATION_FAILURE:
         say("finding the op whose conversion failed (each left-over op alone)")
         try:
             analysis = analyze(input_file, textual, opt=exe.path, timeout_s=options.timeout_s)
         except HarnessError as e:
             notes.append(f"the blocker analysis failed: {e}")
-    diagnosis = Diagnosis.of(analysis, written.record, pipeline_label(textual))
-
+    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual))
     say("bisecting the pipeline")
     bisected: BisectResult | None = None
     try:
@@ -147,12 +191,41 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
                               timeout_s=options.timeout_s)
     except HarnessError as e:
         notes.append(f"bisect failed: {e}")
+    return analysis, diagnosis, bisected
 
+
+@dataclass(frozen=True)
+class _Reduction:
+    """What the bundle replays: reduced.mlir (the blocker alone, or the reducer's result) or
+    input.mlir, and the run it must reproduce."""
+
+    subject: RunRecord                 # the run the bundle must reproduce, as its signature groups it
+    replay_name: str                   # reduced.mlir | input.mlir
+    reduced: ReduceResult | None       # the reducer's result, when it ran
+    blocker_reproducer: bool           # reduced.mlir is the blocker alone
+    ops_before: int | None
+    ops_after: int | None
+
+    def summary(self, diagnosis: Diagnosis | None) -> str:
+        if self.reduced is not None:
+            return _reduce_line(self.reduced)
+        if self.blocker_reproducer and diagnosis is not None:
+            return f"the blocker {diagnosis.op} alone, no reduction run"
+        return ""
+
+
+def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRecord,
+            analysis: BlockerAnalysis | None, diagnosis: Diagnosis | None,
+            exe: binary_module.OptBinary, staging: Path, redactor: Redactor,
+            options: ReportOptions, say: Callable[[str], None], notes: list[str]) -> _Reduction:
+    """reduced.mlir: the blocker alone when it fails the same way by itself, else the reducer's
+    result within the budget (none with --no-reduce)."""
     reduced: ReduceResult | None = None
     reduced_file = staging / "reduced.mlir"
-    subject = original  # the run the bundle must reproduce, as its signature groups it
+    subject = original
     blocker_reproducer = False
-    if options.reduce and diagnosis is not None and diagnosis.blocker.reproduces_alone:
+    if options.reduce and diagnosis is not None and analysis is not None \
+            and diagnosis.blocker.reproduces_alone:
         say(f"reduced.mlir: {diagnosis.op} alone")
         bundle.write_text(reduced_file, diagnosis.blocker.isolated_ir)
         redactor.redact_file(reduced_file, ir=True)
@@ -166,67 +239,42 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         try:  # the pipeline as the original ran it (pass flags too), so signatures compare
             reduced = reduce_file(input_file, textual, options=ReduceOptions(
                 output_path=reduced_file, budget_s=options.budget_s, opt=exe.path,
-                original=written.record))
+                original=written))
         except HarnessError as e:
             notes.append(f"reduce failed: {e}")
             reduced_file.unlink(missing_ok=True)
         if reduced_file.is_file():
             redactor.redact_file(reduced_file, ir=True)
-    replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
+
     def count(path: Path) -> int | None:
         return count_file_ops(path, opt=exe.path, timeout_s=options.timeout_s)
 
     ops_before = reduced.ops_before if reduced else count(input_file)
     ops_after = reduced.ops_after if reduced else (count(reduced_file) if blocker_reproducer else ops_before)
+    return _Reduction(subject, "reduced.mlir" if reduced_file.is_file() else "input.mlir", reduced,
+                      blocker_reproducer, ops_before, ops_after)
 
-    say(f"self-check: replaying {replay_name}")
-    replayed = replay(staging, replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
+
+def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
+           bisected: BisectResult | None, exe: binary_module.OptBinary, redactor: Redactor,
+           options: ReportOptions, say: Callable[[str], None]) -> tuple[RunRecord, SelfCheck, RunRecord | None]:
+    """backtrace.txt and repro.sh written, then the self-check: the replayed file through the
+    pipeline, repro.sh run; and, for the bindings tool, the failing pass alone."""
+    say(f"self-check: replaying {cut.replay_name}")
+    replayed = replay(staging, cut.replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
     bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
-    script = repro_script(subject, replayed, textual, recorded_binary=redactor.text(exe.path),
+    script = repro_script(cut.subject, replayed, textual, recorded_binary=redactor.text(exe.path),
                           timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
-    check = self_check(staging, replay_name, subject, replayed, opt=exe.path,
+    check = self_check(staging, cut.replay_name, cut.subject, replayed, opt=exe.path,
                        timeout_s=options.timeout_s)
-
     single = None
     if exe.bindings and bisected is not None and bisected.found and bisected.failing_pass_pipeline:
-        say(f"the failing pass alone on {replay_name} (what the mlir-opt command runs)")
-        single = replay(staging, replay_name, bisected.failing_pass_pipeline, opt=exe.path,
+        say(f"the failing pass alone on {cut.replay_name} (what the mlir-opt command runs)")
+        single = replay(staging, cut.replay_name, bisected.failing_pass_pipeline, opt=exe.path,
                         timeout_s=options.timeout_s)
-
-    ir_path = staging / replay_name
-    findings = Findings(
-        src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
-        original=subject, bundle_record=written.record, weights=written.weights,
-        bisected=bisected, reduced=reduced, replay_name=replay_name, replay=replayed,
-        ops_before=ops_before, ops_after=ops_after, check=check,
-        title=issue_title(original, bisected, textual, reproduced=check.reproduced,
-                          diagnosis=diagnosis),
-        notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
-        ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
-        blocker_reproducer=blocker_reproducer, single_pass=single)
-    signature = bounded(str(subject.signature), SIGNATURE_MAX_CHARS)
-    record = ReportRecord.of(findings, signature)
-    bundle.write_text(staging / "record.json",
-                      json.dumps(redactor.json(record.to_json()), indent=2) + "\n")
-    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
-
-    # The folder's name is the signature's slug; the signature may quote a path, so redacted.
-    slug = Signature.from_json(redactor.json(subject.signature.to_json())).slug()
-    folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
-    return ReportResult(
-        folder=str(folder), archive=str(archive), title=findings.title, signature=signature,
-        outcome=original.outcome, input_path=str(src), pipeline=textual, binary=exe.path,
-        self_check=check, weights=written.weights, reduced=reduced is not None or blocker_reproducer,
-        ops_before=ops_before, ops_after=ops_after,
-        reduce_summary=_reduce_line(reduced) if reduced else (
-            f"the blocker {diagnosis.op} alone, no reduction run" if blocker_reproducer else ""),
-        failing_pass=findings.failing_pass, redacted=options.redact, notes=notes,
-        files=sorted(p.name for p in folder.iterdir()),
-        blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
-        responsible_pass=diagnosis.responsible_pass if diagnosis else "",
-        fix=diagnosis.fix if diagnosis else "")
+    return replayed, check, single
 
 
 def _inline_ir(path: Path) -> str | None:

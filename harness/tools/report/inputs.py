@@ -1,5 +1,5 @@
 """input.mlir: the user's file, redacted, with its weights (resource blobs and large inline
-literals) elided when that keeps the failure.
+literals) elided, and its comment-only lines left out, when that keeps the failure.
 
 Files are read in chunks or parsed from disk by the bindings (``Module.parseFile``), never held
 whole as Python strings: an input may be a model with its weights (OPT-125m as text: ~1 GB).
@@ -7,6 +7,7 @@ whole as Python strings: an input may be a model with its weights (OPT-125m as t
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -62,11 +63,49 @@ def write_input(src: Path, dest: Path, textual: str, original: RunRecord, *, opt
                      "input.mlir keeps them")
         weights = Weights.KEPT_UNPARSABLE
     notes += _copy_redacted(src, dest, redactor, bytecode=bytecode)
+    if not bytecode:
+        stripped = _strip_comment_lines(dest, textual, original, opt=opt, options=run_options)
+        if stripped is not None:
+            return WrittenInput(weights, stripped[0], (*notes, stripped[1]))
     record = run_pipeline(dest, textual, opt=opt, options=run_options)
     if record.signature != original.signature:
         notes.append(f"input.mlir fails as '{record.signature}', not as the original "
                      f"'{original.signature}' (a flaky failure, or one that depends on paths)")
     return WrittenInput(weights, record, tuple(notes))
+
+
+# A line that is only a comment; ``// -----`` is not one (it splits the file for
+# --split-input-file).
+_COMMENT_LINE = re.compile(rb"^[ \t]*//(?![ \t]*-----[ \t]*\r?$)")
+
+
+def _strip_comment_lines(dest: Path, textual: str, original: RunRecord, *, opt: str,
+                         options: RunOptions) -> tuple[RunRecord, str] | None:
+    """``dest`` without its comment-only lines, and its run, when it has some and the failure
+    stays the same without them; else None and ``dest`` as it was. A file of 200 MB of
+    comments made a 209 MB input.mlir (issue 26). Streams line by line; costs one run."""
+    kept = dest.with_name(f".{dest.name}.with-comments")
+    os.replace(dest, kept)
+    dropped = lines = 0
+    try:
+        with open(kept, "rb") as fin, open(dest, "wb") as fout:
+            for line in fin:
+                if _COMMENT_LINE.match(line):
+                    dropped += len(line)
+                    lines += 1
+                else:
+                    fout.write(line)
+        if dropped:
+            record = run_pipeline(dest, textual, opt=opt, options=options)
+            if record.signature == original.signature:
+                os.unlink(kept)
+                return record, (f"input.mlir leaves out the {lines:,} comment-only lines "
+                                f"({dropped:,} bytes) of the input: it fails the same without them")
+    except BaseException:
+        os.replace(kept, dest)
+        raise
+    os.replace(kept, dest)
+    return None
 
 
 def _copy_redacted(src: Path, dest: Path, redactor: Redactor, *, bytecode: bool) -> list[str]:

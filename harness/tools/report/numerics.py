@@ -4,7 +4,8 @@ Where a failure's bundle holds IR that torch-mlir-opt fails on, a miscompile's h
 lowers and runs but computes wrong values, and the values that show it:
 
 - ``reduced.mlir``: the smallest program (at the torch backend contract) that still gives wrong
-  values (``harness.tools.reduce.numerics``, the localization first);
+  values (``harness.tools.reduce.numerics``: the localization first, then the one op that
+  computes wrong, whose one-op reproducer it starts from);
 - ``inputs.npz`` / ``expected.npz``: its arguments, and the reference evaluator's results;
 - ``reduced.linalg.mlir``: what the pipeline to linalg makes of it, which the RefBackend lowers;
 - ``repro.sh``: lowers, runs and compares (``python -m harness check``), exiting 1 exactly when
@@ -21,8 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -31,8 +30,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.compiler import binary as binary_module
-from harness.compiler.runner import RunOptions, execute
+from harness import defaults
+from harness.compiler import builds as builds_module
+from harness.compiler.runner import RunOptions
 from harness.errors import NoMiscompileError, OutputError, ReportError
 from harness.execute.inputs import RandomInputs
 from harness.execute.levels import split_pipeline
@@ -45,7 +45,8 @@ from . import bundle
 from .build import collect_versions
 from .numerics_text import MiscompileFindings, issue_markdown, repro_script, title
 from .redact import Redactor
-from .result import REPRODUCED_STATUS, Refusal
+from .repro_check import ReproCheck, run_repro
+from .result import Refusal
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
@@ -53,31 +54,6 @@ if TYPE_CHECKING:
 MISCOMPILE_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
 RECORD_FORMAT = "harness.miscompile-report/1"
-_SCRIPT_SLACK_S = 120.0
-
-
-@dataclass
-class ReproCheck:
-    """Whether a written bundle reproduces: its repro.sh, run with this Python and binary (the
-    miscompile bundle's and the run-time failure bundle's)."""
-
-    repro_exit_status: int | None
-    repro_output: str          # repro.sh's verdict lines
-    detail: str = ""           # why it could not run
-    bug: str = "wrong numbers"  # what exit 1 means
-
-    @property
-    def reproduced(self) -> bool:
-        return self.repro_exit_status == REPRODUCED_STATUS
-
-    def describe(self) -> str:
-        if self.reproduced:
-            return f"reproduced: 'bash repro.sh' exits {self.repro_exit_status} ({self.bug})"
-        why = self.detail or f"'bash repro.sh' exits {self.repro_exit_status}"
-        return f"NOT REPRODUCED: {why}"
-
-    def to_json(self) -> dict:
-        return {**asdict(self), "reproduced": self.reproduced}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,7 +67,7 @@ class NumericsReportOptions:
     redact: bool = True
     reduce: bool = True               # False: the chain the localization cut out, not reduced
     budget_s: float = 60.0
-    timeout_s: float = 600.0
+    timeout_s: float = defaults.TIMEOUT_S
     progress: Callable[[str], None] | None = None
 
 
@@ -110,6 +86,7 @@ class NumericsReportResult:
     self_check: ReproCheck
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
+    culprit: str = ""          # the one op that computes wrong (reduced.mlir starts from its reproducer)
     files: list[str] = field(default_factory=list)
 
     @property
@@ -120,6 +97,7 @@ class NumericsReportResult:
         lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
                  f"chain: {' -> '.join(self.chain)} (max abs diff {self.max_abs_diff:.3g})",
                  f"at fault: {self.fault}",
+                 *([f"the op that computes wrong: {self.culprit}"] if self.culprit else []),
                  f"ops: {self.ops_before} -> {self.ops_after}",
                  f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
                  f"self-check: {self.self_check.describe()}"]
@@ -140,7 +118,7 @@ def make_numerics_report(path: str | os.PathLike, pipeline: str, *,
     out_dir = Path(options.out_dir)
     bundle.check_out_dir(out_dir, src)
     split_pipeline(pipeline)  # a pipeline that cannot be split fails before any work
-    exe = binary_module.resolve(options.opt)
+    exe = builds_module.resolve(options.opt)
     say = options.progress or (lambda _line: None)
     try:
         with bundle.staging_folder(out_dir, src) as staging, \
@@ -167,7 +145,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     say(f"reducing (budget {options.budget_s:g} s)")
     reduced = reduce_numerics(src, pipeline, options=NumericsReduceOptions(
         output_path=staging / "reduced.mlir", budget_s=options.budget_s,
-        max_tries=10_000 if options.reduce else 1, inputs_path=options.inputs_path,
+        max_tries=defaults.REDUCE_MAX_TRIES if options.reduce else 1, inputs_path=options.inputs_path,
         random=options.random, function=options.function, opt=exe.path,
         tolerances=options.tolerances, timeout_s=options.timeout_s, out_dir=str(scratch),
         progress=say))
@@ -196,7 +174,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     bundle.write_text(script, redactor.text(repro_script(reduced.piece_pipeline)))
     script.chmod(0o755)
     say("self-check: running repro.sh")
-    check = _self_check(staging, exe.path, options.timeout_s)
+    check = run_repro(staging, exe.path, options.timeout_s)
     inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")
     actual = _arrays(staging / "actual.npz")
     findings = MiscompileFindings(
@@ -206,7 +184,8 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     heading = title(findings)
     fault = bisected.blame.fault.value if bisected.blame else "undetermined"
     record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
-                   "fault": fault, "versions": collect_versions(exe), "reduce": reduced.to_json(),
+                   "fault": fault, "culprit": reduced.culprit, "versions": collect_versions(exe),
+                   "reduce": reduced.to_json(),
                    "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
     bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
@@ -218,7 +197,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         pipeline=pipeline, fault=fault, chain=list(reduced.computing_ops),
         ops_before=reduced.ops_before, ops_after=reduced.ops_after,
         max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
-        files=sorted(p.name for p in folder.iterdir()))
+        culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()))
 
 
 def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,
@@ -232,24 +211,6 @@ def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,
         random=options.random, tolerances=options.tolerances, opt=opt, timeout_s=options.timeout_s,
         out_dir=str(scratch)))
     return done.outcome is CheckOutcome.FAILS and done.failed_stage == "execution"
-
-
-def _self_check(folder: Path, opt: str, timeout_s: float, bug: str = "wrong numbers") -> ReproCheck:
-    """Runs the bundle's repro.sh with this Python and torch-mlir-opt: it must exit 1."""
-    bash = shutil.which("bash")
-    if bash is None:
-        return ReproCheck(None, "", "no bash on PATH to run repro.sh", bug)
-    src_root = str(Path(__file__).resolve().parents[3])
-    env = {"PYTHON": sys.executable, "TORCH_MLIR_OPT": opt,
-           "PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
-    limit = timeout_s + _SCRIPT_SLACK_S
-    done = execute([bash, str(folder / "repro.sh")],
-                   RunOptions(timeout_s=limit, dump_on_timeout=False, env=env))
-    if done.timed_out:
-        return ReproCheck(None, "", f"repro.sh did not finish within {limit:g} s", bug)
-    output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
-                       if line.startswith("repro.sh:") and not line.startswith("repro.sh: running:"))
-    return ReproCheck(done.returncode, output, bug=bug)
 
 
 def _arrays(path: Path) -> list[np.ndarray]:

@@ -17,11 +17,12 @@ from harness import versions as versions_module
 from harness.compiler.binary import OptBinary
 
 from ..numerics import NumericsBisectResult
+from ..numerics.result import render_frame
 from ..reduce.numerics import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
-from .result import REPRODUCED_STATUS
+from .result import EXIT_STATUSES, REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
 
@@ -67,19 +68,13 @@ def _bare(pass_text: str) -> str:
     return re.sub(r"^(?:[\w.]+\()+([^()]*?)\)+(?= |$)", r"\1", pass_text)
 
 
-def summary_line(f: MiscompileFindings) -> str:
-    """One line for repro.sh's header."""
-    return md.one_line(f"{' -> '.join(f.reduced.computing_ops)} through {f.reduced.piece_pipeline}: "
-                       f"max abs diff {f.reduced.max_abs_diff:.3g}")
-
-
 def repro_script(pipeline: str) -> str:
     packages = versions_module.installed()
     return render("miscompile-repro.sh.in", {
         "SUMMARY": f"wrong values through {md.one_line(pipeline)} and the RefBackend",
         "PIPELINE": md.one_line(pipeline),
         "PIPELINE_WORD": shlex.quote(pipeline),
-        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        **EXIT_STATUSES,
         "TORCH": packages.get("torch", "?"),
         "TORCH_MLIR": packages.get("torch-mlir", "?"),
     })
@@ -127,7 +122,8 @@ def _summary(f: MiscompileFindings, r: Redactor) -> str:
             f"{red.max_abs_diff:.3g} from the same ops run in eager PyTorch. The model's function "
             f"({red.ops_before} ops at the torch backend contract) was localized in "
             f"{red.localization_runs} RefBackend runs and reduced to {red.ops_after} ops "
-            f"({red.computing_after} computing), which still give wrong values on `inputs.npz`.")
+            f"({red.computing_after} computing), which still give wrong values on `inputs.npz`."
+            + (f" The op that computes wrong: {md.prose(r.text(red.culprit))}." if red.culprit else ""))
 
 
 def _where(f: MiscompileFindings, r: Redactor) -> str:
@@ -142,7 +138,7 @@ def _where(f: MiscompileFindings, r: Redactor) -> str:
         where = md.code(r.text(op.where())) if op.frames else "no location"
         lines.append(f"- {md.code(op.name)}{mark} at {where}")
         for caller in op.frames[1:]:
-            lines.append(f"  - called from {md.code(r.text(caller.render()))}")
+            lines.append(f"  - called from {md.code(r.text(render_frame(caller)))}")
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ same thing; report's self-check proves it by replaying the redacted files.
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import re
 import shlex
@@ -40,7 +41,10 @@ _SYSTEM_DIRS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin
 # 4096), so every match is bounded and a stream needs to hold back only that much. Patterns
 # start with a literal so the regex engine skips ahead at C speed; what a lookbehind would
 # say is checked in code instead (a leading lookbehind defeats that skipping: 13 vs 600 MB/s).
-_PATH = re.compile(r"/[\w.+@~-]{1,255}(?:/[\w.+@~-]{1,255}){0,63}/?")
+# A folder's name may hold spaces ("/opt/Jane Doe/train.py" is one path, redacted whole to
+# "<path>/train.py"): every component but the last may, inside it (the "/" after it says the
+# path goes on; "a /b" is two paths).
+_PATH = re.compile(r"/(?:[\w.+@~-](?:[\w.+@~ -]{0,253}[\w.+@~-])?/){0,63}[\w.+@~-]{1,255}/?")
 _NOT_BEFORE_PATH = frozenset(".+~:/\\-")
 _PATH_MAX_CHARS = 64 * 256 + 1
 _CONTEXT = max(len(t) for t in TOKENS) + 1  # kept before a chunk: lookbehinds, tokens
@@ -64,11 +68,41 @@ def mlir_escaped(text: str, *, upper: bool = True) -> str:
     return "".join(out)
 
 
-def _forms(folder: str) -> set[str]:
-    """The ways a folder's path is printed in the bundle's files."""
-    forms = {folder, mlir_escaped(folder), mlir_escaped(folder, upper=False)}
+def llvm_arg(text: str) -> str:
+    """``text`` as LLVM's ``sys::printArg`` prints a program argument: ``"``, ``\\`` and ``$``
+    behind a backslash (``h\\"ome/Jane Doe``)."""
+    return re.sub(r'(["\\$])', r"\\\1", text)
+
+
+def llvm_escaped(text: str) -> str:
+    """``text`` as LLVM's ``raw_ostream::write_escaped`` prints it (the crash handler's
+    ``Program arguments:``): ``\\``, ``"``, tab and newline escaped, every other byte outside
+    printable ASCII as three octal digits (``\\303\\251`` for "é")."""
+    named = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n"}
+    out = []
+    for byte in text.encode("utf-8", errors="surrogateescape"):
+        ch = chr(byte)
+        out.append(named.get(ch) or (ch if 0x20 <= byte < 0x7F else f"\\{byte:03o}"))
+    return "".join(out)
+
+
+def _printed(folder: str) -> set[str]:
+    forms = {folder, mlir_escaped(folder), mlir_escaped(folder, upper=False), llvm_arg(folder),
+             llvm_escaped(folder), json.dumps(folder)[1:-1], json.dumps(folder, ensure_ascii=False)[1:-1]}
     if "'" in folder:  # inside a shell word quoted by shlex.quote
         forms.add(folder.replace("'", "'\"'\"'"))
+    return forms
+
+
+def _forms(folder: str) -> set[str]:
+    """The ways a folder's path is printed in the bundle's files: as is, in MLIR string
+    literals, in LLVM's program arguments, in JSON and C-style strings (``\\"``, ``\\n``),
+    in shell single quotes; for a name with a newline, each line of it too (a reader of
+    compiler output, the diagnostics parser included, splits the path there)."""
+    forms = _printed(folder)
+    for piece in folder.split("\n")[1:] if "\n" in folder else []:
+        if len(piece.strip("/")) >= 3:
+            forms |= _printed(piece)
     return forms
 
 
@@ -268,12 +302,15 @@ class Redactor:
         if not self._tokens:
             return None
         forms = sorted(self._tokens, key=len, reverse=True)
-        alternatives = []
-        for form in forms:  # every form is an absolute path: "/" is factored out
+        absolute, lines = [], []
+        for form in forms:  # absolute paths: "/" is factored out; the lines of a split one not
             relative = self._tokens[form] == ""
             end = f"(?:/|{_FOLDER_END})" if relative else _FOLDER_END
-            alternatives.append(re.escape(form[1:]) + end)
-        pattern = re.compile("/(?:" + "|".join(alternatives) + ")")
+            if form.startswith("/"):
+                absolute.append(re.escape(form[1:]) + end)
+            else:
+                lines.append(r"(?<![\w.-])" + re.escape(form) + end)
+        pattern = re.compile("/(?:" + "|".join(absolute) + ")" + "".join("|" + a for a in lines))
         return _Pass(pattern, self._folder, hold=len(forms[0]) + 3)
 
     def _folder(self, m: re.Match) -> str:

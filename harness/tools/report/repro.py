@@ -15,7 +15,7 @@ from harness.compiler.records import REPRODUCER_SUMMARY, RunRecord
 from harness.compiler.runner import RunOptions, build_command
 
 from .markdown import one_line
-from .result import REPRODUCED_STATUS
+from .result import EXIT_STATUSES
 from .template import render
 
 _OPT, _INPUT = "\0OPT\0", "\0INPUT\0"  # stand-ins for "$OPT" and "$INPUT" in the command
@@ -42,7 +42,7 @@ def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, record
     limit = max(1, round(timeout_s))
     return render("repro.sh.in", {
         "SIGNATURE": one_line(str(original.signature)),
-        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        **EXIT_STATUSES,
         "RECORDED_OPT": q(recorded_binary),
         "TIMEOUT_GUARD": _TIMEOUT_GUARD if hang else "",
         "COMMAND_WORDS": words,

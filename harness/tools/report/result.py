@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
@@ -20,11 +21,17 @@ from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
 
-DEFAULT_BUDGET_S = 60.0
+DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 REPORT_FORMAT = 1
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
-# repro.sh's exit status when the bug reproduces (0 when it does not).
+# repro.sh's exit status when the bug reproduces; 0 when it does not; CANNOT_RUN_STATUS when it
+# could not tell (no binary, no Python with the harness, no temp folder): neither verdict, so a
+# bundle run where nothing is installed never reads as "fixed".
 REPRODUCED_STATUS = 1
+CANNOT_RUN_STATUS = 2
+#: The statuses as every repro.sh template's placeholders.
+EXIT_STATUSES = {"REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+                 "CANNOT_RUN_STATUS": str(CANNOT_RUN_STATUS)}
 
 
 class Weights(Parsable):
@@ -81,7 +88,8 @@ class SelfCheck:
 
     @property
     def repro_detected(self) -> bool:
-        return self.repro_exit_status not in (None, 0)
+        """The one rule of every bundle kind (``repro_check.ReproCheck``): exit REPRODUCED_STATUS."""
+        return self.repro_exit_status == REPRODUCED_STATUS
 
     @property
     def reproduced(self) -> bool:

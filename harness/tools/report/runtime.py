@@ -20,10 +20,10 @@ import json
 import shlex
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from harness import defaults
 from harness import versions as versions_module
 from harness.compiler.runner import RunOptions
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
@@ -35,12 +35,10 @@ from . import bundle
 from . import markdown as md
 from .build import collect_versions
 from .redact import Redactor
-from .result import REPRODUCED_STATUS
+from .repro_check import ReproCheck, run_repro
+from .result import EXIT_STATUSES, REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
-
-if TYPE_CHECKING:
-    from .numerics import ReproCheck
 
 RUNTIME_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
@@ -88,12 +86,10 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
                          options, say) -> RuntimeReportResult:
     """The bundle in ``staging``, published under ``out_dir``; ``options`` are the
     ``NumericsReportOptions`` of the report."""
-    from .numerics import _self_check
-
     say(f"the code fails at run time; reducing it (budget {options.budget_s:g} s)")
     reduced = reduce_runtime(src, pipeline, options=RuntimeReduceOptions(
         output_path=staging / "reduced.mlir", budget_s=options.budget_s,
-        max_tries=10_000 if options.reduce else 1, inputs_path=options.inputs_path,
+        max_tries=defaults.REDUCE_MAX_TRIES if options.reduce else 1, inputs_path=options.inputs_path,
         random=options.random, function=options.function, opt=exe.path,
         timeout_s=options.timeout_s, out_dir=str(scratch), progress=say))
     Path(reduced.inputs_path).replace(staging / "inputs.npz")
@@ -120,12 +116,11 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     bundle.write_text(script, redactor.text(repro_script(reduced)))
     script.chmod(0o755)
     say("self-check: running repro.sh")
-    check = _self_check(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
+    check = run_repro(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
     heading = title(reduced, where)
-    report_command = (f"python -m harness report {shlex.quote(src.name)} --pipeline "
-                      f"{shlex.quote(pipeline)} --numerics"
-                      + (f" --inputs {shlex.quote(Path(options.inputs_path).name)}" if options.inputs_path else "")
-                      + " --out DIR")
+    report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
+                                 "--numerics", *(["--inputs", Path(options.inputs_path).name]
+                                                 if options.inputs_path else [])]) + " --out DIR"
     record_json = {"format": RECORD_FORMAT, "kind": "runtime-failure", "title": heading,
                    "input": str(src), "pipeline": pipeline, "failure": reduced.failure.to_json(),
                    "where": where or "undetermined", "versions": collect_versions(exe),
@@ -159,10 +154,10 @@ def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
 
     with new_context():
         try:
-            torch_ops = {str(op.location): op.name for op in _walk(ir.Module.parseFile(str(reduced)))
-                         if op.name.startswith("torch.")}
+            torch_ops = {str(op.location): op.operation.name for op in _walk(ir.Module.parseFile(str(reduced)))
+                         if op.operation.name.startswith("torch.")}
             asserts = [str(op.location) for op in _walk(ir.Module.parseFile(str(located_linalg)))
-                       if op.name == "cf.assert" and "msg" in op.attributes
+                       if op.operation.name == "cf.assert" and "msg" in op.attributes
                        and ir.StringAttr(op.attributes["msg"]).value == failure.message]
         except ir.MLIRError:
             return ""
@@ -202,7 +197,7 @@ def repro_script(reduced: RuntimeReduceResult) -> str:
         "PIPELINE": md.one_line(reduced.piece_pipeline),
         "PIPELINE_WORD": shlex.quote(reduced.piece_pipeline),
         "EXPECTED_JSON": shlex.quote(json.dumps(reduced.failure.to_json())),
-        "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
+        **EXIT_STATUSES,
         "TORCH": packages.get("torch", "?"),
         "TORCH_MLIR": packages.get("torch-mlir", "?"),
     })
@@ -230,8 +225,8 @@ def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check
                       "lowering of the linalg below to LLVM, not by one torch op's lowering.")
     else:
         where_text = "Undetermined: no `cf.assert` of the linalg carries the message at a torch op's location."
-    check_command = (f"python -m harness check reduced.mlir --pipeline "
-                     f"{shlex.quote(reduced.piece_pipeline)} --inputs inputs.npz")
+    check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
+                                reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
         "TITLE": md.prose(r.text(heading)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "

@@ -1,0 +1,33 @@
+"""MODEL -> the driver that builds and traces it: a table by source kind, so the generic
+Hugging Face driver (:mod:`hf`) and the project's OPT drivers (:mod:`hf_opt`, which reuses the
+generic one's types) never import each other. Callers prepare and trace through here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from . import hf, hf_opt, hf_resolve
+from .hf import HFOptions, PreparedModel, TracedModel
+from .hf_resolve import ModelSpec, SourceKind
+
+#: How each source kind is built; a kind not listed takes the generic driver.
+PREPARE: dict[SourceKind, Callable[[ModelSpec, HFOptions], PreparedModel]] = {
+    SourceKind.OPT: hf_opt.prepare_opt,
+}
+#: How each source kind is traced for the TorchScript path.
+TRACE: dict[SourceKind, Callable[..., TracedModel]] = {
+    SourceKind.OPT: hf_opt.trace_opt_variant,
+}
+
+
+def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> PreparedModel:
+    """Resolve MODEL and build it with its two input sets (see :func:`hf.prepare`)."""
+    options = options or HFOptions()
+    spec = model if isinstance(model, ModelSpec) else hf_resolve.resolve(model)
+    hf.check_variant(spec, options)
+    return PREPARE.get(spec.kind, hf.prepare)(spec, options)
+
+
+def trace(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
+    """``torch.jit.trace`` of a prepared model, by the driver that built it."""
+    return TRACE.get(prepared.spec.kind, hf.trace)(prepared, check_trace=check_trace)

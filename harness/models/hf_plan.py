@@ -1,0 +1,367 @@
+"""Inputs from the model: which tensors its forward gets, at which sizes, for every modality.
+
+The planner reads the base model's forward signature, ``main_input_name`` and config, and makes
+the traced set and a second set of each kind:
+
+- token ids (:mod:`hf_inputs`), with the model's image placeholder token repeated as many times
+  as its vision tower yields (counted on the model itself, at the chosen image size);
+- ``pixel_values`` [B, C, H, W], and ``pixel_mask`` (second set: a quarter of the columns of
+  row 0 marked padding);
+- ``input_features`` [B, mels, frames];
+- ``input_values`` [B, samples] with an ``attention_mask`` where the forward takes one (second
+  set: row 0's last quarter zeroed and masked; the frames computed from those samples alone are
+  left out of the comparison, as padded tokens are);
+- ``decoder_input_ids`` for encoder-decoders;
+- ``--input NAME=SHAPE[:DTYPE]`` for what the planner cannot make.
+
+Optional inputs it does not make (``bool_masked_pos``, noise, cached states) are left out. Where
+a size is free, :func:`candidates` lists the sizes smallest first; the driver keeps the first the
+model's eager forward accepts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import torch
+
+from harness.errors import UnsupportedModelError
+
+from . import hf_inputs, hf_media
+from .choice import Choice
+from .hf_inputs import InputPlan, InputSet
+from .hf_media import GivenInput
+
+#: A spectrogram's own masks: ones, one per frame.
+FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
+AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
+#: Inputs made from a plan; any other forward argument is left out when optional.
+MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
+        "pixel_mask", "input_features", "input_values", *FEATURE_MASKS)
+
+
+class InputKind(Choice):
+    """What the model reads: token ids, pixels, a spectrogram, raw audio."""
+
+    TOKENS = "tokens"
+    PIXELS = "pixels"
+    FEATURES = "features"
+    WAVE = "wave"
+
+
+@dataclass(frozen=True)
+class MediaPlan:
+    """One candidate input set: what to make and at which sizes."""
+
+    names: tuple[str, ...]  # in the forward's order
+    text: InputPlan | None = None
+    seq: int = 0
+    pixels: tuple[int, ...] | None = None  # (channels, height, width), or frames first (video)
+    features: tuple[int, int] | None = None  # (mel bins, frames), or (frames, mel bins)
+    frames_first: bool = False  # features are (frames, mel bins)
+    wave: tuple[int, ...] | None = None  # per row: (samples,) or (channels, samples)
+    placeholder: int | None = None  # the image token id, inserted after each row's first token
+    placeholders: int = 0  # how many
+    # flattened patches (Qwen-VL-like towers): (patch input, grid input, merge size, patch width)
+    patches: tuple[str, str, int, int] | None = None
+    given: tuple[GivenInput, ...] = ()
+    model: Any = field(default=None, compare=False, repr=False)  # for raw audio's frame rule
+    note: str = ""  # why this set, when it is a fallback
+
+
+def forward_params(model: torch.nn.Module) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The forward's argument names, and the ones without a default."""
+    params = inspect.signature(model.forward).parameters
+    plain = [p for p in params.values() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    return (tuple(p.name for p in plain),
+            tuple(p.name for p in plain if p.default is inspect.Parameter.empty))
+
+
+def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, decoder_only: bool,
+               given: Sequence[GivenInput] = ()) -> list[MediaPlan]:
+    """Input plans to try, smallest sizes first (a text-only one last where the model also reads
+    token ids alone); :class:`UnsupportedModelError` naming an input nobody can make."""
+    params, required = forward_params(model)
+    if not params:  # Bark: nn.Module's forward(*input), generation goes through sub-models
+        raise UnsupportedModelError(
+            name, f"{type(model).__name__}.forward names no inputs (it is not a model to call "
+            "as a whole)", "Port one of its parts whose forward takes tensors, if transformers "
+            "lists one as a model type.")
+    given_names = {g.name for g in given}
+    unknown = [g.name for g in given if g.name not in params]
+    if unknown:
+        raise UnsupportedModelError(
+            name, f"--input {unknown[0]} names no argument of {type(model).__name__}.forward; it "
+            f"takes ({', '.join(params)})", "Give --input for one of those names.")
+    doc = inspect.getdoc(model.forward)
+    patches = _patches(required, config, given_names)
+    for arg in required:
+        if arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]:
+            shape = hf_media.expected_shape(doc, arg)
+            raise UnsupportedModelError(
+                name, f"{type(model).__name__}.forward needs '{arg}'"
+                + (f" of shape {shape}" if shape else "") + ", which the input planner cannot make",
+                f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
+                "repeatable); floats are drawn at random, integers are ones.")
+    main = getattr(model, "main_input_name", "input_ids")
+    vision = ("vision_config" in _sub_names(config) or hf_media.placeholder_ids(config) is not None
+              or getattr(config, "image_size", None) is not None)  # ViLT: one tower, both kinds
+    audio = ("audio_config" in _sub_names(config)
+             or hf_media.placeholder_ids(config, AUDIO_TOKENS) is not None)
+    want = {
+        InputKind.PIXELS: "pixel_values" in params and (
+            main == "pixel_values" or "pixel_values" in required or vision),
+        InputKind.FEATURES: "input_features" in params and (
+            main == "input_features" or "input_features" in required or audio),
+        InputKind.WAVE: "input_values" in params and (
+            main == "input_values" or "input_values" in required or audio),
+    }
+    text = _text_plan(name, params, config, decoder_only, given_names)
+    base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches)
+    if patches is not None:  # Qwen-VL-like vision towers: flat patches and their grid
+        return [replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))]
+    media = [k for k, on in want.items() if on and _input_of(k) not in given_names]
+    if text is None and not media and not given:
+        if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
+            hf_inputs.plan_inputs(name, params, config, decoder_only=decoder_only)
+        shape = hf_media.expected_shape(doc, main)
+        raise UnsupportedModelError(
+            name, f"its base model reads '{main}'" + (f" of shape {shape}" if shape else "")
+            + f", which the input planner cannot make (it makes {', '.join(MADE)})",
+            f"Give it by hand with --input {main}=SHAPE[:DTYPE] (repeatable).")
+    plans = [base]
+    for kind in media:
+        plans = [p for plan in plans for p in _sized(kind, plan, config)]
+    plans = [replace(p, names=_names(p, params, given_names), placeholder=_placeholder(p, config))
+             for p in plans]
+    if media and text is not None and "input_ids" in text.names:
+        kinds = " or ".join(k.value for k in media)
+        plans.append(replace(base, names=_names(base, params, given_names),
+                             note=f"text only: no {kinds} size tried ran the model"))
+    return plans
+
+
+def _patches(required: Sequence[str], config: Any, given: set[str]
+             ) -> tuple[str, str, int, int] | None:
+    """A vision tower that takes patches already flattened, [t*h*w, C*T*P*P], with their grid
+    [images, 3] (Qwen2-VL and the towers copied from it): planned at one 1 x 2m x 2m grid per
+    row, m the spatial merge size, the fewest patches its merger takes."""
+    patch = next((n for n in ("hidden_states", "pixel_values") if n in required), None)
+    grid = next((n for n in ("grid_thw", "image_grid_thw") if n in required), None)
+    vision = hf_media.sub_config(config, "vision_config")
+    sizes = [getattr(vision, n, None) for n in ("patch_size", "temporal_patch_size")]
+    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    merge = getattr(vision, "spatial_merge_size", None) or 1
+    if (patch is None or grid is None or {patch, grid} & given
+            or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
+        return None
+    return (patch, grid, merge, channels * sizes[1] * sizes[0] ** 2)
+
+
+def _sub_names(config: Any) -> tuple[str, ...]:
+    return tuple(getattr(config, "sub_configs", None) or ())
+
+
+def _input_of(kind: InputKind) -> str:
+    return {InputKind.PIXELS: "pixel_values", InputKind.FEATURES: "input_features",
+            InputKind.WAVE: "input_values"}[kind]
+
+
+def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool,
+               given: set[str]) -> InputPlan | None:
+    """Token ids where the forward takes them (``decoder_input_ids`` alone for Whisper-like
+    encoder-decoders); None without a usable vocabulary when the model reads something else."""
+    takes = [p for p in ("input_ids", "decoder_input_ids") if p in params and p not in given]
+    if not takes or ("input_ids" not in takes and not getattr(config, "is_encoder_decoder", False)):
+        return None
+    kept = [p for p in params if p not in given
+            and (p != "attention_mask" or "input_ids" in takes)]
+    try:
+        return hf_inputs.plan_inputs(name, kept, config, decoder_only=decoder_only)
+    except UnsupportedModelError:
+        if getattr(config, "model_type", "") and _media_main(params):
+            return None
+        raise
+
+
+def _media_main(params: Sequence[str]) -> bool:
+    return any(p in params for p in ("pixel_values", "input_features", "input_values"))
+
+
+def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
+    if kind is InputKind.PIXELS:
+        channels, sizes = hf_media.image_candidates(config)
+        frames = getattr(hf_media.sub_config(config, "vision_config"), "num_frames", None)
+        if isinstance(frames, int) and not isinstance(frames, bool) and frames > 0:  # video
+            return [replace(plan, pixels=(frames, channels, h, w)) for h, w in sizes]
+        return [replace(plan, pixels=(channels, h, w)) for h, w in sizes]
+    if kind is InputKind.FEATURES:  # [B, mels, frames] (Whisper), else [B, frames, mels]
+        mels, frames = hf_media.feature_candidates(config)
+        return ([replace(plan, features=(mels, f)) for f in frames]
+                + [replace(plan, features=(f, mels), frames_first=True) for f in frames])
+    channels = getattr(hf_media.sub_config(config, "audio_config"), "audio_channels", None)
+    shapes = [(n,) for n in hf_media.sample_candidates(config)]
+    if isinstance(channels, int) and channels >= 1:  # codecs: [B, channels, samples]
+        shapes = [(channels, n) for (n,) in shapes] + shapes
+    else:  # codecs that read [B, 1, samples] without saying so (DAC, X-Codec)
+        shapes = shapes + [(1, n) for (n,) in shapes]
+    return [replace(plan, wave=s) for s in shapes]
+
+
+def _names(plan: MediaPlan, params: Sequence[str], given: set[str]) -> tuple[str, ...]:
+    made = set(plan.text.names if plan.text else ())
+    made |= {"pixel_values"} if plan.pixels else set()
+    made |= {"pixel_mask"} if plan.pixels and "pixel_mask" in params else set()
+    made |= {"input_features", *FEATURE_MASKS} if plan.features else set()
+    made |= {"input_values"} if plan.wave else set()
+    if plan.wave and "attention_mask" in params and plan.text is None:
+        made.add("attention_mask")
+    return tuple(p for p in params if p in made or p in given)
+
+
+def _placeholder(plan: MediaPlan, config: Any) -> int | None:
+    """The image token beside pixels, else the audio token beside a spectrogram."""
+    if plan.text is None or "input_ids" not in plan.text.names:
+        return None
+    if plan.pixels is not None:
+        return hf_media.placeholder_ids(config)
+    return hf_media.placeholder_ids(config, AUDIO_TOKENS) if plan.features is not None else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Making the sets
+
+
+def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSet:
+    """Deterministic tensors for ``plan``; ``padded`` is the second set (see the module doc)."""
+    generator = torch.Generator().manual_seed(seed)
+    values: dict[str, torch.Tensor] = {}
+    said: list[str] = []
+    excluded: torch.Tensor | None = None
+    if plan.text is not None:
+        text = hf_inputs.make_inputs(plan.text, batch, plan.seq, seed=seed, padded=padded)
+        values.update(text.as_kwargs())
+        said.append(text.description)
+        if plan.placeholder is not None and plan.placeholders:
+            _splice(values, plan.placeholder, plan.placeholders)
+            kind = "image" if plan.pixels is not None else "audio"
+            said.append(f"{plan.placeholders} {kind} token(s) {plan.placeholder} after each "
+                        "row's first token")
+    if plan.pixels is not None:
+        height, width = plan.pixels[-2:]
+        values["pixel_values"] = torch.randn(batch, *plan.pixels, generator=generator)
+        said.append(f"pixels {height}x{width}" + (f", {plan.pixels[0]} frames" if len(plan.pixels) == 4
+                                                  else "") + f" from seed {seed}")
+        mask = torch.ones(batch, height, width, dtype=torch.int64)
+        if padded and "pixel_mask" in plan.names:
+            mask[0, :, width - max(1, width // 4):] = 0
+            said.append("pixel_mask 0 on row 0's right quarter")
+        values["pixel_mask"] = mask
+    if plan.features is not None:
+        values["input_features"] = torch.randn(batch, *plan.features, generator=generator)
+        frames = plan.features[0 if plan.frames_first else 1]
+        for name in FEATURE_MASKS:  # every frame is real
+            values[name] = torch.ones(batch, frames, dtype=torch.int64)
+        said.append(f"spectrogram {'x'.join(map(str, plan.features))} from seed {seed}")
+    if plan.wave is not None:
+        wave = torch.randn(batch, *plan.wave, generator=generator)
+        samples = plan.wave[-1]
+        mask = torch.ones(batch, samples, dtype=torch.int64)
+        said.append(f"{samples} audio samples from seed {seed}")
+        if padded and "attention_mask" in plan.names and plan.text is None:
+            pad = min(max(1, samples // 4), samples - 1)
+            wave[0, ..., samples - pad:] = 0
+            mask[0, samples - pad:] = 0
+            said.append(f"row 0's last {pad} samples zero (mask 0)")
+            excluded = _padded_frames(plan.model, mask)
+        values["input_values"] = wave
+        if plan.text is None:
+            values["attention_mask"] = mask
+    if plan.patches is not None:
+        patch, grid, merge, width = plan.patches
+        side = 2 * merge
+        values[grid] = torch.tensor([[1, side, side]] * batch, dtype=torch.int64)
+        values[patch] = torch.randn(batch * side * side, width, generator=generator)
+        said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from seed {seed}")
+    for given in plan.given:
+        values[given.name] = given.make(generator)
+        said.append(f"{given.name} given ({'x'.join(map(str, given.shape))})")
+    if plan.note:
+        said.append(plan.note)
+    return InputSet(plan.names, tuple(values[n] for n in plan.names), "; ".join(said),
+                    padded=excluded)
+
+
+def _splice(values: dict[str, torch.Tensor], token: int, count: int) -> None:
+    """Insert ``count`` placeholder tokens after each row's first real token (mask 1 there)."""
+    ids, mask = values["input_ids"], values.get("attention_mask")
+    rows, masks = [], []
+    for row in range(ids.shape[0]):
+        real = (mask[row] != 0).nonzero() if mask is not None else torch.zeros(1, 1, dtype=torch.long)
+        at = int(real[0, 0]) + 1 if len(real) else 0
+        block = torch.full((count,), token, dtype=ids.dtype)
+        rows.append(torch.cat([ids[row, :at], block, ids[row, at:]]))
+        if mask is not None:
+            masks.append(torch.cat([mask[row, :at], torch.ones(count, dtype=mask.dtype),
+                                    mask[row, at:]]))
+    values["input_ids"] = torch.stack(rows)
+    if mask is not None:
+        values["attention_mask"] = torch.stack(masks)
+    if "token_type_ids" in values:
+        values["token_type_ids"] = torch.zeros_like(values["input_ids"])
+
+
+def _padded_frames(model: Any, mask: torch.Tensor) -> torch.Tensor | None:
+    """The frames of raw audio computed from padding alone: the model's own length rule, at the
+    frame count an unpadded row yields."""
+    lengths_of = getattr(model, "_get_feat_extract_output_lengths", None)
+    if lengths_of is None:
+        return None
+    try:
+        frames = int(torch.as_tensor(lengths_of(torch.tensor(mask.shape[-1]))))
+    except Exception:  # a rule that needs more than a length: every frame is compared
+        return None
+    return hf_media.frame_padding(model, mask, frames)
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting the placeholders
+
+
+class _Counted(Exception):
+    def __init__(self, count: int):
+        self.count = count
+
+
+def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
+                       plan: MediaPlan, batch: int, seed: int) -> MediaPlan:
+    """How many image tokens the vision tower yields at this plan's size, counted on the model:
+    its ``get_placeholder_mask`` sees the image features (rows x text width); else the config's
+    ``image_seq_length``. A plan without a placeholder comes back unchanged."""
+    if plan.placeholder is None:
+        return plan
+    owner = next((m for m in model.modules() if hasattr(type(m), "get_placeholder_mask")), None)
+    counted: int | None = None
+    if owner is not None:
+        def spy(input_ids=None, inputs_embeds=None, image_features=None, **kwargs):
+            width = inputs_embeds.shape[-1]
+            features = image_features if image_features is not None else next(
+                (v for k, v in kwargs.items() if isinstance(v, torch.Tensor)
+                 and k in ("audio_features", "image_features", "video_features")), None)
+            raise _Counted(int(features.numel() // width) // batch if features is not None else 0)
+
+        owner.get_placeholder_mask = spy
+        try:
+            call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
+        except _Counted as found:
+            counted = found.count
+        except Exception:  # the size does not run: the caller's eager run will say why
+            counted = None
+        finally:
+            del owner.get_placeholder_mask
+    if not counted:
+        counted = getattr(model.config, "image_seq_length", None) or 1
+    return replace(plan, placeholders=int(counted))

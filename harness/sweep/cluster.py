@@ -1,0 +1,223 @@
+"""``harness sweep --cluster ADDRESS``: each model's port as a task of a Dask distributed cluster
+(an existing engine: the scheduling, the retries and the cluster managers are Dask's).
+
+- ``local:N`` starts a ``LocalCluster`` of N single-threaded worker processes here; a scheduler
+  address (``tcp://host:8786``) uses a running cluster, however it was started (``dask
+  scheduler``/``dask worker``, dask-jobqueue on Slurm or PBS, dask-kubernetes).
+- A task runs ``harness port`` in a child process on its worker, as the local sweep does
+  (:func:`.runner.run_logged`: its own process group, killed on the model's timeout and when
+  the worker dies), so a crash or a hang costs one model.
+- Workers need no shared filesystem: a task returns the record, the log and the port's folder
+  (a tar archive), and the submitting process writes them under ``--out`` with the record's
+  paths moved there. The archive is unpacked with tarfile's ``data`` filter: a member that
+  points out of the folder is refused.
+- A worker lost in the middle of a model: Dask runs the task again elsewhere once
+  (``allowed-failures`` = 1); lost a second time, the model's record is a ``lost``
+  :class:`~.records.RunFailure` naming the worker.
+- ``--numerics-check`` runs here, on the unpacked ports, after each record arrives.
+
+Dask is an optional extra (``pip install -e '.[cluster]'``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness.compiler.irfile import write_atomically
+from harness.errors import UsageError
+from harness.port.record import PortRecord
+
+from .children import CHILDREN
+from .progress import SweepProgress
+from .records import LOGS, PORTS, RECORDS, RunFailure, file_name, read_result, write_failure
+from .runner import ModelRun, SweepOptions, finish, port_flags, run_failure, run_logged
+
+#: A worker may die under a model once; the second death makes the model ``lost``.
+ALLOWED_FAILURES = 1
+#: The most a task sends back of a port's folder (IR files, inputs); a larger one is left out.
+MAX_FOLDER_BYTES = 512 * 1024 * 1024
+#: The most a task sends back of the port's log (its tail).
+MAX_LOG_BYTES = 1024 * 1024
+_EXTRA_HINT = ("Dask is an optional extra of the harness: install it with "
+               "pip install -e '.[cluster]' (dask and distributed), in the Python that runs "
+               "'harness sweep' and in the workers' one.")
+
+
+@dataclass(frozen=True)
+class PortTaskResult:
+    """What one task sends back: plain values, so any Dask serializer takes them."""
+
+    model: str
+    worker: str            # the worker's address
+    root: str              # the task's folder on the worker (the record's paths start there)
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+    log: str               # the port's output (its tail past MAX_LOG_BYTES)
+    record: str            # record.json's text, "" when the port wrote none
+    folder: bytes          # the port's folder as a .tar.gz, b"" when too large or absent
+    note: str = ""         # why the folder was left out
+
+
+def port_task(model: str, flags: Sequence[str], timeout_s: float) -> PortTaskResult:
+    """Runs on a worker: ``harness port MODEL`` in a child process, in a folder of its own that
+    is removed once its contents are packed."""
+    from distributed import get_worker
+
+    worker = get_worker().address
+    with tempfile.TemporaryDirectory(prefix="harness-cluster-") as tmp:
+        root = Path(tmp)
+        record, log = root / "record.json", root / "port.log"
+        argv = [sys.executable, "-m", "harness", "--no-progress", "port", model,
+                "--json", str(record), "--out", str(root / PORTS), *flags]
+        code, timed_out, seconds = run_logged(argv, log, timeout_s, cwd=tmp)
+        folder, note = _pack(root / PORTS)
+        return PortTaskResult(model, worker, str(root), code, timed_out, seconds,
+                              _tail_text(log, MAX_LOG_BYTES),
+                              record.read_text(encoding="utf-8") if record.is_file() else "",
+                              folder, note)
+
+
+def _pack(folder: Path) -> tuple[bytes, str]:
+    if not folder.is_dir():
+        return b"", ""
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    if size > MAX_FOLDER_BYTES:
+        return b"", (f"the port's folder ({size / 2**20:.0f} MiB, over {MAX_FOLDER_BYTES / 2**20:.0f}"
+                     " MiB) was not sent back: the files the record names are absent")
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as archive:
+        archive.add(folder, arcname=".")
+    return data.getvalue(), ""
+
+
+def _tail_text(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - limit))
+            return f.read().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@contextmanager
+def connect(address: str) -> Iterator[Any]:
+    """A Dask client of the cluster ``address`` names; the cluster it started goes with it."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError(f"--cluster {address}: {_EXTRA_HINT}") from None
+    if address.startswith("local:"):
+        count = address.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise UsageError(f"--cluster {address}: local:N wants N >= 1 worker processes, e.g. "
+                             "--cluster local:2.")
+        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}), \
+                LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
+                             dashboard_address=None) as cluster, Client(cluster) as client:
+            yield client
+        return
+    if "://" not in address:
+        raise UsageError(f"--cluster {address!r} is neither local:N nor a scheduler address such "
+                         "as tcp://host:8786.")
+    try:
+        client = Client(address, timeout=30)
+    except (OSError, TimeoutError) as e:
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({e}). Start "
+                         "one ('dask scheduler', then 'dask worker ADDRESS' on each machine) "
+                         "or use --cluster local:N.") from None
+    try:
+        client.run_on_scheduler(_limit_failures)
+        yield client
+    finally:
+        client.close()
+
+
+def _limit_failures(dask_scheduler=None) -> None:
+    """On the scheduler: one retry of a task whose worker died (its own config may allow more)."""
+    dask_scheduler.allowed_failures = ALLOWED_FAILURES
+
+
+def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: str,
+                         say: Callable[[str], None] | None = None) -> list[ModelRun]:
+    """Every model as a task of the cluster; one progress line as each record arrives."""
+    try:
+        from distributed import as_completed
+        from distributed.scheduler import KilledWorker
+    except ImportError:
+        raise UsageError(f"--cluster {address}: {_EXTRA_HINT}") from None
+    (options.out / RECORDS).mkdir(parents=True, exist_ok=True)
+    runs: dict[str, ModelRun] = {}
+    todo = []
+    for model in models:
+        path = options.out / RECORDS / f"{file_name(model)}.json"
+        if path.is_file() and not options.force:
+            runs[model] = finish(model, read_result(path), True, options, time.monotonic())
+        else:
+            path.unlink(missing_ok=True)
+            todo.append(model)
+    with connect(address) as client, CHILDREN.stopped_on_exit():
+        workers = max(1, sum(client.nthreads().values()))
+        progress = SweepProgress(len(models), say, workers)
+        for model, run in runs.items():
+            progress.finished(model, run.outcome, run.seconds, run.reused)
+        started = time.monotonic()
+        futures = {client.submit(port_task, model, port_flags(options), options.timeout_s,
+                                 key=f"harness-port-{file_name(model)}-{uuid.uuid4().hex[:8]}",
+                                 pure=False): model for model in todo}
+        try:
+            for future in as_completed(futures):
+                model = futures[future]
+                try:
+                    task = future.result()
+                    result: PortRecord | RunFailure = _store(task, options)
+                    begun = time.monotonic() - task.seconds  # the model's own time, not the queue's
+                except KilledWorker as e:
+                    result, begun = _lost(model, e, time.monotonic() - started, options), started
+                runs[model] = run = finish(model, result, False, options, begun)
+                progress.finished(model, run.outcome, run.seconds, run.reused)
+        finally:
+            client.cancel(list(futures), force=True)
+    return [runs[m] for m in models]
+
+
+def _store(task: PortTaskResult, options: SweepOptions) -> PortRecord | RunFailure:
+    """The task's record, log and folder under ``--out``, paths moved from the worker's folder."""
+    root = options.out
+    log = root / LOGS / f"{file_name(task.model)}.log"
+    note = f"; {task.note}" if task.note else ""
+    write_atomically(log, f"(ported on {task.worker}{note})\n{task.log}")
+    if task.folder:
+        with tarfile.open(fileobj=io.BytesIO(task.folder), mode="r:gz") as archive:
+            archive.extractall(root / PORTS, filter="data")
+    if not task.timed_out and task.returncode in (0, 1) and task.record:
+        text = task.record.replace(str(Path(task.root) / PORTS), str(root / PORTS))
+        path = root / RECORDS / f"{file_name(task.model)}.json"
+        write_atomically(path, text)
+        return read_result(path)
+    failure = run_failure(task.model, task.returncode, task.timed_out, task.seconds, log, options)
+    write_failure(root, failure)
+    return failure
+
+
+def _lost(model: str, error: Exception, seconds: float, options: SweepOptions) -> RunFailure:
+    last = getattr(error, "last_worker", None)
+    where = getattr(last, "address", "") or "an unknown worker"
+    failure = RunFailure(model, "lost", round(seconds, 2), None,
+                         f"the worker running it died {ALLOWED_FAILURES + 1} times, last "
+                         f"{where}; Dask gave up on the task")
+    write_failure(options.out, failure)
+    return failure

@@ -1,0 +1,361 @@
+"""The one op that computes wrong: a miscompile narrowed from a chain to a single op.
+
+1. Values inside the program: the function at the torch backend contract is lowered once with
+   the result of every computing op also returned, and run on the reference's inputs. Each value
+   is compared with the reference evaluator's value for the same op, at the tolerance of the
+   dtype the op computes in (a cast carries its input's: an f32 -> f64 upcast of an error made
+   in f32 is judged at f32's tolerance, not f64's).
+2. Candidates are the ops whose own output departs while every operand agrees, in order. Each is
+   cut out alone (``programs``: the program ``(p-1, p]``), fed the reference's operand values,
+   and run: the first that is still off on its own is the culprit, and that one-op program, with
+   its inputs and expected values, is the reproducer.
+3. Returning a value gives it one more use, and a fusion that needs one use may then not
+   happen (issue 19): when the observed run is right although the function is not, the ops of
+   the localized chain are tried alone instead; when none is wrong alone, the chain goes wrong
+   together and its last op (the first wrong value) stands for it.
+4. Its share of the final difference: the rest of the function, evaluated in eager PyTorch with
+   only the culprit's value replaced by the lowered one, against the reference.
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from torch_mlir import ir
+
+from harness.compiler.locations import SourceLocation, file_locations
+from harness.execute.inputs import save_npz
+from harness.execute.numerics import compare_one
+from harness.execute.ref_ops import UNINITIALIZED_OPS, is_random
+from harness.execute.probe import ProbeOptions, ProbeResult, run_program
+from harness.execute.reference import ReferenceOptions, describe_value, evaluate
+from harness.execute.worker import RefBackendWorker
+
+from .diffs import OwnDiff, computes_in, own_diff, value_ref
+from .opinion import Opinion, second_opinions
+from .programs import END, Program, ValueRef
+from .subject import Subject, pipeline_name
+
+MAX_CANDIDATES = 3  # one-op runs tried from the observed run before the chain's ops
+
+
+@dataclass
+class Culprit:
+    position: int                  # in the contract-level function's body
+    name: str                      # aten.mm
+    frames: list[SourceLocation]   # innermost first
+    call: str                      # aten.gelu(f32[2,8], 'tanh'): its operands, constants spelled out
+    computes_in: str               # the dtype whose tolerance judges it
+    own: OwnDiff                   # fed the reference's operand values
+    inside: OwnDiff | None         # in the observed run of the whole function (None: not observed)
+    alone: bool                    # wrong on its own; False: only together with its chain
+    chain: list[str] = field(default_factory=list)  # the ops that go wrong together (not alone)
+    share: float | None = None     # of the final max abs diff its error alone causes
+    final_abs_diff: float = 0.0
+    program_path: str = ""         # the one-op reproducer (the chain's, when not alone)
+    inputs_path: str = ""
+    expected_path: str = ""
+    pipeline: str = "torch-to-linalg"
+    opinions: list[Opinion] = field(default_factory=list)
+
+    def where(self) -> str:
+        return str(self.frames[0]) if self.frames else "no location"
+
+    def reproduce(self) -> str:
+        return shlex.join(["harness", "check", self.program_path, "--pipeline", self.pipeline,
+                           "--inputs", self.inputs_path])
+
+    def headline(self) -> str:
+        """One line: the op, its Python line, its own difference."""
+        how = "computes wrong" if self.alone else \
+            f"computes wrong only together with {', '.join(self.chain[:-1])} (none is wrong alone)"
+        return f"{self.name} {how} at {self.where()}: {self.own.render()}"
+
+    def render(self) -> list[str]:
+        lines = [f"the op that computes wrong: {self.headline()}", f"  call: {self.call}",
+                 f"  computes in {self.computes_in}"]
+        if self.inside is not None:
+            lines.append(f"  inside the whole program: {self.inside.render()}")
+        if self.share is not None:
+            lines.append(f"  share of the final difference: {self.share:.0%} of max abs diff "
+                         f"{self.final_abs_diff:.3g} (the run with the values returned)")
+        if self.opinions:
+            lines.append("  second opinion (each way against eager PyTorch's value of the op):")
+            lines += [f"    {opinion.render()}" for opinion in self.opinions]
+            right = [o.way.value for o in self.opinions if o.right]
+            lines.append(f"    right: {'; '.join(right)}" if right else
+                         "    no way tried gives eager's value")
+        lines.append(f"  reproduce: {self.reproduce()}")
+        return lines
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["frames"] = [asdict(f) for f in self.frames]
+        d["opinions"] = [o.to_json() for o in self.opinions]
+        return d
+
+
+@dataclass
+class OneOpResult:
+    culprit: Culprit | None
+    reason: str                    # why there is none, or how it was found
+    runs: int = 0                  # RefBackend runs this took
+    observed: int = 0              # values returned by the observed run
+    ops: int = 0                   # of the contract-level function
+    seconds: float = 0.0
+    candidates: list[str] = field(default_factory=list)  # departing with agreeing operands, in order
+    program: Program | None = field(default=None, repr=False)  # the reproducer's program
+
+    def render(self) -> list[str]:
+        if self.culprit is None:
+            return [f"no single op: {self.reason}"]
+        return self.culprit.render() + [f"  found by {self.reason} ({self.runs} RefBackend runs, "
+                                        f"{self.seconds:.1f} s)"]
+
+    def to_json(self) -> dict:
+        return {"culprit": self.culprit.to_json() if self.culprit else None, "reason": self.reason,
+                "runs": self.runs, "observed": self.observed, "ops": self.ops, "seconds": self.seconds,
+                "candidates": list(self.candidates)}
+
+
+def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptions, *,
+                 chain: Program | None = None, chain_pipeline: str = "torch-to-linalg",
+                 localize_chain: Callable[[], Program | None] | None = None,
+                 opinions: bool = True, say: Callable[[str], None] | None = None) -> OneOpResult:
+    """The one op that computes wrong (see the module docstring). ``chain``: the localized
+    piece, when the caller has it; ``localize_chain`` finds it when the observed run is right."""
+    began, runs_before = time.perf_counter(), worker.runs
+    say = say or (lambda _line: None)
+    finder = _Finder(subject, worker, options, say)
+    result = finder.observed_run()
+    if result is None and finder.hidden and (chain is not None or localize_chain is not None):
+        chain = chain if chain is not None else localize_chain()
+        result = finder.from_chain(chain, chain_pipeline) if chain is not None else None
+    if result is None:
+        result = OneOpResult(None, finder.why)
+    elif result.culprit is not None:
+        result.program = finder.tried.get(result.culprit.position, (None,))[0]
+        if result.culprit.alone:
+            finder.share(result.culprit)
+        if opinions:
+            say(f"a second opinion on {result.culprit.name}")
+            if result.culprit.alone and result.program is not None:
+                result.culprit.opinions = second_opinions(
+                    subject, result.culprit.position, result.culprit.own, result.program, worker, options)
+    result.runs = worker.runs - runs_before
+    result.observed = finder.observed
+    result.ops = subject.ops()
+    result.candidates = finder.candidates
+    result.seconds = time.perf_counter() - began
+    return result
+
+
+class _Finder:
+    def __init__(self, subject: Subject, worker: RefBackendWorker, options: ProbeOptions,
+                 say: Callable[[str], None]):
+        self.subject, self.worker, self.options, self.say = subject, worker, options, say
+        self.cuts = subject.cuts
+        self.folder = subject.work_dir / "one-op"
+        self.folder.mkdir(exist_ok=True)
+        self.why = "the function's results agree with the reference"
+        self.observed = 0
+        self.candidates: list[str] = []
+        self.hidden = False  # the observed run is right: returning values hid the miscompile
+        self.final_abs = 0.0
+        self.tried: dict[int, tuple[Program, ProbeResult | None, OwnDiff | None]] = {}
+
+    def _run(self, program: Program, name: str) -> ProbeResult:
+        path = self.folder / f"{name}.mlir"
+        path.write_text(program.text)
+        work = self.folder / name
+        work.mkdir(exist_ok=True)
+        values = self.subject.values
+        return run_program(path, program.inputs(values), program.expected(values), program.signature,
+                           worker=self.worker, options=self.options, work_dir=work)
+
+    def observed_run(self) -> OneOpResult | None:
+        """The whole function with every computing op's values returned; None when that run
+        does not show the miscompile (then the chain decides)."""
+        positions = tuple(p for p in self.cuts.computing() if _defined(self.cuts.ops[p], self.cuts.label(p)))
+        program = self.cuts.build(-1, END, observe=positions)
+        returned = _own_results(self.cuts, program)
+        self.observed = len(program.results) - returned
+        self.say(f"running the function with {self.observed} values inside it returned")
+        ran = self._run(program, "observed")
+        if not ran.outputs:
+            self.why = f"the observed run {ran.describe()}"
+            self.hidden = True
+            return None
+        values = self.subject.values
+        final = [compare_one(i, a, values.get(r), self.subject.options.tolerances)
+                 for i, (a, r) in enumerate(zip(ran.outputs[:returned], program.results[:returned]))]
+        self.final_abs = max((o.max_abs_diff for o in final), default=0.0)
+        if all(o.ok for o in final):
+            self.why = "the function's results agree with the reference when its values are returned"
+            self.hidden = True
+            return None
+        inside: dict[int, OwnDiff] = {}
+        by_op: dict[int, list[int]] = {}
+        for i, ref in enumerate(program.results[returned:], start=returned):
+            by_op.setdefault(ref.op, []).append(i)
+        for p, indices in by_op.items():
+            inside[p] = own_diff(self.subject, p, [ran.outputs[i] for i in indices],
+                                 [values.get(program.results[i]) for i in indices])
+        candidates = [p for p in sorted(inside) if inside[p].departs and self._operands_agree(p, inside)]
+        self.candidates = [self.cuts.label(p) for p in candidates]
+        for p in candidates[:MAX_CANDIDATES]:
+            culprit = self._alone(p, inside[p])
+            if culprit is not None:
+                return OneOpResult(culprit, "the values inside the program, then the op alone")
+        self.why = ("no op whose output departs while its operands agree is wrong alone "
+                    f"({', '.join(self.cuts.label(p) for p in candidates[:MAX_CANDIDATES])} fed the "
+                    "reference's operands agree): the difference is errors within each op's "
+                    "tolerance adding up" if candidates else
+                    "every op's output is within the tolerance of the dtype it computes in, or "
+                    "departs only where an operand does: the difference is errors within tolerance "
+                    "adding up")
+        return None
+
+    def _operands_agree(self, position: int, inside: dict[int, OwnDiff]) -> bool:
+        for v in self.cuts.ops[position].operands:
+            ref = value_ref(self.cuts, v)
+            if ref is not None and ref.op in inside and inside[ref.op].departs:
+                return False
+        return True
+
+    def _alone(self, position: int, inside: OwnDiff | None) -> Culprit | None:
+        """The op cut out alone, fed the reference's operands: a Culprit when still off."""
+        if position not in self.tried:
+            try:
+                op = self.cuts.ops[position]
+                program = self.cuts.build(position - 1, position, returning=tuple(
+                    ValueRef(position, i) for i, r in enumerate(op.results)
+                    if self.subject.values.fits(ValueRef(position, i), r.type)))
+                name = f"op{position}_{self.cuts.label(position).replace('.', '_')}"
+                self.say(f"running {self.cuts.label(position)} alone")
+                ran = self._run(program, name)
+            except Exception as e:  # noqa: BLE001 - an op that cannot stand alone is skipped
+                self.say(f"{self.cuts.label(position)} cannot run alone: {e}")
+                self.tried[position] = (None, None, None)
+                return None
+            own = None
+            if ran.outputs:
+                own = own_diff(self.subject, position, list(ran.outputs),
+                               program.expected(self.subject.values))
+            self.tried[position] = (program, ran, own)
+        program, ran, own = self.tried[position]
+        if own is None or not own.departs:
+            return None
+        culprit = self._culprit(position, own, inside, alone=True)
+        self._write(culprit, program, list(ran.outputs))
+        return culprit
+
+    def from_chain(self, chain: Program, pipeline: str) -> OneOpResult:
+        for p in chain.ops:
+            culprit = self._alone(p, None)
+            if culprit is not None:
+                return OneOpResult(culprit, "the ops of the localized chain alone")
+        ran = self._run(chain, "chain")
+        wrong = [chain.results[i].op for i in ran.wrong_outputs() if chain.results[i].op >= 0]
+        last = wrong[0] if wrong else chain.ops[-1]
+        # The first wrong value and what feeds it inside the chain: nothing else.
+        feeding = self.cuts.build(chain.start, last, returning=tuple(
+            ValueRef(last, i) for i in range(len(self.cuts.ops[last].results))
+            if self.subject.values.fits(ValueRef(last, i), self.cuts.ops[last].results[i].type)))
+        if feeding.results and feeding.text != chain.text:
+            trimmed = self._run(feeding, "feeding")
+            if trimmed.mismatch:
+                chain, ran = feeding, trimmed
+        mine = [i for i, r in enumerate(chain.results) if r.op == last]
+        values = self.subject.values
+        own = own_diff(self.subject, last, [ran.outputs[i] for i in mine],
+                       [values.get(chain.results[i]) for i in mine]) if ran.outputs else \
+            OwnDiff(0.0, 0.0, "", True)
+        culprit = self._culprit(last, own, None, alone=False)
+        culprit.chain = [self.cuts.label(p) for p in chain.ops]
+        culprit.pipeline = pipeline
+        self._write(culprit, chain, list(ran.outputs))
+        self.tried[last] = (chain, ran, own)
+        return OneOpResult(culprit, "the localized chain: no op of it is wrong alone")
+
+    def _culprit(self, position: int, own: OwnDiff, inside: OwnDiff | None, *, alone: bool) -> Culprit:
+        dtype = computes_in(self.subject, position)
+        return Culprit(position, self.cuts.label(position),
+                       file_locations(str(self.cuts.ops[position].location)), self._call(position),
+                       dtype.value if dtype else "", own, inside, alone,
+                       final_abs_diff=self.final_abs, pipeline=pipeline_name(self.subject.split.to_linalg))
+
+    def _call(self, position: int) -> str:
+        op = self.cuts.ops[position]
+        values = self.subject.values
+        parts = []
+        for v in op.operands:
+            ref = value_ref(self.cuts, v)
+            if ref is None:
+                parts.append(str(v.type))
+                continue
+            value = values.get(ref)
+            if isinstance(value, np.ndarray):
+                value = torch.from_numpy(value)
+            parts.append(describe_value(value) if isinstance(value, (torch.Tensor, list, tuple))
+                         else repr(value))
+        attrs = [f"{a.name}={a.attr}" for a in op.attributes if a.name not in ("harness.value",)]
+        return f"{self.cuts.label(position)}({', '.join(parts + attrs)})"
+
+    def _write(self, culprit: Culprit, program: Program, actual: list) -> None:
+        folder = self.folder
+        stem = "culprit" if culprit.alone else "chain"
+        path = folder / f"{stem}.mlir"
+        path.write_text(program.text)
+        values = self.subject.values
+        save_npz(folder / f"{stem}.inputs.npz", program.inputs(values))
+        save_npz(folder / f"{stem}.expected.npz", [_array(v) for v in program.expected(values)],
+                 prefix="result")
+        save_npz(folder / f"{stem}.actual.npz", [_array(v) for v in actual], prefix="result")
+        culprit.program_path = str(path)
+        culprit.inputs_path = str(folder / f"{stem}.inputs.npz")
+        culprit.expected_path = str(folder / f"{stem}.expected.npz")
+
+    def share(self, culprit: Culprit) -> None:
+        """The final difference the culprit's error causes alone, as a share of the real one."""
+        p = culprit.position
+        try:
+            actual = dict(zip(self.tried[p][0].results, self.tried[p][1].outputs))
+            rest = self.cuts.build(p, END)
+            values = self.subject.values
+            inputs = [actual[ref] if ref in actual else values.array(ref) for ref in rest.args]
+            with self.subject.context:
+                module = ir.Module.parse(rest.text)
+                got = evaluate(module.operation, inputs, ReferenceOptions())
+            expected = rest.expected(values)
+            moved = max(compare_one(i, a, e).max_abs_diff
+                        for i, (a, e) in enumerate(zip(got.outputs, expected)))
+        except Exception as e:  # noqa: BLE001 - a share is extra information, never a failure
+            self.say(f"no share of the final difference: {e}")
+            return
+        if self.final_abs > 0:
+            culprit.share = float(moved) / self.final_abs
+
+
+def _own_results(cuts, program: Program) -> int:
+    """How many of the observed program's results are the function's own."""
+    func_results = len(list(cuts.block.operations)[-1].operation.operands)
+    return min(func_results, len(program.results))
+
+
+def _defined(op, label: str) -> bool:
+    """Whether an op's value is defined, so a lowering must reproduce it: not uninitialized
+    memory (``aten.empty``: the reference zeroes it) and not random draws."""
+    base = label.rsplit(".", 1)[0] if label.count(".") >= 2 else label
+    return base not in UNINITIALIZED_OPS and not is_random(op)
+
+
+def _array(value) -> np.ndarray:
+    if isinstance(value, torch.Tensor):
+        return value.detach().contiguous().numpy()
+    return np.asarray(value)

@@ -1,0 +1,46 @@
+"""The port's second opinions (bisect's failing pass, the blocker analysis) may be refused
+without ending the port, but a bug in them is a harness bug and must show as one (exit 3),
+not vanish into an empty field (the 40-model ``op.name`` crash hid there)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.compiler.records import Outcome, RunRecord
+from harness.errors import NothingToReduceError
+from harness.port import diagnose
+from harness.port.options import PortOptions
+
+
+def _record(tmp_path) -> RunRecord:
+    ir = tmp_path / "in.mlir"
+    ir.write_text("module {}\n")
+    return RunRecord(outcome=Outcome.LEGALIZATION_FAILURE, command=[], pipeline="builtin.module()",
+                     input_path=str(ir), binary="torch-mlir-opt", returncode=1, elapsed_s=0.0,
+                     stderr="")
+
+
+def test_a_refused_bisect_leaves_the_failing_pass_empty(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise NothingToReduceError("in.mlir", "builtin.module()")
+
+    monkeypatch.setattr("harness.tools.bisect.bisect", refuse)
+    assert diagnose._failing_pass(_record(tmp_path), tmp_path, PortOptions()) == ""
+
+
+def test_a_bug_in_bisect_is_not_swallowed(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise AttributeError("'StringAttr' object has no attribute 'startswith'")
+
+    monkeypatch.setattr("harness.tools.bisect.bisect", broken)
+    with pytest.raises(AttributeError, match="startswith"):
+        diagnose._failing_pass(_record(tmp_path), tmp_path, PortOptions())
+
+
+def test_a_bug_in_the_blocker_analysis_is_not_swallowed(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise AttributeError("'StringAttr' object has no attribute 'startswith'")
+
+    monkeypatch.setattr("harness.tools.blockers.analyze", broken)
+    with pytest.raises(AttributeError, match="startswith"):
+        diagnose._analyzed_blockers(_record(tmp_path), "torch-to-linalg", tmp_path, PortOptions(), "")

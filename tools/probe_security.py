@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Adversarial probes of the real ``harness`` command line (issue 26's security round), each in
+its own temp folder: one line per probe, PASS or FAIL with what was seen; exit 1 on any FAIL.
+
+- pasted commands: a pipeline with shell code is refused before any run (exit 2, nothing
+  created), and a printed ``reproduce:`` line, pasted into bash, runs that command and nothing
+  else;
+- planted configs: a ``lit.cfg.py`` above a folder of records is never run by ``harness diff``;
+- records that point outside their folder: ``harness sweep --merge`` renders, links and copies
+  no file outside the sweep's folders (a reproducer, a symlinked check or log);
+- odd homes: ``harness report`` with ``$HOME`` holding a quote, a newline, spaces or non-ASCII
+  leaves no part of it in any bundle file or archive member name, and a path outside the known
+  folders with a space in a folder name leaves no folder name;
+- temp files: ``harness bisect`` leaves nothing in ``$TMPDIR``.
+
+    python tools/probe_security.py            # about 30 s on 2 cores (the report probes run side by side)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"  # SIGFPE in canonicalize
+OK_IR = "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n"
+SECRET = "PROBE-SECRET-7f3a"
+PRIVATE = "Jane"  # a name in every odd home: it must not reach a bundle in any form
+
+
+@dataclass
+class Probe:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+def harness(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
+                          text=True, cwd=cwd, env=full, timeout=timeout)
+
+
+def _said(proc: subprocess.CompletedProcess) -> str:
+    return " ".join((proc.stderr or proc.stdout).split())[:200]
+
+
+# --- pasted commands ---------------------------------------------------------------------------
+
+def probe_injected_pipelines(tmp: Path) -> list[Probe]:
+    ir = tmp / "ok.mlir"
+    ir.write_text(OK_IR)
+    out = []
+    for what, pipeline in [("pipe", "-canonicalize | touch {m}"), ("and", "-canonicalize && touch {m}"),
+                           ("newline", "-canonicalize\ntouch {m}"), ("backquote", "-canonicalize `touch {m}`"),
+                           ("textual", "builtin.module(canonicalize) ; touch {m}")]:
+        marker = tmp / f"PWNED-{what}"
+        proc = harness("run", ir, "--pipeline=" + pipeline.format(m=marker), cwd=tmp)
+        ok = proc.returncode == 2 and not marker.exists() and "reproduce" not in proc.stdout
+        out.append(Probe(f"run refuses a pipeline with shell code ({what})", ok,
+                         f"exit {proc.returncode}, {'created' if marker.exists() else 'nothing created'}: {_said(proc)}"))
+    return out
+
+
+def probe_pasted_reproduce_line(tmp: Path) -> list[Probe]:
+    pipeline = '-canonicalize --mlir-pass-pipeline-crash-reproducer="$(touch PWNED)"'
+    proc = harness("run", CRASHER, "--pipeline=" + pipeline, cwd=tmp)
+    line = next((l.removeprefix("reproduce: ") for l in proc.stdout.splitlines() if l.startswith("reproduce: ")), "")
+    if not line:
+        return [Probe("a pasted reproduce line runs nothing else", False, f"no reproduce line: {_said(proc)}")]
+    pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp, timeout=60)
+    ok = not (tmp / "PWNED").exists() and "reproducer generated at `$(touch PWNED)`" in pasted.stderr
+    return [Probe("a pasted reproduce line runs the same command and nothing else", ok, line[:160])]
+
+
+# --- planted configs -----------------------------------------------------------------------------
+
+def probe_planted_lit_config(tmp: Path) -> list[Probe]:
+    marker = tmp / "PLANTED-RAN"
+    (tmp / "lit.cfg.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    records = tmp / "shared" / "records"
+    records.mkdir(parents=True)
+    ir = records / "ok.mlir"
+    ir.write_text(OK_IR)
+    run = harness("run", ir, "--pipeline", "builtin.module(canonicalize)", "--json", cwd=tmp)
+    (records / "ok.json").write_text(run.stdout)
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", records, cwd=tmp)
+    return [Probe("diff runs no lit.cfg.py planted above a folder of records",
+                  proc.returncode == 0 and not marker.exists(), f"exit {proc.returncode}: {_said(proc)}")]
+
+
+# --- records that point outside their folder -----------------------------------------------------
+
+def _record(model: str, reproducer: str) -> dict:
+    blocker = {"rank": 1, "stage": "torch-to-linalg", "signature": f"no-lowering:{model}",
+               "op": "torch.aten.x", "reproducer": reproducer}
+    port = {"frontend": "torchscript", "outcome": "fails", "failed_stage": "torch-to-linalg",
+            "blockers": [blocker]}
+    return {"schema": "harness.port/1", "model": model, "source": "type", "model_type": model,
+            "variants": [{"variant": "stock", "name": model, "ports": [port]}]}
+
+
+def probe_records_outside_their_folder(tmp: Path) -> list[Probe]:
+    secret = tmp / "outside" / "shadow"
+    secret.parent.mkdir()
+    secret.write_text(f"root:{SECRET}:19000:0:99999:7:::\n")
+    shard = tmp / "shard"
+    (shard / "records").mkdir(parents=True)
+    (shard / "records" / "gpt2.json").write_text(json.dumps(_record("gpt2", str(secret))))
+    link = shard / "ports" / "blocker-1.mlir"
+    link.parent.mkdir()
+    link.symlink_to(secret)
+    (shard / "records" / "bert.json").write_text(json.dumps(_record("bert", str(link))))
+    (shard / "checks" / "gpt2").mkdir(parents=True)
+    (shard / "checks" / "gpt2" / "stock.torchscript.json").symlink_to(secret)
+    (shard / "logs").mkdir()
+    (shard / "logs" / "gpt2.log").symlink_to(secret)
+    merged = tmp / "merged"
+    proc = harness("sweep", "--merge", shard, "--out", merged, cwd=tmp)
+    page = merged / "index.html"
+    leaked = [str(p.relative_to(merged)) for p in merged.rglob("*")
+              if p.is_file() and SECRET in p.read_text(errors="replace")]
+    ok = proc.returncode == 1 and page.is_file() and not leaked
+    return [Probe("sweep --merge renders and copies no file a record points to outside the sweep", ok,
+                  f"exit {proc.returncode}; files holding the secret: {leaked or 'none'}")]
+
+
+# --- odd homes -----------------------------------------------------------------------------------
+
+HOMES = {"quote": 'h"ome/Jane Doe', "newline": "new\nline/Jane Doe", "spaces": "home dir/Jane Doe",
+         "unicode": "été/Jane Jörg", "dollar-backslash": "d$ir\\x/Jane Doe"}
+
+
+def _forms(text: str) -> set[str]:
+    """``text`` as it could be printed: as is, MLIR-escaped, JSON-escaped."""
+    mlir = "".join(c if 0x20 <= ord(c) < 0x7F and c not in '"\\' else
+                   "".join(f"\\{b:02X}" for b in c.encode()) for c in text)
+    return {text, mlir, mlir.lower(), json.dumps(text)[1:-1]}
+
+
+def probe_odd_home(tmp: Path, kind: str) -> list[Probe]:
+    home = tmp / HOMES[kind]
+    models = home / "my models"
+    models.mkdir(parents=True)
+    # A Python location outside every known folder, in a folder whose name has a space.
+    outside = f"/opt/{PRIVATE} Doe/train.py"
+    src = models / "train.mlir"
+    src.write_text(f'#loc = loc("{outside}":3:1)\n' + CRASHER.read_text())
+    out = home / "out"
+    proc = harness("report", src, "--pipeline", "builtin.module(canonicalize)", "--no-reduce", "--out", out,
+                   cwd=home, env={"HOME": str(home)}, timeout=300)
+    bundles = [p for p in out.glob("report-*") if p.is_dir()] if out.is_dir() else []
+    archives = list(out.glob("report-*.tar.gz")) if out.is_dir() else []
+    if proc.returncode != 1 or len(bundles) != 1 or len(archives) != 1:
+        return [Probe(f"report redacts a home with {kind}", False, f"exit {proc.returncode}: {_said(proc)}")]
+    needles = set().union(*(_forms(part) for part in (PRIVATE, "Jörg", HOMES[kind].split("/")[0])))
+    found = []
+    for f in sorted(bundles[0].iterdir()):
+        text = f.read_text(errors="replace")
+        found += [f"{f.name}: {n!r}" for n in needles if n in text]
+    with tarfile.open(archives[0]) as tar:
+        for member in tar.getmembers():
+            found += [f"member {member.name!r}" for n in needles if n in member.name]
+            if member.isfile():
+                data = tar.extractfile(member).read().decode(errors="replace")
+                found += [f"archived {member.name.rsplit('/', 1)[-1]}: {n!r}" for n in needles if n in data]
+    return [Probe(f"report redacts a home with {kind} in every file and archive member", not found,
+                  "; ".join(sorted(set(found))[:4]) or "no trace")]
+
+
+# --- temp files ----------------------------------------------------------------------------------
+
+def probe_bisect_temp_files(tmp: Path) -> list[Probe]:
+    tmpdir, work = tmp / "tmpdir", tmp / "work"
+    tmpdir.mkdir(), work.mkdir()
+    proc = harness("bisect", CRASHER, "--pipeline", "builtin.module(canonicalize)", cwd=work,
+                   env={"TMPDIR": str(tmpdir)})
+    left = [p.name for p in tmpdir.iterdir()]
+    return [Probe("bisect leaves nothing in the temp dir (its files go under harness-out/)",
+                  proc.returncode == 1 and not left and (work / "harness-out").is_dir(),
+                  f"exit {proc.returncode}; left in TMPDIR: {left or 'nothing'}")]
+
+
+PROBES: list[tuple[str, Callable[[Path], list[Probe]]]] = [
+    ("injection", probe_injected_pipelines), ("paste", probe_pasted_reproduce_line),
+    ("lit", probe_planted_lit_config), ("records", probe_records_outside_their_folder),
+    ("bisect-tmp", probe_bisect_temp_files),
+    *((f"home-{kind}", lambda tmp, kind=kind: probe_odd_home(tmp, kind)) for kind in HOMES),
+]
+
+
+def run(name: str, probe: Callable[[Path], list[Probe]]) -> list[Probe]:
+    with tempfile.TemporaryDirectory(prefix=f"probe-{name}-") as tmp:
+        try:
+            return probe(Path(tmp))
+        except Exception as e:  # a probe that breaks is a failure, said in one line
+            return [Probe(name, False, f"the probe itself failed: {type(e).__name__}: {e}")]
+
+
+def main() -> int:
+    start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        results = [p for found in pool.map(lambda np: run(*np), PROBES) for p in found]
+    for p in results:
+        print(f"{'PASS' if p.ok else 'FAIL'}  {p.name}" + (f"  ({p.detail})" if p.detail and not p.ok else ""))
+    failed = sum(not p.ok for p in results)
+    print(f"{len(results) - failed} of {len(results)} probes pass in {time.monotonic() - start:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
