@@ -385,3 +385,13 @@ def test_settings_record(prepared_cache):
     data = json.loads(json.dumps(settings.to_json()))
     assert data["outputs"] == ["last_hidden_state", "pooler_output"]
     assert data["sizes"]["layers"] == 2 and data["size"] == "tiny"
+
+
+def test_a_type_with_several_base_classes_builds_the_first():
+    """funnel maps to (FunnelModel, FunnelBaseModel): the class is the first, not the tuple
+    (the tuple reached ``cls.__name__`` and ended as an internal error)."""
+    from harness.models.hf_resolve import model_class, model_class_name
+
+    cls = model_class("funnel")
+    assert isinstance(cls, type)
+    assert cls.__name__ == model_class_name("funnel") == "FunnelModel"

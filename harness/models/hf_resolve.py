@@ -189,10 +189,13 @@ def model_class_name(model_type: str) -> str:
 
 
 def model_class(model_type: str) -> type:
-    """The base model class (imports its modeling module: the first one costs ~4 s)."""
+    """The base model class (imports its modeling module: the first one costs ~4 s). Some
+    types map to several (funnel: FunnelModel and FunnelBaseModel); the first is the one
+    ``model_class_name`` names."""
     from transformers.models.auto.modeling_auto import MODEL_MAPPING
 
-    return MODEL_MAPPING[config_class(model_type)]
+    found = MODEL_MAPPING[config_class(model_type)]
+    return found[0] if isinstance(found, (list, tuple)) else found
 
 
 def encoder_class(model_type: str) -> type | None:
