@@ -135,7 +135,8 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
 
         made = [r for one in each for r in make_reports(records.load(one.out), one, say=say)]
         print(f"report bundles: {sum(r.ok for r in made)} of {len(made)} blockers")
-    page = board.write(sweep, board.BoardOptions(baseline=baseline, baseline_build=baseline_build))
+    page = board.write(sweep, board.BoardOptions(baseline=baseline, baseline_build=baseline_build,
+                                                 builds=tuple(builds)))
     width = max(len(r.model) for _, r in runs)
     for build, run in runs:
         print(f"{run.model:<{width}}  {f'[{build}] ' if build else ''}{run.outcome}")

@@ -62,6 +62,7 @@ class BoardOptions:
     baseline: SweepDir | None = None
     baseline_build: str = ""           # --baseline build:NAME: the other builds against NAME
     roots: tuple[Path, ...] = ()  # more folders of this sweep (--merge's shards: their ports)
+    builds: tuple[str, ...] = ()  # --builds: the column groups' order (else by name)
 
 
 # What the board quotes of a reproducer file at most (it shows its first 40 lines).
@@ -414,14 +415,35 @@ def _skipped(sweep: SweepDir) -> str:
 
 
 def _versions(sweep: SweepDir) -> str:
+    """The packages of the first record; with --builds, each build's torch-mlir-opt."""
+    builds = [b for b in sweep.builds if b]
     for m in sweep.models:
         if m.record is not None and m.record.versions:
-            return ", ".join(f"{k} {v}" for k, v in m.record.versions.items() if isinstance(v, str))
+            return ", ".join(f"{k} {v}" for k, v in m.record.versions.items()
+                             if isinstance(v, str) and not (builds and k == "torch-mlir-opt"))
     return ""
 
 
+def _builds(sweep: SweepDir, order: list[str]) -> str:
+    """One line per build: the torch-mlir-opt its records say ran."""
+    said: dict[str, str] = {}
+    for m in sweep.models:
+        if m.build and m.record is not None:
+            said.setdefault(m.build, m.record.versions.get("torch-mlir-opt", ""))
+    items = "".join(f'<li data-build="{_e(b)}"><b>{_e(b)}</b>: <span class="mono">'
+                    f'{_e(said.get(b, "") or "no record")}</span></li>' for b in order if b)
+    return f'<ul class="small" id="builds">{items}</ul>' if items else ""
+
+
+def _ordered(rows: list[Row], order: tuple[str, ...]) -> list[Row]:
+    """The rows with their builds in ``order`` (the --builds order), the rest after."""
+    rank = {b: k for k, b in enumerate(order)}
+    return sorted(rows, key=lambda r: rank.get(r.build, len(rank)))
+
+
 def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
-    rows = rows_of(sweep)
+    rows = _ordered(rows_of(sweep), options.builds)
+    builds = list(dict.fromkeys(r.build for r in rows))
     if options.baseline_build:
         changes, since = compare_builds(rows, options.baseline_build), f"build {options.baseline_build}"
     elif options.baseline is not None:
@@ -443,8 +465,9 @@ def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
         f'<p class="small">{len(sweep.models)} models, {len(rows)} rows; written {stamp} from '
         f'<span class="mono">{_e(sweep.root)}</span>. {_e(_versions(sweep))}</p>',
         f'<p class="counts">{summary}</p>',
+        _builds(sweep, builds),
         "<h2>By modality</h2>",
-        _modalities(_lines(rows), list(dict.fromkeys(r.build for r in rows)), frontends_of(rows)),
+        _modalities(_lines(rows), builds, frontends_of(rows)),
         "<h2>Models</h2>",
         _table(rows, sweep.root, by_key),
     ]
