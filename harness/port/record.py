@@ -254,13 +254,13 @@ class PortRecord(_Typed):
     model: str             # MODEL as given
     source: SourceKind
     model_type: str
-    modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
-    build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
     options: dict[str, Any] = field(default_factory=dict)   # size, batch, seq, frontends, ...
     versions: dict[str, str] = field(default_factory=dict)  # packages and torch-mlir-opt
     variants: list[VariantRecord] = field(default_factory=list)
     folder: str = ""
     seconds: float = 0.0
+    modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
+    build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
     schema: str = SCHEMA
 
 
