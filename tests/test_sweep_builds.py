@@ -126,3 +126,22 @@ def test_a_real_sweep_on_two_builds(tmp_path):
     assert again.returncode == 1 and "worse (was lowered on wheel)" in page
     assert re.findall(r'class="build" colspan="1" data-build="([^"]+)"', page) == ["wheel", "tanhcrash"]
     assert 'id="builds"' in page and "tanhcrash/torch-mlir-opt" in page
+
+
+def test_builds_on_a_cluster(tmp_path):
+    """The same two builds with --cluster local:1: each build's ports are Dask tasks, the
+    records come back into DIR/builds/NAME with their build."""
+    import os
+
+    pytest.importorskip("distributed")
+    cache = tmp_path / "cache"
+    BuildCache(cache).add("tanhcrash", make_build(tmp_path, "tanhcrash", crash_on_op="torch.aten.tanh"))
+    env = {**os.environ, "HARNESS_BUILDS_DIR": str(cache)}
+    out = tmp_path / "s"
+    proc = _sweep("gpt2", "--builds", "wheel,tanhcrash", "--frontend", "fx", "--no-numerics",
+                  "--cluster", "local:1", "--out", str(out), env=env)
+    assert proc.returncode == 1, proc.stderr
+    statuses = {(c.build, c.model, str(c.frontend)): c.status.value
+                for r in rows_of(records.load(out)) for c in r.cells.values()}
+    assert statuses == {("tanhcrash", "gpt2", "fx"): "fails", ("wheel", "gpt2", "fx"): "lowered"}
+    assert "(ported on tcp://" in (out / "builds" / "wheel" / "logs" / "gpt2.log").read_text()
