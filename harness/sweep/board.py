@@ -316,8 +316,8 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
             for build in builds:
                 row = line.rows.get(build)
                 if row is not None and "-" in row.cells:  # no record: one cell across the frontends
-                    cell = row.cells["-"]
-                    out.append(_cell(cell, root, changes.get((cell.key, build))).replace(
+                    lone = row.cells["-"]
+                    out.append(_cell(lone, root, changes.get((lone.key, build))).replace(
                         "<td ", f'<td colspan="{width}" ', 1))
                     continue
                 for f in frontends:
