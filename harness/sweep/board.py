@@ -198,10 +198,16 @@ def _short(location: str) -> str:
     return location.split(marker, 1)[1] if marker in location else location
 
 
+_OPERATOR = re.compile(r'^torch\.operator\s*"([^"]+)"$')
+
+
 def op_name(op: str) -> str:
     """An op as one name, however a frontend or a pass spelled it: ``torch.aten.fft_fftn``,
-    ``aten.fft_fftn`` and ``aten::fft_fftn`` are ``aten.fft_fftn``."""
-    name = op.strip().replace("::", ".")
+    ``aten.fft_fftn``, ``aten::fft_fftn`` and ``torch.operator "aten.fft_fftn"`` (an op the
+    torch dialect does not define, as TorchScript's import names it) are ``aten.fft_fftn``."""
+    name = op.strip()
+    operator = _OPERATOR.match(name)
+    name = (operator.group(1) if operator else name).replace("::", ".")
     return name.removeprefix("torch.") if re.match(r"torch\.(aten|prim|quantized|prims)\.", name) else name
 
 
