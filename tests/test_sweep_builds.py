@@ -72,6 +72,17 @@ def test_the_baseline_between_builds(tmp_path):
     assert compare(rows_of(sweep), rows_of(sweep)) == []
 
 
+def test_a_sweep_without_builds_is_the_baseline_of_each_build(tmp_path):
+    sweep = records.load(two_builds(tmp_path / "s"))
+    old = records.load(write(tmp_path / "old", record("bert", "text", port("torchscript"), port("fx"))))
+    changes = compare(rows_of(old), rows_of(sweep))
+    assert [(c.key[0], c.key[2], c.build, c.direction) for c in changes] == [
+        ("bert", "torchscript", "new", "worse"),
+        ("gpt2", "fx", "new", "new"), ("gpt2", "fx", "old", "new"),
+        ("gpt2", "torchscript", "new", "new"), ("gpt2", "torchscript", "old", "new"),
+        ("vit", "fx", "new", "new"), ("vit", "torchscript", "new", "new")]
+
+
 def test_merge_joins_shards_build_by_build(tmp_path):
     a = write(tmp_path / "a", record("gpt2", "text", port("fx"), build="old"), build="old")
     write(a, record("gpt2", "text", port("fx", "fails", stage="fx-to-torch"), build="new"), build="new")

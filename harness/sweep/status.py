@@ -155,11 +155,18 @@ class Change:
 
 def compare(old: list[Row], new: list[Row]) -> list[Change]:
     """What changed between two sweeps, cell by cell and build by build (a crashed model
-    counts for each of the other sweep's frontends of it)."""
-    def flat(rows: list[Row]) -> dict[tuple[tuple[str, str, str], str], Status]:
-        return {(c.key, c.build): c.status for r in rows for c in r.cells.values()}
+    counts for each of the other sweep's frontends of it). An old sweep of one build (no
+    ``--builds``) is the baseline of each build of a new ``--builds`` sweep."""
+    def flat(rows: list[Row], build: str | None = None) -> dict[tuple[tuple[str, str, str], str], Status]:
+        return {(c.key, c.build if build is None else build): c.status
+                for r in rows for c in r.cells.values()}
 
-    before, after = flat(old), flat(new)
+    builds = {r.build for r in new}
+    if {r.build for r in old} <= {""} and "" not in builds:
+        before = {k: v for b in builds for k, v in flat(old, b).items()}
+    else:
+        before = flat(old)
+    after = flat(new)
     changes = []
     for key, build in sorted(set(before) | set(after)):
         b, a = before.get((key, build)), after.get((key, build))
