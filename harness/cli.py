@@ -25,7 +25,7 @@ from typing import Sequence
 
 from .commands import builds, check, diagnose, fix, models, sweep, timeline
 from .commands.common import EXIT_FAILURE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the convention's names)
-from .errors import HarnessError
+from .errors import ERROR_PREFIX, HarnessError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except HarnessError as e:
             if args is not None and args.verbose:
                 traceback.print_exc()
-            _last_line(f"harness: error: {e}")
+            _last_line(f"{ERROR_PREFIX}{e}")
             return e.exit_code
         except Terminated as e:
             _last_line(f"harness: stopped by {signal.Signals(e.signum).name}")

@@ -7,6 +7,9 @@ tools and tests can inspect them without parsing the text.
 
 from __future__ import annotations
 
+#: How the CLI starts the one paragraph of an error on stderr.
+ERROR_PREFIX = "harness: error: "
+
 
 class HarnessError(Exception):
     """Base of every user-facing error in the harness."""
@@ -240,16 +243,24 @@ class ModelOptionError(UsageError):
     """A model option (size, part, batch, sequence length) has a value the driver cannot use."""
 
 
+#: What a refused model's user can do next (never "see the list", which lists the refused type).
+UNSUPPORTED_REMEDY = ("Give the inputs the planner cannot make by hand with --input "
+                      "NAME=SHAPE[:DTYPE] (repeatable), or port a part of the model or a "
+                      "transformers class whose forward takes tensors the planner makes.")
+
+
 class UnsupportedModelError(ModelError):
     """A model type resolves but the driver cannot build or drive it (no token inputs, a base
     model that does not build from its config, ...)."""
+
+    PREFIX = "cannot drive model"  # the message's start (a sweep reads it from a port's log)
 
     def __init__(self, model: str, reason: str, remedy: str = ""):
         self.model = model
         self.reason = reason
         super().__init__(
-            f"cannot drive model '{model}': {reason}."
-            + (f" {remedy}" if remedy else " Run 'harness port --list' for the types that build.")
+            f"{self.PREFIX} '{model}': {reason}."
+            + (f" {remedy}" if remedy else f" {UNSUPPORTED_REMEDY}")
         )
 
 

@@ -21,13 +21,49 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
                          "'harness port --list' shows the model names.")
     shard = Shard.parse(args.shard) if args.shard else None
-    baseline = records.load(args.baseline) if args.baseline else None
+    builds = _builds(args)
+    baseline_build = args.baseline.removeprefix(BUILD_BASELINE) if args.baseline and \
+        args.baseline.startswith(BUILD_BASELINE) else ""
+    if baseline_build and builds and baseline_build not in builds:
+        raise UsageError(f"--baseline {args.baseline}: '{baseline_build}' is not one of --builds "
+                         f"{','.join(builds)}; name one of them.")
+    baseline = records.load(args.baseline) if args.baseline and not baseline_build else None
     out = Path(args.out)
     with lock.hold(out):  # one sweep per folder; an unusable --out stops here, before any run
-        return _merge(args, out, baseline) if args.merge else _sweep(args, out, shard, baseline)
+        if args.merge:
+            return _merge(args, out, baseline, baseline_build)
+        return _sweep(args, out, shard, baseline, baseline_build, builds)
 
 
-def _merge(args: argparse.Namespace, out: Path, baseline) -> int:
+#: ``--baseline build:NAME``: compare the other builds of this sweep with build NAME.
+BUILD_BASELINE = "build:"
+
+
+def _builds(args: argparse.Namespace) -> list[str]:
+    """``--builds A,B``: named torch-mlir-opt builds, each checked before any model is ported."""
+    if not args.builds:
+        return []
+    from ..compiler import builds
+
+    names = [n.strip() for n in args.builds.split(",")]
+    if args.opt:
+        raise UsageError("--builds names the torch-mlir-opt of each run; drop --opt (or give "
+                         "its build as one of the --builds names).")
+    if args.merge:
+        raise UsageError("--merge takes the builds from the folders it joins; drop --builds.")
+    if "" in names or len(set(names)) != len(names):
+        raise UsageError(f"--builds {args.builds!r}: give distinct build names joined by commas, "
+                         "e.g. --builds wheel,belfort-2026.7.1 ('harness builds' lists them).")
+    for name in names:
+        if builds.binary_for(name) is None:
+            raise UsageError(f"--builds: '{name}' is not a named build. 'harness builds' lists "
+                             "them; add a binary by name with 'harness builds add NAME=PATH', "
+                             "or fetch a release with 'harness builds fetch NAME'.")
+        builds.resolve(name)  # runs --version: a binary that does not start fails here
+    return names
+
+
+def _merge(args: argparse.Namespace, out: Path, baseline, baseline_build: str) -> int:
     from ..sweep import board, records
     from ..sweep.merge import merge
 
@@ -35,13 +71,23 @@ def _merge(args: argparse.Namespace, out: Path, baseline) -> int:
     for model in merged.replaced:
         print(f"{model}: in more than one folder; kept the copy of the last one")
     sweep = records.load(out)
-    page = board.write(sweep, board.BoardOptions(baseline=baseline,
+    _check_baseline_build(sweep, baseline_build)
+    page = board.write(sweep, board.BoardOptions(baseline=baseline, baseline_build=baseline_build,
                                                  roots=tuple(Path(d) for d in args.merge)))
     print(f"merged {len(merged.models)} models from {len(args.merge)} folders; board: {page}")
     return EXIT_OK if all(m.ok for m in sweep.models) else EXIT_FAILURE
 
 
-def _sweep(args: argparse.Namespace, out: Path, shard, baseline) -> int:
+def _check_baseline_build(sweep, name: str) -> None:
+    if name and name not in sweep.builds:
+        raise UsageError(f"--baseline {BUILD_BASELINE}{name}: the sweep in {sweep.root} has no "
+                         f"build '{name}' (it has: {', '.join(b for b in sweep.builds if b) or 'none'}).")
+
+
+def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build: str,
+           builds: list[str]) -> int:
+    from dataclasses import replace
+
     from ..sweep import board, records
     from ..sweep.runner import SweepOptions, run_sweep
 
@@ -67,26 +113,39 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline) -> int:
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
                            port_args=tuple(port_args), cwd=str(Path.cwd()))
-    if args.cluster:
-        from ..sweep.cluster import run_sweep_on_cluster
+    # --builds: the same ports once per build, each build a sweep folder of its own
+    # (DIR/builds/NAME), its ports run with --opt NAME.
+    each = [replace(options, out=options.out / records.BUILDS / b, build=b,
+                    port_args=(*options.port_args, "--opt", b)) for b in builds] or [options]
+    runs = []
+    for one in each:
+        if one.build and say is not None:
+            say(f"build {one.build}: {len(models)} models")
+        if args.cluster:
+            from ..sweep.cluster import run_sweep_on_cluster
 
-        runs = run_sweep_on_cluster(models, options, args.cluster, say=say)
-    else:
-        runs = run_sweep(models, options, say=say)
+            done = run_sweep_on_cluster(models, one, args.cluster, say=say)
+        else:
+            done = run_sweep(models, one, say=say)
+        runs += [(one.build, run) for run in done]
     sweep = records.load(out)
+    _check_baseline_build(sweep, baseline_build)
     if args.reports:
         from ..sweep.reports import make_reports
 
-        made = make_reports(sweep, options, say=say)
+        made = [r for one in each for r in make_reports(records.load(one.out), one, say=say)]
         print(f"report bundles: {sum(r.ok for r in made)} of {len(made)} blockers")
-    page = board.write(sweep, board.BoardOptions(baseline=baseline))
-    width = max(len(r.model) for r in runs)
-    for run in runs:
-        print(f"{run.model:<{width}}  {run.outcome}")
-    ok = sum(r.ok for r in runs)
-    print(f"{ok} of {len(runs)} models lower{' and verify' if not args.no_numerics else ''}; "
+    page = board.write(sweep, board.BoardOptions(baseline=baseline, baseline_build=baseline_build,
+                                                 builds=tuple(builds)))
+    width = max(len(r.model) for _, r in runs)
+    for build, run in runs:
+        print(f"{run.model:<{width}}  {f'[{build}] ' if build else ''}{run.outcome}")
+    runs_only = [r for _, r in runs]
+    ok = sum(r.ok for r in runs_only)
+    on = f" (models x {len(builds)} builds)" if builds else ""
+    print(f"{ok} of {len(runs_only)}{on} models lower{' and verify' if not args.no_numerics else ''}; "
           f"board: {page}")
-    return EXIT_OK if ok == len(runs) else EXIT_FAILURE
+    return EXIT_OK if ok == len(runs_only) else EXIT_FAILURE
 
 
 def register(sub) -> None:
@@ -114,7 +173,13 @@ def register(sub) -> None:
     p.add_argument("--shard", metavar="I/N", help="port only every N-th model from the I-th "
                                                    "(CI matrix jobs; join with --merge)")
     p.add_argument("--merge", nargs="+", metavar="DIR", help="join these sweep folders into --out")
-    p.add_argument("--baseline", metavar="OLD_DIR", help="mark what got better or worse since that sweep")
+    p.add_argument("--baseline", metavar="OLD_DIR|build:NAME",
+                   help="mark what got better or worse since that sweep; build:NAME compares "
+                        "this sweep's other --builds with build NAME")
+    p.add_argument("--builds", metavar="A,B,...",
+                   help="run the same ports on each of these named torch-mlir-opt builds "
+                        "('harness builds'), locally or on --cluster; the board shows one column "
+                        "group per build")
     p.add_argument("--timelines", action="store_true",
                    help="for each port that fails at a pipeline stage, write the stage's timeline "
                         "(harness timeline) and link it from the board's cell")

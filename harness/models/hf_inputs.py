@@ -76,7 +76,7 @@ def plan_inputs(model: str, params: Sequence[str], config: Any, *, decoder_only:
         shown = ", ".join(p for p in params if p not in ("self", "kwargs"))[:200]
         raise UnsupportedModelError(
             model, f"its base model takes ({shown}), not token ids",
-            "The driver feeds text models (input_ids); run 'harness port --list' for those.")
+            "Give its inputs by hand with --input NAME=SHAPE[:DTYPE] (repeatable).")
     type_vocab = getattr(config, "type_vocab_size", 0)
     type_vocab = type_vocab if isinstance(type_vocab, int) and not isinstance(type_vocab, bool) else 0
     names = tuple(n for n in INPUT_ORDER if n in params and (

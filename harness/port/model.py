@@ -29,6 +29,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
     from harness.compiler import builds
     from harness.models import drivers, hf, hf_resolve
+    from harness.models.modality import modality_of
 
     started = time.monotonic()
     check_record_path(options.record_path)
@@ -37,7 +38,8 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     spec = hf_resolve.resolve(model)
     variants = _variants(spec, options.variants)
     record = PortRecord(model=model, source=spec.kind, model_type=spec.model_type,
-                        options=options.to_json(), versions=_versions(opt_binary))
+                        options=options.to_json(), versions=_versions(opt_binary),
+                        build=options.opt if options.opt and builds.binary_for(options.opt) else "")
     root: Path | None = None
     for variant in variants:
         build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
@@ -46,6 +48,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         if root is None:  # after the first build: bad input leaves no folder behind
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
+            record.modality = modality_of(prepared.inputs.names)
             ids = [t for n, t in zip(prepared.inputs.names, prepared.inputs.tensors)
                    if n in ("input_ids", "decoder_input_ids")]
             record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),

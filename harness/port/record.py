@@ -29,6 +29,7 @@ from harness.errors import HarnessError, InputFileError
 from harness.frontends.names import FrontendName
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
+from harness.models.modality import Modality
 
 SCHEMA = "harness.port/1"
 
@@ -247,7 +248,8 @@ class VariantRecord(_Typed):
 
 @dataclass
 class PortRecord(_Typed):
-    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"source": SourceKind}
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"source": SourceKind,
+                                                          "modality": Modality.parse}
 
     model: str             # MODEL as given
     source: SourceKind
@@ -257,6 +259,8 @@ class PortRecord(_Typed):
     variants: list[VariantRecord] = field(default_factory=list)
     folder: str = ""
     seconds: float = 0.0
+    modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
+    build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
     schema: str = SCHEMA
 
 

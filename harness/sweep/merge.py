@@ -1,6 +1,7 @@
 """``harness sweep --merge DIR... --out DIR``: the shards' records joined into one folder.
 Records are the only state, so joining is copying files; a model found in more than one
-folder keeps the copy of the folder named last (and the merge says so)."""
+folder keeps the copy of the folder named last (and the merge says so). A ``--builds`` sweep's
+build folders (``DIR/builds/NAME``) merge build by build."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from harness.compiler.irfile import write_atomically
 from harness.errors import UsageError
 
-from .records import CHECKS, LOGS, MODELS_FILE, RECORDS, load, within
+from .records import BUILDS, CHECKS, LOGS, MODELS_FILE, RECORDS, load, within
 
 
 def _links(folder: str, names: list[str]) -> list[str]:
@@ -23,7 +24,7 @@ def _links(folder: str, names: list[str]) -> list[str]:
 
 @dataclass
 class Merged:
-    models: list[str] = field(default_factory=list)
+    models: list[str] = field(default_factory=list)    # "MODEL" or "MODEL on BUILD"
     replaced: list[str] = field(default_factory=list)  # in more than one folder: the last one wins
 
 
@@ -32,7 +33,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
     if not sources:
         raise UsageError("--merge needs at least one sweep folder (the --out DIR of each shard).")
     merged = Merged()
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     skipped: dict[str, dict[str, str]] = {}
     loaded = []
     for source in sources:  # every record is validated before anything is copied
@@ -50,29 +51,32 @@ def merge(sources: list[Path], out: Path) -> Merged:
     for source, sweep in loaded:
         for result in sweep.models:
             name = result.path.name
-            if result.model in seen:
-                merged.replaced.append(result.model)
+            label = f"{result.model} on {result.build}" if result.build else result.model
+            if (result.build, result.model) in seen:
+                merged.replaced.append(label)
             else:
-                merged.models.append(result.model)
-            seen.add(result.model)
-            target = out / RECORDS / name
+                merged.models.append(label)
+            seen.add((result.build, result.model))
+            base, into = ((source / BUILDS / result.build, out / BUILDS / result.build)
+                          if result.build else (source, out))
+            target = into / RECORDS / name
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(result.path, target)
             stem = result.path.stem
-            checks = source / CHECKS / stem
+            checks = base / CHECKS / stem
             if checks.is_dir() and not checks.is_symlink():
-                shutil.rmtree(out / CHECKS / stem, ignore_errors=True)
+                shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
                 skip = shutil.ignore_patterns("harness-check-*")
-                shutil.copytree(checks, out / CHECKS / stem,
+                shutil.copytree(checks, into / CHECKS / stem,
                                 ignore=lambda d, names: {*skip(d, names), *_links(d, names)})
-            for log in (source / LOGS).glob(f"{stem}.*log"):
+            for log in (base / LOGS).glob(f"{stem}.*log"):
                 if log.is_symlink() or not log.is_file():
                     continue
-                (out / LOGS).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(log, out / LOGS / log.name)
+                (into / LOGS).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(log, into / LOGS / log.name)
         for row in sweep.skipped:
             skipped[row.get("model_type", "")] = row
     if skipped:
         write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted(seen), "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
+            {"built": sorted({model for _, model in seen}), "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
     return merged

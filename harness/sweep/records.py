@@ -25,6 +25,10 @@ from harness.port.record import PortRecord
 FAILURE_SCHEMA = "harness.sweep-failure/1"
 CHECK_SCHEMA = "harness.check/1"
 RECORDS, CHECKS, LOGS, PORTS = "records", "checks", "logs", "ports"
+#: ``--builds A,B``: each build's sweep is a sweep folder of its own, ``DIR/builds/NAME/``.
+BUILDS = "builds"
+#: A RunFailure's reason for a model the harness cannot drive (the board's own status).
+UNSUPPORTED = "unsupported"
 MODELS_FILE = "models.json"  # --all: the model types that build, and the skipped ones with why
 
 
@@ -39,11 +43,14 @@ class RunFailure:
     """A model whose port left no record: why, and where its output went."""
 
     model: str
-    reason: str            # timeout | crash | no-record | lost (its cluster worker died twice)
+    # timeout | crash | no-record | lost (its cluster worker died twice) | unsupported (the
+    # harness cannot drive the model: detail is its whole refusal)
+    reason: str
     seconds: float
     returncode: int | None = None
     detail: str = ""       # the last lines of its stderr
     log: str = ""          # DIR/logs/NAME.log, relative to DIR
+    build: str = ""        # --builds: the torch-mlir-opt build the port ran on
     schema: str = FAILURE_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -65,6 +72,7 @@ class ModelResult:
     record: PortRecord | None = None
     failure: RunFailure | None = None
     checks: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (variant, frontend)
+    build: str = ""        # --builds: the build's name (its folder DIR/builds/NAME); "" without
 
     @property
     def ok(self) -> bool:
@@ -82,6 +90,11 @@ class SweepDir:
 
     def by_model(self) -> dict[str, ModelResult]:
         return {m.model: m for m in self.models}
+
+    @property
+    def builds(self) -> list[str]:
+        """The builds the sweep ran on, in folder order ("" for the records of DIR/records)."""
+        return list(dict.fromkeys(m.build for m in self.models))
 
 
 def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
@@ -159,25 +172,39 @@ def check_outcome(check: dict[str, Any]) -> CheckOutcome | None:
         return None
 
 
+def build_folders(root: Path) -> list[tuple[str, Path]]:
+    """(build, its sweep folder) of a sweep: ``("", root)`` when it has ``root/records``, and
+    each ``root/builds/NAME`` (``--builds``), sorted by name. A link is not a build folder."""
+    found = [("", root)] if (root / RECORDS).is_dir() else []
+    builds = root / BUILDS
+    if builds.is_dir() and not builds.is_symlink():
+        found += [(p.name, p) for p in sorted(builds.iterdir())
+                  if p.is_dir() and not p.is_symlink() and (p / RECORDS).is_dir()]
+    return found
+
+
 def load(root: str | os.PathLike) -> SweepDir:
-    """Every record under ``root/records`` (sorted by model), with its checks."""
+    """Every record under ``root/records`` and ``root/builds/NAME/records`` (sorted by build,
+    then model), with its checks."""
     root = Path(root)
-    folder = root / RECORDS
-    if not folder.is_dir():
+    folders = build_folders(root)
+    if not folders:
         raise InputFileError(f"{root} is not a sweep folder: it has no {RECORDS}/ folder. Pass the "
                              "--out DIR of an earlier 'harness sweep'.")
     sweep = SweepDir(root)
-    for path in sorted(folder.glob("*.json")):
-        result = read_result(path)
-        if isinstance(result, RunFailure):
-            sweep.models.append(ModelResult(result.model, path, failure=result))
-            continue
-        item = ModelResult(result.model, path, record=result)
-        for variant, port in result.ports():
-            check = read_check(check_path(root, result.model, variant.name, port.frontend))
-            if check is not None:
-                item.checks[(variant.name, port.frontend)] = check
-        sweep.models.append(item)
+    for build, base in folders:
+        for path in sorted((base / RECORDS).glob("*.json")):
+            result = read_result(path)
+            if isinstance(result, RunFailure):
+                result.build = result.build or build
+                sweep.models.append(ModelResult(result.model, path, failure=result, build=build))
+                continue
+            item = ModelResult(result.model, path, record=result, build=build)
+            for variant, port in result.ports():
+                check = read_check(check_path(base, result.model, variant.name, port.frontend))
+                if check is not None:
+                    item.checks[(variant.name, port.frontend)] = check
+            sweep.models.append(item)
     models_file = root / MODELS_FILE
     if models_file.is_file():
         try:

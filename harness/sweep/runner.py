@@ -19,6 +19,7 @@ from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 from harness.compiler.process import signal_group
+from harness.errors import ERROR_PREFIX, UnsupportedModelError
 from harness.port.record import FrontendPort, PortOutcome, PortRecord, PortStage
 
 from .children import CHILDREN, Stopped
@@ -27,6 +28,7 @@ from .records import (
     LOGS,
     PORTS,
     RECORDS,
+    UNSUPPORTED,
     RunFailure,
     check_path,
     file_name,
@@ -55,6 +57,7 @@ class SweepOptions:
     port_args: tuple[str, ...] = ()   # more 'harness port' flags (--frontend fx, --opt PATH, ...)
     python: str = sys.executable
     cwd: str | None = None            # where the subprocesses start (None: this process's cwd)
+    build: str = ""                   # --builds: the named build of this folder (port_args has its --opt)
 
 
 @dataclass
@@ -67,6 +70,8 @@ class ModelRun:
 
 
 def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[str, bool]:
+    if isinstance(result, RunFailure) and result.reason == UNSUPPORTED:
+        return f"unsupported: {result.detail}", False
     if isinstance(result, RunFailure):
         return f"crashed ({result.reason}{'' if result.returncode is None else f', exit {result.returncode}'})", False
     words, ok = [], bool(result.ports())
@@ -150,11 +155,27 @@ def port_flags(options: SweepOptions) -> list[str]:
 
 def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, log: Path,
                 options: SweepOptions) -> RunFailure:
-    """What stands for a port that left no record: why, from its exit and its log's tail."""
+    """What stands for a port that left no record: why, from its exit and its log's tail (a
+    model the harness cannot drive: ``unsupported``, with its whole refusal)."""
     reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
-    return RunFailure(model, reason, round(seconds, 2), code, detail, str(log.relative_to(options.out)))
+    refusal = _refusal(log) if code == UnsupportedModelError.exit_code else ""
+    if refusal:
+        reason, detail = UNSUPPORTED, refusal
+    return RunFailure(model, reason, round(seconds, 2), code, detail,
+                      str(log.relative_to(options.out)), build=options.build)
+
+
+def _refusal(log: Path) -> str:
+    """The port's refusal (:class:`UnsupportedModelError`) from its last line, or ""."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    prefix = f"{ERROR_PREFIX}{UnsupportedModelError.PREFIX}"
+    last = lines[-1].strip() if lines else ""
+    return last.removeprefix(ERROR_PREFIX) if last.startswith(prefix) else ""
 
 
 def torch_ir(port: FrontendPort) -> str:

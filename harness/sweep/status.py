@@ -1,5 +1,6 @@
-"""The board's cells: one per model variant and frontend, with a status that orders outcomes
-from worst to best, so a baseline comparison can say better or worse."""
+"""The board's cells: one per model variant, frontend and build, with a status that orders
+outcomes from worst to best, so a baseline comparison can say better or worse (between two
+sweeps, or between two builds of one sweep)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from typing import Any
 from harness.enums import ParsableEnum
 from harness.frontends.names import FrontendName
 from harness.execute.outcomes import CheckOutcome
+from harness.models.modality import Modality
 from harness.port.record import Blocker, FrontendPort, PortOutcome, PortStage
 
-from .records import ModelResult, SweepDir, check_outcome
+from .records import UNSUPPORTED, ModelResult, SweepDir, check_outcome
 
 
 class Status(ParsableEnum):
     """A cell's status, worst first (the order is the rank a baseline compares)."""
 
     CRASHED = "crashed"                       # the port process crashed, hung or wrote nothing
+    UNSUPPORTED = "unsupported"               # the harness cannot drive the model (its reason)
     FAILS = "fails"                           # stopped at a stage
     MISCOMPILE = "miscompile"                 # lowered; the op-level check's numbers differ
     NUMERICS_MISMATCH = "numerics-mismatch"   # lowered; differs from eager (frontend or torch-mlir)
@@ -53,6 +56,8 @@ class Cell:
     report_command: str = ""
     detail: str = ""                                          # a crash's reason
     culprit: str = ""                                         # the one op that computes wrong
+    build: str = ""                                           # --builds: the build that ran
+    modality: Modality = Modality.UNKNOWN                     # what the traced inputs carry
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -61,11 +66,13 @@ class Cell:
 
 @dataclass
 class Row:
-    """One model variant: its cells by frontend."""
+    """One model variant on one build: its cells by frontend."""
 
     model: str
     variant: str
     cells: dict[str, Cell] = field(default_factory=dict)
+    build: str = ""
+    modality: Modality = Modality.UNKNOWN
 
 
 def _worst_diff(port: FrontendPort) -> float | None:
@@ -92,12 +99,17 @@ def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:
 def cells_of(result: ModelResult) -> list[Row]:
     if result.record is None:
         failure = result.failure
-        detail = f"{failure.reason}: {failure.detail}" if failure else "no record"
-        return [Row(result.model, result.model,
-                    {"-": Cell(result.model, result.model, "-", Status.CRASHED, detail=detail)})]
+        if failure is not None and failure.reason == UNSUPPORTED:
+            status, detail = Status.UNSUPPORTED, failure.detail
+        else:
+            status = Status.CRASHED
+            detail = f"{failure.reason}: {failure.detail}" if failure else "no record"
+        cell = Cell(result.model, result.model, "-", status, detail=detail, build=result.build)
+        return [Row(result.model, result.model, {"-": cell}, build=result.build)]
     rows = []
+    modality = result.record.modality
     for variant in result.record.variants:
-        row = Row(result.model, variant.name)
+        row = Row(result.model, variant.name, build=result.build, modality=modality)
         for port in variant.ports:
             check = result.checks.get((variant.name, port.frontend))
             report = next((c for c in port.commands if " report " in f" {c} "), "")
@@ -107,7 +119,8 @@ def cells_of(result: ModelResult) -> list[Row]:
                 fixes=_applied(port), max_abs_diff=_worst_diff(port),
                 stage_seconds=port.stage_seconds(), check=check, folder=port.folder,
                 report_command=report,
-                culprit=next((n.culprit for n in port.numerics if n.culprit), ""))
+                culprit=next((n.culprit for n in port.numerics if n.culprit), ""),
+                build=result.build, modality=modality)
         rows.append(row)
     return rows
 
@@ -128,6 +141,8 @@ class Change:
     key: tuple[str, str, str]
     before: Status | None
     after: Status | None
+    build: str = ""        # the build whose cell changed ("" without --builds)
+    was: str = ""          # between builds: the baseline build the cell is compared with
 
     @property
     def direction(self) -> str:
@@ -139,15 +154,38 @@ class Change:
 
 
 def compare(old: list[Row], new: list[Row]) -> list[Change]:
-    """What changed between two sweeps, cell by cell (a crashed model counts for each of the
-    other sweep's frontends of it)."""
-    def flat(rows: list[Row]) -> dict[tuple[str, str, str], Status]:
-        return {c.key: c.status for r in rows for c in r.cells.values()}
+    """What changed between two sweeps, cell by cell and build by build (a crashed model
+    counts for each of the other sweep's frontends of it). An old sweep of one build (no
+    ``--builds``) is the baseline of each build of a new ``--builds`` sweep."""
+    def flat(rows: list[Row], build: str | None = None) -> dict[tuple[tuple[str, str, str], str], Status]:
+        return {(c.key, c.build if build is None else build): c.status
+                for r in rows for c in r.cells.values()}
 
-    before, after = flat(old), flat(new)
+    builds = {r.build for r in new}
+    if {r.build for r in old} <= {""} and "" not in builds:
+        before = {k: v for b in builds for k, v in flat(old, b).items()}
+    else:
+        before = flat(old)
+    after = flat(new)
     changes = []
-    for key in sorted(set(before) | set(after)):
-        b, a = before.get(key), after.get(key)
+    for key, build in sorted(set(before) | set(after)):
+        b, a = before.get((key, build)), after.get((key, build))
         if b != a:
-            changes.append(Change(key, b, a))
+            changes.append(Change(key, b, a, build))
+    return changes
+
+
+def compare_builds(rows: list[Row], baseline: str) -> list[Change]:
+    """``--baseline build:NAME``: every other build's cells against build NAME's, in one sweep."""
+    def flat(build: str) -> dict[tuple[str, str, str], Status]:
+        return {c.key: c.status for r in rows if r.build == build for c in r.cells.values()}
+
+    base = flat(baseline)
+    changes = []
+    for build in dict.fromkeys(r.build for r in rows if r.build != baseline):
+        other = flat(build)
+        for key in sorted(set(base) | set(other)):
+            b, a = base.get(key), other.get(key)
+            if b != a:
+                changes.append(Change(key, b, a, build, was=baseline))
     return changes
