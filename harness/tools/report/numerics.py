@@ -8,8 +8,9 @@ lowers and runs but computes wrong values, and the values that show it:
   computes wrong, whose one-op reproducer it starts from);
 - ``inputs.npz`` / ``expected.npz``: its arguments, and the reference evaluator's results;
 - ``reduced.linalg.mlir``: what the pipeline to linalg makes of it, which the RefBackend lowers;
-- ``repro.sh``: lowers, runs and compares (``python -m harness check``), exiting 1 exactly when
-  the numbers are wrong;
+- ``repro.py`` (``standalone``): torch, numpy and the torch-mlir wheel only; embeds the IR, the
+  arguments and eager's values, lowers, runs and compares, exiting 1 exactly when the numbers
+  are wrong or the run dies; ``repro.sh`` runs it;
 - ``issue.md``: the chain of ops and their Python lines, the pass choices replayed on it and
   who is at fault (the linalg pipeline or the RefBackend's lowering), the IR, the values;
 - ``record.json``: the reduction, the bisection of ``reduced.mlir`` and the self-check.
@@ -43,15 +44,16 @@ from ..numerics import NumericsBisectOptions, bisect_numerics
 from ..reduce.numerics import NumericsReduceOptions, reduce_numerics
 from . import bundle
 from .build import collect_versions
-from .numerics_text import MiscompileFindings, issue_markdown, repro_script, title
+from .numerics_text import MiscompileFindings, issue_markdown, title
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import Refusal
+from .standalone import ReproKind, write_standalone
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
 
-MISCOMPILE_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+MISCOMPILE_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
 RECORD_FORMAT = "harness.miscompile-report/1"
 
@@ -170,9 +172,10 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         linalg.write_text("")
     redactor.redact_file(linalg, ir=True)
 
-    script = staging / "repro.sh"
-    bundle.write_text(script, redactor.text(repro_script(reduced.piece_pipeline)))
-    script.chmod(0o755)
+    summary = (f"wrong values of {' -> '.join(reduced.computing_ops) or 'a function'} through "
+               f"{reduced.piece_pipeline} and the RefBackend")
+    write_standalone(staging, ReproKind.MISCOMPILE, reduced.piece_pipeline, summary, redactor,
+                     options.timeout_s)
     say("self-check: running repro.sh")
     check = run_repro(staging, exe.path, options.timeout_s)
     inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")

@@ -8,7 +8,6 @@ quoted for markdown (``markdown.py``).
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +21,7 @@ from ..reduce.numerics import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
-from .result import EXIT_STATUSES, REPRODUCED_STATUS
+from .result import REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
 
@@ -66,18 +65,6 @@ def title(f: MiscompileFindings) -> str:
 def _bare(pass_text: str) -> str:
     """``linalg-fuse-elementwise-ops`` for ``func.func(linalg-fuse-elementwise-ops)``."""
     return re.sub(r"^(?:[\w.]+\()+([^()]*?)\)+(?= |$)", r"\1", pass_text)
-
-
-def repro_script(pipeline: str) -> str:
-    packages = versions_module.installed()
-    return render("miscompile-repro.sh.in", {
-        "SUMMARY": f"wrong values through {md.one_line(pipeline)} and the RefBackend",
-        "PIPELINE": md.one_line(pipeline),
-        "PIPELINE_WORD": shlex.quote(pipeline),
-        **EXIT_STATUSES,
-        "TORCH": packages.get("torch", "?"),
-        "TORCH_MLIR": packages.get("torch-mlir", "?"),
-    })
 
 
 def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:

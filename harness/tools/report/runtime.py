@@ -36,11 +36,12 @@ from . import markdown as md
 from .build import collect_versions
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
-from .result import EXIT_STATUSES, REPRODUCED_STATUS
+from .standalone import ReproKind, write_standalone
+from .result import REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
 
-RUNTIME_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
 RECORD_FORMAT = "harness.runtime-failure-report/1"
 TITLE_PREFIX = "[torch-mlir] "
@@ -112,9 +113,8 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     for name in ("reduced.mlir", "reduced.linalg.mlir"):
         redactor.redact_file(staging / name, ir=True)
 
-    script = staging / "repro.sh"
-    bundle.write_text(script, redactor.text(repro_script(reduced)))
-    script.chmod(0o755)
+    write_standalone(staging, ReproKind.RUNTIME, reduced.piece_pipeline,
+                     f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
     check = run_repro(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
     heading = title(reduced, where)
@@ -187,20 +187,6 @@ def title(reduced: RuntimeReduceResult, where: str) -> str:
     else:
         text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
     return TITLE_PREFIX + text[:150]
-
-
-def repro_script(reduced: RuntimeReduceResult) -> str:
-    packages = versions_module.installed()
-    return render("runtime-repro.sh.in", {
-        "SUMMARY": md.one_line(str(reduced.failure)),
-        "FAILURE": md.one_line(str(reduced.failure)),
-        "PIPELINE": md.one_line(reduced.piece_pipeline),
-        "PIPELINE_WORD": shlex.quote(reduced.piece_pipeline),
-        "EXPECTED_JSON": shlex.quote(json.dumps(reduced.failure.to_json())),
-        **EXIT_STATUSES,
-        "TORCH": packages.get("torch", "?"),
-        "TORCH_MLIR": packages.get("torch-mlir", "?"),
-    })
 
 
 def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: ReproCheck, exe,
