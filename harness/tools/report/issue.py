@@ -20,6 +20,7 @@ from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
 from .repro import BINDINGS_CONSOLE_SCRIPT
 from .result import REPRODUCED_STATUS, Findings
+from .sections import blocks, reproduces_through, upstream_section
 from .template import render
 from .versions import versions_markdown
 
@@ -37,7 +38,7 @@ def bounded(text: str, limit: int) -> str:
 
 
 def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
-                reproduced: bool = True, diagnosis: Diagnosis | None = None) -> str:
+                reproduced: bool = True, diagnosis: Diagnosis | None = None, label: str = "") -> str:
     """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``,
     from the signature's fields (frames by their last two scopes); a legalization failure with
     a blocker: ``[torch-mlir] convert-torch-to-linalg does not lower 'torch.aten.__and__.Tensor'
@@ -66,7 +67,8 @@ def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, 
             first = bisected.responsible[0].responsible_pass if bisected.responsible else ""
             where = first or bisected.failing_pass
         text = f"{sig.summary or sig.outcome.value} in {where}"
-    title = TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
+    prefix = TITLE_PREFIX + (f"[{label}] " if label else "")
+    title = prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
     return title if reproduced else title + NOT_REPRODUCED_SUFFIX
 
 
@@ -141,6 +143,12 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
                       if crash is not None else "The full stderr is in `backtrace.txt`."),
         "EXPECTED": _expected(q, f),
         "FAILING_PASS": _failing_pass(q, f.bisected),
+        "ROOT_CAUSE": _markdown_prose(q, f.root_cause) if "\n" not in f.root_cause else
+        "\n".join(_markdown_prose(q, line) for line in f.root_cause.splitlines()),
+        "REPRODUCES_THROUGH": _markdown_prose(q, reproduces_through(f.provenance, f.src.name)),
+        "BLOCKS": ("\n".join(f"- {q.code(name)}" for name in f.provenance.blocks)
+                   if f.provenance.blocks else blocks(f.provenance)),
+        "UPSTREAM": upstream_section(f.verdict),
         "IR_INTRO": _ir_intro(q, f),
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
                f"(too large to inline: {f.ir_size} bytes; attached as `{f.replay_name}`)"),
