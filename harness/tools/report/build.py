@@ -47,7 +47,8 @@ from .issue import (
 )
 from .redact import Redactor
 from .replay import replay, self_check
-from .repro import repro_script
+from .repro import diagnostic_key, repro_script
+from .standalone import ReproKind, ReproPy, write_pass_repro
 from .sections import Verdict, root_cause, search_upstream, triage
 from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult, SelfCheck
 from .versions import binary_versions
@@ -272,6 +273,12 @@ def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
                           timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
+    if exe.bindings:  # an MLIR core pass: the same pipeline through torch_mlir.passmanager
+        write_pass_repro(staging, ReproPy(
+            kind=ReproKind.PASS, summary=str(cut.subject.signature),
+            ir=(staging / cut.replay_name).read_text(), ir_name=cut.replay_name, to_linalg=textual,
+            expected_error=diagnostic_key(replayed if not replayed.ok else cut.subject),
+            timeout_s=options.timeout_s), redactor)
     check = self_check(staging, cut.replay_name, cut.subject, replayed, opt=exe.path,
                        timeout_s=options.timeout_s)
     single = None

@@ -196,7 +196,10 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
         checked = (f"Note: the same pass alone on `{f.replay_name}` through the bindings gives "
                    f"{q.code(bounded(str(single.signature), SIGNATURE_MAX_CHARS))}, not the "
                    "signature above: run the whole pipeline (the command above).")
-    return ("Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
+    return ("`python3 repro.py` runs the whole pipeline on the same IR through "
+            "`torch_mlir.passmanager` (torch and torch-mlir only, no harness) and exits 1 when "
+            "the same error shows.\n\n"
+            "Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
             "(**not run here**: no `mlir-opt` ships with the torch-mlir wheel, the harness ran "
             "the pass through the wheel's MLIR Python bindings):\n\n"
             + q.command(cmd) + "\n\n" + checked)

@@ -154,6 +154,14 @@ def write_standalone(folder: Path, kind: ReproKind, pipeline: str, summary: str,
         (folder / name).chmod(0o755)
 
 
+def write_pass_repro(folder: Path, spec: ReproPy, redactor: Redactor | None = None) -> None:
+    """repro.py of a bundle whose failing pipeline is upstream MLIR's (the bindings tool ran it):
+    the pipeline through torch_mlir.passmanager, beside repro.sh's command."""
+    text = repro_py(spec)
+    write_text(folder / REPRO_PY, redactor.text(text) if redactor is not None else text)
+    (folder / REPRO_PY).chmod(0o755)
+
+
 def summary_of_record(folder: Path) -> str:
     """The bundle's title from its record.json, for a bundle written before repro.py existed."""
     record = json.loads((folder / "record.json").read_text())
