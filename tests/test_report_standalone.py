@@ -164,3 +164,19 @@ def test_repro_py_says_it_cannot_run_without_torch_mlir(tmp_path):
                           text=True, cwd=tmp_path, timeout=120, env={"PATH": os.environ["PATH"]})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "CANNOT RUN" in done.stdout and (probe.returncode != 0 or "torch-mlir" in done.stdout)
+
+
+def test_the_shipped_repro_py_files_reproduce_without_the_harness(clean_python, tmp_path):
+    """Every repro.py already in reports/upstream (the MLIR core pass bundle's runs the pipeline
+    through torch_mlir.passmanager), alone in a folder, in the clean venv."""
+    scripts = sorted(BUNDLES.glob("*/repro.py"))
+    assert scripts, "no shipped bundle has repro.py yet"
+    failed = []
+    for script in scripts:
+        alone = tmp_path / script.parent.name
+        alone.mkdir()
+        shutil.copy(script, alone / "repro.py")
+        done = _run(clean_python, alone, tmp_path)
+        if done.returncode != 1 or "repro.py: REPRODUCED: " not in done.stdout:
+            failed.append(f"{script.parent.name}: exit {done.returncode}: {done.stdout[-300:]}")
+    assert not failed, "\n".join(failed)
