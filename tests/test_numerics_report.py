@@ -60,6 +60,10 @@ def test_the_bundle_holds_the_miscompile(bundle):
     assert "- RefBackend without func.func(linalg-fuse-elementwise-ops): makes it right" in issue
     assert "- aten.adaptive_avg_pool2d decomposed before torch-to-linalg: makes it right" in issue
     assert "linalg.generic" in issue  # the linalg the RefBackend miscompiles, inline
+    # the fault is an upstream MLIR pass of the RefBackend's lowering: llvm-project's, and new
+    assert result["triage"] == "new" and result["target_repo"] == "llvm/llvm-project"
+    assert "## Root cause\n\nAt fault: RefBackend lowering: " in issue
+    assert "Triage: **new**: no known duplicate in the project's catalog" in issue
     record = json.loads((folder / "record.json").read_text())
     assert record["format"] == "harness.miscompile-report/1" and record["fault"] == "RefBackend lowering"
     # the npz files are small and hold what they say

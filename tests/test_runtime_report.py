@@ -117,6 +117,11 @@ def test_the_broadcast_abort_is_bundled(abort_bundle, tmp_path):
     assert "dies by **SIGABRT**" in issue and "`mismatched size for broadcast`" in issue
     assert "the lowering of torch.aten." in issue  # the op whose lowering put the assert there
     assert "## Versions" in issue and "python -m harness check reduced.mlir" in issue
+    # Triage: dynamic size-1 broadcasting is not supported by design (PR #240, tracked by #2149).
+    assert result["triage"] == "by design" and result["title"].startswith("[torch-mlir] [by design] ")
+    assert "Triage: **by design**." in issue and "llvm/torch-mlir#2149 (issue, open" in issue
+    assert "## Root cause\n\nThe lowering of torch.aten." in issue
+    assert "## Reproduces through\n\nNot determined: the report started from a bare IR file" in issue
     record = json.loads((folder / "record.json").read_text())
     assert record["format"] == "harness.runtime-failure-report/1"
     assert str(src.parent) not in issue and str(src.parent) not in reduced  # redacted

@@ -113,7 +113,6 @@ def cmd_report(args: argparse.Namespace) -> int:
         return numerics.cmd_report_numerics(args)
     numerics.numerics_options(args)
     from ..tools.report import Refusal, ReportOptions, make_report
-    from ..tools.report.sections import Provenance, Through
 
     say_progress = None if args.json else progress(args)
     try:
@@ -121,10 +120,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
             redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
             timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
-            provenance=Provenance(
-                through=Through.parse(args.reproduces_through or "not-determined"),
-                how="as given (--reproduces-through)" if args.reproduces_through else "",
-                blocks=tuple(args.blocks))))
+            provenance=numerics.provenance_of(args)))
     except HarnessError as e:
         if getattr(e, "reason", None) is Refusal.PASSES:
             print(str(e))

@@ -82,6 +82,15 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     return EXIT_FAILURE
 
 
+def provenance_of(args: argparse.Namespace):
+    """issue.md's Reproduces through and Blocks from report's flags."""
+    from ..tools.report.sections import Provenance, Through
+
+    return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
+                      how="as given (--reproduces-through)" if args.reproduces_through else "",
+                      blocks=tuple(args.blocks))
+
+
 def cmd_report_numerics(args: argparse.Namespace) -> int:
     from ..tools.report.numerics import NumericsReportOptions, make_numerics_report
 
@@ -90,7 +99,8 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
         out_dir=args.out, opt=args.opt, inputs_path=base.inputs_path, random=base.random,
         function=base.function, tolerances=base.tolerances, redact=not args.no_redact,
         reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
-        progress=None if args.json else progress(args)))
+        progress=None if args.json else progress(args), search_upstream=args.search_upstream,
+        provenance=provenance_of(args)))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

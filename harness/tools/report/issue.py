@@ -20,7 +20,7 @@ from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
 from .repro import BINDINGS_CONSOLE_SCRIPT
 from .result import REPRODUCED_STATUS, Findings
-from .sections import blocks, reproduces_through, upstream_section
+from .sections import section_values
 from .template import render
 from .versions import versions_markdown
 
@@ -143,12 +143,7 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
                       if crash is not None else "The full stderr is in `backtrace.txt`."),
         "EXPECTED": _expected(q, f),
         "FAILING_PASS": _failing_pass(q, f.bisected),
-        "ROOT_CAUSE": _markdown_prose(q, f.root_cause) if "\n" not in f.root_cause else
-        "\n".join(_markdown_prose(q, line) for line in f.root_cause.splitlines()),
-        "REPRODUCES_THROUGH": _markdown_prose(q, reproduces_through(f.provenance, f.src.name)),
-        "BLOCKS": ("\n".join(f"- {q.code(name)}" for name in f.provenance.blocks)
-                   if f.provenance.blocks else blocks(f.provenance)),
-        "UPSTREAM": upstream_section(f.verdict),
+        **_sections(q, f),
         "IR_INTRO": _ir_intro(q, f),
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
                f"(too large to inline: {f.ir_size} bytes; attached as `{f.replay_name}`)"),
@@ -162,6 +157,15 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "NOTES": "## Notes\n\n" + "\n".join(f"- {q.prose(n)}" for n in f.notes) if f.notes else "",
     }
     return render("issue.md.in", values)
+
+
+def _sections(q: _Quote, f: Findings) -> dict[str, str]:
+    """Root cause, Reproduces through, Blocks, Upstream; prose with `code` spans quoted."""
+    values = section_values(f.verdict, f.root_cause, f.provenance, f.src.name, q.code)
+    for key in ("ROOT_CAUSE", "REPRODUCES_THROUGH"):
+        values[key] = "\n".join(_markdown_prose(q, line) for line in values[key].splitlines())
+    values["UPSTREAM"] = q.r.text(values["UPSTREAM"])
+    return values
 
 
 def _tool_word(f: Findings) -> str:

@@ -44,10 +44,11 @@ from ..numerics import NumericsBisectOptions, bisect_numerics
 from ..reduce.numerics import NumericsReduceOptions, reduce_numerics
 from . import bundle
 from .build import collect_versions
-from .numerics_text import MiscompileFindings, issue_markdown, title
+from .numerics_text import MiscompileFindings, culprit_pass, issue_markdown, title
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import Refusal
+from .sections import Provenance, verdict_for
 from .standalone import ReproKind, write_standalone
 
 if TYPE_CHECKING:
@@ -71,6 +72,8 @@ class NumericsReportOptions:
     budget_s: float = 60.0
     timeout_s: float = defaults.TIMEOUT_S
     progress: Callable[[str], None] | None = None
+    provenance: Provenance = Provenance()  # the frontends tried and what it blocks
+    search_upstream: bool = False          # ask GitHub's issue search (said when offline)
 
 
 @dataclass
@@ -90,6 +93,8 @@ class NumericsReportResult:
     notes: list[str] = field(default_factory=list)
     culprit: str = ""          # the one op that computes wrong (reduced.mlir starts from its reproducer)
     files: list[str] = field(default_factory=list)
+    triage: str = "new"        # new | known #N | by design (the upstream catalog)
+    target_repo: str = "llvm/torch-mlir"
 
     @property
     def reproduced(self) -> bool:
@@ -99,6 +104,7 @@ class NumericsReportResult:
         lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
                  f"chain: {' -> '.join(self.chain)} (max abs diff {self.max_abs_diff:.3g})",
                  f"at fault: {self.fault}",
+                 f"triage: {self.triage}", f"target repository: {self.target_repo}",
                  *([f"the op that computes wrong: {self.culprit}"] if self.culprit else []),
                  f"ops: {self.ops_before} -> {self.ops_after}",
                  f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
@@ -183,11 +189,15 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     findings = MiscompileFindings(
         src=str(src), pipeline=pipeline, reduced=reduced, bisected=bisected, exe=exe, check=check,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
-        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes))
+        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes),
+        provenance=options.provenance,
+        verdict=verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
+                            options.search_upstream, say))
     heading = title(findings)
     fault = bisected.blame.fault.value if bisected.blame else "undetermined"
     record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
-                   "fault": fault, "culprit": reduced.culprit, "versions": collect_versions(exe),
+                   "fault": fault, "culprit": reduced.culprit,
+                   "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo, "versions": collect_versions(exe),
                    "reduce": reduced.to_json(),
                    "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
@@ -200,7 +210,8 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         pipeline=pipeline, fault=fault, chain=list(reduced.computing_ops),
         ops_before=reduced.ops_before, ops_after=reduced.ops_after,
         max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
-        culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()))
+        culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()),
+        triage=findings.verdict.verdict, target_repo=findings.verdict.target_repo)
 
 
 def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,

@@ -153,9 +153,14 @@ def upstream_section(t: Verdict) -> str:
     lines = [f"Target repository: **{t.target_repo}**"
              + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
                 if t.target_repo == "llvm/llvm-project" else "") + ".", ""]
-    if t.matches:
-        lines.append(f"Triage: **{t.label or 'new'}**. Possible duplicates from the project's "
-                     "catalog of known upstream reports:")
+    if t.matches and t.label:
+        lines.append(f"Triage: **{t.label}**. Possible duplicates from the project's catalog of "
+                     "known upstream reports:")
+        lines.append("")
+        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+    elif t.matches:
+        lines.append("Triage: **new**: no known duplicate; related reports from the project's "
+                     "catalog (none reports this failure):")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     else:
@@ -165,3 +170,44 @@ def upstream_section(t: Verdict) -> str:
     lines += (t.search.describe() if t.search is not None else
               ["GitHub issue search was not run (`--search-upstream` runs it)."])
     return "\n".join(lines)
+
+
+def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
+               search: UpstreamSearch | None = None) -> Verdict:
+    """``triage`` over several ops (a miscompile's or run-time failure's chain): the matches of
+    each op (``aten.x`` and ``torch.aten.x`` alike) and of the text, once each."""
+    found: list[upstream.UpstreamReport] = []
+    for op in ops or ("",):
+        names = {op, op.removeprefix("torch."), "torch." + op.removeprefix("torch.")} if op else {""}
+        for name in names:
+            found += [m for m in triage(name, "", text, failing_pass).matches if m not in found]
+    base = triage("", "", "", failing_pass)
+    related = tuple(r for m in found for n in m.related
+                    if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
+    return Verdict(tuple(found), search, base.target_repo, related)
+
+
+def section_values(verdict: Verdict, root: str, provenance: Provenance, input_name: str,
+                   code) -> dict[str, str]:
+    """The four sections' template values; ``code`` quotes a user-given name for markdown."""
+    if root.startswith("Not determined") and verdict.matches:
+        root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
+                 "finding):\n\n" + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
+    return {
+        "ROOT_CAUSE": root,
+        "REPRODUCES_THROUGH": reproduces_through(provenance, input_name),
+        "BLOCKS": ("\n".join(f"- {code(name)}" for name in provenance.blocks)
+                   if provenance.blocks else blocks(provenance)),
+        "UPSTREAM": upstream_section(verdict),
+    }
+
+
+def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
+                say=lambda _line: None) -> Verdict:
+    """The catalog's matches for a miscompile's or run-time failure's ops and text, and GitHub's
+    when ``search`` (--search-upstream)."""
+    found = None
+    if search:
+        say("searching GitHub's issues (--search-upstream)")
+        found = search_upstream([ops[0] if ops else "", failing_pass or (text.splitlines()[0] if text else "")])
+    return triage_ops(ops, text, failing_pass, found)
