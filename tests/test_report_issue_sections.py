@@ -134,3 +134,35 @@ def test_the_catalog_loads_typed_and_says_unverified_titles():
     assert unverified.title == "" and "title not verified" in unverified.describe()
     with pytest.raises(Exception, match="malformed"):
         upstream.load('[[report]]\nrepo = "llvm/torch-mlir"\nnumber = 1\n')
+
+
+PORT_RECORD = ROOT / "tests" / "data" / "port" / "opt-tiny-stock.record.json"  # a real harness port opt
+
+
+def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):
+    """`harness port opt --variant stock --size tiny --no-numerics` (the record in tests/data):
+    TorchScript stops at the __and__ blocker, FX lowers."""
+    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(AND_TENSOR), "--pipeline",
+                           "torch-to-linalg", "--out", str(tmp_path), "--json", "--port-record",
+                           str(PORT_RECORD)], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert proc.returncode == 1, proc.stderr
+    issue = (Path(json.loads(proc.stdout)["folder"]) / "issue.md").read_text()
+    assert section(issue, "Reproduces through").startswith(
+        "TorchScript only (port records of opt (opt)): the FX path (torch.export + fx_importer) "
+        "does not hit it.")
+    assert section(issue, "Blocks") == "- `opt (opt)`"
+
+
+def test_port_evidence_both_and_not_determined():
+    from harness.tools.report.sections import PortEvidence, with_evidence
+
+    ts = PortEvidence("m (s)", "torchscript", ("torch.aten.x",), True)
+    fx_hit = PortEvidence("m (s)", "fx", ("torch.aten.x",), True)
+    fx_stopped = PortEvidence("m (s)", "fx", (), False)  # export failed: says nothing of this op
+    assert with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.x"]).through is Through.BOTH
+    undecided = with_evidence(Provenance(), (ts, fx_stopped), ["torch.aten.x"])
+    assert undecided.through is Through.NOT_DETERMINED and undecided.blocks == ("m (s)",)
+    assert reproduces_through(undecided, "x.mlir").startswith("Not determined (port records of m (s): "
+                                                              "torchscript hits it;")
+    unrelated = with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.y"])
+    assert unrelated == Provenance()

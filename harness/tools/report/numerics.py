@@ -48,7 +48,7 @@ from .numerics_text import MiscompileFindings, culprit_pass, issue_markdown, tit
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import Refusal
-from .sections import Provenance, verdict_for
+from .sections import PortEvidence, Provenance, verdict_for, with_evidence
 from .standalone import ReproKind, write_standalone
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ class NumericsReportOptions:
     progress: Callable[[str], None] | None = None
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks
     search_upstream: bool = False          # ask GitHub's issue search (said when offline)
+    port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
 @dataclass
@@ -190,7 +191,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         src=str(src), pipeline=pipeline, reduced=reduced, bisected=bisected, exe=exe, check=check,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
         inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes),
-        provenance=options.provenance,
+        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
         verdict=verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
                             options.search_upstream, say))
     heading = title(findings)

@@ -20,7 +20,7 @@ from ..bisect import BisectResult
 from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
-from .sections import Provenance, Verdict
+from .sections import PortEvidence, Provenance, Verdict
 
 DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 REPORT_FORMAT = 1
@@ -76,6 +76,7 @@ class ReportOptions:
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
+    port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
 @dataclass

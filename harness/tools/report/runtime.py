@@ -37,7 +37,7 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import REPRODUCED_STATUS
-from .sections import root_cause, section_values, verdict_for
+from .sections import root_cause, section_values, verdict_for, with_evidence
 from .standalone import ReproKind, write_standalone
 from .template import render
 from .versions import versions_markdown
@@ -138,7 +138,9 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     bundle.write_text(staging / "issue.md", issue_markdown(
         reduced, heading, where, check, exe, redactor, notes, shapes, report_command, options.redact,
         (staging / "reduced.mlir").read_text(), linalg.read_text(),
-        sections=section_values(verdict, _root_cause(reduced.failure, where), options.provenance,
+        sections=section_values(verdict, _root_cause(reduced.failure, where),
+                                with_evidence(options.provenance, options.port_evidence,
+                                              list(reduced.computing_ops)),
                                 src.name, md.code)))
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS

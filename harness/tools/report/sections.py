@@ -42,6 +42,42 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class PortEvidence:
+    """One frontend's port of one model (from a port or sweep record), as the report reads it."""
+
+    model: str                     # "opt-125m (stock)"
+    frontend: str                  # torchscript | fx
+    ops: tuple[str, ...] = ()      # its blockers' ops, the ops MLIR named, their signatures
+    reached_pipelines: bool = False  # it got past trace/export and import: a miss means something
+
+
+def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:
+    """``base`` with Reproduces through and Blocks read off port records: the ports whose
+    blockers name one of ``keys`` (the op, the failure's signature) hit it; a frontend whose
+    port reached the pipelines without it does not."""
+    keys = [k for k in keys if k]
+    if not evidence or not keys:
+        return base
+    hits = [e for e in evidence if any(k == op or k in op for op in e.ops for k in keys)]
+    hit = {e.frontend for e in hits}
+    missed = {e.frontend for e in evidence if e.reached_pipelines and e.frontend not in hit}
+    models = ", ".join(sorted({e.model for e in evidence}))
+    how = f"port records of {models}"
+    if {"torchscript", "fx"} <= hit:
+        through = Through.BOTH
+    elif "torchscript" in hit and "fx" in missed:
+        through = Through.TORCHSCRIPT_ONLY
+    elif "fx" in hit and "torchscript" in missed:
+        through = Through.FX_ONLY
+    else:
+        through = base.through
+        how = (f"{how}: {', '.join(sorted(hit)) or 'no frontend'} hits it; the other frontend's "
+               "port did not reach the pipelines or did not run")
+    blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
+    return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks)
+
+
+@dataclass(frozen=True)
 class UpstreamSearch:
     """``--search-upstream``: GitHub's issue search, or why it was skipped."""
 
@@ -126,6 +162,9 @@ def root_cause(determined: str, tried: list[str]) -> str:
 
 
 def reproduces_through(p: Provenance, input_name: str) -> str:
+    if p.through is Through.NOT_DETERMINED and p.how:
+        return (f"Not determined ({p.how}): the FX path (torch.export + fx_importer) was not "
+                "seen to reach this failure or to pass it.")
     if p.through is Through.NOT_DETERMINED:
         return (f"Not determined: the report started from a bare IR file (`{input_name}`), so "
                 "the PyTorch source is unknown and the FX path (torch.export + fx_importer) "
