@@ -46,6 +46,10 @@ find_opt() {
 }
 
 if ! OPT=$(find_opt); then
+  if [ -f repro.py ]; then
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with ${PYTHON:-python3}"
+    exec "${PYTHON:-python3}" repro.py
+  fi
   echo "repro.sh: CANNOT RUN: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
   exit 2
 fi
