@@ -92,6 +92,11 @@ def repro_py(spec: ReproPy) -> str:
         "TIMEOUT_S": repr(float(spec.timeout_s)),
         "IR_NAME": spec.ir_name,
         "IR": python_text(spec.ir),
+        "PIPELINE_NOTE": ("# The pipeline that fails (TO_LINALG), as the bundle's repro.sh runs it."
+                          if spec.kind is ReproKind.PASS else
+                          "# torch dialect -> linalg on tensors (torch-mlir-opt runs the same), then the "
+                          "RefBackend's\n# lowering of linalg to LLVM (upstream's refbackend.py runs "
+                          "the same passes)."),
         "TO_LINALG": repr(spec.to_linalg),
         "TO_LLVM": repr(spec.to_llvm),
         "FUNCTION": repr(spec.function),
