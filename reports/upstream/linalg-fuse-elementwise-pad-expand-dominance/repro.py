@@ -63,8 +63,7 @@ module {
 #loc16 = loc("input.mlir":25:3)
 '''
 
-# torch dialect -> linalg on tensors (torch-mlir-opt runs the same), then the RefBackend's
-# lowering of linalg to LLVM (upstream's refbackend.py runs the same passes).
+# The pipeline that fails (TO_LINALG), as the bundle's repro.sh runs it.
 TO_LINALG = 'builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)'
 TO_LLVM = ''
 FUNCTION = ''
@@ -193,11 +192,12 @@ def child(out_path):
         if not name.startswith(CONSUME_PREFIX):
             continue
         tokens = consume_tokens(name)
-        argtypes = [ctypes.POINTER(UnrankedMemRef) if memref else
-                    np.ctypeslib.as_ctypes_type(np.dtype(dtype)) for memref, dtype in tokens]
+        argtypes = [ctypes.POINTER(UnrankedMemRef) if memref else ctypes.c_uint16 if dtype == "float16"
+                    else np.ctypeslib.as_ctypes_type(np.dtype(dtype)) for memref, dtype in tokens]
 
         def consume(*args, tokens=tokens):
-            results.append([read_memref(a.contents, np.dtype(d)) if memref else np.array(a, d)
+            results.append([read_memref(a.contents, np.dtype(d)) if memref else
+                            np.array(a, np.uint16).view(np.float16) if d == "float16" else np.array(a, d)
                             for a, (memref, d) in zip(args, tokens)])
 
         callback = ctypes.CFUNCTYPE(None, *argtypes)(consume)
