@@ -34,7 +34,7 @@ def and_mask(tmp_path_factory):
 
 
 def test_title_and_signature_name_the_blocker(and_mask):
-    assert and_mask.title == ("[torch-mlir] convert-torch-to-linalg does not lower "
+    assert and_mask.title == ("[torch-mlir] [known #4749] convert-torch-to-linalg does not lower "
                               "'torch.aten.__and__.Tensor' (it lowers 'torch.aten.bitwise_and.Tensor')")
     assert and_mask.signature == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
     assert and_mask.blocker == "torch.aten.__and__.Tensor"
@@ -60,7 +60,7 @@ def test_reduced_ir_is_the_blocker_alone_and_reproduces(and_mask):
 
 def test_issue_summary_expected_behaviour_and_upstream(and_mask):
     issue = (Path(and_mask.folder) / "issue.md").read_text()
-    assert issue.startswith("# [torch-mlir] convert-torch-to-linalg does not lower")
+    assert issue.startswith("# [torch-mlir] \\[known #4749\\] convert-torch-to-linalg does not lower")
     assert ("No conversion pass of the pipeline lowers `torch.aten.__and__.Tensor` (1 in the input, "
             "from masking_utils.py:54)") in issue
     assert ("The error names `torch.vtensor.literal`, an operand left only because its user "

@@ -119,7 +119,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         result = make_report(args.file, args.pipeline, options=ReportOptions(
             out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
             redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
-            timeout_s=args.timeout, progress=say_progress))
+            timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
+            provenance=numerics.provenance_of(args),
+            port_evidence=numerics.port_evidence(args.port_record)))
     except HarnessError as e:
         if getattr(e, "reason", None) is Refusal.PASSES:
             print(str(e))
@@ -208,6 +210,16 @@ def register(sub) -> None:
     p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
                    help=f"seconds to reduce (default {defaults.REDUCE_BUDGET_S:g})")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
+    p.add_argument("--search-upstream", action="store_true",
+                   help="also ask GitHub's issue search for the op and pass (said when offline)")
+    p.add_argument("--blocks", action="append", default=[], metavar="NAME",
+                   help="a model, e2e test or lit test the failure stops (repeatable; issue.md's Blocks)")
+    p.add_argument("--port-record", action="append", default=[], metavar="PATH",
+                   help="a port record (harness port's record.json) or a sweep folder: the "
+                        "frontends that hit the failure and the models it blocks (repeatable)")
+    p.add_argument("--reproduces-through", choices=["torchscript-only", "fx-only", "both"],
+                   help="the frontends that reach it, when a port of the PyTorch source showed it "
+                        "(default: not determined for a bare IR file)")
     numerics.numerics_flags(p, "a miscompile bundle instead: the reduced IR that lowers and runs but "
                                "computes wrong values, its inputs and expected values (.npz), and a "
                                "repro.sh that exits 1 exactly when the numbers are wrong")

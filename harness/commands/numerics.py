@@ -82,6 +82,47 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     return EXIT_FAILURE
 
 
+def provenance_of(args: argparse.Namespace):
+    """issue.md's Reproduces through and Blocks from report's flags."""
+    from ..tools.report.sections import Provenance, Through
+
+    return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
+                      how="as given (--reproduces-through)" if args.reproduces_through else "",
+                      blocks=tuple(args.blocks))
+
+
+def port_evidence(paths: list[str]) -> tuple:
+    """``--port-record``: each port record file, or a sweep folder's ``records/*.json``, as the
+    report's ``PortEvidence`` (one per frontend port of each variant)."""
+    from pathlib import Path
+
+    from ..errors import InputFileError
+    from ..port.record import PIPELINE_STAGES, PortOutcome, PortRecord, PortStage
+    from ..tools.report.sections import PortEvidence
+
+    files: list[Path] = []
+    for given in paths:
+        path = Path(given)
+        files += sorted((path / "records").glob("*.json")) if path.is_dir() else [path]
+    past_import = PIPELINE_STAGES | {PortStage.REFBACKEND_LOWERING, PortStage.EXECUTION}
+    out = []
+    for file in files:
+        try:
+            record = PortRecord.read(file)
+        except (InputFileError, KeyError, ValueError, TypeError):
+            if str(file) in paths:
+                raise InputFileError(f"--port-record {file}: not a port record (harness.port/1); "
+                                     "give the record.json of 'harness port' or a sweep folder.") from None
+            continue  # a sweep folder's failure note
+        for variant in record.variants:
+            for port in variant.ports:
+                ops = tuple(x for b in port.blockers for x in (b.op, b.reported_op, b.signature) if x)
+                out.append(PortEvidence(
+                    model=f"{record.model} ({variant.name})", frontend=port.frontend.value, ops=ops,
+                    reached_pipelines=port.outcome is not PortOutcome.FAILS or port.failed_stage in past_import))
+    return tuple(out)
+
+
 def cmd_report_numerics(args: argparse.Namespace) -> int:
     from ..tools.report.numerics import NumericsReportOptions, make_numerics_report
 
@@ -90,7 +131,8 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
         out_dir=args.out, opt=args.opt, inputs_path=base.inputs_path, random=base.random,
         function=base.function, tolerances=base.tolerances, redact=not args.no_redact,
         reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
-        progress=None if args.json else progress(args)))
+        progress=None if args.json else progress(args), search_upstream=args.search_upstream,
+        provenance=provenance_of(args), port_evidence=port_evidence(args.port_record)))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

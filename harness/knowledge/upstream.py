@@ -1,15 +1,25 @@
-"""Upstream torch-mlir reports that match a failure the harness can diagnose: a report says
-"possibly known upstream" when its blocker (the op whose conversion failed) is one of these.
+"""Known upstream reports and torch-mlir's documented design limits: the catalog a report
+triages a failure against before it is filed (issue 28), kept as data in ``upstream.toml``.
 
-Kept small and checked by hand (title and state as seen on GitHub); a match is a lead for
-the reader, not a claim that the report is a duplicate.
+- ``known``: a matching failure is labelled ``known #N`` and not presented as new;
+- ``by design``: torch-mlir does it on purpose (e.g. no dynamic size-1 broadcasting, PR #240,
+  tracked by #2149);
+- ``context``: a PR or RFC behind a decision, listed beside a match, no label.
+
+Titles and states were checked by hand (``checked``); one not verified stays empty and is
+shown as such, never guessed. A match is a lead for the reader, not proof of a duplicate.
 """
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from importlib import resources
 
 from harness.enums import ParsableEnum
+from harness.errors import HarnessError
+
+CATALOG_FILE = "upstream.toml"
 
 
 class UpstreamKind(ParsableEnum):
@@ -17,16 +27,26 @@ class UpstreamKind(ParsableEnum):
     PULL_REQUEST = "pull request"
 
 
+class Triage(ParsableEnum):
+    KNOWN = "known"
+    BY_DESIGN = "by-design"
+    CONTEXT = "context"
+
+
 @dataclass(frozen=True)
 class UpstreamReport:
     repo: str                      # llvm/torch-mlir
     number: int
     kind: UpstreamKind
-    state: str                     # when last checked by hand: "open", "merged", "closed"
-    title: str
-    blocker_ops: tuple[str, ...]   # the blocker it is about
+    state: str                     # when last checked by hand: "open", "merged", "closed", "unknown"
+    title: str                     # "" when not verified
+    triage: Triage = Triage.KNOWN
+    blocker_ops: tuple[str, ...] = ()   # the blocker (or the failing op) it is about
     reported_ops: tuple[str, ...] = ()  # when set, the op MLIR named must be one of these too
+    messages: tuple[str, ...] = ()      # substrings of the error or run-time failure
     note: str = ""                 # how it relates, in one clause
+    checked: str = ""              # the date title and state were seen on GitHub
+    related: tuple[int, ...] = ()  # numbers of the same repository behind it
 
     @property
     def ref(self) -> str:
@@ -37,35 +57,66 @@ class UpstreamReport:
         part = "pull" if self.kind is UpstreamKind.PULL_REQUEST else "issues"
         return f"https://github.com/{self.repo}/{part}/{self.number}"
 
-    def matches(self, blocker: str, reported: str = "") -> bool:
-        if blocker not in self.blocker_ops:
-            return False
-        return not self.reported_ops or reported in self.reported_ops
+    @property
+    def label(self) -> str:
+        """``known #N``, ``by design`` or "" (context)."""
+        if self.triage is Triage.KNOWN:
+            return f"known #{self.number}"
+        if self.triage is Triage.BY_DESIGN:
+            return "by design"
+        return ""
+
+    def matches(self, blocker: str, reported: str = "", text: str = "") -> bool:
+        if blocker and blocker in self.blocker_ops:
+            return not self.reported_ops or reported in self.reported_ops
+        return bool(text) and any(m in text for m in self.messages)
 
     def describe(self) -> str:
+        title = f"\"{self.title}\"" if self.title else "title not verified"
+        state = f"{self.state} when last checked" if self.state != "unknown" else "state not verified"
         note = f"; {self.note}" if self.note else ""
-        return (f"{self.ref} ({self.kind.value}, {self.state} when last checked: "
-                f"\"{self.title}\"{note}) {self.url}")
+        return f"{self.ref} ({self.kind.value}, {state}: {title}{note}) {self.url}"
 
 
-KNOWN_UPSTREAM: tuple[UpstreamReport, ...] = (
-    UpstreamReport(
-        "llvm/torch-mlir", 4749, UpstreamKind.PULL_REQUEST, "open",
-        "[TorchToLinalg] Lower aten.__and__.Tensor with tensor broadcasting",
-        blocker_ops=("torch.aten.__and__.Tensor",),
-        note="adds the lowering to convert-torch-to-linalg, reusing bitwise_and's; found on the "
-             "same literal & mask pattern of an HF attention mask",
-    ),
-    UpstreamReport(
-        "llvm/torch-mlir", 4625, UpstreamKind.ISSUE, "open",
-        "Torch-to-Linalg lowering fails to legalize torch.vtensor.literal for Hugging Face "
-        "TinyLlama forward export",
-        blocker_ops=("torch.aten.__and__.Tensor",), reported_ops=("torch.vtensor.literal",),
-        note="reports the same symptom (the literal) on an HF model; the thread names no cause",
-    ),
-)
+def _report(entry: dict) -> UpstreamReport:
+    try:
+        return UpstreamReport(
+            repo=str(entry["repo"]), number=int(entry["number"]),
+            kind=UpstreamKind.parse(entry["kind"]), state=str(entry["state"]),
+            title=str(entry.get("title", "")), triage=Triage.parse(entry.get("triage", "known")),
+            blocker_ops=tuple(entry.get("blocker_ops", ())),
+            reported_ops=tuple(entry.get("reported_ops", ())),
+            messages=tuple(entry.get("messages", ())), note=str(entry.get("note", "")),
+            checked=str(entry.get("checked", "")), related=tuple(int(n) for n in entry.get("related", ())))
+    except (KeyError, ValueError, TypeError) as e:
+        raise HarnessError(f"harness/knowledge/{CATALOG_FILE}: entry {entry.get('number', '?')} is "
+                           f"malformed ({type(e).__name__}: {e}); every [[report]] needs repo, "
+                           "number, kind and state.") from None
 
 
-def matching(blocker: str, reported: str = "") -> list[UpstreamReport]:
-    """The known reports for a blocker (and the op MLIR named), in the list's order."""
-    return [r for r in KNOWN_UPSTREAM if r.matches(blocker, reported)]
+def load(text: str | None = None) -> tuple[UpstreamReport, ...]:
+    """The catalog (``upstream.toml`` of this package, or ``text``)."""
+    if text is None:
+        text = resources.files(__package__).joinpath(CATALOG_FILE).read_text()
+    return tuple(_report(e) for e in tomllib.loads(text).get("report", ()))
+
+
+KNOWN_UPSTREAM: tuple[UpstreamReport, ...] = load()
+
+
+def matching(blocker: str, reported: str = "", text: str = "") -> list[UpstreamReport]:
+    """The catalog's reports for a blocker (and the op MLIR named) or a failure's text, in the
+    catalog's order."""
+    return [r for r in KNOWN_UPSTREAM if r.matches(blocker, reported, text)]
+
+
+def by_number(repo: str, number: int) -> UpstreamReport | None:
+    return next((r for r in KNOWN_UPSTREAM if r.repo == repo and r.number == number), None)
+
+
+def triage_label(reports: list[UpstreamReport] | tuple[UpstreamReport, ...]) -> str:
+    """``by design`` when any match is a design limit, else ``known #N`` of the first known
+    report, else "" (new)."""
+    if any(r.triage is Triage.BY_DESIGN for r in reports):
+        return "by design"
+    return next((r.label for r in reports if r.triage is Triage.KNOWN), "")

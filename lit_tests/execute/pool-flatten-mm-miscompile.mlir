@@ -42,7 +42,8 @@
 // SMALL:       numerics-mismatch: @forward of {{.*}}.small.mlir through torch-to-linalg
 // SMALL:         output 0: float32[1,3]  max abs diff 0.0893 {{.*}} MISMATCH (2 of 3 elements)
 
-// 4. report --numerics writes a bundle whose repro.sh exits 1 exactly when the numbers are wrong.
+// 4. report --numerics writes a bundle whose repro.sh (repro.py: torch, numpy and torch-mlir
+// only) exits 1 exactly when the numbers are wrong; the fault is MLIR's fusion pass: llvm-project.
 // RUN: rm -rf %t.r
 // RUN: not %PYTHON -m harness report %s --pipeline torch-to-linalg --numerics --out %t.r 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=REPORT
@@ -51,8 +52,10 @@
 
 // REPORT:      title: [torch-mlir] Miscompile: adaptive_avg_pool2d -> view -> mm: wrong values through torch-to-linalg and the RefBackend's linalg-fuse-elementwise-ops
 // REPORT:      at fault: RefBackend lowering
+// REPORT-NEXT: triage: new
+// REPORT-NEXT: target repository: llvm/llvm-project
 // REPORT:      self-check: reproduced: 'bash repro.sh' exits 1 (wrong numbers)
-// REPRO:       repro.sh: REPRODUCED: wrong numbers: max abs diff 0.0893
+// REPRO:       repro.py: REPRODUCED: wrong numbers: result0: {{[0-9]+}} of {{[0-9]+}} values differ (max abs diff 0.0893,
 
 func.func @forward(%arg0: !torch.vtensor<[1,8,7,7],f32>, %arg1: !torch.vtensor<[8,3],f32>) -> !torch.vtensor<[1,3],f32> {
   %int-1 = torch.constant.int -1

@@ -25,6 +25,10 @@ One module per job:
   blocker (``harness.tools.blockers``, ``harness.knowledge``);
 - ``issue`` (with ``markdown`` and ``templates/issue.md.in``): issue.md and backtrace.txt;
 - ``repro`` (with ``templates/repro.sh.in``): repro.sh; ``replay``: the self-check;
+- ``standalone`` (with ``templates/repro.py.in``): repro.py, which needs only torch, numpy and
+  the torch-mlir wheel (miscompiles, run-time failures, upstream MLIR passes);
+- ``sections``: issue.md's Root cause, Reproduces through, Blocks and Upstream, and the triage
+  against the catalog of known upstream reports (``known #N``, ``by design``);
 - ``bundle``: the staging folder (removed on errors, Ctrl-C, SIGTERM and SIGHUP) and the
   atomic publication of the folder and its archive;
 - ``result``: options, the ``Findings`` every file is written from, the result, record.json.

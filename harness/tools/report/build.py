@@ -47,7 +47,9 @@ from .issue import (
 )
 from .redact import Redactor
 from .replay import replay, self_check
-from .repro import repro_script
+from .repro import diagnostic_key, repro_script
+from .standalone import ReproKind, ReproPy, write_pass_repro
+from .sections import Verdict, root_cause, search_upstream, triage, with_evidence
 from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult, SelfCheck
 from .versions import binary_versions
 
@@ -138,16 +140,22 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
     replayed, check, single = _check(staging, cut, textual, original, bisected, exe, redactor,
                                      options, say)
     ir_path = staging / cut.replay_name
+    verdict = _verdict(original, diagnosis, bisected, options, say)
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
         original=cut.subject, bundle_record=written.record, weights=written.weights,
         bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
         ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
         title=issue_title(original, bisected, textual, reproduced=check.reproduced,
-                          diagnosis=diagnosis),
+                          diagnosis=diagnosis, label=verdict.label),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
-        blocker_reproducer=cut.blocker_reproducer, single_pass=single)
+        blocker_reproducer=cut.blocker_reproducer, single_pass=single,
+        provenance=with_evidence(options.provenance, options.port_evidence,
+                                 [diagnosis.op if diagnosis else "", diagnosis.reported if diagnosis else "",
+                                  str(original.signature)]),
+        verdict=verdict,
+        root_cause=_root_cause(original, analysis, diagnosis, bisected))
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     record = ReportRecord.of(findings, signature)
     bundle.write_text(staging / "record.json",
@@ -167,7 +175,8 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         files=sorted(p.name for p in folder.iterdir()),
         blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
         responsible_pass=diagnosis.responsible_pass if diagnosis else "",
-        fix=diagnosis.fix if diagnosis else "")
+        fix=diagnosis.fix if diagnosis else "", triage=verdict.verdict,
+        target_repo=verdict.target_repo)
 
 
 def _diagnose(input_file: Path, textual: str, record: RunRecord, exe: binary_module.OptBinary,
@@ -267,6 +276,12 @@ def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
                           timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
+    if exe.bindings:  # an MLIR core pass: the same pipeline through torch_mlir.passmanager
+        write_pass_repro(staging, ReproPy(
+            kind=ReproKind.PASS, summary=str(cut.subject.signature),
+            ir=(staging / cut.replay_name).read_text(), ir_name=cut.replay_name, to_linalg=textual,
+            expected_error=diagnostic_key(replayed if not replayed.ok else cut.subject),
+            timeout_s=options.timeout_s), redactor)
     check = self_check(staging, cut.replay_name, cut.subject, replayed, opt=exe.path,
                        timeout_s=options.timeout_s)
     single = None
@@ -300,3 +315,51 @@ def _reduce_line(reduced: ReduceResult) -> str:
     stopped = getattr(reduced.stopped, "value", reduced.stopped)
     why = {"budget": ", budget spent", "max-tries": ", max tries reached"}.get(stopped, "")
     return f"reduce: {reduced.tries} tries, {reduced.kept} kept, {reduced.elapsed_s:.1f} s{why}"
+
+
+def _verdict(original: RunRecord, diagnosis: Diagnosis | None, bisected: BisectResult | None,
+             options: ReportOptions, say: Callable[[str], None]) -> Verdict:
+    """The catalog's matches (and GitHub's, with --search-upstream) for the failure."""
+    failing = bisected.failing_pass if bisected is not None and bisected.found else ""
+    blocker = diagnosis.op if diagnosis else ""
+    text = "\n".join(filter(None, [str(original.signature), original.stderr[:20_000]]))
+    search = None
+    if options.search_upstream:
+        say("searching GitHub's issues (--search-upstream)")
+        search = search_upstream([blocker or original.signature.summary or "", failing])
+    return triage(blocker, diagnosis.reported if diagnosis else "", text, failing, search)
+
+
+def _root_cause(original: RunRecord, analysis: BlockerAnalysis | None, diagnosis: Diagnosis | None,
+                bisected: BisectResult | None) -> str:
+    """The Root cause section: the conversion that declined (the blocker analysis), the pass
+    bisect names and the crash's frame, with what was tried."""
+    tried: list[str] = []
+    determined = ""
+    if diagnosis is not None:
+        determined = " ".join(diagnosis.sentences())
+        if diagnosis.responsible_pass:
+            determined += f" At fault: the conversion `{diagnosis.responsible_pass}` declines it here."
+    elif analysis is not None:
+        tried.append("the blocker analysis (each left-over op alone through the pipeline): it "
+                     "named no op whose conversion failed")
+    elif original.outcome is Outcome.LEGALIZATION_FAILURE:
+        tried.append("the blocker analysis did not run (see the notes)")
+    else:
+        tried.append(f"no blocker analysis: the failure is a {original.outcome.value}, not a "
+                     "legalization failure")
+    if bisected is None:
+        tried.append("bisect did not run (see the notes)")
+    elif bisected.found:
+        responsible = bisected.responsible[0].responsible_pass if bisected.responsible else ""
+        where = f"`{bisected.failing_pass}` ({bisected.failing_pass_name})"
+        if not determined and (original.crash is not None and original.signature.frame):
+            determined = (f"The failing pass is {where} (bisect); it crashes in "
+                          f"`{original.signature.frame}`.")
+        elif not determined and responsible:
+            determined = f"The failing pass is {where}; `{responsible}` should lower the op (bisect's replays)."
+        else:
+            tried.append(f"bisect: the first failing pass is {where}")
+    else:
+        tried.append(f"bisect: it named no pass ({bisected.detail})")
+    return root_cause(determined, tried)

@@ -20,6 +20,7 @@ from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
 from .repro import BINDINGS_CONSOLE_SCRIPT
 from .result import REPRODUCED_STATUS, Findings
+from .sections import section_values
 from .template import render
 from .versions import versions_markdown
 
@@ -37,7 +38,7 @@ def bounded(text: str, limit: int) -> str:
 
 
 def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
-                reproduced: bool = True, diagnosis: Diagnosis | None = None) -> str:
+                reproduced: bool = True, diagnosis: Diagnosis | None = None, label: str = "") -> str:
     """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``,
     from the signature's fields (frames by their last two scopes); a legalization failure with
     a blocker: ``[torch-mlir] convert-torch-to-linalg does not lower 'torch.aten.__and__.Tensor'
@@ -66,7 +67,8 @@ def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, 
             first = bisected.responsible[0].responsible_pass if bisected.responsible else ""
             where = first or bisected.failing_pass
         text = f"{sig.summary or sig.outcome.value} in {where}"
-    title = TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
+    prefix = TITLE_PREFIX + (f"[{label}] " if label else "")
+    title = prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
     return title if reproduced else title + NOT_REPRODUCED_SUFFIX
 
 
@@ -141,6 +143,7 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
                       if crash is not None else "The full stderr is in `backtrace.txt`."),
         "EXPECTED": _expected(q, f),
         "FAILING_PASS": _failing_pass(q, f.bisected),
+        **_sections(q, f),
         "IR_INTRO": _ir_intro(q, f),
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
                f"(too large to inline: {f.ir_size} bytes; attached as `{f.replay_name}`)"),
@@ -154,6 +157,15 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "NOTES": "## Notes\n\n" + "\n".join(f"- {q.prose(n)}" for n in f.notes) if f.notes else "",
     }
     return render("issue.md.in", values)
+
+
+def _sections(q: _Quote, f: Findings) -> dict[str, str]:
+    """Root cause, Reproduces through, Blocks, Upstream; prose with `code` spans quoted."""
+    values = section_values(f.verdict, f.root_cause, f.provenance, f.src.name, q.code)
+    for key in ("ROOT_CAUSE", "REPRODUCES_THROUGH"):
+        values[key] = "\n".join(_markdown_prose(q, line) for line in values[key].splitlines())
+    values["UPSTREAM"] = q.r.text(values["UPSTREAM"])
+    return values
 
 
 def _tool_word(f: Findings) -> str:
@@ -188,7 +200,10 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
         checked = (f"Note: the same pass alone on `{f.replay_name}` through the bindings gives "
                    f"{q.code(bounded(str(single.signature), SIGNATURE_MAX_CHARS))}, not the "
                    "signature above: run the whole pipeline (the command above).")
-    return ("Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
+    return ("`python3 repro.py` runs the whole pipeline on the same IR through "
+            "`torch_mlir.passmanager` (torch and torch-mlir only, no harness) and exits 1 when "
+            "the same error shows.\n\n"
+            "Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
             "(**not run here**: no `mlir-opt` ships with the torch-mlir wheel, the harness ran "
             "the pass through the wheel's MLIR Python bindings):\n\n"
             + q.command(cmd) + "\n\n" + checked)

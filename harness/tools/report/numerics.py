@@ -8,8 +8,9 @@ lowers and runs but computes wrong values, and the values that show it:
   computes wrong, whose one-op reproducer it starts from);
 - ``inputs.npz`` / ``expected.npz``: its arguments, and the reference evaluator's results;
 - ``reduced.linalg.mlir``: what the pipeline to linalg makes of it, which the RefBackend lowers;
-- ``repro.sh``: lowers, runs and compares (``python -m harness check``), exiting 1 exactly when
-  the numbers are wrong;
+- ``repro.py`` (``standalone``): torch, numpy and the torch-mlir wheel only; embeds the IR, the
+  arguments and eager's values, lowers, runs and compares, exiting 1 exactly when the numbers
+  are wrong or the run dies; ``repro.sh`` runs it;
 - ``issue.md``: the chain of ops and their Python lines, the pass choices replayed on it and
   who is at fault (the linalg pipeline or the RefBackend's lowering), the IR, the values;
 - ``record.json``: the reduction, the bisection of ``reduced.mlir`` and the self-check.
@@ -43,15 +44,17 @@ from ..numerics import NumericsBisectOptions, bisect_numerics
 from ..reduce.numerics import NumericsReduceOptions, reduce_numerics
 from . import bundle
 from .build import collect_versions
-from .numerics_text import MiscompileFindings, issue_markdown, repro_script, title
+from .numerics_text import MiscompileFindings, culprit_pass, issue_markdown, title
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import Refusal
+from .sections import PortEvidence, Provenance, verdict_for, with_evidence
+from .standalone import ReproKind, write_standalone
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
 
-MISCOMPILE_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+MISCOMPILE_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
 RECORD_FORMAT = "harness.miscompile-report/1"
 
@@ -69,6 +72,9 @@ class NumericsReportOptions:
     budget_s: float = 60.0
     timeout_s: float = defaults.TIMEOUT_S
     progress: Callable[[str], None] | None = None
+    provenance: Provenance = Provenance()  # the frontends tried and what it blocks
+    search_upstream: bool = False          # ask GitHub's issue search (said when offline)
+    port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
 @dataclass
@@ -88,6 +94,8 @@ class NumericsReportResult:
     notes: list[str] = field(default_factory=list)
     culprit: str = ""          # the one op that computes wrong (reduced.mlir starts from its reproducer)
     files: list[str] = field(default_factory=list)
+    triage: str = "new"        # new | known #N | by design (the upstream catalog)
+    target_repo: str = "llvm/torch-mlir"
 
     @property
     def reproduced(self) -> bool:
@@ -97,6 +105,7 @@ class NumericsReportResult:
         lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
                  f"chain: {' -> '.join(self.chain)} (max abs diff {self.max_abs_diff:.3g})",
                  f"at fault: {self.fault}",
+                 f"triage: {self.triage}", f"target repository: {self.target_repo}",
                  *([f"the op that computes wrong: {self.culprit}"] if self.culprit else []),
                  f"ops: {self.ops_before} -> {self.ops_after}",
                  f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
@@ -170,9 +179,10 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         linalg.write_text("")
     redactor.redact_file(linalg, ir=True)
 
-    script = staging / "repro.sh"
-    bundle.write_text(script, redactor.text(repro_script(reduced.piece_pipeline)))
-    script.chmod(0o755)
+    summary = (f"wrong values of {' -> '.join(reduced.computing_ops) or 'a function'} through "
+               f"{reduced.piece_pipeline} and the RefBackend")
+    write_standalone(staging, ReproKind.MISCOMPILE, reduced.piece_pipeline, summary, redactor,
+                     options.timeout_s)
     say("self-check: running repro.sh")
     check = run_repro(staging, exe.path, options.timeout_s)
     inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")
@@ -180,11 +190,15 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     findings = MiscompileFindings(
         src=str(src), pipeline=pipeline, reduced=reduced, bisected=bisected, exe=exe, check=check,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
-        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes))
+        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes),
+        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
+        verdict=verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
+                            options.search_upstream, say))
     heading = title(findings)
     fault = bisected.blame.fault.value if bisected.blame else "undetermined"
     record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
-                   "fault": fault, "culprit": reduced.culprit, "versions": collect_versions(exe),
+                   "fault": fault, "culprit": reduced.culprit,
+                   "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo, "versions": collect_versions(exe),
                    "reduce": reduced.to_json(),
                    "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
@@ -197,7 +211,8 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
         pipeline=pipeline, fault=fault, chain=list(reduced.computing_ops),
         ops_before=reduced.ops_before, ops_after=reduced.ops_after,
         max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
-        culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()))
+        culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()),
+        triage=findings.verdict.verdict, target_repo=findings.verdict.target_repo)
 
 
 def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,

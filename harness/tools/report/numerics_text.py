@@ -8,8 +8,8 @@ quoted for markdown (``markdown.py``).
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -17,12 +17,14 @@ from harness import versions as versions_module
 from harness.compiler.binary import OptBinary
 
 from ..numerics import NumericsBisectResult
+from ..numerics.blame import Fault
 from ..numerics.result import render_frame
 from ..reduce.numerics import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
-from .result import EXIT_STATUSES, REPRODUCED_STATUS
+from .result import REPRODUCED_STATUS
+from .sections import Provenance, Verdict, root_cause, section_values
 from .template import render
 from .versions import versions_markdown
 
@@ -49,6 +51,31 @@ class MiscompileFindings:
     actual: list[np.ndarray]
     redacted: bool
     notes: tuple[str, ...] = ()
+    provenance: Provenance = Provenance()
+    verdict: Verdict = Verdict()
+
+
+def culprit_pass(bisected: NumericsBisectResult) -> str:
+    """The RefBackend pass whose removal makes the values right ("" when none)."""
+    blame = bisected.blame
+    if blame is not None and blame.fixes and blame.fixes[0].kind == "drop-refbackend-pass":
+        return _bare(blame.fixes[0].what)
+    return ""
+
+
+def root_cause_text(f: MiscompileFindings) -> str:
+    blame = f.bisected.blame
+    tried = []
+    if not f.bisected.found:
+        tried.append(f"the numerics bisection of reduced.mlir: {f.bisected.detail}")
+    if blame is None:
+        tried.append("the pass-choice replays did not run (no localized chain)")
+        return root_cause("", tried)
+    if blame.fault is Fault.UNDETERMINED:
+        tried += [f"replayed: {c.describe()}" for c in blame.choices] or ["no pass choice was replayed"]
+        return root_cause("", tried)
+    return root_cause(f"At fault: {blame.fault.value}: {blame.reason}.",
+                      [c.describe() for c in blame.choices])
 
 
 def title(f: MiscompileFindings) -> str:
@@ -60,24 +87,13 @@ def title(f: MiscompileFindings) -> str:
         culprit = f"'s {_bare(fix.what)}" if fix.kind == "drop-refbackend-pass" else ""
     text = (f"Miscompile: {chain}: wrong values through {f.reduced.piece_pipeline} and the "
             f"RefBackend{culprit}")
-    return TITLE_PREFIX + bounded(text, TITLE_MAX_CHARS - len(TITLE_PREFIX))
+    prefix = TITLE_PREFIX + (f"[{f.verdict.label}] " if f.verdict.label else "")
+    return prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
 
 
 def _bare(pass_text: str) -> str:
     """``linalg-fuse-elementwise-ops`` for ``func.func(linalg-fuse-elementwise-ops)``."""
     return re.sub(r"^(?:[\w.]+\()+([^()]*?)\)+(?= |$)", r"\1", pass_text)
-
-
-def repro_script(pipeline: str) -> str:
-    packages = versions_module.installed()
-    return render("miscompile-repro.sh.in", {
-        "SUMMARY": f"wrong values through {md.one_line(pipeline)} and the RefBackend",
-        "PIPELINE": md.one_line(pipeline),
-        "PIPELINE_WORD": shlex.quote(pipeline),
-        **EXIT_STATUSES,
-        "TORCH": packages.get("torch", "?"),
-        "TORCH_MLIR": packages.get("torch-mlir", "?"),
-    })
 
 
 def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
@@ -110,6 +126,8 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
                       "`<repo>` the harness checkout, `~` the home folder, `<path>/NAME` any other "
                       "folder, `<user>` the user name.") if f.redacted else "",
         "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in f.notes) if f.notes else "",
+        **{k: r.text(v) for k, v in section_values(f.verdict, root_cause_text(f), f.provenance,
+                                                   Path(f.src).name, md.code).items()},
     }
     return render("miscompile.md.in", values)
 

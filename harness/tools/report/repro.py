@@ -51,7 +51,17 @@ def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, record
         "TOOL": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
         "FALLBACK": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
         "TOOL_NOTE": _BINDINGS_NOTE if bindings else "",
+        "NO_TOOL": _NO_BINDINGS_TOOL if bindings else "",
     })
+
+
+# Without the bindings tool (the harness's), repro.py runs the same pipeline through the wheel's
+# torch_mlir.passmanager: torch and torch-mlir are all it needs.
+_NO_BINDINGS_TOOL = """\
+  if [ -f repro.py ]; then
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with ${PYTHON:-python3}"
+    exec "${PYTHON:-python3}" repro.py
+  fi"""
 
 
 _TIMEOUT_GUARD = """\

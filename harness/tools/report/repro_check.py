@@ -3,7 +3,6 @@ and run-time failure bundles (exit 1, ``REPRODUCED_STATUS``, means the bug showe
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from dataclasses import asdict, dataclass
@@ -46,14 +45,14 @@ def run_repro(folder: Path, opt: str, timeout_s: float, bug: str = "wrong number
     bash = shutil.which("bash")
     if bash is None:
         return ReproCheck(None, "", "no bash on PATH to run repro.sh", bug)
-    src_root = str(Path(__file__).resolve().parents[3])
-    env = {"PYTHON": sys.executable, "TORCH_MLIR_OPT": opt,
-           "PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
+    # No PYTHONPATH: repro.py needs torch, numpy and torch-mlir only, not this source tree.
+    env = {"PYTHON": sys.executable, "TORCH_MLIR_OPT": opt}
     limit = timeout_s + _SCRIPT_SLACK_S
     done = execute([bash, str(folder / "repro.sh")],
                    RunOptions(timeout_s=limit, dump_on_timeout=False, env=env))
     if done.timed_out:
         return ReproCheck(None, "", f"repro.sh did not finish within {limit:g} s", bug)
     output = "\n".join(line for line in (done.stderr + done.stdout).splitlines()
-                       if line.startswith("repro.sh:") and not line.startswith("repro.sh: running:"))
+                       if line.startswith(("repro.sh:", "repro.py:"))
+                       and not line.startswith("repro.sh: running:"))
     return ReproCheck(done.returncode, output, bug=bug)

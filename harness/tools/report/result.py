@@ -20,6 +20,7 @@ from ..bisect import BisectResult
 from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
+from .sections import PortEvidence, Provenance, Verdict
 
 DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 REPORT_FORMAT = 1
@@ -73,6 +74,9 @@ class ReportOptions:
     budget_s: float = DEFAULT_BUDGET_S    # wall clock for the reduction
     timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
+    provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
+    search_upstream: bool = False         # ask GitHub's issue search (said when offline)
+    port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
 @dataclass
@@ -141,6 +145,9 @@ class Findings:
     # The bindings tool: the bundle's file through the failing pass alone (what the mlir-opt
     # command of issue.md runs), so that command is stated as checked or not.
     single_pass: RunRecord | None = None
+    provenance: Provenance = Provenance()
+    verdict: Verdict = Verdict()           # the catalog's matches, the label, the target repo
+    root_cause: str = ""                   # the Root cause section
 
     @property
     def failing_pass(self) -> str:
@@ -232,6 +239,8 @@ class ReportResult:
     reported_op: str = ""            # the op the error names, when that is another one
     responsible_pass: str = ""       # the conversion that should lower the blocker
     fix: str = ""                    # the harness fix that works around it
+    triage: str = "new"              # new | known #N | by design (the upstream catalog)
+    target_repo: str = "llvm/torch-mlir"
 
     @property
     def reproduced(self) -> bool:
@@ -247,7 +256,10 @@ class ReportResult:
     def render(self) -> list[str]:
         """What ``harness report`` prints."""
         lines = [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
-                 f"signature: {self.signature}"]
+                 f"signature: {self.signature}",
+                 f"triage: {self.triage}" + ("" if self.triage == "new" else
+                                            " (not new: see issue.md's Upstream section)"),
+                 f"target repository: {self.target_repo}"]
         if self.blocker:
             named = f" (the error names {self.reported_op}, left only because of it)" if self.reported_op else ""
             lines.append(f"blocker: {self.blocker}{named}")

@@ -36,11 +36,13 @@ from . import markdown as md
 from .build import collect_versions
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
-from .result import EXIT_STATUSES, REPRODUCED_STATUS
+from .result import REPRODUCED_STATUS
+from .sections import root_cause, section_values, verdict_for, with_evidence
+from .standalone import ReproKind, write_standalone
 from .template import render
 from .versions import versions_markdown
 
-RUNTIME_FILES = ("issue.md", "repro.sh", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
+RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
 RECORD_FORMAT = "harness.runtime-failure-report/1"
 TITLE_PREFIX = "[torch-mlir] "
@@ -63,6 +65,8 @@ class RuntimeReportResult:
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    triage: str = "new"           # new | known #N | by design (the upstream catalog)
+    target_repo: str = "llvm/torch-mlir"
 
     @property
     def reproduced(self) -> bool:
@@ -71,6 +75,7 @@ class RuntimeReportResult:
     def render(self) -> list[str]:
         return [f"report: {self.folder}", f"archive: {self.archive}", f"title: {self.title}",
                 f"at run time: {self.failure}", f"where: {self.where or 'undetermined'}",
+                f"triage: {self.triage}", f"target repository: {self.target_repo}",
                 f"ops: {self.ops_before} -> {self.ops_after}",
                 f"paths {'redacted' if self.redacted else 'kept (--no-redact)'}",
                 f"self-check: {self.self_check.describe()}"] + [f"note: {n}" for n in self.notes]
@@ -112,25 +117,31 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     for name in ("reduced.mlir", "reduced.linalg.mlir"):
         redactor.redact_file(staging / name, ir=True)
 
-    script = staging / "repro.sh"
-    bundle.write_text(script, redactor.text(repro_script(reduced)))
-    script.chmod(0o755)
+    write_standalone(staging, ReproKind.RUNTIME, reduced.piece_pipeline,
+                     f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
     check = run_repro(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
-    heading = title(reduced, where)
+    verdict = verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
+                          options.search_upstream, say)
+    heading = title(reduced, where, verdict.label)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
     record_json = {"format": RECORD_FORMAT, "kind": "runtime-failure", "title": heading,
                    "input": str(src), "pipeline": pipeline, "failure": reduced.failure.to_json(),
                    "where": where or "undetermined", "versions": collect_versions(exe),
+                   "triage": verdict.verdict, "target_repo": verdict.target_repo,
                    "reduce": reduced.to_json(), "self_check": check.to_json(), "notes": notes}
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
     with np.load(staging / "inputs.npz") as npz:
         shapes = [f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files]
     bundle.write_text(staging / "issue.md", issue_markdown(
         reduced, heading, where, check, exe, redactor, notes, shapes, report_command, options.redact,
-        (staging / "reduced.mlir").read_text(), linalg.read_text()))
+        (staging / "reduced.mlir").read_text(), linalg.read_text(),
+        sections=section_values(verdict, _root_cause(reduced.failure, where),
+                                with_evidence(options.provenance, options.port_evidence,
+                                              list(reduced.computing_ops)),
+                                src.name, md.code)))
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
                          else reduced.failure.signal.lower() or "error")
@@ -139,7 +150,8 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
         folder=str(folder), archive=str(archive), title=heading, input_path=str(src),
         pipeline=pipeline, failure=reduced.failure, where=where, ops_before=reduced.ops_before,
         ops_after=reduced.ops_after, self_check=check, redacted=options.redact, notes=notes,
-        files=sorted(p.name for p in folder.iterdir()))
+        files=sorted(p.name for p in folder.iterdir()), triage=verdict.verdict,
+        target_repo=verdict.target_repo)
 
 
 def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
@@ -178,7 +190,19 @@ def _walk(module):
                 stack.extend(child.operation for child in block.operations)
 
 
-def title(reduced: RuntimeReduceResult, where: str) -> str:
+def _root_cause(failure: RuntimeFailure, where: str) -> str:
+    if where:
+        return root_cause(where[:1].upper() + where[1:] + " (the assert's location in the linalg).", [])
+    if failure.kind is RuntimeFailureKind.MISSING_SYMBOLS:
+        return root_cause(
+            f"The RefBackend's lowering to LLVM calls {', '.join(failure.symbols)}, which no library "
+            "the ExecutionEngine loads defines: a gap of the RefBackend (MLIR's C runner utilities "
+            "are not loaded), not of one torch op's lowering.", [])
+    return root_cause("", ["the locations of the cf.assert ops of reduced.linalg.mlir: none "
+                           "carries the failure's message at a torch op's location"])
+
+
+def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
     f = reduced.failure
     ops = " -> ".join(o.removeprefix("aten.") for o in reduced.computing_ops) or "a function"
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -186,26 +210,13 @@ def title(reduced: RuntimeReduceResult, where: str) -> str:
                 f"{', '.join(f.symbols)}, which the ExecutionEngine cannot resolve")
     else:
         text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
-    return TITLE_PREFIX + text[:150]
-
-
-def repro_script(reduced: RuntimeReduceResult) -> str:
-    packages = versions_module.installed()
-    return render("runtime-repro.sh.in", {
-        "SUMMARY": md.one_line(str(reduced.failure)),
-        "FAILURE": md.one_line(str(reduced.failure)),
-        "PIPELINE": md.one_line(reduced.piece_pipeline),
-        "PIPELINE_WORD": shlex.quote(reduced.piece_pipeline),
-        "EXPECTED_JSON": shlex.quote(json.dumps(reduced.failure.to_json())),
-        **EXIT_STATUSES,
-        "TORCH": packages.get("torch", "?"),
-        "TORCH_MLIR": packages.get("torch-mlir", "?"),
-    })
+    return TITLE_PREFIX + (f"[{label}] " if label else "") + text[:150]
 
 
 def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: ReproCheck, exe,
                    r: Redactor, notes: list[str], shapes: list[str], report_command: str,
-                   redacted: bool, reduced_text: str, linalg_text: str) -> str:
+                   redacted: bool, reduced_text: str, linalg_text: str, *,
+                   sections: dict[str, str]) -> str:
     packages = versions_module.installed()
     f = reduced.failure
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -254,6 +265,7 @@ def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check
         "REDACTION": ("Paths are redacted: `~` is the home folder, `<path>/NAME` any other folder, "
                       "`<user>` the user name.") if redacted else "",
         "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in notes) if notes else "",
+        **{k: r.text(v) for k, v in sections.items()},
     })
 
 

@@ -5,9 +5,9 @@
 #   TORCH_MLIR_OPT=/path/to/your/harness-bindings-opt bash repro.sh
 #
 # Runs harness-bindings-opt on reduced.mlir (input.mlir when there is no reduced.mlir) in this
-# folder. Exit status: 1 when the bug reproduces, 0 when it does not (also
-# when no harness-bindings-opt is found), so it can serve as the interestingness test of a
-# reducer.
+# folder. Exit status: 1 when the bug reproduces, 0 when it does not, so it
+# can serve as the interestingness test of a reducer; 2 when it cannot tell
+# (no harness-bindings-opt found: point TORCH_MLIR_OPT at one).
 # The binary: $TORCH_MLIR_OPT if set; else the one the report was made with (RECORDED_OPT
 # below) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3
 # or python on PATH); else harness-bindings-opt on PATH.
@@ -19,9 +19,9 @@
 # Python wrapper that turns signal N into exit status 256-N; both that and a shell's
 # 128+N count as the signal.
 set -u
-cd "$(dirname "$0")" || exit 0
+cd "$(dirname "$0")" || exit 2
 
-RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-c9516d75c63e/bindings-opt'
+RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-cf3511fc5c24/bindings-opt'
 
 find_opt() {
   if [ -n "${TORCH_MLIR_OPT:-}" ]; then
@@ -46,11 +46,15 @@ find_opt() {
 }
 
 if ! OPT=$(find_opt); then
-  echo "repro.sh: NOT REPRODUCED: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
-  exit 0
+  if [ -f repro.py ]; then
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with ${PYTHON:-python3}"
+    exec "${PYTHON:-python3}" repro.py
+  fi
+  echo "repro.sh: CANNOT RUN: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
+  exit 2
 fi
 if [ -f reduced.mlir ]; then INPUT=reduced.mlir; else INPUT=input.mlir; fi
-ERR=$(mktemp) || exit 0
+ERR=$(mktemp) || exit 2
 trap 'rm -f "$ERR"' EXIT
 ulimit -c 0 2>/dev/null
 

@@ -1,0 +1,252 @@
+"""The issue.md sections a torch-mlir maintainer triages by (issue 28): Root cause, Reproduces
+through, Blocks, Upstream; and the triage label (``known #N``, ``by design``) from the catalog
+of known upstream reports (``harness.knowledge.upstream``).
+
+Each section says what the tools found, or says plainly that it was not determined and what was
+tried: "Not determined", "TorchScript only", "no known duplicate".
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+
+from harness.enums import ParsableEnum
+from harness.knowledge import upstream
+
+GITHUB_SEARCH = "https://api.github.com/search/issues"
+SEARCH_TIMEOUT_S = 10.0
+_TORCH_MLIR_PREFIXES = ("torch-", "refback-", "tm-tensor-", "convert-torch-")
+
+
+class Through(ParsableEnum):
+    """The frontends that reach the failure."""
+
+    NOT_DETERMINED = "not-determined"  # a bare IR file: the PyTorch source is unknown
+    TORCHSCRIPT_ONLY = "torchscript-only"
+    FX_ONLY = "fx-only"
+    BOTH = "both"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What is known of where the IR came from: the frontends tried, and what the failure stops
+    (models, e2e tests, lit tests, from port and sweep records)."""
+
+    through: Through = Through.NOT_DETERMINED
+    how: str = ""                     # how it was found ("harness port opt-125m: both frontends")
+    blocks: tuple[str, ...] = ()      # model names, e2e test names, lit test paths
+
+
+@dataclass(frozen=True)
+class PortEvidence:
+    """One frontend's port of one model (from a port or sweep record), as the report reads it."""
+
+    model: str                     # "opt-125m (stock)"
+    frontend: str                  # torchscript | fx
+    ops: tuple[str, ...] = ()      # its blockers' ops, the ops MLIR named, their signatures
+    reached_pipelines: bool = False  # it got past trace/export and import: a miss means something
+
+
+def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:
+    """``base`` with Reproduces through and Blocks read off port records: the ports whose
+    blockers name one of ``keys`` (the op, the failure's signature) hit it; a frontend whose
+    port reached the pipelines without it does not."""
+    keys = [k for k in keys if k]
+    if not evidence or not keys:
+        return base
+    hits = [e for e in evidence if any(k == op or k in op for op in e.ops for k in keys)]
+    hit = {e.frontend for e in hits}
+    missed = {e.frontend for e in evidence if e.reached_pipelines and e.frontend not in hit}
+    models = ", ".join(sorted({e.model for e in evidence}))
+    how = f"port records of {models}"
+    if {"torchscript", "fx"} <= hit:
+        through = Through.BOTH
+    elif "torchscript" in hit and "fx" in missed:
+        through = Through.TORCHSCRIPT_ONLY
+    elif "fx" in hit and "torchscript" in missed:
+        through = Through.FX_ONLY
+    else:
+        through = base.through
+        how = (f"{how}: {', '.join(sorted(hit)) or 'no frontend'} hits it; the other frontend's "
+               "port did not reach the pipelines or did not run")
+    blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
+    return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks)
+
+
+@dataclass(frozen=True)
+class UpstreamSearch:
+    """``--search-upstream``: GitHub's issue search, or why it was skipped."""
+
+    query: str
+    ran: bool
+    hits: tuple[tuple[int, str, str, str], ...] = ()  # number, title, state, url
+    skipped_because: str = ""
+
+    def describe(self) -> list[str]:
+        if not self.ran:
+            return [f"GitHub issue search was SKIPPED ({self.skipped_because}); query it by hand: "
+                    f"`{self.query}`."]
+        if not self.hits:
+            return [f"GitHub issue search (`{self.query}`) found nothing."]
+        return [f"GitHub issue search (`{self.query}`):"] + [
+            f"- #{n} ({state}): \"{title}\" {url}" for n, title, state, url in self.hits]
+
+
+def search_upstream(terms: list[str], repo: str = "llvm/torch-mlir", *,
+                    timeout_s: float = SEARCH_TIMEOUT_S) -> UpstreamSearch:
+    """GitHub's issue search for ``terms`` in ``repo``; offline (or refused) it says so."""
+    query = " ".join([f"repo:{repo}", *(f'"{t}"' for t in terms if t)])
+    url = f"{GITHUB_SEARCH}?{urllib.parse.urlencode({'q': query, 'per_page': 5})}"
+    request = urllib.request.Request(url, headers={"Accept": "application/vnd.github+json",
+                                                   "User-Agent": "torch-mlir-harness"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            data = json.loads(response.read().decode())
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", e)
+        return UpstreamSearch(query, False, skipped_because=f"offline or refused: {reason}")
+    hits = tuple((int(i["number"]), str(i["title"]), str(i["state"]), str(i["html_url"]))
+                 for i in data.get("items", [])[:5])
+    return UpstreamSearch(query, True, hits)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The catalog's matches for a failure and the label they give it."""
+
+    matches: tuple[upstream.UpstreamReport, ...] = ()
+    search: UpstreamSearch | None = None
+    target_repo: str = "llvm/torch-mlir"
+    related: tuple[upstream.UpstreamReport, ...] = field(default=())
+
+    @property
+    def label(self) -> str:
+        """``known #N``, ``by design`` or "" (new)."""
+        return upstream.triage_label(self.matches)
+
+    @property
+    def verdict(self) -> str:
+        return self.label or "new"
+
+
+def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
+           search: UpstreamSearch | None = None) -> Verdict:
+    """The catalog's matches for a blocker or failing op and the failure's text; the target
+    repository from the failing pass (an upstream MLIR pass: llvm/llvm-project)."""
+    found = upstream.matching(blocker, reported, text)
+    related = tuple(r for m in found for n in m.related
+                    if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
+    target = ("llvm/llvm-project" if failing_pass and not failing_pass.startswith(_TORCH_MLIR_PREFIXES)
+              and _is_mlir_core(failing_pass) else "llvm/torch-mlir")
+    return Verdict(tuple(found), search, target, related)
+
+
+def _is_mlir_core(pass_name: str) -> bool:
+    """An upstream MLIR pass: one of MLIR's dialect prefixes (the RefBackend's lowering runs them)."""
+    return pass_name.startswith(("linalg-", "one-shot-", "convert-", "finalize-", "expand-",
+                                 "sparse", "buffer", "lower-affine", "arith-", "canonicalize",
+                                 "cse", "inline", "reconcile-", "generate-runtime-"))
+
+
+def root_cause(determined: str, tried: list[str]) -> str:
+    """The section: what the tools found, and what was tried; "Not determined" with the list
+    when they found nothing."""
+    tried_text = "\n".join(f"- {t}" for t in tried)
+    if determined:
+        return determined + (("\n\nAlso tried:\n\n" + tried_text) if tried else "")
+    return "Not determined. Tried:\n\n" + (tried_text or "- nothing (no tool could run)")
+
+
+def reproduces_through(p: Provenance, input_name: str) -> str:
+    if p.through is Through.NOT_DETERMINED and p.how:
+        return (f"Not determined ({p.how}): the FX path (torch.export + fx_importer) was not "
+                "seen to reach this failure or to pass it.")
+    if p.through is Through.NOT_DETERMINED:
+        return (f"Not determined: the report started from a bare IR file (`{input_name}`), so "
+                "the PyTorch source is unknown and the FX path (torch.export + fx_importer) "
+                "could not be tried.")
+    how = f" ({p.how})" if p.how else ""
+    return {
+        Through.TORCHSCRIPT_ONLY: f"TorchScript only{how}: the FX path (torch.export + "
+                                  "fx_importer) does not hit it. Upstream no longer runs the "
+                                  "TorchScript e2e config (llvm/torch-mlir#3693).",
+        Through.FX_ONLY: f"FX only{how}: the FX path (torch.export + fx_importer) hits it; the "
+                         "TorchScript path does not.",
+        Through.BOTH: f"Both{how}: the TorchScript path and the FX path (torch.export + "
+                      "fx_importer) hit it.",
+    }[p.through]
+
+
+def blocks(p: Provenance) -> str:
+    if not p.blocks:
+        return ("Not determined: no port or sweep record was given (`--blocks NAME` names the "
+                "models, e2e tests or lit tests it stops).")
+    return "\n".join(f"- `{name}`" for name in p.blocks)
+
+
+def upstream_section(t: Verdict) -> str:
+    lines = [f"Target repository: **{t.target_repo}**"
+             + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
+                if t.target_repo == "llvm/llvm-project" else "") + ".", ""]
+    if t.matches and t.label:
+        lines.append(f"Triage: **{t.label}**. Possible duplicates from the project's catalog of "
+                     "known upstream reports:")
+        lines.append("")
+        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+    elif t.matches:
+        lines.append("Triage: **new**: no known duplicate; related reports from the project's "
+                     "catalog (none reports this failure):")
+        lines.append("")
+        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+    else:
+        lines.append("Triage: **new**: no known duplicate in the project's catalog of upstream "
+                     "reports (harness/knowledge/upstream.toml).")
+    lines.append("")
+    lines += (t.search.describe() if t.search is not None else
+              ["GitHub issue search was not run (`--search-upstream` runs it)."])
+    return "\n".join(lines)
+
+
+def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
+               search: UpstreamSearch | None = None) -> Verdict:
+    """``triage`` over several ops (a miscompile's or run-time failure's chain): the matches of
+    each op (``aten.x`` and ``torch.aten.x`` alike) and of the text, once each."""
+    found: list[upstream.UpstreamReport] = []
+    for op in ops or ("",):
+        names = {op, op.removeprefix("torch."), "torch." + op.removeprefix("torch.")} if op else {""}
+        for name in names:
+            found += [m for m in triage(name, "", text, failing_pass).matches if m not in found]
+    base = triage("", "", "", failing_pass)
+    related = tuple(r for m in found for n in m.related
+                    if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
+    return Verdict(tuple(found), search, base.target_repo, related)
+
+
+def section_values(verdict: Verdict, root: str, provenance: Provenance, input_name: str,
+                   code) -> dict[str, str]:
+    """The four sections' template values; ``code`` quotes a user-given name for markdown."""
+    if root.startswith("Not determined") and verdict.matches:
+        root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
+                 "finding):\n\n" + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
+    return {
+        "ROOT_CAUSE": root,
+        "REPRODUCES_THROUGH": reproduces_through(provenance, input_name),
+        "BLOCKS": ("\n".join(f"- {code(name)}" for name in provenance.blocks)
+                   if provenance.blocks else blocks(provenance)),
+        "UPSTREAM": upstream_section(verdict),
+    }
+
+
+def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
+                say=lambda _line: None) -> Verdict:
+    """The catalog's matches for a miscompile's or run-time failure's ops and text, and GitHub's
+    when ``search`` (--search-upstream)."""
+    found = None
+    if search:
+        say("searching GitHub's issues (--search-upstream)")
+        found = search_upstream([ops[0] if ops else "", failing_pass or (text.splitlines()[0] if text else "")])
+    return triage_ops(ops, text, failing_pass, found)
