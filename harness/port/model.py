@@ -54,7 +54,8 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                               config=_config(prepared.config),
                               sentences=prepared.settings.sentences(), build_seconds=step.seconds)
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
-                          trace=_tracer(prepared), output_names=tuple(prepared.settings.outputs))
+                          trace=_tracer(prepared), output_names=tuple(prepared.settings.outputs),
+                          dynamic_axes=_dynamic_axes(prepared, entry))
         for name in options.frontends:
             entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
                                              options, progress))
@@ -126,9 +127,32 @@ def _variants(spec, wanted: tuple[str, ...]):
 def _hf_options(options: PortOptions, variant):
     from harness.models import hf
 
-    given = {k: v for k, v in (("batch", options.batch), ("seq", options.seq)) if v is not None}
+    from harness.defaults import DYNAMIC_BATCH
+    from harness.models.dynamic import DimName
+
+    batch = options.batch
+    if batch is None and options.dynamic.get(DimName.BATCH) is not None:
+        batch = DYNAMIC_BATCH  # torch.export specialises a batch of 1
+    given = {k: v for k, v in (("batch", batch), ("seq", options.seq)) if v is not None}
+    if options.dynamic:
+        given["dynamic"] = options.dynamic
     return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
                         variant=variant, inputs=tuple(options.inputs), **given)
+
+
+def _dynamic_axes(prepared, entry: VariantRecord) -> tuple:
+    """``--dynamic``'s axes on the prepared inputs; a dimension no input has is a note."""
+    from harness.models.dynamic import input_axes, unmatched
+
+    spec = getattr(prepared, "dynamic", None)
+    if not spec:
+        return ()
+    axes = input_axes(spec, prepared.inputs.names, tuple(t.dim() for t in prepared.inputs.tensors))
+    missing = unmatched(spec, axes)
+    if missing:
+        entry.sentences.append(f"--dynamic {', '.join(missing)}: no input of this model has that "
+                               "dimension; it is left out.")
+    return axes
 
 
 def _size_label(spec, prepared) -> str:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import torch
 
+from harness.models.dynamic import DynamicDim
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
@@ -23,6 +24,12 @@ class Subject:
     # -> the TorchScript module and notes on how it was traced (settings, tracer warnings)
     trace: Callable[[], tuple[torch.jit.ScriptModule, list[str]]] | None = None
     output_names: tuple[str, ...] = ()
+    # --dynamic: per input, its dynamic axes (empty: a static port)
+    dynamic_axes: tuple[dict[int, DynamicDim], ...] = ()
+
+    @property
+    def dynamic(self) -> bool:
+        return any(self.dynamic_axes)
 
     def expected(self, inputs: InputSet) -> tuple[torch.Tensor, ...]:
         with torch.no_grad():

@@ -1,0 +1,86 @@
+"""``--dynamic`` in a port: export with ``Dim``s, the blocker when export refuses, and which
+dimensions stayed dynamic down to the linalg signature.
+
+- FX: ``torch.export`` with one ``torch.export.Dim`` per named dimension
+  (:func:`harness.models.dynamic.export_shapes`). When export refuses a dimension (torch's
+  "Constraints violated ... specialized it to be a constant"), the blocker is that sentence and
+  the Python line whose guard made the size a constant (:class:`SpecializationLog`), not a
+  traceback.
+- The record (:class:`DynamicDims`) lists, per asked dimension, the input axes the import left
+  dynamic, those still ``?`` in the linalg function's signature, and those that became static.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from harness.compiler.stages import FunctionSignature
+from harness.models.dynamic import DynamicDim, SpecializationLog
+
+from .diagnose import drop_ssa_names, exception_blocker
+from .record import Blocker, DynamicDims, PortStage
+from .subject import Subject
+
+#: torch.export's sentence for a dimension it had to make a constant.
+_SPECIALISED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a "
+                          r"constant \((-?\d+)\)")
+_RANGE = re.compile(r"Not all values of (\w+) .*? satisfy the generated guard (.+?)\.?$", re.M)
+
+
+def export_blocker(error: BaseException, log: SpecializationLog | None) -> Blocker | None:
+    """The export blocker of a dynamic port: torch's own sentence for each dimension it refused,
+    located at the Python line whose guard fixed its size. None for an error of another kind (the
+    port's usual exception blocker)."""
+    text = str(error)
+    refused = [f"{m[1]} specialised to {m[2]}" for m in _SPECIALISED.finditer(text)]
+    refused = list(dict.fromkeys(refused))
+    refused += [f"{m[1]}: the code needs {m[2].strip()}" for m in _RANGE.finditer(text)]
+    if not refused:
+        return None
+    guards = log.culprits() if log is not None else []
+    base = exception_blocker(PortStage.EXPORT, error)
+    where = guards[0].location if guards else base.location
+    said = "; ".join(refused)
+    explanation = " ".join(
+        [f"torch.export refused the dynamic dimension{'s' if len(refused) > 1 else ''}: {said}."]
+        + [f"The guard {g.expression} was added at {g.location}." for g in guards[:3]]
+        + ["Export at another size or leave that dimension out of --dynamic; on the model's side, "
+           "compute the size with tensor ops (x.shape[1] kept symbolic, not int(...) or a "
+           "Python branch on it)."])
+    return Blocker(rank=1, stage=PortStage.EXPORT,
+                   signature=f"{PortStage.EXPORT}: dynamic shape: "
+                             + drop_ssa_names(re.sub(r"\d+", "N", said))[:200],
+                   location=where, frames=list(guards[0].frames) if guards else base.frames,
+                   message=f"dynamic shape refused by torch.export: {said}",
+                   explanation=explanation, hint="")
+
+
+def axis_label(name: str, axis: int, dim: DynamicDim) -> str:
+    return f"{name}.{axis} ({dim.name})"
+
+
+def dynamic_dims(subject: Subject, imported: Sequence[FunctionSignature],
+                 linalg: Sequence[FunctionSignature]) -> DynamicDims:
+    """Which asked axes are ``?`` in the imported (torch) and in the linalg function's arguments
+    (the model's inputs are its first arguments, in order), and the asked ones static at the
+    furthest of the two reached (``linalg`` empty: not reached), with their size."""
+    asked = {str(d): None for axes in subject.dynamic_axes for d in axes.values()}
+    record = DynamicDims(asked=list(asked))
+    names, tensors = subject.inputs.names, subject.inputs.tensors
+
+    def dynamic_in(functions: Sequence[FunctionSignature]) -> set[tuple[int, int]]:
+        return set(functions[0].dynamic) if functions else set()
+
+    at_import, at_linalg = dynamic_in(imported), dynamic_in(linalg)
+    furthest = at_linalg if linalg else at_import  # static: at the furthest level reached
+    for i, axes in enumerate(subject.dynamic_axes):
+        for axis, dim in sorted(axes.items()):
+            label = axis_label(names[i], axis, dim)
+            if (i, axis) in at_import:
+                record.exported.append(label)
+            if (i, axis) in at_linalg:
+                record.linalg.append(label)
+            if (i, axis) not in furthest:
+                record.static.append(f"{label} = {int(tensors[i].shape[axis])}")
+    return record
