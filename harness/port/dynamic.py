@@ -60,27 +60,49 @@ def axis_label(name: str, axis: int, dim: DynamicDim) -> str:
     return f"{name}.{axis} ({dim.name})"
 
 
-def dynamic_dims(subject: Subject, imported: Sequence[FunctionSignature],
-                 linalg: Sequence[FunctionSignature]) -> DynamicDims:
-    """Which asked axes are ``?`` in the imported (torch) and in the linalg function's arguments
+def dynamic_dims(subject: Subject, contract: Sequence[FunctionSignature],
+                 linalg: Sequence[FunctionSignature], frozen: Sequence[str] = ()) -> DynamicDims:
+    """Which asked axes are ``?`` at the torch backend contract and in the linalg function's arguments
     (the model's inputs are its first arguments, in order), and the asked ones static at the
     furthest of the two reached (``linalg`` empty: not reached), with their size."""
     asked = {str(d): None for axes in subject.dynamic_axes for d in axes.values()}
-    record = DynamicDims(asked=list(asked))
+    record = DynamicDims(asked=list(asked), frozen=list(frozen))
     names, tensors = subject.inputs.names, subject.inputs.tensors
 
     def dynamic_in(functions: Sequence[FunctionSignature]) -> set[tuple[int, int]]:
         return set(functions[0].dynamic) if functions else set()
 
-    at_import, at_linalg = dynamic_in(imported), dynamic_in(linalg)
+    at_import, at_linalg = dynamic_in(contract), dynamic_in(linalg)
     furthest = at_linalg if linalg else at_import  # static: at the furthest level reached
     for i, axes in enumerate(subject.dynamic_axes):
         for axis, dim in sorted(axes.items()):
             label = axis_label(names[i], axis, dim)
             if (i, axis) in at_import:
-                record.exported.append(label)
+                record.contract.append(label)
             if (i, axis) in at_linalg:
                 record.linalg.append(label)
             if (i, axis) not in furthest:
                 record.static.append(f"{label} = {int(tensors[i].shape[axis])}")
     return record
+
+
+def trace_frozen(script, subject: Subject) -> list[str]:
+    """Where a TorchScript trace froze a size it should have kept dynamic: the trace, run on the
+    second set (other sizes along the dynamic dimensions), fails or returns other shapes than
+    eager. Then each TracerWarning's line (a size read as a Python int), or the trace itself
+    when none warned; [] when the trace follows the new shapes."""
+    import torch
+
+    from harness.models.hf import as_tuple
+
+    expected = subject.expected(subject.second_inputs)
+    try:
+        with torch.no_grad():
+            got = as_tuple(script(*subject.second_inputs.tensors))
+        same = len(got) == len(expected) and all(
+            a.shape == b.shape for a, b in zip(got, expected))
+    except Exception:  # a frozen view or expand refuses the new size
+        same = False
+    if same:
+        return []
+    return list(subject.tracer_warnings) or ["the trace (no TracerWarning named a line)"]

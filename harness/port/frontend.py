@@ -39,12 +39,12 @@ from .diagnose import (
     timeout_blocker,
     with_trace_stacks,
 )
-from .dynamic import dynamic_dims, export_blocker
+from .dynamic import dynamic_dims, export_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
-from .record import Blocker, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
+from .record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
 from .subject import Subject
 
 LINALG = "torch-to-linalg"
@@ -102,12 +102,8 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
         port.contract = passed[-1].contract
         functions = public_functions(passed[-1].output_path, opt=options.opt)
         port.signature = "; ".join(str(f) for f in functions)
-        if subject.dynamic:
-            port.dynamic = dynamic_dims(
-                subject, public_functions(ir_path, opt=options.opt),
-                functions if passed[-1].name == LINALG else [])
-    elif subject.dynamic:
-        port.dynamic = dynamic_dims(subject, public_functions(ir_path, opt=options.opt), [])
+    if subject.dynamic:
+        port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
         port.failed_stage = PortStage.parse(failed.name)
@@ -133,6 +129,22 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     else:
         port.reached = run.stages[-1].name
     return port
+
+
+def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
+             results: list[StageResult], ir_path: Path, options: PortOptions) -> DynamicDims:
+    """``--dynamic``: the asked axes still ``?`` at the backend contract and in the linalg
+    signature; on TorchScript, an asked axis made static names the trace's TracerWarning lines
+    (a size read as a Python int froze it)."""
+    passed = [r for r in results if r.ok]
+    contract = passed[0].output_path if passed else ir_path
+    linalg = [r.output_path for r in passed if r.name == LINALG]
+    dims = dynamic_dims(subject, public_functions(contract, opt=options.opt),
+                        public_functions(linalg[0], opt=options.opt) if linalg else [],
+                        port.dynamic.frozen if port.dynamic is not None else [])
+    if name is FrontendName.TORCHSCRIPT and dims.static and not dims.frozen:
+        dims.frozen = list(subject.tracer_warnings)
+    return dims
 
 
 def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], folder: Path,
@@ -187,7 +199,18 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
                 notes = ["The fixed module was traced again as torch.jit.trace(strict=False, "
                          "check_trace=False)."]
         port.notes += notes
-        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script),
+        axes: tuple[tuple[int, ...], ...] = ()
+        if subject.dynamic:
+            frozen = trace_frozen(script, subject)
+            port.dynamic = DynamicDims(frozen=frozen)
+            if frozen:
+                port.notes.append("--dynamic: the trace froze a size (it fails or changes shape on "
+                                  "the second set), so every dimension stays static; frozen at "
+                                  + ", ".join(frozen[:3]))
+            else:
+                axes = tuple(tuple(sorted(a)) for a in subject.dynamic_axes)
+        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script,
+                        dynamic_axes=axes),
                 lambda inputs: script(*inputs.tensors))
     stage = PortStage.EXPORT
     log = SpecializationLog() if subject.dynamic else None

@@ -53,9 +53,10 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         entry = VariantRecord(variant, prepared.name, settings=prepared.settings.to_json(),
                               config=_config(prepared.config),
                               sentences=prepared.settings.sentences(), build_seconds=step.seconds)
+        warned: list[str] = []
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
-                          trace=_tracer(prepared), output_names=tuple(prepared.settings.outputs),
-                          dynamic_axes=_dynamic_axes(prepared, entry))
+                          trace=_tracer(prepared, warned), output_names=tuple(prepared.settings.outputs),
+                          dynamic_axes=_dynamic_axes(prepared, entry), tracer_warnings=warned)
         for name in options.frontends:
             entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
                                              options, progress))
@@ -176,10 +177,11 @@ def _size_label(spec, prepared) -> str:
     return label
 
 
-def _tracer(prepared):
+def _tracer(prepared, warned: list[str]):
     from harness.models import drivers
 
     def trace():
+        warned.clear()
         traced = drivers.trace(prepared)
         notes = list(traced.trace_sentences)
         counts = traced.warning_counts()
@@ -190,6 +192,7 @@ def _tracer(prepared):
         for w in traced.warnings:
             if w.category == "TracerWarning" and w.where not in seen:
                 seen.append(w.where)
+                warned.append(f"{w.filename}:{w.lineno}")
                 notes.append(f"TracerWarning at {w.where}: {' '.join(w.message.split())[:160]}")
         return traced.module, notes[:12]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -26,6 +26,8 @@ class Subject:
     output_names: tuple[str, ...] = ()
     # --dynamic: per input, its dynamic axes (empty: a static port)
     dynamic_axes: tuple[dict[int, DynamicDim], ...] = ()
+    # FILE:LINE of each TracerWarning of the last trace (filled by ``trace``)
+    tracer_warnings: list[str] = field(default_factory=list)
 
     @property
     def dynamic(self) -> bool:
