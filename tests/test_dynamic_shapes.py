@@ -187,11 +187,17 @@ def test_torchscript_imports_a_dynamic_view_with_question_marks(tmp_path):
 
 # --- one small HF model, one artifact, two sequence lengths -----------------------------------
 
-def test_tiny_gpt2_on_fx_verifies_at_two_sequence_lengths(tmp_path):
+@pytest.fixture(scope="module")
+def gpt2_record(tmp_path_factory):
     from harness.port import port_model
 
-    record = port_model("gpt2", PortOptions(frontends=(FrontendName.FX,), out=str(tmp_path),
-                                            dynamic=parse_dynamic("seq")))
+    return port_model("gpt2", PortOptions(frontends=(FrontendName.FX,),
+                                          out=str(tmp_path_factory.mktemp("gpt2")),
+                                          dynamic=parse_dynamic("seq")))
+
+
+def test_tiny_gpt2_on_fx_verifies_at_two_sequence_lengths(gpt2_record):
+    record = gpt2_record
     [(_, port)] = record.ports()
     assert port.outcome is PortOutcome.VERIFIED, port.blockers
     assert port.dynamic.asked == ["seq=2..128"]  # capped at tiny gpt2's 128 positions
@@ -200,3 +206,28 @@ def test_tiny_gpt2_on_fx_verifies_at_two_sequence_lengths(tmp_path):
     assert record.options["dynamic"] == "seq=2..512"
     again = PortRecord.read(Path(record.folder) / "record.json")
     assert again.ports()[0][1].dynamic == port.dynamic
+
+
+def test_the_board_gets_a_dynamic_column_group(gpt2_record, tmp_path):
+    from harness.sweep import board, records
+
+    (tmp_path / "records").mkdir()
+    gpt2_record.write(tmp_path / "records" / "gpt2.json")
+    page = board.render(records.load(tmp_path))
+    assert "<th class=\"dynamic\">dynamic: fx</th>" in page
+    assert "? input_ids.1 (seq), attention_mask.1 (seq)" in page
+    static = PortRecord.read(tmp_path / "records" / "gpt2.json")
+    static.variants[0].ports[0].dynamic = None
+    static.write(tmp_path / "records" / "gpt2.json")
+    assert "dynamic: fx" not in board.render(records.load(tmp_path))
+
+
+def test_sweep_refuses_a_bad_dynamic_before_any_port(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "harness", "sweep", "gpt2", "--dynamic", "seq=5..2",
+                           "--out", str(tmp_path / "sweep")], capture_output=True, text=True,
+                          cwd=HERE.parent.parent, timeout=120)
+    assert done.returncode != 0 and "1 <= MIN <= MAX" in done.stderr
+    assert not (tmp_path / "sweep" / "records").exists()

@@ -21,6 +21,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
                          "'harness port --list' shows the model names.")
     shard = Shard.parse(args.shard) if args.shard else None
+    if args.dynamic:  # a bad value stops here, before any model runs
+        from ..models.dynamic import parse_dynamic
+
+        args.dynamic = parse_dynamic(args.dynamic)
     baseline = records.load(args.baseline) if args.baseline else None
     out = Path(args.out)
     with lock.hold(out):  # one sweep per folder; an unusable --out stops here, before any run
@@ -63,6 +67,8 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline) -> int:
         port_args.append("--no-numerics")
     if args.opt:
         port_args += ["--opt", args.opt]
+    if args.dynamic:
+        port_args += ["--dynamic", str(args.dynamic)]
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
@@ -125,5 +131,8 @@ def register(sub) -> None:
                    help="run 'harness report' once per distinct blocker (the board links each bundle)")
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
     p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
+    p.add_argument("--dynamic", metavar="DIMS",
+                   help="the port's --dynamic (batch, seq, height, width, NAME=MIN..MAX); the "
+                        "board gets a dynamic column group")
     p.add_argument("--opt", help="torch-mlir-opt binary for the ports (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.set_defaults(fn=cmd_sweep)

@@ -56,7 +56,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         warned: list[str] = []
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
                           trace=_tracer(prepared, warned), output_names=tuple(prepared.settings.outputs),
-                          dynamic_axes=_dynamic_axes(prepared, entry), tracer_warnings=warned)
+                          dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned)
         for name in options.frontends:
             entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
                                              options, progress))
@@ -141,11 +141,14 @@ def _hf_options(options: PortOptions, variant):
                         variant=variant, inputs=tuple(options.inputs), **given)
 
 
-def _dynamic_axes(prepared, entry: VariantRecord) -> tuple:
+def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple:
     """``--dynamic``'s axes on the prepared inputs; a dimension no input has is a note."""
     from harness.models.dynamic import input_axes, unmatched
 
-    spec = getattr(prepared, "dynamic", None)
+    spec = prepared.dynamic
+    if options.dynamic and not spec:
+        entry.sentences.append("--dynamic: this model's driver (OPT's) builds its inputs at one "
+                               "shape; the port is static.")
     if not spec:
         return ()
     axes = input_axes(spec, prepared.inputs.names, tuple(t.dim() for t in prepared.inputs.tensors))

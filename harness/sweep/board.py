@@ -13,7 +13,7 @@ from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 
-from . import highlight
+from . import board_dynamic, highlight
 from .records import SweepDir, read_capped, within
 from .status import Cell, Change, Row, Status, compare, frontends_of, rows_of
 
@@ -135,6 +135,8 @@ def _short(location: str) -> str:
 def _table(rows: list[Row], root: Path, changes: dict) -> str:
     frontends = frontends_of(rows)
     head = "".join(f"<th>{_e(f)}</th>" for f in frontends)
+    dynamic = board_dynamic.has_dynamic(rows)  # sweep --dynamic: a column group per frontend
+    head += board_dynamic.head(frontends) if dynamic else ""
     out = ['<table id="board"><thead><tr><th>model</th><th>variant</th>', head, "</tr></thead><tbody>"]
     for row in rows:
         out.append(f'<tr class="model" data-model="{_e(row.model)}" data-variant="{_e(row.variant)}">'
@@ -143,10 +145,13 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
             cell = row.cells["-"]
             out.append(_cell(cell, root, changes.get(cell.key)).replace(
                 "<td ", f'<td colspan="{max(1, len(frontends))}" ', 1))
+            out += [board_dynamic.cell(None) for _ in frontends] if dynamic else []
         else:
             for f in frontends:
                 cell = row.cells.get(f)
                 out.append(_cell(cell, root, changes.get(cell.key) if cell else None))
+        if dynamic:
+            out += [board_dynamic.cell(row.cells.get(f)) for f in frontends]
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)

@@ -10,7 +10,7 @@ from typing import Any
 from harness.enums import ParsableEnum
 from harness.frontends.names import FrontendName
 from harness.execute.outcomes import CheckOutcome
-from harness.port.record import Blocker, FrontendPort, PortOutcome, PortStage
+from harness.port.record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage
 
 from .records import ModelResult, SweepDir, check_outcome
 
@@ -53,6 +53,7 @@ class Cell:
     report_command: str = ""
     detail: str = ""                                          # a crash's reason
     culprit: str = ""                                         # the one op that computes wrong
+    dynamic: DynamicDims | None = None                        # port --dynamic: what stayed dynamic
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -107,7 +108,8 @@ def cells_of(result: ModelResult) -> list[Row]:
                 fixes=_applied(port), max_abs_diff=_worst_diff(port),
                 stage_seconds=port.stage_seconds(), check=check, folder=port.folder,
                 report_command=report,
-                culprit=next((n.culprit for n in port.numerics if n.culprit), ""))
+                culprit=next((n.culprit for n in port.numerics if n.culprit), ""),
+                dynamic=port.dynamic)
         rows.append(row)
     return rows
 
