@@ -86,6 +86,13 @@ class Broadcast(torch.nn.Module):
         return input_ids * attention_mask.unsqueeze(-1) + input_ids.mean(1, keepdim=True)
 
 
+class Flatten(torch.nn.Module):
+    """GPT-2's Conv1D flattening: [batch, seq, hidden] -> [batch * seq, hidden]."""
+
+    def forward(self, input_ids):
+        return input_ids.view(-1, input_ids.size(-1)) * 2.0
+
+
 class SizeAsInt(torch.nn.Module):
     def forward(self, x):
         n = int(x.shape[1])  # SIZE-AS-INT: a Python int, frozen by trace, a guard for export
@@ -156,6 +163,24 @@ def test_fx_export_refuses_a_size_read_as_an_int(tmp_path):
     assert blocker.location == f"{HERE}:{_line('SIZE-AS-INT')}"
     assert "Eq(" in blocker.explanation and "Traceback" not in blocker.explanation
     assert blocker.signature == "export: dynamic shape: x_N specialised to N"
+
+
+def test_fx_flatten_of_two_dynamic_dims_fails_at_run_time(tmp_path):
+    """A blocker met only with dynamic shapes, after export: with batch and seq both dynamic,
+    torch-to-linalg collapses the wrong axes of view(-1, hidden)
+    (lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir), and the RefBackend's
+    runtime verification stops the run; with seq alone dynamic it verifies."""
+    first = {"input_ids": torch.randn(2, 8, 4)}
+    both = parse_dynamic("batch,seq")
+    port = _port(_subject(Flatten(), first, {"input_ids": torch.randn(4, 13, 4)}, both),
+                 FrontendName.FX, both, tmp_path / "both")
+    assert port.dynamic.linalg == ["input_ids.0 (batch)", "input_ids.1 (seq)"]
+    assert port.outcome is PortOutcome.FAILS and port.failed_stage is PortStage.EXECUTION
+    assert "out-of-bounds" in port.blockers[0].message
+    seq = parse_dynamic("seq")
+    port = _port(_subject(Flatten(), first, {"input_ids": torch.randn(2, 13, 4)}, seq),
+                 FrontendName.FX, seq, tmp_path / "seq")
+    assert port.outcome is PortOutcome.VERIFIED, port.blockers
 
 
 def test_the_same_module_ports_statically(tmp_path):
