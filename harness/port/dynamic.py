@@ -25,7 +25,9 @@ from .subject import Subject
 #: torch.export's sentence for a dimension it had to make a constant.
 _SPECIALISED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a "
                           r"constant \((-?\d+)\)")
-_RANGE = re.compile(r"Not all values of (\w+) .*? satisfy the generated guard (.+?)\.?$", re.M)
+_RANGE = re.compile(r"Not all values of (\w+) = (\S+) in the specified range .*? satisfy the "
+                    r"generated guard (.+?)\.?$", re.M)
+_SUGGESTED = re.compile(r"^\s*(\w+ = Dim\(.*\))\s*$", re.M)
 
 
 def export_blocker(error: BaseException, log: SpecializationLog | None) -> Blocker | None:
@@ -35,19 +37,22 @@ def export_blocker(error: BaseException, log: SpecializationLog | None) -> Block
     text = str(error)
     refused = [f"{m[1]} specialised to {m[2]}" for m in _SPECIALISED.finditer(text)]
     refused = list(dict.fromkeys(refused))
-    refused += [f"{m[1]}: the code needs {m[2].strip()}" for m in _RANGE.finditer(text)]
+    refused += [f"{m[1]}: the code needs {m[3].strip().replace(m[2], m[1])}"
+                for m in _RANGE.finditer(text)]
     if not refused:
         return None
     guards = log.culprits() if log is not None else []
     base = exception_blocker(PortStage.EXPORT, error)
     where = guards[0].location if guards else base.location
     said = "; ".join(refused)
-    explanation = " ".join(
+    explanation = " ".join(filter(None,
         [f"torch.export refused the dynamic dimension{'s' if len(refused) > 1 else ''}: {said}."]
         + [f"The guard {g.expression} was added at {g.location}." for g in guards[:3]]
-        + ["Export at another size or leave that dimension out of --dynamic; on the model's side, "
-           "compute the size with tensor ops (x.shape[1] kept symbolic, not int(...) or a "
-           "Python branch on it)."])
+        + [f"torch.export suggests: {'; '.join(_SUGGESTED.findall(text))}."
+           if _SUGGESTED.search(text) else ""]
+        + ["Narrow the range (--dynamic NAME=MIN..MAX), export at another size, or leave that "
+           "dimension out of --dynamic; on the model's side, keep the size symbolic (x.shape[1] "
+           "in tensor ops, not int(...) or a Python branch on it)."]))
     return Blocker(rank=1, stage=PortStage.EXPORT,
                    signature=f"{PortStage.EXPORT}: dynamic shape: "
                              + drop_ssa_names(re.sub(r"\d+", "N", said))[:200],
