@@ -14,7 +14,7 @@ MAX_INPUT_MB = 4096
 
 #: ``--dynamic NAME``: the range (min, max) each named dimension takes when none is given
 #: (``NAME=MIN..MAX`` overrides it). torch.export specialises sizes 0 and 1, so a dynamic
-#: dimension is exported at 2 or more; seq's max is also capped at the model's positions.
+#: dimension is exported at 2 or more; seq's max is also capped one below the model's positions.
 DYNAMIC_RANGES: dict[str, tuple[int, int]] = {
     "batch": (1, 64),
     "seq": (2, 512),

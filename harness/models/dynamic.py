@@ -86,11 +86,15 @@ class DynamicSpec:
         return next((d for d in self.dims if d.named is name), None)
 
     def capped(self, positions: int | None) -> DynamicSpec:
-        """seq's max no longer than the model's ``positions``."""
+        """seq's max below the model's ``positions``: a table of that many rows sliced at
+        ``[:seq]`` (GPT-Neo's causal mask, MPT's position bias) makes torch.export guard
+        ``seq != positions`` (the slice's end is clamped at the table's size), so the range
+        stops one short of it."""
         seq = self.get(DimName.SEQ)
-        if seq is None or positions is None or seq.high <= positions:
+        if seq is None or positions is None or seq.high < positions:
             return self
-        return DynamicSpec(tuple(replace(d, high=positions) if d is seq else d for d in self.dims))
+        high = max(seq.low, positions - 1)
+        return DynamicSpec(tuple(replace(d, high=high) if d is seq else d for d in self.dims))
 
 
 def parse_dynamic(text: str) -> DynamicSpec:
@@ -224,7 +228,7 @@ class SpecializationLog:
             logger.addHandler(handler)
 
     def _seen(self, message: str, torch_dir: str) -> None:
-        guard = re.match(r"eval (.+?) \[guard added\]", message)
+        guard = re.match(r"eval (?:\[guard suppressed\] )?(.+?) \[guard added\]", message)
         if guard:
             frames = tuple(f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_stack())
                            if not f.filename.startswith(torch_dir)
