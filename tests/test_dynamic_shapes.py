@@ -94,6 +94,23 @@ class Flatten(torch.nn.Module):
         return input_ids.view(-1, input_ids.size(-1)) * 2.0
 
 
+class PositionBias(torch.nn.Module):
+    """MPT's position bias: a table's rows from max(0, rows - seq) on."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("bias", torch.randn(1, 16, 4))
+
+    def forward(self, input_ids):
+        start = max(0, self.bias.size(1) - input_ids.shape[1])  # SYM-MAX
+        return input_ids * 2.0, self.bias[:, start:] + 1.0
+
+
+def _bias_line() -> int:
+    source, start = inspect.getsourcelines(PositionBias)
+    return start + next(i for i, line in enumerate(source) if "SYM-MAX" in line)
+
+
 class SizeAsInt(torch.nn.Module):
     def forward(self, x):
         n = int(x.shape[1])  # SIZE-AS-INT: a Python int, frozen by trace, a guard for export
@@ -182,6 +199,19 @@ def test_fx_flatten_of_two_dynamic_dims_fails_at_run_time(tmp_path):
     port = _port(_subject(Flatten(), first, {"input_ids": torch.randn(2, 13, 4)}, seq),
                  FrontendName.FX, seq, tmp_path / "seq")
     assert port.outcome is PortOutcome.VERIFIED, port.blockers
+
+
+def test_fx_importer_refuses_the_sym_max_of_a_dynamic_size(tmp_path):
+    """Another blocker only dynamic shapes meet: max(0, rows - seq) on a dynamic seq is a
+    torch.sym_max node, which the wheel's fx_importer does not import (MPT stops there)."""
+    spec = parse_dynamic("seq=2..64")
+    subject = _subject(PositionBias(), {"input_ids": torch.randn(1, 8, 4)},
+                       {"input_ids": torch.randn(1, 13, 4)}, spec)
+    port = _port(subject, FrontendName.FX, spec, tmp_path)
+    assert port.failed_stage is PortStage.IMPORT
+    [blocker] = port.blockers
+    assert blocker.signature == "import: fx_importer: unimplemented call_function sym_max"
+    assert blocker.op == "sym_max" and blocker.location == f"{HERE}:{_bias_line()}"
 
 
 def test_the_same_module_ports_statically(tmp_path):

@@ -111,3 +111,31 @@ def trace_frozen(script, subject: Subject) -> list[str]:
     if same:
         return []
     return list(subject.tracer_warnings) or ["the trace (no TracerWarning named a line)"]
+
+
+#: The wheel's fx_importer on a graph node it has no import for (``torch.sym_max`` of a
+#: symbolic size, which torch.export writes only when a size is dynamic).
+_UNIMPLEMENTED = re.compile(r"Unimplemented call_function: target=<?(?:function |built-in function )?"
+                            r"([\w.]+)")
+_FRAME = re.compile(r'File \\?"([^"\\]+)\\?", line (\d+)')
+
+
+def import_blocker(error: BaseException) -> Blocker | None:
+    """The import blocker of a dynamic port when the FX importer meets a node it does not
+    import: the node's target and the model's line that made it (the innermost frame of the
+    node's stack trace, which the importer's message carries); None for another error."""
+    text = str(error.__cause__ or error)
+    found = _UNIMPLEMENTED.search(text)
+    if found is None:
+        return None
+    frames = [f"{path}:{line}" for path, line in reversed(_FRAME.findall(text))]
+    target = found[1]
+    return Blocker(rank=1, stage=PortStage.IMPORT, signature=f"{PortStage.IMPORT}: fx_importer: "
+                   f"unimplemented call_function {target}", op=target,
+                   location=frames[0] if frames else "", frames=frames[:8],
+                   message=f"the FX importer has no import for {target} (NotImplementedError: "
+                           "Unimplemented call_function)",
+                   explanation=f"torch.export wrote {target} on a symbolic size because a "
+                               "dimension is dynamic; the fx_importer of the pinned torch-mlir "
+                               "does not import it. Leave that dimension static, or compute the "
+                               "size the model's line needs without max/min of sizes.")

@@ -39,7 +39,7 @@ from .diagnose import (
     timeout_blocker,
     with_trace_stacks,
 )
-from .dynamic import dynamic_dims, export_blocker, trace_frozen
+from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
@@ -275,7 +275,9 @@ def _import(subject: Subject, chosen, program: Program, folder: Path, port: Fron
     bytecode = _bytecode(subject, options)
     path = folder / f"{subject.name}.torch.{'mlirbc' if bytecode else 'mlir'}"
     explanation = ""
-    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation):
+    own = import_blocker if subject.dynamic else None  # a node only dynamic shapes make
+    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation,
+                      blocker=own):
         try:
             with torch.no_grad():
                 imported = chosen.import_program(program)
