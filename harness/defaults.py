@@ -11,3 +11,19 @@ REDUCE_BUDGET_S = 60.0
 REDUCE_MAX_TRIES = 10_000
 #: Input files over this many MiB are refused (0 = no limit): see ``compiler.runner.check_input``.
 MAX_INPUT_MB = 4096
+
+#: ``--dynamic NAME``: the range (min, max) each named dimension takes when none is given
+#: (``NAME=MIN..MAX`` overrides it). torch.export specialises sizes 0 and 1, so a dynamic
+#: dimension is exported at 2 or more; seq's max is also capped one below the model's positions.
+DYNAMIC_RANGES: dict[str, tuple[int, int]] = {
+    "batch": (1, 64),
+    "seq": (2, 512),
+    "height": (16, 1024),
+    "width": (16, 1024),
+}
+#: ``--dynamic``: how much larger than the traced set the second input set is along each named
+#: dimension (seq 8 -> 13, batch 2 -> 4), so one compiled module runs at two shapes.
+DYNAMIC_SECOND_STEP: dict[str, int] = {"batch": 2, "seq": 5, "height": 16, "width": 16}
+#: ``--dynamic batch``: the batch the model is exported at when ``--batch`` is not given (1 would
+#: be specialised by torch.export).
+DYNAMIC_BATCH = 2

@@ -20,6 +20,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
     """``base`` (the library's defaults) with the options the user gave on the command line."""
     from dataclasses import replace
 
+    from ..models.dynamic import parse_dynamic
     from ..models.hf_config import Size
     from ..port.options import parse_frontends
 
@@ -34,6 +35,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
         "timeout_s": args.timeout, "record_path": args.json,
         "fix": getattr(args, "fix", False) or None,
+        "dynamic": parse_dynamic(args.dynamic) if getattr(args, "dynamic", None) else None,
     }
     return replace(base, invocation=invocation(),
                    **{k: v for k, v in given.items() if v is not None})
@@ -176,6 +178,10 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
                         "miscompile) appears: module fixes before tracing or export, torch IR "
                         "fixes where a stage fails; each checked, then run again; the record "
                         "lists them")
+    p.add_argument("--dynamic", metavar="DIMS",
+                   help="keep these input dimensions dynamic: batch, seq, height, width, each "
+                        "optionally NAME=MIN..MAX, or INPUT.AXIS=MIN..MAX; the second input set "
+                        "is larger along them, so one compiled module runs at two shapes")
     p.add_argument("--timeout", type=float,
                    help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
 

@@ -21,6 +21,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
                          "'harness port --list' shows the model names.")
     shard = Shard.parse(args.shard) if args.shard else None
+    if args.dynamic:  # a bad value stops here, before any model runs
+        from ..models.dynamic import parse_dynamic
+
+        args.dynamic = parse_dynamic(args.dynamic)
     builds = _builds(args)
     baseline_build = args.baseline.removeprefix(BUILD_BASELINE) if args.baseline and \
         args.baseline.startswith(BUILD_BASELINE) else ""
@@ -109,6 +113,8 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         port_args.append("--no-numerics")
     if args.opt:
         port_args += ["--opt", args.opt]
+    if args.dynamic:
+        port_args += ["--dynamic", str(args.dynamic)]
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
@@ -190,5 +196,8 @@ def register(sub) -> None:
                    help="run 'harness report' once per distinct blocker (the board links each bundle)")
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
     p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
+    p.add_argument("--dynamic", metavar="DIMS",
+                   help="the port's --dynamic (batch, seq, height, width, NAME=MIN..MAX); the "
+                        "board gets a dynamic column group")
     p.add_argument("--opt", help="torch-mlir-opt binary for the ports (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.set_defaults(fn=cmd_sweep)

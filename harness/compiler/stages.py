@@ -126,6 +126,7 @@ class FunctionSignature:
     name: str
     inputs: tuple[str, ...]
     results: tuple[str, ...]
+    dynamic: tuple[tuple[int, int], ...] = ()  # (argument, axis) of each ``?`` size of a ranked input
 
     def __str__(self) -> str:
         return (f"func.func @{self.name}({', '.join(f'%arg{i}: {t}' for i, t in enumerate(self.inputs))})"
@@ -154,5 +155,22 @@ def public_functions(path: str | os.PathLike, *, opt: str | None = None) -> list
             ftype = ir.FunctionType(ir.TypeAttr(attrs["function_type"]).value)
             found.append(FunctionSignature(ir.StringAttr(attrs["sym_name"]).value,
                                            tuple(str(t) for t in ftype.inputs),
-                                           tuple(str(t) for t in ftype.results)))
+                                           tuple(str(t) for t in ftype.results),
+                                           _dynamic_sizes(ftype.inputs)))
     return found
+
+
+def _dynamic_sizes(types) -> tuple[tuple[int, int], ...]:
+    """(argument, axis) of each dynamic size of the ranked builtin tensors among ``types`` (a
+    ``!torch.vtensor`` is not a builtin shaped type: its ``?`` are read from its text)."""
+    from torch_mlir import ir
+
+    found: list[tuple[int, int]] = []
+    for i, t in enumerate(types):
+        if isinstance(t, ir.RankedTensorType):
+            ranked = t
+            found += [(i, a) for a in range(ranked.rank) if ranked.is_dynamic_dim(a)]
+        elif str(t).startswith("!torch.vtensor<["):
+            sizes = str(t)[len("!torch.vtensor<["):].split("]", 1)[0]
+            found += [(i, a) for a, d in enumerate(sizes.split(",")) if d.strip() == "?"]
+    return tuple(found)

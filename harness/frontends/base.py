@@ -30,6 +30,8 @@ class Program:
     examples: tuple[torch.Tensor, ...]
     script: torch.jit.ScriptModule | None = None
     exported: torch.export.ExportedProgram | None = None
+    # TorchScript: per example, the axes imported as -1 (``--dynamic``; empty: all static)
+    dynamic_axes: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass
@@ -56,14 +58,31 @@ class Frontend:
         return Imported(module, self.name, time.monotonic() - start, stats)
 
 
+@dataclass(frozen=True)
+class _Bound:
+    """An argument's bound for the TorchScript annotator: a shape with -1 where dynamic."""
+
+    shape: list[int]
+    dtype: torch.dtype
+
+
 def _torchscript(program: Program) -> tuple[ir.Module, object]:
-    from .torchscript import ModuleBuilder, forward_annotator
+    from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
 
     if program.script is None:
         raise UsageError(f"the TorchScript frontend needs a traced or scripted module for "
                          f"'{program.name}'; trace it first (torch.jit.trace) or use --frontend fx.")
     builder = ModuleBuilder()
-    stats = builder.import_module(program.script, forward_annotator(program.script, list(program.examples)))
+    examples: list[object] = list(program.examples)
+    for i, axes in enumerate(program.dynamic_axes[:len(examples)]):
+        if axes:  # the annotator reads .shape and .dtype: -1 is a dynamic size
+            t = program.examples[i]
+            examples[i] = _Bound([-1 if a in axes else d for a, d in enumerate(t.shape)], t.dtype)
+    # dynamic: the trace's own value types carry the traced sizes; read none of them (upstream's
+    # torch_mlir.compile(ignore_traced_shapes=True)), so only the annotated bounds type arguments
+    stats = builder.import_module(program.script, forward_annotator(program.script, examples),
+                                  ImportOptions(ignore_existing_tensor_shapes_and_dtypes=any(
+                                      program.dynamic_axes)))
     builder.verify()
     return builder.module, stats
 

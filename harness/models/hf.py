@@ -46,6 +46,7 @@ from harness.errors import (
 
 from . import hf_config, hf_inputs, hf_media, hf_plan, hf_resolve
 from .choice import Variant
+from .dynamic import DynamicSpec, resized_batch, resized_plan
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_resolve import ModelSpec, Part, SourceKind
@@ -67,6 +68,7 @@ class HFOptions:
     seed: int = 0  # weights and the first input set; the second set uses seed + 1
     variant: Variant = Variant.STOCK
     inputs: tuple[str, ...] = ()  # --input NAME=SHAPE[:DTYPE]: inputs the planner cannot make
+    dynamic: DynamicSpec = DynamicSpec()  # --dynamic: the second set is larger along these
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,6 +201,7 @@ class PreparedModel:
     inputs: InputSet
     second_inputs: InputSet
     settings: ModelSettings
+    dynamic: DynamicSpec = DynamicSpec()  # --dynamic, seq capped at the model's positions
 
     @property
     def name(self) -> str:
@@ -270,7 +273,9 @@ def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> Prepare
         given=hf_media.parse_givens(options.inputs))
     fixed = {"use_cache": False} if "use_cache" in params else {}
     plan, first, outputs = _first_that_runs(spec, model_, plans, options, fixed)
-    second = hf_plan.make_set(plan, options.batch, seed=options.seed + 1, padded=True)
+    dynamic = options.dynamic.capped(sizes.get("positions"))
+    second = hf_plan.make_set(resized_plan(plan, dynamic), resized_batch(options.batch, dynamic),
+                              seed=options.seed + 1, padded=True)
     module = TupleForward(model_, plan.names, fixed).eval()
     call = (f"takes ({', '.join(plan.names)}) positionally, calls {type(model_).__name__}("
             + ", ".join([f"{n}={n}" for n in plan.names] + [f"{k}={v}" for k, v in fixed.items()])
@@ -284,10 +289,13 @@ def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> Prepare
         weights=str(spec.weights) if spec.weights else f"random (seed {options.seed})",
         attn_implementation=str(getattr(config, "_attn_implementation", "")),
         use_cache=bool(getattr(config, "use_cache", False)), call=call,
-        inputs=first.shapes(), first_inputs=first.description, second_inputs=second.description,
+        inputs=first.shapes(), first_inputs=first.description,
+        second_inputs=second.description + (f" at {second.shapes()} (--dynamic {dynamic})"
+                                            if dynamic else ""),
         outputs=outputs,
     )
-    return PreparedModel(spec, options.variant, config, model_, module, first, second, settings)
+    return PreparedModel(spec, options.variant, config, model_, module, first, second, settings,
+                         dynamic)
 
 
 def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None) -> Any:

@@ -8,6 +8,7 @@ is diagnosed (:mod:`.diagnose`); every stage is timed and shown as it runs.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from harness.compiler.stages import (
 )
 from harness.frontends.base import Program, frontend
 from harness.frontends.names import FrontendName
+from harness.models.dynamic import SpecializationLog, export_shapes
 
 from harness.fixes.base import BlockerSeen
 
@@ -37,11 +39,12 @@ from .diagnose import (
     timeout_blocker,
     with_trace_stacks,
 )
+from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
 from .numerics import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
-from .record import FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
+from .record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
 from .subject import Subject
 
 LINALG = "torch-to-linalg"
@@ -97,8 +100,10 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     if passed:
         port.reached = PortStage.parse(passed[-1].name)
         port.contract = passed[-1].contract
-        port.signature = "; ".join(str(f) for f in public_functions(passed[-1].output_path,
-                                                                    opt=options.opt))
+        functions = public_functions(passed[-1].output_path, opt=options.opt)
+        port.signature = "; ".join(str(f) for f in functions)
+    if subject.dynamic:
+        port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
         port.failed_stage = PortStage.parse(failed.name)
@@ -124,6 +129,22 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     else:
         port.reached = run.stages[-1].name
     return port
+
+
+def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
+             results: list[StageResult], ir_path: Path, options: PortOptions) -> DynamicDims:
+    """``--dynamic``: the asked axes still ``?`` at the backend contract and in the linalg
+    signature; on TorchScript, an asked axis made static names the trace's TracerWarning lines
+    (a size read as a Python int froze it)."""
+    passed = [r for r in results if r.ok]
+    contract = passed[0].output_path if passed else ir_path
+    linalg = [r.output_path for r in passed if r.name == LINALG]
+    dims = dynamic_dims(subject, public_functions(contract, opt=options.opt),
+                        public_functions(linalg[0], opt=options.opt) if linalg else [],
+                        port.dynamic.frozen if port.dynamic is not None else [])
+    if name is FrontendName.TORCHSCRIPT and dims.static and not dims.frozen:
+        dims.frozen = list(subject.tracer_warnings)
+    return dims
 
 
 def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], folder: Path,
@@ -178,14 +199,28 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
                 notes = ["The fixed module was traced again as torch.jit.trace(strict=False, "
                          "check_trace=False)."]
         port.notes += notes
-        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script),
+        axes: tuple[tuple[int, ...], ...] = ()
+        if subject.dynamic:
+            frozen = trace_frozen(script, subject)
+            port.dynamic = DynamicDims(frozen=frozen)
+            if frozen:
+                port.notes.append("--dynamic: the trace froze a size (it fails or changes shape on "
+                                  "the second set), so every dimension stays static; frozen at "
+                                  + ", ".join(frozen[:3]))
+            else:
+                axes = tuple(tuple(sorted(a)) for a in subject.dynamic_axes)
+        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script,
+                        dynamic_axes=axes),
                 lambda inputs: script(*inputs.tensors))
     stage = PortStage.EXPORT
-    with _PythonStage(port, stage, options, progress, label):
-        with warnings.catch_warnings(), torch.no_grad():
+    log = SpecializationLog() if subject.dynamic else None
+    shapes = export_shapes(subject.dynamic_axes, module or subject.eager) if subject.dynamic else None
+    with _PythonStage(port, stage, options, progress, label,
+                      blocker=lambda error: export_blocker(error, log) if log else None):
+        with warnings.catch_warnings(), torch.no_grad(), log or contextlib.nullcontext():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
             exported = torch.export.export(module or subject.eager, subject.inputs.tensors,
-                                           strict=False)
+                                           strict=False, dynamic_shapes=shapes)
     return (Program(subject.name, module or subject.eager, subject.inputs.tensors,
                     exported=exported),
             lambda inputs: exported.module()(*inputs.tensors))
@@ -240,7 +275,9 @@ def _import(subject: Subject, chosen, program: Program, folder: Path, port: Fron
     bytecode = _bytecode(subject, options)
     path = folder / f"{subject.name}.torch.{'mlirbc' if bytecode else 'mlir'}"
     explanation = ""
-    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation):
+    own = import_blocker if subject.dynamic else None  # a node only dynamic shapes make
+    with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation,
+                      blocker=own):
         try:
             with torch.no_grad():
                 imported = chosen.import_program(program)
@@ -259,9 +296,11 @@ class _PythonStage:
     timeout records the stage as failed, with its blocker, and stops this frontend."""
 
     def __init__(self, port: FrontendPort, stage: PortStage, options: PortOptions, progress: Progress,
-                 label: str, explain: Callable[[BaseException], str] | None = None):
+                 label: str, explain: Callable[[BaseException], str] | None = None,
+                 blocker: Callable[[BaseException], Blocker | None] | None = None):
         self.port, self.stage, self.options = port, stage, options
         self.progress, self.label, self.explain = progress, label, explain
+        self.blocker = blocker  # a blocker of its own for an error (None: the exception's)
 
     def __enter__(self):
         self._step = self.progress.stage(f"{self.label} {self.stage}")
@@ -284,7 +323,9 @@ class _PythonStage:
             blocker, outcome = timeout_blocker(self.stage, error.seconds), StageOutcome.TIMEOUT
         else:
             explanation = self.explain(error) if self.explain else ""
-            blocker, outcome = exception_blocker(self.stage, error, explanation), StageOutcome.ERROR
+            own = self.blocker(error) if self.blocker else None
+            blocker = own or exception_blocker(self.stage, error, explanation)
+            outcome = StageOutcome.ERROR
         _fail(self.port, self.stage, self.step.seconds, blocker, outcome)
 
 

@@ -56,8 +56,10 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         entry = VariantRecord(variant, prepared.name, settings=prepared.settings.to_json(),
                               config=_config(prepared.config),
                               sentences=prepared.settings.sentences(), build_seconds=step.seconds)
+        warned: list[str] = []
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
-                          trace=_tracer(prepared), output_names=tuple(prepared.settings.outputs))
+                          trace=_tracer(prepared, warned), output_names=tuple(prepared.settings.outputs),
+                          dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned)
         for name in options.frontends:
             entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
                                              options, progress))
@@ -129,9 +131,35 @@ def _variants(spec, wanted: tuple[str, ...]):
 def _hf_options(options: PortOptions, variant):
     from harness.models import hf
 
-    given = {k: v for k, v in (("batch", options.batch), ("seq", options.seq)) if v is not None}
+    from harness.defaults import DYNAMIC_BATCH
+    from harness.models.dynamic import DimName
+
+    batch = options.batch
+    if batch is None and options.dynamic.get(DimName.BATCH) is not None:
+        batch = DYNAMIC_BATCH  # torch.export specialises a batch of 1
+    given = {k: v for k, v in (("batch", batch), ("seq", options.seq)) if v is not None}
+    if options.dynamic:
+        given["dynamic"] = options.dynamic
     return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
                         variant=variant, inputs=tuple(options.inputs), **given)
+
+
+def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple:
+    """``--dynamic``'s axes on the prepared inputs; a dimension no input has is a note."""
+    from harness.models.dynamic import input_axes, unmatched
+
+    spec = prepared.dynamic
+    if options.dynamic and not spec:
+        entry.sentences.append("--dynamic: this model's driver (OPT's) builds its inputs at one "
+                               "shape; the port is static.")
+    if not spec:
+        return ()
+    axes = input_axes(spec, prepared.inputs.names, tuple(t.dim() for t in prepared.inputs.tensors))
+    missing = unmatched(spec, axes)
+    if missing:
+        entry.sentences.append(f"--dynamic {', '.join(missing)}: no input of this model has that "
+                               "dimension; it is left out.")
+    return axes
 
 
 def _size_label(spec, prepared) -> str:
@@ -155,10 +183,11 @@ def _size_label(spec, prepared) -> str:
     return label
 
 
-def _tracer(prepared):
+def _tracer(prepared, warned: list[str]):
     from harness.models import drivers
 
     def trace():
+        warned.clear()
         traced = drivers.trace(prepared)
         notes = list(traced.trace_sentences)
         counts = traced.warning_counts()
@@ -169,6 +198,7 @@ def _tracer(prepared):
         for w in traced.warnings:
             if w.category == "TracerWarning" and w.where not in seen:
                 seen.append(w.where)
+                warned.append(f"{w.filename}:{w.lineno}")
                 notes.append(f"TracerWarning at {w.where}: {' '.join(w.message.split())[:160]}")
         return traced.module, notes[:12]
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from harness.compiler.runner import DEFAULT_TIMEOUT_S
 from harness.frontends.names import FrontendName
+from harness.models.dynamic import DynamicSpec
 from harness.models.hf_config import Size
 
 #: Imported IR keeps its weights as text up to this many MiB of tensors, as bytecode above it
@@ -41,6 +42,7 @@ class PortOptions:
     timeout_s: float = DEFAULT_TIMEOUT_S  # per stage: each subprocess, and trace/export/import
     invocation: str = "harness"       # how the user started harness, for the printed commands
     fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
+    dynamic: DynamicSpec = DynamicSpec()  # --dynamic: dimensions exported/imported dynamic
 
     @property
     def weights_kept(self) -> bool:
@@ -64,6 +66,7 @@ class PortOptions:
             "fix": self.fix,
             "opt": self.opt,
             "timeout_s": self.timeout_s,
+            "dynamic": str(self.dynamic) or None,
         }
 
 

@@ -202,6 +202,17 @@ class NumericsCheck(_Typed):
 
 
 @dataclass
+class DynamicDims:
+    """``--dynamic``: what was asked and what stayed dynamic through the port."""
+
+    asked: list[str] = field(default_factory=list)    # seq=2..512, as given (capped)
+    contract: list[str] = field(default_factory=list)  # INPUT.AXIS (NAME) still ? at the torch backend contract
+    linalg: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) still ? in the linalg signature
+    static: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) = SIZE: asked, but static there
+    frozen: list[str] = field(default_factory=list)    # FILE:LINE: why the frontend froze a size
+
+
+@dataclass
 class FrontendPort(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "frontend": FrontendName.parse, "outcome": PortOutcome.parse, "reached": _optional_stage,
@@ -222,6 +233,7 @@ class FrontendPort(_Typed):
     notes: list[str] = field(default_factory=list)
     diagnosis_seconds: float = 0.0  # blockers and bisect on a failing pipeline (not a stage)
     fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
+    dynamic: DynamicDims | None = None  # --dynamic: which dimensions stayed dynamic (None: static port)
 
 
     @property
@@ -358,4 +370,5 @@ def _port(data: dict[str, Any]) -> FrontendPort:
     return _build(FrontendPort, data,
                   stages=[_build(StageRecord, s) for s in data.get("stages", [])],
                   blockers=[_build(Blocker, b) for b in data.get("blockers", [])],
-                  numerics=[_numerics(n) for n in data.get("numerics", [])])
+                  numerics=[_numerics(n) for n in data.get("numerics", [])],
+                  dynamic=_build(DynamicDims, data["dynamic"]) if data.get("dynamic") else None)

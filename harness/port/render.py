@@ -47,6 +47,17 @@ def _variant_lines(record: PortRecord, variant: VariantRecord) -> list[str]:
     return lines
 
 
+def dynamic_summary(dims) -> str:
+    """``--dynamic`` in one line: asked, still ``?`` in linalg, static, frozen lines."""
+    parts = [f"asked {', '.join(dims.asked)}"]
+    if dims.linalg:
+        parts.append(f"still dynamic in the linalg signature: {', '.join(dims.linalg)}")
+    if dims.static:
+        parts.append(f"static: {', '.join(dims.static)}")
+    parts += [f"frozen at {f}" for f in dims.frozen[:3]]
+    return "; ".join(parts)
+
+
 def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
     lines = [f"== {variant.name} through {port.frontend}: {outcome_text(port)} =="]
     lines.append("  stages: " + ", ".join(
@@ -56,6 +67,8 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
         verb = "lowered to" if not port.failed_stage or port.failed_stage not in (
             "torchscript-to-torch", "fx-to-torch", "torch-to-linalg") else "reached"
         lines.append(f"  {verb} the {port.contract}: {port.signature}")
+    if port.dynamic is not None:
+        lines.append(f"  dynamic: {dynamic_summary(port.dynamic)}")
     if port.notes and port.frontend is FrontendName.TORCHSCRIPT:
         lines.append("  trace:")
         lines += [f"    - {n}" for n in port.notes]

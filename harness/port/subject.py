@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
+from harness.models.dynamic import DynamicDim
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
@@ -23,6 +24,14 @@ class Subject:
     # -> the TorchScript module and notes on how it was traced (settings, tracer warnings)
     trace: Callable[[], tuple[torch.jit.ScriptModule, list[str]]] | None = None
     output_names: tuple[str, ...] = ()
+    # --dynamic: per input, its dynamic axes (empty: a static port)
+    dynamic_axes: tuple[dict[int, DynamicDim], ...] = ()
+    # FILE:LINE of each TracerWarning of the last trace (filled by ``trace``)
+    tracer_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def dynamic(self) -> bool:
+        return any(self.dynamic_axes)
 
     def expected(self, inputs: InputSet) -> tuple[torch.Tensor, ...]:
         with torch.no_grad():

@@ -23,7 +23,7 @@ from harness.compiler.locations import first_file_location
 from harness.models.modality import Modality
 from harness.port.record import Blocker
 
-from . import highlight
+from . import board_dynamic, highlight
 from .records import SweepDir, read_capped, within
 from .status import Cell, Change, Row, Status, compare, compare_builds, frontends_of, rows_of
 
@@ -297,13 +297,18 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
     frontends = frontends_of(rows)
     builds = list(dict.fromkeys(r.build for r in rows)) or [""]
     width = max(1, len(frontends))
+    dynamic = board_dynamic.has_dynamic(rows)  # sweep --dynamic: a column group per frontend
+    span = width * (2 if dynamic else 1)           # a build's columns
+    dyn_head = board_dynamic.head(frontends) if dynamic else ""
     if builds != [""]:  # one column group per build
         head = ('<tr><th class="name" rowspan="2">model</th><th class="name" rowspan="2">variant</th>'
-                + "".join(f'<th class="build" colspan="{width}" data-build="{_e(b)}">{_e(b)}</th>'
+                + "".join(f'<th class="build" colspan="{span}" data-build="{_e(b)}">{_e(b)}</th>'
                           for b in builds)
-                + "</tr><tr>" + "".join(f"<th>{_e(f)}</th>" for _ in builds for f in frontends) + "</tr>")
+                + "</tr><tr>" + "".join("".join(f"<th>{_e(f)}</th>" for f in frontends) + dyn_head
+                                        for _ in builds) + "</tr>")
     else:
-        head = '<tr><th class="name">model</th><th class="name">variant</th>' + "".join(f"<th>{_e(f)}</th>" for f in frontends) + "</tr>"
+        head = ('<tr><th class="name">model</th><th class="name">variant</th>'
+                + "".join(f"<th>{_e(f)}</th>" for f in frontends) + dyn_head + "</tr>")
     out = [f'<table id="board"><thead>{head}</thead>']
     lines = _lines(rows)
     for modality in Modality:
@@ -313,7 +318,7 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
         label = _label(modality)
         cells = [c for line in group for r in line.rows.values() for c in r.cells.values()]
         out.append(f'<tbody data-modality="{_e(modality.value)}"><tr class="group"><th colspan="'
-                   f'{2 + width * len(builds)}">{_e(label)}: {_models(group)} '
+                   f'{2 + span * len(builds)}">{_e(label)}: {_models(group)} '
                    f'<span class="counts">{_counts(cells)}</span></th></tr>')
         for line in group:
             out.append(f'<tr class="model" data-model="{_e(line.model)}" data-variant="{_e(line.variant)}" '
@@ -325,10 +330,14 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
                     lone = row.cells["-"]
                     out.append(_cell(lone, root, changes.get((lone.key, build))).replace(
                         "<td ", f'<td colspan="{width}" ', 1))
+                    out += [board_dynamic.cell(None) for _ in frontends] if dynamic else []
                     continue
                 for f in frontends:
                     cell = row.cells.get(f) if row is not None else None
                     out.append(_cell(cell, root, changes.get((cell.key, build)) if cell else None))
+                if dynamic:
+                    out += [board_dynamic.cell(row.cells.get(f) if row is not None else None)
+                            for f in frontends]
             out.append("</tr>")
         out.append("</tbody>")
     out.append("</table>")

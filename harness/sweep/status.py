@@ -12,7 +12,7 @@ from harness.enums import ParsableEnum
 from harness.frontends.names import FrontendName
 from harness.execute.outcomes import CheckOutcome
 from harness.models.modality import Modality
-from harness.port.record import Blocker, FrontendPort, PortOutcome, PortStage
+from harness.port.record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage
 
 from .records import UNSUPPORTED, ModelResult, SweepDir, check_outcome
 
@@ -58,6 +58,7 @@ class Cell:
     culprit: str = ""                                         # the one op that computes wrong
     build: str = ""                                           # --builds: the build that ran
     modality: Modality = Modality.UNKNOWN                     # what the traced inputs carry
+    dynamic: DynamicDims | None = None                        # port --dynamic: what stayed dynamic
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -120,7 +121,7 @@ def cells_of(result: ModelResult) -> list[Row]:
                 stage_seconds=port.stage_seconds(), check=check, folder=port.folder,
                 report_command=report,
                 culprit=next((n.culprit for n in port.numerics if n.culprit), ""),
-                build=result.build, modality=modality)
+                build=result.build, modality=modality, dynamic=port.dynamic)
         rows.append(row)
     return rows
 
