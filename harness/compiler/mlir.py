@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, overload
 
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
@@ -77,7 +77,16 @@ def parse_ir(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
         return None
 
 
-def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(), file=None) -> str | None:
+@overload
+def print_op(op: ir.Operation, options: PrintOptions = ..., file: None = None) -> str: ...
+@overload
+def print_op(op: ir.Operation, options: PrintOptions = ..., *, file: IO[str]) -> None: ...
+@overload
+def print_op(op: ir.Operation, options: PrintOptions, file: IO[str]) -> None: ...
+
+
+def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(),
+             file: IO[str] | None = None) -> str | None:
     """``op`` as text into ``file``, or returned as a string when no file is given.
 
     With weights elided this costs what the graph costs, not what the weights do (issue 16):
