@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
+from harness.port.record import Blocker
 
 from . import highlight
 from .records import SweepDir, read_capped, within
@@ -145,15 +146,15 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
                 "<td ", f'<td colspan="{max(1, len(frontends))}" ', 1))
         else:
             for f in frontends:
-                cell = row.cells.get(f)
-                out.append(_cell(cell, root, changes.get(cell.key) if cell else None))
+                got = row.cells.get(f)
+                out.append(_cell(got, root, changes.get(got.key) if got else None))
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
 
 def _blockers(rows: list[Row], roots: tuple[Path, ...]) -> str:
-    groups: dict[str, list[tuple[Cell, object]]] = defaultdict(list)
+    groups: dict[str, list[tuple[Cell, Blocker]]] = defaultdict(list)
     for row in rows:
         for cell in row.cells.values():
             for b in cell.blockers:
@@ -230,7 +231,8 @@ def _skipped(sweep: SweepDir) -> str:
 def _versions(sweep: SweepDir) -> str:
     for m in sweep.models:
         if m.record is not None and m.record.versions:
-            return ", ".join(f"{k} {v}" for k, v in m.record.versions.items() if isinstance(v, str))
+            versions: dict[str, object] = dict(m.record.versions)  # as read: strings not checked
+            return ", ".join(f"{k} {v}" for k, v in versions.items() if isinstance(v, str))
     return ""
 
 
