@@ -22,6 +22,7 @@ from ..reduce.numerics import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
+from .repro_check import ReproCheck
 from .result import EXIT_STATUSES, REPRODUCED_STATUS
 from .template import render
 from .versions import versions_markdown
@@ -41,7 +42,7 @@ class MiscompileFindings:
     reduced: NumericsReduceResult
     bisected: NumericsBisectResult    # of reduced.mlir: the chain, its lines, the blame
     exe: OptBinary
-    check: object                     # numerics.ReproCheck: describe(), reproduced
+    check: ReproCheck                 # the bundle's self-check
     reduced_text: str
     linalg_text: str
     inputs: list[np.ndarray]
