@@ -84,17 +84,18 @@ def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
 def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOptions()) -> EmitResult:
     """Writes NAME's IR to ``output`` (atomically), from the cache when it holds it."""
     start = time.monotonic()
-    options = replace(options, importer=FrontendName.parse(options.importer))
+    importer = FrontendName.parse(options.importer)
+    options = replace(options, importer=importer)
     output = Path(output)
     key = cache_key(name, options)
     if options.cache_dir is None:
         _import(name, options.importer, options.keep_weights, output)
-        return EmitResult(name, options.importer, str(output), False, key, time.monotonic() - start)
+        return EmitResult(name, importer, str(output), False, key, time.monotonic() - start)
     cache = Path(options.cache_dir)
     cached_file = cache / f"{name}.{options.importer}.{key}.mlir"
     if cached_file.is_file():  # a hit costs no torch import at all
         _copy_atomically(cached_file, output)
-        return EmitResult(name, options.importer, str(output), True, key, time.monotonic() - start)
+        return EmitResult(name, importer, str(output), True, key, time.monotonic() - start)
     try:
         cache.mkdir(parents=True, exist_ok=True)
         lock = open(cache / f"{name}.{options.importer}.{key}.lock", "w")
@@ -107,7 +108,7 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
         if not hit:
             _import(name, options.importer, options.keep_weights, cached_file)
     _copy_atomically(cached_file, output)
-    return EmitResult(name, options.importer, str(output), hit, key, time.monotonic() - start)
+    return EmitResult(name, importer, str(output), hit, key, time.monotonic() - start)
 
 
 def _copy_atomically(source: Path, target: Path) -> None:

@@ -74,7 +74,7 @@ class Capture:
         left_out = self.total - len(head) - len(kept)
         note = (f"[harness: {left_out:,} bytes of {self.name} left out here, of {self.total:,}; "
                 f"the first {len(head):,} and the last {len(kept):,} are kept]\n")
-        before = "" if not head or head[-1:] == b"\n" else "\n"
+        before = "" if not head or head[-1] == ord("\n") else "\n"
         return _decode(head) + before + note + _decode(kept)
 
 

@@ -446,9 +446,9 @@ def _read_messages(lines: Sequence[str], info: CrashInfo) -> int:
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not fatal_seen and _FATAL.match(line):
+        if not fatal_seen and (fatal := _FATAL.match(line)):
             fatal_seen = True
-            info.fatal_error, i = _read_fatal(lines, i)
+            info.fatal_error, i = _read_fatal(fatal, lines, i)
             continue
         if info.assertion is None:
             info.assertion = _assertion(lines, i)
@@ -462,10 +462,10 @@ def _read_messages(lines: Sequence[str], info: CrashInfo) -> int:
     return dump_at
 
 
-def _read_fatal(lines: Sequence[str], i: int) -> tuple[str, int]:
-    """``LLVM ERROR: ...`` and the lines that continue it (up to a blank line or the banner);
-    the message and the index after it."""
-    message = [_FATAL.match(lines[i]).group("msg")]
+def _read_fatal(fatal: re.Match[str], lines: Sequence[str], i: int) -> tuple[str, int]:
+    """``LLVM ERROR: ...`` (``fatal``, the match of ``lines[i]``) and the lines that continue it
+    (up to a blank line or the banner); the message and the index after it."""
+    message = [fatal.group("msg")]
     j = i + 1
     while j < len(lines) and lines[j].strip() and not lines[j].startswith(_STOP_FATAL):
         message.append(lines[j])

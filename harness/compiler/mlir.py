@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, overload
 
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
@@ -77,7 +77,16 @@ def parse_ir(text: str | bytes) -> tuple[ir.Context, ir.Operation] | None:
         return None
 
 
-def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(), file=None) -> str | None:
+@overload
+def print_op(op: ir.Operation, options: PrintOptions = ..., file: None = None) -> str: ...
+@overload
+def print_op(op: ir.Operation, options: PrintOptions = ..., *, file: IO[str]) -> None: ...
+@overload
+def print_op(op: ir.Operation, options: PrintOptions, file: IO[str]) -> None: ...
+
+
+def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(),
+             file: IO[str] | None = None) -> str | None:
     """``op`` as text into ``file``, or returned as a string when no file is given.
 
     With weights elided this costs what the graph costs, not what the weights do (issue 16):
@@ -96,6 +105,10 @@ def _print(op: ir.Operation, kwargs: dict, file) -> str | None:
     if file is not None:
         op.print(file=file, **kwargs)
         return None
+    return _print_text(op, kwargs)
+
+
+def _print_text(op: ir.Operation, kwargs: dict) -> str:
     buf = io.StringIO()
     op.print(file=buf, **kwargs)
     return buf.getvalue()
@@ -107,7 +120,7 @@ def _print_elided(op: ir.Operation, options: PrintOptions, file) -> str | None:
     candidates = resources_that_may_print(op, limit)
     if not candidates:  # every blob is over the limit: limit 0 prints the same, unhexed
         return _print(op, {**kwargs, "large_resource_limit": 0}, file)
-    text = _print(op, {**kwargs, "large_resource_limit": 0}, None)
+    text = _print_text(op, {**kwargs, "large_resource_limit": 0})
     section = _resource_section(op.context, candidates, limit)
     if section is not None:
         if not text.endswith(_EMPTY_RESOURCE_SECTION):
@@ -126,7 +139,7 @@ def _resource_section(context: ir.Context, resources: list[ir.Attribute], limit:
     with context:
         holder = ir.Module.create(loc=ir.Location.unknown())
         holder.operation.attributes["resources"] = ir.ArrayAttr.get(resources)
-        text = _print(holder.operation, {"large_resource_limit": limit, "assume_verified": True}, None)
+        text = _print_text(holder.operation, {"large_resource_limit": limit, "assume_verified": True})
     start = text.find("\n{-#\n")
     section = text[start + 1:] if start >= 0 else None
     return None if section in (None, _EMPTY_RESOURCE_SECTION) else section

@@ -160,7 +160,8 @@ class _Watchdog:
         self.fd: int | None = None
         self.pid = 0
 
-    def _start(self) -> None:
+    def _start(self) -> int | None:
+        """Starts the watchdog; the pipe's write end (``self.fd``), None when none started."""
         if self.pid:
             try:
                 os.waitpid(self.pid, os.WNOHANG)  # reap a watchdog that died before
@@ -168,7 +169,7 @@ class _Watchdog:
                 pass
         self.fd, self.pid = None, 0
         if not sys.executable:  # an embedded interpreter: no watchdog, execute() still cleans up
-            return
+            return None
         read, write = os.pipe()
         try:
             self.pid = os.posix_spawn(
@@ -181,10 +182,11 @@ class _Watchdog:
                 setsid=True)
         except (OSError, NotImplementedError):  # no posix_spawn setsid: execute() still cleans up
             os.close(write)
-            return
+            return None
         finally:
             os.close(read)
         self.fd = write
+        return write
 
     def _send(self, message: bytes, *, start: bool) -> None:
         with self.lock:
@@ -197,10 +199,8 @@ class _Watchdog:
             except OSError:  # the watchdog was killed: start another and tell it
                 os.close(self.fd)
                 self.fd = None
-                if start:
-                    self._start()
-                    if self.fd is not None:
-                        os.write(self.fd, message)
+                if start and (fd := self._start()) is not None:
+                    os.write(fd, message)
 
     def ready(self) -> None:
         """Starts the watchdog before a spawn: the harness may be killed the moment the child

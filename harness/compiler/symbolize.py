@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from .crash import CrashInfo, Frame, blame
 from .outcomes import PassSource
@@ -43,7 +44,7 @@ def _elf_is_position_independent(path: str) -> bool | None:
         return None
     if len(head) < 18 or head[:4] != b"\x7fELF":
         return None
-    order = "little" if head[5] == 1 else "big"
+    order: Literal["little", "big"] = "little" if head[5] == 1 else "big"
     return int.from_bytes(head[16:18], order) == 3
 
 

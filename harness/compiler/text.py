@@ -39,7 +39,7 @@ def drop_numbers(text: str) -> str:
 def matching_close(text: str, open_at: int, *, pairs: str = "()", quotes: str = "") -> int:
     """The index of the bracket closing ``text[open_at]`` (-1 if none). ``pairs`` is the
     opening and closing character; inside any of ``quotes`` brackets do not count."""
-    opening, closing = pairs
+    opening, closing = pairs[0], pairs[1]
     depth, quote = 0, ""
     for i in range(open_at, len(text)):
         ch = text[i]
@@ -60,7 +60,7 @@ def matching_close(text: str, open_at: int, *, pairs: str = "()", quotes: str = 
 def closing_brackets(text: str, *, pairs: str = "()") -> dict[int, int]:
     """The index of every opening bracket's closing one, in one pass (unclosed ones left out):
     what asking ``matching_close`` for each would give, in linear time on nested text."""
-    opening, closing = pairs
+    opening = pairs[0]
     closes: dict[int, int] = {}
     stack: list[int] = []
     for m in re.finditer(f"[{re.escape(pairs)}]", text):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from harness.compiler.locations import first_file_location
 
@@ -73,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
     """Errors in torch-mlir-opt's words (exit 1, "Unknown command line argument"), so the runner
     reports them as a rejected command line, not as a compiler failure."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(EXIT_FAILURE)
 

@@ -238,15 +238,16 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     result.refbackend = run_refbackend(linalg, inputs, signature=signature, options=rb_options)
     for key, seconds in result.refbackend.seconds.items():
         result.seconds[{"lower": "refbackend-lowering", "process": "execution"}.get(key, key)] = seconds
-    if not result.refbackend.ok:
-        result.failed_stage = result.refbackend.failed_stage.value
+    failed = result.refbackend.failed_stage  # None when it ran (its `ok`)
+    if failed is not None:
+        result.failed_stage = failed.value
         result.error = result.refbackend.error
-        if result.refbackend.failed_stage is Stage.LOWERING:
+        if failed is Stage.LOWERING:
             _blame_the_contract(result, linalg, options)
         return result
     actual = list(result.refbackend.outputs)
     save_npz(folder / "actual.npz", actual, prefix="result")
-    if reference_error:
+    if result.reference is None:  # evaluate raised: reference_error says why
         result.failed_stage, result.error = REFERENCE_STAGE, reference_error
         return result
     expected = flatten_outputs(result.reference.outputs)

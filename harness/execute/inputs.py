@@ -82,6 +82,9 @@ def load_npz(path: str | os.PathLike, signature: Signature) -> list[np.ndarray]:
 
 
 def save_npz(path: str | os.PathLike, arrays: Sequence[np.ndarray], prefix: str = "arg") -> Path:
-    """``arrays`` as ``PREFIX0``, ``PREFIX1``, ... (what ``load_npz`` reads), written atomically."""
-    return write_atomically(path, lambda f: np.savez(f, **{f"{prefix}{i}": np.asarray(a)
-                                                           for i, a in enumerate(arrays)}), binary=True)
+    """``arrays`` as ``PREFIX0``, ``PREFIX1``, ... (what ``load_npz`` reads), written atomically.
+    Numbers only (``allow_pickle=False``, as ``np.load`` reads them); naming that flag also tells
+    the type checker that no ``**`` key stands for it."""
+    return write_atomically(path, lambda f: np.savez(f, allow_pickle=False,
+                                                     **{f"{prefix}{i}": np.asarray(a)
+                                                        for i, a in enumerate(arrays)}), binary=True)

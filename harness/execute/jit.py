@@ -14,13 +14,16 @@ from __future__ import annotations
 import ctypes
 import time
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from harness.errors import InputsError, UnsupportedDTypeError
 
 from .dtypes import DType, Signature, TensorSpec
+
+if TYPE_CHECKING:
+    from torch_mlir.execution_engine import ExecutionEngine
 
 CONSUME_PREFIX = "refbackend_consume_func_return"
 CIFACE_PREFIX = "_mlir_ciface_"
@@ -31,7 +34,7 @@ TOKEN_TO_DTYPE = {
     "f16": DType.FLOAT16, "f32": DType.FLOAT32, "f64": DType.FLOAT64,
     "c32": DType.COMPLEX64, "c64": DType.COMPLEX128,
 }
-DTYPE_TO_CTYPE = {
+DTYPE_TO_CTYPE: dict[DType, type[ctypes._CData]] = {
     DType.BOOL: ctypes.c_bool, DType.UINT8: ctypes.c_uint8, DType.INT8: ctypes.c_int8,
     DType.INT16: ctypes.c_int16, DType.INT32: ctypes.c_int32, DType.INT64: ctypes.c_int64,
     DType.FLOAT16: ctypes.c_uint16, DType.FLOAT32: ctypes.c_float, DType.FLOAT64: ctypes.c_double,
@@ -124,7 +127,7 @@ class Timings:
 class JitModule:
     """A parsed and JIT-compiled LLVM-dialect module of the RefBackend."""
 
-    engine: object
+    engine: ExecutionEngine
     functions: tuple[str, ...]               # the public entry points
     consumers: dict[str, tuple[ResultToken, ...]]
     timings: Timings = field(default_factory=Timings)
@@ -176,8 +179,9 @@ class JitModule:
         if unsupported:
             raise UnsupportedDTypeError(unsupported[0], f"a scalar result ({name})",
                                         "tensors of any element type; scalars of bool, int, float")
-        argtypes = [ctypes.POINTER(UnrankedMemRef) if t.memref else DTYPE_TO_CTYPE[t.dtype]
-                    for t in tokens]
+        argtypes: list[type[ctypes._CData]] = [
+            ctypes.POINTER(UnrankedMemRef) if t.memref else DTYPE_TO_CTYPE[t.dtype]
+            for t in tokens]
 
         def consume(*args) -> None:
             self._results.append(tuple(

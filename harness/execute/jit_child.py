@@ -67,8 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RuntimeError, ValueError) as e:  # the engine's own failures (symbols, lookup)
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    write_atomically(args.outputs, lambda f: np.savez(f, **{f"{RESULT_PREFIX}{i}": r
-                                                            for i, r in enumerate(results)}),
+    write_atomically(args.outputs, lambda f: np.savez(f, allow_pickle=False,
+                                                      **{f"{RESULT_PREFIX}{i}": r
+                                                         for i, r in enumerate(results)}),
                      binary=True)
     sys.stdout.write(json.dumps({"parse_s": jit.timings.parse_s, "jit_s": jit.timings.jit_s,
                                  "run_s": jit.timings.run_s}) + "\n")

@@ -130,7 +130,8 @@ def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], sig
     folder = Path(work_dir) if work_dir is not None else unique_dir("harness-exec-", options.work_dir)
     result.work_dir = str(folder)
     inputs_path, outputs_path = folder / "inputs.npz", folder / "outputs.npz"
-    write_atomically(inputs_path, lambda f: np.savez(f, **{f"arg{i}": a for i, a in enumerate(inputs)}),
+    write_atomically(inputs_path, lambda f: np.savez(f, allow_pickle=False,
+                                                     **{f"arg{i}": a for i, a in enumerate(inputs)}),
                      binary=True)
     signature_path = write_atomically(folder / "signature.json", json.dumps(signature.to_json()))
     cmd = [sys.executable, "-m", "harness.execute.jit_child", os.fspath(llvm_path),

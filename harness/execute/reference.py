@@ -226,8 +226,8 @@ class _Evaluator:
         else:
             return find_function(self.module, name, "the module"), []
         args = list(func.regions[0].blocks[0].arguments)
-        if args and _MODULE_TYPE.match(str(args[0].type)):
-            cls = _MODULE_TYPE.match(str(args[0].type)).group("cls")
+        if args and (self_type := _MODULE_TYPE.match(str(args[0].type))):
+            cls = self_type.group("cls")
             owners = [o for o in self.objects if o.class_name == cls]
             if len(owners) != 1:
                 raise InputFileError(f"@{function_name(func)} is a method of {cls}, which has "

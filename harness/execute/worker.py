@@ -299,7 +299,7 @@ def _serve_run(request: dict, say) -> dict:
         except Exception as e:  # noqa: BLE001 - the engine's and ours, reported as the stage's
             return {"ok": False, "stage": Stage.EXECUTION.value, "error": f"{type(e).__name__}: {e}"}
     seconds.update(jit=jit.timings.jit_s, run=jit.timings.run_s)
-    np.savez(request["outputs"], **{f"result{i}": r for i, r in enumerate(results)})
+    np.savez(request["outputs"], allow_pickle=False, **{f"result{i}": r for i, r in enumerate(results)})
     return {"ok": True, "seconds": seconds}
 
 

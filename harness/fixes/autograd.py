@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Sequence
+from typing import Any, TypeGuard
 
 import torch
 
 from .base import Application, ModuleEvidence, ModuleFix, Refusal, Site
 
 PYTHON_OP = 'torch.operator "prim.PythonOp"'
+FunctionClass = type[torch.autograd.Function]
 
 
 class AutogradFunctionForward(ModuleFix):
@@ -63,7 +65,7 @@ class AutogradFunctionForward(ModuleFix):
 class ForwardInlined(torch.nn.Module):
     """``inner`` called with the named Functions' ``apply`` replaced by their ``forward``."""
 
-    def __init__(self, inner: torch.nn.Module, functions: tuple[type, ...]):
+    def __init__(self, inner: torch.nn.Module, functions: tuple[FunctionClass, ...]):
         super().__init__()
         self.inner = inner
         self.functions = functions
@@ -109,11 +111,11 @@ def _call_forward(cls, *args, **kwargs):
 
 
 @contextlib.contextmanager
-def forward_only(functions: Sequence[type]) -> Iterator[None]:
+def forward_only(functions: Sequence[FunctionClass]) -> Iterator[None]:
     """While inside, ``F.apply(...)`` is ``F.forward(ctx, ...)`` for each F in ``functions``."""
     saved = [(fn, vars(fn).get("apply")) for fn in functions]
     for fn in functions:
-        fn.apply = classmethod(_call_forward)
+        _set_apply(fn, classmethod(_call_forward))
     try:
         yield
     finally:
@@ -121,13 +123,13 @@ def forward_only(functions: Sequence[type]) -> Iterator[None]:
             if original is None:
                 delattr(fn, "apply")
             else:
-                fn.apply = original
+                _set_apply(fn, original)
 
 
-def functions_called(module: torch.nn.Module, evidence: ModuleEvidence) -> list[type]:
+def functions_called(module: torch.nn.Module, evidence: ModuleEvidence) -> list[FunctionClass]:
     """The autograd Functions the model calls: the ``prim::PythonOp`` nodes of its trace, or,
     without one, the Functions whose ``apply`` runs in one eager call on the examples."""
-    found: list[type] = []
+    found: list[FunctionClass] = []
     if evidence.script is not None:
         graph = evidence.script.inlined_graph  # kept: its nodes die with it
         for node in graph.findAllNodes("prim::PythonOp"):
@@ -144,16 +146,21 @@ def functions_called(module: torch.nn.Module, evidence: ModuleEvidence) -> list[
             found.append(cls)
         return original.__func__(cls, *args, **kwargs)
 
-    torch.autograd.Function.apply = classmethod(recording)
+    _set_apply(torch.autograd.Function, classmethod(recording))
     try:
         with torch.no_grad():
             module(*evidence.examples)
     finally:
-        torch.autograd.Function.apply = original
+        _set_apply(torch.autograd.Function, original)
     return found
 
 
-def _is_function(obj) -> bool:
+def _set_apply(fn: FunctionClass, apply: Any) -> None:
+    """``fn.apply = apply``: the classmethod patched on purpose, and restored by the caller."""
+    fn.apply = apply  # type: ignore[method-assign]  # a patch, which mypy refuses for a method
+
+
+def _is_function(obj: object) -> TypeGuard[FunctionClass]:
     return isinstance(obj, type) and issubclass(obj, torch.autograd.Function)
 
 

@@ -169,7 +169,8 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
         seen, result.analysis = blockers_of(ran.record, stages[i], options)
         result.remaining = seen
         result.elsewhere = [(f.name, b) for f, b in answering(seen, others)]
-        todo = [(f, b) for f, b in answering(seen, fixes) if (i, f.name) not in tried]
+        todo = [(f, b) for f, b in answering(seen, fixes)
+                if isinstance(f, IRFix) and (i, f.name) not in tried]  # all are; answering says Fix
         current, progressed = Path(ran.input_path), False
         for fix, blocker in todo[: max(0, options.max_fixes - len(result.steps))]:
             tried.add((i, fix.name))
@@ -211,7 +212,7 @@ def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int
                           "miscompile)", stage=stage)
     step = apply_ir_fix(fix, blocker, stage, input_path, folder, number=number, cache=cache,
                         tolerances=options.tolerances, opt=options.opt)
-    if step.outcome is StepOutcome.NOTHING_CHANGED and not step.application.refused:
+    if step.outcome is StepOutcome.NOTHING_CHANGED and not (step.application and step.application.refused):
         return None
     return step
 

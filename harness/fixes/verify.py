@@ -74,11 +74,11 @@ class Verification:
 def from_numerics(method: Method, numerics: NumericsResult, seconds: float = 0.0) -> Verification:
     """A comparison's result as a verification: which output differs, and by how much."""
     worst = max((o.max_abs_diff for o in numerics.outputs), default=0.0)
-    worst = worst if math.isfinite(worst) else str(worst)  # JSON has no inf/nan
+    worst_json = worst if math.isfinite(worst) else str(worst)  # JSON has no inf/nan
     bad = next((o for o in numerics.outputs if not o.ok), None)
     detail = numerics.problem or (bad.render() if bad is not None else "")
     verdict = Verdict.SAME if numerics.ok else Verdict.CHANGED
-    return Verification(method, verdict, worst, detail, seconds)
+    return Verification(method, verdict, worst_json, detail, seconds)
 
 
 def unverified(method: Method, why: str, seconds: float = 0.0) -> Verification:

@@ -90,9 +90,9 @@ def _torchscript(program: Program) -> tuple[ir.Module, object]:
 def _fx(program: Program) -> tuple[ir.Module, None]:
     from .fx import export_and_import
 
-    if program.eager is None and program.exported is None:
-        raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
     source = program.exported if program.exported is not None else program.eager
+    if source is None:
+        raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
     return export_and_import(source, program.examples, name=program.name), None
 
 

@@ -15,8 +15,10 @@ import torch
 from harness.errors import ModelError
 
 
-def export_and_import(model: torch.nn.Module, examples: Sequence[torch.Tensor], *, name: str):
-    """``model`` exported on ``examples`` and imported as raw torch dialect (an ``ir.Module``)."""
+def export_and_import(model: torch.nn.Module | torch.export.ExportedProgram,
+                      examples: Sequence[torch.Tensor], *, name: str):
+    """``model`` exported on ``examples`` (or its export, as it is) and imported as raw torch
+    dialect (an ``ir.Module``)."""
     from torch_mlir import fx
 
     try:

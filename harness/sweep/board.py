@@ -434,7 +434,8 @@ def _versions(sweep: SweepDir) -> str:
     builds = [b for b in sweep.builds if b]
     for m in sweep.models:
         if m.record is not None and m.record.versions:
-            return ", ".join(f"{k} {v}" for k, v in m.record.versions.items()
+            versions: dict[str, object] = dict(m.record.versions)  # as read: strings not checked
+            return ", ".join(f"{k} {v}" for k, v in versions.items()
                              if isinstance(v, str) and not (builds and k == "torch-mlir-opt"))
     return ""
 

@@ -76,7 +76,7 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
         return f"crashed ({result.reason}{'' if result.returncode is None else f', exit {result.returncode}'})", False
     words, ok = [], bool(result.ports())
     for variant, port in result.ports():
-        word = port.outcome
+        word = port.outcome.value
         if port.outcome == PortOutcome.FAILS.value:
             word += f" at {port.failed_stage}"
         check = checks.get(f"{variant.name}.{port.frontend}")

@@ -31,6 +31,7 @@ Results are kept per input content, pipeline and binary for the life of the proc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -100,7 +101,7 @@ class IllegalOp:
             return None
         errors = self.isolated_record.errors()
         about = [d for d in errors if self.name in (d.op, d.illegal_op) or self.name in d.current_op]
-        return (about or errors or [None])[0]
+        return next(iter(about or errors), None)
 
     @property
     def reproduces_alone(self) -> bool:
@@ -351,9 +352,9 @@ def _analyze(input_path: str | os.PathLike, pipeline: str, opt: str, timeout_s: 
         result.runs += jobs.done
         order = {c.name: i for i, c in enumerate(conversions)}
         for entry in seen.values():  # pipeline order, whatever order the runs finished in
-            entry.converted_by.sort(key=order.get)
+            entry.converted_by.sort(key=order.__getitem__)
             if entry.equivalent is not None:
-                entry.equivalent.converted_by.sort(key=order.get)
+                entry.equivalent.converted_by.sort(key=order.__getitem__)
         result.illegal = sorted(seen.values(), key=lambda e: (not e.blocker, -e.count, e.name))
     return result
 
@@ -404,28 +405,33 @@ def _run_alone(seen: dict[str, IllegalOp], texts: dict[str, str],
             entry.blocker = True
             continue
         entry.isolated_ir = text
-        jobs.add(text, pipeline, lambda rec, e=entry: _set_alone(e, rec))
+        jobs.add(text, pipeline, functools.partial(_set_alone, entry))
         for conversion in conversions:
             jobs.add(text, conversion.textual(),
-                     lambda rec, e=entry, c=conversion.name: _note_change(e.converted_by, rec, e.name, c, opt),
+                     functools.partial(_note_change, entry.converted_by, label=entry.name,
+                                       conversion=conversion.name, opt=opt),
                      output=True)
     jobs.run()
     for label, (fix_name, new_op, text) in renamed.items():
         entry = seen[label]
         if not entry.blocker or entry.converted_by:
             continue
-        entry.equivalent = Equivalent(new_op, fix_name)
-        jobs.add(text, pipeline, lambda rec, q=entry.equivalent: setattr(q, "lowers", rec.ok))
+        entry.equivalent = equivalent = Equivalent(new_op, fix_name)
+        jobs.add(text, pipeline, functools.partial(_set_lowers, equivalent))
         for conversion in conversions:
             jobs.add(text, conversion.textual(),
-                     lambda rec, q=entry.equivalent, c=conversion.name: _note_change(
-                         q.converted_by, rec, q.op, c, opt), output=True)
+                     functools.partial(_note_change, equivalent.converted_by, label=equivalent.op,
+                                       conversion=conversion.name, opt=opt), output=True)
     jobs.run()
 
 
 def _set_alone(entry: IllegalOp, record: RunRecord) -> None:
     entry.isolated_record = record
     entry.blocker = not record.ok
+
+
+def _set_lowers(equivalent: Equivalent, record: RunRecord) -> None:
+    equivalent.lowers = record.ok
 
 
 def _note_change(into: list[str], record: RunRecord, label: str, conversion: str,

@@ -205,7 +205,7 @@ class Timeline:
                 "rows": [r.to_json() for r in self.rows]}
 
     @classmethod
-    def from_json(cls, d: dict) -> Timeline:
+    def from_json(cls, d: object) -> Timeline:
         if not isinstance(d, dict) or d.get("schema") != SCHEMA:
             raise InputFileError(f"not a {SCHEMA} record (schema {d.get('schema') if isinstance(d, dict) else None!r}); "
                                  "write one with 'harness timeline FILE --pipeline P --out DIR'.")

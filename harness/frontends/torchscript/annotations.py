@@ -10,7 +10,7 @@ wrong number of argument annotations fails at the call that wrote it, not inside
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional, Sequence, TypeGuard
 
 import torch
 
@@ -45,21 +45,21 @@ class ClassLayout:
 
     qualname: str
     attribute_names: tuple[str, ...]
-    attribute_types: tuple[torch._C.Type, ...]
+    attribute_types: tuple[torch._C.JitType, ...]
     method_names: tuple[str, ...]
     method_schemas: dict[str, torch._C.FunctionSchema]
 
-    def attribute_type(self, name: str) -> torch._C.Type | None:
+    def attribute_type(self, name: str) -> torch._C.JitType | None:
         try:
             return self.attribute_types[self.attribute_names.index(name)]
         except ValueError:
             return None
 
 
-def _is_module_class(t: torch._C.Type) -> bool:
+def _is_module_class(t: torch._C.JitType) -> TypeGuard[torch._C.ClassType]:
     """A class type with attributes and methods to annotate: not a C++ custom class such as
     quantized LinearPackedParamsBase, which has neither."""
-    return t.kind() == "ClassType" and not t.qualified_name().startswith("__torch__.torch.classes.")
+    return t.kind() == "ClassType" and not t.qualified_name().startswith("__torch__.torch.classes.")  # type: ignore[attr-defined]  # not in torch/_C's .pyi
 
 
 _SKELETONS: dict[str, torch._C.ScriptModule] = {}
@@ -78,10 +78,10 @@ def _new_skeleton(class_type: torch._C.ClassType) -> torch._C.ScriptModule:
     # once its tensor and submodule slots hold values (the iterator reads them).
     obj = torch._C._create_module_with_type(class_type)
     concrete = torch._C.ConcreteModuleType.from_jit_type(class_type)
-    for name, (jit_type, _is_param) in concrete.get_attributes().items():
+    for name, (jit_type, _is_param) in concrete.get_attributes().items():  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         if jit_type.kind() == "TensorType":
             obj.setattr(name, torch.empty(0))
-    for name, child in concrete.get_modules():
+    for name, child in concrete.get_modules():  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         obj.setattr(name, _skeleton(child.jit_type))
     return obj
 
@@ -97,17 +97,17 @@ def _layout_of_type(class_type: torch._C.ClassType) -> ClassLayout:
         return cached
     try:
         obj = _skeleton(class_type)
-        named = torch._C._jit_debug_module_iterators(obj)["named_attributes"]
+        named = torch._C._jit_debug_module_iterators(obj)["named_attributes"]  # type: ignore[attr-defined]  # not in torch/_C's .pyi
     except RuntimeError as e:
         raise AnnotationError(
             f"cannot read the attributes of class type {class_type.qualified_name()} ({e}). "
             "Annotate through the scripted module itself: pass script_module or script_module._c."
         ) from None
-    methods = tuple(class_type.method_names())
+    methods = tuple(class_type.method_names())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
     layout = _LAYOUTS[class_type.qualified_name()] = ClassLayout(
         qualname=class_type.qualified_name(),
         attribute_names=tuple(n for n, _ in named),
-        attribute_types=tuple(class_type.containedTypes()),
+        attribute_types=tuple(class_type.containedTypes()),  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         method_names=methods,
         method_schemas={m: obj._get_method(m).schema for m in methods},
     )
@@ -351,8 +351,9 @@ def forward_annotator(script_module, examples: Sequence[object]) -> ClassAnnotat
     annotator.exportPath(class_type, ["forward"])
     bounds: list[ArgSpec] = [None]
     for e in examples:
-        has_shape = hasattr(e, "shape") and isinstance(getattr(e, "dtype", None), torch.dtype)
-        bounds.append((list(e.shape), e.dtype, True) if has_shape else None)
+        shape, dtype = getattr(e, "shape", None), getattr(e, "dtype", None)
+        bounds.append((list(shape), dtype, True) if shape is not None and isinstance(dtype, torch.dtype)
+                      else None)
     n_args = len(script_module._c._get_method("forward").schema.arguments)
     annotator.annotateArgs(class_type, ["forward"], bounds + [None] * (n_args - len(bounds)))
     return annotator

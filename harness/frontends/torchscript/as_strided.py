@@ -143,8 +143,9 @@ class _Probe:
             shape = shapes[base.unique()]
             self.values[base.unique()] = torch.arange(math.prod(shape), dtype=torch.int64).reshape(shape)
 
-    def elements(self, value: torch._C.Value) -> torch.Tensor:
-        """``value`` with each element replaced by its index in the base."""
+    def elements(self, value: torch._C.Value) -> object:
+        """``value`` with each element replaced by its index in the base (a tensor, unless the
+        view op returns something else)."""
         known = self.values.get(value.unique())
         if known is not None:
             return known
@@ -165,6 +166,7 @@ class _Probe:
             return known
         node = value.node()
         kind = node.kind()
+        result: object
         if kind == "prim::Constant":
             result = node.t("value") if node.hasAttribute("value") and node.kindOf("value") == "t" \
                 else value.toIValue()
@@ -233,10 +235,11 @@ def _rows_read(node: torch._C.Node, shape: tuple[int, ...],
     if any(d <= 0 for d in rest):
         raise _Undecided("dynamic inner dimensions")
     probe = _Probe(declared)
-    _, size, stride, *offset = [probe.operand(v) if i else None
-                                for i, v in enumerate(node.inputs())]
-    offset = offset[0] if offset and offset[0] is not None else 0
-    if not all(isinstance(x, int) for x in (*size, *stride, offset)) or 0 in size:
+    _, size, stride, *tail = [probe.operand(v) if i else None
+                              for i, v in enumerate(node.inputs())]
+    offset = tail[0] if tail and tail[0] is not None else 0
+    if not (isinstance(size, list | tuple) and isinstance(stride, list | tuple) and isinstance(offset, int)) \
+            or not all(isinstance(x, int) for x in (*size, *stride)) or 0 in size:
         raise _Undecided("sizes or strides not constant")
     last = offset + sum((n - 1) * step for n, step in zip(size, stride))
     return (last // math.prod(rest) + 1, *rest)

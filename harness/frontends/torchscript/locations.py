@@ -23,6 +23,7 @@ neighbour's location (``LocationFactory.plan``), so no op of a function body is
 from __future__ import annotations
 
 import re
+from typing import cast
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,7 +88,7 @@ def traced_frames(text: str) -> tuple[Frame, ...]:
 def node_frames(node: torch._C.Node) -> tuple[Frame, ...]:
     """The node's source frames, innermost first; empty when it has no source range."""
     try:
-        text = node.sourceRange()
+        text = cast(str, node.sourceRange())  # the binding returns the text (the .pyi: a SourceRange)
     except RuntimeError:
         return ()
     if not text:

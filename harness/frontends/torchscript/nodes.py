@@ -177,9 +177,9 @@ class GraphImporter:
             else:
                 self._emit_operator(dotted, node, loc)
             return
-        op_name = PRIM_KIND_TO_OP.get(kind)
-        if op_name is not None:
-            self._emit_simple(op_name, node, loc)
+        prim_op = PRIM_KIND_TO_OP.get(kind)
+        if prim_op is not None:
+            self._emit_simple(prim_op, node, loc)
             return
         raise UnsupportedNodeError(
             kind, LocationFactory.describe(node), self.object_path,
@@ -233,6 +233,7 @@ class GraphImporter:
         kind = out.type().kind()
         if kind == "FunctionType":
             return  # Materialized by the prim::CallFunction that uses it.
+        value: object
         if not node.hasAttribute("value"):
             value = None
         elif node.kindOf("value") == "t":
@@ -242,7 +243,7 @@ class GraphImporter:
         target = self.jit_type(out, node)
         self.bind(out, self.adjust(self.constant(value, out.type(), loc, node), target, loc))
 
-    def constant(self, value, jit_type: torch._C.Type, loc: ir.Location, node: torch._C.Node | None = None,
+    def constant(self, value, jit_type: torch._C.JitType, loc: ir.Location, node: torch._C.Node | None = None,
                  name_hint: str = "") -> ir.Value:
         """An MLIR value holding a Python/IValue constant of the given TorchScript type."""
         if not name_hint and isinstance(value, (torch.Tensor, list, tuple, dict)):
@@ -281,7 +282,7 @@ class GraphImporter:
         receiver_type = receiver.type()
         sig = None
         if receiver_type.kind() == "ClassType":
-            sig = self.env.callees.method_signature(receiver_type.qualified_name(), name)
+            sig = self.env.callees.method_signature(receiver_type.qualified_name(), name)  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         operands = [self.lookup(receiver)] + [self.lookup(a) for a in args]
         jit_results = self._result_types(node)
         if sig is not None:
@@ -319,14 +320,14 @@ class GraphImporter:
 
     def _contained_types(self, jit_value: torch._C.Value, node: torch._C.Node) -> list[ir.Type]:
         return [self.env.types.from_jit(t, f"element of %{jit_value.debugName()}")
-                for t in jit_value.type().containedTypes()]
+                for t in jit_value.type().containedTypes()]  # type: ignore[attr-defined]  # not in torch/_C's .pyi
 
     def _tuple_construct(self, node: torch._C.Node, loc: ir.Location) -> None:
         # As upstream: an element whose type is a subtype of the tuple's (a tensor into an
         # Optional[Tensor] field) goes in as is, since the tuple op accepts subtypes; tensors
         # get their static information cast to the field's.
         elements = self._contained_types(node.output(), node)
-        element_jit = list(node.output().type().containedTypes())
+        element_jit = list(node.output().type().containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         operands = []
         for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit):
             if not (_is_tensor_type(v.type) and _is_tensor_type(t)) and jit_input.type().isSubtypeOf(jt):
@@ -394,7 +395,7 @@ class GraphImporter:
         self._bind_results(node, op)
 
 
-def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Location, name_hint: str,
+def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Location, name_hint: str,
                   context: str) -> ir.Value:
     """Constants of every TorchScript type, shared by graph constants and object slots."""
     kind = jit_type.kind()
@@ -430,7 +431,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
         i64 = ir.IntegerType.get_signless(64)
         return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
     if isinstance(value, (list, tuple)):
-        contained = list(jit_type.containedTypes())
+        contained = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         if kind == "ListType":
             elem_types = [contained[0]] * len(value)
         elif kind == "TupleType":
@@ -453,7 +454,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
         return ir.Operation.create("torch.prim.ListConstruct", results=[result], operands=elems,
                                    loc=loc).result
     if isinstance(value, dict):
-        key_t, val_t = list(jit_type.containedTypes())
+        key_t, val_t = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         keys = [emit_constant(env, k, key_t, loc, f"{name_hint}.key", context) for k in value]
         vals = [emit_constant(env, v, val_t, loc, f"{name_hint}.{k}", context) for k, v in value.items()]
         return ir.Operation.create("torch.prim.DictConstruct", results=[types.from_jit(jit_type, context)],
@@ -463,7 +464,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.Type, loc: ir.Locati
 
 
 def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hint: str, context: str,
-                scalar: Callable[[object, torch._C.Type], ir.Value] | None = None) -> ir.Value:
+                scalar: Callable[[object, torch._C.JitType], ir.Value] | None = None) -> ir.Value:
     """A tensor literal; a quantized tensor is its integer literal wrapped in
     ``torch.per_tensor_affine.create`` with its scale and zero point, as upstream imported it.
     ``scalar`` makes those two constants (the object graph shares equal ones)."""
@@ -490,7 +491,7 @@ def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hin
         operands=[literal, scale, zero_point], loc=loc).result
 
 
-def _jit_type_of_python(value) -> torch._C.Type:
+def _jit_type_of_python(value) -> torch._C.JitType:
     if isinstance(value, bool):
         return torch._C.BoolType.get()
     if isinstance(value, int):

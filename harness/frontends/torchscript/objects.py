@@ -37,15 +37,15 @@ _BY_VALUE = (type(None), bool, int, float, str)
 class ClassInfo:
     qualname: str
     attr_names: list[str]
-    attr_types: list[torch._C.Type]
-    methods: dict[str, object]  # name -> torch._C.ScriptMethod
+    attr_types: list[torch._C.JitType]
+    methods: dict[str, torch._C.ScriptMethod]
     first_path: str
     signatures: dict[str, Signature] = field(default_factory=dict)
     emitted: bool = False
 
 
 def named_attributes(obj) -> list[tuple[str, object]]:
-    return torch._C._jit_debug_module_iterators(obj)["named_attributes"]
+    return torch._C._jit_debug_module_iterators(obj)["named_attributes"]  # type: ignore[attr-defined]  # not in torch/_C's .pyi
 
 
 def is_linear_params(value) -> bool:
@@ -77,7 +77,7 @@ class ObjectGraph:
     def _attributes(self, obj: torch._C.ScriptModule, info: ClassInfo) -> list[tuple[str, object]]:
         # The names are the class's; reading each value is cheaper than the iterator, which
         # walks every parameter, buffer and submodule of the object on each call.
-        return [(name, obj.getattr(name)) for name in info.attr_names]
+        return [(name, obj.getattr(name)) for name in info.attr_names]  # type: ignore[attr-defined]  # not in torch/_C's .pyi
 
     def collect(self, obj: torch._C.ScriptModule, path: str) -> None:
         class_type = obj._type()
@@ -88,7 +88,7 @@ class ObjectGraph:
             info = ClassInfo(
                 qualname=qualname,
                 attr_names=[n for n, _ in named],
-                attr_types=list(class_type.containedTypes()),
+                attr_types=list(class_type.containedTypes()),  # type: ignore[attr-defined]  # not in torch/_C's .pyi
                 methods={name: obj._get_method(name) for name in obj._method_names()},
                 first_path=path,
             )
@@ -99,7 +99,7 @@ class ObjectGraph:
                     "be imported."
                 )
             self.classes[qualname] = info
-        for (name, value), jit_type in zip(named, class_type.containedTypes()):
+        for (name, value), jit_type in zip(named, class_type.containedTypes()):  # type: ignore[attr-defined]  # not in torch/_C's .pyi
             if isinstance(value, torch._C.ScriptModule):
                 self.collect(value, f"{path}.{name}")
             elif is_linear_params(value):
@@ -144,10 +144,10 @@ class ObjectGraph:
         """Whether two wrappers are one TorchScript object. The binding exposes no pointer, so
         this flips ``training`` through one wrapper, reads it through the other, and restores
         it; only called for wrappers of one class."""
-        before = a.getattr("training")
+        before = a.getattr("training")  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         try:
             a.setattr("training", not before)
-            return b.getattr("training") != before
+            return b.getattr("training") != before  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         finally:
             a.setattr("training", before)
 
@@ -179,7 +179,7 @@ class ObjectGraph:
 
     # ----- slot values ------------------------------------------------------------------
 
-    def import_value(self, value, jit_type: torch._C.Type, path: str) -> ir.Value:
+    def import_value(self, value, jit_type: torch._C.JitType, path: str) -> ir.Value:
         if isinstance(value, torch._C.ScriptModule):
             return self.import_object(value, path)
         loc = ir.Location.name(path, self.env.locs.unknown)

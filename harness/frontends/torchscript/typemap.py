@@ -92,7 +92,7 @@ def tensor_type_asm(
 
 
 class TypeMapper:
-    """Maps ``torch._C.Type`` to ``ir.Type`` within one context, with a cache by assembly."""
+    """Maps ``torch._C.JitType`` to ``ir.Type`` within one context, with a cache by assembly."""
 
     def __init__(self, context: ir.Context, *, ignore_tensor_shapes: bool = False,
                  value_semantics: bool = False):
@@ -111,11 +111,11 @@ class TypeMapper:
     def tensor(self, sizes, dtype, *, context: str = "tensor") -> ir.Type:
         return self.parse(tensor_type_asm(sizes, dtype, value_semantics=self.value_semantics, context=context))
 
-    def from_jit(self, jit_type: torch._C.Type, context: str, *, refine: bool = True) -> ir.Type:
+    def from_jit(self, jit_type: torch._C.JitType, context: str, *, refine: bool = True) -> ir.Type:
         """The MLIR type of a TorchScript type; ``refine=False`` erases tensor shapes/dtypes."""
         return self.parse(self.asm(jit_type, context, refine=refine))
 
-    def asm(self, jit_type: torch._C.Type, context: str, *, refine: bool = True) -> str:
+    def asm(self, jit_type: torch._C.JitType, context: str, *, refine: bool = True) -> str:
         kind = jit_type.kind()
         simple = JIT_KIND_TO_MLIR_TYPE_ASM.get(kind)
         if simple is not None:

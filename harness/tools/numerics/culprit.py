@@ -134,12 +134,14 @@ def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptio
     finder = _Finder(subject, worker, options, say)
     result = finder.observed_run()
     if result is None and finder.hidden and (chain is not None or localize_chain is not None):
-        chain = chain if chain is not None else localize_chain()
+        if chain is None and localize_chain is not None:
+            chain = localize_chain()
         result = finder.from_chain(chain, chain_pipeline) if chain is not None else None
     if result is None:
         result = OneOpResult(None, finder.why)
     elif result.culprit is not None:
-        result.program = finder.tried.get(result.culprit.position, (None,))[0]
+        tried = finder.tried.get(result.culprit.position)
+        result.program = tried[0] if tried is not None else None
         if result.culprit.alone:
             finder.share(result.culprit)
         if opinions:
@@ -167,7 +169,8 @@ class _Finder:
         self.candidates: list[str] = []
         self.hidden = False  # the observed run is right: returning values hid the miscompile
         self.final_abs = 0.0
-        self.tried: dict[int, tuple[Program, ProbeResult | None, OwnDiff | None]] = {}
+        # Each op run alone: its program, run and own difference; None when it cannot run alone.
+        self.tried: dict[int, tuple[Program, ProbeResult, OwnDiff | None] | None] = {}
 
     def _run(self, program: Program, name: str) -> ProbeResult:
         path = self.folder / f"{name}.mlir"
@@ -241,14 +244,17 @@ class _Finder:
                 ran = self._run(program, name)
             except Exception as e:  # noqa: BLE001 - an op that cannot stand alone is skipped
                 self.say(f"{self.cuts.label(position)} cannot run alone: {e}")
-                self.tried[position] = (None, None, None)
+                self.tried[position] = None
                 return None
             own = None
             if ran.outputs:
                 own = own_diff(self.subject, position, list(ran.outputs),
                                program.expected(self.subject.values))
             self.tried[position] = (program, ran, own)
-        program, ran, own = self.tried[position]
+        tried = self.tried[position]
+        if tried is None:
+            return None
+        program, ran, own = tried
         if own is None or not own.departs:
             return None
         culprit = self._culprit(position, own, inside, alone=True)
@@ -325,7 +331,10 @@ class _Finder:
         """The final difference the culprit's error causes alone, as a share of the real one."""
         p = culprit.position
         try:
-            actual = dict(zip(self.tried[p][0].results, self.tried[p][1].outputs))
+            tried = self.tried[p]
+            if tried is None:
+                raise ValueError(f"{self.cuts.label(p)} did not run alone")
+            actual = dict(zip(tried[0].results, tried[1].outputs))
             rest = self.cuts.build(p, END)
             values = self.subject.values
             inputs = [actual[ref] if ref in actual else values.array(ref) for ref in rest.args]

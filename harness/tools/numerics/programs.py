@@ -282,4 +282,5 @@ def _elements(type_: ir.Type) -> int:
     spec = torch_tensor_spec(str(type_))
     if spec is None or any(d is None for d in spec.shape):
         return LITERAL_ARG_ELEMENTS + 1
-    return int(np.prod(spec.shape, dtype=np.int64)) if spec.shape else 1
+    dims = [d for d in spec.shape if d is not None]  # every one: none is dynamic
+    return int(np.prod(dims, dtype=np.int64)) if dims else 1

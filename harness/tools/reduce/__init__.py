@@ -116,12 +116,12 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
                             f"MLIR Python bindings it no longer fails as '{session.failure}'. "
                             "Convert it to text with 'torch-mlir-opt FILE -o OUT.mlir' and reduce that.")
                     state = None
-            if state is None:
+            if isinstance(state, IRState):
+                reduce_ir(state)
+            else:  # None: no IR, or it does not print back as it was
                 session.by_lines()
                 state = LineState(session, text)
                 reduce_lines(state)
-            else:
-                reduce_ir(state)
         except Stop:
             pass
         assert state is not None

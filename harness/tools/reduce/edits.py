@@ -224,7 +224,7 @@ def zero_splat(shaped: ir.Type) -> ir.DenseElementsAttr | None:
 def _zero_tensor(info: TensorInfo) -> ir.DenseElementsAttr | None:
     if not info.is_static:
         return None
-    zero = zero_element(info.dtype)  # type: ignore[arg-type]  # is_static: dtype is known
+    zero = zero_element(info.dtype)
     if zero is None:
         return None
     return ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get(list(info.sizes), info.dtype), zero)  # type: ignore[arg-type]

@@ -287,7 +287,7 @@ class NumericsSession(Session):
             return False
         if reference.random_ops or reference.type_notes:
             return False
-        table = {s: self.table[s] for s in sources}
+        table: dict[str, np.ndarray | None] = {s: self.table[s] for s in sources}  # None: bf16
         ops = [o.operation for o in entry_block(func).operations]
         for record in reference.values:
             op = ops[record.index]
@@ -315,7 +315,7 @@ class NumericsSession(Session):
     def verdict(self, result: ProbeResult) -> float | None:
         """None when the candidate is not kept; else its score (the worst difference). A
         subclass keeps another kind of failure with the same evaluation and inputs."""
-        if not result.mismatch:
+        if not result.mismatch or result.numerics is None:  # a mismatch has its numerics
             return None
         return max((o.max_abs_diff for o in result.numerics.outputs if not o.ok), default=0.0)
 

@@ -16,6 +16,7 @@ operand of its type), regions inlined, function arguments, and the binary's own
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
@@ -88,8 +89,7 @@ def delta_debug(state: State, reduction: Chunked) -> None:
         end = count()
         while end > 0:
             chunk = range(max(0, end - size), end)
-            state.attempt(lambda candidate, chunk=chunk: reduction.remove(candidate, chunk),
-                          reduction.label(chunk))
+            state.attempt(functools.partial(reduction.remove, chunk=chunk), reduction.label(chunk))
             end = min(chunk.start, count())
         if size == 1:
             return

@@ -11,10 +11,12 @@ boundary through the capsules the bindings provide for C-API interop (``_CAPIPtr
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from torch_mlir import ir
 
@@ -75,7 +77,7 @@ class _CAPI:
         lib = ctypes.CDLL(str(next(folder.glob("libTorchMLIRAggregateCAPI.*"))))
         self.is_a = {k: self._declare(lib, f"torchMlirTypeIsATorch{suffix}", ctypes.c_bool, _MlirType)
                      for k, suffix in _IS_A.items()}
-        self.tensor: dict[TypeKind, dict[str, ctypes._CFuncPtr]] = {}
+        self.tensor: dict[TypeKind, dict[str, Callable[..., Any]]] = {}
         for kind, prefix in ((TypeKind.VALUE_TENSOR, "torchMlirTorchValueTensorType"),
                              (TypeKind.TENSOR, "torchMlirTorchNonValueTensorType")):
             self.tensor[kind] = {

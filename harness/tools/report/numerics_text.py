@@ -23,6 +23,7 @@ from ..reduce.numerics import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
+from .repro_check import ReproCheck
 from .result import REPRODUCED_STATUS
 from .sections import Provenance, Verdict, root_cause, section_values
 from .template import render
@@ -43,7 +44,7 @@ class MiscompileFindings:
     reduced: NumericsReduceResult
     bisected: NumericsBisectResult    # of reduced.mlir: the chain, its lines, the blame
     exe: OptBinary
-    check: object                     # numerics.ReproCheck: describe(), reproduced
+    check: ReproCheck                 # the bundle's self-check
     reduced_text: str
     linalg_text: str
     inputs: list[np.ndarray]

@@ -210,24 +210,24 @@ class _IRStream:
             quote = chunk.find('"', i, newline)
             j = quote if quote >= 0 else newline
             if j >= n:
-                self._body(out, chunk[i:])
+                self._body(self._inner, out, chunk[i:])
                 break
-            self._body(out, chunk[i:j])
+            self._body(self._inner, out, chunk[i:j])
             if j == quote and self._backslashes % 2:  # an escaped quote
-                self._body(out, '"')
+                self._body(self._inner, out, '"')
             else:
                 out.append(self._inner.flush() + chunk[j])
                 self._inner = None
             i = j + 1
         return "".join(out)
 
-    def _body(self, out: list[str], text: str) -> None:
+    def _body(self, inner: _Stream, out: list[str], text: str) -> None:
         if not text:
             return
         stripped = text.rstrip("\\")
         run = len(text) - len(stripped)
         self._backslashes = self._backslashes + run if not stripped else run
-        out.append(self._inner.feed(text))
+        out.append(inner.feed(text))
 
 
 @dataclass
@@ -280,8 +280,8 @@ class Redactor:
                 site_dirs += site.getsitepackages() + [site.getusersitepackages()]
             except AttributeError:  # some embedded interpreters lack them
                 pass
-            for d in site_dirs:
-                add(d, "<site-packages>")
+            for site_dir in site_dirs:
+                add(site_dir, "<site-packages>")
             add(sys.prefix, "<venv>" if sys.prefix != sys.base_prefix else "<python>")
             add(sys.base_prefix, "<python>")
             add(Path(__file__).resolve().parents[3], "<repo>")

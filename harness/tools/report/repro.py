@@ -10,6 +10,7 @@ from __future__ import annotations
 import shlex
 import signal as signal_module
 
+from harness.compiler.crash import CrashInfo
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import REPRODUCER_SUMMARY, RunRecord
 from harness.compiler.runner import RunOptions, build_command
@@ -82,7 +83,7 @@ def _check(original: RunRecord, replay: RunRecord, limit: int) -> str:
             'esac'])
     crash = original.crash
     if original.outcome in (Outcome.CRASH, Outcome.ASSERTION) and crash is not None:
-        return _crash_check(original, replay)
+        return _crash_check(crash, replay, original.outcome)
     key = "error: " + diagnostic_key(replay if not replay.ok and replay.outcome is original.outcome
                                      else original)
     return _grep_check(key)
@@ -98,10 +99,10 @@ def _grep_check(key: str) -> str:
         'fi'])
 
 
-def _crash_check(original: RunRecord, replay: RunRecord) -> str:
+def _crash_check(crash: CrashInfo, replay: RunRecord, outcome: Outcome) -> str:
+    """The check of a record that crashed (``crash``, its ``outcome``) against its replay."""
     q = shlex.quote
-    crash = original.crash
-    same = replay.crash if replay.crash is not None and replay.outcome is original.outcome else crash
+    same = replay.crash if replay.crash is not None and replay.outcome is outcome else crash
     lines: list[str] = []
     key = ""
     if same.assertion is not None:

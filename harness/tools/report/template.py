@@ -15,8 +15,12 @@ from importlib import resources
 
 class _Template(string.Template):
     delimiter = "@"
-    flags = 0
-    pattern = r"@(?:(?P<escaped>(?!))|(?P<named>[A-Z][A-Z0-9_]*)@|(?P<braced>(?!))|(?P<invalid>(?!)))"
+    flags = re.RegexFlag(0)
+    # A string, as string.Template documents (its __init_subclass__ compiles it with flags);
+    # the .pyi types only the compiled form.
+    pattern = (
+        r"@(?:(?P<escaped>(?!))|(?P<named>[A-Z][A-Z0-9_]*)@|(?P<braced>(?!))|(?P<invalid>(?!)))"  # type: ignore[assignment]
+    )
 
 
 _ALONE = re.compile(r"^@([A-Z][A-Z0-9_]*)@$")
