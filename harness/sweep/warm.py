@@ -348,7 +348,7 @@ class WarmServer:
 
     def takes(self, argv: Sequence[str]) -> bool:
         """Whether ``argv`` is a ``-m`` run of this server's Python."""
-        return len(argv) >= 3 and argv[0] == self.python and argv[1] == "-m" and not self.failure
+        return len(argv) >= 3 and argv[0] == self.python and argv[1] == "-m"
 
     def _read(self, sock: socket.socket) -> None:
         while True:
@@ -411,6 +411,7 @@ class Warm:
         self._lock = threading.Lock()
         self.server: WarmServer | None = None
         self._said = False
+        self._say: Callable[[str], None] | None = None
 
     @contextmanager
     def serving(self, python: str, cwd: str | None, log: Path | None = None,
@@ -455,9 +456,14 @@ class Warm:
         """Says once that the models start cold from here on."""
         with self._lock:
             said, self._said = self._said, True
-        say = getattr(self, "_say", None)
-        if not said and say is not None:
-            say(f"warm workers unavailable ({why}); the models start cold from here")
+        if said:
+            return
+        line = f"warm workers unavailable ({why}); the models start cold from here"
+        if server.log is not None:
+            with open(server.log, "a", encoding="utf-8") as log:
+                log.write(f"harness sweep: {line}\n")
+        if self._say is not None:
+            self._say(line)
 
 
 #: The one registry of a sweep process.
