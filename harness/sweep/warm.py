@@ -386,9 +386,12 @@ class WarmServer:
             process._exited(-signal.SIGKILL, self.failure)
 
     def close(self, timeout_s: float = 10.0) -> None:
-        """Ends the server (it kills what children it still has); twice is once."""
+        """Ends the server (it kills what children it still has); twice is once. A caller
+        still waiting for its imports goes cold at once."""
         with self._lock:
             sock, self._sock = self._sock, None
+            self.failure = self.failure or "the warm server is closed"
+        self._ready.set()
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
