@@ -33,9 +33,10 @@ exec sleep 600
 # The sweep's CLI, with every child started through a fake Python (SweepOptions.python), cold
 # (the warm server's equivalents are in test_sweep_warm.py).
 DRIVER = """
-import functools, sys
+import sys
 from harness.sweep import runner
-runner.SweepOptions = functools.partial(runner.SweepOptions, python=sys.argv[1], warm=False)
+Options = runner.SweepOptions
+runner.SweepOptions = lambda **kw: Options(**{**kw, "python": sys.argv[1], "warm": False})
 from harness.cli import main
 sys.exit(main(sys.argv[2:]))
 """

@@ -101,6 +101,13 @@ def _tree(pid: int) -> list[int]:
         return []
 
 
+def _is_server(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).cmdline()[1:3] == ["-m", "harness.sweep.warm"]
+    except psutil.Error:  # gone meanwhile (a watchdog, a child)
+        return False
+
+
 def test_a_crash_and_a_hang_cost_only_themselves_and_the_hang_dies_at_its_timeout(tmp_path):
     out = tmp_path / "sweep"
     start = time.monotonic()
@@ -131,7 +138,7 @@ def test_a_killed_server_takes_its_children_and_the_sweep_goes_on_cold(tmp_path)
     proc = _sweep(tmp_path, "hang-a", "crash-b", "--out", str(out), "--timeout", "300")
     try:
         pid, server = wait_for(lambda: _started(tmp_path).get("hang-a"), timeout_s=180)
-        assert psutil.Process(server).cmdline()[1:3] == ["-m", "harness.sweep.warm"]
+        assert _is_server(server)
         os.kill(server, signal.SIGKILL)
         wait_for(lambda: not alive(pid), timeout_s=10)
         stdout, stderr = proc.communicate(timeout=120)
@@ -252,3 +259,31 @@ def test_warm_records_equal_cold_ones(tmp_path, models):
                       for v in cold["variants"] for port in v["ports"]]
     assert all(outcome == "verified" for ports in _outcomes(runs["warm"]).values()
                for _, _, outcome, _ in ports)
+
+
+@pytest.mark.parametrize("when", ["importing", "porting"])
+def test_a_stop_signal_ends_a_warm_sweep_within_seconds(tmp_path, when):
+    """SIGTERM while the server still imports, or while a (stubborn) port runs: the sweep exits
+    within 15 s with 128+15, leaving no server, no child and no record for the stopped model."""
+    out = tmp_path / "sweep"
+    proc = _sweep(tmp_path, "hang-a", "--out", str(out), "--timeout", "300")
+    try:
+        if when == "importing":
+            server = wait_for(lambda: [p for p in _tree(proc.pid) if _is_server(p)],
+                              timeout_s=60, interval_s=0.05)[0]
+            hang = None
+        else:
+            hang, server = wait_for(lambda: _started(tmp_path).get("hang-a"), timeout_s=180)
+        tree = _tree(proc.pid)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        took = time.monotonic() - sent
+        wait_for(lambda: _gone([server, *tree, *([hang] if hang else [])]), timeout_s=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    assert took < 15, f"the sweep took {took:.1f} s to stop"
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert not (out / "records" / "hang-a.json").exists()

@@ -63,7 +63,7 @@ def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None 
         return found
 
     served = WARM.serving(python, None, out / LOGS / "warm-server.log", say) if warm else nullcontext()
-    with served, ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, CHILDREN.stopped_on_exit(pool):
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, served, CHILDREN.stopped_on_exit(pool):
         for found in pool.map(one, enumerate(batches, 1)):
             why.update(found)
     built = [t for t in types if why.get(t) == "ok"]

@@ -324,7 +324,9 @@ def run_sweep(models: Sequence[str], options: SweepOptions,
 
     warm = WARM.serving(options.python, options.cwd, options.out / LOGS / "warm-server.log",
                         say) if options.warm else nullcontext()
-    with warm, ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, \
+    # The server closes before the pool waits for its workers: one still waiting for the
+    # server's imports then goes cold, or stops when the sweep is stopping.
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, warm, \
             CHILDREN.stopped_on_exit(pool):
         return list(pool.map(one, models))
 

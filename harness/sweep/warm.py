@@ -385,7 +385,7 @@ class WarmServer:
         for process in left:
             process._exited(-signal.SIGKILL, self.failure)
 
-    def close(self, timeout_s: float = 10.0) -> None:
+    def close(self, timeout_s: float = 3.0) -> None:
         """Ends the server (it kills what children it still has); twice is once. A caller
         still waiting for its imports goes cold at once."""
         with self._lock:
