@@ -62,6 +62,8 @@ READY_TIMEOUT_S = 180.0
 #: How long a fork may take to be reported (milliseconds when the server is well).
 START_TIMEOUT_S = 60.0
 _MESSAGE_BYTES = 1 << 20
+#: Room in the server's command line for each child's own (:func:`_retitle`).
+TITLE_ROOM = 2048
 _PR_SET_PDEATHSIG = 1
 #: A child's exit when it could not set itself up (before the module ran).
 EXIT_SETUP = 70
@@ -177,6 +179,7 @@ def _fork(request: Mapping, fds: Sequence[int]) -> int:
         os.environ.clear()
         os.environ.update(request["env"])
         _fresh_stdio()
+        _retitle([request.get("python", sys.executable), "-m", request["module"], *request["args"]])
         return 0
     except BaseException:  # noqa: BLE001 - never fall back into the server's code
         os._exit(EXIT_SETUP)
@@ -189,6 +192,21 @@ def _die_with(server: int) -> None:
         os._exit(EXIT_SETUP)
     if os.getppid() != server:
         os._exit(EXIT_SETUP)
+
+
+def _retitle(argv: Sequence[str]) -> None:
+    """Shows the child's own command in ``ps`` and ``/proc/PID/cmdline`` (the sweep's tests and
+    its users find a port by its command line): written over the server's argument strings,
+    which hold :data:`TITLE_ROOM` bytes of room for it (a longer command is cut there). Python
+    keeps its own copy of argv, so nothing reads that memory after start-up."""
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (stat fields 48, 49)
+    except (OSError, IndexError, ValueError):
+        return
+    title = b"\0".join(os.fsencode(a) for a in argv)[:end - start - 1]
+    ctypes.memmove(start, title + b"\0" * (end - start - len(title)), end - start)
 
 
 def _fresh_stdio() -> None:
@@ -305,7 +323,8 @@ class WarmServer:
         try:
             watchdog.ready()
             self._proc = subprocess.Popen(
-                [self.python, "-m", MODULE, "--fd", str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                [self.python, "-m", MODULE, "--fd", str(theirs.fileno()), "--room", " " * TITLE_ROOM],
+                pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=self.cwd,
                 start_new_session=True)
             watchdog.watch(self._proc.pid)
@@ -330,17 +349,17 @@ class WarmServer:
         if not self.wait_ready():
             raise WarmUnavailable(self.failure)
         process = WarmProcess(argv)
-        request = {"module": argv[2], "args": list(argv[3:]), "cwd": os.path.abspath(cwd or os.getcwd()),
-                   "env": dict(env)}
         with self._lock:
             if self._sock is None or self.failure:
                 raise WarmUnavailable(self.failure or "the warm server is closed")
-            request["id"] = next(self._ids)
-            self._pending[request["id"]] = process
+            request_id = next(self._ids)
+            request = {"id": request_id, "python": argv[0], "module": argv[2], "args": list(argv[3:]),
+                       "cwd": os.path.abspath(cwd or os.getcwd()), "env": dict(env)}
+            self._pending[request_id] = process
             try:
                 socket.send_fds(self._sock, [json.dumps(request).encode()], [stdout, stderr])
             except OSError as e:
-                self._pending.pop(request["id"], None)
+                self._pending.pop(request_id, None)
                 raise WarmUnavailable(f"the warm server is gone ({e})") from None
         if not process._started.wait(START_TIMEOUT_S) or not process.pid:
             raise WarmUnavailable(process.error or self.failure or "the warm server did not fork")
@@ -478,6 +497,7 @@ def _main(argv: Sequence[str]) -> int:
 
     parser = argparse.ArgumentParser(prog=f"python -m {MODULE}")
     parser.add_argument("--fd", type=int, required=True, help="the sweep's socket (SOCK_SEQPACKET)")
+    parser.add_argument("--room", default="", help="spaces: room for each child's command line")
     job = serve(parser.parse_args(argv).fd)
     if job is None:
         return 0
