@@ -30,11 +30,13 @@ trap '' TERM INT HUP
 exec sleep 600
 """
 
-# The sweep's CLI, with every child started through a fake Python (SweepOptions.python).
+# The sweep's CLI, with every child started through a fake Python (SweepOptions.python), cold
+# (the warm server's equivalents are in test_sweep_warm.py).
 DRIVER = """
-import functools, sys
+import sys
 from harness.sweep import runner
-runner.SweepOptions = functools.partial(runner.SweepOptions, python=sys.argv[1])
+Options = runner.SweepOptions
+runner.SweepOptions = lambda **kw: Options(**{**kw, "python": sys.argv[1], "warm": False})
 from harness.cli import main
 sys.exit(main(sys.argv[2:]))
 """
@@ -120,9 +122,11 @@ def test_a_killed_sweep_takes_its_port_children_with_it(tmp_path):
         finish(proc)
 
 
-def test_a_killed_sweep_takes_a_real_port_and_its_compiler_children(tmp_path):
+@pytest.mark.parametrize("mode", ["cold", "warm"])
+def test_a_killed_sweep_takes_a_real_port_and_its_compiler_children(tmp_path, mode):
     """The real chain: sweep -> harness port (and the port's own watchdog) -> its --opt, here a
-    wrapper that hangs in a child of its own (a hung stage; the stage timeout is far off)."""
+    wrapper that hangs in a child of its own (a hung stage; the stage timeout is far off).
+    Warm, the port is a child of the sweep's warm server (harness/sweep/warm.py)."""
     marker = uuid.uuid4().hex
     wrapper = tmp_path / f"opt-{marker}"
     wrapper.write_text(
@@ -132,7 +136,8 @@ def test_a_killed_sweep_takes_a_real_port_and_its_compiler_children(tmp_path):
     wrapper.chmod(0o755)
     proc = subprocess.Popen([sys.executable, "-m", "harness", "sweep", "gpt2", "--out",
                              str(tmp_path / "sweep"), "--no-numerics", "--frontend", "torchscript",
-                             "--opt", str(wrapper), "--stage-timeout", "600"], cwd=ROOT, text=True,
+                             "--opt", str(wrapper), "--stage-timeout", "600",
+                             *(["--cold"] if mode == "cold" else [])], cwd=ROOT, text=True,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, preexec_fn=_default_stop_signals)
     try:
@@ -144,6 +149,9 @@ def test_a_killed_sweep_takes_a_real_port_and_its_compiler_children(tmp_path):
         tree = descendants(proc.pid)  # the port, its watchdog, the wrapper, its sleep, ours
         port = [p for p in tree if _argv(p)[1:5] == ["-m", "harness", "--no-progress", "port"]]
         assert port and shell in tree and children(shell)[0] in tree
+        if mode == "warm":  # a child of the server, showing its own command line
+            server = [p for p in tree if _argv(p)[1:3] == ["-m", "harness.sweep.warm"]]
+            assert server and port[0] in children(server[0])
         proc.kill()
         proc.wait(timeout=30)
         wait_for(lambda: not any(alive(p) for p in tree), timeout_s=10)

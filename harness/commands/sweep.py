@@ -100,7 +100,8 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
     if args.all:
         from ..sweep.catalog import all_models
 
-        built, skipped = all_models(out, force=args.force, say=say, jobs=args.jobs)
+        built, skipped = all_models(out, force=args.force, say=say, jobs=args.jobs,
+                                    warm=not args.cold)
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))
@@ -118,7 +119,7 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
-                           port_args=tuple(port_args), cwd=str(Path.cwd()))
+                           port_args=tuple(port_args), cwd=str(Path.cwd()), warm=not args.cold)
     # --builds: the same ports once per build, each build a sweep folder of its own
     # (DIR/builds/NAME), its ports run with --opt NAME.
     each = [replace(options, out=options.out / records.BUILDS / b, build=b,
@@ -173,6 +174,9 @@ def register(sub) -> None:
     p.add_argument("--stage-timeout", type=float, default=DEFAULT_STAGE_TIMEOUT_S,
                    help=f"the port's --timeout, per stage (default: {DEFAULT_STAGE_TIMEOUT_S:g})")
     p.add_argument("--jobs", "-j", type=int, default=1, help="models ported side by side (default: 1)")
+    p.add_argument("--cold", action="store_true",
+                   help="start each child in a fresh Python (default: fork it from one warm "
+                        "process that imported torch, transformers and torch_mlir once)")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="port on a Dask cluster instead: local:N starts N worker processes here; "
                         "tcp://HOST:PORT uses a running scheduler (pip install -e '.[cluster]')")

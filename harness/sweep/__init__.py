@@ -8,7 +8,8 @@
 - :mod:`.merge`: ``--merge DIR...``, the shards' records joined;
 - :mod:`.status`: the board's cells and the comparison with a baseline sweep;
 - :mod:`.board`, :mod:`.highlight`: ``index.html``; :mod:`.progress`: one line per model;
-- :mod:`.children`: the child processes, stopped with the sweep whatever ends it;
+- :mod:`.children`: the child processes, stopped with the sweep whatever ends it; :mod:`.warm`:
+  the warm server they fork from (torch, transformers and torch_mlir imported once);
   :mod:`.lock`: one sweep per folder.
 
 Records are the only state: no scheduler, no database.

@@ -13,12 +13,14 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 
 from .children import CHILDREN
 from .records import LOGS, MODELS_FILE
+from .warm import WARM
 
 #: Per type: a tiny model builds in well under a second; a hang costs this much.
 BUILD_TIMEOUT_S = 60.0
@@ -34,9 +36,10 @@ _WATCHDOG = "Timeout ("
 
 def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None = None,
                say: Callable[[str], None] | None = None, jobs: int = 2,
-               python: str = sys.executable) -> tuple[list[str], list[dict[str, str]]]:
+               python: str = sys.executable, warm: bool = True) -> tuple[list[str], list[dict[str, str]]]:
     """(the types that build, the skipped ones as {model_type, why}); ``candidates`` narrows
-    the types looked at (default: every type with a config class and a base model)."""
+    the types looked at (default: every type with a config class and a base model). With
+    ``warm``, the batches' processes fork from one warm server (:mod:`.warm`)."""
     path = out / MODELS_FILE
     if path.is_file() and not force and candidates is None:
         try:
@@ -59,7 +62,8 @@ def all_models(out: Path, force: bool = False, candidates: Sequence[str] | None 
             say(f"--all: {done[0]}/{len(types)} model types tried")
         return found
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, CHILDREN.stopped_on_exit(pool):
+    served = WARM.serving(python, None, out / LOGS / "warm-server.log", say) if warm else nullcontext()
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, served, CHILDREN.stopped_on_exit(pool):
         for found in pool.map(one, enumerate(batches, 1)):
             why.update(found)
     built = [t for t in types if why.get(t) == "ok"]

@@ -20,15 +20,26 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
+from typing import Protocol
 
 from harness.compiler.process import STOP_SIGNALS, signal_group, watchdog
 
 #: How long the children get to exit after SIGTERM before SIGKILL: well inside the 15 s a
 #: stopped sweep may take.
 STOP_GRACE_S = 5.0
+
+
+class Process(Protocol):
+    """A child as the sweep uses it: a Popen, or a forked warm worker (:mod:`.warm`)."""
+
+    pid: int
+
+    def wait(self, timeout: float | None = None) -> int | None: ...
+
+    def poll(self) -> int | None: ...
 
 
 class Stopped(Exception):
@@ -40,22 +51,25 @@ class Children:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen] = set()
+        self._running: set[Process] = set()
         self.stopping = False
 
-    def start(self, argv: Sequence[str], **popen) -> subprocess.Popen:
-        """Popen in a new session, its group known to the watchdog before anything can kill the
-        sweep unnoticed; :class:`Stopped` once the sweep is stopping."""
+    def start(self, argv: Sequence[str], spawn: Callable[[], Process] | None = None,
+              **popen) -> Process:
+        """Popen in a new session (or ``spawn()``: a warm worker, in a session of its own too),
+        its group known to the watchdog before anything can kill the sweep unnoticed;
+        :class:`Stopped` once the sweep is stopping."""
         with self._lock:  # stop() sees every child started before it, and none after
             if self.stopping:
                 raise Stopped(argv[0])
             watchdog.ready()
-            process = subprocess.Popen(list(argv), start_new_session=True, **popen)
+            process = spawn() if spawn is not None else \
+                subprocess.Popen(list(argv), start_new_session=True, **popen)
             watchdog.watch(process.pid)
             self._running.add(process)
         return process
 
-    def finished(self, process: subprocess.Popen) -> None:
+    def finished(self, process: Process) -> None:
         with self._lock:
             self._running.discard(process)
         watchdog.forget(process.pid)
@@ -85,7 +99,7 @@ class Children:
             raise
 
 
-def stop_groups(processes: Sequence[subprocess.Popen], grace_s: float) -> None:
+def stop_groups(processes: Sequence[Process], grace_s: float) -> None:
     for process in processes:
         signal_group(process.pid, signal.SIGTERM)
     deadline = time.monotonic() + grace_s

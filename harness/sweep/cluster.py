@@ -6,7 +6,8 @@
   scheduler``/``dask worker``, dask-jobqueue on Slurm or PBS, dask-kubernetes).
 - A task runs ``harness port`` in a child process on its worker, as the local sweep does
   (:func:`.runner.run_logged`: its own process group, killed on the model's timeout and when
-  the worker dies), so a crash or a hang costs one model.
+  the worker dies), so a crash or a hang costs one model. The child forks from the worker's
+  warm server (:mod:`.warm`, started by the worker's first task, gone with the worker).
 - Workers need no shared filesystem: a task returns the record, the log and the port's folder
   (a tar archive), and the submitting process writes them under ``--out`` with the record's
   paths moved there. The archive is unpacked with tarfile's ``data`` filter: a member that
@@ -42,6 +43,7 @@ from .children import CHILDREN
 from .progress import SweepProgress
 from .records import LOGS, PORTS, RECORDS, RunFailure, file_name, read_result, write_failure
 from .runner import ModelRun, SweepOptions, finish, port_flags, run_failure, run_logged
+from .warm import WARM
 
 #: A worker may die under a model once; the second death makes the model ``lost``.
 ALLOWED_FAILURES = 1
@@ -81,6 +83,7 @@ def port_task(model: str, flags: Sequence[str], timeout_s: float) -> PortTaskRes
         record, log = root / "record.json", root / "port.log"
         argv = [sys.executable, "-m", "harness", "--no-progress", "port", model,
                 "--json", str(record), "--out", str(root / PORTS), *flags]
+        WARM.keep(sys.executable, None)  # the worker's warm server, started by its first task
         code, timed_out, seconds = run_logged(argv, log, timeout_s, cwd=tmp)
         folder, note = _pack(root / PORTS)
         return PortTaskResult(model, worker, str(root), code, timed_out, seconds,

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from harness.compiler.process import signal_group
 from harness.errors import ERROR_PREFIX, UnsupportedModelError
 from harness.port.record import FrontendPort, PortOutcome, PortRecord, PortStage
 
-from .children import CHILDREN, Stopped
+from .children import CHILDREN, Process, Stopped
 from .progress import SweepProgress
 from .records import (
     LOGS,
@@ -37,6 +38,7 @@ from .records import (
     within,
     write_failure,
 )
+from .warm import WARM, WarmUnavailable
 
 #: Per model: a tiny port takes 20-60 s; the bound is for hangs, not for slow machines.
 DEFAULT_MODEL_TIMEOUT_S = 900.0
@@ -58,6 +60,8 @@ class SweepOptions:
     python: str = sys.executable
     cwd: str | None = None            # where the subprocesses start (None: this process's cwd)
     build: str = ""                   # --builds: the named build of this folder (port_args has its --opt)
+    warm: bool = True                 # fork the children from one process that imported torch,
+                                      # transformers and torch_mlir (.warm); False: a fresh Python each
 
 
 @dataclass
@@ -102,9 +106,12 @@ def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
             open(stdout if stdout else os.devnull, "w", encoding="utf-8") as result:
         out.write("$ " + shlex.join(argv) + "\n")
         out.flush()
-        process = CHILDREN.start(argv, stdout=result if stdout else out,
-                                 stderr=subprocess.STDOUT if not stdout else out, cwd=cwd,
-                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        process = _start_warm(argv, (result if stdout else out).fileno(), out.fileno(), cwd, env)
+        if process is None:
+            process = CHILDREN.start(argv, stdout=result if stdout else out,
+                                     stderr=subprocess.STDOUT if not stdout else out, cwd=cwd,
+                                     env=env)
         try:
             code, timed_out = process.wait(timeout=timeout_s), False
         except subprocess.TimeoutExpired:
@@ -119,6 +126,22 @@ def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
     if CHILDREN.stopping:
         raise Stopped(shlex.join(argv))
     return code, timed_out, time.monotonic() - start
+
+
+def _start_warm(argv: list[str], stdout: int, stderr: int, cwd: str | None,
+                env: dict[str, str]) -> Process | None:
+    """``argv`` forked from the sweep's warm server (:mod:`.warm`) when one serves it; None
+    when it must start cold (no server, or the server is gone: said once)."""
+    server = WARM.for_argv(argv)
+    if server is None:
+        return None
+    if server.wait_ready():  # outside CHILDREN's lock: a stop must not wait for the imports
+        try:
+            return CHILDREN.start(argv, spawn=lambda: server.spawn(argv, stdout, stderr, cwd, env))
+        except WarmUnavailable:
+            pass
+    WARM.unavailable(server, server.failure)
+    return None
 
 
 def _tail(log: Path, lines: int = 6) -> str:
@@ -320,7 +343,12 @@ def run_sweep(models: Sequence[str], options: SweepOptions,
         progress.finished(model, run.outcome, run.seconds, run.reused)
         return run
 
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, CHILDREN.stopped_on_exit(pool):
+    warm = WARM.serving(options.python, options.cwd, options.out / LOGS / "warm-server.log",
+                        say) if options.warm else nullcontext()
+    # The server closes before the pool waits for its workers: one still waiting for the
+    # server's imports then goes cold, or stops when the sweep is stopping.
+    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, warm, \
+            CHILDREN.stopped_on_exit(pool):
         return list(pool.map(one, models))
 
 
