@@ -45,6 +45,7 @@ from .session import (
     write_output,
 )
 from .strategy import reduce_ir, reduce_lines
+from .subject import subject_ops
 
 __all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
            "Strategy", "reduce_file"]
@@ -70,6 +71,7 @@ class ReduceResult:
     pipeline_text: str = ""  # the -pass-pipeline value that was run
     mode: Strategy = Strategy.IR  # LINES when the input was not parseable by the bindings
     stopped: Stopped = Stopped.DONE
+    subject: tuple[str, ...] = ()  # the op names every kept candidate still holds
 
     def summary(self) -> str:
         why = {Stopped.BUDGET: " (budget spent: best so far)",
@@ -103,6 +105,7 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     workdir = unique_dir("reduce-")
     try:
         session = Session(textual, original, options, workdir, out, start)
+        session.subject = subject_ops(original, text, (original.input_path, str(src)))
         write_output(out, raw)  # the best so far, until something smaller fails alike
         state: IRState | LineState | None = None
         try:
@@ -130,7 +133,7 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
             kept=session.kept, elapsed_s=time.monotonic() - start, signature=str(session.failure),
             output_path=str(out), input_path=str(src), pipeline=pipeline, pipeline_text=textual,
             mode=Strategy.IR if isinstance(state, IRState) else Strategy.LINES,
-            stopped=session.stopped,
+            stopped=session.stopped, subject=session.subject,
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
