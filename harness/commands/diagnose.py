@@ -94,7 +94,7 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     try:
         result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
             output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=opt,
-            try_timeout_s=args.timeout, progress=progress(args)))
+            try_timeout_s=args.timeout, progress=progress(args), at_failing_pass=args.at_failing_pass))
     except NothingToReduceError as e:
         print(f"nothing to reduce: {e.input_path} passes {e.pipeline}")
         return EXIT_OK
@@ -193,6 +193,11 @@ def register(sub) -> None:
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=defaults.REDUCE_MAX_TRIES,
                    help="most runs of torch-mlir-opt on candidates")
+    p.add_argument("--at-failing-pass", choices=["never", "object-graph", "always"],
+                   default="object-graph",
+                   help="reduce the IR just before the failing pass (from bisect) through that pass "
+                        "alone: for TorchScript object-graph input (default), always, or never; "
+                        "the printed reproduce command then runs that pass")
     numerics.numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on "
                                "each candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
     p.set_defaults(fn=cmd_reduce)
