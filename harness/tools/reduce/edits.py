@@ -479,3 +479,39 @@ def _slice(func: ir.Operation, target: ir.Operation, depth: int | None) -> bool:
                 return False
             ops[i].erase()
     return True
+
+
+def knock_out(module: ir.Operation, subject: tuple[str, ...]) -> bool:
+    """Every op named in ``subject`` gone, so the pipeline may meet the next failure: its whole
+    function when nothing calls it, else the op alone, each used result replaced by an operand
+    of its type, a new argument (a function nothing calls) or a zero constant. False when none
+    is found, nothing would be left, or some op has nothing to stand in for a used result."""
+    callers = symbol_users(module)
+    funcs = [t for t in children(module) if is_function(t)]
+    hits = [u for u in op_units(module) if op_label(u.op) in subject]
+    whole = {name for u in hits if u.parent is None and u.func is not None
+             and (name := sym_name(u.func)) and not callers.get(name)}
+    if not hits or len(whole) >= len(funcs):
+        return False
+    for unit in reversed(hits):
+        func = unit.func
+        name = sym_name(func) if func is not None else None
+        if name in whole:
+            continue
+        free = func is not None and not callers.get(name or "")
+        same = same_typed_operands(unit.op) or [None] * len(unit.op.results)
+        for result, value in zip(unit.op.results, same):
+            if not has_uses(result):
+                continue
+            if value is None and free and states_rank_and_dtype(result.type):
+                value = add_argument(func, result.type, unit.op.location)
+            if value is None:
+                value = insert_constant(result.type, unit.op, unit.op.location)
+            if value is None:
+                return False
+            result.replace_all_uses_with(value)
+        unit.op.erase()
+    for func in funcs:
+        if sym_name(func) in whole:
+            func.erase()
+    return True
