@@ -515,3 +515,23 @@ def knock_out(module: ir.Operation, subject: tuple[str, ...]) -> bool:
         if sym_name(func) in whole:
             func.erase()
     return True
+
+
+def drop_unused(func: ir.Operation) -> bool:
+    """Constants and lists nothing uses, and arguments nothing uses, erased: edits that cannot
+    change what the function computes, so they need no run to be kept."""
+    block = entry_block(func)
+    erased = False
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed([o.operation for o in block.operations][:-1]):
+            if (op.name in CONSTANT_OPS or op.name == "torch.prim.ListConstruct") and \
+                    not any(has_uses(r) for r in op.results):
+                op.erase()
+                changed = erased = True
+    for i in reversed(range(len(block.arguments))):
+        if not has_uses(block.arguments[i]):
+            erase_arguments(func, range(i, i + 1))
+            erased = True
+    return erased
