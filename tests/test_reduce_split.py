@@ -3,9 +3,13 @@ module give three files, each with its own op, in the order the pipeline meets t
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from harness.errors import NothingToReduceError
+from harness.errors import NothingToReduceError, OutputError
 from harness.tools.reduce import ReduceOptions
 from harness.tools.reduce.split import reduce_each
 
@@ -53,4 +57,25 @@ def test_a_passing_input_has_no_case(tmp_path):
     src = tmp_path / "fine.mlir"
     src.write_text("func.func @fine" + THREE_GAPS.split("func.func @fine")[1].split("func.func @rshift")[0])
     with pytest.raises(NothingToReduceError):
+        reduce_each(src, CONTRACT, tmp_path / "cases")
+
+
+def test_cli_each_prints_one_case_per_failure(tmp_path):
+    src = tmp_path / "gaps.mlir"
+    src.write_text(THREE_GAPS)
+    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(src), "--pipeline", CONTRACT,
+                           "--each", "-o", str(tmp_path / "cases"), "--budget-s", "20"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+                          timeout=600)
+    assert proc.returncode == 1, proc.stderr
+    keeps = [line for line in proc.stdout.splitlines() if line.startswith("  keeps: ")]
+    assert [k.rsplit("(subject: ", 1)[1].rstrip(")") for k in keeps] == OPS
+    assert sorted(p.name for p in (tmp_path / "cases").iterdir()) == [f"reduced-{n}.mlir" for n in (1, 2, 3)]
+
+
+def test_a_file_where_the_folder_goes_is_an_output_error(tmp_path):
+    src = tmp_path / "gaps.mlir"
+    src.write_text(THREE_GAPS)
+    (tmp_path / "cases").write_text("")
+    with pytest.raises(OutputError):
         reduce_each(src, CONTRACT, tmp_path / "cases")

@@ -20,7 +20,7 @@ from harness.compiler import pipelines
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.mlir import print_op
 from harness.compiler.runner import RunOptions, check_input, run_pipeline
-from harness.errors import NothingToReduceError
+from harness.errors import NothingToReduceError, OutputError
 
 from . import ReduceOptions, ReduceResult, reduce_file
 from .edits import knock_out, parse_input
@@ -39,7 +39,11 @@ def reduce_each(path: str | os.PathLike, pipeline: str, out_dir: str | os.PathLi
     src = check_input(path)
     textual = pipelines.default().resolve(pipeline)
     folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot make the folder {folder} for the reduced cases: {e.strerror}. "
+                          "Name a folder (-o) that can be made or exists.") from None
     text = src.read_text(errors="replace")
     extra = ("-mlir-disable-threading",) if options.disable_threading else ()
     work = unique_dir("reduce-each-")
