@@ -91,7 +91,9 @@ def _knocked_out(path: Path, subject: tuple[str, ...], out: Path) -> Path | None
             module.verify()
         except ir.MLIRError:
             return None
-        write_atomically(out, print_op(module))
+        text = print_op(module)
+        assert text is not None, "print_op returns the text when no file is given"
+        write_atomically(out, text)
     return out
 
 

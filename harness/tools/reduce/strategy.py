@@ -19,6 +19,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
+from functools import partial
 from typing import Any, Protocol
 
 from torch_mlir import ir
@@ -141,7 +142,7 @@ class SliceToSubject(Reduction):
             return False
         for depth in (0, 1, None):
             for alone in (True, False):
-                if state.attempt(lambda c, d=depth, a=alone: edits.slice_to(c, subject, d, a),
+                if state.attempt(partial(edits.slice_to, subject=subject, depth=depth, alone=alone),
                                  f"the subject {subject[0]} and its operands"
                                  + ("" if depth is None else f" {depth} deep")
                                  + (", its function alone" if alone else "")):
