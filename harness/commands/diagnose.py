@@ -90,21 +90,27 @@ def cmd_reduce(args: argparse.Namespace) -> int:
     from ..errors import NothingToReduceError
     from ..tools.reduce import ReduceOptions, reduce_file
 
+    from ..compiler import builds
+    from ..tools.reduce.split import reduce_each
+
     opt = tool_opt(args)
+    options = ReduceOptions(
+        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=opt,
+        try_timeout_s=args.timeout, progress=progress(args),
+        at_failing_pass="never" if args.each else args.at_failing_pass)
     try:
-        result = reduce_file(args.file, args.pipeline, options=ReduceOptions(
-            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries, opt=opt,
-            try_timeout_s=args.timeout, progress=progress(args)))
+        results = reduce_each(args.file, args.pipeline, args.output, options=options) if args.each \
+            else [reduce_file(args.file, args.pipeline, options=options)]
     except NothingToReduceError as e:
         print(f"nothing to reduce: {e.input_path} passes {e.pipeline}")
         return EXIT_OK
-    print(f"reduced {args.file}: {result.summary()}")
-    print(f"  keeps: {result.signature}")
-    print(f"  -> {result.output_path}")
-    from ..compiler import builds
-
     exe = builds.resolve(opt).path
-    print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
+    for result in results:
+        print(f"reduced {args.file}: {result.summary()}")
+        print(f"  keeps: {result.signature}" + (f" (subject: {', '.join(result.subject)})"
+                                                if args.each and result.subject else ""))
+        print(f"  -> {result.output_path}")
+        print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
     return EXIT_FAILURE
 
 
@@ -190,11 +196,20 @@ def register(sub) -> None:
     p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
                  timeout=None, timeout_help="seconds per candidate before it counts as a hang "
                                             "(default: from the original run)")
-    p.add_argument("-o", "--output", required=True, help="write the reduced IR here (atomically)")
+    p.add_argument("-o", "--output", required=True,
+                   help="write the reduced IR here (atomically); with --each, a folder")
     p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
                    help="wall-clock seconds to search (default 60); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=defaults.REDUCE_MAX_TRIES,
                    help="most runs of torch-mlir-opt on candidates")
+    p.add_argument("--at-failing-pass", choices=["never", "object-graph", "always"],
+                   default="object-graph",
+                   help="reduce the IR just before the failing pass (from bisect) through that pass "
+                        "alone: for TorchScript object-graph input (default), always, or never; "
+                        "the printed reproduce command then runs that pass")
+    p.add_argument("--each", action="store_true",
+                   help="one reduced case per distinct failure: -o names a folder, which gets "
+                        "reduced-1.mlir, reduced-2.mlir, ... in the order the pipeline meets them")
     numerics.numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on "
                                "each candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
     p.set_defaults(fn=cmd_reduce)

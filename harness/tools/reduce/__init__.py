@@ -23,18 +23,19 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler import pipelines
 from harness.compiler.irfile import unique_dir
-from harness.compiler.mlir import is_bytecode
+from harness.compiler.mlir import count_ops, is_bytecode
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions, check_input, run_pipeline
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
-from .options import DEFAULT_BUDGET_S, DEFAULT_MAX_TRIES, ReduceOptions, Strategy
+from .options import DEFAULT_BUDGET_S, DEFAULT_MAX_TRIES, AtFailingPass, ReduceOptions, Strategy
 from .session import (
     IRState,
     LineState,
@@ -44,9 +45,10 @@ from .session import (
     check_output,
     write_output,
 )
-from .strategy import reduce_ir, reduce_lines
+from .strategy import SliceToSubject, reduce_ir, reduce_lines
+from .subject import subject_ops
 
-__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "ReduceOptions", "ReduceResult", "Stopped",
+__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "AtFailingPass", "ReduceOptions", "ReduceResult", "Stopped",
            "Strategy", "reduce_file"]
 
 _FIRST_TIMEOUT_MIN_S = 60.0
@@ -70,11 +72,18 @@ class ReduceResult:
     pipeline_text: str = ""  # the -pass-pipeline value that was run
     mode: Strategy = Strategy.IR  # LINES when the input was not parseable by the bindings
     stopped: Stopped = Stopped.DONE
+    subject: tuple[str, ...] = ()  # the op names every kept candidate still holds
+    # Reduced at the failing pass: its name, and the ops of the IR just before it (the output
+    # then fails ``pipeline_text``, that pass alone; ``ops_before`` counts the input's ops).
+    failing_pass: str = ""
+    pre_pass_ops: int = 0
 
     def summary(self) -> str:
         why = {Stopped.BUDGET: " (budget spent: best so far)",
                Stopped.MAX_TRIES: " (max tries reached: best so far)"}.get(self.stopped, "")
-        return (f"{self.ops_before} -> {self.ops_after} ops in {self.tries} tries "
+        at = (f" (from the {self.pre_pass_ops}-op IR just before {self.failing_pass}, through "
+              "that pass alone)") if self.failing_pass else ""
+        return (f"{self.ops_before} -> {self.ops_after} ops{at} in {self.tries} tries "
                 f"({self.kept} kept), {self.elapsed_s:.1f} s{why}")
 
 
@@ -87,10 +96,15 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     textual = pipelines.default().resolve(pipeline)
     out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
     check_output(src, out)
+    raw = src.read_bytes()
+    staged = AtFailingPass.parse(options.at_failing_pass)
+    if staged is AtFailingPass.ALWAYS or (staged is AtFailingPass.OBJECT_GRAPH and _object_graph(raw)):
+        at_pass = _reduce_at_failing_pass(src, raw, pipeline, textual, out, options, start)
+        if at_pass is not None:
+            return at_pass
     original = _original_run(src, textual, options)
     if original.ok:
         raise NothingToReduceError(str(src), pipeline)
-    raw = src.read_bytes()
     bytecode = is_bytecode(raw)
     text = "" if bytecode else raw.decode(errors="replace")
     parsed = parse_input(raw if bytecode else text, original.input_path)
@@ -103,12 +117,15 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     workdir = unique_dir("reduce-")
     try:
         session = Session(textual, original, options, workdir, out, start)
+        session.subject = subject_ops(original, text, (original.input_path, str(src)))
         write_output(out, raw)  # the best so far, until something smaller fails alike
         state: IRState | LineState | None = None
         try:
             if parsed is not None and strategy is Strategy.IR:
                 state = IRState(session, *parsed)
-                if not state.roundtrips():
+                # The subject's slice first: a big input's every run is slow, and a kept slice
+                # was printed by the bindings and failed alike, which the round trip asks.
+                if not SliceToSubject.kept(state) and not state.roundtrips():
                     if bytecode:  # no text to fall back on: lines of bytecode mean nothing
                         out.unlink(missing_ok=True)
                         raise InputFileError(
@@ -130,10 +147,52 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
             kept=session.kept, elapsed_s=time.monotonic() - start, signature=str(session.failure),
             output_path=str(out), input_path=str(src), pipeline=pipeline, pipeline_text=textual,
             mode=Strategy.IR if isinstance(state, IRState) else Strategy.LINES,
-            stopped=session.stopped,
+            stopped=session.stopped, subject=session.subject,
         )
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _object_graph(raw: bytes) -> bool:
+    """TorchScript's object-graph IR (what torchscript-to-torch starts from)."""
+    return b"torch.class_type" in raw or b"torch.nn_module" in raw
+
+
+def _reduce_at_failing_pass(src: Path, raw: bytes, pipeline: str, textual: str, out: Path,
+                            options: ReduceOptions, start: float) -> ReduceResult | None:
+    """The IR just before the failing pass (bisect: MLIR's local crash reproducer), reduced
+    through that pass alone; None when bisect names no pass whose replay fails the same way."""
+    from ..bisect import bisect  # tools.bisect never imports the reducer
+
+    workdir = unique_dir("reduce-bisect-")
+    try:
+        # The input's own run is bisect's first: a big model's may take minutes on a busy
+        # machine, and cut short it proves nothing, so it gets the runs' own timeout.
+        found = bisect(src, textual, opt=options.opt, out_dir=workdir,
+                       timeout_s=options.try_timeout_s or defaults.TIMEOUT_S, blockers=False)
+        if found.first is not None and found.first.ok:
+            raise NothingToReduceError(str(src), pipeline)
+        single = found.failing_pass_pipeline
+        if not (found.reproduced and found.pre_pass_ir and single and found.replay is not None) \
+                or single == textual:
+            return None
+        # What bisect left of the budget, and at least a quarter of it: the subject's slice, the
+        # first candidates, is what makes a big input small.
+        left = options.budget_s - (time.monotonic() - start)
+        result = reduce_file(found.pre_pass_ir, single, options=replace(
+            options, at_failing_pass=AtFailingPass.NEVER, output_path=out, original=found.replay,
+            budget_s=max(left, options.budget_s / 4)))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    parsed = parse_input(raw, str(src))
+    result.pre_pass_ops = result.ops_before
+    if parsed is not None:
+        with parsed[0]:
+            result.ops_before = count_ops(parsed[1])
+    result.failing_pass = found.failing_pass
+    result.input_path, result.pipeline = str(src), pipeline
+    result.elapsed_s = time.monotonic() - start
+    return result
 
 
 def _first_timeout(options: ReduceOptions) -> float:

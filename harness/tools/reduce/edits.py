@@ -392,3 +392,146 @@ def splat_resource(op: ir.Operation) -> bool:
         return False
     op.attributes["value"] = splat
     return True
+
+
+# --- the subject's slice --------------------------------------------------------------------------
+
+
+def op_label(op: ir.Operation) -> str:
+    """The op's name as a failure's subject spells it (``torch.operator "aten.x"``)."""
+    name = op.name
+    if name == "torch.operator" and "name" in op.attributes:
+        return f'{name} "{ir.StringAttr(op.attributes["name"]).value}"'
+    return name
+
+
+def _can_stand_in(type_: ir.Type) -> bool:
+    info = tensor_info(type_)
+    return states_rank_and_dtype(type_) or (
+        kind(type_) is TypeKind.TENSOR and info is not None and info.has_rank_and_dtype)
+
+
+def _stand_in(func: ir.Operation, value: ir.Value, loc: ir.Location) -> ir.Value:
+    """A new argument that replaces ``value``: of its type when that states rank and dtype;
+    for a raw TorchScript tensor that does, a value tensor argument copied to it."""
+    if states_rank_and_dtype(value.type):
+        return add_argument(func, value.type, loc)
+    vtype = ir.Type.parse(str(value.type).replace("!torch.tensor", "!torch.vtensor", 1))
+    arg = add_argument(func, vtype, loc)
+    first = entry_block(func).operations[0]
+    copy = ir.Operation.create("torch.copy.to_tensor", results=[value.type], operands=[arg],
+                               loc=loc, ip=ir.InsertionPoint(first))
+    return copy.result
+
+
+def slice_to(module: ir.Operation, subject: tuple[str, ...], depth: int | None,
+             alone: bool = False) -> bool:
+    """The first function-level op named in ``subject`` in a function nothing calls, with what
+    computes its operands up to ``depth`` non-constant ops back (None: all of it), returned by
+    its function; every other op of that function erased. An operand beyond ``depth`` becomes a
+    new argument (``_stand_in``) or, when none can stand in for it, is kept with its own slice.
+    ``alone``: every other top-level op (globals, other functions) goes too."""
+    callers = symbol_users(module)
+    for unit in op_units(module):
+        if unit.parent is not None or unit.func is None or callers.get(sym_name(unit.func) or ""):
+            continue
+        if op_label(unit.op) in subject:
+            func = unit.func
+            if not _slice(func, unit.op, depth):
+                return False
+            if alone:
+                for top in reversed(list(children(module))):
+                    if top != func:
+                        top.erase()
+            return True
+    return False
+
+
+def _slice(func: ir.Operation, target: ir.Operation, depth: int | None) -> bool:
+    # Ops are told apart by their index here: an Operation's hash changes when its operands do.
+    ops = [o.operation for o in entry_block(func).operations]
+    index = {op: i for i, op in enumerate(ops)}
+    start = index[target]
+    keep = {start}
+    replaced: dict[tuple[int, int], ir.Value] = {}
+    stack: list[tuple[int, int | None]] = [(start, depth)]
+    while stack:
+        at, left = stack.pop()
+        for value in ops[at].operands:
+            if not isinstance(value, ir.OpResult):
+                continue
+            owner = index.get(value.owner.operation if hasattr(value.owner, "operation") else value.owner)
+            if owner is None or owner in keep:
+                continue
+            constant = ops[owner].name in CONSTANT_OPS or ops[owner].name == "torch.prim.ListConstruct"
+            if not constant and left is not None and left <= 0 and _can_stand_in(value.type):
+                replaced[(owner, value.result_number)] = value
+                continue
+            keep.add(owner)
+            stack.append((owner, left if constant or left is None else left - 1))
+    for (owner, _), value in sorted(replaced.items()):
+        if owner not in keep:
+            value.replace_all_uses_with(_stand_in(func, value, ops[owner].location))
+    set_return(func, [r for r in target.results if returnable(r.type)])
+    for i in reversed(range(len(ops) - 1)):
+        if i not in keep:
+            if any(has_uses(r) for r in ops[i].results):
+                return False
+            ops[i].erase()
+    return True
+
+
+def knock_out(module: ir.Operation, subject: tuple[str, ...]) -> bool:
+    """Every op named in ``subject`` gone, so the pipeline may meet the next failure: its whole
+    function when nothing calls it, else the op alone, each used result replaced by an operand
+    of its type, a new argument (a function nothing calls) or a zero constant. False when none
+    is found, nothing would be left, or some op has nothing to stand in for a used result."""
+    callers = symbol_users(module)
+    funcs = [t for t in children(module) if is_function(t)]
+    hits = [u for u in op_units(module) if op_label(u.op) in subject]
+    whole = {name for u in hits if u.parent is None and u.func is not None
+             and (name := sym_name(u.func)) and not callers.get(name)}
+    if not hits or len(whole) >= len(funcs):
+        return False
+    for unit in reversed(hits):
+        func = unit.func
+        name = sym_name(func) if func is not None else None
+        if name in whole:
+            continue
+        free = func is not None and not callers.get(name or "")
+        same = same_typed_operands(unit.op) or [None] * len(unit.op.results)
+        for result, value in zip(unit.op.results, same):
+            if not has_uses(result):
+                continue
+            if value is None and free and states_rank_and_dtype(result.type):
+                value = add_argument(func, result.type, unit.op.location)
+            if value is None:
+                value = insert_constant(result.type, unit.op, unit.op.location)
+            if value is None:
+                return False
+            result.replace_all_uses_with(value)
+        unit.op.erase()
+    for func in funcs:
+        if sym_name(func) in whole:
+            func.erase()
+    return True
+
+
+def drop_unused(func: ir.Operation) -> bool:
+    """Constants and lists nothing uses, and arguments nothing uses, erased: edits that cannot
+    change what the function computes, so they need no run to be kept."""
+    block = entry_block(func)
+    erased = False
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed([o.operation for o in block.operations][:-1]):
+            if (op.name in CONSTANT_OPS or op.name == "torch.prim.ListConstruct") and \
+                    not any(has_uses(r) for r in op.results):
+                op.erase()
+                changed = erased = True
+    for i in reversed(range(len(block.arguments))):
+        if not has_uses(block.arguments[i]):
+            erase_arguments(func, range(i, i + 1))
+            erased = True
+    return erased

@@ -57,7 +57,7 @@ from ..numerics import (
 )
 from ..numerics.programs import END, computing_ops
 from . import ReduceOptions, Stopped
-from .edits import ARG_SOURCE, VALUE_KEY, entry_block, set_arg_source
+from .edits import ARG_SOURCE, VALUE_KEY, drop_unused, entry_block, set_arg_source, single_return
 from .session import IRState, Session, Stop, check_output, write_output
 from .strategy import reduce_ir
 
@@ -241,6 +241,7 @@ class NumericsSession(Session):
                 self.table[key] = np.asarray(array)
                 set_arg_source(func, i, key)
             self._key_ops(module)
+            drop_unused(func)  # what the cut left that nothing uses: no run needed to drop it
         state = IRState(self, context, module)
         if not self.interesting(state.text):
             raise NoMiscompileError("the chain", self.probe.to_linalg, "verified",
@@ -277,6 +278,9 @@ class NumericsSession(Session):
 
     def _judge(self, module: ir.Operation) -> bool:
         func = find_function(module, None, "the candidate")
+        ret = single_return(func)
+        if ret is None or not len(ret.operands):
+            return False  # a program that returns nothing cannot be run and compared (issue 28)
         sources = _arg_sources(func)
         if sources is None or any(s not in self.table for s in sources):
             return False

@@ -22,6 +22,16 @@ class Strategy(ParsableEnum):
     LINES = "lines"  # text lines deleted (the fallback for inputs the bindings cannot read)
 
 
+class AtFailingPass(ParsableEnum):
+    """When to reduce the IR just before the failing pass, through that pass alone, instead of
+    the input through the whole pipeline (issue 28 item 5: TorchScript's object-graph IR barely
+    shrinks through torchscript-to-torch; the function-level IR before its failing pass does)."""
+
+    NEVER = "never"
+    OBJECT_GRAPH = "object-graph"  # when the input is TorchScript object-graph IR
+    ALWAYS = "always"
+
+
 @dataclass(frozen=True)
 class ReduceOptions:
     """How long to search and how to run each candidate."""
@@ -39,3 +49,6 @@ class ReduceOptions:
     # The input's run through the same pipeline when the caller already has it (report does):
     # a large input is then not run a second time just to learn its signature.
     original: RunRecord | None = None
+    # NEVER by default: the result is then a file that fails the pipeline the caller named. Else
+    # it fails ``ReduceResult.pipeline_text``, the failing pass alone (harness reduce's default).
+    at_failing_pass: AtFailingPass | str = AtFailingPass.NEVER

@@ -28,6 +28,7 @@ from harness.enums import ParsableEnum
 from harness.errors import OutputError
 
 from .options import ReduceOptions
+from .subject import keeps_subject
 
 # A candidate may take this many times the original run (plus the slack) before it counts as a hang.
 TRY_TIMEOUT_FACTOR = 5.0
@@ -88,6 +89,7 @@ class Session:
         self.stopped = Stopped.DONE
         self.located = True
         self.failure = Failure.of(original)
+        self.subject: tuple[str, ...] = ()  # op names every candidate keeps (``subject``)
         self._seen: set[bytes] = set()
         self.hang = original.outcome is Outcome.TIMEOUT
         if options.try_timeout_s:
@@ -133,6 +135,8 @@ class Session:
             return False
         self._check_budget()
         self._seen.add(digest)
+        if not keeps_subject(text, self.subject):
+            return False  # the symptom without the op it is about: not the same bug
         path = self.workdir / "candidate.mlir"
         path.write_text(text)
         return Failure.of(self.run(path), located=self.located) == self.failure

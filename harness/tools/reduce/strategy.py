@@ -20,6 +20,7 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from enum import Enum
+from functools import partial
 from typing import Any, Protocol
 
 from torch_mlir import ir
@@ -114,7 +115,7 @@ def run_rounds(state: State, prelude: Sequence[Reduction], rounds: Sequence[Redu
 def reduce_ir(state: IRState) -> None:
     options = state.session.options
     cleanup = [Cleanup()] if options.cleanup else []
-    prelude = ([SplatWeights()] if options.splat_weights else []) + cleanup
+    prelude = [SliceToSubject(), *([SplatWeights()] if options.splat_weights else []), *cleanup]
     run_rounds(state, prelude, [
         DropSymbols(),
         DropOps(Substitute.MIXED), DropResults(), DropDead(),
@@ -122,6 +123,31 @@ def reduce_ir(state: IRState) -> None:
         DropOps(Substitute.CONSTANTS, First.SINGLE), DropResults(), DropDead(),
         BypassOps(), DropDead(),
         InlineRegions(), DropArgs(), *cleanup])
+
+
+class SliceToSubject(Reduction):
+    """The subject op (``subject``) with only what computes its operands, in one edit: first
+    alone (its tensor operands as arguments), then one op deep, then with its whole backward
+    slice. Big inputs whose every try is slow (a pass on a whole model) shrink in one try."""
+
+    def apply(self, state: State) -> None:
+        self.kept(state)
+
+    @staticmethod
+    def kept(state: State) -> bool:
+        """Whether one of the slices was kept (tried smallest first)."""
+        assert isinstance(state, IRState)
+        subject = state.session.subject
+        if not subject:
+            return False
+        for depth in (0, 1, None):
+            for alone in (True, False):
+                if state.attempt(partial(edits.slice_to, subject=subject, depth=depth, alone=alone),
+                                 f"the subject {subject[0]} and its operands"
+                                 + ("" if depth is None else f" {depth} deep")
+                                 + (", its function alone" if alone else "")):
+                    return True
+        return False
 
 
 class SplatWeights(Chunked):
