@@ -102,6 +102,7 @@ def serve(fd: int) -> Job | None:
         signal.signal(signum, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
     start = time.monotonic()
+    name = ""
     try:
         for name in PRELOAD:
             __import__(name)
@@ -362,8 +363,12 @@ class WarmServer:
                 self._pending.pop(request_id, None)
                 raise WarmUnavailable(f"the warm server is gone ({e})") from None
         if not process._started.wait(START_TIMEOUT_S) or not process.pid:
-            raise WarmUnavailable(process.error or self.failure or "the warm server did not fork")
+            raise WarmUnavailable(process.error or self._failure_or("the warm server did not fork"))
         return process
+
+    def _failure_or(self, default: str) -> str:
+        """``failure`` read afresh: the reader thread may have set it since it was checked."""
+        return self.failure or default
 
     def takes(self, argv: Sequence[str]) -> bool:
         """Whether ``argv`` is a ``-m`` run of this server's Python."""
