@@ -28,7 +28,7 @@ from harness.knowledge import idioms
 from harness.tools.source import is_library
 
 from .options import PortOptions
-from .record import Blocker
+from .record import Blocker, PortStage
 
 _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
 # Frames of these packages are the machinery, not the model: a Python blocker is located at
@@ -58,7 +58,7 @@ def short_location(location: str) -> str:
 # Pipeline failures
 
 
-def pipeline_blockers(record: RunRecord, stage: str, folder: Path,
+def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
                       options: PortOptions) -> list[Blocker]:
     """The blockers of a failed pipeline stage, most occurrences first."""
     from harness.tools.explain import explain_record
@@ -95,7 +95,7 @@ def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
     return result.failing_pass
 
 
-def _analyzed_blockers(record: RunRecord, stage: str, folder: Path, options: PortOptions,
+def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, options: PortOptions,
                        reported: str) -> list[Blocker]:
     """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
@@ -219,7 +219,7 @@ def _node_stacks(script) -> dict[str, list[str]]:
 # Failures in Python: trace, export, import
 
 
-def exception_blocker(stage: str, error: BaseException, explanation: str = "") -> Blocker:
+def exception_blocker(stage: PortStage, error: BaseException, explanation: str = "") -> Blocker:
     """The blocker a Python exception makes: its type and first line, located at the innermost
     frame of the model's code (a wrapper's cause when it has one)."""
     cause = error.__cause__ if error.__cause__ is not None else error
@@ -233,7 +233,7 @@ def exception_blocker(stage: str, error: BaseException, explanation: str = "") -
                    hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))
 
 
-def timeout_blocker(stage: str, seconds: float) -> Blocker:
+def timeout_blocker(stage: PortStage, seconds: float) -> Blocker:
     return Blocker(rank=1, stage=stage, signature=f"{stage}: timeout",
                    message=f"timed out after {seconds:g} s (--timeout)")
 

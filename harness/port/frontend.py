@@ -12,6 +12,7 @@ import contextlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import torch
 
@@ -65,7 +66,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     try:
         try:
             program, run_program = _program(subject, name, port, options, progress, label)
-            if options.fix and program.script is not None:
+            if options.fix:
                 program, run_program = _fixed_trace(subject, program, run_program, port,
                                                     options, progress, label)
             ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
@@ -92,7 +93,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     if options.fix:
         results = _fixed(results, ir_path, stages, folder, subject.name, port, options, progress, label)
     for result in results:
-        port.stages.append(StageRecord(result.name, result.ok, result.record.elapsed_s,
+        port.stages.append(StageRecord(PortStage.parse(result.name), result.ok, result.record.elapsed_s,
                                        StageOutcome.of(result.record.outcome),
                                        result.output_path if result.ok else "",
                                        "" if result.ok else str(result.record.signature)))
@@ -106,10 +107,10 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
         port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
-        port.failed_stage = PortStage.parse(failed.name)
+        port.failed_stage = failed_stage = PortStage.parse(failed.name)
         with progress.stage(f"{label} diagnose {failed.name}") as step:
             port.blockers = with_trace_stacks(
-                pipeline_blockers(failed.record, failed.name, folder, options), program.script)
+                pipeline_blockers(failed.record, failed_stage, folder, options), program.script)
         port.diagnosis_seconds = step.seconds
         port.commands = pipeline_commands(failed.record, failed.name, folder, options)
         port.reproduce = reproduce_command(failed.record)
@@ -185,19 +186,15 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
     ``module``: a module fixed by ``--fix``, traced or exported instead of ``subject.eager``."""
     if name is FrontendName.TORCHSCRIPT:
         stage = PortStage.TRACE
-        if subject.trace is None and module is None:
+        if module is not None:
+            trace = _retrace(module, subject)
+        elif subject.trace is not None:
+            trace = subject.trace
+        else:
             _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
                 f"{subject.name} has no trace: port it through --frontend fx")))
         with _PythonStage(port, stage, options, progress, label):
-            if module is None:
-                script, notes = subject.trace()
-            else:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    script = torch.jit.trace(module, subject.inputs.tensors, strict=False,
-                                             check_trace=False)
-                notes = ["The fixed module was traced again as torch.jit.trace(strict=False, "
-                         "check_trace=False)."]
+            script, notes = trace()
         port.notes += notes
         axes: tuple[tuple[int, ...], ...] = ()
         if subject.dynamic:
@@ -226,11 +223,29 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
             lambda inputs: exported.module()(*inputs.tensors))
 
 
-def _fixed_trace(subject: Subject, program: Program, run_program: Callable, port: FrontendPort,
-                 options: PortOptions, progress: Progress,
+def _retrace(module: torch.nn.Module,
+             subject: Subject) -> Callable[[], tuple[torch.jit.ScriptModule, list[str]]]:
+    """How to trace a module fixed by ``--fix`` (in place of ``subject.trace``)."""
+
+    def trace() -> tuple[torch.jit.ScriptModule, list[str]]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            script = torch.jit.trace(module, subject.inputs.tensors, strict=False,
+                                     check_trace=False)
+        return script, ["The fixed module was traced again as torch.jit.trace(strict=False, "
+                        "check_trace=False)."]
+
+    return trace
+
+
+def _fixed_trace(subject: Subject, program: Program, run_program: Callable | None,
+                 port: FrontendPort, options: PortOptions, progress: Progress,
                  label: str) -> tuple[Program, Callable | None]:
     """``--fix`` on the trace: what no pass converts (``prim::PythonOp``) answered by a module
-    fix (:mod:`.module_fixes`), and the fixed module traced again."""
+    fix (:mod:`.module_fixes`), and the fixed module traced again. An exported program (FX) is
+    returned as it is."""
+    if program.script is None:
+        return program, run_program
     blockers = trace_blockers(program.script)
     if not blockers:
         return program, run_program
@@ -329,8 +344,8 @@ class _PythonStage:
         _fail(self.port, self.stage, self.step.seconds, blocker, outcome)
 
 
-def _fail(port: FrontendPort, stage: PortStage, seconds: float, blocker,
-          outcome: StageOutcome = StageOutcome.ERROR) -> None:
+def _fail(port: FrontendPort, stage: PortStage, seconds: float, blocker: Blocker,
+          outcome: StageOutcome = StageOutcome.ERROR) -> NoReturn:
     port.stages.append(StageRecord(stage, False, seconds, outcome, detail=blocker.message))
     port.failed_stage = stage
     port.blockers = [blocker]

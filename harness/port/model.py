@@ -65,6 +65,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                                              options, progress))
         record.variants.append(entry)
         del prepared, subject  # OPT-125m twice would hold both models at once
+    assert root is not None, "_variants returns at least one variant, and the first makes root"
     record.seconds = time.monotonic() - started
     record.write(root / "record.json")
     if options.record_path is not None:
@@ -137,11 +138,11 @@ def _hf_options(options: PortOptions, variant):
     batch = options.batch
     if batch is None and options.dynamic.get(DimName.BATCH) is not None:
         batch = DYNAMIC_BATCH  # torch.export specialises a batch of 1
-    given = {k: v for k, v in (("batch", batch), ("seq", options.seq)) if v is not None}
-    if options.dynamic:
-        given["dynamic"] = options.dynamic
-    return hf.HFOptions(size=options.size, overrides=dict(options.overrides), seed=options.seed,
-                        variant=variant, inputs=tuple(options.inputs), **given)
+    return hf.HFOptions(size=options.size, overrides=dict(options.overrides),
+                        batch=hf.DEFAULT_BATCH if batch is None else batch,
+                        seq=hf.DEFAULT_SEQ if options.seq is None else options.seq,
+                        seed=options.seed, variant=variant, inputs=tuple(options.inputs),
+                        dynamic=options.dynamic)
 
 
 def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple:

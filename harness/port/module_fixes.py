@@ -30,7 +30,9 @@ def trace_blockers(script: torch.jit.ScriptModule) -> list[BlockerSeen]:
     """What in the trace no pass will convert: each ``prim::PythonOp`` (one per Function)."""
     graph = script.inlined_graph  # kept alive while its nodes are read
     seen: list[BlockerSeen] = []
-    for node in graph.findAllNodes("prim::PythonOp"):
+    # torch 2.13's _C/__init__.pyi declares findAllNodes on Node only; Graph binds it too (the
+    # whole graph, nested blocks included), and walking the blocks by hand would redo it.
+    for node in graph.findAllNodes("prim::PythonOp"):  # type: ignore[attr-defined]
         name = node.pyname() if hasattr(node, "pyname") else "prim::PythonOp"
         blocker = BlockerSeen(op=PYTHON_OP, message=f"prim::PythonOp {name} in the trace",
                               stage="trace")
@@ -46,20 +48,21 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
     (to undo once the program is made). Every step tried is appended to ``port.fixes``."""
     module = subject.eager
     kept: list[FixStep] = []
+    applied: list[str] = []  # each kept fix as the note names it
     examples = [subject.inputs.tensors, subject.second_inputs.tensors]
     for fix, blocker in module_fixes(blockers):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             step = apply_module_fix(fix, blocker, module, examples, script=script)
         port.fixes.append(step.to_json())
-        if step.kept:
+        if step.kept and step.application is not None:  # a kept step holds its application
             kept.append(step)
             module = step.application.module
+            applied.append(f"{step.fix} ({step.application.summary()}; eager before and after: "
+                           f"{step.verification.render() if step.verification else 'not checked'})")
     if not kept:
         return None, []
-    port.notes.append("--fix applied: " + ", ".join(
-        f"{s.fix} ({s.application.summary()}; eager before and after: "
-        f"{s.verification.render() if s.verification else 'not checked'})" for s in kept))
+    port.notes.append("--fix applied: " + ", ".join(applied))
     return module, kept
 
 

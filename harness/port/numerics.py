@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from harness.compiler.irfile import unique_dir
+from harness.compiler.records import RunRecord
 from harness.errors import HarnessError
 from harness.execute.numerics import (
     NumericsResult,
@@ -107,31 +108,44 @@ def _lower(run: NumericsRun, subject: Subject, linalg: Path, llvm: Path, contrac
     """linalg -> LLVM for the RefBackend, and the entry signature; None (the stage and its
     blocker recorded in ``run``) when the signature is refused or the lowering fails."""
     lowering = PortStage.REFBACKEND_LOWERING
-    refused: HarnessError | None = None
     with progress.stage(f"{label} {lowering}") as step:
-        try:
-            signature = read_signature(contract_ir)
-            record = lower_to_llvm(linalg, llvm, options=rb_options)
-            step.ok = record.ok
-        except HarnessError as error:  # a signature the RefBackend cannot take
-            refused, step.ok = error, False
-    if refused is not None:  # recorded once the stage is over: its seconds are known then
+        lowered = _lowered(linalg, llvm, contract_ir, rb_options)
+        step.ok = not isinstance(lowered, HarnessError) and lowered.record.ok
+    if isinstance(lowered, HarnessError):  # recorded once the stage is over: its seconds are known then
+        refused = lowered
         run.stages.append(StageRecord(lowering, False, step.seconds, StageOutcome.ERROR,
                                       detail=one_line(str(refused))))
         run.blockers = [Blocker(rank=1, stage=lowering,
                                 signature=f"{lowering}: {type(refused).__name__}",
                                 message=one_line(str(refused)))]
         return None
+    record = lowered.record
     run.stages.append(StageRecord(lowering, record.ok, step.seconds, StageOutcome.of(record.outcome),
                                   str(llvm) if record.ok else "",
                                   "" if record.ok else str(record.signature)))
     if record.ok:
-        return signature
+        return lowered.signature
     run.blockers = pipeline_blockers(record, lowering, folder, _no_diagnosis(options))
     given = ["--opt", opt_argument(options.opt)] if options.opt else []
     run.commands = [harness_command(options.invocation,
                                     ["run", str(linalg), "--pipeline", "linalg-to-llvm", *given])]
     return None
+
+
+@dataclass
+class _Lowered:
+    signature: Signature  # the entry's, read from the torch backend contract
+    record: RunRecord     # linalg -> LLVM on the bindings
+
+
+def _lowered(linalg: Path, llvm: Path, contract_ir: Path,
+             rb_options: RefBackendOptions) -> _Lowered | HarnessError:
+    """The entry signature, then linalg -> LLVM; the error when the signature is one the
+    RefBackend cannot take (or the lowering refuses its input)."""
+    try:
+        return _Lowered(read_signature(contract_ir), lower_to_llvm(linalg, llvm, options=rb_options))
+    except HarnessError as error:
+        return error
 
 
 def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], llvm: Path,
@@ -208,7 +222,7 @@ _RUNTIME_CHECK = re.compile(r"Runtime op verification failed\s*\n\s*(?:%[\w#:]+ 
                             r"[^\n]*\n\s*\^\s*([^\n]*)\n\s*Location:\s*([^\n]*)")
 
 
-def execution_blocker(failed: RefBackendResult, stage: str) -> Blocker:
+def execution_blocker(failed: RefBackendResult, stage: PortStage) -> Blocker:
     """The blocker of a failed execution: the signal, and where the lowered code says it failed
     (a runtime verification names the op and the model's line)."""
     text = f"{failed.error}\n{failed.stderr}"  # the check prints on stdout, in the error

@@ -290,15 +290,18 @@ class PortRecord(_Typed):
         return {"schema": data.pop("schema"), **data}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PortRecord:
-        schema = data.get("schema", "") if isinstance(data, dict) else ""
+    def from_json(cls, data: object) -> PortRecord:
+        """``data``: JSON as read, whatever it holds (a list or a number is refused here too)."""
+        document: dict[str, Any] = data if isinstance(data, dict) else {}
+        schema = document.get("schema", "")
         name, _, version = str(schema).partition("/")
         if (name, version.split(".")[0]) != tuple(SCHEMA.split("/")):
             raise InputFileError(
                 f"not a port record of schema {SCHEMA}: its schema is {schema!r}. Write it again "
                 "with this version's 'harness port --json FILE'.")
         try:
-            return _build(cls, data, variants=[_variant(v) for v in data.get("variants", [])])
+            return _build(cls, document,
+                          variants=[_variant(v) for v in document.get("variants", [])])
         except (HarnessError, KeyError, TypeError, ValueError) as e:
             raise InputFileError(f"not a valid port record ({SCHEMA}): {str(e).rstrip('.')}. Write "
                                  "it again with this version's 'harness port --json FILE'.") from None
