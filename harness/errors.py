@@ -253,6 +253,16 @@ class UnsupportedModelError(ModelError):
         )
 
 
+class VisionLibraryError(ModelError):
+    """torchvision or timm is missing, or does not fit the installed torch (``torchvision:NAME``,
+    ``timm:NAME``)."""
+
+    def __init__(self, model: str, reason: str, remedy: str):
+        self.model = model
+        self.reason = reason
+        super().__init__(f"cannot build model '{model}': {reason}. {remedy}")
+
+
 class ModelTraceError(ModelError):
     """``torch.jit.trace`` refused a model; carries the model and torch's message."""
 
