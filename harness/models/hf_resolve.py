@@ -137,7 +137,9 @@ def head_classes() -> dict[str, tuple[str, ...]]:
         for model_type, names in getattr(modeling_auto, attr).items():
             for cls in names if isinstance(names, (list, tuple)) else (names,):
                 found.setdefault(cls, set()).add(model_type)
-    known = set(model_types())
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    known = set(CONFIG_MAPPING_NAMES)  # a head needs a config, not a base model (TrOCR has none)
     return {cls: tuple(sorted(t for t in types if t in known))
             for cls, types in found.items() if types & known}
 

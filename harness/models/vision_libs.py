@@ -143,7 +143,8 @@ def _input_size(kind: SourceKind, lib: ModuleType, name: str,
 
 def _build(kind: SourceKind, lib: ModuleType, spec: ModelSpec, kwargs: dict[str, Any]) -> nn.Module:
     names = model_names(kind)
-    if spec.model_type not in names:
+    known = lib.is_model(spec.model_type) if kind is SourceKind.TIMM else spec.model_type in names
+    if not known:  # timm.is_model takes its deprecated aliases too (adv_inception_v3)
         import difflib
 
         close = difflib.get_close_matches(spec.model_type, names, n=3)
