@@ -203,9 +203,10 @@ class UnknownModelTypeError(UsageError):
         self.suggestions = suggestions
         close = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
         super().__init__(
-            f"unknown model '{name}': not a transformers model type, not a directory with a "
-            f"config.json, and not 'opt'.{close} Run 'harness port --list' to list the valid "
-            "model types; a directory must contain a config.json (and may hold weights)."
+            f"unknown model '{name}': not a transformers model type or class, not a directory "
+            f"with a config.json, and not 'opt'.{close} Run 'harness port --list' to list the "
+            "valid model types (and torchvision:NAME, timm:NAME); a directory must contain a "
+            "config.json (and may hold weights)."
         )
 
 
