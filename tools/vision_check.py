@@ -15,7 +15,9 @@ Python of a venv that has the pair, and prints one line per model and frontend:
 CPU wheel; it then takes PyPI's CUDA build, which runs on the CPU.) Each model goes through
 ``harness port MODEL --input x=1x3xNxN`` on both frontends, numerics included; ``--image 0``
 keeps the library's own input size (224 for all three: resnet18 then takes ~6 min, most of it
-in the RefBackend's execution). Exit status 0 when every port verified.
+in the RefBackend's execution). First it builds four models whose metadata gives another size
+(efficientnet_b3 300, inception_v3 299, mobilevit_s 256) and checks the planned image. Exit
+status 0 when every size is right and every port verified.
 """
 
 from __future__ import annotations
@@ -34,6 +36,36 @@ MODELS = ("torchvision:resnet18", "torchvision:mobilenet_v3_small", "timm:resnet
 #: The image side the ports use by default: small enough for a quick check, large enough that
 #: every stride of the three models leaves a spatial size above 1.
 IMAGE = 64
+
+
+#: Models whose metadata gives a size other than 224, and that size (measured with torchvision
+#: 0.28.0, timm 1.0.29): the check builds each and compares the planned image.
+SIZES = {"torchvision:efficientnet_b3": 300, "torchvision:inception_v3": 299,
+         "timm:mobilevit_s": 256, "timm:adv_inception_v3": 299}
+_SIZE_PROBE = """
+import json, sys
+from harness.models import drivers
+sizes = {}
+for model in sys.argv[1:]:
+    prepared = drivers.prepare(model)
+    sizes[model] = [int(prepared.inputs.tensors[0].shape[-1]), prepared.config.input_size_from]
+print(json.dumps(sizes))
+"""
+
+
+def check_sizes(python: str) -> bool:
+    """Whether each model of :data:`SIZES` plans the image its library's metadata gives."""
+    proc = subprocess.run([python, "-c", _SIZE_PROBE, *SIZES], capture_output=True, text=True,
+                          cwd=ROOT)
+    if proc.returncode:
+        print(f"input sizes: the probe failed: {proc.stderr.strip()[-600:]}")
+        return False
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    for model, want in SIZES.items():
+        side, source = found[model]
+        print(f"{model:34s} input {side}x{side} from {source}: "
+              f"{'ok' if side == want else f'expected {want}'}")
+    return all(found[m][0] == want for m, want in SIZES.items())
 
 
 def port(python: str, model: str, image: int, out: str) -> tuple[float, int, dict | None, str]:
@@ -65,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
          "'torchvision', torchvision.__version__, 'timm', timm.__version__)"],
         capture_output=True, text=True)
     print(versions.stdout.strip() or versions.stderr.strip()[-400:])
-    all_verified = True
+    all_verified = check_sizes(args.python)
     rows = []
     with tempfile.TemporaryDirectory(prefix="vision-check-") as out:
         for model in args.models:
