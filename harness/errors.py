@@ -206,9 +206,10 @@ class UnknownModelTypeError(UsageError):
         self.suggestions = suggestions
         close = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
         super().__init__(
-            f"unknown model '{name}': not a transformers model type, not a directory with a "
-            f"config.json, and not 'opt'.{close} Run 'harness port --list' to list the valid "
-            "model types; a directory must contain a config.json (and may hold weights)."
+            f"unknown model '{name}': not a transformers model type or class, not a directory "
+            f"with a config.json, and not 'opt'.{close} Run 'harness port --list' to list the "
+            "valid model types (and torchvision:NAME, timm:NAME); a directory must contain a "
+            "config.json (and may hold weights)."
         )
 
 
@@ -262,6 +263,16 @@ class UnsupportedModelError(ModelError):
             f"{self.PREFIX} '{model}': {reason}."
             + (f" {remedy}" if remedy else f" {UNSUPPORTED_REMEDY}")
         )
+
+
+class VisionLibraryError(ModelError):
+    """torchvision or timm is missing, or does not fit the installed torch (``torchvision:NAME``,
+    ``timm:NAME``)."""
+
+    def __init__(self, model: str, reason: str, remedy: str):
+        self.model = model
+        self.reason = reason
+        super().__init__(f"cannot build model '{model}': {reason}. {remedy}")
 
 
 class ModelTraceError(ModelError):

@@ -162,6 +162,8 @@ def test_list_names_the_model_types(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["port"], "harness port needs a MODEL"),
     (["port", "gpt3"], "unknown model 'gpt3': not a transformers model type"),
+    (["port", "timm:a b"], "model 'timm:a b': after 'timm:' comes a model name of that library"),
+    (["port", "BertForMaskedLM:encoder"], "a class name is built whole"),
     (["port", "./no-such-folder"], "cannot use model directory no-such-folder: no such directory"),
     (["port", "gpt2", "--set", "n_layer=two"], "bad config value n_layer='two' for model 'gpt2'"),
     (["port", "gpt2", "--set", "n_layers=2"], "GPT2Config has no field 'n_layers'"),

@@ -14,12 +14,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ..sweep import lock, records
     from ..sweep.runner import Shard
 
-    if args.merge and (args.models or args.all or args.shard):
+    if args.merge and (args.models or args.all or args.shard or args.suite):
         raise UsageError("--merge joins finished sweeps: give it the folders and --out, "
-                         "without MODELs, --all or --shard.")
-    if not args.merge and not args.all and not args.models:
-        raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, or --merge DIR...; "
-                         "'harness port --list' shows the model names.")
+                         "without MODELs, --all, --suite or --shard.")
+    if not args.merge and not args.all and not args.models and not args.suite:
+        raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, --suite NAME, or "
+                         "--merge DIR...; 'harness port --list' shows the model names.")
     shard = Shard.parse(args.shard) if args.shard else None
     if args.dynamic:  # a bad value stops here, before any model runs
         from ..models.dynamic import parse_dynamic
@@ -105,6 +105,14 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))
+    for name in args.suite or ():
+        from ..sweep.suites import SUITES, SuiteName, suite_models
+
+        suite = SuiteName.parse(name)
+        found = suite_models(suite)
+        print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
+              f"{SUITES[suite].commit[:12]}")
+        models = list(dict.fromkeys(models + found))
     if shard is not None:
         models = shard.select(models)
     port_args = []
@@ -164,6 +172,10 @@ def register(sub) -> None:
     p.add_argument("--all", action="store_true",
                    help="every transformers model type whose tiny base model builds on the CPU "
                         "(the others are listed on the board with why)")
+    p.add_argument("--suite", action="append", choices=("dynamo-hf", "dynamo-timm"),
+                   help="PyTorch's compiler benchmark lists (benchmarks/dynamo/ in "
+                        "pytorch/pytorch): dynamo-hf (transformers classes with their heads), "
+                        "dynamo-timm (timm:NAME, needs the [vision] extra); repeatable")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="the sweep folder: records/, logs/, ports/, index.html")
     p.add_argument("--no-fix", action="store_true", help="port the models as they are (default: --fix)")

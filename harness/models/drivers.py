@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import hf, hf_opt, hf_resolve
+from . import hf, hf_opt, hf_resolve, vision_libs
 from .hf import HFOptions, PreparedModel, TracedModel
 from .hf_resolve import ModelSpec, SourceKind
 
 #: How each source kind is built; a kind not listed takes the generic driver.
 PREPARE: dict[SourceKind, Callable[[ModelSpec, HFOptions], PreparedModel]] = {
     SourceKind.OPT: hf_opt.prepare_opt,
+    SourceKind.TORCHVISION: vision_libs.prepare_library,
+    SourceKind.TIMM: vision_libs.prepare_library,
 }
 #: How each source kind is traced for the TorchScript path.
 TRACE: dict[SourceKind, Callable[..., TracedModel]] = {

@@ -336,7 +336,7 @@ def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object
 def build_model(spec: ModelSpec, config: Any, seed: int) -> nn.Module:
     """The model in eval mode, random weights from ``seed`` (the caller's RNG left alone) or
     the directory's weights, in float32; the encoder alone for ``Part.ENCODER``."""
-    cls = hf_resolve.model_class(spec.model_type)
+    cls = hf_resolve.model_class(spec.model_type, spec.head)
     take_encoder = False
     if spec.part is Part.ENCODER:
         if not getattr(config, "is_encoder_decoder", False):

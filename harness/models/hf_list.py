@@ -1,6 +1,10 @@
 """``harness port --list``: every MODEL name, and, where asked, whether its tiny config or
 model builds (names are free, and need no torch; tiny configs ~25 ms each, all 622 in 15 s of
-CPU; building every model takes minutes)."""
+CPU; building every model takes minutes).
+
+After the transformers types come ``torchvision:NAME`` and ``timm:NAME`` (the ``[vision]``
+extra): their names only, at every depth (they have no tiny config, and building all of timm's
+~1,300 models would take long); where a library cannot be imported, one row says why."""
 
 from __future__ import annotations
 
@@ -42,6 +46,26 @@ def list_model_types(depth: ListDepth = ListDepth.NAMES) -> list[TypeInfo]:
         rows.append(TypeInfo(model_type, CONFIG_MAPPING_NAMES[model_type],
                              hf_resolve.model_class_name(model_type),
                              check_type(model_type, depth)))
+    return rows + library_rows()
+
+
+def library_rows() -> list[TypeInfo]:
+    """``torchvision:NAME`` and ``timm:NAME`` rows, or one row per library saying why not."""
+    from harness.errors import VisionLibraryError
+
+    from .vision_libs import model_names
+
+    rows = []
+    for kind in (SourceKind.TORCHVISION, SourceKind.TIMM):
+        try:
+            names = model_names(kind)
+        except VisionLibraryError as error:
+            rows.append(TypeInfo(f"{kind.value}:NAME", "", "(not available)",
+                                 " ".join(error.reason.split())[:200]))
+            continue
+        builder = ("timm.create_model" if kind is SourceKind.TIMM
+                   else "torchvision.models.get_model")
+        rows += [TypeInfo(f"{kind.value}:{name}", "", builder) for name in names]
     return rows
 
 

@@ -8,6 +8,11 @@
   and the static-structure ``FixedOPT``), so ``harness port opt`` and ``harness opt`` agree.
 - ``TYPE:encoder`` takes the encoder of an encoder-decoder type alone (``t5:encoder`` is
   ``T5EncoderModel``).
+- A transformers class name with a task head (``BertForQuestionAnswering``,
+  ``T5ForConditionalGeneration``) builds that class from its type's config: the port includes
+  the head users deploy. Any class of transformers' auto mappings is taken (1,571 at 5.24.0).
+- ``torchvision:NAME`` and ``timm:NAME`` are built by :mod:`vision_libs` (random weights); the
+  name is checked there, where the library is imported.
 
 A name that looks like a path (a ``/``, or a leading ``.`` or ``~``) is a directory; otherwise a
 known type wins over a directory of the same name in the working directory.
@@ -40,6 +45,12 @@ class SourceKind(str, Enum):
     DIRECTORY = "directory"  # a local folder with config.json (and maybe weights)
     OPT = "opt"  # the project's OPT and FixedOPT drivers
     MODULE = "module"  # an nn.Module given directly (the Python API), not built by a driver
+    TORCHVISION = "torchvision"  # torchvision:NAME, torchvision.models.get_model(weights=None)
+    TIMM = "timm"  # timm:NAME, timm.create_model(pretrained=False)
+
+
+#: ``LIBRARY:NAME`` prefixes -> their source kind.
+LIBRARIES = {"torchvision": SourceKind.TORCHVISION, "timm": SourceKind.TIMM}
 
 
 class Part(Choice):
@@ -59,11 +70,15 @@ class ModelSpec:
     directory: Path | None = None
     part: Part = Part.FULL
     weights: Path | None = None  # the first weight file found in the directory
+    head: str = ""  # a transformers class with a task head (BertForQuestionAnswering), or ""
 
     @property
     def label(self) -> str:
-        """Short name for folders and titles: ``gpt2``, ``t5-encoder``, ``dir-NAME``."""
-        base = f"dir-{self.directory.name}" if self.directory else self.model_type
+        """Short name for folders and titles: ``gpt2``, ``t5-encoder``, ``dir-NAME``,
+        ``BertForQuestionAnswering``, ``torchvision-resnet18``."""
+        base = f"dir-{self.directory.name}" if self.directory else (self.head or self.model_type)
+        if self.kind in (SourceKind.TORCHVISION, SourceKind.TIMM):
+            base = f"{self.kind.value}-{self.model_type}"
         base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base)
         return base if self.part is Part.FULL else f"{base}-{self.part.value}"
 
@@ -109,6 +124,36 @@ def _known_type(name: str) -> str | None:
 # Resolving
 
 
+@cache
+def head_classes() -> dict[str, tuple[str, ...]]:
+    """Class name -> the model types whose auto mappings name it, from every ``MODEL_*``
+    mapping of transformers (names only: no modeling module is imported)."""
+    from transformers.models.auto import modeling_auto
+
+    found: dict[str, set[str]] = {}
+    for attr in dir(modeling_auto):
+        if not (attr.startswith("MODEL") and attr.endswith("_MAPPING_NAMES")):
+            continue
+        for model_type, names in getattr(modeling_auto, attr).items():
+            for cls in names if isinstance(names, (list, tuple)) else (names,):
+                found.setdefault(cls, set()).add(model_type)
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    known = set(CONFIG_MAPPING_NAMES)  # a head needs a config, not a base model (TrOCR has none)
+    return {cls: tuple(sorted(t for t in types if t in known))
+            for cls, types in found.items() if types & known}
+
+
+def head_model_type(name: str) -> str | None:
+    """The model type of a transformers class name; where several types share the class
+    (``LlamaForCausalLM``: llama, exaone, ...), the one the class is named after."""
+    types = head_classes().get(name)
+    if not types:
+        return None
+    named = [t for t in types if _squash(name).startswith(_squash(t))]
+    return max(named, key=len) if named else types[0]
+
+
 def _looks_like_path(name: str) -> bool:
     return "/" in name or name.startswith((".", "~"))
 
@@ -117,6 +162,13 @@ def resolve(name: str) -> ModelSpec:
     """Resolve MODEL; raises :class:`UnknownModelTypeError` (with close matches) or
     :class:`ModelDirectoryError`."""
     text = name.strip()
+    library, colon, library_name = text.partition(":")
+    if colon and library.lower() in LIBRARIES:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", library_name.strip()):
+            raise ModelOptionError(
+                f"model {name!r}: after '{library.lower()}:' comes a model name of that library "
+                f"(e.g. {library.lower()}:resnet18); 'harness port --list' lists them.")
+        return ModelSpec(name, LIBRARIES[library.lower()], library_name.strip())
     part = Part.FULL
     head, sep, tail = text.rpartition(":")
     if sep and tail.lower() in {p.value for p in Part}:
@@ -132,6 +184,12 @@ def resolve(name: str) -> ModelSpec:
     known = _known_type(text)
     if known:
         return ModelSpec(name, SourceKind.TYPE, known, part=part)
+    head_type = head_model_type(text)
+    if head_type:
+        if part is not Part.FULL:
+            raise ModelOptionError(f"model {name!r}: a class name is built whole; ':{part.value}' "
+                                   "takes a part of a model type (e.g. t5:encoder).")
+        return ModelSpec(name, SourceKind.TYPE, head_type, head=text)
     if Path(text).is_dir():
         return _directory(name, Path(text), part)
     raise UnknownModelTypeError(name, suggestions(text))
@@ -188,10 +246,14 @@ def model_class_name(model_type: str) -> str:
     return name[0] if isinstance(name, (list, tuple)) else name
 
 
-def model_class(model_type: str) -> type:
-    """The base model class (imports its modeling module: the first one costs ~4 s). Some
-    types map to several (funnel: FunnelModel and FunnelBaseModel); the first is the one
-    ``model_class_name`` names."""
+def model_class(model_type: str, head: str = "") -> type:
+    """The base model class, or the head class named (imports its modeling module: the first
+    one costs ~4 s). Some types map to several base classes (funnel: FunnelModel and
+    FunnelBaseModel); the first is the one ``model_class_name`` names."""
+    if head:
+        import transformers
+
+        return getattr(transformers, head)
     from transformers.models.auto.modeling_auto import MODEL_MAPPING
 
     found = MODEL_MAPPING[config_class(model_type)]

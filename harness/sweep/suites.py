@@ -1,0 +1,80 @@
+"""``harness sweep --suite NAME``: model lists nobody here wrote, PyTorch's compiler benchmark
+suites, as MODEL names the port takes (at tiny size, like every type).
+
+The lists are copies of pytorch/pytorch's, shipped in ``suite_lists/`` as they are, with where each
+came from (:data:`SUITES`). They are the versions the search index stored (the ``fetch`` of the
+whole repository, 4 GB, was refused); the issue counts 55 and 18 entries, so newer versions
+differ.
+
+- ``dynamo-hf``: ``benchmarks/dynamo/huggingface_models_list.txt`` (``NAME,BATCH``): NAME is a
+  transformers class (with its task head), which ``harness port`` takes as it is, or one of the
+  aliases of ``EXTRA_MODELS`` in ``benchmarks/dynamo/huggingface.py`` (a hub config and an auto
+  class), mapped in :data:`HF_ALIASES` to the class that auto class gives for that config's type.
+- ``dynamo-timm``: ``benchmarks/dynamo/timm_models_list.txt`` (``NAME BATCH``) -> ``timm:NAME``
+  (deprecated names such as ``adv_inception_v3`` are timm's own aliases; timm resolves them).
+
+The batch sizes are the benchmarks' GPU batches; the port keeps its own (1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.enums import ParsableEnum
+
+FOLDER = Path(__file__).resolve().parent / "suite_lists"
+
+#: ``EXTRA_MODELS`` of benchmarks/dynamo/huggingface.py: a name -> (hub config, auto class);
+#: here the class that auto class builds for that config's model type.
+HF_ALIASES = {
+    "AllenaiLongformerBase": "LongformerForMaskedLM",  # allenai/longformer-base-4096, MaskedLM
+    "BigBird": "BigBirdForMaskedLM",  # BigBirdConfig(attention_type="block_sparse"), MaskedLM
+    "CamemBert": "CamembertForMaskedLM",  # camembert-base, MaskedLM
+    "DistillGPT2": "GPT2LMHeadModel",  # distilgpt2, CausalLM
+    "GoogleFnet": "FNetForMaskedLM",  # google/fnet-base, MaskedLM
+    "Reformer": "ReformerForMaskedLM",  # ReformerConfig(), MaskedLM
+    "T5Small": "T5ForConditionalGeneration",  # t5-small, Seq2SeqLM
+    "YituTechConvBert": "ConvBertForMaskedLM",  # YituTech/conv-bert-base, MaskedLM
+}
+
+
+class SuiteName(ParsableEnum):
+    DYNAMO_HF = "dynamo-hf"
+    DYNAMO_TIMM = "dynamo-timm"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One shipped list and where it came from."""
+
+    file: str  # in suite_lists/
+    origin: str  # repository and path
+    commit: str  # the commit the copy was taken at
+    separator: str  # between a name and its batch size
+
+
+SUITES = {
+    SuiteName.DYNAMO_HF: Suite(
+        "dynamo_huggingface_models_list.txt",
+        "github.com/pytorch/pytorch benchmarks/dynamo/huggingface_models_list.txt",
+        "de88566807a8490dda152b7ee8bfc53a38acb295", ","),
+    SuiteName.DYNAMO_TIMM: Suite(
+        "dynamo_timm_models_list.txt",
+        "github.com/pytorch/pytorch benchmarks/dynamo/timm_models_list.txt",
+        "efaa3ed9c524d99b98a58801ae392ad88c05b452", " "),
+}
+
+
+def entries(name: SuiteName) -> list[str]:
+    """The list's names, in its order."""
+    suite = SUITES[name]
+    lines = (FOLDER / suite.file).read_text(encoding="utf-8").splitlines()
+    return [line.split(suite.separator)[0].strip() for line in lines if line.strip()]
+
+
+def suite_models(name: SuiteName) -> list[str]:
+    """The MODEL names ``harness port`` takes for the list's entries."""
+    if name is SuiteName.DYNAMO_TIMM:
+        return [f"timm:{entry}" for entry in entries(name)]
+    return [HF_ALIASES.get(entry, entry) for entry in entries(name)]

@@ -1,0 +1,52 @@
+"""``harness sweep --suite``: PyTorch's benchmark lists, shipped with their origin, as MODEL
+names the port resolves (issue 25)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness.errors import HarnessError
+from harness.models.hf_resolve import SourceKind, resolve
+from harness.sweep.suites import HF_ALIASES, SUITES, SuiteName, entries, suite_models
+
+
+def test_the_lists_are_shipped_with_their_origin():
+    assert len(entries(SuiteName.DYNAMO_HF)) == 53
+    assert len(entries(SuiteName.DYNAMO_TIMM)) == 62
+    for suite in SUITES.values():
+        assert suite.origin.startswith("github.com/pytorch/pytorch benchmarks/dynamo/")
+        assert re.fullmatch(r"[0-9a-f]{40}", suite.commit)
+
+
+def test_every_alias_is_in_the_list():
+    assert set(HF_ALIASES) <= set(entries(SuiteName.DYNAMO_HF))
+
+
+def test_the_hf_list_resolves_to_head_classes():
+    unresolved = {}
+    for model in suite_models(SuiteName.DYNAMO_HF):
+        try:
+            spec = resolve(model)
+        except HarnessError as error:
+            unresolved[model] = str(error)
+            continue
+        assert spec.kind is SourceKind.TYPE and spec.head == model
+    # transformers 5 removed Speech2Text2 (its sweep row says so)
+    assert list(unresolved) == ["Speech2Text2ForCausalLM"]
+    assert resolve("LongformerForMaskedLM").model_type == "longformer"  # AllenaiLongformerBase
+    assert resolve("TrOCRForCausalLM").model_type == "trocr"  # a type with no base model
+
+
+def test_the_timm_list_is_timm_names():
+    models = suite_models(SuiteName.DYNAMO_TIMM)
+    assert models[0] == "timm:adv_inception_v3"
+    assert all(resolve(m).kind is SourceKind.TIMM for m in models)
+
+
+def test_an_unknown_suite_is_refused():
+    from harness.errors import UsageError
+
+    with pytest.raises(UsageError):
+        SuiteName.parse("torchbench")
