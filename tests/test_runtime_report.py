@@ -175,3 +175,15 @@ def test_failure_signatures_read_both_kinds():
     died = RuntimeFailure.of("the code died by SIGABRT: mismatched size for broadcast")
     assert died.signal == "SIGABRT" and died.message == "mismatched size for broadcast"
     assert died != RuntimeFailure.of("the code died by SIGSEGV: mismatched size for broadcast")
+
+
+def test_a_runtime_verification_abort_is_its_op_and_reason_not_its_location():
+    """MLIR's runtime op verification prints the op, ``^ why`` and a ``Location:`` line holding a
+    temporary path: the signature is the op and the reason, the same from any folder."""
+    text = ("the code died by SIGABRT: ERROR: Runtime op verification failed\n"
+            "%cast_0 = memref.cast %cast : memref<?x?x4xf32> to memref<?x1x4xf32>\n"
+            "^ size mismatch of dim 1\n"
+            'Location: loc("/tmp/harness-x1/candidate.linalg.mlir":3:13)\n')
+    died = RuntimeFailure.of(text)
+    assert died.message == "runtime op verification failed: memref.cast: size mismatch of dim 1"
+    assert died == RuntimeFailure.of(text.replace("harness-x1", "harness-y2"))
