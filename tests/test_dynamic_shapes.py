@@ -201,6 +201,21 @@ def test_fx_flatten_of_two_dynamic_dims_fails_at_run_time(tmp_path):
     assert port.outcome is PortOutcome.VERIFIED, port.blockers
 
 
+def test_torchscript_flatten_of_two_dynamic_dims_gets_the_same_wrong_collapse(tmp_path):
+    """The wrong collapse is torch-to-linalg's, not an importer's: the TorchScript path, with
+    batch and seq imported as ``?``, lowers the view to the same cast to ``?x1x4`` and collapse
+    ``[[0], [1, 2]]`` and the run aborts too (reports/upstream/view-flatten-two-dynamic-dims/)."""
+    both = parse_dynamic("batch,seq")
+    port = _port(_subject(Flatten(), {"input_ids": torch.randn(2, 8, 4)},
+                          {"input_ids": torch.randn(4, 13, 4)}, both),
+                 FrontendName.TORCHSCRIPT, both, tmp_path)
+    assert port.dynamic.frozen == [] and port.dynamic.linalg == ["input_ids.0 (batch)",
+                                                                 "input_ids.1 (seq)"]
+    assert port.outcome is PortOutcome.FAILS and port.failed_stage is PortStage.EXECUTION
+    [linalg] = tmp_path.glob("torchscript/*.torch-to-linalg.mlir")
+    assert "tensor.collapse_shape %cast [[0], [1, 2]] : tensor<?x1x4xf32>" in linalg.read_text()
+
+
 def test_fx_importer_refuses_the_sym_max_of_a_dynamic_size(tmp_path):
     """Another blocker only dynamic shapes meet: max(0, rows - seq) on a dynamic seq is a
     torch.sym_max node, which the wheel's fx_importer does not import (MPT stops there)."""
