@@ -349,3 +349,15 @@ def test_prepare_makes_the_second_set_differ_along_a_custom_token_axis():
     first, second = prepared.inputs, prepared.second_inputs
     length = first.tensors[0].shape[1]
     assert [t.shape[1] for t in second.tensors] == [length + DYNAMIC_CUSTOM_STEP] * len(second.tensors)
+
+
+def test_no_axis_is_called_static_when_no_signature_was_read():
+    """A TorchScript port that crashed in torchscript-to-torch (falcon, gemma with --dynamic seq)
+    reached no backend contract: nothing says an axis became static, so none is listed."""
+    from harness.port.dynamic import dynamic_dims
+
+    spec = parse_dynamic("seq")
+    subject = _subject(Flatten(), {"input_ids": torch.randn(1, 8, 4)},
+                       {"input_ids": torch.randn(1, 13, 4)}, spec)
+    dims = dynamic_dims(subject, [], [])
+    assert dims.asked == ["seq=2..512"] and dims.static == [] and dims.contract == []
