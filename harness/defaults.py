@@ -24,6 +24,9 @@ DYNAMIC_RANGES: dict[str, tuple[int, int]] = {
 #: ``--dynamic``: how much larger than the traced set the second input set is along each named
 #: dimension (seq 8 -> 13, batch 2 -> 4), so one compiled module runs at two shapes.
 DYNAMIC_SECOND_STEP: dict[str, int] = {"batch": 2, "seq": 5, "height": 16, "width": 16}
+#: ``--dynamic INPUT.AXIS=MIN..MAX``: how much the second input set's size differs along a custom
+#: axis (larger, or smaller when the first size is already at MAX).
+DYNAMIC_CUSTOM_STEP = 4
 #: ``--dynamic batch``: the batch the model is exported at when ``--batch`` is not given (1 would
 #: be specialised by torch.export).
 DYNAMIC_BATCH = 2

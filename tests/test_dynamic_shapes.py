@@ -201,6 +201,21 @@ def test_fx_flatten_of_two_dynamic_dims_fails_at_run_time(tmp_path):
     assert port.outcome is PortOutcome.VERIFIED, port.blockers
 
 
+def test_torchscript_flatten_of_two_dynamic_dims_gets_the_same_wrong_collapse(tmp_path):
+    """The wrong collapse is torch-to-linalg's, not an importer's: the TorchScript path, with
+    batch and seq imported as ``?``, lowers the view to the same cast to ``?x1x4`` and collapse
+    ``[[0], [1, 2]]`` and the run aborts too (reports/upstream/view-flatten-two-dynamic-dims/)."""
+    both = parse_dynamic("batch,seq")
+    port = _port(_subject(Flatten(), {"input_ids": torch.randn(2, 8, 4)},
+                          {"input_ids": torch.randn(4, 13, 4)}, both),
+                 FrontendName.TORCHSCRIPT, both, tmp_path)
+    assert port.dynamic.frozen == [] and port.dynamic.linalg == ["input_ids.0 (batch)",
+                                                                 "input_ids.1 (seq)"]
+    assert port.outcome is PortOutcome.FAILS and port.failed_stage is PortStage.EXECUTION
+    [linalg] = tmp_path.glob("torchscript/*.torch-to-linalg.mlir")
+    assert "tensor.collapse_shape %cast [[0], [1, 2]] : tensor<?x1x4xf32>" in linalg.read_text()
+
+
 def test_fx_importer_refuses_the_sym_max_of_a_dynamic_size(tmp_path):
     """Another blocker only dynamic shapes meet: max(0, rows - seq) on a dynamic seq is a
     torch.sym_max node, which the wheel's fx_importer does not import (MPT stops there)."""
@@ -287,3 +302,62 @@ def test_sweep_refuses_a_bad_dynamic_before_any_port(tmp_path):
                           cwd=HERE.parent.parent, timeout=120)
     assert done.returncode != 0 and "1 <= MIN <= MAX" in done.stderr
     assert not (tmp_path / "sweep" / "records").exists()
+
+
+# --- the second set differs along every dynamic axis ------------------------------------------
+
+def test_a_custom_axis_the_planner_sizes_differs_in_the_second_set():
+    """``input_features.2`` (a spectrogram's frames) is made by the planner: the second set's
+    frames differ, and the feature mask follows them."""
+    from harness.defaults import DYNAMIC_CUSTOM_STEP
+    from harness.models.dynamic import resized_plan
+    from harness.models.hf_plan import MediaPlan, make_set
+
+    plan = MediaPlan(names=("input_features", "input_features_mask"), features=(4, 30))
+    spec = parse_dynamic("input_features.2=10..64")
+    first = make_set(plan, 1, seed=0, padded=False)
+    second = make_set(resized_plan(plan, spec), 1, seed=1, padded=True)
+    frames = 30 + DYNAMIC_CUSTOM_STEP
+    assert [list(t.shape) for t in first.tensors] == [[1, 4, 30], [1, 30]]
+    assert [list(t.shape) for t in second.tensors] == [[1, 4, frames], [1, frames]]
+    at_max = parse_dynamic("input_features.2=10..30")  # larger would leave the range
+    assert resized_plan(plan, at_max).features == (4, 30 - DYNAMIC_CUSTOM_STEP)
+
+
+def test_a_custom_axis_the_planner_does_not_size_is_resized_after():
+    """An axis no planner size makes (a given input's): its slices repeat to the other size."""
+    from harness.defaults import DYNAMIC_CUSTOM_STEP
+    from harness.models.dynamic import differ_along
+
+    spec = parse_dynamic("extra.1=2..64,seq")
+    first = (torch.arange(6.0).reshape(1, 6), torch.zeros(1, 8, dtype=torch.int64))
+    second = (first[0].clone(), torch.zeros(1, 13, dtype=torch.int64))
+    tensors, said = differ_along(spec, ("extra", "input_ids"), first, second)
+    grown = 6 + DYNAMIC_CUSTOM_STEP
+    assert list(tensors[0].shape) == [1, grown] and tensors[0][0, 6:].tolist() == [0.0, 1.0, 2.0, 3.0][:grown - 6]
+    assert tensors[1] is second[1]  # seq already differs: left as it is
+    assert said == [f"extra axis 1: 6 -> {grown} (extra.1; slices repeated)"]
+
+
+def test_prepare_makes_the_second_set_differ_along_a_custom_token_axis():
+    """Through the model's own preparation: ``input_ids.1`` is the token inputs' axis 1, so the
+    second set is made at another length (the attention mask with it)."""
+    from harness.defaults import DYNAMIC_CUSTOM_STEP
+    from harness.models.hf import HFOptions, prepare
+
+    prepared = prepare("bert", HFOptions(dynamic=parse_dynamic("input_ids.1=2..64")))
+    first, second = prepared.inputs, prepared.second_inputs
+    length = first.tensors[0].shape[1]
+    assert [t.shape[1] for t in second.tensors] == [length + DYNAMIC_CUSTOM_STEP] * len(second.tensors)
+
+
+def test_no_axis_is_called_static_when_no_signature_was_read():
+    """A TorchScript port that crashed in torchscript-to-torch (falcon, gemma with --dynamic seq)
+    reached no backend contract: nothing says an axis became static, so none is listed."""
+    from harness.port.dynamic import dynamic_dims
+
+    spec = parse_dynamic("seq")
+    subject = _subject(Flatten(), {"input_ids": torch.randn(1, 8, 4)},
+                       {"input_ids": torch.randn(1, 13, 4)}, spec)
+    dims = dynamic_dims(subject, [], [])
+    assert dims.asked == ["seq=2..512"] and dims.static == [] and dims.contract == []

@@ -175,3 +175,45 @@ def test_failure_signatures_read_both_kinds():
     died = RuntimeFailure.of("the code died by SIGABRT: mismatched size for broadcast")
     assert died.signal == "SIGABRT" and died.message == "mismatched size for broadcast"
     assert died != RuntimeFailure.of("the code died by SIGSEGV: mismatched size for broadcast")
+
+
+def test_a_runtime_verification_abort_is_its_op_and_reason_not_its_location():
+    """MLIR's runtime op verification prints the op, ``^ why`` and a ``Location:`` line holding a
+    temporary path: the signature is the op and the reason, the same from any folder."""
+    text = ("the code died by SIGABRT: ERROR: Runtime op verification failed\n"
+            "%cast_0 = memref.cast %cast : memref<?x?x4xf32> to memref<?x1x4xf32>\n"
+            "^ size mismatch of dim 1\n"
+            'Location: loc("/tmp/harness-x1/candidate.linalg.mlir":3:13)\n')
+    died = RuntimeFailure.of(text)
+    assert died.message == "runtime op verification failed: memref.cast: size mismatch of dim 1"
+    assert died == RuntimeFailure.of(text.replace("harness-x1", "harness-y2"))
+
+
+def test_redaction_leaves_the_embedded_arrays_whole(tmp_path):
+    """repro.py embeds inputs.npz and expected.npz in base64, where runs like "/TOw25TL" look
+    like absolute paths: redacting the whole text turned them into "<path>/..." and GPT-2's
+    bundle failed to decode its inputs. The arrays come back byte for byte."""
+    import ast
+    import base64
+
+    from harness.tools.report.redact import Redactor
+
+    folder = tmp_path / "bundle"
+    folder.mkdir()
+    (folder / "reduced.mlir").write_text(
+        "func.func @forward(%arg0: !torch.vtensor<[4096],f32>) -> !torch.vtensor<[4096],f32> {\n"
+        "  return %arg0 : !torch.vtensor<[4096],f32>\n}\n")
+    arrays = np.random.default_rng(0).standard_normal(4096).astype(np.float32)
+    np.savez(folder / "inputs.npz", arg0=arrays)
+    np.savez(folder / "expected.npz", out0=arrays)
+    encoded = base64.b64encode((folder / "inputs.npz").read_bytes()).decode()
+    redactor = Redactor.for_machine([folder], enabled=True)
+    lines = "\n".join(repr(encoded[i:i + 96]) for i in range(0, len(encoded), 96))
+    assert redactor.text(lines) != lines  # as repro.py lays it out, the text pass corrupts it
+    write_standalone(folder, ReproKind.RUNTIME, "torch-to-linalg", "test", redactor)
+    module = ast.parse((folder / "repro.py").read_text())
+    embedded = {node.targets[0].id: ast.literal_eval(node.value) for node in module.body
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("INPUTS_NPZ", "EXPECTED_NPZ")}
+    assert base64.b64decode(embedded["INPUTS_NPZ"]) == (folder / "inputs.npz").read_bytes()
+    assert base64.b64decode(embedded["EXPECTED_NPZ"]) == (folder / "expected.npz").read_bytes()

@@ -4,7 +4,9 @@ reduction keeps and what repro.sh tests.
 Two kinds seen at the pinned versions (issue 10's e2e gaps):
 
 - the code dies by a signal, e.g. a ``cf.assert`` of torch-mlir's elementwise lowering aborts
-  with "mismatched size for broadcast": the signal and the last line the code printed;
+  with "mismatched size for broadcast": the signal and the last line the code printed; when
+  MLIR's runtime op verification failed, its op and reason instead ("runtime op verification
+  failed: memref.cast: size mismatch of dim 1"), not its ``Location:`` line, which holds a path;
 - the ExecutionEngine cannot resolve symbols, e.g. ``memrefCopy`` (MLIR's C runner utilities,
   which the RefBackend does not load): the sorted symbol names.
 
@@ -22,6 +24,10 @@ from harness.errors import HarnessError
 
 _DIED = re.compile(r"the code died by (SIG[A-Z0-9]+)")
 _SYMBOLS = re.compile(r"Symbols not found: \[([^\]]*)\]")
+#: MLIR's runtime op verification (``-generate-runtime-verification``, which the RefBackend's
+#: lowering runs): the op, then ``^ why``, then ``Location: loc(...)`` (a path, so not kept).
+_VERIFICATION = re.compile(r"Runtime op verification failed\s*\n(?P<op>[^\n]*)\n\s*\^\s*(?P<why>[^\n]+)")
+_OP_NAME = re.compile(r"(?:=\s*|^\s*)\"?([a-z_]+\.[a-z_.]+)\b")
 
 
 class RuntimeFailureKind(ParsableEnum):
@@ -54,6 +60,12 @@ class RuntimeFailure:
         signal = signal or (died.group(1) if died else "")
         if signal:
             after = error[died.end():].lstrip(": ") if died else error
+            verified = _VERIFICATION.search(after)
+            if verified:
+                op = _OP_NAME.search(verified["op"])
+                message = ("runtime op verification failed: "
+                           + (f"{op[1]}: " if op else "") + verified["why"].strip())
+                return cls(RuntimeFailureKind.SIGNAL, signal=signal, message=message)
             lines = [line.strip() for line in after.splitlines() if line.strip()]
             return cls(RuntimeFailureKind.SIGNAL, signal=signal, message=lines[-1] if lines else "")
         lines = [line.strip() for line in error.splitlines() if line.strip()]

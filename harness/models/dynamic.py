@@ -6,8 +6,10 @@
 - Any other dimension is ``INPUT.AXIS=MIN..MAX`` (``input_features.2=100..3000``).
 - Ranges default to :data:`harness.defaults.DYNAMIC_RANGES`; seq's max is capped at the
   model's positions (a longer one is a guard torch.export would refuse).
-- The second input set is larger along each named dimension
-  (:data:`harness.defaults.DYNAMIC_SECOND_STEP`), so one compiled module runs at two shapes.
+- The second input set differs along every dynamic dimension: larger by
+  :data:`harness.defaults.DYNAMIC_SECOND_STEP` along a named one, by
+  :data:`harness.defaults.DYNAMIC_CUSTOM_STEP` along a custom one (smaller when larger would
+  leave the range), so one compiled module runs at two shapes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.defaults import DYNAMIC_RANGES, DYNAMIC_SECOND_STEP
+from harness.defaults import DYNAMIC_CUSTOM_STEP, DYNAMIC_RANGES, DYNAMIC_SECOND_STEP
 from harness.errors import ModelOptionError
 
 from .choice import Choice
@@ -253,23 +255,65 @@ class SpecializationLog:
         return out
 
 
+def other_size(size: int, dim: DynamicDim, step: int) -> int:
+    """The second set's size along ``dim``: ``step`` larger, or smaller when that leaves the
+    range (the first set already at MAX), so the two sets differ wherever the range allows."""
+    larger = min(size + step, dim.high)
+    return larger if larger != size else max(size - step, dim.low)
+
+
 def resized_batch(batch: int, spec: DynamicSpec) -> int:
-    """The second set's batch: larger by the step when batch is dynamic, within its range."""
+    """The second set's batch: other by the step when batch is dynamic, within its range."""
     dim = spec.get(DimName.BATCH)
-    return batch if dim is None else min(batch + second_step(DimName.BATCH), dim.high)
+    return batch if dim is None else other_size(batch, dim, second_step(DimName.BATCH))
 
 
 def resized_plan(plan: MediaPlan, spec: DynamicSpec) -> MediaPlan:
-    """The planner's sizes of the second set: seq, height and width larger by their step where
-    dynamic (each within its range); custom ``INPUT.AXIS`` dimensions keep their size."""
+    """The planner's sizes of the second set: seq, height and width other by their step where
+    dynamic, and each custom ``INPUT.AXIS`` the planner sizes by :data:`DYNAMIC_CUSTOM_STEP`
+    (each within its range). A custom axis the planner does not size is left to
+    :func:`differ_along`."""
+    from .hf_plan import planned_axis, resized_axis
+
     seq = spec.get(DimName.SEQ)
     if seq is not None and plan.text is not None:
-        plan = replace(plan, seq=min(plan.seq + second_step(DimName.SEQ), seq.high))
+        plan = replace(plan, seq=other_size(plan.seq, seq, second_step(DimName.SEQ)))
     if plan.pixels is not None:
         pixels = list(plan.pixels)
         for named, axis in ((DimName.HEIGHT, -2), (DimName.WIDTH, -1)):
             dim = spec.get(named)
             if dim is not None:
-                pixels[axis] = min(pixels[axis] + second_step(named), dim.high)
+                pixels[axis] = other_size(pixels[axis], dim, second_step(named))
         plan = replace(plan, pixels=tuple(pixels))
+    for dim in spec.dims:
+        if dim.axis is None:
+            continue
+        where = planned_axis(plan, *dim.axis)
+        if where is not None:
+            size = plan.seq if where[0] == "seq" else getattr(plan, where[0])[where[1]]
+            plan = resized_axis(plan, where, other_size(size, dim, DYNAMIC_CUSTOM_STEP))
     return plan
+
+
+def differ_along(spec: DynamicSpec, names: tuple[str, ...], first: tuple, second: tuple
+                 ) -> tuple[tuple, list[str]]:
+    """The second set's tensors, each custom ``INPUT.AXIS`` the planner left at the first set's
+    size made other (its slices repeated cyclically, or the first ones kept), and what was
+    changed; the second set as it is when every dynamic axis already differs."""
+    import torch
+
+    tensors = list(second)
+    said: list[str] = []
+    for i, axes in enumerate(input_axes(spec, names, tuple(t.dim() for t in second))):
+        for axis, dim in axes.items():
+            size = int(second[i].shape[axis])
+            if dim.named is not None or size != int(first[i].shape[axis]):
+                continue
+            new = other_size(size, dim, DYNAMIC_CUSTOM_STEP)
+            if new == size:
+                continue
+            index = torch.arange(new, device=tensors[i].device) % size
+            tensors[i] = tensors[i].index_select(axis, index)
+            said.append(f"{names[i]} axis {axis}: {size} -> {new} ({dim.name}; slices repeated)"
+                        if new > size else f"{names[i]} axis {axis}: first {new} of {size} ({dim.name})")
+    return tuple(tensors), said

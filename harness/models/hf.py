@@ -46,7 +46,7 @@ from harness.errors import (
 
 from . import hf_config, hf_inputs, hf_media, hf_plan, hf_resolve
 from .choice import Variant
-from .dynamic import DynamicSpec, resized_batch, resized_plan
+from .dynamic import DynamicSpec, differ_along, resized_batch, resized_plan
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_resolve import ModelSpec, Part, SourceKind
@@ -276,6 +276,10 @@ def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> Prepare
     dynamic = options.dynamic.capped(sizes.get("positions"))
     second = hf_plan.make_set(resized_plan(plan, dynamic), resized_batch(options.batch, dynamic),
                               seed=options.seed + 1, padded=True)
+    tensors, changed = differ_along(dynamic, second.names, first.tensors, second.tensors)
+    if changed:
+        second = dataclasses.replace(second, tensors=tensors,
+                         description="; ".join([second.description, *changed]))
     module = TupleForward(model_, plan.names, fixed).eval()
     call = (f"takes ({', '.join(plan.names)}) positionally, calls {type(model_).__name__}("
             + ", ".join([f"{n}={n}" for n in plan.names] + [f"{k}={v}" for k, v in fixed.items()])

@@ -72,6 +72,40 @@ class MediaPlan:
     note: str = ""  # why this set, when it is a fallback
 
 
+def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | None:
+    """Which of ``plan``'s sizes input ``name``'s ``axis`` is made at: (``seq``, 0), (``pixels``,
+    i), (``features``, i) or (``wave``, i); None when the planner does not size that axis (a
+    given input, a patch grid), so resizing the plan would not change it."""
+    if axis == 1 and plan.text is not None and name in plan.text.names:
+        return "seq", 0
+    if plan.pixels is not None:
+        if name == "pixel_values" and 1 <= axis <= len(plan.pixels):
+            return "pixels", axis - 1
+        if name == "pixel_mask" and axis in (1, 2):
+            return "pixels", len(plan.pixels) - 3 + axis
+    if plan.features is not None:
+        if name == "input_features" and axis in (1, 2):
+            return "features", axis - 1
+        if name in FEATURE_MASKS and axis == 1:
+            return "features", 0 if plan.frames_first else 1
+    if plan.wave is not None:
+        if name == "input_values" and 1 <= axis <= len(plan.wave):
+            return "wave", axis - 1
+        if name == "attention_mask" and plan.text is None and axis == 1:
+            return "wave", len(plan.wave) - 1
+    return None
+
+
+def resized_axis(plan: MediaPlan, where: tuple[str, int], size: int) -> MediaPlan:
+    """``plan`` with the size :func:`planned_axis` found set to ``size``."""
+    name, index = where
+    if name == "seq":
+        return replace(plan, seq=size)
+    sizes = list(getattr(plan, name))
+    sizes[index] = size
+    return replace(plan, **{name: tuple(sizes)})
+
+
 def forward_params(model: torch.nn.Module) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The forward's argument names, and the ones without a default."""
     params = inspect.signature(model.forward).parameters

@@ -69,7 +69,8 @@ def dynamic_dims(subject: Subject, contract: Sequence[FunctionSignature],
                  linalg: Sequence[FunctionSignature], frozen: Sequence[str] = ()) -> DynamicDims:
     """Which asked axes are ``?`` at the torch backend contract and in the linalg function's arguments
     (the model's inputs are its first arguments, in order), and the asked ones static at the
-    furthest of the two reached (``linalg`` empty: not reached), with their size."""
+    furthest of the two reached (``linalg`` empty: not reached), with their size; none static
+    when neither signature was read (the pipeline stopped before the contract)."""
     asked = {str(d): None for axes in subject.dynamic_axes for d in axes.values()}
     record = DynamicDims(asked=list(asked), frozen=list(frozen))
     names, tensors = subject.inputs.names, subject.inputs.tensors
@@ -86,7 +87,7 @@ def dynamic_dims(subject: Subject, contract: Sequence[FunctionSignature],
                 record.contract.append(label)
             if (i, axis) in at_linalg:
                 record.linalg.append(label)
-            if (i, axis) not in furthest:
+            if (contract or linalg) and (i, axis) not in furthest:
                 record.static.append(f"{label} = {int(tensors[i].shape[axis])}")
     return record
 

@@ -140,7 +140,10 @@ def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
     passed = [r for r in results if r.ok]
     contract = passed[0].output_path if passed else ir_path
     linalg = [r.output_path for r in passed if r.name == LINALG]
-    dims = dynamic_dims(subject, public_functions(contract, opt=options.opt),
+    # TorchScript's raw import types its arguments by bounds, behind the module argument: no
+    # signature to read until torchscript-to-torch passed (then nothing is known static)
+    reached = bool(passed) or name is not FrontendName.TORCHSCRIPT
+    dims = dynamic_dims(subject, public_functions(contract, opt=options.opt) if reached else [],
                         public_functions(linalg[0], opt=options.opt) if linalg else [],
                         port.dynamic.frozen if port.dynamic is not None else [])
     if name is FrontendName.TORCHSCRIPT and dims.static and not dims.frozen:

@@ -37,6 +37,7 @@ from harness.errors import (
     HarnessError,
     NoMiscompileError,
     ReferenceEvaluationError,
+    UnsupportedDTypeError,
     UnsupportedOpsError,
 )
 from harness.execute.inputs import RandomInputs, save_npz
@@ -306,8 +307,12 @@ class NumericsSession(Session):
         path = self.folder / "candidate.mlir"
         path.write_text(clean)
         expected = list(reference.outputs)
+        try:  # a candidate returning a scalar (!torch.int) cannot be run: not kept
+            signature = signature_of(func)
+        except UnsupportedDTypeError:
+            return False
         self.worker.timeout_s = max(1.0, min(self.try_timeout * 4, self.remaining_s()))
-        result = run_program(path, inputs, expected, signature_of(func), worker=self.worker,
+        result = run_program(path, inputs, expected, signature, worker=self.worker,
                              options=self.probe, work_dir=self.folder)
         worst = self.verdict(result)
         if worst is None:

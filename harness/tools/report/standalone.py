@@ -150,10 +150,14 @@ def write_standalone(folder: Path, kind: ReproKind, pipeline: str, summary: str,
                      redactor: Redactor | None = None, timeout_s: float = defaults.TIMEOUT_S) -> None:
     """repro.py and repro.sh of a miscompile or run-time failure bundle whose reduced.mlir,
     inputs.npz and expected.npz are written (redacted with ``redactor`` when given)."""
+    # redacted field by field: the base64 of the arrays is no text to redact (a run like
+    # "/TOw25TL" in it looks like a path), and reduced.mlir on disk is redacted already
+    if redactor is not None:
+        summary = redactor.text(summary)
     text = repro_py(numerics_repro(folder, kind, pipeline, summary, timeout_s))
     script = repro_sh(kind, summary)
     if redactor is not None:
-        text, script = redactor.text(text), redactor.text(script)
+        script = redactor.text(script)
     for name, body in ((REPRO_PY, text), ("repro.sh", script)):
         write_text(folder / name, body)
         (folder / name).chmod(0o755)

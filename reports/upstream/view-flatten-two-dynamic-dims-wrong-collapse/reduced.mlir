@@ -1,0 +1,17 @@
+#loc2 = loc("<path>/view-flatten.mlir":1:42)
+module {
+  func.func @flatten_batch_and_seq_dynamic(%arg0: !torch.vtensor<[?,?,4],f32> loc("<path>/view-flatten.mlir":1:42)) -> !torch.vtensor<[?,4],f32> {
+    %int-1 = torch.constant.int -1 loc(#loc3)
+    %int4 = torch.constant.int 4 loc(#loc4)
+    %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int> loc(#loc5)
+    %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32> loc(#loc6)
+    return %1 : !torch.vtensor<[?,4],f32> loc(#loc7)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("<path>/view-flatten.mlir":0:0)
+#loc1 = loc("<path>/view-flatten.mlir":1:1)
+#loc3 = loc("<path>/view-flatten.mlir":2:12)
+#loc4 = loc("<path>/view-flatten.mlir":3:11)
+#loc5 = loc("<path>/view-flatten.mlir":4:8)
+#loc6 = loc("<path>/view-flatten.mlir":5:8)
+#loc7 = loc("<path>/view-flatten.mlir":6:3)
