@@ -238,6 +238,9 @@ def register(sub) -> None:
     p.add_argument("--port-record", action="append", default=[], metavar="PATH",
                    help="a port record (harness port's record.json) or a sweep folder: the "
                         "frontends that hit the failure and the models it blocks (repeatable)")
+    p.add_argument("--root-cause", metavar="TEXT",
+                   help="the cause as the project found it by hand (source, lit tests), which the "
+                        "tools cannot find: issue.md's Root cause quotes it, marked as given")
     p.add_argument("--each", action="store_true",
                    help="one bundle per distinct failure (each failure found with the ones before "
                         "it knocked out), in the order the pipeline meets them; --json prints a list")
