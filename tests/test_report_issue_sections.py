@@ -183,7 +183,7 @@ def test_the_projects_finding_leads_the_root_cause():
         finding="`AtenAnyDimsOp::fold` reads the sizes of an unranked result."), "x.mlir", str)
     root = found["ROOT_CAUSE"]
     assert root.startswith("`AtenAnyDimsOp::fold` reads the sizes")
-    assert "the project's finding, given to the report (`--root-cause`)" in root
+    assert "the project's finding, given to `harness report` by hand" in root
     assert root.endswith("- bisect")
     plain = section_values(Verdict(), "Not determined. Tried:\n\n- bisect", Provenance(), "x.mlir", str)
-    assert "--root-cause" not in plain["ROOT_CAUSE"]
+    assert "project's finding" not in plain["ROOT_CAUSE"]

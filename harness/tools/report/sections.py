@@ -249,8 +249,9 @@ def section_values(verdict: Verdict, root: str, provenance: Provenance, input_na
         root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
                  "finding):\n\n" + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
     if provenance.finding:
-        root = (f"{provenance.finding}\n\n_The cause above is the project's finding, given to the "
-                "report (`--root-cause`); what the report's own tools found follows._\n\n" + root)
+        # Not the flag's name: its first word is a common user name, which the redactor hides.
+        root = (f"{provenance.finding}\n\n_The cause above is the project's finding, given to "
+                "`harness report` by hand; what the report's own tools found follows._\n\n" + root)
     return {
         "ROOT_CAUSE": root,
         "REPRODUCES_THROUGH": reproduces_through(provenance, input_name),
