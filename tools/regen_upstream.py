@@ -197,3 +197,31 @@ def main() -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def _section(issue: str, name: str) -> str:
+    parts = issue.split(f"\n## {name}\n", 1)
+    return parts[1].split("\n## ", 1)[0].strip() if len(parts) == 2 else ""
+
+
+def table_row(name: str, standalone: dict[str, bool]) -> str:
+    """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
+    issue = (BUNDLES / name / "issue.md").read_text()
+    through = _section(issue, "Reproduces through")
+    fx = ("yes" if through.startswith(("Both", "FX only")) else
+          "no (TorchScript only)" if through.startswith("TorchScript only") else "not determined")
+    upstream = _section(issue, "Upstream")
+    target = upstream.split("**", 2)[1] if "**" in upstream else "?"
+    triage = upstream.split("Triage: **", 1)[1].split("**", 1)[0] if "Triage: **" in upstream else "new"
+    verdict = "by design" if "by design" in triage else "known" if triage.startswith("known") else "new"
+    known = ", ".join(sorted(set(
+        word.strip("(),.:;") for word in upstream.split() if word.startswith("llvm/torch-mlir#")))) or "none"
+    alone = {True: "yes", False: "no"}.get(standalone.get(name), "not run")
+    return f"| `{name}/` | {alone} | {fx} | {known} | {target} | {verdict} |"
+
+
+def table(standalone: dict[str, bool]) -> str:
+    names = sorted(p.name for p in BUNDLES.iterdir() if (p / "issue.md").is_file())
+    head = ["| folder | reproduces standalone | FX path too | known upstream | target repository | verdict |",
+            "|---|---|---|---|---|---|"]
+    return "\n".join([*head, *(table_row(n, standalone) for n in names)])

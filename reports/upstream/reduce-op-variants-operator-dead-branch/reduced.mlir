@@ -1,6 +1,6 @@
-#loc2 = loc("input.mlir":22:43)
+#loc2 = loc("input.mlir":4:43)
 module {
-  func.func @unregistered_op_in_dead_branch(%arg0: !torch.vtensor<[?,?,?,?],f32> loc("input.mlir":22:43)) {
+  func.func @unregistered_op_in_dead_branch(%arg0: !torch.vtensor<[?,?,?,?],f32> loc("input.mlir":4:43)) {
     %none = torch.constant.none loc(#loc3)
     %int2 = torch.constant.int 2 loc(#loc4)
     %0 = torch.tensor_static_info_cast %arg0 : !torch.vtensor<[?,?,?,?],f32> to !torch.vtensor loc(#loc5)
@@ -11,11 +11,11 @@ module {
   } loc(#loc1)
 } loc(#loc)
 #loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":22:1)
-#loc3 = loc("input.mlir":23:11)
-#loc4 = loc("input.mlir":24:11)
-#loc5 = loc("input.mlir":26:8)
-#loc6 = loc("input.mlir":27:8)
-#loc7 = loc("input.mlir":28:8)
-#loc8 = loc("input.mlir":32:10)
-#loc9 = loc("input.mlir":38:3)
+#loc1 = loc("input.mlir":4:1)
+#loc3 = loc("input.mlir":5:11)
+#loc4 = loc("input.mlir":6:11)
+#loc5 = loc("input.mlir":8:8)
+#loc6 = loc("input.mlir":9:8)
+#loc7 = loc("input.mlir":10:8)
+#loc8 = loc("input.mlir":14:10)
+#loc9 = loc("input.mlir":20:3)
