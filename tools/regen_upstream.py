@@ -177,7 +177,16 @@ def regenerate(spec: Spec) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="bundle folders (default: all)")
+    parser.add_argument("--table", action="store_true",
+                        help="print README's triage table instead (no bundle is made)")
+    parser.add_argument("--not-standalone", nargs="*", default=[], metavar="NAME",
+                        help="with --table: the bundles tests/test_report_standalone.py found not "
+                             "to reproduce standalone (every other one is marked yes)")
     args = parser.parse_args()
+    if args.table:
+        names = [p.name for p in BUNDLES.iterdir() if (p / "issue.md").is_file()]
+        print(table({n: n not in args.not_standalone for n in names}))
+        return 0
     wanted = [s for s in SPECS if not args.names or s.name in args.names]
     failed = []
     for spec in wanted:
@@ -194,9 +203,6 @@ def main() -> int:
         print("not regenerated (the old bundle kept): " + " ".join(failed))
     return 1 if failed else 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())
 
 
 def _section(issue: str, name: str) -> str:
@@ -225,3 +231,7 @@ def table(standalone: dict[str, bool]) -> str:
     head = ["| folder | reproduces standalone | FX path too | known upstream | target repository | verdict |",
             "|---|---|---|---|---|---|"]
     return "\n".join([*head, *(table_row(n, standalone) for n in names)])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
