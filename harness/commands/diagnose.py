@@ -126,7 +126,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
         timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
         provenance=numerics.provenance_of(args),
-        port_evidence=numerics.port_evidence(args.port_record), at_failing_pass=args.at_failing_pass)
+        port_evidence=numerics.port_evidence(args.port_record),
+        **({"at_failing_pass": args.at_failing_pass} if args.at_failing_pass else {}))
     try:
         if args.each:
             results = make_reports_each(args.file, args.pipeline, options=options)
@@ -245,10 +246,9 @@ def register(sub) -> None:
                    help="one bundle per distinct failure (each failure found with the ones before "
                         "it knocked out), in the order the pipeline meets them; --json prints a list")
     p.add_argument("--at-failing-pass", choices=["never", "object-graph", "always"],
-                   default="object-graph",
                    help="reduce the IR just before the failing pass through that pass alone: for "
-                        "TorchScript object-graph input (default), always, or never; repro.sh then "
-                        "runs that pass")
+                        "TorchScript object-graph input (ReportOptions' default), always, or never; "
+                        "repro.sh then runs that pass")
     p.add_argument("--reproduces-through", choices=["torchscript-only", "fx-only", "both"],
                    help="the frontends that reach it, when a port of the PyTorch source showed it "
                         "(default: not determined for a bare IR file)")
