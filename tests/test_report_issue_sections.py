@@ -22,7 +22,9 @@ from harness.tools.report.sections import (
     blocks,
     reproduces_through,
     root_cause,
+    Verdict,
     search_upstream,
+    section_values,
     triage,
     upstream_section,
 )
@@ -166,3 +168,22 @@ def test_port_evidence_both_and_not_determined():
                                                               "torchscript hits it;")
     unrelated = with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.y"])
     assert unrelated == Provenance()
+
+
+def test_a_fold_crash_under_canonicalize_is_torch_mlirs():
+    """canonicalize is MLIR's driver, but the fold that crashes is torch-mlir's op's."""
+    text = "crash: SIGSEGV in Canonicalizer at mlir::TensorType::getShape via mlir::torch::Torch::AtenAnyDimsOp::fold"
+    assert triage("", "", text, "canonicalize").target_repo == "llvm/torch-mlir"
+    assert triage("", "", "crash: SIGSEGV in Canonicalizer at mlir::Foo", "canonicalize").target_repo \
+        == "llvm/llvm-project"
+
+
+def test_the_projects_finding_leads_the_root_cause():
+    found = section_values(Verdict(), "Not determined. Tried:\n\n- bisect", Provenance(
+        finding="`AtenAnyDimsOp::fold` reads the sizes of an unranked result."), "x.mlir", str)
+    root = found["ROOT_CAUSE"]
+    assert root.startswith("`AtenAnyDimsOp::fold` reads the sizes")
+    assert "the project's finding, given to `harness report` by hand" in root
+    assert root.endswith("- bisect")
+    plain = section_values(Verdict(), "Not determined. Tried:\n\n- bisect", Provenance(), "x.mlir", str)
+    assert "project's finding" not in plain["ROOT_CAUSE"]

@@ -118,26 +118,33 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.numerics:
         return numerics.cmd_report_numerics(args)
     numerics.numerics_options(args)
-    from ..tools.report import Refusal, ReportOptions, make_report
+    from ..tools.report import Refusal, ReportOptions, make_report, make_reports_each
 
     say_progress = None if args.json else progress(args)
+    options = ReportOptions(
+        out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
+        redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
+        timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
+        provenance=numerics.provenance_of(args),
+        port_evidence=numerics.port_evidence(args.port_record),
+        **({"at_failing_pass": args.at_failing_pass} if args.at_failing_pass else {}))
     try:
-        result = make_report(args.file, args.pipeline, options=ReportOptions(
-            out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
-            redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
-            timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
-            provenance=numerics.provenance_of(args),
-            port_evidence=numerics.port_evidence(args.port_record)))
+        if args.each:
+            results = make_reports_each(args.file, args.pipeline, options=options)
+        else:
+            results = [make_report(args.file, args.pipeline, options=options)]
     except HarnessError as e:
         if getattr(e, "reason", None) is Refusal.PASSES:
             print(str(e))
             return EXIT_OK
         raise
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        found = [result.to_json() for result in results]
+        print(json.dumps(found if args.each else found[0], indent=2))
     else:
-        for line in result.render():
-            print(line)
+        for result in results:
+            for line in result.render():
+                print(line)
     return EXIT_FAILURE
 
 
@@ -232,6 +239,16 @@ def register(sub) -> None:
     p.add_argument("--port-record", action="append", default=[], metavar="PATH",
                    help="a port record (harness port's record.json) or a sweep folder: the "
                         "frontends that hit the failure and the models it blocks (repeatable)")
+    p.add_argument("--root-cause", metavar="TEXT",
+                   help="the cause as the project found it by hand (source, lit tests), which the "
+                        "tools cannot find: issue.md's Root cause quotes it, marked as given")
+    p.add_argument("--each", action="store_true",
+                   help="one bundle per distinct failure (each failure found with the ones before "
+                        "it knocked out), in the order the pipeline meets them; --json prints a list")
+    p.add_argument("--at-failing-pass", choices=["never", "object-graph", "always"],
+                   help="reduce the IR just before the failing pass through that pass alone: for "
+                        "TorchScript object-graph input (ReportOptions' default), always, or never; "
+                        "repro.sh then runs that pass")
     p.add_argument("--reproduces-through", choices=["torchscript-only", "fx-only", "both"],
                    help="the frontends that reach it, when a port of the PyTorch source showed it "
                         "(default: not determined for a bare IR file)")

@@ -88,7 +88,7 @@ def provenance_of(args: argparse.Namespace):
 
     return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
                       how="as given (--reproduces-through)" if args.reproduces_through else "",
-                      blocks=tuple(args.blocks))
+                      blocks=tuple(args.blocks), finding=(args.root_cause or "").strip())
 
 
 def port_evidence(paths: list[str]) -> tuple:

@@ -43,7 +43,7 @@ This package reads files and records only: no torch, no importer or models (it i
 the data path); the MLIR bindings are used to re-print IR with weights elided.
 """
 
-from .build import make_report, resolve_pipeline
+from .build import make_report, make_reports_each, resolve_pipeline
 from .issue import backtrace_text, issue_markdown, issue_title
 from .redact import Redactor
 from .repro import diagnostic_key, repro_script
@@ -64,6 +64,6 @@ from .result import (
 __all__ = [
     "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
     "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
-    "diagnostic_key", "issue_markdown", "issue_title", "make_report", "repro_script",
+    "diagnostic_key", "issue_markdown", "issue_title", "make_report", "make_reports_each", "repro_script",
     "resolve_pipeline",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -28,12 +29,14 @@ from harness.compiler import pipelines
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, count_file_ops, run_pipeline
-from harness.errors import HarnessError, OutputError, ReportError
+from harness.compiler.irfile import unique_dir
+from harness.errors import HarnessError, NothingToReduceError, OutputError, ReportError
 
 from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
 from ..driver import tool_for
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
+from ..reduce.split import distinct_failures
 from . import bundle
 from .diagnosis import Diagnosis
 from .inputs import is_bytecode_file, write_input
@@ -96,6 +99,36 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
         raise ReportError(str(src), Refusal.OUTPUT, f"cannot write the report for {src}: {e}") from None
 
 
+def make_reports_each(path: str | os.PathLike, pipeline: str, *,
+                      options: ReportOptions) -> list[ReportResult]:
+    """One bundle per distinct failure of ``path`` (issue 28: five missing shape functions in one
+    module showed as one bug, the first the pipeline met): each failure's bundle is made from the
+    module it is met in, the failures before it knocked out (``reduce.split``), in that order."""
+    src = Path(path)
+    textual = resolve_pipeline(pipeline)
+    bundle.check_out_dir(Path(options.out_dir), src)
+    exe = builds_module.resolve(tool_for(pipeline, options.opt, options.driver))
+    say = options.progress or (lambda _line: None)
+    say(f"finding the distinct failures of {src.name} (each one found knocked out)")
+    work = unique_dir("report-each-")
+    try:
+        try:
+            failures = distinct_failures(src, textual, work, opt=exe.path, timeout_s=options.timeout_s)
+        except NothingToReduceError:
+            failures = []
+        if len(failures) <= 1:  # one failure (or none: make_report says the input passes)
+            return [make_report(src, pipeline, options=options)]
+        say(f"{len(failures)} distinct failures: "
+            + ", ".join(" ".join(f.subject) or str(f.record.signature) for f in failures))
+        results = []
+        for n, failure in enumerate(failures, 1):
+            say(f"bundle {n} of {len(failures)}: {' '.join(failure.subject) or failure.record.signature}")
+            results.append(make_report(failure.input, pipeline, options=options))
+        return results
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def resolve_pipeline(spec: str) -> str:
     """Pass flags (``-canonicalize``) as given; names and textual pipelines resolved."""
     return pipelines.default().resolve(spec)
@@ -145,6 +178,7 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
         original=cut.subject, bundle_record=written.record, weights=written.weights,
         bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
+        replay_pipeline=cut.pipeline or textual,
         ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
         title=issue_title(original, bisected, textual, reproduced=check.reproduced,
                           diagnosis=diagnosis, label=verdict.label),
@@ -214,6 +248,9 @@ class _Reduction:
     blocker_reproducer: bool           # reduced.mlir is the blocker alone
     ops_before: int | None
     ops_after: int | None
+    # The pipeline reduced.mlir fails: the user's, or the failing pass alone when the reducer
+    # cut object-graph IR at that pass (issue 28 item 5).
+    pipeline: str = ""
 
     def summary(self, diagnosis: Diagnosis | None) -> str:
         if self.reduced is not None:
@@ -248,7 +285,7 @@ def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRec
         try:  # the pipeline as the original ran it (pass flags too), so signatures compare
             reduced = reduce_file(input_file, textual, options=ReduceOptions(
                 output_path=reduced_file, budget_s=options.budget_s, opt=exe.path,
-                original=written))
+                original=written, at_failing_pass=options.at_failing_pass))
         except HarnessError as e:
             notes.append(f"reduce failed: {e}")
             reduced_file.unlink(missing_ok=True)
@@ -260,8 +297,15 @@ def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRec
 
     ops_before = reduced.ops_before if reduced else count(input_file)
     ops_after = reduced.ops_after if reduced else (count(reduced_file) if blocker_reproducer else ops_before)
-    return _Reduction(subject, "reduced.mlir" if reduced_file.is_file() else "input.mlir", reduced,
-                      blocker_reproducer, ops_before, ops_after)
+    replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
+    cut_at = reduced.failing_pass if reduced is not None and replay_name == "reduced.mlir" else ""
+    at_pass = reduced.pipeline_text if reduced is not None and cut_at else ""
+    if at_pass and at_pass != textual:
+        say(f"reduced.mlir fails {at_pass} alone (reduced at the failing pass)")
+        notes.append(f"reduced.mlir is the IR just before {cut_at} (object-graph input "
+                     f"reduced at its failing pass): it fails {at_pass}, which repro.sh runs")
+    return _Reduction(subject, replay_name, reduced, blocker_reproducer, ops_before, ops_after,
+                      at_pass or textual)
 
 
 def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
@@ -270,6 +314,7 @@ def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
     """backtrace.txt and repro.sh written, then the self-check: the replayed file through the
     pipeline, repro.sh run; and, for the bindings tool, the failing pass alone."""
     say(f"self-check: replaying {cut.replay_name}")
+    textual = cut.pipeline or textual  # reduced.mlir's own pipeline (the failing pass alone)
     replayed = replay(staging, cut.replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
     bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
     script = repro_script(cut.subject, replayed, textual, recorded_binary=redactor.text(exe.path),

@@ -77,6 +77,9 @@ class ReportOptions:
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
+    # TorchScript object-graph input is reduced at its failing pass (issue 28 item 5): its own
+    # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
+    at_failing_pass: str = "object-graph"
 
 
 @dataclass
@@ -131,6 +134,9 @@ class Findings:
     reduced: ReduceResult | None
     replay_name: str                 # reduced.mlir | input.mlir: what repro.sh runs
     replay: RunRecord                # that file through the pipeline
+    # What repro.sh runs it through: ``textual``, or the failing pass alone for object-graph
+    # input reduced at that pass ("" read as ``textual``).
+    replay_pipeline: str = ""
     ops_before: int | None
     ops_after: int | None
     check: SelfCheck

@@ -5,4 +5,4 @@ module {
     return %0 : !torch.vtensor<[2,4],i1> loc(#loc)
   } loc(#loc)
 } loc(#loc)
-#loc1 = loc("input.mlir":17:8)
+#loc1 = loc("input.mlir":5:8)

@@ -1,21 +1,3 @@
-// torch.aten.convolution_backward of a 3-D convolution (5-D tensors). The backend contract marks
-// convolution_backward illegal (LowerToBackendContract.cpp), but DecomposeComplexOps' rewrite
-// (DecomposeAtenConvolutionBackwardOp) handles 2-D convolutions only ("unimplemented: only 2D
-// convolutions supported"), so the pipeline stops with "found an op that was marked as backend
-// illegal". TorchToLinalg's own conversion of the op (ConvertAtenConvolutionBackwardOp) takes
-// any number of spatial dimensions: with the op kept backend-legal (the second RUN line) this
-// function lowers to linalg, and `harness check` on that torch IR matches eager PyTorch (max
-// abs diff 4e-6 on the three results, random inputs).
-//
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
-// ConvolutionBackwardModule3DStatic_basic (the same op on [1,4,64,64,64] / [1,32,64,64,64] /
-// [4,32,3,1,3]). Upstream lists it in LINALG_XFAIL_SET, its TorchScript config, for this
-// reason. The FX path passes because export decomposes convolution_backward before import.
-// Upstream fix: make the op legal when the decomposition cannot apply (as matmul's rule does
-// for ranks it does not decompose), or decompose N-D.
-//
-// Now: the first RUN line's error; the op lowers when legal. When upstream fixes it, the ERR
-// lines fail here.
 
 
 

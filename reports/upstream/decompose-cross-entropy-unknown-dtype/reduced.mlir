@@ -1,7 +1,7 @@
-#loc2 = loc("input.mlir":19:39)
-#loc3 = loc("input.mlir":19:73)
+#loc2 = loc("input.mlir":4:39)
+#loc3 = loc("input.mlir":4:73)
 module {
-  func.func @cross_entropy_no_reduction(%arg0: !torch.vtensor<[?,?],f32> loc("input.mlir":19:39), %arg1: !torch.vtensor<[?],si64> loc("input.mlir":19:73)) -> !torch.vtensor<[?],unk> {
+  func.func @cross_entropy_no_reduction(%arg0: !torch.vtensor<[?,?],f32> loc("input.mlir":4:39), %arg1: !torch.vtensor<[?],si64> loc("input.mlir":4:73)) -> !torch.vtensor<[?],unk> {
     %int0 = torch.constant.int 0 loc(#loc4)
     %none = torch.constant.none loc(#loc5)
     %int-100 = torch.constant.int -100 loc(#loc6)
@@ -11,10 +11,10 @@ module {
   } loc(#loc1)
 } loc(#loc)
 #loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":19:1)
-#loc4 = loc("input.mlir":20:11)
-#loc5 = loc("input.mlir":21:11)
-#loc6 = loc("input.mlir":22:14)
-#loc7 = loc("input.mlir":23:13)
-#loc8 = loc("input.mlir":24:8)
-#loc9 = loc("input.mlir":25:3)
+#loc1 = loc("input.mlir":4:1)
+#loc4 = loc("input.mlir":5:11)
+#loc5 = loc("input.mlir":6:11)
+#loc6 = loc("input.mlir":7:14)
+#loc7 = loc("input.mlir":8:13)
+#loc8 = loc("input.mlir":9:8)
+#loc9 = loc("input.mlir":10:3)

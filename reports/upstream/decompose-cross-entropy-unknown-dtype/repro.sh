@@ -5,16 +5,16 @@
 #   TORCH_MLIR_OPT=/path/to/your/torch-mlir-opt bash repro.sh
 #
 # Runs torch-mlir-opt on reduced.mlir (input.mlir when there is no reduced.mlir) in this
-# folder. Exit status: 1 when the bug reproduces, 0 when it does not (also
-# when no torch-mlir-opt is found), so it can serve as the interestingness test of a
-# reducer.
+# folder. Exit status: 1 when the bug reproduces, 0 when it does not, so it
+# can serve as the interestingness test of a reducer; 2 when it cannot tell
+# (no torch-mlir-opt found: point TORCH_MLIR_OPT at one).
 # The binary: $TORCH_MLIR_OPT if set; else the one the report was made with (RECORDED_OPT
 # below) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3
 # or python on PATH); else torch-mlir-opt on PATH. The wheel's bin/torch-mlir-opt is a
 # Python wrapper that turns signal N into exit status 256-N; both that and a shell's
 # 128+N count as the signal.
 set -u
-cd "$(dirname "$0")" || exit 0
+cd "$(dirname "$0")" || exit 2
 
 RECORDED_OPT='<site-packages>/torch_mlir/_mlir_libs/torch-mlir-opt'
 
@@ -41,11 +41,11 @@ find_opt() {
 }
 
 if ! OPT=$(find_opt); then
-  echo "repro.sh: NOT REPRODUCED: no torch-mlir-opt found; run: TORCH_MLIR_OPT=/path/to/torch-mlir-opt bash repro.sh"
-  exit 0
+  echo "repro.sh: CANNOT RUN: no torch-mlir-opt found; run: TORCH_MLIR_OPT=/path/to/torch-mlir-opt bash repro.sh"
+  exit 2
 fi
 if [ -f reduced.mlir ]; then INPUT=reduced.mlir; else INPUT=input.mlir; fi
-ERR=$(mktemp) || exit 0
+ERR=$(mktemp) || exit 2
 trap 'rm -f "$ERR"' EXIT
 ulimit -c 0 2>/dev/null
 

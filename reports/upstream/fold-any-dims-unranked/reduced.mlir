@@ -1,6 +1,6 @@
-#loc2 = loc("input.mlir":25:30)
+#loc2 = loc("input.mlir":5:30)
 module {
-  func.func @any_dims_unranked(%arg0: !torch.vtensor<[?,?,?],f32> loc("input.mlir":25:30)) {
+  func.func @any_dims_unranked(%arg0: !torch.vtensor<[?,?,?],f32> loc("input.mlir":5:30)) {
     %false = torch.constant.bool false loc(#loc3)
     %int0 = torch.constant.int 0 loc(#loc4)
     %int1 = torch.constant.int 1 loc(#loc5)
@@ -10,10 +10,10 @@ module {
   } loc(#loc1)
 } loc(#loc)
 #loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":25:1)
-#loc3 = loc("input.mlir":26:12)
-#loc4 = loc("input.mlir":27:11)
-#loc5 = loc("input.mlir":28:11)
-#loc6 = loc("input.mlir":29:8)
-#loc7 = loc("input.mlir":30:8)
-#loc8 = loc("input.mlir":31:3)
+#loc1 = loc("input.mlir":5:1)
+#loc3 = loc("input.mlir":6:12)
+#loc4 = loc("input.mlir":7:11)
+#loc5 = loc("input.mlir":8:11)
+#loc6 = loc("input.mlir":9:8)
+#loc7 = loc("input.mlir":10:8)
+#loc8 = loc("input.mlir":11:3)

@@ -1,6 +1,6 @@
-#loc2 = loc("input.mlir":26:34)
+#loc2 = loc("input.mlir":5:34)
 module {
-  func.func @reshape_unknown_dtype(%arg0: !torch.vtensor<[12],unk> loc("input.mlir":26:34)) {
+  func.func @reshape_unknown_dtype(%arg0: !torch.vtensor<[12],unk> loc("input.mlir":5:34)) {
     %int12 = torch.constant.int 12 loc(#loc3)
     %0 = torch.prim.ListConstruct %int12 : (!torch.int) -> !torch.list<int> loc(#loc4)
     %1 = torch.aten.reshape %arg0, %0 : !torch.vtensor<[12],unk>, !torch.list<int> -> !torch.vtensor<[12],unk> loc(#loc5)
@@ -8,8 +8,8 @@ module {
   } loc(#loc1)
 } loc(#loc)
 #loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":26:1)
-#loc3 = loc("input.mlir":27:12)
-#loc4 = loc("input.mlir":28:8)
-#loc5 = loc("input.mlir":29:8)
-#loc6 = loc("input.mlir":30:3)
+#loc1 = loc("input.mlir":5:1)
+#loc3 = loc("input.mlir":6:12)
+#loc4 = loc("input.mlir":7:8)
+#loc5 = loc("input.mlir":8:8)
+#loc6 = loc("input.mlir":9:3)

@@ -21,7 +21,7 @@
 set -u
 cd "$(dirname "$0")" || exit 2
 
-RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-cf3511fc5c24/bindings-opt'
+RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-2f0731be520f/bindings-opt'
 
 find_opt() {
   if [ -n "${TORCH_MLIR_OPT:-}" ]; then

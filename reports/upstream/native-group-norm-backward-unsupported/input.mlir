@@ -1,19 +1,3 @@
-// torch.aten.native_group_norm_backward. torch-mlir has no support for this op at all: no shape
-// or dtype function in its abstract interpretation library (its results here, !torch.vtensor
-// as TorchScript leaves them, stay unranked and the backend contract rejects them), no
-// decomposition in DecomposeComplexOps, and no TorchToLinalg conversion (with the result types
-// written in, Inputs/native-group-norm-backward-typed.mlir passes the contract, and
-// -convert-torch-to-linalg leaves the op as it is).
-//
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
-// NativeGroupNormBackwardModule_basic (torch.ops.aten.native_group_norm_backward on static
-// [2,6,2,2] inputs). Upstream's C++ importer emitted the same op with !torch.tensor results. The
-// FX path passes because export decomposes the op into primitive ops before import.
-// Upstream fix: shape and dtype functions plus a decomposition or a lowering (as the forward
-// native_group_norm has).
-//
-// Now: the contract error here, the op left unconverted in the typed copy. When upstream adds
-// support, the ERR lines (and then the LINALG ones) fail here.
 
 
 

@@ -1,23 +1,3 @@
-// A tensor carried through a for-like torch.prim.Loop (`for i in range(50): x = x + i` in a
-// scripted module). TorchScript types the loop-carried value `Tensor`, so both importers give the
-// loop an unranked iter argument; here that is the first function, with the argument's
-// [7,9] x f32 cast away as the pipeline's calling-convention pass does. torch-mlir's shape and
-// dtype refinement works op by op on tensor results and never refines a loop's iter arguments or
-// results from its init values, so the unranked value survives to the backend contract, which
-// rejects it. With the iter argument typed (the second function) the same loop passes and lowers
-// through scf.for to linalg.
-//
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
-// TorchPrimLoopForLikeTensorArgModule_basic. Upstream's linalg (TorchScript) CI config passed
-// this test when it was added (torch-mlir cb5cb506, March 2024: not in LINALG_XFAIL_SET), with
-// its C++ importer emitting the same prim.Loop (upstream's importer test
-// node_import/loop.py shows the form); torch-mlir 20261001 no longer does (not bisected). The FX
-// path passes because export unrolls the loop.
-// Upstream fix: refine prim.Loop iter-argument and result types to the join of the init and
-// yielded types (the loop is for-like, so the init type is the fixed point here).
-//
-// Now: the first function is rejected, the second lowers. When upstream fixes it, the ERR lines
-// fail here.
 
 
 

@@ -1,22 +1,3 @@
-// torch.aten.rms_norm whose weight (and normalized trailing dimensions) have dynamic sizes.
-// The backend contract marks aten.rms_norm illegal, so DecomposeComplexOps must expand it (x *
-// rsqrt(mean(x^2) + eps) * weight). The wheel's decomposition (DecomposeAtenRMSLayerNormOp,
-// torch-mlir 20261001) declines when it cannot prove at compile time that the weight's sizes
-// equal normalized_shape ("weight sizes should match normalized shape"), which with dynamic
-// sizes it never can; no lowering takes the op, and the pipeline stops with "found an op that
-// was marked as backend illegal". The same op with a static weight decomposes (the second
-// function), and so does it with no weight. Upstream's source at 0029fc2e (August 2026) has no
-// such check; the wheel's newer pattern adds it and leaves the dynamic case with no path.
-//
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
-// RMSNormDynamicModule_basic (x [-1,-1,-1,-1], weight [-1,-1,-1], normalized_shape [2,3,4]).
-// Both importers emit aten.rms_norm for torch.ops.aten.rms_norm; the FX path passes because
-// export decomposes rms_norm into primitive ops before import.
-// Upstream fix: decompose with a run-time size check (torch.runtime.assert), as other
-// decompositions do, instead of declining.
-//
-// Now: the first function is rejected, the second decomposes. When upstream fixes it, the ERR
-// line fails here.
 
 
 

@@ -205,11 +205,12 @@ def child(out_path):
         if not name.startswith(CONSUME_PREFIX):
             continue
         tokens = consume_tokens(name)
-        argtypes = [ctypes.POINTER(UnrankedMemRef) if memref else
-                    np.ctypeslib.as_ctypes_type(np.dtype(dtype)) for memref, dtype in tokens]
+        argtypes = [ctypes.POINTER(UnrankedMemRef) if memref else ctypes.c_uint16 if dtype == "float16"
+                    else np.ctypeslib.as_ctypes_type(np.dtype(dtype)) for memref, dtype in tokens]
 
         def consume(*args, tokens=tokens):
-            results.append([read_memref(a.contents, np.dtype(d)) if memref else np.array(a, d)
+            results.append([read_memref(a.contents, np.dtype(d)) if memref else
+                            np.array(a, np.uint16).view(np.float16) if d == "float16" else np.array(a, d)
                             for a, (memref, d) in zip(args, tokens)])
 
         callback = ctypes.CFUNCTYPE(None, *argtypes)(consume)

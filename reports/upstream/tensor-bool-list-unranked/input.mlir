@@ -1,20 +1,3 @@
-// torch.aten.tensor built from a list of bools (torch.tensor([True], dtype=torch.bool) in
-// TorchScript: prim::ListConstruct of bools, then aten::tensor). torch-mlir's library has shape
-// and dtype functions for the scalar forms (aten.tensor.bool/.int/.float) but none for
-// aten.tensor of a list. A list of ints is typed anyway, by torch-simplify-shape-calculations
-// (torch-mlir treats it as a shape tensor), and then folded into a literal (the second function:
-// [1] x si64); nothing types a list of bools. Its result keeps no sizes, and the backend contract
-// rejects it.
-//
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
-// BoolTensor_basic (`torch.tensor([True], dtype=torch.bool)`, then to(float32)). Upstream's C++
-// importer emitted the same two ops (aten::tensor's schema takes t[] data); the test was added in
-// 2025, after upstream stopped running its TorchScript config. The FX path passes because export
-// turns the constant tensor into a literal.
-// Upstream fix: a shape (and dtype) function for aten.tensor (the list length, nested for
-// nested lists), or folding constant bool lists as the int case is folded.
-//
-// Now: the first function is rejected, the second becomes a literal. When upstream fixes it, the
 
 
 

@@ -1,6 +1,6 @@
-#loc2 = loc("input.mlir":26:36)
+#loc2 = loc("input.mlir":4:36)
 module {
-  func.func @upsample_bilinear_sizes(%arg0: !torch.vtensor<[1,1,4,5],f32> loc("input.mlir":26:36)) {
+  func.func @upsample_bilinear_sizes(%arg0: !torch.vtensor<[1,1,4,5],f32> loc("input.mlir":4:36)) {
     %false = torch.constant.bool false loc(#loc3)
     %none = torch.constant.none loc(#loc4)
     %int3 = torch.constant.int 3 loc(#loc5)
@@ -11,11 +11,11 @@ module {
   } loc(#loc1)
 } loc(#loc)
 #loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":26:1)
-#loc3 = loc("input.mlir":27:12)
-#loc4 = loc("input.mlir":28:11)
-#loc5 = loc("input.mlir":29:11)
-#loc6 = loc("input.mlir":30:11)
-#loc7 = loc("input.mlir":31:8)
-#loc8 = loc("input.mlir":32:8)
-#loc9 = loc("input.mlir":33:3)
+#loc1 = loc("input.mlir":4:1)
+#loc3 = loc("input.mlir":5:12)
+#loc4 = loc("input.mlir":6:11)
+#loc5 = loc("input.mlir":7:11)
+#loc6 = loc("input.mlir":8:11)
+#loc7 = loc("input.mlir":9:8)
+#loc8 = loc("input.mlir":10:8)
+#loc9 = loc("input.mlir":11:3)

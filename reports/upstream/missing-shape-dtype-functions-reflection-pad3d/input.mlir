@@ -1,0 +1,15 @@
+#loc2 = loc("<path>/missing-shape-dtype-functions.mlir":33:29)
+module {
+  func.func @reflection_pad3d(%arg0: !torch.vtensor<[1,20,20,20,20],f32> loc("<path>/missing-shape-dtype-functions.mlir":33:29)) -> !torch.vtensor {
+    %int10 = torch.constant.int 10 loc(#loc3)
+    %0 = torch.prim.ListConstruct %int10, %int10, %int10, %int10, %int10, %int10 : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int> loc(#loc4)
+    %1 = torch.aten.reflection_pad3d %arg0, %0 : !torch.vtensor<[1,20,20,20,20],f32>, !torch.list<int> -> !torch.vtensor loc(#loc5)
+    return %1 : !torch.vtensor loc(#loc6)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("<path>/missing-shape-dtype-functions.mlir":0:0)
+#loc1 = loc("<path>/missing-shape-dtype-functions.mlir":33:1)
+#loc3 = loc("<path>/missing-shape-dtype-functions.mlir":34:12)
+#loc4 = loc("<path>/missing-shape-dtype-functions.mlir":35:8)
+#loc5 = loc("<path>/missing-shape-dtype-functions.mlir":36:8)
+#loc6 = loc("<path>/missing-shape-dtype-functions.mlir":37:3)
