@@ -219,3 +219,18 @@ def test_a_path_outside_the_known_folders_is_redacted_whole_by_component(path, k
     assert out == f"at {kept}:3: error"
     ir = "".join(r.ir_chunks([f'%0 = torch.aten.add loc("{path}":3:1)\n']))
     assert f'loc("{kept}":3:1)' in ir and "Jane" not in ir
+
+
+def test_a_system_account_name_is_not_redacted_as_a_word(monkeypatch):
+    """Written as root (a CI container), "root cause", --root-cause and TorchScript's <root>
+    stay as written; the home /root is still ~. A personal name is still redacted."""
+    import getpass
+
+    monkeypatch.setattr(getpass, "getuser", lambda: "root")
+    monkeypatch.setenv("HOME", "/root")
+    r = Redactor.for_machine([], enabled=True)
+    assert r.user == ""
+    assert r.text("Root cause: see --root-cause; module <root> in /root/m.py") == \
+        "Root cause: see --root-cause; module <root> in ~/m.py"
+    monkeypatch.setattr(getpass, "getuser", lambda: "jdoe")
+    assert Redactor.for_machine([], enabled=True).text("jdoe was here") == "<user> was here"

@@ -35,6 +35,17 @@ from harness.compiler.irfile import write_atomically
 
 CHUNK_CHARS = 1 << 20
 TOKENS = ("<site-packages>", "<venv>", "<python>", "<repo>", "<path>", "<user>")
+
+#: Accounts whose name identifies nobody (CI runners, containers). Their homes are still
+#: redacted as ``~``; the bare word is not, or "root cause", ``--root-cause`` and TorchScript's
+#: ``<root>`` in a bundle written as root would read "<user> cause".
+SYSTEM_ACCOUNTS = frozenset({"root", "admin", "user", "runner", "ubuntu", "nobody", "builder"})
+
+
+def _names_someone(user: str) -> bool:
+    """Whether the bare user name is worth redacting: a personal account, not a short or
+    system one."""
+    return len(user) >= 3 and user not in SYSTEM_ACCOUNTS
 _SYSTEM_DIRS = frozenset({"usr", "lib", "lib32", "lib64", "libx32", "bin", "sbin", "dev", "proc",
                           "sys", "etc", "run", "System", "Library"})
 # A path found by its characters: at most 64 parts of at most 255 characters (PATH_MAX is
@@ -294,7 +305,7 @@ class Redactor:
                 user = getpass.getuser()
             except (KeyError, OSError):
                 user = os.environ.get("USER", "")
-        return cls(prefixes=pairs, user=user if len(user) >= 3 else "", enabled=enabled)
+        return cls(prefixes=pairs, user=user if _names_someone(user) else "", enabled=enabled)
 
     # --- the two passes ---------------------------------------------------------------------
 
