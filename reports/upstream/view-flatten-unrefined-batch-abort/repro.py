@@ -28,7 +28,7 @@ KIND = 'runtime'  # "pass": a pass fails; "miscompile": wrong values; "runtime":
 TIMEOUT_S = 600.0
 
 # The IR (reduced.mlir of the bundle).
-IR = r'''#loc1 = loc("<<user>>.model.h.0.ln_1.bias")
+IR = r'''#loc1 = loc("<root>.model.h.0.ln_1.bias")
 #loc2 = loc("<site-packages>/transformers/pytorch_utils.py":120:0)
 #loc3 = loc("<site-packages>/transformers/models/gpt2/modeling_gpt2.py":187:0)
 #loc4 = loc("<site-packages>/transformers/utils/deprecation.py":173:0)
@@ -57,7 +57,7 @@ IR = r'''#loc1 = loc("<<user>>.model.h.0.ln_1.bias")
 #loc30 = loc(callsite(#loc18 at #loc28))
 #loc32 = loc(callsite(#loc16 at #loc29))
 module attributes {torch.debug_module_name = "gpt2"} {
-  func.func @forward(%arg0: !torch.vtensor<[64],f32> loc("<<user>>.model.h.0.ln_1.bias"), %arg1: !torch.vtensor<[?,?,?],f32> loc(callsite(#loc16 at #loc29)), %arg2: !torch.vtensor<[?,?,64],f32> loc(callsite(#loc18 at #loc28))) -> !torch.vtensor<[?,?],f32> {
+  func.func @forward(%arg0: !torch.vtensor<[64],f32> loc("<root>.model.h.0.ln_1.bias"), %arg1: !torch.vtensor<[?,?,?],f32> loc(callsite(#loc16 at #loc29)), %arg2: !torch.vtensor<[?,?,64],f32> loc(callsite(#loc18 at #loc28))) -> !torch.vtensor<[?,?],f32> {
     %int1 = torch.constant.int 1 loc(#loc)
     %int-1 = torch.constant.int -1 loc(#loc)
     %int2 = torch.constant.int 2 loc(#loc)
