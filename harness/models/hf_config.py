@@ -282,6 +282,15 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             and all(is_size(v) for v in widths)):
         kwargs["hidden_sizes"] = [min(w, TINY_STAGES["hidden_sizes"] << i)
                                   for i, w in enumerate(widths)]
+        # PVT, SegFormer, GLPN: a head count per stage that must divide that stage's width
+        # ([1, 2, 5, 8] over [64, 128, 320, 512]): the most heads up to the original that
+        # divide the narrow width
+        stage_heads = base.get("num_attention_heads")
+        if (isinstance(stage_heads, (list, tuple)) and len(stage_heads) == len(depths)
+                and all(is_size(h) for h in stage_heads)):
+            kwargs["num_attention_heads"] = [
+                max(d for d in range(1, h + 1) if w % d == 0)
+                for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
 
 
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,

@@ -152,9 +152,12 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     patch = next((n for n in ("hidden_states", "pixel_values") if n in required), None)
     grid = next((n for n in ("grid_thw", "image_grid_thw") if n in required), None)
     vision = hf_media.sub_config(config, "vision_config")
-    sizes = [getattr(vision, n, None) for n in ("patch_size", "temporal_patch_size")]
+    # towers of single images have no temporal patch (one frame each); some spell the merge
+    # ``merge_size`` (MuseSpark)
+    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None) or 1]
     channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
-    merge = getattr(vision, "spatial_merge_size", None) or 1
+    merge = (getattr(vision, "spatial_merge_size", None) or getattr(vision, "merge_size", None)
+             or 1)
     if (patch is None or grid is None or {patch, grid} & given
             or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
         return None

@@ -1,0 +1,23 @@
+"""`harness port --list build` coverage: each category the input planner or the tiny preset
+learned, with a real model type of that category that builds and runs eagerly (and failed
+before)."""
+
+from __future__ import annotations
+
+from harness.models import hf_resolve
+from harness.models.hf_config import tiny_kwargs
+from harness.models.hf_list import ListDepth, check_type
+
+
+def test_flat_patch_tower_without_a_temporal_patch_glm_image():
+    # GlmImageVisionModel reads flattened patches and their grid, but its config has no
+    # temporal_patch_size (one frame per image): the planner takes 1 frame per patch
+    assert check_type("glm_image_vision", ListDepth.BUILD) == "ok"
+
+
+def test_per_stage_heads_divide_the_narrow_stage_widths_pvt():
+    # PVT's heads per stage [1, 2, 5, 8]: 5 does not divide the tiny third stage's 64
+    kwargs = tiny_kwargs(hf_resolve.config_class("pvt"))
+    assert all(w % h == 0 for w, h in zip(kwargs["hidden_sizes"], kwargs["num_attention_heads"]))
+    assert kwargs["num_attention_heads"] == [1, 2, 4, 8]
+    assert check_type("pvt", ListDepth.BUILD) == "ok"
