@@ -21,3 +21,9 @@ def test_per_stage_heads_divide_the_narrow_stage_widths_pvt():
     assert all(w % h == 0 for w, h in zip(kwargs["hidden_sizes"], kwargs["num_attention_heads"]))
     assert kwargs["num_attention_heads"] == [1, 2, 4, 8]
     assert check_type("pvt", ListDepth.BUILD) == "ok"
+
+
+def test_head_dim_none_by_default_is_set_ministral():
+    # MinistralConfig.head_dim is None and its attention computes head_dim ** -0.5
+    assert tiny_kwargs(hf_resolve.config_class("ministral"))["head_dim"] == 16
+    assert check_type("ministral", ListDepth.BUILD) == "ok"

@@ -242,6 +242,10 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     old_hidden = next((base[n] for n in ALIASES["hidden"] if is_size(base.get(n))), None)
     for name, value in base.items():
         concept = concept_of(name, base)
+        if name == "head_dim" and value is None and old_heads and old_hidden:
+            # Ministral, HunYuan: None by default and read as a number by the attention
+            # (``head_dim ** -0.5``); the other configs derive it as hidden / heads
+            kwargs[name] = head_dim
         if not is_size(value):
             continue
         if concept == "head_dim":
