@@ -27,3 +27,9 @@ def test_head_dim_none_by_default_is_set_ministral():
     # MinistralConfig.head_dim is None and its attention computes head_dim ** -0.5
     assert tiny_kwargs(hf_resolve.config_class("ministral"))["head_dim"] == 16
     assert check_type("ministral", ListDepth.BUILD) == "ok"
+
+
+def test_depthwise_groups_follow_the_tiny_hidden_size_mimi():
+    # Mimi's upsample_groups is its hidden size (512, depthwise): 64 channels cannot split in 512
+    assert tiny_kwargs(hf_resolve.config_class("mimi"))["upsample_groups"] == 64
+    assert check_type("mimi", ListDepth.BUILD) == "ok"

@@ -248,6 +248,8 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
             kwargs[name] = head_dim
         if not is_size(value):
             continue
+        if name.endswith("_groups") and value == old_hidden:  # Mimi's depthwise upsampling
+            kwargs[name] = want["hidden"]
         if concept == "head_dim":
             kwargs[name] = head_dim
         elif concept == "kv_heads":
