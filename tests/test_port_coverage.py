@@ -4,7 +4,7 @@ before)."""
 
 from __future__ import annotations
 
-from harness.models import hf_resolve
+from harness.models import hf, hf_resolve
 from harness.models.hf_config import tiny_kwargs
 from harness.models.hf_list import ListDepth, check_type
 
@@ -33,3 +33,11 @@ def test_depthwise_groups_follow_the_tiny_hidden_size_mimi():
     # Mimi's upsample_groups is its hidden size (512, depthwise): 64 channels cannot split in 512
     assert tiny_kwargs(hf_resolve.config_class("mimi"))["upsample_groups"] == 64
     assert check_type("mimi", ListDepth.BUILD) == "ok"
+
+
+def test_float_input_sized_from_its_docstring_mimi_decoder():
+    # MimiDecoderModel.forward(latents): "(batch_size, hidden_size, frames)" -> [B, 64, seq]
+    assert check_type("mimi_decoder", ListDepth.BUILD) == "ok"
+    prepared = hf.prepare("mimi_decoder")
+    assert prepared.first.names == ("latents",)
+    assert tuple(prepared.first.tensors[0].shape) == (1, 64, 8)
