@@ -39,5 +39,5 @@ def test_float_input_sized_from_its_docstring_mimi_decoder():
     # MimiDecoderModel.forward(latents): "(batch_size, hidden_size, frames)" -> [B, 64, seq]
     assert check_type("mimi_decoder", ListDepth.BUILD) == "ok"
     prepared = hf.prepare("mimi_decoder")
-    assert prepared.first.names == ("latents",)
-    assert tuple(prepared.first.tensors[0].shape) == (1, 64, 8)
+    assert prepared.inputs.names == ("latents",)
+    assert tuple(prepared.inputs.tensors[0].shape) == (1, 64, 8)
