@@ -41,3 +41,10 @@ def test_float_input_sized_from_its_docstring_mimi_decoder():
     prepared = hf.prepare("mimi_decoder")
     assert prepared.inputs.names == ("latents",)
     assert tuple(prepared.inputs.tensors[0].shape) == (1, 64, 8)
+
+
+def test_vocab_and_special_ids_without_defaults_esm():
+    # EsmConfig has no default vocab_size nor pad/mask ids; its forward compares ids with them
+    kwargs = tiny_kwargs(hf_resolve.config_class("esm"))
+    assert kwargs["vocab_size"] == 1024 and kwargs["pad_token_id"] < 128
+    assert check_type("esm", ListDepth.BUILD) == "ok"

@@ -246,6 +246,12 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
             # Ministral, HunYuan: None by default and read as a number by the attention
             # (``head_dim ** -0.5``); the other configs derive it as hidden / heads
             kwargs[name] = head_dim
+        if name == "vocab_size" and value is None:  # ESM: no default, its table needs one
+            kwargs[name] = want["vocab"]
+            # and no special ids either, which its forward compares the ids with: the first ids
+            # (its position table pads at pad_token_id too, so they stay below the positions)
+            unset = [n for n, v in base.items() if n.endswith("_token_id") and v is None]
+            kwargs.update({n: i for i, n in enumerate(sorted(unset))})
         if not is_size(value):
             continue
         if name.endswith("_groups") and value == old_hidden:  # Mimi's depthwise upsampling
