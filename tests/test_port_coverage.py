@@ -48,3 +48,10 @@ def test_vocab_and_special_ids_without_defaults_esm():
     kwargs = tiny_kwargs(hf_resolve.config_class("esm"))
     assert kwargs["vocab_size"] == 1024 and kwargs["pad_token_id"] < 128
     assert check_type("esm", ListDepth.BUILD) == "ok"
+
+
+def test_per_layer_kinds_shortened_to_the_tiny_depth_zamba2():
+    # Zamba2's layers_block_type lists its 54 layers; the tiny config has 2 and keeps both kinds
+    kwargs = tiny_kwargs(hf_resolve.config_class("zamba2"))
+    assert kwargs["layers_block_type"] == ["linear_attention", "hybrid"]
+    assert check_type("zamba2", ListDepth.BUILD) == "ok"

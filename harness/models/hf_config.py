@@ -320,7 +320,16 @@ def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
 
 
 def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
-    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer."""
+    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
+    A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
+    must be as long as the tiny depth: each kind once, in order of first use, then the first."""
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    for name in ("layers_block_type", "layer_types"):
+        kinds = base.get(name)
+        if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
+                and all(isinstance(k, str) for k in kinds)):
+            distinct = list(dict.fromkeys(kinds))
+            kwargs[name] = (distinct + list(kinds))[:layers]
     types = base.get("attention_types")
     if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
         pattern = list(types[0][0])
