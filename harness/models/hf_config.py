@@ -324,7 +324,7 @@ def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any])
     A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
     must be as long as the tiny depth: each kind once, in order of first use, then the first."""
     old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
-    for name in ("layers_block_type", "layer_types"):
+    for name in ("layers_block_type",):  # layer_types: derived from the depth by the config
         kinds = base.get(name)
         if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
                 and all(isinstance(k, str) for k in kinds)):
