@@ -242,8 +242,20 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     old_hidden = next((base[n] for n in ALIASES["hidden"] if is_size(base.get(n))), None)
     for name, value in base.items():
         concept = concept_of(name, base)
+        if name == "head_dim" and value is None and old_heads and old_hidden:
+            # Ministral, HunYuan: None by default and read as a number by the attention
+            # (``head_dim ** -0.5``); the other configs derive it as hidden / heads
+            kwargs[name] = head_dim
+        if name == "vocab_size" and value is None:  # ESM: no default, its table needs one
+            kwargs[name] = want["vocab"]
+            # and no special ids either, which its forward compares the ids with: the first ids
+            # (its position table pads at pad_token_id too, so they stay below the positions)
+            unset = [n for n, v in base.items() if n.endswith("_token_id") and v is None]
+            kwargs.update({n: i for i, n in enumerate(sorted(unset))})
         if not is_size(value):
             continue
+        if name.endswith("_groups") and value == old_hidden:  # Mimi's depthwise upsampling
+            kwargs[name] = want["hidden"]
         if concept == "head_dim":
             kwargs[name] = head_dim
         elif concept == "kv_heads":
@@ -282,6 +294,15 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             and all(is_size(v) for v in widths)):
         kwargs["hidden_sizes"] = [min(w, TINY_STAGES["hidden_sizes"] << i)
                                   for i, w in enumerate(widths)]
+        # PVT, SegFormer, GLPN: a head count per stage that must divide that stage's width
+        # ([1, 2, 5, 8] over [64, 128, 320, 512]): the most heads up to the original that
+        # divide the narrow width
+        stage_heads = base.get("num_attention_heads")
+        if (isinstance(stage_heads, (list, tuple)) and len(stage_heads) == len(depths)
+                and all(is_size(h) for h in stage_heads)):
+            kwargs["num_attention_heads"] = [
+                max(d for d in range(1, h + 1) if w % d == 0)
+                for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
 
 
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
@@ -299,7 +320,16 @@ def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
 
 
 def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
-    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer."""
+    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
+    A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
+    must be as long as the tiny depth: each kind once, in order of first use, then the first."""
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    for name in ("layers_block_type",):  # layer_types: derived from the depth by the config
+        kinds = base.get(name)
+        if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
+                and all(isinstance(k, str) for k in kinds)):
+            distinct = list(dict.fromkeys(kinds))
+            kwargs[name] = (distinct + list(kinds))[:layers]
     types = base.get("attention_types")
     if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
         pattern = list(types[0][0])

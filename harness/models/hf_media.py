@@ -183,6 +183,34 @@ def expected_shape(forward_doc: str | None, name: str) -> str:
     return match.group(1) if match else ""
 
 
+#: Axis names of transformers' docstring shapes that the planner can size: the batch, the text
+#: length, the model width.
+SEQ_AXES = ("sequence_length", "seq_length", "frames", "num_frames", "time_steps")
+WIDTH_AXES = ("hidden_size", "d_model")
+
+
+def documented_shape(forward_doc: str | None, name: str, config: Any, seq: int
+                     ) -> tuple[int, ...] | None:
+    """A float input's per-row shape from its docstring, ``(batch_size, hidden_size, frames)``
+    -> (config.hidden_size, seq), where every axis after the batch is the text length or the
+    model width (the latents of Mimi's decoder); else None."""
+    match = re.search(rf"\b{re.escape(name)}\s*\(`?torch\.(?:Float)?Tensor`?\s+of shape\s*`?\(([^)`]*)\)",
+                      forward_doc or "")
+    if match is None:
+        return None
+    axes = [a.strip() for a in match.group(1).split(",") if a.strip()]
+    if len(axes) < 2 or axes[0] not in ("batch_size", "bs"):
+        return None
+    width = _int(getattr(config, "hidden_size", None)) or _int(getattr(config, "d_model", None))
+    shape: list[int] = []
+    for axis in axes[1:]:
+        size = seq if axis in SEQ_AXES else width if axis in WIDTH_AXES else None
+        if not size:
+            return None
+        shape.append(size)
+    return tuple(shape)
+
+
 def frame_padding(model: Any, mask: torch.Tensor, frames: int) -> torch.Tensor | None:
     """[batch, frames] True at the frames a raw-audio model computes from padded samples only
     (its own ``_get_feat_extract_output_lengths`` on each row's real sample count), or None when

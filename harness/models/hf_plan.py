@@ -68,6 +68,8 @@ class MediaPlan:
     # flattened patches (Qwen-VL-like towers): (patch input, grid input, merge size, patch width)
     patches: tuple[str, str, int, int] | None = None
     given: tuple[GivenInput, ...] = ()
+    # required float inputs sized from their docstring (per row: the shape after the batch)
+    documented: tuple[tuple[str, tuple[int, ...]], ...] = ()
     model: Any = field(default=None, compare=False, repr=False)  # for raw audio's frame rule
     note: str = ""  # why this set, when it is a fallback
 
@@ -132,8 +134,13 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
             f"takes ({', '.join(params)})", "Give --input for one of those names.")
     doc = inspect.getdoc(model.forward)
     patches = _patches(required, config, given_names)
+    documented = tuple(
+        (arg, shape) for arg in required
+        if arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]
+        and (shape := hf_media.documented_shape(doc, arg, config, seq)) is not None)
     for arg in required:
-        if arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]:
+        if (arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]
+                and arg not in dict(documented)):
             shape = hf_media.expected_shape(doc, arg)
             raise UnsupportedModelError(
                 name, f"{type(model).__name__}.forward needs '{arg}'"
@@ -154,11 +161,12 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
             main == "input_values" or "input_values" in required or audio),
     }
     text = _text_plan(name, params, config, decoder_only, given_names)
-    base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches)
+    base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
+                     documented=documented)
     if patches is not None:  # Qwen-VL-like vision towers: flat patches and their grid
         return [replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))]
     media = [k for k, on in want.items() if on and _input_of(k) not in given_names]
-    if text is None and not media and not given:
+    if text is None and not media and not given and not documented:
         if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
             hf_inputs.plan_inputs(name, params, config, decoder_only=decoder_only)
         shape = hf_media.expected_shape(doc, main)
@@ -186,9 +194,12 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     patch = next((n for n in ("hidden_states", "pixel_values") if n in required), None)
     grid = next((n for n in ("grid_thw", "image_grid_thw") if n in required), None)
     vision = hf_media.sub_config(config, "vision_config")
-    sizes = [getattr(vision, n, None) for n in ("patch_size", "temporal_patch_size")]
+    # towers of single images have no temporal patch (one frame each); some spell the merge
+    # ``merge_size`` (MuseSpark)
+    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None) or 1]
     channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
-    merge = getattr(vision, "spatial_merge_size", None) or 1
+    merge = (getattr(vision, "spatial_merge_size", None) or getattr(vision, "merge_size", None)
+             or 1)
     if (patch is None or grid is None or {patch, grid} & given
             or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
         return None
@@ -253,6 +264,7 @@ def _names(plan: MediaPlan, params: Sequence[str], given: set[str]) -> tuple[str
     made |= {"input_values"} if plan.wave else set()
     if plan.wave and "attention_mask" in params and plan.text is None:
         made.add("attention_mask")
+    made |= {n for n, _ in plan.documented}
     return tuple(p for p in params if p in made or p in given)
 
 
@@ -320,6 +332,9 @@ def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSe
         values[grid] = torch.tensor([[1, side, side]] * batch, dtype=torch.int64)
         values[patch] = torch.randn(batch * side * side, width, generator=generator)
         said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from seed {seed}")
+    for name, shape in plan.documented:
+        values[name] = torch.randn(batch, *shape, generator=generator)
+        said.append(f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's shape)")
     for given in plan.given:
         values[given.name] = given.make(generator)
         said.append(f"{given.name} given ({'x'.join(map(str, given.shape))})")
