@@ -96,7 +96,7 @@ class PipelineFailure(HarnessError):
     exit_code = 1
 
     def __init__(self, description: str, diagnostics: str, command: str, input_path: str,
-                 next_steps: "list[str] | tuple[str, ...]" = ()):
+                 next_steps: list[str] | tuple[str, ...] = ()):
         self.description = description
         self.diagnostics = diagnostics
         self.command = command

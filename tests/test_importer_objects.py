@@ -3,7 +3,6 @@ tensor identity, weights as resource blobs, locations and the module's name attr
 
 import re
 import warnings
-from typing import Optional
 
 import pytest
 import torch
@@ -71,7 +70,7 @@ class Leaf(nn.Module):
 
 
 class Slots(nn.Module):
-    maybe: Optional[int]
+    maybe: int | None
 
     def __init__(self):
         super().__init__()
@@ -316,9 +315,7 @@ def test_object_graph_ops_are_located_at_their_object_path(slots):
     mb = builder_for(script)
     located = {}
     for op in walk(mb.module.operation):
-        if op.name == "torch.nn_module":
-            located.setdefault(op.name, []).append(str(op.location))
-        elif op.name == "torch.tensor.literal":
+        if op.name == "torch.nn_module" or op.name == "torch.tensor.literal":
             located.setdefault(op.name, []).append(str(op.location))
     assert sorted(located["torch.nn_module"]) == ['loc("<root>")', 'loc("<root>.left")', 'loc("<root>.right")']
     assert sorted(located["torch.tensor.literal"]) == [

@@ -115,7 +115,7 @@ def test_the_dynamic_broadcast_abort_is_by_design():
 
 def test_the_search_says_when_it_was_skipped():
     """A search that cannot reach GitHub (an address that does not resolve) says so."""
-    import harness.tools.report.sections as sections
+    from harness.tools.report import sections
 
     saved = sections.GITHUB_SEARCH
     sections.GITHUB_SEARCH = "https://nonexistent.invalid/search/issues"

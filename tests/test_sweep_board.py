@@ -33,8 +33,8 @@ class Cells(HTMLParser):
         a = dict(attrs)
         if tag == "table":
             self.inside = a.get("id") == self.table_id
-        elif self.inside and tag == "tr" and a.get("class") in ("model", "blocker") or \
-                self.inside and tag == "tr" and str(a.get("class", "")).startswith("change"):
+        elif (self.inside and tag == "tr" and a.get("class") in ("model", "blocker")) or \
+                (self.inside and tag == "tr" and str(a.get("class", "")).startswith("change")):
             self.rows.append({"attrs": a, "cells": []})
         elif self.inside and tag == "td" and a.get("class") == "cell":
             self.rows[-1]["cells"].append(a.get("data-status"))

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.compiler import process  # noqa: E402
+from harness.compiler import process
 
 PR_SET_PDEATHSIG = 1
 

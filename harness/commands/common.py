@@ -8,7 +8,7 @@ import json
 import os
 import shlex
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .. import defaults
 

@@ -30,7 +30,7 @@ import time
 import zipfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from harness import versions
 from harness.errors import BinaryError, BuildError

@@ -160,7 +160,7 @@ def _pipeline_rejection(stderr: str) -> str:
     messages = []
     for line in stderr.splitlines():
         line = re.sub(r"^(?:<unknown>|\S+?):\d+(?::\d+)?: error: ", "", line.strip())
-        if line and any(marker in line for marker in _PIPELINE_ERRORS) or line.startswith("torch-mlir-opt:"):
+        if (line and any(marker in line for marker in _PIPELINE_ERRORS)) or line.startswith("torch-mlir-opt:"):
             messages.append(line if line[-1] in ".?!" else line + ".")
     return " ".join(messages[:3])[:600]
 

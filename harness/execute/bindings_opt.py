@@ -27,7 +27,8 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import sys
-from typing import NoReturn, Sequence
+from typing import NoReturn
+from collections.abc import Sequence
 
 from harness.compiler.locations import first_file_location
 

@@ -17,7 +17,7 @@ import ctypes
 import faulthandler
 import json
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 RESULT_PREFIX = "result"
 

@@ -15,8 +15,9 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Callable, Sequence
+from functools import cache
+from typing import Any
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -274,7 +275,7 @@ def qualified_name(op) -> str:
     return op.operation.name.removeprefix("torch.")
 
 
-@lru_cache(maxsize=None)
+@cache
 def torch_overload(qualified: str):
     """The ``torch.ops`` overload of ``ns.name[.overload]``, or None when torch has none (or
     its schema has type variables, which ``torch.ops`` cannot bind Python values to)."""
@@ -340,7 +341,7 @@ def handler_for(op) -> Handler | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached_torch_handler(qualified: str) -> Handler | None:
     overload = torch_overload(qualified)
     return None if overload is None else _torch_op_handler(qualified, overload)

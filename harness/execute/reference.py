@@ -20,7 +20,8 @@ import re
 import time
 from collections import ChainMap, Counter
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import torch

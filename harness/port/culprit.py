@@ -34,7 +34,7 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
             inputs_path=check.inputs_file, opt=options.opt, timeout_s=options.timeout_s,
             tolerances=Tolerances().with_overrides(options.tolerances), out_dir=str(folder),
             blame=False))
-    except Exception as error:  # noqa: BLE001 - the port's verdict stands without it
+    except Exception as error:  # the port's verdict stands without it
         check.culprit = f"not narrowed: {type(error).__name__}: {str(error).strip().splitlines()[0][:300] if str(error).strip() else ''}"
         return
     if found.culprit is None:

@@ -180,7 +180,7 @@ def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, l
                 options: SweepOptions) -> RunFailure:
     """What stands for a port that left no record: why, from its exit and its log's tail (a
     model the harness cannot drive: ``unsupported``, with its whole refusal)."""
-    reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
+    reason = "timeout" if timed_out else ("crash" if (code is not None and code < 0) or code == 3 else "no-record")
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
     refusal = _refusal(log) if code == UnsupportedModelError.exit_code else ""

@@ -23,7 +23,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.pipelines import default as default_pipelines

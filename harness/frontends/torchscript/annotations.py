@@ -10,7 +10,8 @@ wrong number of argument annotations fails at the call that wrote it, not inside
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, TypeGuard
+from typing import Optional, TypeGuard
+from collections.abc import Sequence
 
 import torch
 
@@ -178,7 +179,7 @@ class ClassAnnotation:
     methods: dict[str, MethodAnnotation] = field(default_factory=dict)
 
     @staticmethod
-    def of(layout: ClassLayout) -> "ClassAnnotation":
+    def of(layout: ClassLayout) -> ClassAnnotation:
         return ClassAnnotation(layout, {n: True for n in layout.attribute_names},
                                {m: MethodAnnotation() for m in layout.method_names})
 
@@ -229,7 +230,7 @@ class ClassAnnotator:
             layout = _layout_of_type(t)
         return layout
 
-    def exportNone(self, class_type) -> None:  # noqa: N802 (upstream's name)
+    def exportNone(self, class_type) -> None:  # upstream's name
         """Make every attribute and method of this class and its submodules private."""
         stack, seen = [class_layout(class_type)], set()
         while stack:
@@ -243,7 +244,7 @@ class ClassAnnotator:
                 method.is_exported = False
             stack.extend(_layout_of_type(t) for t in layout.attribute_types if _is_module_class(t))
 
-    def exportPath(self, class_type, path: Sequence[str]) -> None:  # noqa: N802
+    def exportPath(self, class_type, path: Sequence[str]) -> None:  # upstream's camelCase name
         """Export the member at ``path`` (attribute names, then the member)."""
         path = list(path)
         if not path:
@@ -263,7 +264,7 @@ class ClassAnnotator:
         if member in annotation.methods:
             annotation.methods[member].is_exported = True
 
-    def annotateArgs(self, class_type, path: Sequence[str], annotations: Sequence[ArgSpec]) -> None:  # noqa: N802
+    def annotateArgs(self, class_type, path: Sequence[str], annotations: Sequence[ArgSpec]) -> None:  # upstream's camelCase name
         """Shape/dtype bounds of a method's arguments; ``None`` for self and unannotated ones."""
         path = list(path)
         if not path:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
+from collections.abc import Sequence
 
 import torch
 
@@ -51,7 +51,7 @@ class _Undecided(Exception):
     """The probe cannot decide this as_strided: it is left as it is."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema(text: str) -> torch._C.FunctionSchema:
     return torch._C.parse_schema(text)
 

@@ -36,19 +36,19 @@ class ImportOptions:
     ignore_existing_tensor_shapes_and_dtypes: bool = False
 
     @property
-    def assumeTensorsHaveValueSemantics(self) -> bool:  # noqa: N802
+    def assumeTensorsHaveValueSemantics(self) -> bool:  # upstream's camelCase name
         return self.assume_tensors_have_value_semantics
 
     @assumeTensorsHaveValueSemantics.setter
-    def assumeTensorsHaveValueSemantics(self, v: bool) -> None:  # noqa: N802
+    def assumeTensorsHaveValueSemantics(self, v: bool) -> None:  # upstream's camelCase name
         self.assume_tensors_have_value_semantics = v
 
     @property
-    def ignoreExistingTensorShapesAndDtypes(self) -> bool:  # noqa: N802
+    def ignoreExistingTensorShapesAndDtypes(self) -> bool:  # upstream's camelCase name
         return self.ignore_existing_tensor_shapes_and_dtypes
 
     @ignoreExistingTensorShapesAndDtypes.setter
-    def ignoreExistingTensorShapesAndDtypes(self, v: bool) -> None:  # noqa: N802
+    def ignoreExistingTensorShapesAndDtypes(self, v: bool) -> None:  # upstream's camelCase name
         self.ignore_existing_tensor_shapes_and_dtypes = v
 
 

@@ -149,7 +149,7 @@ class LocationFactory:
         loc = self.chain(node_frames(node), _op_name(node))
         return self.unknown if loc is None else loc
 
-    def plan(self, graph: torch._C.Graph) -> "LocationPlan":
+    def plan(self, graph: torch._C.Graph) -> LocationPlan:
         """Locations for every node of ``graph``, nested blocks included.
 
         A node the JIT recorded no source range for (GetAttr in traces, the constructs and

@@ -10,8 +10,9 @@ importer, reports the missing lowering. Structural prim nodes have hand-written 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Iterable, Protocol, Sequence
+from functools import cache
+from typing import Protocol
+from collections.abc import Callable, Iterable, Sequence
 
 import torch
 from torch_mlir import ir
@@ -83,7 +84,7 @@ def schema_op_name(schema: torch._C.FunctionSchema) -> tuple[str, str]:
     return "torch." + dotted, dotted
 
 
-@lru_cache(maxsize=None)
+@cache
 def _op_names_of_schema_text(text: str) -> tuple[str, str]:
     # node.schema() is the schema's text; parsing it once per distinct text keeps the import of
     # a model with thousands of aten nodes to a few hundred parses.

@@ -6,7 +6,7 @@ the context: a traced OPT graph holds a few dozen distinct types across ~1000 va
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch_mlir import ir

@@ -42,10 +42,35 @@ from .result import ChainOp, NumericsBisectResult, Verdict
 from .search import Localization, Probe, Searcher, localize, run_bound
 from .subject import Subject, SubjectOptions, pipeline_name, prepare
 
-__all__ = ["Blame", "ChainOp", "Choice", "Culprit", "Cuts", "END", "Fault", "Localization",
-           "NumericsBisectOptions", "NumericsBisectResult", "OneOpResult", "Probe", "Program", "Searcher",
-           "Subject", "SubjectOptions", "ValueRef", "Values", "Verdict", "bisect_numerics",
-           "check_ops", "find_culprit", "localize", "one_op", "pipeline_name", "prepare", "run_bound"]
+__all__ = [
+    "END",
+    "Blame",
+    "ChainOp",
+    "Choice",
+    "Culprit",
+    "Cuts",
+    "Fault",
+    "Localization",
+    "NumericsBisectOptions",
+    "NumericsBisectResult",
+    "OneOpResult",
+    "Probe",
+    "Program",
+    "Searcher",
+    "Subject",
+    "SubjectOptions",
+    "ValueRef",
+    "Values",
+    "Verdict",
+    "bisect_numerics",
+    "check_ops",
+    "find_culprit",
+    "localize",
+    "one_op",
+    "pipeline_name",
+    "prepare",
+    "run_bound",
+]
 
 
 @dataclass(frozen=True)

@@ -224,4 +224,4 @@ def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefB
                               judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""))
 
 
-__all__ = ["Blame", "Choice", "Fault", "blame", "torch_level_fault", "LLVM_PIPELINE"]
+__all__ = ["LLVM_PIPELINE", "Blame", "Choice", "Fault", "blame", "torch_level_fault"]

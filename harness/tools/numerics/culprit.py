@@ -242,7 +242,7 @@ class _Finder:
                 name = f"op{position}_{self.cuts.label(position).replace('.', '_')}"
                 self.say(f"running {self.cuts.label(position)} alone")
                 ran = self._run(program, name)
-            except Exception as e:  # noqa: BLE001 - an op that cannot stand alone is skipped
+            except Exception as e:  # an op that cannot stand alone is skipped
                 self.say(f"{self.cuts.label(position)} cannot run alone: {e}")
                 self.tried[position] = None
                 return None
@@ -344,7 +344,7 @@ class _Finder:
             expected = rest.expected(values)
             moved = max(compare_one(i, a, e).max_abs_diff
                         for i, (a, e) in enumerate(zip(got.outputs, expected)))
-        except Exception as e:  # noqa: BLE001 - a share is extra information, never a failure
+        except Exception as e:  # a share is extra information, never a failure
             self.say(f"no share of the final difference: {e}")
             return
         if self.final_abs > 0:

@@ -50,7 +50,7 @@ def computes_in(subject: Subject, position: int) -> DType | None:
     ref = source if source is not None else ValueRef(position, 0)
     try:
         return DType.of(subject.values.get(ref))
-    except Exception:  # noqa: BLE001 - not a tensor: no tolerance of its own
+    except Exception:  # not a tensor: no tolerance of its own
         return None
 
 

@@ -134,7 +134,7 @@ def _fx(subject: Subject, position: int) -> Opinion:
     try:
         with torch.no_grad():
             out = fn(*positional, **keywords)
-    except Exception as e:  # noqa: BLE001 - a decomposition that raises is an answer too
+    except Exception as e:  # a decomposition that raises is an answer too
         return Opinion(Way.FX, Says.FAILS, detail=f"{type(e).__name__}: {str(e).strip()[:200]}")
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     expected = [values.get(ValueRef(position, i)) for i in range(len(outs))]
