@@ -220,7 +220,7 @@ def tuple_construct(a: int, x: torch.Tensor) -> tuple[int, torch.Tensor]:
 
 @torch.jit.script
 def tuple_unpack(t: tuple[torch.Tensor, int]) -> int:
-    x, n = t
+    _x, n = t
     return n
 
 

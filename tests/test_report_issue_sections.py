@@ -50,7 +50,7 @@ def and_report(tmp_path_factory):
 
 
 def test_the_title_names_op_pass_and_label(and_report):
-    result, issue = and_report
+    result, _issue = and_report
     assert result["title"] == ("[torch-mlir] [known #4749] convert-torch-to-linalg does not lower "
                                "'torch.aten.__and__.Tensor' (it lowers 'torch.aten.bitwise_and.Tensor')")
     assert result["triage"] == "known #4749" and result["target_repo"] == "llvm/torch-mlir"

@@ -171,7 +171,7 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
         diffs = {}
         for label, inputs in (("first", prepared.inputs), ("second", prepared.second_inputs)):
             eager, script = prepared.run_eager(inputs), traced.run(inputs)
-            diffs[label] = max((float((a - b).abs().max()) for a, b in zip(eager, script)
+            diffs[label] = max((float((a - b).abs().max()) for a, b in zip(eager, script, strict=False)
                                 if a.numel()), default=0.0) if len(eager) == len(script) else None
         survey.data["trace_vs_eager"] = diffs
         survey.save()

@@ -158,8 +158,8 @@ def _pipeline_rejection(stderr: str) -> str:
     if not any(marker in stderr for marker in _PIPELINE_ERRORS):
         return ""
     messages = []
-    for line in stderr.splitlines():
-        line = re.sub(r"^(?:<unknown>|\S+?):\d+(?::\d+)?: error: ", "", line.strip())
+    for raw in stderr.splitlines():
+        line = re.sub(r"^(?:<unknown>|\S+?):\d+(?::\d+)?: error: ", "", raw.strip())
         if (line and any(marker in line for marker in _PIPELINE_ERRORS)) or line.startswith("torch-mlir-opt:"):
             messages.append(line if line[-1] in ".?!" else line + ".")
     return " ".join(messages[:3])[:600]

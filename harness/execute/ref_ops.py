@@ -308,9 +308,9 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
                 f"{len(schema.arguments)}")
         if base in LAYOUT_SENSITIVE_OPS:
             args = [a.contiguous() if isinstance(a, torch.Tensor) and str(v.type).startswith("!torch.vtensor")
-                    else a for a, v in zip(args, op.operands)]
+                    else a for a, v in zip(args, op.operands, strict=False)]
         positional, keywords = [], {}
-        for argument, value in zip(schema.arguments, args):
+        for argument, value in zip(schema.arguments, args, strict=False):
             if argument.kwarg_only:
                 keywords[argument.name] = value
             else:

@@ -134,8 +134,7 @@ def where(op) -> str:
 def _walk(op):
     for region in op.regions:
         for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
+            for child in (o.operation for o in block.operations):
                 yield child
                 yield from _walk(child)
 
@@ -176,8 +175,7 @@ class _Evaluator:
         self.type_notes: list[TypeNote] = []
         self.values: list[ValueRecord] = []
         self._scopes: list[ChainMap] = []
-        for op in module_op.regions[0].blocks[0].operations:
-            op = op.operation
+        for op in (o.operation for o in module_op.regions[0].blocks[0].operations):
             if op.operation.name == "func.func":
                 self.functions[function_name(op)] = op
             elif op.operation.name == "torch.class_type":
@@ -195,8 +193,7 @@ class _Evaluator:
 
     def evaluate_module_level(self) -> None:
         """Constants, literals and ``torch.nn_module`` objects outside functions (raw TorchScript)."""
-        for op in self.module.regions[0].blocks[0].operations:
-            op = op.operation
+        for op in (o.operation for o in self.module.regions[0].blocks[0].operations):
             if op.operation.name in STRUCTURE:
                 continue
             if op.operation.name == "torch.nn_module":
@@ -269,12 +266,11 @@ class _Evaluator:
         if len(block.arguments) != len(block_args):
             raise ReferenceEvaluationError("a region", "", f"{len(block_args)} values for "
                                            f"{len(block.arguments)} block arguments")
-        for arg, value in zip(block.arguments, block_args):
+        for arg, value in zip(block.arguments, block_args, strict=False):
             scope[arg] = value
         self._scopes.append(scope)
         try:
-            for index, op in enumerate(block.operations):
-                op = op.operation
+            for index, op in enumerate(o.operation for o in block.operations):
                 if op.operation.name in TERMINATORS:
                     return [scope[v] for v in op.operands]
                 results = self.eval_op(op, scope)
@@ -294,7 +290,7 @@ class _Evaluator:
         if len(results) != len(op.results):
             raise ReferenceEvaluationError(op.operation.name, self.where(op), f"gave {len(results)} values for "
                                            f"{len(op.results)} results")
-        for i, (value, result) in enumerate(zip(results, op.results)):
+        for i, (value, result) in enumerate(zip(results, op.results, strict=False)):
             env[result] = value
             if self.options.check_types and isinstance(value, torch.Tensor):
                 self._check_type(op, i, value, result)
@@ -311,7 +307,7 @@ class _Evaluator:
             return
         got = TensorSpec(DType.of(value), tuple(value.shape))
         same_dims = len(spec.shape) == len(got.shape) and all(
-            d is None or d == n for d, n in zip(spec.shape, got.shape))
+            d is None or d == n for d, n in zip(spec.shape, got.shape, strict=False))
         if spec.dtype is not got.dtype or not same_dims:
             self.type_notes.append(TypeNote(display_name(op), self.where(op), index, spec.describe(),
                                             got.describe()))
@@ -337,7 +333,8 @@ def entry_signature(module_op, function: str | None = None) -> Signature:
 
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     args = []
-    arg_attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None
+    # `in` and [] as every MLIR bindings version has them
+    arg_attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None  # noqa: SIM401
     for i, t in enumerate(ftype.inputs):
         if i < len(leading):
             continue

@@ -58,7 +58,7 @@ def verify_module(fixed: torch.nn.Module, examples: Sequence[Sequence[torch.Tens
     start = time.perf_counter()
     worst = None
     try:
-        for inputs, want in zip(examples, expected):
+        for inputs, want in zip(examples, expected, strict=False):
             result = compare(_run(fixed, inputs), want, tolerances)
             check = from_numerics(Method.EAGER, result)
             if worst is None or check.changed or _larger(check.max_abs_diff, worst.max_abs_diff):

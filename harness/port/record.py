@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from collections.abc import Callable
@@ -314,7 +315,7 @@ class PortRecord(_Typed):
     @classmethod
     def read(cls, path: str | os.PathLike) -> PortRecord:
         try:
-            data = json.loads(open(path, encoding="utf-8").read())
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InputFileError(f"cannot read the port record {path}: {e}.") from None
         return cls.from_json(data)

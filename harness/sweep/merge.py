@@ -68,7 +68,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
                 shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
                 skip = shutil.ignore_patterns("harness-check-*")
                 shutil.copytree(checks, into / CHECKS / stem,
-                                ignore=lambda d, names: {*skip(d, names), *_links(d, names)})
+                                ignore=lambda d, names, skip=skip: {*skip(d, names), *_links(d, names)})
             for log in (base / LOGS).glob(f"{stem}.*log"):
                 if log.is_symlink() or not log.is_file():
                     continue

@@ -72,7 +72,7 @@ def highlighted_lines(lines: list[str]) -> dict[str, str]:
         body = []
     if len(body) < len(unique):  # a token across lines: plain text
         body = [html.escape(line) for line in unique]
-    return dict(zip(unique, body))
+    return dict(zip(unique, body, strict=False))
 
 
 def _is_hunk(line: str) -> bool:

@@ -170,7 +170,7 @@ def _fork(request: Mapping, fds: Sequence[int]) -> int:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        out, err = (list(fds) + [2, 2])[:2]
+        out, err = [*fds, 2, 2][:2]
         os.dup2(out, 1)
         os.dup2(err, 2)
         for fd_ in set(fds):

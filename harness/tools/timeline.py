@@ -381,7 +381,7 @@ def _in_order(groups: list[Group], module: _Module, follow: Follow | None,
             rank = keys.index(key) if key in keys else len(keys)
             timers, after = assign_timers([(d.pass_name, a.split(" ")[0]) for d, a, _ in split], leaves, pos)
             end = max(end, after)
-            runs.append(((rank, key), [(*item, timer) for item, timer in zip(split, timers)]))
+            runs.append(((rank, key), [(*item, timer) for item, timer in zip(split, timers, strict=False)]))
         for _, items in sorted(runs, key=lambda r: r[0]):
             ordered += items
         pos = end

@@ -221,7 +221,7 @@ class ClassAnnotator:
         for name in path:
             t = layout.attribute_type(name)
             if t is None or not _is_module_class(t):
-                submodules = [n for n, ty in zip(layout.attribute_names, layout.attribute_types)
+                submodules = [n for n, ty in zip(layout.attribute_names, layout.attribute_types, strict=False)
                               if _is_module_class(ty)]
                 raise AnnotationError(
                     f"{what}: {layout.qualname} has no submodule in attribute '{name}' (its "

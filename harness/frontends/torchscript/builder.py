@@ -243,11 +243,11 @@ class _ImportSession:
         self._function_ops.append(func)
         entry = func.regions[0].blocks.append(*sig.inputs, arg_locs=[locations.entry] * len(sig.inputs))
         with self.context, ir.InsertionPoint(entry):
-            for jit_arg, arg in zip(graph.inputs(), entry.arguments):
+            for jit_arg, arg in zip(graph.inputs(), entry.arguments, strict=False):
                 importer.bind(jit_arg, importer.adjust(arg, importer.jit_type(jit_arg), locations.entry))
             importer.import_block_nodes(graph.nodes())
             outs = [importer.adjust(importer.lookup(v), t, locations.exit)
-                    for v, t in zip(graph.outputs(), sig.results)]
+                    for v, t in zip(graph.outputs(), sig.results, strict=False)]
             ir.Operation.create("func.return", operands=outs, loc=locations.exit)
         return func
 
@@ -261,7 +261,7 @@ class _ImportSession:
             graph.collect(root, "<root>")
             self._check_annotated_classes(annotator, graph, root)
             for info in graph.classes.values():
-                for name, jit_type in zip(info.attr_names, info.attr_types):
+                for name, jit_type in zip(info.attr_names, info.attr_types, strict=False):
                     # Attribute types first: an error names the attribute, not a use of it.
                     self.types.from_jit(jit_type, f"attribute {info.first_path}.{name} of class {info.qualname}",
                                         refine=False)

@@ -159,7 +159,7 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
     seen: dict[str, Choice] = {}
     # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
     names: Counter[str] = Counter()
-    for name, variant in zip(passes, lowered[1:]):
+    for name, variant in zip(passes, lowered[1:], strict=False):
         names[name] += 1
         label = name if passes.count(name) == 1 else f"{name} (#{names[name]})"
         if not variant.ok:

@@ -64,7 +64,7 @@ def own_diff(subject: Subject, position: int, actual: list, expected: list) -> O
             if isinstance(e, torch.Tensor) and e.dtype.is_floating_point:
                 by[DType.of(e)] = tol
         tolerances = Tolerances(by)
-    return OwnDiff.of([compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected))])
+    return OwnDiff.of([compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected, strict=False))])
 
 
 def value_ref(cuts, value: ir.Value) -> ValueRef | None:

@@ -126,7 +126,7 @@ def _fx(subject: Subject, position: int) -> Opinion:
             value = torch.from_numpy(value)
         args.append(value.clone() if isinstance(value, torch.Tensor) else value)
     positional, keywords = [], {}
-    for argument, value in zip(overload._schema.arguments, args):
+    for argument, value in zip(overload._schema.arguments, args, strict=False):
         if argument.kwarg_only:
             keywords[argument.name] = value
         else:

@@ -250,8 +250,7 @@ class NumericsSession(Session):
         return state
 
     def _key_ops(self, module: ir.Operation) -> None:
-        for op in entry_block(find_function(module, None, "the IR")).operations:
-            op = op.operation
+        for op in (o.operation for o in entry_block(find_function(module, None, "the IR")).operations):
             if VALUE_KEY not in op.attributes and len(op.results):
                 self._keys += 1
                 op.attributes[VALUE_KEY] = ir.StringAttr.get(f"v{self._keys}")

@@ -256,7 +256,7 @@ class DropOps(Chunked):
             plans = [plan(r, unit.op, self.substitute, free) for r in unit.op.results]
             if Plan.KEEP in plans:
                 continue
-            for result, p in zip(unit.op.results, plans):
+            for result, p in zip(unit.op.results, plans, strict=False):
                 if p is Plan.CONSTANT:
                     result.replace_all_uses_with(edits.insert_constant(result.type, unit.op, unit.op.location))
                 elif p is Plan.ARGUMENT:
@@ -308,7 +308,7 @@ class BypassOps(Chunked):
             inputs = edits.same_typed_operands(unit.op)
             if inputs is None:
                 continue
-            for result, value in zip(unit.op.results, inputs):
+            for result, value in zip(unit.op.results, inputs, strict=False):
                 if value is not None:
                     result.replace_all_uses_with(value)
             unit.op.erase()
