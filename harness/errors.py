@@ -168,7 +168,8 @@ class TraceError(ModelError):
         hint = f" Likely cause: {'; '.join(hints)}." if hints else ""
         super().__init__(
             f"torch.jit.trace failed on the OPT model ({settings.mode} mode, strict="
-            f"{settings.strict}, use_cache={settings.use_cache}): {first if len(first) <= 400 else first[:399] + '…'}{hint} "
+            f"{settings.strict}, use_cache={settings.use_cache}): "
+            f"{first if len(first) <= 400 else first[:399] + '…'}{hint} "
             "The default trace settings (wrapper mode) avoid both known causes."
         )
 

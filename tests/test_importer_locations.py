@@ -11,6 +11,7 @@ import inspect
 import re
 import warnings
 from pathlib import Path
+from typing import Dict, Tuple
 
 import pytest
 import torch
@@ -113,7 +114,7 @@ class Located(nn.Module):
         super().__init__()
         self.scale = 2.0
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, dict[str, int]]:
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, Dict[str, int]]:
         y = x * self.scale
         return torch.relu(y), {"n": 1}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import pytest
 import torch
@@ -203,34 +203,34 @@ def test_tuple_constant_becomes_tuple_construct_of_constants():
 
 
 @torch.jit.script
-def list_construct(a: int, b: int) -> list[int]:
+def list_construct(a: int, b: int) -> List[int]:
     return [a, b]
 
 
 @torch.jit.script
-def list_unpack(values: list[int]) -> int:
+def list_unpack(values: List[int]) -> int:
     a, b = values
     return a - b
 
 
 @torch.jit.script
-def tuple_construct(a: int, x: torch.Tensor) -> tuple[int, torch.Tensor]:
+def tuple_construct(a: int, x: torch.Tensor) -> Tuple[int, torch.Tensor]:
     return a, x
 
 
 @torch.jit.script
-def tuple_unpack(t: tuple[torch.Tensor, int]) -> int:
-    _x, n = t
+def tuple_unpack(t: Tuple[torch.Tensor, int]) -> int:
+    x, n = t
     return n
 
 
 @torch.jit.script
-def tuple_index(t: tuple[int, int], i: int) -> int:
+def tuple_index(t: Tuple[int, int], i: int) -> int:
     return t[i]
 
 
 @torch.jit.script
-def dict_construct(a: int, x: torch.Tensor) -> dict[str, int]:
+def dict_construct(a: int, x: torch.Tensor) -> Dict[str, int]:
     return {"a": a, "b": 2}
 
 
@@ -276,7 +276,7 @@ def if_int(c: bool, x: int) -> int:
 
 
 @torch.jit.script
-def if_optional(c: bool, x: torch.Tensor) -> torch.Tensor | None:
+def if_optional(c: bool, x: torch.Tensor) -> Optional[torch.Tensor]:
     if c:
         y = None
     else:
@@ -501,7 +501,7 @@ def test_two_imports_calling_one_function_share_its_definition():
 
 
 @torch.jit.script
-def optional_refined(x: torch.Tensor | None, y: torch.Tensor) -> torch.Tensor:
+def optional_refined(x: Optional[torch.Tensor], y: torch.Tensor) -> torch.Tensor:
     if x is None:
         raise ValueError("x is required")
     return x + y
@@ -534,7 +534,7 @@ def with_no_grad(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.script
-def to_list(x: torch.Tensor) -> list[float]:
+def to_list(x: torch.Tensor) -> List[float]:
     return x.tolist()
 
 
@@ -712,18 +712,16 @@ def test_store_and_load_keep_their_variable_name(filecheck):
     """)
 
 
-class Pair(NamedTuple):
-    first: torch.Tensor | None
-    second: torch.Tensor | None
+Pair = NamedTuple("Pair", [("first", Optional[torch.Tensor]), ("second", Optional[torch.Tensor])])
 
 
 @torch.jit.script
-def named_pair(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+def named_pair(a: torch.Tensor, b: torch.Tensor) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
     return Pair(a, b)
 
 
 @torch.jit.script
-def plain_pair(a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor | None, torch.Tensor | None]:
+def plain_pair(a: torch.Tensor, b: torch.Tensor) -> Tuple[Optional[torch.Tensor], Optional[torch.Tensor]]:
     return a, b
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import pytest
 import torch
@@ -189,10 +189,10 @@ def test_dtype_value_becomes_its_scalar_type_int():
 
 
 @torch.jit.script
-def many_types(a: int | None, b: int | float, c: list[tuple[int, str]],
-               d: dict[str, torch.Tensor], e: torch.device, f: torch.Generator | None,
-               g: float, h: bool, i: str, j: Any, k: dict[int, list[float]],
-               m: tuple[torch.Tensor, float | None]) -> torch.Tensor:
+def many_types(a: Optional[int], b: Union[int, float], c: List[Tuple[int, str]],
+               d: Dict[str, torch.Tensor], e: torch.device, f: Optional[torch.Generator],
+               g: float, h: bool, i: str, j: Any, k: Dict[int, List[float]],
+               m: Tuple[torch.Tensor, Optional[float]]) -> torch.Tensor:
     return torch.rand([2], generator=f)
 
 

@@ -278,7 +278,7 @@ def _diff_text(data: dict) -> str:
 
 
 def render(rows: list[dict]) -> list[str]:
-    heads = ["model", *(h for _, h in STAGES), "trace−eager (max abs, first / padded)",
+    heads = ["model", *(h for _, h in STAGES), "trace\u2212eager (max abs, first / padded)",
              "TS first blocker", "FX first blocker", "s"]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for data in rows:

@@ -75,7 +75,8 @@ def load_npz(path: str | os.PathLike, signature: Signature) -> list[np.ndarray]:
         got = DType.of(array)
         if got is not spec.dtype:
             raise InputsError(source, f"argument {i} is {got.value}, expected {spec.dtype.value}", described)
-        if array.ndim != len(spec.shape) or any(d is not None and d != n for d, n in zip(spec.shape, array.shape, strict=False)):
+        if array.ndim != len(spec.shape) or any(
+                d is not None and d != n for d, n in zip(spec.shape, array.shape, strict=False)):
             raise InputsError(source, f"argument {i} has shape {list(array.shape)}, expected "
                               f"{spec.describe()}", described)
     return arrays

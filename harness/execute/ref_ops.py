@@ -73,7 +73,8 @@ def _attr_value(op, name: str = "value"):
             return kind(attr).value
         except ValueError:
             continue
-    raise ReferenceEvaluationError(op.operation.name, str(op.location), f"attribute {name} = {attr} has no Python value")
+    raise ReferenceEvaluationError(op.operation.name, str(op.location),
+                                   f"attribute {name} = {attr} has no Python value")
 
 
 # --- Constants and literals ---------------------------------------------------------------------
@@ -162,7 +163,8 @@ def _runtime_assert(ev, op, args):
 
 @handles("torch.prim.RaiseException")
 def _raise(ev, op, args):
-    raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"the model raises: {args[0] if args else ''}")
+    raise ReferenceEvaluationError(op.operation.name, ev.where(op),
+                                   f"the model raises: {args[0] if args else ''}")
 
 
 # --- Generic list ops (type variables in their schemas) ----------------------------------------------
@@ -318,8 +320,9 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
         try:
             out = overload(*positional, **keywords)
         except Exception as e:  # torch's errors are many: name the op and its location
-            raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"{type(e).__name__}: "
-                                           f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}") from e
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            raise ReferenceEvaluationError(op.operation.name, ev.where(op),
+                                           f"{type(e).__name__}: {first}") from e
         if base in UNINITIALIZED_OPS and isinstance(out, torch.Tensor):
             out = out.zero_()
         if not schema.returns:

@@ -74,7 +74,8 @@ class TypeNote:
     got: str
 
     def render(self) -> str:
-        return f"{self.op} at {self.location}: result {self.result} is {self.got}, the IR says {self.expected}"
+        return (f"{self.op} at {self.location}: result {self.result} is {self.got}, "
+                f"the IR says {self.expected}")
 
 
 @dataclass
@@ -200,7 +201,8 @@ class _Evaluator:
                 slots = {}
                 for slot in (s.operation for s in op.regions[0].blocks[0].operations):
                     if slot.operation.name == "torch.slot":
-                        slots[self.ir.StringAttr(slot.attributes["name"]).value] = self.module_env[slot.operands[0]]
+                        name = self.ir.StringAttr(slot.attributes["name"]).value
+                        slots[name] = self.module_env[slot.operands[0]]
                 m = _MODULE_TYPE.match(str(op.results[0].type))
                 obj = ScriptObject(m.group("cls") if m else "", slots)
                 self.objects.append(obj)
@@ -235,18 +237,21 @@ class _Evaluator:
 
     def get_slot(self, op, obj, name: str):
         if not isinstance(obj, ScriptObject) or name not in obj.slots:
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"the object has no slot {name!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"the object has no slot {name!r}")
         return obj.slots[name]
 
     def set_slot(self, op, obj, name: str, value) -> None:
         if not isinstance(obj, ScriptObject):
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), "SetAttr on a value that is not an object")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           "SetAttr on a value that is not an object")
         obj.slots[name] = value
 
     def call_method(self, op, obj, name: str, args: Sequence) -> list:
         symbol = self.methods.get(getattr(obj, "class_name", ""), {}).get(name)
         if symbol is None:
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"no method {name!r} on {obj!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"no method {name!r} on {obj!r}")
         return self.call(symbol, [obj, *args])
 
     def call(self, symbol: str, args: Sequence) -> list:
@@ -288,8 +293,8 @@ class _Evaluator:
         results = handler(self, op, args)
         self.ops_evaluated += 1
         if len(results) != len(op.results):
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"gave {len(results)} values for "
-                                           f"{len(op.results)} results")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"gave {len(results)} values for {len(op.results)} results")
         for i, (value, result) in enumerate(zip(results, op.results, strict=False)):
             env[result] = value
             if self.options.check_types and isinstance(value, torch.Tensor):

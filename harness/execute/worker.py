@@ -94,7 +94,8 @@ class RefBackendWorker:
         """An LLVM-dialect file (already lowered) on ``inputs``."""
         return self._run(llvm_path, inputs, signature, "")
 
-    def lower_variants(self, linalg_path: str | os.PathLike, pipelines: Sequence[str]) -> list[VariantLowering]:
+    def lower_variants(self, linalg_path: str | os.PathLike,
+                       pipelines: Sequence[str]) -> list[VariantLowering]:
         """``linalg_path`` through each textual pipeline, the file parsed once; a pipeline that
         crashes the child costs that variant only."""
         out: list[VariantLowering] = []

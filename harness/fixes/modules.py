@@ -23,7 +23,8 @@ from .driver import FixStep, StepOutcome
 from .verify import Method, Verification, from_numerics, unverified
 
 
-def module_fixes(blockers: Sequence[BlockerSeen], fixes: Sequence = CATALOG) -> list[tuple[ModuleFix, BlockerSeen]]:
+def module_fixes(blockers: Sequence[BlockerSeen],
+                 fixes: Sequence = CATALOG) -> list[tuple[ModuleFix, BlockerSeen]]:
     """The module fixes that answer one of ``blockers`` (in the catalog's order)."""
     return [(f, b) for f, b in answering(blockers, fixes) if isinstance(f, ModuleFix)]
 

@@ -68,7 +68,8 @@ class TensorPlaceholder:
     @staticmethod
     def like(tensor: torch.Tensor, dynamic_axes: Sequence[int] | None = None) -> TensorPlaceholder:
         dynamic = set(dynamic_axes or ())
-        return TensorPlaceholder([-1 if i in dynamic else d for i, d in enumerate(tensor.shape)], tensor.dtype)
+        return TensorPlaceholder([-1 if i in dynamic else d for i, d in enumerate(tensor.shape)],
+                                 tensor.dtype)
 
 
 _DESCRIPTIONS = {
@@ -180,7 +181,7 @@ def _next_steps(saved: Path, pipeline: str, binary: str, opt: str | None) -> lis
             shlex.join([*head, "report", *common, "--out", str(saved.parent / "report")])]
 
 
-def compile(  # the old API's name
+def compile(  # noqa: PLR0913 - the old API's name and parameters
     model,
     example_args,
     output_type: str | OutputType = OutputType.TORCH,

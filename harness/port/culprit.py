@@ -35,7 +35,8 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
             tolerances=Tolerances().with_overrides(options.tolerances), out_dir=str(folder),
             blame=False))
     except Exception as error:  # the port's verdict stands without it
-        check.culprit = f"not narrowed: {type(error).__name__}: {str(error).strip().splitlines()[0][:300] if str(error).strip() else ''}"
+        first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
+        check.culprit = f"not narrowed: {type(error).__name__}: {first}"
         return
     if found.culprit is None:
         check.culprit = f"no single op: {found.reason}"

@@ -207,7 +207,8 @@ class DynamicDims:
     """``--dynamic``: what was asked and what stayed dynamic through the port."""
 
     asked: list[str] = field(default_factory=list)    # seq=2..512, as given (capped)
-    contract: list[str] = field(default_factory=list)  # INPUT.AXIS (NAME) still ? at the torch backend contract
+    # INPUT.AXIS (NAME) still ? at the torch backend contract
+    contract: list[str] = field(default_factory=list)
     linalg: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) still ? in the linalg signature
     static: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) = SIZE: asked, but static there
     frozen: list[str] = field(default_factory=list)    # FILE:LINE: why the frontend froze a size

@@ -78,5 +78,6 @@ def merge(sources: list[Path], out: Path) -> Merged:
             skipped[row.get("model_type", "")] = row
     if skipped:
         write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted({model for _, model in seen}), "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
+            {"built": sorted({model for _, model in seen}),
+             "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
     return merged

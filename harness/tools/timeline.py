@@ -339,8 +339,9 @@ def _unified(a: list[str], b: list[str], before: str, after: str, context: int =
     lines = list(difflib.unified_diff(a[start:len(a) - tail + min(tail, context)],
                                       b[start:len(b) - tail + min(tail, context)],
                                       before, after, lineterm="", n=context))
-    return [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + start}{m[2] or ''} +{int(m[3]) + start}{m[4] or ''} @@", line)
-            if line.startswith("@@") else line for line in lines]
+    def shifted(m: re.Match) -> str:
+        return f"@@ -{int(m[1]) + start}{m[2] or ''} +{int(m[3]) + start}{m[4] or ''} @@"
+    return [_HUNK.sub(shifted, line) if line.startswith("@@") else line for line in lines]
 
 
 def _slug(text: str) -> str:

@@ -10,14 +10,14 @@ wrong number of argument annotations fails at the call that wrote it, not inside
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, TypeGuard
+from typing import TypeGuard
 from collections.abc import Sequence
 
 import torch
 
 from harness.errors import AnnotationError
 
-ArgSpec = Optional[tuple[Sequence[int], torch.dtype, bool]]
+ArgSpec = tuple[Sequence[int], torch.dtype, bool] | None
 
 # c10::toString(ScalarType): how upstream's repr names a dtype.
 TORCH_DTYPE_TO_SCALAR_TYPE_NAME: dict[torch.dtype, str] = {
@@ -158,7 +158,8 @@ class ArgAnnotation:
                                context="argument annotation")
 
     def render(self, index: int) -> list[str]:
-        dtype = "<none>" if self.dtype is None else TORCH_DTYPE_TO_SCALAR_TYPE_NAME.get(self.dtype, str(self.dtype))
+        dtype = ("<none>" if self.dtype is None
+                 else TORCH_DTYPE_TO_SCALAR_TYPE_NAME.get(self.dtype, str(self.dtype)))
         shape = "<none>" if self.shape is None else "[" + ", ".join(str(d) for d in self.shape) + "]"
         return [f"ArgAnnotation({index}) {{", f"  dtype = {dtype}", f"  shape = {shape}",
                 f"  hasValueSemantics = {str(self.has_value_semantics).lower()}", "}"]
@@ -191,9 +192,11 @@ class ClassAnnotation:
     def render(self) -> list[str]:
         lines = [f"ClassAnnotation('{self.layout.qualname}') {{"]
         for name, exported in self.attributes.items():
-            lines += [f"  AttributeAnnotation('{name}') {{", f"    isExported = {str(exported).lower()}", "  }"]
+            lines += [f"  AttributeAnnotation('{name}') {{", f"    isExported = {str(exported).lower()}",
+                      "  }"]
         for name, method in self.methods.items():
-            lines += [f"  MethodAnnotation('{name}') {{", f"    isExported = {str(method.is_exported).lower()}"]
+            lines += [f"  MethodAnnotation('{name}') {{",
+                      f"    isExported = {str(method.is_exported).lower()}"]
             if method.arg_annotations is None:
                 lines.append("    argAnnotations = <none>")
             else:
@@ -264,7 +267,8 @@ class ClassAnnotator:
         if member in annotation.methods:
             annotation.methods[member].is_exported = True
 
-    def annotateArgs(self, class_type, path: Sequence[str], annotations: Sequence[ArgSpec]) -> None:  # upstream's camelCase name
+    def annotateArgs(self, class_type, path: Sequence[str],  # upstream's camelCase name
+                     annotations: Sequence[ArgSpec]) -> None:
         """Shape/dtype bounds of a method's arguments; ``None`` for self and unannotated ones."""
         path = list(path)
         if not path:

@@ -227,7 +227,8 @@ class _ImportSession:
         self.builder._symbols.add(symbol)
         attributes = {
             "sym_name": ir.StringAttr.get(symbol, self.context),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(list(sig.inputs), list(sig.results), self.context)),
+            "function_type": ir.TypeAttr.get(
+                ir.FunctionType.get(list(sig.inputs), list(sig.results), self.context)),
         }
         if private:
             attributes["sym_visibility"] = ir.StringAttr.get("private", self.context)
@@ -263,7 +264,8 @@ class _ImportSession:
             for info in graph.classes.values():
                 for name, jit_type in zip(info.attr_names, info.attr_types, strict=False):
                     # Attribute types first: an error names the attribute, not a use of it.
-                    self.types.from_jit(jit_type, f"attribute {info.first_path}.{name} of class {info.qualname}",
+                    self.types.from_jit(jit_type,
+                                        f"attribute {info.first_path}.{name} of class {info.qualname}",
                                         refine=False)
                 for name, method in info.methods.items():
                     info.signatures[name] = self._signature(

@@ -47,7 +47,8 @@ class Signature:
 class CalleeResolver(Protocol):
     def method_signature(self, class_qualname: str, method: str) -> Signature | None: ...
 
-    def function_symbol(self, qualname: str, node: torch._C.Node, object_path: str) -> tuple[str, Signature]: ...
+    def function_symbol(self, qualname: str, node: torch._C.Node,
+                        object_path: str) -> tuple[str, Signature]: ...
 
 
 @dataclass
@@ -198,7 +199,8 @@ class GraphImporter:
         for jit_value, value in zip(node.outputs(), op.results, strict=False):
             self.bind(jit_value, value)
 
-    def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location, attributes=None) -> ir.Operation:
+    def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location,
+                     attributes=None) -> ir.Operation:
         op = ir.Operation.create(
             op_name,
             results=self._result_types(node),
@@ -216,7 +218,8 @@ class GraphImporter:
         """``aten.index.Tensor(base, [coordinates...])`` in place of an as_strided read."""
         tensor = torch._C.TensorType.get()
         plain = self.jit_type(node.output(), node)
-        coords = [self.adjust(self.constant(c, tensor, loc, name_hint=f"{self._const_name(node)}.as_strided{i}"),
+        coords = [self.adjust(self.constant(c, tensor, loc,
+                                            name_hint=f"{self._const_name(node)}.as_strided{i}"),
                               plain, loc)
                   for i, c in enumerate(gather.coords)]
         indices = ir.Operation.create(
@@ -287,7 +290,8 @@ class GraphImporter:
         operands = [self.lookup(receiver)] + [self.lookup(a) for a in args]
         jit_results = self._result_types(node)
         if sig is not None:
-            operands = operands[:1] + [self.adjust(v, t, near) for v, t in zip(operands[1:], sig.inputs[1:], strict=False)]
+            operands = operands[:1] + [self.adjust(v, t, near)
+                                       for v, t in zip(operands[1:], sig.inputs[1:], strict=False)]
             result_types = list(sig.results)
         else:
             result_types = jit_results
@@ -330,7 +334,8 @@ class GraphImporter:
         elements = self._contained_types(node.output(), node)
         element_jit = list(node.output().type().containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         operands = []
-        for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit, strict=False):
+        for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit,
+                                       strict=False):
             if not (_is_tensor_type(v.type) and _is_tensor_type(t)) and jit_input.type().isSubtypeOf(jt):
                 operands.append(v)
             else:
@@ -366,7 +371,8 @@ class GraphImporter:
             self.import_block_nodes(jit_block.nodes())
             outs = [self.lookup(v) for v in jit_block.outputs()]
             n_lead = len(outs) - len(out_types)
-            outs = outs[:n_lead] + [self.adjust(v, t, loc) for v, t in zip(outs[n_lead:], out_types, strict=False)]
+            outs = outs[:n_lead] + [self.adjust(v, t, loc)
+                                    for v, t in zip(outs[n_lead:], out_types, strict=False)]
             ir.Operation.create(terminator, operands=[*leading, *outs], loc=loc)
 
     def _if(self, node: torch._C.Node, loc: ir.Location) -> None:
@@ -418,7 +424,8 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Loc
         if kind == "NumberType":
             return create("torch.constant.number", "!torch.number", {"value": ir.IntegerAttr.get(i64, value)})
         if kind == "FloatType":
-            return create("torch.constant.float", "!torch.float", {"value": ir.FloatAttr.get_f64(float(value))})
+            return create("torch.constant.float", "!torch.float",
+                          {"value": ir.FloatAttr.get_f64(float(value))})
         return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, value)})
     if isinstance(value, float):
         if kind == "NumberType":
@@ -430,7 +437,8 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Loc
         return create("torch.constant.device", "!torch.Device", {"value": ir.StringAttr.get(str(value))})
     if isinstance(value, torch.dtype):
         i64 = ir.IntegerType.get_signless(64)
-        return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
+        return create("torch.constant.int", "!torch.int",
+                      {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
     if isinstance(value, (list, tuple)):
         contained = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         if kind == "ListType":
@@ -488,7 +496,8 @@ def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hin
     scale = scalar(tensor.q_scale(), torch._C.FloatType.get())
     zero_point = scalar(tensor.q_zero_point(), torch._C.IntType.get())
     return ir.Operation.create(
-        "torch.per_tensor_affine.create", results=[types.tensor(list(tensor.shape), tensor.dtype, context=context)],
+        "torch.per_tensor_affine.create",
+        results=[types.tensor(list(tensor.shape), tensor.dtype, context=context)],
         operands=[literal, scale, zero_point], loc=loc).result
 
 

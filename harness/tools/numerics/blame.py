@@ -150,7 +150,8 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
                             choices: list[Choice]) -> int:
     passes = list(_refbackend_passes(options.llvm_pipeline))
     variants = [join(parse_pipeline(f"builtin.module({','.join(passes)})"))]
-    variants += [join(parse_pipeline(f"builtin.module({','.join(p for j, p in enumerate(passes) if j != i)})"))
+    variants += [join(parse_pipeline(
+                     f"builtin.module({','.join(p for j, p in enumerate(passes) if j != i)})"))
                  for i in range(len(passes))]
     lowered = worker.lower_variants(result.linalg_path, variants)
     full = lowered[0]

@@ -91,7 +91,8 @@ def _decomposed(subject: Subject, position: int, program: Program, worker: RefBa
     record = run_stage(source, decompose_pipeline(()), output_path=out, opt=options.opt,
                        options=RunOptions(timeout_s=options.timeout_s))
     if not record.ok:
-        return Opinion(Way.DECOMPOSED, Says.FAILS, detail=f"the torch-level pipeline ends {record.outcome.value}")
+        return Opinion(Way.DECOMPOSED, Says.FAILS,
+                       detail=f"the torch-level pipeline ends {record.outcome.value}")
     if f"torch.{subject.cuts.label(position)} " in out.read_text():
         return Opinion(Way.DECOMPOSED, Says.NONE, detail="torch-mlir has no decomposition of it")
     values = subject.values

@@ -258,7 +258,8 @@ class DropOps(Chunked):
                 continue
             for result, p in zip(unit.op.results, plans, strict=False):
                 if p is Plan.CONSTANT:
-                    result.replace_all_uses_with(edits.insert_constant(result.type, unit.op, unit.op.location))
+                    result.replace_all_uses_with(
+                        edits.insert_constant(result.type, unit.op, unit.op.location))
                 elif p is Plan.ARGUMENT:
                     result.replace_all_uses_with(edits.add_argument(
                         unit.func, result.type, unit.op.location, (unit.op, result.result_number)))
@@ -281,7 +282,8 @@ class DropOps(Chunked):
                 continue
             owner = value.owner.operation if hasattr(value.owner, "operation") else value.owner
             j = index.get(owner)
-            if j is None or j in gone or units[j].parent is not None or owner.operation.name in edits.CONSTANT_OPS:
+            if (j is None or j in gone or units[j].parent is not None
+                    or owner.operation.name in edits.CONSTANT_OPS):
                 continue
             found[(j, value.result_number)] = value
         return found
