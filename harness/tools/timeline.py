@@ -253,7 +253,7 @@ def split_dump(text: str, follow: Follow | None,
     parts: dict[str, Part] = {}
     chunk: list[str] = []
     inner = body[1:-1] if body[-1].startswith("}") else body[1:]
-    for line in inner + ["  <end>"]:
+    for line in [*inner, "  <end>"]:
         if line.startswith("  ") and not line.startswith("   ") and not line.startswith("  }") and chunk:
             key = _key(chunk[0], len(parts))
             parts[key] = part([c[2:] for c in chunk])

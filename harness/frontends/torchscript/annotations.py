@@ -204,7 +204,7 @@ class ClassAnnotation:
                 for i, a in enumerate(method.arg_annotations):
                     lines += ["      " + line for line in a.render(i)]
             lines.append("  }")
-        return lines + ["}"]
+        return [*lines, "}"]
 
 
 class ClassAnnotator:
@@ -317,7 +317,7 @@ class ClassAnnotator:
         lines = ["ClassAnnotator {"]
         for name in sorted(self._classes):
             lines += ["  " + line for line in self._classes[name].render()]
-        return "\n".join(lines + ["}"])
+        return "\n".join([*lines, "}"])
 
 
 def _arg_annotation(spec, index: int, where: str) -> ArgAnnotation:
