@@ -7,6 +7,7 @@ itself cannot lower a construct, a test pins down its diagnostic so a change sho
 """
 
 import re
+from typing import Dict, Tuple
 
 import pytest
 import torch
@@ -87,7 +88,7 @@ class ControlFlow(nn.Module):
     """A loop carrying an int, an if choosing a float, a tuple built and returned: the
     control flow is on scalars, which torch-mlir lowers (to scf) and folds."""
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
         n = 0
         for i in range(x.size(0)):
             n = n + i
@@ -201,7 +202,7 @@ def test_scripted_multihead_attention_fails_in_torch_mlir_on_is_nested(tmp_path)
 def test_dict_survives_to_the_backend_contract_in_torch_mlir(tmp_path):
     class UsesDict(nn.Module):
         def forward(self, x: torch.Tensor) -> torch.Tensor:
-            d: dict[str, float] = {"a": 1.0, "b": 2.0}
+            d: Dict[str, float] = {"a": 1.0, "b": 2.0}
             return x * d["b"]
 
     with pytest.raises(PipelineFailure) as info:
