@@ -15,7 +15,7 @@ import sys
 def _stop_now(signum: int, frame: object) -> None:
     try:
         sys.stdout.flush()
-    except Exception:  # noqa: BLE001 - interrupted mid-write, or a closed pipe: nothing to save
+    except Exception:  # interrupted mid-write, or a closed pipe: nothing to save
         pass
     try:
         os.write(2, b"harness: interrupted\n" if signum == signal.SIGINT else

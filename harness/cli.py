@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
 
 from .commands import builds, check, diagnose, fix, models, sweep, timeline
 from .commands.common import EXIT_FAILURE, EXIT_INTERNAL, EXIT_OK, EXIT_USAGE  # noqa: F401 (the convention's names)

@@ -5,5 +5,5 @@ lives in ``harness.frontends.compat``. ``harness.torchscript`` is the same alias
 older name.
 """
 
-from harness.frontends.compat import *  # noqa: F401,F403
+from harness.frontends.compat import *  # noqa: F403
 from harness.frontends.compat import __all__  # noqa: F401

@@ -98,7 +98,8 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
         return EmitResult(name, importer, str(output), True, key, time.monotonic() - start)
     try:
         cache.mkdir(parents=True, exist_ok=True)
-        lock = open(cache / f"{name}.{options.importer}.{key}.lock", "w")
+        # entered by the `with` below; opened here so that only its OSError gets this message
+        lock = open(cache / f"{name}.{options.importer}.{key}.lock", "w")  # noqa: SIM115
     except OSError as e:
         raise OutputError(f"cannot use the IR cache folder {cache}: {e.strerror}. Pass a writable "
                           "--cache folder, or none to import without caching.") from None

@@ -96,7 +96,7 @@ class PipelineFailure(HarnessError):
     exit_code = 1
 
     def __init__(self, description: str, diagnostics: str, command: str, input_path: str,
-                 next_steps: "list[str] | tuple[str, ...]" = ()):
+                 next_steps: list[str] | tuple[str, ...] = ()):
         self.description = description
         self.diagnostics = diagnostics
         self.command = command
@@ -168,7 +168,8 @@ class TraceError(ModelError):
         hint = f" Likely cause: {'; '.join(hints)}." if hints else ""
         super().__init__(
             f"torch.jit.trace failed on the OPT model ({settings.mode} mode, strict="
-            f"{settings.strict}, use_cache={settings.use_cache}): {first if len(first) <= 400 else first[:399] + '…'}{hint} "
+            f"{settings.strict}, use_cache={settings.use_cache}): "
+            f"{first if len(first) <= 400 else first[:399] + '…'}{hint} "
             "The default trace settings (wrapper mode) avoid both known causes."
         )
 

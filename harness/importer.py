@@ -4,5 +4,5 @@ conformance shim) that import upstream's ``jit_ir_importer`` names from it.
 The code lives in ``harness.frontends.torchscript``.
 """
 
-from harness.frontends.torchscript import *  # noqa: F401,F403
+from harness.frontends.torchscript import *  # noqa: F403
 from harness.frontends.torchscript import __all__  # noqa: F401

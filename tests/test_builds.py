@@ -108,7 +108,7 @@ def test_broken_build_says_how_to_fix_it(cache, tmp_path):
     script = make_build(tmp_path, "old")
     cache.add("my-old", script)
     script.unlink()
-    with pytest.raises(BuildError, match="is broken.*'harness builds add my-old=PATH'"):
+    with pytest.raises(BuildError, match=r"is broken.*'harness builds add my-old=PATH'"):
         builds.resolve("my-old")
     (cache.root / "my-old" / "build.json").write_text("{not json")
     with pytest.raises(BuildError, match="cannot be read"):

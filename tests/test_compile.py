@@ -82,7 +82,7 @@ def test_failure_carries_diagnostics_and_a_command_that_reproduces_it(tmp_path):
     # The command names the binary that ran (issue 18, item 9), so it runs when pasted.
     exe = builds.resolve().path
     assert err.command.startswith(f"{shlex.quote(exe)} -pass-pipeline='builtin.module(")
-    proc = subprocess.run(shlex.split(err.command) + ["-o", "/dev/null"], capture_output=True, text=True)
+    proc = subprocess.run([*shlex.split(err.command), "-o", "/dev/null"], capture_output=True, text=True)
     assert proc.returncode != 0
     assert "aten.upsample_bicubic2d.vec" in proc.stderr
 
@@ -153,7 +153,7 @@ def test_bad_example_args():
 
 
 def test_missing_extra_library(tmp_path):
-    with pytest.raises(HarnessError, match="extra_library file .* does not exist"):
+    with pytest.raises(HarnessError, match=r"extra_library file .* does not exist"):
         torchscript.compile(MLP(), torch.randn(4, 3), output_type="torch",
                             extra_library=tmp_path / "absent.mlir")
 

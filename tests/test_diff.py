@@ -152,8 +152,8 @@ def test_a_sweep_folder_of_records_is_run_again(env, inputs):
     cumsum, scale = inputs
     sweep = env / "sweep"
     sweep.mkdir()
-    for ir in (cumsum, scale):
-        ir = Path(shutil.copy(ir, sweep))  # a record's IR lies in its folder (issue 26 item 3)
+    for source in (cumsum, scale):
+        ir = Path(shutil.copy(source, sweep))  # a record's IR lies in its folder (issue 26 item 3)
         proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
         (sweep / f"{ir.stem}.json").write_text(proc.stdout)
     (sweep / "notes.json").write_text('{"not": "a record"}')

@@ -101,7 +101,7 @@ def test_key_changes_with_where_the_sources_live(tmp_path, monkeypatch):
 
 
 def test_unknown_name_is_a_clear_error_and_writes_nothing(tmp_path):
-    with pytest.raises(UnknownModelError, match="no model named 'opt-huge'.*harness emit --list"):
+    with pytest.raises(UnknownModelError, match=r"no model named 'opt-huge'.*harness emit --list"):
         emit("opt-huge", tmp_path / "x.mlir", EmitOptions(cache_dir=str(tmp_path / "cache")))
     assert not (tmp_path / "x.mlir").exists()
     assert not list((tmp_path / "cache").glob("*.mlir"))
@@ -118,7 +118,7 @@ def test_parallel_emits_import_once(tmp_path):
     """lit runs tests in parallel: the second process waits on the lock and copies."""
     cache = tmp_path / "cache"
     cmd = [sys.executable, "-m", "harness", "emit", NAME, "--cache", str(cache)]
-    procs = [subprocess.Popen(cmd + ["-o", str(tmp_path / f"{i}.mlir")], cwd=ROOT,
+    procs = [subprocess.Popen([*cmd, "-o", str(tmp_path / f"{i}.mlir")], cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for i in range(2)]
     outputs = [p.communicate(timeout=300) for p in procs]

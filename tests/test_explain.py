@@ -167,7 +167,7 @@ def test_seed_tuple_of_views_points_at_the_idiom_line(tmp_path):
 
 
 def test_source_edited_after_the_ir_is_flagged(tmp_path, model_files):
-    lib, model = model_files
+    _lib, model = model_files
     ir = tmp_path / "mask.mlir"
     ir.write_text(BOOL_MASK_IR.format(loc=f'loc("{model}":3:0)', and_loc=f'loc("{model}":3:0)'))
     model.touch()

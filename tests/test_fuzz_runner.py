@@ -35,7 +35,7 @@ PROPERTY = settings(max_examples=EXAMPLES, derandomize=True, database=None, dead
 @PROPERTY
 @given(rng=st.randoms(use_true_random=False), seed=st.sampled_from(CORPUS))
 def test_run_on_mutated_ir_never_raises_or_misclassifies(rng, seed):
-    name, text, flag = seed
+    _name, text, flag = seed
     binary = resolve().path
     mutated = MUTATOR.mutate(text, rng)
     with tempfile.TemporaryDirectory(prefix="harness-fuzz-") as workdir:

@@ -121,6 +121,6 @@ def test_what_the_probe_cannot_decide_stays_as_strided(module, shape, why):
 
 
 def test_an_undecided_read_still_fails_in_the_pipeline(tmp_path):
-    with pytest.raises(PipelineFailure, match="as_strided|backend illegal"):
+    with pytest.raises(PipelineFailure, match=r"as_strided|backend illegal"):
         torchscript.compile(FromAComputedTensor(), [TensorPlaceholder([3, 4], torch.float32)],
                             output_type="torch", out_dir=tmp_path)

@@ -162,14 +162,14 @@ def test_every_method_is_a_private_function_taking_self(slots):
               r"!torch\.dict<str, int>"),
 ])
 def test_slot_value(slots, slot, definition):
-    script, text = slots
+    _script, text = slots
     root = nn_modules(text)[re.search(r'(%\d+) = torch\.nn_module \{[^}]*torch\.slot "left"', text).group(1)]
     value = slot_value(root, slot)
     assert re.search(rf"^  {re.escape(value)} = {definition}$", text, re.M), (slot, value)
 
 
 def test_submodule_slots_hold_the_submodules_values(slots):
-    script, text = slots
+    _script, text = slots
     modules = nn_modules(text)
     root = next(m for m in modules.values() if 'torch.slot "left"' in m)
     left, right = slot_value(root, "left"), slot_value(root, "right")
@@ -316,9 +316,7 @@ def test_object_graph_ops_are_located_at_their_object_path(slots):
     mb = builder_for(script)
     located = {}
     for op in walk(mb.module.operation):
-        if op.name == "torch.nn_module":
-            located.setdefault(op.name, []).append(str(op.location))
-        elif op.name == "torch.tensor.literal":
+        if op.name in ("torch.nn_module", "torch.tensor.literal"):
             located.setdefault(op.name, []).append(str(op.location))
     assert sorted(located["torch.nn_module"]) == ['loc("<root>")', 'loc("<root>.left")', 'loc("<root>.right")']
     assert sorted(located["torch.tensor.literal"]) == [

@@ -101,7 +101,7 @@ def test_nested_attributes_borderline_sizes_and_blobless_handles():
                   np.arange(6, dtype=np.float32), np.arange(7, dtype=np.float32)]
         big, pair, six, seven = (
             ir.DenseResourceElementsAttr.get_from_buffer(a, name, ir.RankedTensorType.get(list(a.shape), t))
-            for a, name, t in zip(arrays, ("big", "pair", "six", "seven"), (f32, i64, f32, f32)))
+            for a, name, t in zip(arrays, ("big", "pair", "six", "seven"), (f32, i64, f32, f32), strict=True))
         op = module.operation
         op.attributes["x.list"] = ir.ArrayAttr.get([seven, big, ir.ArrayAttr.get([pair])])
         op.attributes["x.dict"] = ir.DictAttr.get({"b": six, "a": big})

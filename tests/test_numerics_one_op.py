@@ -85,8 +85,8 @@ def test_the_wrong_op_is_named_with_its_own_difference(tmp_path, monkeypatch, na
         operand = inputs["arg0"]
         np.testing.assert_allclose(expected["result0"], getattr(torch, name)(torch.from_numpy(operand)).numpy() * (1 + rel), rtol=1e-5)
     # `harness check` runs it (the real evaluator: right, as the lowering is).
-    proc = subprocess.run(culprit.reproduce().replace("harness", f"{sys.executable} -m harness", 1).split()
-                          + ["--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
+    proc = subprocess.run([*culprit.reproduce().replace("harness", f"{sys.executable} -m harness", 1).split(),
+                           "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
                           timeout=900, env={**os.environ})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rendered = "\n".join(result.render())

@@ -84,7 +84,7 @@ def test_issue_19_stays_wrong_and_the_files_reproduce(tmp_path):
 def test_right_numbers_are_not_reduced(tmp_path):
     src = tmp_path / "chain.mlir"
     src.write_text(CHAIN)
-    with pytest.raises(NoMiscompileError, match="no miscompile: .* gives the reference's values"):
+    with pytest.raises(NoMiscompileError, match=r"no miscompile: .* gives the reference's values"):
         reduce_numerics(src, "torch-to-linalg", options=NumericsReduceOptions(
             output_path=tmp_path / "small.mlir", out_dir=str(tmp_path)))
     proc = harness("reduce", src, "--pipeline", "torch-to-linalg", "--numerics", "-o", tmp_path / "s.mlir")

@@ -53,7 +53,7 @@ def test_bisect_names_the_tail(resnet):
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)
     # the classifier's weight is transposed inside the chain (it is fed as an argument)
-    assert [c["op"] for c in result["chain"]] == TAIL[:2] + ["aten.transpose.int", "aten.mm"]
+    assert [c["op"] for c in result["chain"]] == [*TAIL[:2], "aten.transpose.int", "aten.mm"]
     assert result["ops"] > 400 and result["runs"] <= 2 * math.log2(result["ops"])
     mm = result["chain"][-1]
     assert mm["wrong"] and mm["frames"][0]["file"].endswith("torch/nn/modules/linear.py")

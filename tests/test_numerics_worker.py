@@ -5,6 +5,7 @@ values from numpy."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 
@@ -106,6 +107,6 @@ def test_variants_are_lowered_from_one_parse_and_told_apart(tmp_path):
         # Without convert-linalg-to-loops the pipeline still ends, but linalg is left in the
         # module: it lowers to something else, which the ExecutionEngine cannot run.
         assert loops_v.ok and loops_v.digest != full_v.digest
-        assert "linalg.generic" in open(loops_v.llvm_path).read()
+        assert "linalg.generic" in Path(loops_v.llvm_path).read_text()
         stuck = worker.execute(loops_v.llvm_path, [np.ones(2, np.float32)] * 2, signature)
         assert stuck.failed_stage is Stage.EXECUTION

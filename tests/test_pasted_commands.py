@@ -81,7 +81,7 @@ def test_pasted_reproduce_line_runs_the_same_crash_and_nothing_else(tmp_path):
     pipeline = '-canonicalize --mlir-pass-pipeline-crash-reproducer="$(touch PWNED)"'
     proc = harness("run", str(CRASHER), "--pipeline=" + pipeline, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
-    line = next(l for l in proc.stdout.splitlines() if l.startswith("reproduce: "))
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("reproduce: "))
     assert not marker.exists()
     pasted = subprocess.run(["bash", "-c", line.removeprefix("reproduce: ")], capture_output=True,
                             text=True, cwd=tmp_path, timeout=120)
@@ -115,7 +115,7 @@ def test_bisect_numerics_reproduce_line_quotes_the_inputs_path():
                                   verdict=Verdict.LOCALIZED, chain=[ChainOp(0, "aten.mm", [], wrong=True)],
                                   piece_path=f"{odd}/piece.mlir", piece_inputs=f"{odd}/piece.npz",
                                   piece_expected=f"{odd}/expected.npz")
-    line = next(l for l in result.render() if "reproduce: " in l).split("reproduce: ", 1)[1]
+    line = next(ln for ln in result.render() if "reproduce: " in ln).split("reproduce: ", 1)[1]
     assert shlex.split(line) == ["harness", "check", f"{odd}/piece.mlir", "--pipeline",
                                  "torch-to-linalg", "--inputs", f"{odd}/piece.npz"]
 

@@ -217,7 +217,7 @@ def test_a_record_of_another_schema_is_refused(tmp_path):
     for schema in ("harness.port/2", "harness.check/1", None):
         path.write_text(json.dumps({"schema": schema, "model": "gpt2", "source": "type",
                                     "model_type": "gpt2"}))
-        with pytest.raises(InputFileError, match="not a port record of schema harness.port/1"):
+        with pytest.raises(InputFileError, match=r"not a port record of schema harness\.port/1"):
             PortRecord.read(path)
     path.write_text(json.dumps({"schema": "harness.port/1.4", "model": "gpt2", "source": "type",
                                 "model_type": "gpt2", "a_later_field": 1}))

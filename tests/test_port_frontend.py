@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -131,7 +132,7 @@ def test_several_blockers_are_ranked_most_occurrences_first(tmp_path):
           for word in ("&", "erfinv")}
     assert [b.location for b in port.blockers] == [at["erfinv"], at["&"], at["erfinv"]]
     for blocker in port.blockers:  # each alone still fails: its one-op reproducer holds only it
-        assert blocker.op in open(blocker.reproducer).read()
+        assert blocker.op in Path(blocker.reproducer).read_text()
     record = PortRecord("three", "module", "", variants=[VariantRecord("stock", "three", ports=[port])])
     assert ("three torchscript: fails at torch-to-linalg (legalization-failure): torch.aten.erfinv "
             f"at tests/test_port_frontend.py:{at['erfinv'].rpartition(':')[2]} has no lowering "

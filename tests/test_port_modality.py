@@ -248,7 +248,7 @@ def test_audio_placeholders_match_the_audio_tower():
     fewer = dict(kwargs, input_ids=kwargs["input_ids"][:, keep],
                  attention_mask=kwargs["attention_mask"][:, keep])
     assert int((fewer["input_ids"] == token).sum()) == count - 1
-    with pytest.raises(Exception, match="(?i)token"), torch.no_grad():
+    with pytest.raises(Exception, match=r"(?i)token"), torch.no_grad():
         prepared.model(**fewer)
 
 

@@ -77,7 +77,7 @@ def test_an_assigned_string_becomes_the_enum_and_a_wrong_one_fails_there():
 def test_a_record_with_an_unknown_value_is_a_bad_input_file():
     data = _record().to_json()
     data["variants"][0]["ports"][0]["stages"][0]["name"] = "teleport"
-    with pytest.raises(InputFileError, match="not a valid port record.*unknown port stage 'teleport'"):
+    with pytest.raises(InputFileError, match=r"not a valid port record.*unknown port stage 'teleport'"):
         PortRecord.from_json(data)
 
 

@@ -274,7 +274,7 @@ def test_unwritable_output_fails_before_the_search(tmp_path):
 
 
 def test_missing_input_is_named_and_nothing_is_created(tmp_path):
-    with pytest.raises(InputFileError, match="absent.mlir does not exist"):
+    with pytest.raises(InputFileError, match=r"absent\.mlir does not exist"):
         reduce_file(tmp_path / "sub" / "absent.mlir", LINALG)
     assert list(tmp_path.iterdir()) == []
 

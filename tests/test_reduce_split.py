@@ -45,7 +45,7 @@ def test_each_gap_is_its_own_case(tmp_path):
     src.write_text(THREE_GAPS)
     results = reduce_each(src, CONTRACT, tmp_path / "cases", options=ReduceOptions(budget_s=30))
     assert [r.subject for r in results] == [(op,) for op in OPS]
-    for n, (result, op) in enumerate(zip(results, OPS), 1):
+    for n, (result, op) in enumerate(zip(results, OPS, strict=False), 1):
         assert result.output_path == str(tmp_path / "cases" / f"reduced-{n}.mlir")
         assert result.signature == "pass-failure: unsupported by backend contract: tensor with unknown rank"
         text = (tmp_path / "cases" / f"reduced-{n}.mlir").read_text()

@@ -106,7 +106,7 @@ def test_driver_bindings_runs_a_textual_pipeline_of_upstream_passes(tmp_path) ->
 
 
 def test_torch_mlir_opt_for_a_bindings_pipeline_is_refused_clearly() -> None:
-    with pytest.raises(UsageError, match="runs on the MLIR Python bindings.*Drop --opt"):
+    with pytest.raises(UsageError, match=r"runs on the MLIR Python bindings.*Drop --opt"):
         tool_for("linalg-to-llvm", builds_module.resolve().path)
     assert tool_for("torch-to-linalg", None) is None  # torch-mlir-opt's pipelines keep theirs
 

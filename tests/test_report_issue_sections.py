@@ -52,7 +52,7 @@ def and_report(tmp_path_factory):
 
 
 def test_the_title_names_op_pass_and_label(and_report):
-    result, issue = and_report
+    result, _issue = and_report
     assert result["title"] == ("[torch-mlir] [known #4749] convert-torch-to-linalg does not lower "
                                "'torch.aten.__and__.Tensor' (it lowers 'torch.aten.bitwise_and.Tensor')")
     assert result["triage"] == "known #4749" and result["target_repo"] == "llvm/torch-mlir"
@@ -117,7 +117,7 @@ def test_the_dynamic_broadcast_abort_is_by_design():
 
 def test_the_search_says_when_it_was_skipped():
     """A search that cannot reach GitHub (an address that does not resolve) says so."""
-    import harness.tools.report.sections as sections
+    from harness.tools.report import sections
 
     saved = sections.GITHUB_SEARCH
     sections.GITHUB_SEARCH = "https://nonexistent.invalid/search/issues"

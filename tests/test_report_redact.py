@@ -188,7 +188,7 @@ def _write_escaped(text: str) -> str:
     out = ""
     for b in text.encode():
         c = chr(b)
-        out += {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c) or (c if 32 <= b < 127 else "\\%03o" % b)
+        out += {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c) or (c if 32 <= b < 127 else f"\\{b:03o}")
     return out
 
 

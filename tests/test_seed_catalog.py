@@ -39,7 +39,7 @@ def test_fix_matches_idiom_in_eager(name):
 def test_tuple_of_views_idiom_returns_a_cache_of_views():
     idiom = seed.IDIOMS["tuple-of-views"]
     torch.manual_seed(0)
-    hidden, cache = idiom.make()(*idiom.examples())
+    _hidden, cache = idiom.make()(*idiom.examples())
     assert len(cache) == 2 and all(len(present) == 2 for present in cache)
     assert cache[0][0].shape == (2, seed.HEADS, seed.SEQ, seed.HEAD_DIM)
 

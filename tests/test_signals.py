@@ -122,7 +122,7 @@ def test_ctrl_c_while_the_cli_imports_exits_130_quietly(tmp_path):
     for delay in (0.0, 0.01, 0.03, 0.1, 0.3):
         proc = start("run", str(hang), PASS, "--timeout", "600")
         try:
-            wait_for(lambda: catches(proc.pid, signal.SIGTERM), timeout_s=30, interval_s=0.001)
+            wait_for(lambda proc=proc: catches(proc.pid, signal.SIGTERM), timeout_s=30, interval_s=0.001)
             time.sleep(delay)
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=60)

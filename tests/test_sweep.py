@@ -51,13 +51,13 @@ def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
 
 
 def test_progress_has_one_line_per_model_and_the_summary_names_each(sweep_run):
-    out, proc = sweep_run
-    lines = [l.strip() for l in proc.stderr.splitlines() if re.match(r"\s*\[\d/3\]", l)]
+    _out, proc = sweep_run
+    lines = [ln.strip() for ln in proc.stderr.splitlines() if re.match(r"\s*\[\d/3\]", ln)]
     assert len(lines) == 3, proc.stderr
-    assert sorted(l.split("]")[0] for l in lines) == ["[1/3", "[2/3", "[3/3"]
+    assert sorted(ln.split("]")[0] for ln in lines) == ["[1/3", "[2/3", "[3/3"]
     for line in lines:
         assert re.search(r"\| elapsed \d+:\d\d, ETA \d+:\d\d$", line), line
-    by_model = {l.split("] ")[1].split(":")[0]: l for l in lines}
+    by_model = {ln.split("] ")[1].split(":")[0]: ln for ln in lines}
     assert set(by_model) == set(SWEEP_MODELS)
     assert "crashed (no-record, exit 2)" in by_model["nosuchmodel"]
     assert "torchscript verified, check verified, fx verified, check verified" in by_model["gpt2"]

@@ -33,8 +33,8 @@ class Cells(HTMLParser):
         a = dict(attrs)
         if tag == "table":
             self.inside = a.get("id") == self.table_id
-        elif self.inside and tag == "tr" and a.get("class") in ("model", "blocker") or \
-                self.inside and tag == "tr" and str(a.get("class", "")).startswith("change"):
+        elif (self.inside and tag == "tr" and a.get("class") in ("model", "blocker")) or \
+                (self.inside and tag == "tr" and str(a.get("class", "")).startswith("change")):
             self.rows.append({"attrs": a, "cells": []})
         elif self.inside and tag == "td" and a.get("class") == "cell":
             self.rows[-1]["cells"].append(a.get("data-status"))
@@ -159,7 +159,7 @@ def test_shards_are_disjoint_and_cover_the_list():
     models = ["gpt2", "bert", "opt", "llama", "t5:encoder"]
     shards = [Shard.parse(f"{i}/3").select(models) for i in (1, 2, 3)]
     assert shards == [["gpt2", "llama"], ["bert", "t5:encoder"], ["opt"]]
-    assert sorted(sum(shards, [])) == sorted(models)
+    assert sorted(m for shard in shards for m in shard) == sorted(models)
 
 
 def test_merge_joins_shard_folders(sweep_run, tmp_path):

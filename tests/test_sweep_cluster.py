@@ -32,7 +32,7 @@ class Cluster:
         self.address = json.loads(self.file.read_text())["address"]
 
     def _start(self, argv: list[str], name: str) -> subprocess.Popen:
-        log = open(self.folder / f"{name}.log", "w")
+        log = open(self.folder / f"{name}.log", "w")  # noqa: SIM115 - the child process writes it
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                                    cwd=self.folder)
         self.processes.append(process)

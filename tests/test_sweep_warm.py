@@ -141,7 +141,7 @@ def test_a_killed_server_takes_its_children_and_the_sweep_goes_on_cold(tmp_path)
         assert _is_server(server)
         os.kill(server, signal.SIGKILL)
         wait_for(lambda: not alive(pid), timeout_s=10)
-        stdout, stderr = proc.communicate(timeout=120)
+        _stdout, stderr = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -168,7 +168,7 @@ def test_diff_of_the_changed_middle_is_difflibs_whole_diff(change):
     from harness.tools.timeline import _unified
 
     a = [f"line {i}" for i in range(50)]
-    b = {"middle": a[:20] + ["x"] + a[21:30] + ["y"] + a[30:], "head": ["q"] + a, "tail": a + ["z"]}[change]
+    b = {"middle": [*a[:20], "x", *a[21:30], "y", *a[30:]], "head": ["q", *a], "tail": [*a, "z"]}[change]
     assert _unified(a, b, "A", "B") == list(difflib.unified_diff(a, b, "A", "B", lineterm="", n=2))
 
 
@@ -177,7 +177,7 @@ def test_a_change_too_long_to_diff_is_one_hunk_out_then_in(monkeypatch):
 
     monkeypatch.setattr(timeline, "MAX_DIFF_WORK", 0)
     a = [f"line {i}" for i in range(50)]
-    b = a[:20] + ["x", "y"] + a[25:]
+    b = [*a[:20], "x", "y", *a[25:]]
     lines = timeline._unified(a, b, "A", "B")
     assert lines[:3] == ["--- A", "+++ B", "@@ -19,9 +19,6 @@"]
     body = lines[3:]

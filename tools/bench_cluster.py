@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench_sweep import ARCHITECTURES  # noqa: E402
+from bench_sweep import ARCHITECTURES
 
 TARGET_RATIO = 1.10
 

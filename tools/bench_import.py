@@ -92,8 +92,7 @@ PHASES = {"trace": phase_trace, "ours": phase_ours, "fx": phase_fx}
 def run_phase(name: str, config: str, workdir: Path) -> dict:
     proc = subprocess.run(
         [sys.executable, __file__, "--phase", name, "--config", config, "--workdir", str(workdir)],
-        capture_output=True, text=True,
-    )
+        capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"bench phase {name} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -90,8 +90,8 @@ def main() -> int:
     from resnet18_case import LEGAL_POOL, write
 
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
-    with tempfile.TemporaryDirectory(prefix="bench-numerics-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="bench-numerics-") as tmp_name:
+        tmp = Path(tmp_name)
         with Timer() as t:
             ir, inputs = write(tmp / "case", tiny=args.tiny, size=args.size)
         print(f"model: ResNet18 {'tiny' if args.tiny else 'full'} width, 1x3x{args.size}x{args.size}, "

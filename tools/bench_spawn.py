@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.compiler import process  # noqa: E402
+from harness.compiler import process
 
 PR_SET_PDEATHSIG = 1
 
@@ -59,9 +59,9 @@ def _unwatched(true: str) -> None:
 def _kill_latency() -> float:
     """A harness-like parent that runs `sleep` through process.execute is SIGKILLed: seconds
     until the sleep is gone."""
-    code = ("import sys; sys.path.insert(0, %r)\n"
+    code = (f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
             "from harness.compiler import process\n"
-            "process.execute(['sleep', '1000'], timeout_s=1000)\n") % str(ROOT)
+            "process.execute(['sleep', '1000'], timeout_s=1000)\n")
     parent = subprocess.Popen([sys.executable, "-c", code])
     deadline = time.monotonic() + 30
     child = None

@@ -23,10 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.compiler import pipelines  # noqa: E402
-from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, run_pipeline  # noqa: E402
-from harness.sweep import timeline_page  # noqa: E402
-from harness.tools.timeline import run_timeline  # noqa: E402
+from harness.compiler import pipelines
+from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, run_pipeline
+from harness.sweep import timeline_page
+from harness.tools.timeline import run_timeline
 
 
 def main() -> int:

@@ -49,7 +49,7 @@ def port(model: str, fix: bool, out: Path, timeout_s: float) -> dict | str:
                *(["--fix"] if fix else [])]
     try:
         proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                              timeout=timeout_s)
+                              timeout=timeout_s, check=False)
     except subprocess.TimeoutExpired:
         return f"no record: timed out after {timeout_s:g} s"
     if not record_path.is_file():

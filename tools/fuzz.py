@@ -28,12 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fuzz_targets import parse_everything, run_and_check  # noqa: E402
-from mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus  # noqa: E402
+from fuzz_targets import parse_everything, run_and_check
+from mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus
 
-from harness.compiler.builds import resolve  # noqa: E402
-from harness.compiler.irfile import unique_dir, write_atomically  # noqa: E402
-from harness.compiler.runner import RunOptions, repro_command, run_pipeline  # noqa: E402
+from harness.compiler.builds import resolve
+from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.runner import RunOptions, repro_command, run_pipeline
 
 SLOW_S = 1.0
 
@@ -73,7 +73,7 @@ def fuzz_parsers(seed: int, inputs: int, tally: Tally, only: int | None) -> None
         start = time.perf_counter()
         try:
             parse_everything(text, status, at_timeout)
-        except Exception:  # noqa: BLE001 - what the fuzzer is for
+        except Exception:  # what the fuzzer is for
             tally.counts["exceptions"] += 1
             tally.save("exception", i, text, f"status={status} at_timeout={at_timeout}\n"
                        + traceback.format_exc())
@@ -113,7 +113,7 @@ def fuzz_run(seed: int, inputs: int, tally: Tally, only: int | None, timeout_s: 
             start = time.perf_counter()
             try:
                 record, wrong = run_and_check(mutated, flag, binary, Path(work), options)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 tally.counts["exceptions"] += 1
                 tally.save("exception", i, mutated, f"{flag}\n" + traceback.format_exc())
                 continue

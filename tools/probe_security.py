@@ -48,7 +48,7 @@ def harness(*args: str | Path, cwd: Path, env: dict[str, str] | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
     full = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=full, timeout=timeout)
+                          text=True, cwd=cwd, env=full, timeout=timeout, check=False)
 
 
 def _said(proc: subprocess.CompletedProcess) -> str:
@@ -75,10 +75,11 @@ def probe_injected_pipelines(tmp: Path) -> list[Probe]:
 def probe_pasted_reproduce_line(tmp: Path) -> list[Probe]:
     pipeline = '-canonicalize --mlir-pass-pipeline-crash-reproducer="$(touch PWNED)"'
     proc = harness("run", CRASHER, "--pipeline=" + pipeline, cwd=tmp)
-    line = next((l.removeprefix("reproduce: ") for l in proc.stdout.splitlines() if l.startswith("reproduce: ")), "")
+    line = next((ln.removeprefix("reproduce: ") for ln in proc.stdout.splitlines() if ln.startswith("reproduce: ")), "")
     if not line:
         return [Probe("a pasted reproduce line runs nothing else", False, f"no reproduce line: {_said(proc)}")]
-    pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp, timeout=60)
+    pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp, timeout=60,
+                            check=False)
     ok = not (tmp / "PWNED").exists() and "reproducer generated at `$(touch PWNED)`" in pasted.stderr
     return [Probe("a pasted reproduce line runs the same command and nothing else", ok, line[:160])]
 

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import torch  # noqa: E402
+import torch
 
 SEQ = 8
 VOCAB = 128
@@ -102,7 +102,7 @@ def build(model_type: str):
     ids = torch.randint(1, VOCAB, (1, SEQ))
     mask = torch.ones(1, SEQ, dtype=torch.long)
     if model_type == "t5":  # the encoder takes no use_cache
-        wrapper.forward = lambda input_ids, attention_mask: model(input_ids=input_ids,  # noqa: E731
+        wrapper.forward = lambda input_ids, attention_mask: model(input_ids=input_ids,
                                                                   attention_mask=attention_mask)[0]
     return wrapper, (ids, mask)
 
@@ -125,7 +125,7 @@ def irs(model_type: str, workdir: Path) -> tuple[dict[str, Path], torch.Tensor, 
             builder = import_torchscript(wrapper, inputs, use_tracing=True)
         files["ts-raw"] = write_module(builder.module, workdir / f"{model_type}.ts.mlir",
                                        WriteOptions(keep_weights=True))
-    except Exception as e:  # noqa: BLE001 - a table row, not a crash of the survey
+    except Exception as e:  # a table row, not a crash of the survey
         errors["ts-raw"] = f"{type(e).__name__}: {str(e)[:200]}"
     for m in wrapper.modules():  # see the module docstring
         m._non_persistent_buffers_set.clear()
@@ -134,7 +134,7 @@ def irs(model_type: str, workdir: Path) -> tuple[dict[str, Path], torch.Tensor, 
             warnings.simplefilter("ignore")
             module = fx.export_and_import(wrapper, inputs, name=model_type)
         files["fx-raw"] = write_module(module, workdir / f"{model_type}.fx.mlir", WriteOptions(keep_weights=True))
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         errors["fx-raw"] = f"{type(e).__name__}: {str(e)[:200]}"
     for raw, lowered, pipeline in (("ts-raw", "ts-torch", "torchscript-to-torch"), ("fx-raw", "fx-torch", "fx-to-torch")):
         if raw not in files:
@@ -159,7 +159,7 @@ def survey(model_type: str, workdir: Path) -> dict:
     start = time.perf_counter()
     try:
         files, eager, inputs, errors = irs(model_type, workdir)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         row["error"] = f"{type(e).__name__}: {str(e)[:300]}"
         return row
     for level in LEVELS:
@@ -178,7 +178,7 @@ def survey(model_type: str, workdir: Path) -> dict:
                     out = result.outputs[0]
                     entry["max_abs_diff"] = float((out.double() - eager.double()).abs().max())
                     entry["type_notes"] = len(result.type_notes)
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:
                     entry["eval_error"] = f"{type(e).__name__}: {str(e)[:300]}"
         row[level] = entry
     row["seconds"] = time.perf_counter() - start

@@ -171,7 +171,7 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
         diffs = {}
         for label, inputs in (("first", prepared.inputs), ("second", prepared.second_inputs)):
             eager, script = prepared.run_eager(inputs), traced.run(inputs)
-            diffs[label] = max((float((a - b).abs().max()) for a, b in zip(eager, script)
+            diffs[label] = max((float((a - b).abs().max()) for a, b in zip(eager, script, strict=False)
                                 if a.numel()), default=0.0) if len(eager) == len(script) else None
         survey.data["trace_vs_eager"] = diffs
         survey.save()
@@ -278,7 +278,7 @@ def _diff_text(data: dict) -> str:
 
 
 def render(rows: list[dict]) -> list[str]:
-    heads = ["model", *(h for _, h in STAGES), "trace−eager (max abs, first / padded)",
+    heads = ["model", *(h for _, h in STAGES), "trace\u2212eager (max abs, first / padded)",
              "TS first blocker", "FX first blocker", "s"]
     lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for data in rows:

@@ -129,8 +129,8 @@ def _diff_timelines(args: argparse.Namespace, targets) -> int:
         folders = [unique_dir(f"harness-timeline-{side}-") for side in "ab"]
         a, b = (run_timeline(first.input_path, first.pipeline, folder, opt=build.path,
                              options=TimelineOptions(timeout_s=args.timeout, follow=first.follow))
-                for build, folder in zip(builds_ab, folders))
-        for timeline, folder in zip((a, b), folders):
+                for build, folder in zip(builds_ab, folders, strict=False))
+        for timeline, folder in zip((a, b), folders, strict=True):
             timeline_page.write(timeline, folder)
     else:
         raise UsageError("harness diff of timelines takes two timeline folders without --opt, or "

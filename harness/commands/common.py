@@ -8,7 +8,7 @@ import json
 import os
 import shlex
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from .. import defaults
 
@@ -168,4 +168,5 @@ def int_range(text: str) -> tuple[int, int]:
             raise ValueError
         return int(low), int(high)
     except ValueError:
-        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), got {text!r}.") from None
+        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), "
+                           f"got {text!r}.") from None

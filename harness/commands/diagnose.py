@@ -218,7 +218,8 @@ def register(sub) -> None:
                    help="one reduced case per distinct failure: -o names a folder, which gets "
                         "reduced-1.mlir, reduced-2.mlir, ... in the order the pipeline meets them")
     numerics.numerics_flags(p, "keep wrong numbers instead of a failure: the reference evaluator on "
-                               "each candidate is the oracle; writes OUT, OUT's .inputs.npz and .expected.npz")
+                               "each candidate is the oracle; writes OUT, OUT's .inputs.npz and "
+                               ".expected.npz")
     p.set_defaults(fn=cmd_reduce)
 
     p = ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "

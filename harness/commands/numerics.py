@@ -119,7 +119,8 @@ def port_evidence(paths: list[str]) -> tuple:
                 ops = tuple(x for b in port.blockers for x in (b.op, b.reported_op, b.signature) if x)
                 out.append(PortEvidence(
                     model=f"{record.model} ({variant.name})", frontend=port.frontend.value, ops=ops,
-                    reached_pipelines=port.outcome is not PortOutcome.FAILS or port.failed_stage in past_import))
+                    reached_pipelines=(port.outcome is not PortOutcome.FAILS
+                                       or port.failed_stage in past_import)))
     return tuple(out)
 
 

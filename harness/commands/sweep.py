@@ -215,5 +215,6 @@ def register(sub) -> None:
     p.add_argument("--dynamic", metavar="DIMS",
                    help="the port's --dynamic (batch, seq, height, width, NAME=MIN..MAX); the "
                         "board gets a dynamic column group")
-    p.add_argument("--opt", help="torch-mlir-opt binary for the ports (default: $TORCH_MLIR_OPT, then the wheel's)")
+    p.add_argument("--opt", help="torch-mlir-opt binary for the ports "
+                                 "(default: $TORCH_MLIR_OPT, then the wheel's)")
     p.set_defaults(fn=cmd_sweep)

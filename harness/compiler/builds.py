@@ -30,7 +30,7 @@ import time
 import zipfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from harness import versions
 from harness.errors import BinaryError, BuildError
@@ -313,7 +313,7 @@ def published_releases(distribution: str) -> list[str]:
            distribution]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, check=False)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise BuildError(f"cannot list the releases of {distribution} ({e}).") from None
     m = re.search(r"^Available versions:\s*(.+)$", proc.stdout, re.MULTILINE)
@@ -446,7 +446,7 @@ def _download(distribution: str, version: str, dest: Path) -> Path:
            "-d", str(dest), f"{distribution}=={version}"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired:
         raise BuildError(f"pip download of {distribution}=={version} took over "
                          f"{PIP_TIMEOUT_S:.0f} s. Check the network and try again.") from None

@@ -60,7 +60,8 @@ class Assertion:
 
     def render(self) -> str:
         where = f" at {self.file}:{self.line}" if self.file else ""
-        return f"Assertion `{self.condition}' failed{where}" + (f" in {self.function}" if self.function else "")
+        within = f" in {self.function}" if self.function else ""
+        return f"Assertion `{self.condition}' failed{where}{within}"
 
 
 @dataclass
@@ -376,7 +377,8 @@ _RAW_FRAME = re.compile(
     r"^(?P<idx>\d+)\s+(?P<module>\S+)\s+0x(?P<addr>[0-9a-fA-F]+)(?: (?P<sym>.+?) \+ (?P<soff>\d+))?\s*$"
 )
 _GLIBC_FRAME = re.compile(
-    r"^(?P<module>[^\s()\[\]]+)\((?P<sym>[^()+]*)(?:\+0x(?P<off>[0-9a-fA-F]+))?\) \[0x(?P<addr>[0-9a-fA-F]+)\]\s*$"
+    r"^(?P<module>[^\s()\[\]]+)\((?P<sym>[^()+]*)(?:\+0x(?P<off>[0-9a-fA-F]+))?\)"
+    r" \[0x(?P<addr>[0-9a-fA-F]+)\]\s*$"
 )
 _MODULE_SUFFIX = re.compile(r"^(?P<func>.*?) ?\((?P<module>[^()]+)\+0x(?P<off>[0-9a-fA-F]+)\)$")
 _FILE_SUFFIX = re.compile(r"^(?P<func>.*) (?P<file>\S+?):(?P<line>\d+)(?::(?P<col>\d+))?$")
@@ -415,7 +417,8 @@ def parse_frames(lines: Iterable[str]) -> list[Frame]:
         if m:
             frames.append(Frame(len(frames), hexadecimal(m.group("addr")), m.group("sym") or "",
                                 module=m.group("module"),
-                                offset=hexadecimal(m.group("off")) if m.group("off") and not m.group("sym") else None))
+                                offset=(hexadecimal(m.group("off"))
+                                        if m.group("off") and not m.group("sym") else None)))
     return frames
 
 
@@ -508,7 +511,8 @@ def _read_entry(line: str, info: CrashInfo) -> None:
 
 def blame(info: CrashInfo, pass_hint: str) -> None:
     if info.running_passes:
-        info.pass_name, info.pass_source = canonical_pass_name(info.running_passes[-1]), PassSource.RUNNING_PASS_LINE
+        info.pass_name = canonical_pass_name(info.running_passes[-1])
+        info.pass_source = PassSource.RUNNING_PASS_LINE
         return
     from_frames = pass_from_frames(info.frames)
     if from_frames:

@@ -7,7 +7,8 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
+from collections.abc import Callable
 
 from harness.errors import OutputError
 

@@ -161,7 +161,8 @@ def resources_that_may_print(op: ir.Operation, limit: int) -> list[ir.Attribute]
     dictionary attributes), in the order the printer meets them, whose blob could print in
     ``limit`` characters. A blob prints as ``0x``, 8 hex digits and 2 per byte, so one of more
     bytes than ``limit`` never fits; the bytes are read off the type, never off the blob."""
-    resource, array, dictionary = _dense_resource_typeid(), ir.ArrayAttr.static_typeid, ir.DictAttr.static_typeid
+    resource = _dense_resource_typeid()
+    array, dictionary = ir.ArrayAttr.static_typeid, ir.DictAttr.static_typeid
     found: list[ir.Attribute] = []
 
     def visit(attr: ir.Attribute) -> None:

@@ -115,7 +115,7 @@ class _Parser:
             name = self.take()
             if self.peek().kind is TokenKind.LPAREN:
                 self.take()
-                self.elements(anchors + (name.text,), out)
+                self.elements((*anchors, name.text), out)
                 close = self.take()
                 if close.kind is not TokenKind.RPAREN:
                     raise _error(self.text, close.offset, f"'{name.text}(' is not closed",

@@ -16,7 +16,7 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, PipelineConfigError

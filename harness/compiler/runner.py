@@ -158,9 +158,10 @@ def _pipeline_rejection(stderr: str) -> str:
     if not any(marker in stderr for marker in _PIPELINE_ERRORS):
         return ""
     messages = []
-    for line in stderr.splitlines():
-        line = re.sub(r"^(?:<unknown>|\S+?):\d+(?::\d+)?: error: ", "", line.strip())
-        if line and any(marker in line for marker in _PIPELINE_ERRORS) or line.startswith("torch-mlir-opt:"):
+    for raw in stderr.splitlines():
+        line = re.sub(r"^(?:<unknown>|\S+?):\d+(?::\d+)?: error: ", "", raw.strip())
+        if ((line and any(marker in line for marker in _PIPELINE_ERRORS))
+                or line.startswith("torch-mlir-opt:")):
             messages.append(line if line[-1] in ".?!" else line + ".")
     return " ".join(messages[:3])[:600]
 
@@ -192,8 +193,8 @@ def check_input(input_path: str | os.PathLike, max_input_mb: int = 0) -> Path:
 # What torch-mlir-opt prints when it cannot write -o: at the start ("cannot open output file
 # 'X': Not a directory"), or at the end as a fatal error (a full disk: "IO failure on output
 # stream: No space left on device").
-_OUTPUT_FAILURE = re.compile(r"^(?:LLVM ERROR: )?(?P<msg>(?:cannot open output file|IO failure on output stream)\b.*)$",
-                             re.M)
+_OUTPUT_FAILURE = re.compile(
+    r"^(?:LLVM ERROR: )?(?P<msg>(?:cannot open output file|IO failure on output stream)\b.*)$", re.M)
 
 
 def check_output(output_path: str | os.PathLike) -> Path:

@@ -93,7 +93,7 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
         return replace(info, symbolizer_note=f"{tool} answered {len(results)} of {len(queries)} "
                                              "addresses; frames left unsymbolized")
     named: dict[int, list[Frame]] = {}
-    for i, result in zip(queries, results):
+    for i, result in zip(queries, results, strict=True):
         f = info.frames[i]
         expanded = []
         for sym in result.get("Symbol", []) if isinstance(result, dict) else []:

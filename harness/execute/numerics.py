@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -207,7 +207,8 @@ def compare(actual: Sequence, expected: Sequence, tolerances: Tolerances = Toler
     problem = ""
     if len(actual) != len(expected):
         problem = f"{len(actual)} outputs, expected {len(expected)}"
-    outputs = [compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected))]
+    pairs = zip(actual, expected, strict=False)  # a count mismatch is the problem above
+    outputs = [compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(pairs)]
     ok = not problem and all(o.ok for o in outputs)
     return NumericsResult(Verdict.VERIFIED if ok else Verdict.NUMERICS_MISMATCH, outputs, problem)
 
@@ -229,8 +230,8 @@ def exclude_positions(actual: Sequence, expected: Sequence, padded: np.ndarray
     with their largest difference (None when no output has that layout); other outputs
     (pooled, another sequence) are compared whole."""
     out_a, out_e, worst, touched = [], [], 0.0, False
-    for a, e in zip(actual, expected):
-        a, e = _as_numpy(a), _as_numpy(e)
+    for got, want in zip(actual, expected, strict=False):
+        a, e = _as_numpy(got), _as_numpy(want)
         if (a.shape == e.shape and a.ndim >= 2 and a.shape[:2] == padded.shape
                 and np.issubdtype(e.dtype, np.floating)):
             diff = np.abs(a[padded].astype(np.float64) - e[padded].astype(np.float64))

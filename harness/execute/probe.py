@@ -13,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -61,7 +61,8 @@ class ProbeResult:
 
     def describe(self) -> str:
         if self.outcome is CheckOutcome.FAILS:
-            return f"fails at {self.failed_stage}: {self.error.strip().splitlines()[0] if self.error.strip() else ''}"
+            first = self.error.strip().splitlines()[0] if self.error.strip() else ""
+            return f"fails at {self.failed_stage}: {first}"
         if self.numerics is None:
             return self.outcome.value
         worst = max(self.numerics.outputs, key=lambda o: o.max_abs_diff, default=None)
@@ -107,7 +108,8 @@ def judge(result: ProbeResult, actual: Sequence[np.ndarray], expected: Sequence,
     elif result.numerics.problem or any(o.problem for o in result.numerics.outputs):
         result.outcome = CheckOutcome.FAILS
         result.failed_stage = "comparison"
-        result.error = result.numerics.problem or next(o.problem for o in result.numerics.outputs if o.problem)
+        result.error = (result.numerics.problem
+                        or next(o.problem for o in result.numerics.outputs if o.problem))
     else:
         result.outcome = CheckOutcome.NUMERICS_MISMATCH
     return result

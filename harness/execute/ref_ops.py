@@ -15,8 +15,9 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Callable, Sequence
+from functools import cache
+from typing import Any
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -72,7 +73,8 @@ def _attr_value(op, name: str = "value"):
             return kind(attr).value
         except ValueError:
             continue
-    raise ReferenceEvaluationError(op.operation.name, str(op.location), f"attribute {name} = {attr} has no Python value")
+    raise ReferenceEvaluationError(op.operation.name, str(op.location),
+                                   f"attribute {name} = {attr} has no Python value")
 
 
 # --- Constants and literals ---------------------------------------------------------------------
@@ -161,7 +163,8 @@ def _runtime_assert(ev, op, args):
 
 @handles("torch.prim.RaiseException")
 def _raise(ev, op, args):
-    raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"the model raises: {args[0] if args else ''}")
+    raise ReferenceEvaluationError(op.operation.name, ev.where(op),
+                                   f"the model raises: {args[0] if args else ''}")
 
 
 # --- Generic list ops (type variables in their schemas) ----------------------------------------------
@@ -274,7 +277,7 @@ def qualified_name(op) -> str:
     return op.operation.name.removeprefix("torch.")
 
 
-@lru_cache(maxsize=None)
+@cache
 def torch_overload(qualified: str):
     """The ``torch.ops`` overload of ``ns.name[.overload]``, or None when torch has none (or
     its schema has type variables, which ``torch.ops`` cannot bind Python values to)."""
@@ -307,9 +310,9 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
                 f"{len(schema.arguments)}")
         if base in LAYOUT_SENSITIVE_OPS:
             args = [a.contiguous() if isinstance(a, torch.Tensor) and str(v.type).startswith("!torch.vtensor")
-                    else a for a, v in zip(args, op.operands)]
+                    else a for a, v in zip(args, op.operands, strict=False)]
         positional, keywords = [], {}
-        for argument, value in zip(schema.arguments, args):
+        for argument, value in zip(schema.arguments, args, strict=False):
             if argument.kwarg_only:
                 keywords[argument.name] = value
             else:
@@ -317,8 +320,9 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
         try:
             out = overload(*positional, **keywords)
         except Exception as e:  # torch's errors are many: name the op and its location
-            raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"{type(e).__name__}: "
-                                           f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}") from e
+            first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+            raise ReferenceEvaluationError(op.operation.name, ev.where(op),
+                                           f"{type(e).__name__}: {first}") from e
         if base in UNINITIALIZED_OPS and isinstance(out, torch.Tensor):
             out = out.zero_()
         if not schema.returns:
@@ -340,7 +344,7 @@ def handler_for(op) -> Handler | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached_torch_handler(qualified: str) -> Handler | None:
     overload = torch_overload(qualified)
     return None if overload is None else _torch_op_handler(qualified, overload)

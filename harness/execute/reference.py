@@ -20,7 +20,8 @@ import re
 import time
 from collections import ChainMap, Counter
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -73,7 +74,8 @@ class TypeNote:
     got: str
 
     def render(self) -> str:
-        return f"{self.op} at {self.location}: result {self.result} is {self.got}, the IR says {self.expected}"
+        return (f"{self.op} at {self.location}: result {self.result} is {self.got}, "
+                f"the IR says {self.expected}")
 
 
 @dataclass
@@ -133,8 +135,7 @@ def where(op) -> str:
 def _walk(op):
     for region in op.regions:
         for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
+            for child in (o.operation for o in block.operations):
                 yield child
                 yield from _walk(child)
 
@@ -175,8 +176,7 @@ class _Evaluator:
         self.type_notes: list[TypeNote] = []
         self.values: list[ValueRecord] = []
         self._scopes: list[ChainMap] = []
-        for op in module_op.regions[0].blocks[0].operations:
-            op = op.operation
+        for op in (o.operation for o in module_op.regions[0].blocks[0].operations):
             if op.operation.name == "func.func":
                 self.functions[function_name(op)] = op
             elif op.operation.name == "torch.class_type":
@@ -194,15 +194,15 @@ class _Evaluator:
 
     def evaluate_module_level(self) -> None:
         """Constants, literals and ``torch.nn_module`` objects outside functions (raw TorchScript)."""
-        for op in self.module.regions[0].blocks[0].operations:
-            op = op.operation
+        for op in (o.operation for o in self.module.regions[0].blocks[0].operations):
             if op.operation.name in STRUCTURE:
                 continue
             if op.operation.name == "torch.nn_module":
                 slots = {}
                 for slot in (s.operation for s in op.regions[0].blocks[0].operations):
                     if slot.operation.name == "torch.slot":
-                        slots[self.ir.StringAttr(slot.attributes["name"]).value] = self.module_env[slot.operands[0]]
+                        name = self.ir.StringAttr(slot.attributes["name"]).value
+                        slots[name] = self.module_env[slot.operands[0]]
                 m = _MODULE_TYPE.match(str(op.results[0].type))
                 obj = ScriptObject(m.group("cls") if m else "", slots)
                 self.objects.append(obj)
@@ -237,18 +237,21 @@ class _Evaluator:
 
     def get_slot(self, op, obj, name: str):
         if not isinstance(obj, ScriptObject) or name not in obj.slots:
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"the object has no slot {name!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"the object has no slot {name!r}")
         return obj.slots[name]
 
     def set_slot(self, op, obj, name: str, value) -> None:
         if not isinstance(obj, ScriptObject):
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), "SetAttr on a value that is not an object")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           "SetAttr on a value that is not an object")
         obj.slots[name] = value
 
     def call_method(self, op, obj, name: str, args: Sequence) -> list:
         symbol = self.methods.get(getattr(obj, "class_name", ""), {}).get(name)
         if symbol is None:
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"no method {name!r} on {obj!r}")
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"no method {name!r} on {obj!r}")
         return self.call(symbol, [obj, *args])
 
     def call(self, symbol: str, args: Sequence) -> list:
@@ -268,12 +271,11 @@ class _Evaluator:
         if len(block.arguments) != len(block_args):
             raise ReferenceEvaluationError("a region", "", f"{len(block_args)} values for "
                                            f"{len(block.arguments)} block arguments")
-        for arg, value in zip(block.arguments, block_args):
+        for arg, value in zip(block.arguments, block_args, strict=False):
             scope[arg] = value
         self._scopes.append(scope)
         try:
-            for index, op in enumerate(block.operations):
-                op = op.operation
+            for index, op in enumerate(o.operation for o in block.operations):
                 if op.operation.name in TERMINATORS:
                     return [scope[v] for v in op.operands]
                 results = self.eval_op(op, scope)
@@ -291,9 +293,9 @@ class _Evaluator:
         results = handler(self, op, args)
         self.ops_evaluated += 1
         if len(results) != len(op.results):
-            raise ReferenceEvaluationError(op.operation.name, self.where(op), f"gave {len(results)} values for "
-                                           f"{len(op.results)} results")
-        for i, (value, result) in enumerate(zip(results, op.results)):
+            raise ReferenceEvaluationError(op.operation.name, self.where(op),
+                                           f"gave {len(results)} values for {len(op.results)} results")
+        for i, (value, result) in enumerate(zip(results, op.results, strict=False)):
             env[result] = value
             if self.options.check_types and isinstance(value, torch.Tensor):
                 self._check_type(op, i, value, result)
@@ -310,7 +312,7 @@ class _Evaluator:
             return
         got = TensorSpec(DType.of(value), tuple(value.shape))
         same_dims = len(spec.shape) == len(got.shape) and all(
-            d is None or d == n for d, n in zip(spec.shape, got.shape))
+            d is None or d == n for d, n in zip(spec.shape, got.shape, strict=False))
         if spec.dtype is not got.dtype or not same_dims:
             self.type_notes.append(TypeNote(display_name(op), self.where(op), index, spec.describe(),
                                             got.describe()))
@@ -336,7 +338,8 @@ def entry_signature(module_op, function: str | None = None) -> Signature:
 
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     args = []
-    arg_attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None
+    # `in` and [] as every MLIR bindings version has them
+    arg_attrs = func.attributes["arg_attrs"] if "arg_attrs" in func.attributes else None  # noqa: SIM401
     for i, t in enumerate(ftype.inputs):
         if i < len(leading):
             continue

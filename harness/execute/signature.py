@@ -22,7 +22,9 @@ def public_functions(module_op) -> list:
     for op in module_op.regions[0].blocks[0].operations:
         if op.operation.name != "func.func" or not op.regions[0].blocks:
             continue
-        visibility = op.attributes["sym_visibility"] if "sym_visibility" in op.attributes else None
+        # `in` and [] as every MLIR bindings version has them
+        visibility = (op.attributes["sym_visibility"]  # noqa: SIM401
+                      if "sym_visibility" in op.attributes else None)
         if visibility is not None and ir.StringAttr(visibility).value == "private":
             continue
         found.append(op.operation)

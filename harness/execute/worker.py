@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -94,7 +94,8 @@ class RefBackendWorker:
         """An LLVM-dialect file (already lowered) on ``inputs``."""
         return self._run(llvm_path, inputs, signature, "")
 
-    def lower_variants(self, linalg_path: str | os.PathLike, pipelines: Sequence[str]) -> list[VariantLowering]:
+    def lower_variants(self, linalg_path: str | os.PathLike,
+                       pipelines: Sequence[str]) -> list[VariantLowering]:
         """``linalg_path`` through each textual pipeline, the file parsed once; a pipeline that
         crashes the child costs that variant only."""
         out: list[VariantLowering] = []
@@ -296,7 +297,7 @@ def _serve_run(request: dict, say) -> dict:
         try:
             jit = JitModule.from_module(module, opt_level=request["opt_level"])
             results = jit.invoke(request["function"], inputs, signature)
-        except Exception as e:  # noqa: BLE001 - the engine's and ours, reported as the stage's
+        except Exception as e:  # the engine's and ours, reported as the stage's
             return {"ok": False, "stage": Stage.EXECUTION.value, "error": f"{type(e).__name__}: {e}"}
     seconds.update(jit=jit.timings.jit_s, run=jit.timings.run_s)
     np.savez(request["outputs"], allow_pickle=False, **{f"result{i}": r for i, r in enumerate(results)})

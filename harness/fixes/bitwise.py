@@ -74,7 +74,7 @@ def replace_op(op: ir.Operation, name: str) -> ir.Operation:
                                   operands=list(op.operands),
                                   attributes={a.name: a.attr for a in op.attributes},
                                   loc=op.location)
-    for old, fresh in zip(op.results, new.results):
+    for old, fresh in zip(op.results, new.results, strict=False):
         old.replace_all_uses_with(fresh)
     op.erase()
     return new

@@ -50,7 +50,8 @@ def choose(names: Iterable[str], catalog: Sequence[Fix] = CATALOG) -> tuple[Fix,
     return tuple(f for f in catalog if f.name in chosen)
 
 
-def answering(blockers: Sequence[BlockerSeen], catalog: Sequence[Fix] = CATALOG) -> list[tuple[Fix, BlockerSeen]]:
+def answering(blockers: Sequence[BlockerSeen],
+              catalog: Sequence[Fix] = CATALOG) -> list[tuple[Fix, BlockerSeen]]:
     """Each fix that answers one of ``blockers``, with the first blocker it answers, in the
     catalog's order."""
     out = []

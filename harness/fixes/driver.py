@@ -118,7 +118,7 @@ class StagesFixed:
 
     @property
     def failed_stage(self) -> str:
-        return next((s for s, r in zip(self.stages, self.records) if not r.ok), "")
+        return next((s for s, r in zip(self.stages, self.records, strict=False) if not r.ok), "")
 
     @property
     def output(self) -> str:

@@ -145,7 +145,7 @@ class FileFixResult:
             "steps": [s.to_json() for s in self.run.steps],
             "stages": [{"stage": s, "input": i, "outcome": r.outcome.value,
                         "signature": str(r.signature)}
-                       for s, i, r in zip(self.run.stages, self.run.inputs, self.run.records)],
+                       for s, i, r in zip(self.run.stages, self.run.inputs, self.run.records, strict=False)],
             "remaining_blockers": [b.to_json() for b in self.run.remaining],
             "fixes_elsewhere": [{"fix": n, "answers": b.to_json()} for n, b in self.run.elsewhere],
             "output_stages": self.output_stages, "reference": self.reference,

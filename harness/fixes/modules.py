@@ -23,7 +23,8 @@ from .driver import FixStep, StepOutcome
 from .verify import Method, Verification, from_numerics, unverified
 
 
-def module_fixes(blockers: Sequence[BlockerSeen], fixes: Sequence = CATALOG) -> list[tuple[ModuleFix, BlockerSeen]]:
+def module_fixes(blockers: Sequence[BlockerSeen],
+                 fixes: Sequence = CATALOG) -> list[tuple[ModuleFix, BlockerSeen]]:
     """The module fixes that answer one of ``blockers`` (in the catalog's order)."""
     return [(f, b) for f, b in answering(blockers, fixes) if isinstance(f, ModuleFix)]
 
@@ -58,7 +59,7 @@ def verify_module(fixed: torch.nn.Module, examples: Sequence[Sequence[torch.Tens
     start = time.perf_counter()
     worst = None
     try:
-        for inputs, want in zip(examples, expected):
+        for inputs, want in zip(examples, expected, strict=False):
             result = compare(_run(fixed, inputs), want, tolerances)
             check = from_numerics(Method.EAGER, result)
             if worst is None or check.changed or _larger(check.max_abs_diff, worst.max_abs_diff):

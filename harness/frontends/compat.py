@@ -19,7 +19,7 @@ import shutil
 import sys
 import warnings
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 from torch_mlir import ir
@@ -53,7 +53,7 @@ class OutputType(ParsableEnum):
         return HarnessError  # as the old torch_mlir.compile raised it
 
     @classmethod
-    def get(cls, spec: "str | OutputType") -> "OutputType":
+    def get(cls, spec: str | OutputType) -> OutputType:
         """The old API's name for ``parse``."""
         return cls.parse(spec)
 
@@ -66,9 +66,10 @@ class TensorPlaceholder:
         self.dtype = dtype
 
     @staticmethod
-    def like(tensor: torch.Tensor, dynamic_axes: Sequence[int] | None = None) -> "TensorPlaceholder":
+    def like(tensor: torch.Tensor, dynamic_axes: Sequence[int] | None = None) -> TensorPlaceholder:
         dynamic = set(dynamic_axes or ())
-        return TensorPlaceholder([-1 if i in dynamic else d for i, d in enumerate(tensor.shape)], tensor.dtype)
+        return TensorPlaceholder([-1 if i in dynamic else d for i, d in enumerate(tensor.shape)],
+                                 tensor.dtype)
 
 
 _DESCRIPTIONS = {
@@ -145,7 +146,7 @@ def load_output_dialects(context: ir.Context, pipeline: str) -> None:
             pass
 
 
-def _save_failing_input(source: "ModuleBuilder | Path", out_dir: "str | os.PathLike",
+def _save_failing_input(source: ModuleBuilder | Path, out_dir: str | os.PathLike,
                         module_name: str, stage: str, keep_weights: bool, opt: str | None) -> Path:
     """The failing stage's input in the user's folder: text, weights elided unless kept (the
     tools handle elided weights; a failure to legalize does not depend on their values)."""
@@ -180,17 +181,17 @@ def _next_steps(saved: Path, pipeline: str, binary: str, opt: str | None) -> lis
             shlex.join([*head, "report", *common, "--out", str(saved.parent / "report")])]
 
 
-def compile(  # noqa: A001 (the old API's name)
+def compile(  # noqa: PLR0913 - the old API's name and parameters
     model,
     example_args,
-    output_type: "str | OutputType" = OutputType.TORCH,
+    output_type: str | OutputType = OutputType.TORCH,
     use_tracing: bool = False,
     ignore_traced_shapes: bool = False,
     backend_legal_ops: Sequence[str] | None = None,
-    extra_library: "str | os.PathLike | None" = None,
+    extra_library: str | os.PathLike | None = None,
     verbose: bool = False,
     opt: str | None = None,
-    out_dir: "str | os.PathLike" = "harness-out",
+    out_dir: str | os.PathLike = "harness-out",
     keep_weights: bool = False,
 ) -> ir.Module:
     """Imports ``model`` and lowers it to ``output_type``; returns the MLIR module.

@@ -8,7 +8,7 @@ model when torch.export fails, since its own errors are many and deep.
 from __future__ import annotations
 
 import warnings
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

@@ -58,7 +58,8 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "pass the fill value as a Python float (torch.full(shape, float('-inf'))), not as "
         "torch.tensor(...)",
         ops=("torch.aten.full",),
-        messages=("@__torch_mlir_shape_fn.aten.full", "'torch_c.to_f64' op operand #0 must be Torch FloatType"),
+        messages=("@__torch_mlir_shape_fn.aten.full",
+                  "'torch_c.to_f64' op operand #0 must be Torch FloatType"),
         now="the -inf fill becomes a constant",
         fails_today=False,
     ),

@@ -34,8 +34,9 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
             inputs_path=check.inputs_file, opt=options.opt, timeout_s=options.timeout_s,
             tolerances=Tolerances().with_overrides(options.tolerances), out_dir=str(folder),
             blame=False))
-    except Exception as error:  # noqa: BLE001 - the port's verdict stands without it
-        check.culprit = f"not narrowed: {type(error).__name__}: {str(error).strip().splitlines()[0][:300] if str(error).strip() else ''}"
+    except Exception as error:  # the port's verdict stands without it
+        first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
+        check.culprit = f"not narrowed: {type(error).__name__}: {first}"
         return
     if found.culprit is None:
         check.culprit = f"no single op: {found.reason}"

@@ -187,11 +187,12 @@ def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
     out = []
     for blocker in found:
         stack = stacks.get(blocker.location)
-        if stack:
-            caller = next((f for f in stack[1:] if Path(f.rpartition(":")[0]).name.startswith("modeling_")
-                           or not is_library(f.rpartition(":")[0])), "")
-            blocker = replace(blocker, frames=stack[:12], called_from=caller)
-        out.append(blocker)
+        if not stack:
+            out.append(blocker)
+            continue
+        caller = next((f for f in stack[1:] if Path(f.rpartition(":")[0]).name.startswith("modeling_")
+                       or not is_library(f.rpartition(":")[0])), "")
+        out.append(replace(blocker, frames=stack[:12], called_from=caller))
     return out
 
 

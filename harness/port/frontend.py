@@ -215,12 +215,12 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
     stage = PortStage.EXPORT
     log = SpecializationLog() if subject.dynamic else None
     shapes = export_shapes(subject.dynamic_axes, module or subject.eager) if subject.dynamic else None
-    with _PythonStage(port, stage, options, progress, label,
-                      blocker=lambda error: export_blocker(error, log) if log else None):
-        with warnings.catch_warnings(), torch.no_grad(), log or contextlib.nullcontext():
-            warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
-            exported = torch.export.export(module or subject.eager, subject.inputs.tensors,
-                                           strict=False, dynamic_shapes=shapes)
+    with (_PythonStage(port, stage, options, progress, label,
+                       blocker=lambda error: export_blocker(error, log) if log else None),
+          warnings.catch_warnings(), torch.no_grad(), log or contextlib.nullcontext()):
+        warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+        exported = torch.export.export(module or subject.eager, subject.inputs.tensors,
+                                       strict=False, dynamic_shapes=shapes)
     return (Program(subject.name, module or subject.eager, subject.inputs.tensors,
                     exported=exported),
             lambda inputs: exported.module()(*inputs.tensors))

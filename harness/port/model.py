@@ -49,7 +49,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
             record.modality = modality_of(prepared.inputs.names)
-            ids = [t for n, t in zip(prepared.inputs.names, prepared.inputs.tensors)
+            ids = [t for n, t in zip(prepared.inputs.names, prepared.inputs.tensors, strict=False)
                    if n in ("input_ids", "decoder_input_ids")]
             record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),
                                   seq=int(ids[0].shape[-1]) if ids else None)

@@ -94,7 +94,7 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
         return run
     tolerances = Tolerances().with_overrides(options.tolerances)
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
-                  for (which, inputs), (work, result) in zip(sets, done)]
+                  for (which, inputs), (work, result) in zip(sets, done, strict=False)]
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
@@ -290,7 +290,7 @@ def _program_diff(program, subject: Subject, inputs: InputSet) -> tuple[float | 
     if len(got) != len(expected):
         return math.inf, False
     diffs = [float((a.double() - b.double()).abs().max()) if a.shape == b.shape and a.numel() else
-             (0.0 if a.shape == b.shape else math.inf) for a, b in zip(got, expected)]
+             (0.0 if a.shape == b.shape else math.inf) for a, b in zip(got, expected, strict=False)]
     return max(diffs, default=0.0), False
 
 

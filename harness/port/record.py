@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from collections.abc import Callable
@@ -206,7 +207,8 @@ class DynamicDims:
     """``--dynamic``: what was asked and what stayed dynamic through the port."""
 
     asked: list[str] = field(default_factory=list)    # seq=2..512, as given (capped)
-    contract: list[str] = field(default_factory=list)  # INPUT.AXIS (NAME) still ? at the torch backend contract
+    # INPUT.AXIS (NAME) still ? at the torch backend contract
+    contract: list[str] = field(default_factory=list)
     linalg: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) still ? in the linalg signature
     static: list[str] = field(default_factory=list)    # INPUT.AXIS (NAME) = SIZE: asked, but static there
     frozen: list[str] = field(default_factory=list)    # FILE:LINE: why the frontend froze a size
@@ -314,7 +316,7 @@ class PortRecord(_Typed):
     @classmethod
     def read(cls, path: str | os.PathLike) -> PortRecord:
         try:
-            data = json.loads(open(path, encoding="utf-8").read())
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InputFileError(f"cannot read the port record {path}: {e}.") from None
         return cls.from_json(data)

@@ -177,7 +177,8 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
     if change is not None:
         before = change.before.value if change.before else "absent"
         on = f" on {change.was}" if change.was else ""
-        parts.append(f'<div class="{change.direction}">{_e(change.direction)} (was {_e(before)}{_e(on)})</div>')
+        parts.append(f'<div class="{change.direction}">{_e(change.direction)} '
+                     f'(was {_e(before)}{_e(on)})</div>')
     build = f' data-build="{_e(cell.build)}"' if cell.build else ""
     return (f'<td class="cell" data-status="{_e(cell.status.value)}" '
             f'data-frontend="{_e(cell.frontend)}"{build}>{"".join(parts)}</td>')
@@ -323,7 +324,8 @@ def _table(rows: list[Row], root: Path, changes: dict) -> str:
         for line in group:
             out.append(f'<tr class="model" data-model="{_e(line.model)}" data-variant="{_e(line.variant)}" '
                        f'data-modality="{_e(line.modality.value)}">'
-                       f'<td class="name"><b>{_e(line.model)}</b></td><td class="name">{_e(line.variant)}</td>')
+                       f'<td class="name"><b>{_e(line.model)}</b></td>'
+                       f'<td class="name">{_e(line.variant)}</td>')
             for build in builds:
                 row = line.rows.get(build)
                 if row is not None and "-" in row.cells:  # no record: one cell across the frontends
@@ -376,7 +378,8 @@ def _blockers(rows: list[Row], roots: tuple[Path, ...]) -> str:
         for c, _ in items:
             bundle = within(Path(c.folder) / "report", roots) if c.folder else None
             if bundle is not None and bundle.is_dir():
-                where.append("<div>report bundle: " + _link(str(bundle), roots, f"{c.variant} {c.frontend}") + "</div>")
+                link = _link(str(bundle), roots, f"{c.variant} {c.frontend}")
+                where.append(f"<div>report bundle: {link}</div>")
         if cell.report_command:
             where.append(f'<div class="small mono">{_e(cell.report_command)}</div>')
         out.append(f'<tr class="blocker" data-signature="{_e(signature)}" data-cause="{_e(cause)}">'
@@ -397,7 +400,8 @@ def _changes(changes: list[Change], baseline: str) -> str:
     out = [f'<p>Since <span class="mono">{_e(baseline)}</span>: <span class="better">{better} '
            f'better or new</span>, <span class="worse">{worse} worse or gone</span>.</p>',
            '<table id="changes"><thead><tr><th>model</th><th>variant</th><th>frontend</th>'
-           + ("<th>build</th>" if builds else "") + "<th>before</th><th>now</th><th></th></tr></thead><tbody>"]
+           + ("<th>build</th>" if builds else "")
+           + "<th>before</th><th>now</th><th></th></tr></thead><tbody>"]
     for c in changes:
         model, variant, frontend = c.key
         before = _badge(c.before) if c.before else "absent"

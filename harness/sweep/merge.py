@@ -68,7 +68,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
                 shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
                 skip = shutil.ignore_patterns("harness-check-*")
                 shutil.copytree(checks, into / CHECKS / stem,
-                                ignore=lambda d, names: {*skip(d, names), *_links(d, names)})
+                                ignore=lambda d, names, skip=skip: {*skip(d, names), *_links(d, names)})
             for log in (base / LOGS).glob(f"{stem}.*log"):
                 if log.is_symlink() or not log.is_file():
                     continue
@@ -78,5 +78,6 @@ def merge(sources: list[Path], out: Path) -> Merged:
             skipped[row.get("model_type", "")] = row
     if skipped:
         write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted({model for _, model in seen}), "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
+            {"built": sorted({model for _, model in seen}),
+             "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
     return merged

@@ -77,7 +77,8 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
     if isinstance(result, RunFailure) and result.reason == UNSUPPORTED:
         return f"unsupported: {result.detail}", False
     if isinstance(result, RunFailure):
-        return f"crashed ({result.reason}{'' if result.returncode is None else f', exit {result.returncode}'})", False
+        code = "" if result.returncode is None else f", exit {result.returncode}"
+        return f"crashed ({result.reason}{code})", False
     words, ok = [], bool(result.ports())
     for variant, port in result.ports():
         word = port.outcome.value
@@ -180,7 +181,8 @@ def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, l
                 options: SweepOptions) -> RunFailure:
     """What stands for a port that left no record: why, from its exit and its log's tail (a
     model the harness cannot drive: ``unsupported``, with its whole refusal)."""
-    reason = "timeout" if timed_out else ("crash" if code is not None and code < 0 or code == 3 else "no-record")
+    crashed = (code is not None and code < 0) or code == 3
+    reason = "timeout" if timed_out else ("crash" if crashed else "no-record")
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
     refusal = _refusal(log) if code == UnsupportedModelError.exit_code else ""

@@ -67,12 +67,13 @@ def highlighted_lines(lines: list[str]) -> dict[str, str]:
     line and row)."""
     unique = list(dict.fromkeys(lines))
     try:
-        body = _highlight("\n".join(unique) + "\n", highlight.lexer()[0], HtmlFormatter(nowrap=True)).split("\n")
+        body = _highlight("\n".join(unique) + "\n", highlight.lexer()[0],
+                          HtmlFormatter(nowrap=True)).split("\n")
     except Exception:  # a lexer bug must not cost the page: plain text then
         body = []
     if len(body) < len(unique):  # a token across lines: plain text
         body = [html.escape(line) for line in unique]
-    return dict(zip(unique, body))
+    return dict(zip(unique, body, strict=False))
 
 
 def _is_hunk(line: str) -> bool:
@@ -90,7 +91,8 @@ def diff_html(lines: list[str], coloured: dict[str, str]) -> str:
             continue
         body = coloured.get(line[1:], html.escape(line[1:]))
         kind = {"+": "add", "-": "del"}.get(line[:1], "ctx")
-        out.append(f'<span class="{kind}">{_e(line[:1])}{body}</span>' if kind != "ctx" else f"{_e(line[:1])}{body}")
+        out.append(f'<span class="{kind}">{_e(line[:1])}{body}</span>' if kind != "ctx"
+                   else f"{_e(line[:1])}{body}")
     cut = len(lines) - len(shown)
     more = f'<span class="cut">… {cut} more lines in the diff file</span>' if cut > 0 else ""
     return f'<pre class="{highlight.CSS_CLASS}">' + "\n".join(out) + f"{more}</pre>"
@@ -111,14 +113,16 @@ def _row(timeline: Timeline, row: PassRow, folder: Path, previous_followed: int 
     if diff:
         added = sum(1 for line in diff if line.startswith("+") and not line.startswith("+++"))
         removed = sum(1 for line in diff if line.startswith("-") and not line.startswith("---"))
-        detail.append(f"<details><summary>diff +{added} −{removed}</summary>{diff_html(diff, coloured)}</details>")
-    links = [x for x in (_link(folder, row.ir_file, "IR after"), _link(folder, row.diff_file, "diff file")) if x]
+        detail.append(f"<details><summary>diff +{added} −{removed}</summary>"
+                      f"{diff_html(diff, coloured)}</details>")
+    links = [x for x in (_link(folder, row.ir_file, "IR after"), _link(folder, row.diff_file, "diff file"))
+             if x]
     if links:
         detail.append(f'<div class="small">{" · ".join(links)}</div>')
     followed = ""
     if row.followed is not None:
-        mark = ' class="num follow-changed"' if previous_followed is not None and row.followed != previous_followed \
-            else ' class="num"'
+        moved = previous_followed is not None and row.followed != previous_followed
+        mark = ' class="num follow-changed"' if moved else ' class="num"'
         followed = f"<td{mark}>{row.followed}</td>"
     return (f'<tr class="pass {row.state.value}" id="pass-{row.index}" data-index="{row.index}" '
             f'data-pass="{_e(row.argument)}" data-state="{row.state.value}"'

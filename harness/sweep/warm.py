@@ -106,7 +106,7 @@ def serve(fd: int) -> Job | None:
     try:
         for name in PRELOAD:
             __import__(name)
-    except BaseException as e:  # noqa: BLE001 - any failure means: go cold, and say why
+    except BaseException as e:  # any failure means: go cold, and say why
         _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})
         return None
     gc.freeze()  # the imported objects: no child's collection touches (so copies) them
@@ -170,7 +170,7 @@ def _fork(request: Mapping, fds: Sequence[int]) -> int:
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
-        out, err = (list(fds) + [2, 2])[:2]
+        out, err = [*fds, 2, 2][:2]
         os.dup2(out, 1)
         os.dup2(err, 2)
         for fd_ in set(fds):
@@ -182,7 +182,7 @@ def _fork(request: Mapping, fds: Sequence[int]) -> int:
         _fresh_stdio()
         _retitle([request.get("python", sys.executable), "-m", request["module"], *request["args"]])
         return 0
-    except BaseException:  # noqa: BLE001 - never fall back into the server's code
+    except BaseException:  # never fall back into the server's code
         os._exit(EXIT_SETUP)
 
 
@@ -522,7 +522,7 @@ def _exit(job: Job) -> NoReturn:
         code = 0
     except SystemExit as e:
         code = _exit_code(e.code)
-    except BaseException:  # noqa: BLE001 - as an uncaught exception ends Python: traceback, 1
+    except BaseException:  # as an uncaught exception ends Python: traceback, 1
         traceback.print_exc()
         code = 1
     try:

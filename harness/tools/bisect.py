@@ -225,7 +225,8 @@ def reproducer_pipeline_of_file(path: Path) -> str:
         carry = b""
         while chunk := f.read(_REPRO_TAIL):
             window = carry + chunk
-            if b"mlir_reproducer" in window and (found := reproducer_pipeline(window.decode(errors="replace"))):
+            if (b"mlir_reproducer" in window
+                    and (found := reproducer_pipeline(window.decode(errors="replace")))):
                 return found
             carry = window[-(_REPRO_TAIL // 4):]
     return ""
@@ -298,7 +299,8 @@ def _same_failure(first: RunRecord, replay: RunRecord, expect: str, failing_name
                        "(an analysis or state they leave behind) or on the whole pipeline's options")
     if expect == "hang":
         return (replay.outcome is Outcome.TIMEOUT,
-                "" if replay.outcome is Outcome.TIMEOUT else f"run 1 hung; the replay ended in {replay.outcome.value}")
+                "" if replay.outcome is Outcome.TIMEOUT
+                else f"run 1 hung; the replay ended in {replay.outcome.value}")
     if expect == "crash":
         if replay.outcome not in (Outcome.CRASH, Outcome.ASSERTION):
             return False, f"run 1 crashed in {failing_name}; the replay ended in {replay.outcome.value}"
@@ -391,7 +393,8 @@ def _failing_pass(result: BisectResult, first: RunRecord, note: re.Match, partia
     result.failing_pass = failing_arg
     result.failing_pass_name = failing_name
     result.failing_pass_pipeline = pass_pipeline
-    result.failing_on = f"'{note.group('op')}' operation" + (f": {note.group('sym')}" if note.group("sym") else "")
+    result.failing_on = (f"'{note.group('op')}' operation"
+                         + (f": {note.group('sym')}" if note.group("sym") else ""))
     result.pass_positions = [i + 1 for i, name in enumerate(result.pipeline_passes) if name == failing_arg]
     if len(result.pass_positions) != 1:
         position, result.position_note = failing_position(first.stderr, failing_name, failing_arg,

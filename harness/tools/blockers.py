@@ -253,7 +253,7 @@ def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
         with ir.InsertionPoint(module.body):
             fn = func_dialect.FuncOp("isolated", ftype)
         block = fn.add_entry_block()
-        mapping: list[tuple[ir.Value, ir.Value]] = list(zip(unique_args, block.arguments))
+        mapping: list[tuple[ir.Value, ir.Value]] = list(zip(unique_args, block.arguments, strict=False))
 
         def lookup(value: ir.Value) -> ir.Value:
             for old, new in mapping:
@@ -262,7 +262,7 @@ def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
             raise KeyError(value)
 
         with ir.InsertionPoint(block):
-            for const in constants + [op]:
+            for const in [*constants, op]:
                 if const is op and rename:
                     clone = ir.Operation.create(
                         rename, results=[r.type for r in op.results],
@@ -272,7 +272,7 @@ def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
                     clone = const.clone()
                     for i, operand in enumerate(const.operands):
                         clone.operands[i] = lookup(operand)
-                mapping += list(zip(const.results, clone.results))
+                mapping += list(zip(const.results, clone.results, strict=False))
                 if const is op:
                     func_dialect.ReturnOp(list(clone.results))
         return print_op(module.operation, PrintOptions(debug_info=True))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from harness.compiler import builds as builds_module
 from harness.compiler.builds import Build, BuildCache

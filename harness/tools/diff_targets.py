@@ -23,7 +23,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.pipelines import default as default_pipelines
@@ -161,9 +161,10 @@ def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:
                "--param", f"opt={binary}", "-o", str(out), *extra_args, folder]
         env = {k: v for k, v in os.environ.items() if k != "TORCH_MLIR_OPT"}
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, check=False)
         if not out.is_file():
             tail = " ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])[:500]
             raise UsageError(f"lit could not run {folder} with {binary} (exit {proc.returncode}): "
-                             f"{tail} To see why, run: {shlex.join(['lit', folder, '--param', f'opt={binary}'])}")
+                             f"{tail} To see why, run: "
+                             f"{shlex.join(['lit', folder, '--param', f'opt={binary}'])}")
         return json.loads(out.read_text())

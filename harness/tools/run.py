@@ -57,7 +57,7 @@ class RunFileResult:
         if self.analysis is None:
             return []
         lines = []
-        for op, r in zip(self.analysis.illegal, Responsibility.from_analysis(self.analysis)):
+        for op, r in zip(self.analysis.illegal, Responsibility.from_analysis(self.analysis), strict=False):
             role = "blocker (fails alone)" if op.blocker else "symptom (lowers alone)"
             lines.append(f"  {role}: {op.name} x{op.count} at {op.location}: {r.describe()}")
         return lines

@@ -253,7 +253,7 @@ def split_dump(text: str, follow: Follow | None,
     parts: dict[str, Part] = {}
     chunk: list[str] = []
     inner = body[1:-1] if body[-1].startswith("}") else body[1:]
-    for line in inner + ["  <end>"]:
+    for line in [*inner, "  <end>"]:
         if line.startswith("  ") and not line.startswith("   ") and not line.startswith("  }") and chunk:
             key = _key(chunk[0], len(parts))
             parts[key] = part([c[2:] for c in chunk])
@@ -339,8 +339,9 @@ def _unified(a: list[str], b: list[str], before: str, after: str, context: int =
     lines = list(difflib.unified_diff(a[start:len(a) - tail + min(tail, context)],
                                       b[start:len(b) - tail + min(tail, context)],
                                       before, after, lineterm="", n=context))
-    return [_HUNK.sub(lambda m: f"@@ -{int(m[1]) + start}{m[2] or ''} +{int(m[3]) + start}{m[4] or ''} @@", line)
-            if line.startswith("@@") else line for line in lines]
+    def shifted(m: re.Match) -> str:
+        return f"@@ -{int(m[1]) + start}{m[2] or ''} +{int(m[3]) + start}{m[4] or ''} @@"
+    return [_HUNK.sub(shifted, line) if line.startswith("@@") else line for line in lines]
 
 
 def _slug(text: str) -> str:
@@ -381,7 +382,7 @@ def _in_order(groups: list[Group], module: _Module, follow: Follow | None,
             rank = keys.index(key) if key in keys else len(keys)
             timers, after = assign_timers([(d.pass_name, a.split(" ")[0]) for d, a, _ in split], leaves, pos)
             end = max(end, after)
-            runs.append(((rank, key), [(*item, timer) for item, timer in zip(split, timers)]))
+            runs.append(((rank, key), [(*item, timer) for item, timer in zip(split, timers, strict=False)]))
         for _, items in sorted(runs, key=lambda r: r[0]):
             ordered += items
         pos = end

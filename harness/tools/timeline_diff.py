@@ -45,8 +45,8 @@ class TimelineDifference:
         if self.kind is Difference.INPUT:
             return ["the two timelines start from different input modules: "
                     f"{self.a_folder / 'input.mlir'} and {self.b_folder / 'input.mlir'}"]
-        return ([f"first difference at pass {self.index}: {self.kind.value}"]
-                + self._side("A", self.a, self.a_folder) + self._side("B", self.b, self.b_folder))
+        return [f"first difference at pass {self.index}: {self.kind.value}",
+                *self._side("A", self.a, self.a_folder), *self._side("B", self.b, self.b_folder)]
 
     def to_json(self) -> dict:
         return {"kind": self.kind.value, "index": self.index,

@@ -207,7 +207,8 @@ class Timeline:
     @classmethod
     def from_json(cls, d: object) -> Timeline:
         if not isinstance(d, dict) or d.get("schema") != SCHEMA:
-            raise InputFileError(f"not a {SCHEMA} record (schema {d.get('schema') if isinstance(d, dict) else None!r}); "
+            schema = d.get("schema") if isinstance(d, dict) else None
+            raise InputFileError(f"not a {SCHEMA} record (schema {schema!r}); "
                                  "write one with 'harness timeline FILE --pipeline P --out DIR'.")
         return cls(input_path=d["input_path"], pipeline=d["pipeline"], binary=d["binary"],
                    outcome=Outcome.parse(d["outcome"]), elapsed_s=float(d["elapsed_s"]),

@@ -66,7 +66,8 @@ def read_timing(stderr: str) -> tuple[list[Timer], list[Instance]]:
     return [leaf.timer for leaf in leaves], leaves
 
 
-def assign_timers(runs: list[tuple[str, str]], leaves: list[Instance], pos: int = 0) -> tuple[list[int | None], int]:
+def assign_timers(runs: list[tuple[str, str]], leaves: list[Instance],
+                  pos: int = 0) -> tuple[list[int | None], int]:
     """The timer of each (pass name, anchor op name) of one op's passes in run order, from
     ``pos``: the next instance of that pass; a pipeline run again (an iteration) wraps around.
     Returns the timers and the position after the last one."""

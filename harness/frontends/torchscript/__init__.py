@@ -14,5 +14,12 @@ from .annotations import ClassAnnotator, forward_annotator
 from .builder import ImportOptions, ImportStats, ModuleBuilder, new_context
 from .registry import get_registered_ops
 
-__all__ = ["ClassAnnotator", "forward_annotator", "get_registered_ops", "ImportOptions", "ImportStats",
-           "ModuleBuilder", "new_context"]
+__all__ = [
+           "ClassAnnotator",
+           "ImportOptions",
+           "ImportStats",
+           "ModuleBuilder",
+           "forward_annotator",
+           "get_registered_ops",
+           "new_context",
+]

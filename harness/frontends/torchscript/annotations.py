@@ -10,13 +10,14 @@ wrong number of argument annotations fails at the call that wrote it, not inside
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, TypeGuard
+from typing import TypeGuard
+from collections.abc import Sequence
 
 import torch
 
 from harness.errors import AnnotationError
 
-ArgSpec = Optional[tuple[Sequence[int], torch.dtype, bool]]
+ArgSpec = tuple[Sequence[int], torch.dtype, bool] | None
 
 # c10::toString(ScalarType): how upstream's repr names a dtype.
 TORCH_DTYPE_TO_SCALAR_TYPE_NAME: dict[torch.dtype, str] = {
@@ -157,7 +158,8 @@ class ArgAnnotation:
                                context="argument annotation")
 
     def render(self, index: int) -> list[str]:
-        dtype = "<none>" if self.dtype is None else TORCH_DTYPE_TO_SCALAR_TYPE_NAME.get(self.dtype, str(self.dtype))
+        dtype = ("<none>" if self.dtype is None
+                 else TORCH_DTYPE_TO_SCALAR_TYPE_NAME.get(self.dtype, str(self.dtype)))
         shape = "<none>" if self.shape is None else "[" + ", ".join(str(d) for d in self.shape) + "]"
         return [f"ArgAnnotation({index}) {{", f"  dtype = {dtype}", f"  shape = {shape}",
                 f"  hasValueSemantics = {str(self.has_value_semantics).lower()}", "}"]
@@ -178,7 +180,7 @@ class ClassAnnotation:
     methods: dict[str, MethodAnnotation] = field(default_factory=dict)
 
     @staticmethod
-    def of(layout: ClassLayout) -> "ClassAnnotation":
+    def of(layout: ClassLayout) -> ClassAnnotation:
         return ClassAnnotation(layout, {n: True for n in layout.attribute_names},
                                {m: MethodAnnotation() for m in layout.method_names})
 
@@ -190,9 +192,11 @@ class ClassAnnotation:
     def render(self) -> list[str]:
         lines = [f"ClassAnnotation('{self.layout.qualname}') {{"]
         for name, exported in self.attributes.items():
-            lines += [f"  AttributeAnnotation('{name}') {{", f"    isExported = {str(exported).lower()}", "  }"]
+            lines += [f"  AttributeAnnotation('{name}') {{", f"    isExported = {str(exported).lower()}",
+                      "  }"]
         for name, method in self.methods.items():
-            lines += [f"  MethodAnnotation('{name}') {{", f"    isExported = {str(method.is_exported).lower()}"]
+            lines += [f"  MethodAnnotation('{name}') {{",
+                      f"    isExported = {str(method.is_exported).lower()}"]
             if method.arg_annotations is None:
                 lines.append("    argAnnotations = <none>")
             else:
@@ -200,7 +204,7 @@ class ClassAnnotation:
                 for i, a in enumerate(method.arg_annotations):
                     lines += ["      " + line for line in a.render(i)]
             lines.append("  }")
-        return lines + ["}"]
+        return [*lines, "}"]
 
 
 class ClassAnnotator:
@@ -220,7 +224,7 @@ class ClassAnnotator:
         for name in path:
             t = layout.attribute_type(name)
             if t is None or not _is_module_class(t):
-                submodules = [n for n, ty in zip(layout.attribute_names, layout.attribute_types)
+                submodules = [n for n, ty in zip(layout.attribute_names, layout.attribute_types, strict=False)
                               if _is_module_class(ty)]
                 raise AnnotationError(
                     f"{what}: {layout.qualname} has no submodule in attribute '{name}' (its "
@@ -229,7 +233,7 @@ class ClassAnnotator:
             layout = _layout_of_type(t)
         return layout
 
-    def exportNone(self, class_type) -> None:  # noqa: N802 (upstream's name)
+    def exportNone(self, class_type) -> None:  # upstream's name
         """Make every attribute and method of this class and its submodules private."""
         stack, seen = [class_layout(class_type)], set()
         while stack:
@@ -243,7 +247,7 @@ class ClassAnnotator:
                 method.is_exported = False
             stack.extend(_layout_of_type(t) for t in layout.attribute_types if _is_module_class(t))
 
-    def exportPath(self, class_type, path: Sequence[str]) -> None:  # noqa: N802
+    def exportPath(self, class_type, path: Sequence[str]) -> None:  # upstream's camelCase name
         """Export the member at ``path`` (attribute names, then the member)."""
         path = list(path)
         if not path:
@@ -263,7 +267,8 @@ class ClassAnnotator:
         if member in annotation.methods:
             annotation.methods[member].is_exported = True
 
-    def annotateArgs(self, class_type, path: Sequence[str], annotations: Sequence[ArgSpec]) -> None:  # noqa: N802
+    def annotateArgs(self, class_type, path: Sequence[str],  # upstream's camelCase name
+                     annotations: Sequence[ArgSpec]) -> None:
         """Shape/dtype bounds of a method's arguments; ``None`` for self and unannotated ones."""
         path = list(path)
         if not path:
@@ -312,7 +317,7 @@ class ClassAnnotator:
         lines = ["ClassAnnotator {"]
         for name in sorted(self._classes):
             lines += ["  " + line for line in self._classes[name].render()]
-        return "\n".join(lines + ["}"])
+        return "\n".join([*lines, "}"])
 
 
 def _arg_annotation(spec, index: int, where: str) -> ArgAnnotation:

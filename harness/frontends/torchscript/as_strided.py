@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Sequence
+from functools import cache
+from collections.abc import Sequence
 
 import torch
 
@@ -51,7 +51,7 @@ class _Undecided(Exception):
     """The probe cannot decide this as_strided: it is left as it is."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def _schema(text: str) -> torch._C.FunctionSchema:
     return torch._C.parse_schema(text)
 
@@ -72,7 +72,7 @@ def _alias_source(node: torch._C.Node) -> torch._C.Value | None:
     out = schema.returns[0].alias_info
     if out is None or out.is_write:
         return None
-    for arg, value in zip(schema.arguments, node.inputs()):
+    for arg, value in zip(schema.arguments, node.inputs(), strict=False):
         alias = arg.alias_info
         if alias is not None and not alias.is_write and alias.before_set == out.before_set:
             return value
@@ -87,7 +87,7 @@ def _written(graph: torch._C.Graph) -> set[int]:
         for node in block_nodes:
             schema = _node_schema(node)
             if schema is not None:
-                for arg, value in zip(schema.arguments, node.inputs()):
+                for arg, value in zip(schema.arguments, node.inputs(), strict=False):
                     if arg.alias_info is not None and arg.alias_info.is_write:
                         written.add(value.unique())
             for block in node.blocks():
@@ -122,7 +122,7 @@ def _call(node: torch._C.Node, args: list) -> object:
     packet = getattr(getattr(torch.ops, namespace), name)
     overload = getattr(packet, schema.overload_name or "default")
     positional, keywords = [], {}
-    for arg, value in zip(schema.arguments, args):
+    for arg, value in zip(schema.arguments, args, strict=False):
         if arg.kwarg_only:
             keywords[arg.name] = value
         else:
@@ -205,7 +205,8 @@ def plan_gathers(graph: torch._C.Graph,
     nodes = [n for n in graph.nodes() if n.kind() == AS_STRIDED]
     if not nodes:
         return {}
-    declared = {v.unique(): tuple(s) for v, s in zip(graph.inputs(), arg_shapes) if s is not None}
+    declared = {v.unique(): tuple(s)
+                for v, s in zip(graph.inputs(), arg_shapes, strict=False) if s is not None}
     written = _written(graph)
     plan: dict[torch._C.Node, Gather] = {}
     for node in nodes:
@@ -241,7 +242,7 @@ def _rows_read(node: torch._C.Node, shape: tuple[int, ...],
     if not (isinstance(size, list | tuple) and isinstance(stride, list | tuple) and isinstance(offset, int)) \
             or not all(isinstance(x, int) for x in (*size, *stride)) or 0 in size:
         raise _Undecided("sizes or strides not constant")
-    last = offset + sum((n - 1) * step for n, step in zip(size, stride))
+    last = offset + sum((n - 1) * step for n, step in zip(size, stride, strict=False))
     return (last // math.prod(rest) + 1, *rest)
 
 

@@ -36,19 +36,19 @@ class ImportOptions:
     ignore_existing_tensor_shapes_and_dtypes: bool = False
 
     @property
-    def assumeTensorsHaveValueSemantics(self) -> bool:  # noqa: N802
+    def assumeTensorsHaveValueSemantics(self) -> bool:  # upstream's camelCase name
         return self.assume_tensors_have_value_semantics
 
     @assumeTensorsHaveValueSemantics.setter
-    def assumeTensorsHaveValueSemantics(self, v: bool) -> None:  # noqa: N802
+    def assumeTensorsHaveValueSemantics(self, v: bool) -> None:  # upstream's camelCase name
         self.assume_tensors_have_value_semantics = v
 
     @property
-    def ignoreExistingTensorShapesAndDtypes(self) -> bool:  # noqa: N802
+    def ignoreExistingTensorShapesAndDtypes(self) -> bool:  # upstream's camelCase name
         return self.ignore_existing_tensor_shapes_and_dtypes
 
     @ignoreExistingTensorShapesAndDtypes.setter
-    def ignoreExistingTensorShapesAndDtypes(self, v: bool) -> None:  # noqa: N802
+    def ignoreExistingTensorShapesAndDtypes(self, v: bool) -> None:  # upstream's camelCase name
         self.ignore_existing_tensor_shapes_and_dtypes = v
 
 
@@ -227,7 +227,8 @@ class _ImportSession:
         self.builder._symbols.add(symbol)
         attributes = {
             "sym_name": ir.StringAttr.get(symbol, self.context),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get(list(sig.inputs), list(sig.results), self.context)),
+            "function_type": ir.TypeAttr.get(
+                ir.FunctionType.get(list(sig.inputs), list(sig.results), self.context)),
         }
         if private:
             attributes["sym_visibility"] = ir.StringAttr.get("private", self.context)
@@ -243,11 +244,11 @@ class _ImportSession:
         self._function_ops.append(func)
         entry = func.regions[0].blocks.append(*sig.inputs, arg_locs=[locations.entry] * len(sig.inputs))
         with self.context, ir.InsertionPoint(entry):
-            for jit_arg, arg in zip(graph.inputs(), entry.arguments):
+            for jit_arg, arg in zip(graph.inputs(), entry.arguments, strict=False):
                 importer.bind(jit_arg, importer.adjust(arg, importer.jit_type(jit_arg), locations.entry))
             importer.import_block_nodes(graph.nodes())
             outs = [importer.adjust(importer.lookup(v), t, locations.exit)
-                    for v, t in zip(graph.outputs(), sig.results)]
+                    for v, t in zip(graph.outputs(), sig.results, strict=False)]
             ir.Operation.create("func.return", operands=outs, loc=locations.exit)
         return func
 
@@ -261,9 +262,10 @@ class _ImportSession:
             graph.collect(root, "<root>")
             self._check_annotated_classes(annotator, graph, root)
             for info in graph.classes.values():
-                for name, jit_type in zip(info.attr_names, info.attr_types):
+                for name, jit_type in zip(info.attr_names, info.attr_types, strict=False):
                     # Attribute types first: an error names the attribute, not a use of it.
-                    self.types.from_jit(jit_type, f"attribute {info.first_path}.{name} of class {info.qualname}",
+                    self.types.from_jit(jit_type,
+                                        f"attribute {info.first_path}.{name} of class {info.qualname}",
                                         refine=False)
                 for name, method in info.methods.items():
                     info.signatures[name] = self._signature(

@@ -149,7 +149,7 @@ class LocationFactory:
         loc = self.chain(node_frames(node), _op_name(node))
         return self.unknown if loc is None else loc
 
-    def plan(self, graph: torch._C.Graph) -> "LocationPlan":
+    def plan(self, graph: torch._C.Graph) -> LocationPlan:
         """Locations for every node of ``graph``, nested blocks included.
 
         A node the JIT recorded no source range for (GetAttr in traces, the constructs and
@@ -168,10 +168,10 @@ class LocationFactory:
         walk(graph.nodes())
         frames = [node_frames(n) for n in order]
         names = [_op_name(n) for n in order]
-        own = [self.chain(f, name) for f, name in zip(frames, names)]
+        own = [self.chain(f, name) for f, name in zip(frames, names, strict=False)]
         # Borrowers take a neighbour's frames without its op name.
         borrowable = [loc if loc is None or name is None else self.chain(f)
-                      for f, name, loc in zip(frames, names, own)]
+                      for f, name, loc in zip(frames, names, own, strict=False)]
         filled: list[ir.Location | None] = list(own)
         following: ir.Location | None = None
         for i in range(len(filled) - 1, -1, -1):
@@ -193,7 +193,7 @@ class LocationFactory:
                 filled[i] = None
         known = [loc for loc in borrowable if loc is not None]
         return LocationPlan(
-            by_node={n: self.unknown if loc is None else loc for n, loc in zip(order, filled)},
+            by_node={n: self.unknown if loc is None else loc for n, loc in zip(order, filled, strict=False)},
             entry=known[0] if known else self.unknown,
             exit=known[-1] if known else self.unknown,
             near=near,

@@ -10,8 +10,9 @@ importer, reports the missing lowering. Structural prim nodes have hand-written 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Callable, Iterable, Protocol, Sequence
+from functools import cache
+from typing import Protocol
+from collections.abc import Callable, Iterable, Sequence
 
 import torch
 from torch_mlir import ir
@@ -46,7 +47,8 @@ class Signature:
 class CalleeResolver(Protocol):
     def method_signature(self, class_qualname: str, method: str) -> Signature | None: ...
 
-    def function_symbol(self, qualname: str, node: torch._C.Node, object_path: str) -> tuple[str, Signature]: ...
+    def function_symbol(self, qualname: str, node: torch._C.Node,
+                        object_path: str) -> tuple[str, Signature]: ...
 
 
 @dataclass
@@ -83,7 +85,7 @@ def schema_op_name(schema: torch._C.FunctionSchema) -> tuple[str, str]:
     return "torch." + dotted, dotted
 
 
-@lru_cache(maxsize=None)
+@cache
 def _op_names_of_schema_text(text: str) -> tuple[str, str]:
     # node.schema() is the schema's text; parsing it once per distinct text keeps the import of
     # a model with thousands of aten nodes to a few hundred parses.
@@ -194,10 +196,11 @@ class GraphImporter:
         return [self.jit_type(v, node) for v in node.outputs()]
 
     def _bind_results(self, node: torch._C.Node, op: ir.Operation) -> None:
-        for jit_value, value in zip(node.outputs(), op.results):
+        for jit_value, value in zip(node.outputs(), op.results, strict=False):
             self.bind(jit_value, value)
 
-    def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location, attributes=None) -> ir.Operation:
+    def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location,
+                     attributes=None) -> ir.Operation:
         op = ir.Operation.create(
             op_name,
             results=self._result_types(node),
@@ -215,7 +218,8 @@ class GraphImporter:
         """``aten.index.Tensor(base, [coordinates...])`` in place of an as_strided read."""
         tensor = torch._C.TensorType.get()
         plain = self.jit_type(node.output(), node)
-        coords = [self.adjust(self.constant(c, tensor, loc, name_hint=f"{self._const_name(node)}.as_strided{i}"),
+        coords = [self.adjust(self.constant(c, tensor, loc,
+                                            name_hint=f"{self._const_name(node)}.as_strided{i}"),
                               plain, loc)
                   for i, c in enumerate(gather.coords)]
         indices = ir.Operation.create(
@@ -286,7 +290,8 @@ class GraphImporter:
         operands = [self.lookup(receiver)] + [self.lookup(a) for a in args]
         jit_results = self._result_types(node)
         if sig is not None:
-            operands = operands[:1] + [self.adjust(v, t, near) for v, t in zip(operands[1:], sig.inputs[1:])]
+            operands = operands[:1] + [self.adjust(v, t, near)
+                                       for v, t in zip(operands[1:], sig.inputs[1:], strict=False)]
             result_types = list(sig.results)
         else:
             result_types = jit_results
@@ -294,7 +299,7 @@ class GraphImporter:
             "torch.prim.CallMethod", results=result_types, operands=operands,
             attributes={"name": ir.StringAttr.get(name)}, loc=loc,
         )
-        for jit_value, value, want in zip(node.outputs(), op.results, jit_results):
+        for jit_value, value, want in zip(node.outputs(), op.results, jit_results, strict=False):
             self.bind(jit_value, self.adjust(value, want, near))
 
     def _call_function(self, node: torch._C.Node, loc: ir.Location) -> None:
@@ -307,11 +312,11 @@ class GraphImporter:
             "func.constant", results=[fn_type],
             attributes={"value": ir.FlatSymbolRefAttr.get(symbol)}, loc=loc,
         ).result
-        operands = [self.adjust(self.lookup(a), t, near) for a, t in zip(args, sig.inputs)]
+        operands = [self.adjust(self.lookup(a), t, near) for a, t in zip(args, sig.inputs, strict=False)]
         op = ir.Operation.create(
             "func.call_indirect", results=list(sig.results), operands=[callee, *operands], loc=loc
         )
-        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
+        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node), strict=False):
             self.bind(jit_value, self.adjust(value, want, near))
 
     # A traced tuple's type holds what the tracer saw (Float(3, 2)) even where an element comes
@@ -329,7 +334,8 @@ class GraphImporter:
         elements = self._contained_types(node.output(), node)
         element_jit = list(node.output().type().containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         operands = []
-        for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit):
+        for jit_input, v, t, jt in zip(node.inputs(), self._operands(node), elements, element_jit,
+                                       strict=False):
             if not (_is_tensor_type(v.type) and _is_tensor_type(t)) and jit_input.type().isSubtypeOf(jt):
                 operands.append(v)
             else:
@@ -342,7 +348,7 @@ class GraphImporter:
         elements = self._contained_types(node.input(), node)
         op = ir.Operation.create("torch.prim.TupleUnpack", results=elements,
                                  operands=self._operands(node), loc=loc)
-        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node)):
+        for jit_value, value, want in zip(node.outputs(), op.results, self._result_types(node), strict=False):
             self.bind(jit_value, self.adjust(value, want, loc))
 
     def _dict_construct(self, node: torch._C.Node, loc: ir.Location) -> None:
@@ -360,12 +366,13 @@ class GraphImporter:
                              out_types: Sequence[ir.Type] = (), loc: ir.Location | None = None) -> None:
         block = region.blocks.append(*arg_types)
         with ir.InsertionPoint(block):
-            for jit_arg, arg in zip(jit_block.inputs(), block.arguments):
+            for jit_arg, arg in zip(jit_block.inputs(), block.arguments, strict=False):
                 self.bind(jit_arg, self.adjust(arg, self.jit_type(jit_arg), loc))
             self.import_block_nodes(jit_block.nodes())
             outs = [self.lookup(v) for v in jit_block.outputs()]
             n_lead = len(outs) - len(out_types)
-            outs = outs[:n_lead] + [self.adjust(v, t, loc) for v, t in zip(outs[n_lead:], out_types)]
+            outs = outs[:n_lead] + [self.adjust(v, t, loc)
+                                    for v, t in zip(outs[n_lead:], out_types, strict=False)]
             ir.Operation.create(terminator, operands=[*leading, *outs], loc=loc)
 
     def _if(self, node: torch._C.Node, loc: ir.Location) -> None:
@@ -374,7 +381,7 @@ class GraphImporter:
             "torch.prim.If", results=result_types, operands=self._operands(node), regions=2, loc=loc
         )
         then_block, else_block = list(node.blocks())
-        for region, jit_block in zip(op.regions, (then_block, else_block)):
+        for region, jit_block in zip(op.regions, (then_block, else_block), strict=False):
             self._import_region_block(region, jit_block, (), "torch.prim.If.yield",
                                       out_types=result_types, loc=loc)
         self._bind_results(node, op)
@@ -383,7 +390,7 @@ class GraphImporter:
         result_types = self._result_types(node)
         operands = self._operands(node)
         max_trip, init_cond, *carried = operands
-        carried = [self.adjust(v, t, loc) for v, t in zip(carried, result_types)]
+        carried = [self.adjust(v, t, loc) for v, t in zip(carried, result_types, strict=False)]
         op = ir.Operation.create(
             "torch.prim.Loop", results=result_types, operands=[max_trip, init_cond, *carried],
             regions=1, loc=loc,
@@ -417,7 +424,8 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Loc
         if kind == "NumberType":
             return create("torch.constant.number", "!torch.number", {"value": ir.IntegerAttr.get(i64, value)})
         if kind == "FloatType":
-            return create("torch.constant.float", "!torch.float", {"value": ir.FloatAttr.get_f64(float(value))})
+            return create("torch.constant.float", "!torch.float",
+                          {"value": ir.FloatAttr.get_f64(float(value))})
         return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, value)})
     if isinstance(value, float):
         if kind == "NumberType":
@@ -429,7 +437,8 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Loc
         return create("torch.constant.device", "!torch.Device", {"value": ir.StringAttr.get(str(value))})
     if isinstance(value, torch.dtype):
         i64 = ir.IntegerType.get_signless(64)
-        return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
+        return create("torch.constant.int", "!torch.int",
+                      {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
     if isinstance(value, (list, tuple)):
         contained = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         if kind == "ListType":
@@ -439,7 +448,7 @@ def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Loc
         else:
             elem_types = [_jit_type_of_python(v) for v in value]
         elems = [emit_constant(env, v, t, loc, f"{name_hint}.{i}", context)
-                 for i, (v, t) in enumerate(zip(value, elem_types))]
+                 for i, (v, t) in enumerate(zip(value, elem_types, strict=False))]
         if kind == "TupleType" or (kind != "ListType" and isinstance(value, tuple)):
             result = types.from_jit(jit_type, context) if kind == "TupleType" else types.parse(
                 "!torch.tuple<" + ", ".join(str(e.type) for e in elems) + ">")
@@ -487,7 +496,8 @@ def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hin
     scale = scalar(tensor.q_scale(), torch._C.FloatType.get())
     zero_point = scalar(tensor.q_zero_point(), torch._C.IntType.get())
     return ir.Operation.create(
-        "torch.per_tensor_affine.create", results=[types.tensor(list(tensor.shape), tensor.dtype, context=context)],
+        "torch.per_tensor_affine.create",
+        results=[types.tensor(list(tensor.shape), tensor.dtype, context=context)],
         operands=[literal, scale, zero_point], loc=loc).result
 
 

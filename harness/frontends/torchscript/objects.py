@@ -99,7 +99,7 @@ class ObjectGraph:
                     "be imported."
                 )
             self.classes[qualname] = info
-        for (name, value), jit_type in zip(named, class_type.containedTypes()):  # type: ignore[attr-defined]  # not in torch/_C's .pyi
+        for (name, value), jit_type in zip(named, class_type.containedTypes(), strict=False):  # type: ignore[attr-defined]  # not in torch/_C's .pyi
             if isinstance(value, torch._C.ScriptModule):
                 self.collect(value, f"{path}.{name}")
             elif is_linear_params(value):
@@ -116,11 +116,12 @@ class ObjectGraph:
         loc = self.env.locs.unknown
         types = self.env.types
         with self._ip:
-            op = ir.Operation.create("torch.class_type", attributes={"sym_name": ir.StringAttr.get(info.qualname)},
+            op = ir.Operation.create("torch.class_type",
+                                     attributes={"sym_name": ir.StringAttr.get(info.qualname)},
                                      regions=1, loc=loc)
         block = op.regions[0].blocks.append()
         with ir.InsertionPoint(block):
-            for name, jit_type in zip(info.attr_names, info.attr_types):
+            for name, jit_type in zip(info.attr_names, info.attr_types, strict=False):
                 attrs = {"name": ir.StringAttr.get(name),
                          "type": ir.TypeAttr.get(types.from_jit(
                              jit_type, f"attribute {info.first_path}.{name} of class {info.qualname}",
@@ -163,7 +164,8 @@ class ObjectGraph:
         if not info.emitted:
             self._emit_class_type(info)
         slots = [(name, self.import_value(value, jit_type, f"{path}.{name}"))
-                 for (name, value), jit_type in zip(self._attributes(obj, info), info.attr_types)]
+                 for (name, value), jit_type in zip(self._attributes(obj, info), info.attr_types,
+                                                    strict=False)]
         loc = ir.Location.name(path, self.env.locs.unknown)
         with self._ip:
             op = ir.Operation.create("torch.nn_module", results=[self.env.types.from_jit(obj._type(), path)],
@@ -171,7 +173,8 @@ class ObjectGraph:
         block = op.regions[0].blocks.append()
         with ir.InsertionPoint(block):
             for name, v in slots:
-                ir.Operation.create("torch.slot", operands=[v], attributes={"name": ir.StringAttr.get(name)}, loc=loc)
+                ir.Operation.create("torch.slot", operands=[v], attributes={"name": ir.StringAttr.get(name)},
+                                    loc=loc)
             ir.Operation.create("torch.nn_module_terminator", loc=loc)
         self._objects.setdefault(key, []).append((obj, op.result))
         self.object_count += 1
@@ -220,5 +223,6 @@ class ObjectGraph:
         if bias is not None:
             operands.append(self._import_tensor(bias, loc, f"{path}.bias"))
         with self._ip:
-            return ir.Operation.create("torch.linear_params.create", results=[self.env.types.parse("!torch.LinearParams")],
+            return ir.Operation.create("torch.linear_params.create",
+                                       results=[self.env.types.parse("!torch.LinearParams")],
                                        operands=operands, loc=loc).result

@@ -6,7 +6,7 @@ the context: a traced OPT graph holds a few dozen distinct types across ~1000 va
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch_mlir import ir
@@ -86,7 +86,8 @@ def tensor_type_asm(
     prefix = "!torch.vtensor" if value_semantics else "!torch.tensor"
     if sizes is None and dtype is None:
         return prefix
-    shape = "*" if sizes is None else "[" + ",".join("?" if d is None or d < 0 else str(d) for d in sizes) + "]"
+    shape = ("*" if sizes is None
+             else "[" + ",".join("?" if d is None or d < 0 else str(d) for d in sizes) + "]")
     elem = "unk" if dtype is None else dtype_asm(dtype, context)
     return f"{prefix}<{shape},{elem}>"
 
@@ -109,7 +110,8 @@ class TypeMapper:
         return t
 
     def tensor(self, sizes, dtype, *, context: str = "tensor") -> ir.Type:
-        return self.parse(tensor_type_asm(sizes, dtype, value_semantics=self.value_semantics, context=context))
+        return self.parse(tensor_type_asm(sizes, dtype, value_semantics=self.value_semantics,
+                                          context=context))
 
     def from_jit(self, jit_type: torch._C.JitType, context: str, *, refine: bool = True) -> ir.Type:
         """The MLIR type of a TorchScript type; ``refine=False`` erases tensor shapes/dtypes."""

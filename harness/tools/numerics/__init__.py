@@ -42,10 +42,35 @@ from .result import ChainOp, NumericsBisectResult, Verdict
 from .search import Localization, Probe, Searcher, localize, run_bound
 from .subject import Subject, SubjectOptions, pipeline_name, prepare
 
-__all__ = ["Blame", "ChainOp", "Choice", "Culprit", "Cuts", "END", "Fault", "Localization",
-           "NumericsBisectOptions", "NumericsBisectResult", "OneOpResult", "Probe", "Program", "Searcher",
-           "Subject", "SubjectOptions", "ValueRef", "Values", "Verdict", "bisect_numerics",
-           "check_ops", "find_culprit", "localize", "one_op", "pipeline_name", "prepare", "run_bound"]
+__all__ = [
+    "END",
+    "Blame",
+    "ChainOp",
+    "Choice",
+    "Culprit",
+    "Cuts",
+    "Fault",
+    "Localization",
+    "NumericsBisectOptions",
+    "NumericsBisectResult",
+    "OneOpResult",
+    "Probe",
+    "Program",
+    "Searcher",
+    "Subject",
+    "SubjectOptions",
+    "ValueRef",
+    "Values",
+    "Verdict",
+    "bisect_numerics",
+    "check_ops",
+    "find_culprit",
+    "localize",
+    "one_op",
+    "pipeline_name",
+    "prepare",
+    "run_bound",
+]
 
 
 @dataclass(frozen=True)
@@ -65,8 +90,11 @@ class NumericsBisectOptions:
     progress: Callable[[str], None] | None = None  # one line per step
 
 
+_DEFAULT_OPTIONS = NumericsBisectOptions()  # the defaults below (frozen, so shared safely)
+
+
 def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
-                    options: NumericsBisectOptions = NumericsBisectOptions()) -> NumericsBisectResult:
+                    options: NumericsBisectOptions = _DEFAULT_OPTIONS) -> NumericsBisectResult:
     """Localizes the wrong numbers of ``path`` lowered by ``pipeline`` (to linalg, as ``harness
     check`` takes it) and, with ``options.blame``, says which pass choices make them right."""
     began = time.perf_counter()
@@ -113,14 +141,14 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
 
 
 def check_ops(path: str | os.PathLike, pipeline: str, *,
-              options: NumericsBisectOptions = NumericsBisectOptions()) -> NumericsBisectResult:
+              options: NumericsBisectOptions = _DEFAULT_OPTIONS) -> NumericsBisectResult:
     """The op-level check a sweep runs on a model that lowers: verified, or the chain of ops
     from which the numbers are wrong (no pass-choice replays: those are bisect's)."""
     return bisect_numerics(path, pipeline, options=replace(options, blame=False, confirm_first=True))
 
 
 def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
-           options: NumericsBisectOptions = NumericsBisectOptions()) -> OneOpResult:
+           options: NumericsBisectOptions = _DEFAULT_OPTIONS) -> OneOpResult:
     """The one op that computes wrong, without the chain's search when the values inside the
     program show it (two RefBackend runs); the chain is searched only when returning them hides
     the miscompile. ``known_wrong``: the caller has seen the function mismatch (``check``, a

@@ -150,7 +150,8 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
                             choices: list[Choice]) -> int:
     passes = list(_refbackend_passes(options.llvm_pipeline))
     variants = [join(parse_pipeline(f"builtin.module({','.join(passes)})"))]
-    variants += [join(parse_pipeline(f"builtin.module({','.join(p for j, p in enumerate(passes) if j != i)})"))
+    variants += [join(parse_pipeline(
+                     f"builtin.module({','.join(p for j, p in enumerate(passes) if j != i)})"))
                  for i in range(len(passes))]
     lowered = worker.lower_variants(result.linalg_path, variants)
     full = lowered[0]
@@ -159,7 +160,7 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
     seen: dict[str, Choice] = {}
     # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
     names: Counter[str] = Counter()
-    for name, variant in zip(passes, lowered[1:]):
+    for name, variant in zip(passes, lowered[1:], strict=False):
         names[name] += 1
         label = name if passes.count(name) == 1 else f"{name} (#{names[name]})"
         if not variant.ok:
@@ -224,4 +225,4 @@ def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefB
                               judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""))
 
 
-__all__ = ["Blame", "Choice", "Fault", "blame", "torch_level_fault", "LLVM_PIPELINE"]
+__all__ = ["LLVM_PIPELINE", "Blame", "Choice", "Fault", "blame", "torch_level_fault"]

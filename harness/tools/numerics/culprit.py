@@ -114,8 +114,8 @@ class OneOpResult:
     def render(self) -> list[str]:
         if self.culprit is None:
             return [f"no single op: {self.reason}"]
-        return self.culprit.render() + [f"  found by {self.reason} ({self.runs} RefBackend runs, "
-                                        f"{self.seconds:.1f} s)"]
+        return [*self.culprit.render(),
+                f"  found by {self.reason} ({self.runs} RefBackend runs, {self.seconds:.1f} s)"]
 
     def to_json(self) -> dict:
         return {"culprit": self.culprit.to_json() if self.culprit else None, "reason": self.reason,
@@ -196,7 +196,8 @@ class _Finder:
             return None
         values = self.subject.values
         final = [compare_one(i, a, values.get(r), self.subject.options.tolerances)
-                 for i, (a, r) in enumerate(zip(ran.outputs[:returned], program.results[:returned]))]
+                 for i, (a, r) in enumerate(zip(ran.outputs[:returned], program.results[:returned],
+                                                strict=False))]
         self.final_abs = max((o.max_abs_diff for o in final), default=0.0)
         if all(o.ok for o in final):
             self.why = "the function's results agree with the reference when its values are returned"
@@ -242,7 +243,7 @@ class _Finder:
                 name = f"op{position}_{self.cuts.label(position).replace('.', '_')}"
                 self.say(f"running {self.cuts.label(position)} alone")
                 ran = self._run(program, name)
-            except Exception as e:  # noqa: BLE001 - an op that cannot stand alone is skipped
+            except Exception as e:  # an op that cannot stand alone is skipped
                 self.say(f"{self.cuts.label(position)} cannot run alone: {e}")
                 self.tried[position] = None
                 return None
@@ -334,7 +335,7 @@ class _Finder:
             tried = self.tried[p]
             if tried is None:
                 raise ValueError(f"{self.cuts.label(p)} did not run alone")
-            actual = dict(zip(tried[0].results, tried[1].outputs))
+            actual = dict(zip(tried[0].results, tried[1].outputs, strict=False))
             rest = self.cuts.build(p, END)
             values = self.subject.values
             inputs = [actual[ref] if ref in actual else values.array(ref) for ref in rest.args]
@@ -343,8 +344,8 @@ class _Finder:
                 got = evaluate(module.operation, inputs, ReferenceOptions())
             expected = rest.expected(values)
             moved = max(compare_one(i, a, e).max_abs_diff
-                        for i, (a, e) in enumerate(zip(got.outputs, expected)))
-        except Exception as e:  # noqa: BLE001 - a share is extra information, never a failure
+                        for i, (a, e) in enumerate(zip(got.outputs, expected, strict=False)))
+        except Exception as e:  # a share is extra information, never a failure
             self.say(f"no share of the final difference: {e}")
             return
         if self.final_abs > 0:

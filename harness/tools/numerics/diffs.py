@@ -37,7 +37,8 @@ class OwnDiff:
                    worst.tolerance.render(), any(not o.ok for o in outputs))
 
     def render(self) -> str:
-        return f"max abs diff {self.max_abs_diff:.3g}, max rel diff {self.max_rel_diff:.3g} ({self.tolerance})"
+        return (f"max abs diff {self.max_abs_diff:.3g}, max rel diff {self.max_rel_diff:.3g} "
+                f"({self.tolerance})")
 
 
 def computes_in(subject: Subject, position: int) -> DType | None:
@@ -50,7 +51,7 @@ def computes_in(subject: Subject, position: int) -> DType | None:
     ref = source if source is not None else ValueRef(position, 0)
     try:
         return DType.of(subject.values.get(ref))
-    except Exception:  # noqa: BLE001 - not a tensor: no tolerance of its own
+    except Exception:  # not a tensor: no tolerance of its own
         return None
 
 
@@ -64,7 +65,8 @@ def own_diff(subject: Subject, position: int, actual: list, expected: list) -> O
             if isinstance(e, torch.Tensor) and e.dtype.is_floating_point:
                 by[DType.of(e)] = tol
         tolerances = Tolerances(by)
-    return OwnDiff.of([compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(zip(actual, expected))])
+    pairs = zip(actual, expected, strict=False)
+    return OwnDiff.of([compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(pairs)])
 
 
 def value_ref(cuts, value: ir.Value) -> ValueRef | None:

@@ -91,7 +91,8 @@ def _decomposed(subject: Subject, position: int, program: Program, worker: RefBa
     record = run_stage(source, decompose_pipeline(()), output_path=out, opt=options.opt,
                        options=RunOptions(timeout_s=options.timeout_s))
     if not record.ok:
-        return Opinion(Way.DECOMPOSED, Says.FAILS, detail=f"the torch-level pipeline ends {record.outcome.value}")
+        return Opinion(Way.DECOMPOSED, Says.FAILS,
+                       detail=f"the torch-level pipeline ends {record.outcome.value}")
     if f"torch.{subject.cuts.label(position)} " in out.read_text():
         return Opinion(Way.DECOMPOSED, Says.NONE, detail="torch-mlir has no decomposition of it")
     values = subject.values
@@ -126,7 +127,7 @@ def _fx(subject: Subject, position: int) -> Opinion:
             value = torch.from_numpy(value)
         args.append(value.clone() if isinstance(value, torch.Tensor) else value)
     positional, keywords = [], {}
-    for argument, value in zip(overload._schema.arguments, args):
+    for argument, value in zip(overload._schema.arguments, args, strict=False):
         if argument.kwarg_only:
             keywords[argument.name] = value
         else:
@@ -134,7 +135,7 @@ def _fx(subject: Subject, position: int) -> Opinion:
     try:
         with torch.no_grad():
             out = fn(*positional, **keywords)
-    except Exception as e:  # noqa: BLE001 - a decomposition that raises is an answer too
+    except Exception as e:  # a decomposition that raises is an answer too
         return Opinion(Way.FX, Says.FAILS, detail=f"{type(e).__name__}: {str(e).strip()[:200]}")
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     expected = [values.get(ValueRef(position, i)) for i in range(len(outs))]

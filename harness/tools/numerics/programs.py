@@ -97,7 +97,7 @@ class Values:
         if got is DType.BFLOAT16:  # cannot cross into numpy (DType.numpy refuses it)
             return False
         return got is spec.dtype and len(spec.shape) == value.ndim and all(
-            d is None or d == n for d, n in zip(spec.shape, value.shape))
+            d is None or d == n for d, n in zip(spec.shape, value.shape, strict=False))
 
 
 def _is_constant(op: ir.Operation) -> bool:
@@ -263,7 +263,7 @@ def computing_ops(module: ir.Operation, function: str | None = None) -> list[str
     miscompile: constants, literals and lists of constants are not counted)."""
     func = find_function(module, function, "the module")
     ops = [o.operation for o in func.regions[0].blocks[0].operations][:-1]
-    return [op.operation.name for op, movable in zip(ops, movable_flags(ops)) if not movable]
+    return [op.operation.name for op, movable in zip(ops, movable_flags(ops), strict=False) if not movable]
 
 
 def _with_nested(op: ir.Operation):

@@ -153,6 +153,6 @@ def pipeline_name(textual: str) -> str:
         try:
             if known.resolve(name) == textual:
                 return name
-        except Exception:  # noqa: BLE001 - a pipeline that needs options is no match
+        except Exception:  # a pipeline that needs options is no match
             continue
     return textual

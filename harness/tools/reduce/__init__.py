@@ -48,8 +48,8 @@ from .session import (
 from .strategy import SliceToSubject, reduce_ir, reduce_lines
 from .subject import subject_ops
 
-__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "AtFailingPass", "ReduceOptions", "ReduceResult", "Stopped",
-           "Strategy", "reduce_file"]
+__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "AtFailingPass", "ReduceOptions", "ReduceResult",
+           "Stopped", "Strategy", "reduce_file"]
 
 _FIRST_TIMEOUT_MIN_S = 60.0
 # What a message quoted in a refusal is cut to (a bogus "op name" can be kilobytes long).
@@ -227,7 +227,8 @@ def _refuse_unreadable(src: Path, original: RunRecord, options: ReduceOptions) -
         return
     first = record.first_error()
     if first is not None:
-        message = first.message if len(first.message) <= _QUOTE_CHARS else first.message[:_QUOTE_CHARS] + "..."
+        message = (first.message if len(first.message) <= _QUOTE_CHARS
+                   else first.message[:_QUOTE_CHARS] + "...")
         why = f"at {first.location}: {message}"
     else:
         why = (record.stderr.strip().splitlines() or ["no diagnostic"])[0][:_QUOTE_CHARS]

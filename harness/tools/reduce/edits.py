@@ -117,7 +117,7 @@ def append_result(func: ir.Operation, value: ir.Value) -> bool:
     if ret is None:
         return False
     old = list(ret.operands)
-    set_return(func, old + [value], list(range(len(old))))
+    set_return(func, [*old, value], list(range(len(old))))
     return True
 
 
@@ -361,11 +361,11 @@ def inline_region(op: ir.Operation, region: int) -> bool:
         return False
     term = body[-1]
     if len(term.operands) != len(op.results) or any(
-            a.type != b.type for a, b in zip(term.operands, op.results)):
+            a.type != b.type for a, b in zip(term.operands, op.results, strict=False)):
         return False
     for child in body[:-1]:
         child.move_before(op)
-    for res, val in zip(op.results, list(term.operands)):
+    for res, val in zip(op.results, list(term.operands), strict=False):
         res.replace_all_uses_with(val)
     op.erase()
     return True
@@ -500,9 +500,10 @@ def knock_out(module: ir.Operation, subject: tuple[str, ...]) -> bool:
             continue
         free = func is not None and not callers.get(name or "")
         same = same_typed_operands(unit.op) or [None] * len(unit.op.results)
-        for result, value in zip(unit.op.results, same):
+        for result, found in zip(unit.op.results, same, strict=False):
             if not has_uses(result):
                 continue
+            value = found
             if value is None and free and states_rank_and_dtype(result.type):
                 value = add_argument(func, result.type, unit.op.location)
             if value is None:

@@ -77,7 +77,8 @@ class NumericsReduceOptions:
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S  # the file's own runs (to the contract, the whole function)
     cleanup: bool = True                # try the binary's canonicalize / symbol-dce
-    localize_first: bool = True         # False: the IR reductions on the whole function (a benchmark's baseline)
+    # False: the IR reductions on the whole function (a benchmark's baseline)
+    localize_first: bool = True
     out_dir: str | None = None          # parent of the work folder (default: temp dir)
     progress: Callable[[str], None] | None = None
 
@@ -172,7 +173,8 @@ def reduce_numerics(path: str | os.PathLike, pipeline: str, *,
                 pass
             with state.ctx:
                 computing = computing_ops(state.best)
-                body = len(list(entry_block(find_function(state.best, None, "the reduced IR")).operations)) - 1
+                entry = entry_block(find_function(state.best, None, "the reduced IR"))
+                body = len(list(entry.operations)) - 1
             result = NumericsReduceResult(
                 input_path=str(src), pipeline=pipeline, output_path=str(out),
                 inputs_path=str(session.inputs_path), expected_path=str(session.expected_path),
@@ -251,8 +253,7 @@ class NumericsSession(Session):
         return state
 
     def _key_ops(self, module: ir.Operation) -> None:
-        for op in entry_block(find_function(module, None, "the IR")).operations:
-            op = op.operation
+        for op in (o.operation for o in entry_block(find_function(module, None, "the IR")).operations):
             if VALUE_KEY not in op.attributes and len(op.results):
                 self._keys += 1
                 op.attributes[VALUE_KEY] = ir.StringAttr.get(f"v{self._keys}")

@@ -256,9 +256,10 @@ class DropOps(Chunked):
             plans = [plan(r, unit.op, self.substitute, free) for r in unit.op.results]
             if Plan.KEEP in plans:
                 continue
-            for result, p in zip(unit.op.results, plans):
+            for result, p in zip(unit.op.results, plans, strict=False):
                 if p is Plan.CONSTANT:
-                    result.replace_all_uses_with(edits.insert_constant(result.type, unit.op, unit.op.location))
+                    result.replace_all_uses_with(
+                        edits.insert_constant(result.type, unit.op, unit.op.location))
                 elif p is Plan.ARGUMENT:
                     result.replace_all_uses_with(edits.add_argument(
                         unit.func, result.type, unit.op.location, (unit.op, result.result_number)))
@@ -281,7 +282,8 @@ class DropOps(Chunked):
                 continue
             owner = value.owner.operation if hasattr(value.owner, "operation") else value.owner
             j = index.get(owner)
-            if j is None or j in gone or units[j].parent is not None or owner.operation.name in edits.CONSTANT_OPS:
+            if (j is None or j in gone or units[j].parent is not None
+                    or owner.operation.name in edits.CONSTANT_OPS):
                 continue
             found[(j, value.result_number)] = value
         return found
@@ -308,7 +310,7 @@ class BypassOps(Chunked):
             inputs = edits.same_typed_operands(unit.op)
             if inputs is None:
                 continue
-            for result, value in zip(unit.op.results, inputs):
+            for result, value in zip(unit.op.results, inputs, strict=False):
                 if value is not None:
                     result.replace_all_uses_with(value)
             unit.op.erase()
