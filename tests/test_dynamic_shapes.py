@@ -334,7 +334,8 @@ def test_a_custom_axis_the_planner_does_not_size_is_resized_after():
     second = (first[0].clone(), torch.zeros(1, 13, dtype=torch.int64))
     tensors, said = differ_along(spec, ("extra", "input_ids"), first, second)
     grown = 6 + DYNAMIC_CUSTOM_STEP
-    assert list(tensors[0].shape) == [1, grown] and tensors[0][0, 6:].tolist() == [0.0, 1.0, 2.0, 3.0][:grown - 6]
+    assert list(tensors[0].shape) == [1, grown]
+    assert tensors[0][0, 6:].tolist() == [0.0, 1.0, 2.0, 3.0][:grown - 6]
     assert tensors[1] is second[1]  # seq already differs: left as it is
     assert said == [f"extra axis 1: 6 -> {grown} (extra.1; slices repeated)"]
 

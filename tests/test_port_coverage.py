@@ -18,7 +18,7 @@ def test_flat_patch_tower_without_a_temporal_patch_glm_image():
 def test_per_stage_heads_divide_the_narrow_stage_widths_pvt():
     # PVT's heads per stage [1, 2, 5, 8]: 5 does not divide the tiny third stage's 64
     kwargs = tiny_kwargs(hf_resolve.config_class("pvt"))
-    assert all(w % h == 0 for w, h in zip(kwargs["hidden_sizes"], kwargs["num_attention_heads"]))
+    assert all(w % h == 0 for w, h in zip(kwargs["hidden_sizes"], kwargs["num_attention_heads"], strict=True))
     assert kwargs["num_attention_heads"] == [1, 2, 4, 8]
     assert check_type("pvt", ListDepth.BUILD) == "ok"
 

@@ -21,7 +21,7 @@ def test_each_failure_is_its_own_bundle(tmp_path):
     src.write_text(THREE_GAPS)
     results = make_reports_each(src, CONTRACT, options=ReportOptions(out_dir=tmp_path / "out", budget_s=20))
     assert len(results) == 3
-    for result, op in zip(results, OPS):
+    for result, op in zip(results, OPS, strict=True):
         assert result.self_check.reproduced, result.self_check.describe()
         folder = Path(result.folder)
         replayed = (folder / result.self_check.replayed_file).read_text()
@@ -61,7 +61,8 @@ def test_cli_each_prints_a_list(tmp_path):
 def test_object_graph_is_reduced_at_the_failing_pass(tmp_path):
     src = tmp_path / "og.mlir"
     src.write_text(_object_graph())
-    result = make_report(src, "torchscript-to-torch", options=ReportOptions(out_dir=tmp_path / "out", budget_s=60))
+    result = make_report(src, "torchscript-to-torch",
+                         options=ReportOptions(out_dir=tmp_path / "out", budget_s=60))
     folder = Path(result.folder)
     assert result.self_check.reproduced, result.self_check.describe()
     assert result.pipeline != ""

@@ -56,7 +56,7 @@ print(json.dumps(sizes))
 def check_sizes(python: str) -> bool:
     """Whether each model of :data:`SIZES` plans the image its library's metadata gives."""
     proc = subprocess.run([python, "-c", _SIZE_PROBE, *SIZES], capture_output=True, text=True,
-                          cwd=ROOT)
+                          cwd=ROOT, check=False)
     if proc.returncode:
         print(f"input sizes: the probe failed: {proc.stderr.strip()[-600:]}")
         return False
@@ -77,7 +77,7 @@ def port(python: str, model: str, image: int, out: str) -> tuple[float, int, dic
         command += ["--input", f"x=1x3x{image}x{image}"]
     print("$", shlex.join(command), flush=True)
     start = time.monotonic()
-    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.monotonic() - start
     data = json.loads(record.read_text()) if record.is_file() else None
     return wall, proc.returncode, data, proc.stderr.strip()[-600:]
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     versions = subprocess.run(
         [args.python, "-c", "import torch, torchvision, timm; print('torch', torch.__version__, "
          "'torchvision', torchvision.__version__, 'timm', timm.__version__)"],
-        capture_output=True, text=True)
+        capture_output=True, text=True, check=False)
     print(versions.stdout.strip() or versions.stderr.strip()[-400:])
     all_verified = check_sizes(args.python)
     rows = []
