@@ -216,7 +216,7 @@ def _part(value: object, kind: type[_Part], where: str) -> _Part:
     """
     if not isinstance(value, kind):
         raise UnsupportedOPTConfigError(
-            f"(module {where})", type(value).__name__, f"the {kind.__name__} HF's OPT builds"
+            f"(module {where})", type(value).__name__, f"an {kind.__name__} there, as HF's OPT builds it"
         )
     return value
 
