@@ -122,6 +122,16 @@ def test_rejects_non_opt_model():
         FixedOPT.from_hf(torch.nn.Linear(2, 2))
 
 
+def test_rejects_a_replaced_part_by_name():
+    model = opt.build_opt("tiny")
+    model.decoder.layers[1] = torch.nn.Identity()  # a part FixedOPT would not find its fields in
+    with pytest.raises(UnsupportedOPTConfigError) as info:
+        FixedOPT.from_hf(model)
+    assert info.value.field == "(module decoder.layers[1])"
+    assert info.value.value == "Identity"
+    assert "an OPTDecoderLayer there" in str(info.value) and "\n" not in str(info.value)
+
+
 def test_trace_is_clean_and_generalizes_over_shapes():
     model = opt.build_opt("tiny")
     fixed = FixedOPT.from_hf(model)

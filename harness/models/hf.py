@@ -306,7 +306,7 @@ def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object
     """The config at ``size`` with the overrides, eager attention and no KV cache."""
     cls = hf_resolve.config_class(spec.model_type)
     overrides = hf_config.check_overrides(cls, raw_overrides, model=spec.name)
-    if spec.kind is SourceKind.DIRECTORY:
+    if spec.directory is not None:  # SourceKind.DIRECTORY, the one kind with a directory
         if size is not Size.DEFAULT:
             raise ModelOptionError(
                 f"model directory {spec.directory} is used at its own sizes (--size default): "

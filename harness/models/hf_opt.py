@@ -9,8 +9,10 @@ left padding) and eager attention.
 from __future__ import annotations
 
 import torch
+from torch import nn
+from transformers import OPTModel
 
-from harness.errors import ModelOptionError
+from harness.errors import ModelError, ModelOptionError
 
 from . import hf_config, opt, opt_fixed
 from .hf import (
@@ -47,6 +49,7 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     second = InputSet(names, second_ids, f"token ids from seed {options.seed + 1}, "
                       + (f"padded: row 0 has {pad} pad token(s) on the left (mask 0 there)"
                          if pad else "unpadded (a sequence of 1 cannot be padded)"))
+    module: nn.Module
     if options.variant is Variant.FIXED:
         module = opt_fixed.FixedOPT.from_hf(model)
         call = ("is the project's FixedOPT (static structure, no size queries, float-fill "
@@ -75,11 +78,26 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
 
 def trace_opt_variant(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
     """Trace with the OPT drivers' own functions, so the IR equals ``harness opt``'s."""
-    inputs = prepared.inputs.tensors
+    input_ids, attention_mask = prepared.inputs.tensors  # prepare_opt's two names
+    inputs = (input_ids, attention_mask)
     if prepared.variant is Variant.FIXED:
+        if not isinstance(prepared.module, opt_fixed.FixedOPT):
+            raise ModelError(_not_built_here(prepared, "module", "FixedOPT"))
         traced = opt_fixed.trace_fixed(prepared.module, inputs, check_trace=check_trace)
     else:
+        if not isinstance(prepared.model, OPTModel):
+            raise ModelError(_not_built_here(prepared, "model", "transformers.OPTModel"))
         traced = opt.trace_opt(prepared.model, inputs,
                                opt.TraceOptions(check_trace=check_trace))
     return TracedModel(traced.module, prepared, tuple(traced.settings.sentences()),
                        traced.warnings)
+
+
+def _not_built_here(prepared: PreparedModel, part: str, expected: str) -> str:
+    """The paragraph for a PreparedModel that prepare_opt did not build (its parts differ)."""
+    found = type(getattr(prepared, part)).__name__
+    return (
+        f"the OPT driver traces a {expected} as the prepared {prepared.name}'s {part}, but it "
+        f"holds a {found}: trace_opt_variant takes what prepare_opt built (as harness port opt does). "
+        "Prepare the model with prepare_opt, or trace it with the generic HF driver."
+    )

@@ -27,10 +27,14 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from harness.errors import ModelDirectoryError, ModelOptionError, UnknownModelTypeError
 
 from .choice import Choice
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel
 
 #: The name that maps onto the project's OPT drivers instead of the generic one.
 OPT = "opt"
@@ -243,10 +247,10 @@ def model_class_name(model_type: str) -> str:
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
     name = MODEL_MAPPING_NAMES[model_type]
-    return name[0] if isinstance(name, (list, tuple)) else name
+    return name if isinstance(name, str) else name[0]
 
 
-def model_class(model_type: str, head: str = "") -> type:
+def model_class(model_type: str, head: str = "") -> type[PreTrainedModel]:
     """The base model class, or the head class named (imports its modeling module: the first
     one costs ~4 s). Some types map to several base classes (funnel: FunnelModel and
     FunnelBaseModel); the first is the one ``model_class_name`` names."""
@@ -256,11 +260,15 @@ def model_class(model_type: str, head: str = "") -> type:
         return getattr(transformers, head)
     from transformers.models.auto.modeling_auto import MODEL_MAPPING
 
-    found = MODEL_MAPPING[config_class(model_type)]
-    return found[0] if isinstance(found, (list, tuple)) else found
+    # object: transformers types the value as a pair, but most model types map to one class.
+    found: object = MODEL_MAPPING[config_class(model_type)]
+    first = found[0] if isinstance(found, (list, tuple)) else found
+    # cast: the mapping holds PreTrainedModel classes, or (a backend missing) transformers'
+    # placeholder class, which raises its missing-backend error when built; both are built alike.
+    return cast("type[PreTrainedModel]", first)
 
 
-def encoder_class(model_type: str) -> type | None:
+def encoder_class(model_type: str) -> type[PreTrainedModel] | None:
     """``T5Model`` -> ``T5EncoderModel`` where transformers has one, else None."""
     import transformers
 

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 import transformers
@@ -123,7 +123,8 @@ def make_config(preset: str = "tiny", overrides: Mapping[str, object] | None = N
                 f"unknown OPTConfig field '{name}' in the overrides.{hint} Overridable fields are "
                 f"the OPTConfig dataclass fields: {', '.join(known)}."
             )
-    values = {**PRESETS[preset], **overrides}
+    # Any: the values are the caller's, checked by OPTConfig itself (its errors caught below).
+    values: dict[str, Any] = {**PRESETS[preset], **overrides}
     try:
         config = OPTConfig(**values)
     except Exception as error:  # huggingface_hub's strict dataclass raises its own error types
@@ -216,8 +217,13 @@ def example_inputs(
     return input_ids, attention_mask
 
 
-def _check_shape(config: OPTConfig, batch: int, seq: int, left_pad: Sequence[int]) -> None:
-    """Reject shapes OPT cannot run, before an index error deep inside the embedding."""
+def _check_shape(
+    config: OPTConfig, batch: object, seq: object, left_pad: Sequence[object]
+) -> None:
+    """Reject shapes OPT cannot run, before an index error deep inside the embedding.
+
+    Typed ``object``: callers without annotations (tests, options) may pass any value here.
+    """
     if not isinstance(batch, int) or batch < 1:
         raise ModelConfigError(f"batch must be an integer >= 1, got {batch!r}.")
     if not isinstance(seq, int) or seq < 1:

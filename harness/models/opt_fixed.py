@@ -34,10 +34,13 @@ never calls an HF forward. The embedding tables are used through ``F.embedding``
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 from transformers import OPTConfig, OPTModel
+from transformers.models.opt.modeling_opt import OPTAttention, OPTDecoderLayer
 
 from harness.errors import UnsupportedOPTConfigError
 from harness.models.opt import (
@@ -142,22 +145,25 @@ class FixedOPT(nn.Module):
             )
         check_supported(model.config)
         decoder = model.decoder
-        layers = [
-            FixedDecoderLayer(
+        layers = []
+        for index, module in enumerate(decoder.layers):
+            layer = _part(module, OPTDecoderLayer, f"decoder.layers[{index}]")
+            attention = _part(layer.self_attn, OPTAttention, f"decoder.layers[{index}].self_attn")
+            layers.append(FixedDecoderLayer(
                 attention=FixedAttention(
-                    layer.self_attn.q_proj, layer.self_attn.k_proj, layer.self_attn.v_proj,
-                    layer.self_attn.out_proj, model.config.num_attention_heads,
+                    attention.q_proj, attention.k_proj, attention.v_proj,
+                    attention.out_proj, model.config.num_attention_heads,
                 ),
                 attention_norm=layer.self_attn_layer_norm,
                 fc1=layer.fc1,
                 fc2=layer.fc2,
                 ffn_norm=layer.final_layer_norm,
-            )
-            for layer in decoder.layers
-        ]
+            ))
         fixed = cls(
-            token_weight=decoder.embed_tokens.weight,
-            position_weight=decoder.embed_positions.weight,
+            token_weight=_part(decoder.embed_tokens.weight, nn.Parameter, "embed_tokens.weight"),
+            position_weight=_part(
+                decoder.embed_positions.weight, nn.Parameter, "embed_positions.weight"
+            ),
             project_in=_or_identity(decoder.project_in),
             layers=layers,
             final_norm=_or_identity(decoder.final_layer_norm),
@@ -197,6 +203,22 @@ class FixedOPT(nn.Module):
         for layer in self.layers:
             hidden = layer(hidden, mask_bias)
         return self.project_out(self.final_norm(hidden))
+
+
+_Part = TypeVar("_Part")
+
+
+def _part(value: object, kind: type[_Part], where: str) -> _Part:
+    """``value`` as ``kind``: an OPTModel whose part was replaced by another class is refused.
+
+    ``nn.Module`` attributes are typed ``Tensor | Module`` and ``ModuleList`` items ``Module``;
+    this narrows them to the classes HF's OPT builds, with an error that names the part.
+    """
+    if not isinstance(value, kind):
+        raise UnsupportedOPTConfigError(
+            f"(module {where})", type(value).__name__, f"an {kind.__name__} there, as HF's OPT builds it"
+        )
+    return value
 
 
 def _or_identity(module: nn.Module | None) -> nn.Module:
