@@ -77,4 +77,5 @@ def test_report_reduces_it_to_the_tail_and_reproduces(resnet, tmp_path):
     done = subprocess.run(["bash", str(folder / "repro.sh")], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHON": sys.executable,
                                "TORCH_MLIR_OPT": builds.resolve(None).path})
-    assert done.returncode == 1 and done.stdout.startswith("repro.sh: REPRODUCED: wrong numbers")
+    # repro.sh runs the bundle's standalone repro.py
+    assert done.returncode == 1 and done.stdout.startswith("repro.py: REPRODUCED: wrong numbers")

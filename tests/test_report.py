@@ -25,6 +25,7 @@ from harness.compiler.crash_text import TOP_MARK, render_frame
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.errors import InputFileError, ReportError
+from harness.tools.report.redact import names_someone
 from harness.tools.report import (
     BUNDLE_FILES,
     CANNOT_RUN_STATUS,
@@ -258,8 +259,10 @@ def test_legalization_weights_elided_and_locations_keep_file_and_line(legalizati
     assert 'loc("~/models/opt.py":10:4)' in text
     assert 'loc("<repo>/tests/model.py":3:0)' in text
     assert 'loc("<path>/thing.py":7:1)' in text
-    if len(USER) >= 3:  # shorter user names are left alone (they would match inside words)
+    if names_someone(USER):  # short and system account names are left alone (words, <root>)
         assert 'loc("<user>-notes.py":1:0)' in text  # the user name outside any path
+    else:
+        assert f'loc("{USER}-notes.py":1:0)' in text
     assert 'loc("nonzero.mlir":6:14)' in text  # ops without a location: the original file's line
     reduced = (folder / "reduced.mlir").read_text()
     assert "tanh" not in reduced and 'loc("<site-packages>/transformers/masking_utils.py":52:0)' in reduced
@@ -278,7 +281,7 @@ def _assert_redacted(result: ReportResult) -> None:
     for name, text in _texts(result).items():
         for p in private:
             assert p not in text, f"{p} left in {name}"
-        assert len(USER) < 3 or not user_word.search(text), f"user name {USER!r} left in {name}"
+        assert not names_someone(USER) or not user_word.search(text), f"user name {USER!r} left in {name}"
         assert not re.search(r'(?<![\w.~:/<>-])/(?:tmp|work|root|home|srv)/', text), name
 
 

@@ -42,7 +42,7 @@ TOKENS = ("<site-packages>", "<venv>", "<python>", "<repo>", "<path>", "<user>")
 SYSTEM_ACCOUNTS = frozenset({"root", "admin", "user", "runner", "ubuntu", "nobody", "builder"})
 
 
-def _names_someone(user: str) -> bool:
+def names_someone(user: str) -> bool:
     """Whether the bare user name is worth redacting: a personal account, not a short or
     system one."""
     return len(user) >= 3 and user not in SYSTEM_ACCOUNTS
@@ -305,7 +305,7 @@ class Redactor:
                 user = getpass.getuser()
             except (KeyError, OSError):
                 user = os.environ.get("USER", "")
-        return cls(prefixes=pairs, user=user if _names_someone(user) else "", enabled=enabled)
+        return cls(prefixes=pairs, user=user if names_someone(user) else "", enabled=enabled)
 
     # --- the two passes ---------------------------------------------------------------------
 
