@@ -14,8 +14,8 @@ from harness.compiler import builds as builds_module
 from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import InputFileError, PipelineConfigError
-from harness.tools import bisect as bisect_module
-from harness.tools.bisect import (
+from harness.diagnose import bisect as bisect_module
+from harness.diagnose.bisect import (
     BisectResult,
     bisect,
     dumped_pipeline,

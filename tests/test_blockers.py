@@ -1,4 +1,4 @@
-"""harness.tools.blockers: the op whose conversion failed, told apart from the ops a failure
+"""harness.diagnose.blockers: the op whose conversion failed, told apart from the ops a failure
 names only because their users were not converted. On the real binary, with IR shaped like
 stock OPT's mask (a bool literal and'ed with a computed mask)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.compiler.runner import run_pipeline
-from harness.tools.blockers import analyze
+from harness.diagnose.blockers import analyze
 
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 
@@ -149,7 +149,7 @@ def test_the_fix_loop_finds_torch_operator_blockers(tmp_path):
     """fixes.driver.blockers_of (what 'harness port --fix' and 'harness fix' ask) on the same IR."""
     from harness.compiler.outcomes import Outcome
     from harness.execute.lowering import resolve
-    from harness.fixes.driver import FixOptions, blockers_of
+    from harness.fixes.loop import FixOptions, blockers_of
 
     record = run_pipeline(_write(tmp_path, GROUPED_MM), resolve("torch-to-linalg")[0])
     assert record.outcome is Outcome.LEGALIZATION_FAILURE

@@ -18,8 +18,8 @@ from wrapped_builds import CUMSUM, REAL, make_build
 from harness.compiler import binary, builds
 from harness.compiler.builds import Build, BuildCache, BuildKind
 from harness.errors import UsageError
-from harness.tools.build_bisect import bisect_builds, build_order
-from harness.tools.diff import Change
+from harness.diagnose.build_bisect import bisect_builds, build_order
+from harness.diagnose.diff import Change
 
 ROOT = Path(__file__).resolve().parent.parent
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"

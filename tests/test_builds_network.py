@@ -21,7 +21,7 @@ import pytest
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, BuildKind
-from harness.tools.build_bisect import build_order
+from harness.diagnose.build_bisect import build_order
 
 pytestmark = pytest.mark.network
 

@@ -11,7 +11,7 @@ import pytest
 from harness.errors import UsageError
 from harness.execute.check import CheckOptions, CheckOutcome, check_file
 from harness.execute.inputs import save_npz
-from harness.execute.numerics import exclude_positions, padding_of
+from harness.execute.closeness import exclude_positions, padding_of
 
 TOKENS = """
 func.func @forward(%x: !torch.vtensor<[1,4,2],f32>, %m: !torch.vtensor<[1,4],si64>) -> !torch.vtensor<[1,4,2],f32> {

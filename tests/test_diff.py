@@ -19,7 +19,7 @@ from wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, SCALE, make_build
 from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, origin_of
 from harness.errors import InputFileError, UsageError
-from harness.tools.diff import (
+from harness.diagnose.diff import (
     DIFF_FORMAT,
     Change,
     DiffResult,
@@ -27,7 +27,7 @@ from harness.tools.diff import (
     classify_change,
     diff_builds,
 )
-from harness.tools.diff_targets import TargetKind, collect_targets
+from harness.diagnose.diff_targets import TargetKind, collect_targets
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -115,7 +115,7 @@ def test_harness_run_takes_the_refbackend_pipeline_to_the_bindings(tmp_path):
     src.write_text(SMALL)
     failed = harness("run", src, "--pipeline", "linalg-to-llvm")
     assert failed.returncode == 1 and "ops with unknown memory side effects are not supported" in failed.stdout
-    assert f"reproduce: {sys.executable} -m harness.execute.bindings_opt {src} " in failed.stdout
+    assert f"reproduce: {sys.executable} -m harness.execute.bindings_tool {src} " in failed.stdout
 
 
 class PoolFlattenMm(torch.nn.Module):

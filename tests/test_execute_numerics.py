@@ -14,7 +14,7 @@ import torch
 from harness.errors import HarnessError
 from harness.execute.dtypes import DType
 from harness.execute.lowering import run_stage
-from harness.execute.numerics import Tolerance, Tolerances, Verdict, compare
+from harness.execute.closeness import Tolerance, Tolerances, Verdict, compare
 from harness.execute.refbackend import RefBackendOptions, run_refbackend
 from harness.execute.reference import evaluate_file
 from harness.execute.signature import read_signature

@@ -13,7 +13,7 @@ from harness.compiler import pipelines
 from harness.emit import emit
 from harness.errors import InputFileError
 from harness.models import seed
-from harness.tools.explain import explain_file
+from harness.diagnose.explain import explain_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"

@@ -24,7 +24,7 @@ from harness.compiler import pipelines
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.frontends.torchscript import ModuleBuilder
 from harness.frontends.torchscript.locations import traced_frames
-from harness.tools.explain import explain_file
+from harness.diagnose.explain import explain_file
 
 FRAME = re.compile(r'"([^"]+)":(\d+):(\d+)')
 TORCHSCRIPT = pipelines.default().get("torchscript-to-torch").textual()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harness"
-CHAIN = ("models", "frontends", "compiler", "execute", "tools", "fixes")
+CHAIN = ("models", "frontends", "compiler", "execute", "diagnose", "fixes")
 LEAVES = {"errors", "versions", "knowledge", "enums", "defaults"}
 # What each package may import besides itself and the leaves.
 ALLOWED = {
@@ -24,8 +24,8 @@ ALLOWED = {
     "frontends": {"compiler"},
     "compiler": set(),
     "execute": {"compiler"},
-    "tools": {"compiler", "execute"},
-    "fixes": {"compiler", "execute", "tools"},  # named fixes: after the diagnosis they answer
+    "diagnose": {"compiler", "execute"},
+    "fixes": {"compiler", "execute", "diagnose"},  # named fixes: after the diagnosis they answer
     "leaf": set(),
 }
 FLOWS = {"cli", "port", "emit", "compat", "torchscript", "__main__", "__init__"}
@@ -82,7 +82,7 @@ def _layer(dotted: list[str]) -> str:
 def test_the_chain_names_existing_packages():
     present = [p for p in CHAIN if (PACKAGE / p / "__init__.py").is_file()]
     assert present and set(present) <= set(CHAIN)
-    assert {"models", "frontends", "compiler", "tools"} <= set(present)
+    assert {"models", "frontends", "compiler", "diagnose"} <= set(present)
 
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -108,7 +108,7 @@ def test_no_module_over_the_size_limit(path):
 
 def test_the_checker_sees_a_violation(tmp_path):
     """The rule can fail: a tools module importing a model or a frontend is caught."""
-    fake = PACKAGE / "tools" / "violation.py"
+    fake = PACKAGE / "diagnose" / "violation.py"
     fake.write_text("from harness.models import opt\nfrom ..frontends import fx\nfrom harness.compiler import records\n")
     try:
         with pytest.raises(AssertionError, match=r"line 1: harness.models.opt.*line 2: harness.frontends.fx"):

@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 from harness.execute import ref_ops
-from harness.tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
 from test_execute_check import SMALL
 from test_numerics_bisect import CHAIN

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from harness.execute import ref_ops
-from harness.tools.numerics import (
+from harness.diagnose.numerics import (
     Fault,
     NumericsBisectOptions,
     Verdict,

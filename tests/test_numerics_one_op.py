@@ -15,13 +15,13 @@ import pytest
 import torch
 
 from harness.execute import ref_ops
-from harness.tools.numerics import (
+from harness.diagnose.numerics import (
     NumericsBisectOptions,
     Verdict,
     bisect_numerics,
     one_op,
 )
-from harness.tools.numerics.programs import computing_ops
+from harness.diagnose.numerics.programs import computing_ops
 
 ROOT = Path(__file__).resolve().parent.parent
 T = "!torch.vtensor<[4,5],f32>"
@@ -151,7 +151,7 @@ def computing_ops_of(path: str) -> list[str]:
 
 
 def test_reduce_keeps_the_wrong_op_alone(tmp_path, monkeypatch):
-    from harness.tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+    from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
     off_by(monkeypatch, "sin", 0.05)
     src = tmp_path / "m.mlir"
@@ -271,7 +271,7 @@ def test_the_boards_miscompile_cell_names_the_op(tmp_path):
 
 
 def test_the_report_bundles_the_one_op_reproducer(tmp_path, monkeypatch):
-    from harness.tools.report.numerics import NumericsReportOptions, make_numerics_report
+    from harness.diagnose.report.miscompile import NumericsReportOptions, make_numerics_report
 
     off_by(monkeypatch, "sin", 0.05)
     src = tmp_path / "m.mlir"
@@ -290,7 +290,7 @@ def test_the_second_opinion_lowers_the_op_the_other_ways(tmp_path, monkeypatch):
     """The pool kept backend-legal (as issue 19's pipeline keeps it), off by 5% in the evaluator:
     kept, decomposed by torch-mlir's torch-level pipeline and FX's decomposition all compute
     the true pool, so all three disagree with it, each by its own measure."""
-    from harness.tools.numerics.opinion import Says, Way
+    from harness.diagnose.numerics.opinion import Says, Way
 
     monkeypatch.setitem(ref_ops.HANDLERS, "torch.aten.adaptive_avg_pool2d", lambda ev, op, args: (
         torch.nn.functional.adaptive_avg_pool2d(args[0], args[1]) * 1.05,))

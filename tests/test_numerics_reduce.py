@@ -17,7 +17,7 @@ from harness.compiler.mlir import new_context
 from harness.errors import NoMiscompileError
 from harness.execute import ref_ops
 from harness.execute.reference import evaluate_file
-from harness.tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
 from test_numerics_bisect import CHAIN, MISCOMPILE
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from harness.errors import ReportError
-from harness.tools.report.result import CANNOT_RUN_STATUS
-from harness.tools.report.standalone import ReproKind, write_standalone
-from harness.tools.report.numerics import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
+from harness.diagnose.report.result import CANNOT_RUN_STATUS
+from harness.diagnose.report.standalone import ReproKind, write_standalone
+from harness.diagnose.report.miscompile import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
 
 from test_numerics_bisect import CHAIN, MISCOMPILE
 

@@ -17,7 +17,7 @@ from harness.compiler.pipelines import default as default_pipelines
 from harness.compiler.runner import RunOptions, repro_command, run_pipeline
 from harness.errors import PipelineConfigError
 from harness.port.diagnose import harness_command
-from harness.tools.numerics.result import ChainOp, NumericsBisectResult, Verdict
+from harness.diagnose.numerics.result import ChainOp, NumericsBisectResult, Verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"  # SIGFPE in -canonicalize
@@ -134,7 +134,7 @@ def test_the_command_in_a_binary_error_pastes(tmp_path):
 
 def test_the_command_in_a_lit_error_pastes(tmp_path):
     from harness.errors import UsageError
-    from harness.tools.diff_targets import run_lit
+    from harness.diagnose.diff_targets import run_lit
 
     suite = tmp_path / "a suite; touch x"
     suite.mkdir()

@@ -24,7 +24,7 @@ def test_a_refused_bisect_leaves_the_failing_pass_empty(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise NothingToReduceError("in.mlir", "builtin.module()")
 
-    monkeypatch.setattr("harness.tools.bisect.bisect", refuse)
+    monkeypatch.setattr("harness.diagnose.bisect.bisect", refuse)
     assert diagnose._failing_pass(_record(tmp_path), tmp_path, PortOptions()) == ""
 
 
@@ -32,7 +32,7 @@ def test_a_bug_in_bisect_is_not_swallowed(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise AttributeError("'StringAttr' object has no attribute 'startswith'")
 
-    monkeypatch.setattr("harness.tools.bisect.bisect", broken)
+    monkeypatch.setattr("harness.diagnose.bisect.bisect", broken)
     with pytest.raises(AttributeError, match="startswith"):
         diagnose._failing_pass(_record(tmp_path), tmp_path, PortOptions())
 
@@ -41,6 +41,6 @@ def test_a_bug_in_the_blocker_analysis_is_not_swallowed(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise AttributeError("'StringAttr' object has no attribute 'startswith'")
 
-    monkeypatch.setattr("harness.tools.blockers.analyze", broken)
+    monkeypatch.setattr("harness.diagnose.blockers.analyze", broken)
     with pytest.raises(AttributeError, match="startswith"):
         diagnose._analyzed_blockers(_record(tmp_path), "torch-to-linalg", tmp_path, PortOptions(), "")

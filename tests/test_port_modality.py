@@ -17,7 +17,7 @@ from harness.errors import ModelOptionError, UnsupportedModelError
 from harness.frontends.names import FrontendName
 from harness.models import hf, hf_media, hf_plan
 from harness.port import PortOptions, PortRecord, port_model
-from harness.port.numerics import mask_argument, padded_positions
+from harness.port.verify import mask_argument, padded_positions
 from harness.port.record import PortOutcome
 
 BOTH = (FrontendName.TORCHSCRIPT, FrontendName.FX)

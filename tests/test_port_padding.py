@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from harness.execute.numerics import Verdict, compare
+from harness.execute.closeness import Verdict, compare
 from harness.models.hf_inputs import InputSet
-from harness.execute.numerics import exclude_positions
-from harness.port.numerics import padded_positions
+from harness.execute.closeness import exclude_positions
+from harness.port.verify import padded_positions
 
 
 def _inputs(mask) -> InputSet:

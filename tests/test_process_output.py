@@ -147,7 +147,7 @@ def test_100_mb_on_each_stream_costs_bounded_memory():
 def test_the_blocker_analysis_still_reads_a_dump_bigger_than_the_default_capture(tmp_path):
     # It reads the module printed after the failure from stderr: a cut in its middle would
     # lose the IR (here 20 MB: 2.4 x the 8 MiB a run keeps at each end by default).
-    from harness.tools.blockers import failure_ir
+    from harness.diagnose.blockers import failure_ir
 
     script = tmp_path / "dumping-torch-mlir-opt"
     script.write_text(

@@ -1,4 +1,4 @@
-"""harness.tools.reduce: failing IR shrinks and keeps its signature; budgets and bad input are handled."""
+"""harness.diagnose.reduce: failing IR shrinks and keeps its signature; budgets and bad input are handled."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.compiler import builds as builds_module
 from harness.errors import InputFileError, NothingToReduceError, OutputError
-from harness.tools.reduce import ReduceOptions, reduce_file
+from harness.diagnose.reduce import ReduceOptions, reduce_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.reduce import AtFailingPass, ReduceOptions, reduce_file
+from harness.diagnose.reduce import AtFailingPass, ReduceOptions, reduce_file
 
 
 def _object_graph() -> str:

@@ -19,11 +19,11 @@ from harness import torchscript
 from harness.compiler import pipelines
 from harness.compiler.mlir import children, print_op
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.bisect import bisect
-from harness.tools.reduce import ReduceOptions, reduce_file
-from harness.tools.reduce.edits import entry_block, is_function, parse_input
-from harness.tools.reduce.session import Failure
-from harness.tools.reduce.torch_types import tensor_info
+from harness.diagnose.bisect import bisect
+from harness.diagnose.reduce import ReduceOptions, reduce_file
+from harness.diagnose.reduce.edits import entry_block, is_function, parse_input
+from harness.diagnose.reduce.session import Failure
+from harness.diagnose.reduce.torch_types import tensor_info
 
 PIPELINE = "torchscript-to-torch"
 UNKNOWN_RANK = "unsupported by backend contract: tensor with unknown rank"

@@ -4,7 +4,7 @@ an unused int constant and argument when its budget ran out, issue 27)."""
 from __future__ import annotations
 
 from harness.compiler.mlir import parse_ir, print_op
-from harness.tools.reduce import edits
+from harness.diagnose.reduce import edits
 
 PIECE = """
 func.func @forward(%arg0: !torch.vtensor<[1,4,2,2],f32>, %arg1: !torch.vtensor<[2,4],f32>, %arg2: !torch.vtensor<[4,2],f32>) -> !torch.vtensor<[1,2],f32> {

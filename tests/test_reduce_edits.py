@@ -1,4 +1,4 @@
-"""harness.tools.reduce's parts on their own: torch types through the C API, typed zero
+"""harness.diagnose.reduce's parts on their own: torch types through the C API, typed zero
 constants, what may stand in for a removed op's result, and the one delta-debugging loop."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from torch_mlir import ir
 
 from harness.compiler.mlir import children, new_context, print_op
 from harness.errors import UsageError
-from harness.tools.reduce import ReduceResult, Stopped, Strategy
-from harness.tools.reduce.edits import entry_block, op_units, parse_input, zero_constant
-from harness.tools.reduce.strategy import (
+from harness.diagnose.reduce import ReduceResult, Stopped, Strategy
+from harness.diagnose.reduce.edits import entry_block, op_units, parse_input, zero_constant
+from harness.diagnose.reduce.strategy import (
     DropLines,
     DropOps,
     First,
@@ -19,7 +19,7 @@ from harness.tools.reduce.strategy import (
     plan,
     run_rounds,
 )
-from harness.tools.reduce.torch_types import TypeKind, kind, tensor_info
+from harness.diagnose.reduce.torch_types import TypeKind, kind, tensor_info
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.tools.reduce.runtime import RuntimeReduceOptions, reduce_runtime
+from harness.diagnose.reduce.runtime import RuntimeReduceOptions, reduce_runtime
 
 # The dynamic size-1 broadcast abort (tests/test_runtime_report.py's BROADCAST_ABORT, shorter).
 ABORT = """

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from harness.errors import NothingToReduceError, OutputError
-from harness.tools.reduce import ReduceOptions
-from harness.tools.reduce.split import reduce_each
+from harness.diagnose.reduce import ReduceOptions
+from harness.diagnose.reduce.split import reduce_each
 
 CONTRACT = "builtin.module(torch-function-to-torch-backend-pipeline)"
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from harness.compiler.records import Diagnostic, Outcome, RunRecord, Severity
-from harness.tools.reduce import ReduceOptions, reduce_file
-from harness.tools.reduce.subject import keeps_subject, occurs, subject_ops
+from harness.diagnose.reduce import ReduceOptions, reduce_file
+from harness.diagnose.reduce.subject import keeps_subject, occurs, subject_ops
 
 # torch-mlir 20261001 canonicalizes aten._int_mm to an aten.mm whose si8 result then crashes
 # convert-torch-to-linalg: the binary's own canonicalize (the reducer's cleanup) gives an

@@ -151,13 +151,13 @@ def test_a_failing_lowering_is_a_record_not_a_traceback(tmp_path):
     error = result.lowering.first_error()
     assert error.file == str(src) and error.line == 4
     assert "unknown memory side effects" in error.message
-    assert result.lowering.command[:3] == [sys.executable, "-m", "harness.execute.bindings_opt"]
+    assert result.lowering.command[:3] == [sys.executable, "-m", "harness.execute.bindings_tool"]
 
 
 def test_bindings_opt_speaks_torch_mlir_opts_command_line(tmp_path):
     src = tmp_path / "bad.mlir"
     src.write_text("func.func @f( {\n")
-    proc = subprocess.run([sys.executable, "-m", "harness.execute.bindings_opt", str(src),
+    proc = subprocess.run([sys.executable, "-m", "harness.execute.bindings_tool", str(src),
                            "-pass-pipeline=builtin.module(canonicalize)"], capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stderr.startswith(f"{src}:1:")
     with pytest.raises(PipelineConfigError, match="'bogus' does not refer to a registered pass"):

@@ -4,8 +4,8 @@ the conversions, where the gap is not)."""
 
 from __future__ import annotations
 
-from harness.tools.bisect import Responsibility
-from harness.tools.registry import describe_unregistered, registered_like, unregistered_op
+from harness.diagnose.bisect import Responsibility
+from harness.diagnose.registry import describe_unregistered, registered_like, unregistered_op
 
 
 def test_fft_fftn_is_not_registered_and_its_registered_relatives_are_named():

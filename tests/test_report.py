@@ -25,8 +25,8 @@ from harness.compiler.crash_text import TOP_MARK, render_frame
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.errors import InputFileError, ReportError
-from harness.tools.report.redact import names_someone
-from harness.tools.report import (
+from harness.diagnose.report.redact import names_someone
+from harness.diagnose.report import (
     BUNDLE_FILES,
     CANNOT_RUN_STATUS,
     Refusal,

@@ -22,9 +22,9 @@ from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import PipelineConfigError, UsageError
 from harness.execute.lowering import bindings_launcher, run_bindings_pipeline
-from harness.tools.bisect import bisect
-from harness.tools.driver import tool_for
-from harness.tools.report import ReportOptions, make_report
+from harness.diagnose.bisect import bisect
+from harness.diagnose.tool_choice import tool_for
+from harness.diagnose.report import ReportOptions, make_report
 
 ROOT = Path(__file__).resolve().parent.parent
 DOMINANCE = ROOT / "lit_tests" / "pass" / "linalg-fuse-elementwise-pad-expand-dominance-error.mlir"
@@ -69,7 +69,7 @@ def test_repro_sh_reproduces_with_the_recorded_bindings_tool(bundle) -> None:
                           env=env, timeout=120)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "repro.sh: REPRODUCED: stderr has: error: operand #2 does not dominate this use" in done.stdout
-    assert "harness.execute.bindings_opt" in (folder / "repro.sh").read_text()
+    assert "harness.execute.bindings_tool" in (folder / "repro.sh").read_text()
 
 
 def test_issue_gives_the_bindings_command_and_the_labelled_mlir_opt_one(bundle) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.compiler.records import RunRecord
-from harness.tools.report import ReportOptions, make_report
+from harness.diagnose.report import ReportOptions, make_report
 
 AND_MASK = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>) {

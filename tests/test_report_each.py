@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness.tools.report import ReportOptions, make_report, make_reports_each
+from harness.diagnose.report import ReportOptions, make_report, make_reports_each
 
 from test_reduce_at_pass import _object_graph
 from test_reduce_split import CONTRACT, OPS, THREE_GAPS

@@ -8,9 +8,9 @@ from pathlib import Path
 from wrapped_builds import make_build
 
 from harness.compiler.runner import run_pipeline
-from harness.tools.report import ReportOptions, make_report
-from harness.tools.report.inputs import write_input
-from harness.tools.report.redact import Redactor
+from harness.diagnose.report import ReportOptions, make_report
+from harness.diagnose.report.inputs import write_input
+from harness.diagnose.report.redact import Redactor
 
 CRASHER = Path(__file__).resolve().parent / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
 OK_IR = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"

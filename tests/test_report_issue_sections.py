@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.knowledge import upstream
-from harness.tools.report.sections import (
+from harness.diagnose.report.sections import (
     Provenance,
     Through,
     UpstreamSearch,
@@ -117,7 +117,7 @@ def test_the_dynamic_broadcast_abort_is_by_design():
 
 def test_the_search_says_when_it_was_skipped():
     """A search that cannot reach GitHub (an address that does not resolve) says so."""
-    from harness.tools.report import sections
+    from harness.diagnose.report import sections
 
     saved = sections.GITHUB_SEARCH
     sections.GITHUB_SEARCH = "https://nonexistent.invalid/search/issues"
@@ -156,7 +156,7 @@ def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):
 
 
 def test_port_evidence_both_and_not_determined():
-    from harness.tools.report.sections import PortEvidence, with_evidence
+    from harness.diagnose.report.sections import PortEvidence, with_evidence
 
     ts = PortEvidence("m (s)", "torchscript", ("torch.aten.x",), True)
     fx_hit = PortEvidence("m (s)", "fx", ("torch.aten.x",), True)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.report import ReportOptions, Weights, make_report
-from harness.tools.report import inputs as inputs_module
-from harness.tools.report.inputs import has_large_literal
+from harness.diagnose.report import ReportOptions, Weights, make_report
+from harness.diagnose.report import inputs as inputs_module
+from harness.diagnose.report.inputs import has_large_literal
 
 N = 64  # elements: over the elision limit of 16
 HEX = os.urandom(4 * N).hex().upper()  # not a splat (a splat prints as one value, never elided)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from harness.tools.report import ReportOptions, make_report
-from harness.tools.report.markdown import code, fence, one_line, prose
+from harness.diagnose.report import ReportOptions, make_report
+from harness.diagnose.report.markdown import code, fence, one_line, prose
 
 
 def _outside_fences(markdown: str) -> list[str]:

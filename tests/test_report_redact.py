@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.tools.report import ReportOptions, make_report
-from harness.tools.report.redact import Redactor
+from harness.diagnose.report import ReportOptions, make_report
+from harness.diagnose.report.redact import Redactor
 
 ROOT = Path(__file__).resolve().parent.parent
 CRASHERS = ROOT / "tests" / "data" / "crashers"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import ReportError
-from harness.tools.report import Refusal, ReportOptions, make_report
+from harness.diagnose.report import Refusal, ReportOptions, make_report
 
 RANDOM = bytes(random.Random(15).getrandbits(8) for _ in range(4096))
 UNDECLARED = """\

@@ -4,7 +4,7 @@ A fresh venv (the base interpreter, no site packages of ours) gets the distribut
 numpy and torch-mlir need, linked into its site-packages, and nothing else: ``import harness``
 fails there. The shipped pass-failure bundles run their repro.sh with that venv's Python first on
 PATH (repro.sh finds the wheel's torch-mlir-opt under its site-packages); the miscompile and
-run-time failure bundles get repro.py (``harness.tools.report.standalone``) written from their
+run-time failure bundles get repro.py (``harness.diagnose.report.standalone``) written from their
 files and run with that Python. A repro.py that imports the harness shows the check can fail.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.tools.report.standalone import ReproKind, numerics_repro, repro_py, write_standalone
+from harness.diagnose.report.standalone import ReproKind, numerics_repro, repro_py, write_standalone
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = ROOT / "reports" / "upstream"

@@ -17,10 +17,10 @@ import pytest
 
 from harness.execute.check import CheckOptions, check_file
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
-from harness.tools.reduce.runtime import EXECUTION_STAGE
-from harness.tools.report.result import CANNOT_RUN_STATUS
-from harness.tools.report.runtime import RUNTIME_FILES
-from harness.tools.report.standalone import ReproKind, write_standalone
+from harness.diagnose.reduce.runtime import EXECUTION_STAGE
+from harness.diagnose.report.result import CANNOT_RUN_STATUS
+from harness.diagnose.report.runtime import RUNTIME_FILES
+from harness.diagnose.report.standalone import ReproKind, write_standalone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -196,7 +196,7 @@ def test_redaction_leaves_the_embedded_arrays_whole(tmp_path):
     import ast
     import base64
 
-    from harness.tools.report.redact import Redactor
+    from harness.diagnose.report.redact import Redactor
 
     folder = tmp_path / "bundle"
     folder.mkdir()

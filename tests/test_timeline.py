@@ -15,8 +15,8 @@ import pytest
 from harness.compiler import binary, builds
 from harness.compiler.outcomes import Outcome
 from harness.errors import InputFileError, UsageError
-from harness.tools.timeline import TimelineOptions, run_timeline
-from harness.tools.timeline_record import Follow, FollowKind, RowState, Timeline, load
+from harness.diagnose.timeline import TimelineOptions, run_timeline
+from harness.diagnose.timeline_record import Follow, FollowKind, RowState, Timeline, load
 from test_sweep_browser import chromium
 from wrapped_builds import CUMSUM, make_build
 
@@ -165,7 +165,7 @@ def test_a_record_naming_a_file_outside_its_folder_is_refused(linear, tmp_path):
 def test_diff_of_the_changed_middle_is_difflibs_whole_diff(change):
     import difflib
 
-    from harness.tools.timeline import _unified
+    from harness.diagnose.timeline import _unified
 
     a = [f"line {i}" for i in range(50)]
     b = {"middle": [*a[:20], "x", *a[21:30], "y", *a[30:]], "head": ["q", *a], "tail": [*a, "z"]}[change]
@@ -173,7 +173,7 @@ def test_diff_of_the_changed_middle_is_difflibs_whole_diff(change):
 
 
 def test_a_change_too_long_to_diff_is_one_hunk_out_then_in(monkeypatch):
-    from harness.tools import timeline
+    from harness.diagnose import timeline
 
     monkeypatch.setattr(timeline, "MAX_DIFF_WORK", 0)
     a = [f"line {i}" for i in range(50)]
@@ -212,7 +212,7 @@ TIMING = """===-----------------------------------------------------------------
 
 
 def test_timing_tree_keeps_a_pass_own_pipeline_under_it():
-    from harness.tools.timing import assign_timers, read_timing
+    from harness.diagnose.timing import assign_timers, read_timing
 
     timers, leaves = read_timing(TIMING)
     assert [t.label for t in timers] == [

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: the blocker analysis (harness.tools.blockers) beside one plain run of the same
+"""Benchmark: the blocker analysis (harness.diagnose.blockers) beside one plain run of the same
 file, on stock OPT's torch-to-linalg failure. explain, bisect and report run the analysis by
 default on a legalization failure; this says what that costs.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.emit import emit
-from harness.tools import blockers
+from harness.diagnose import blockers
 
 
 def _timed(fn):

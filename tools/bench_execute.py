@@ -3,7 +3,7 @@
 
 Steps, measured side by side in one run:
   torch-to-linalg      torch-mlir-opt, torch backend contract -> linalg (context, not RefBackend)
-  lower to llvm        linalg-to-llvm on the bindings, in a child process (harness.execute.bindings_opt)
+  lower to llvm        linalg-to-llvm on the bindings, in a child process (harness.execute.bindings_tool)
   parse                the LLVM-dialect text into the bindings (in this process)
   jit                  ExecutionEngine: translation to LLVM IR and code generation
   run                  the call itself
@@ -41,7 +41,7 @@ def main() -> int:
     from harness.compiler.mlir import new_context
     from harness.execute.jit import JitModule
     from harness.execute.lowering import run_stage
-    from harness.execute.numerics import compare
+    from harness.execute.closeness import compare
     from harness.execute.refbackend import RefBackendOptions, execute_llvm, lower_to_llvm
     from harness.execute.reference import evaluate
     from harness.execute.signature import read_signature

@@ -7,7 +7,7 @@ e2e ResNet18, aten.adaptive_avg_pool2d kept backend-legal), measured side by sid
   reduce     harness reduce --numerics with a 60 s budget: ops after, wall and CPU seconds
              (this process and its children); beside it the same budget spent by the IR
              reductions on the whole function without the localization first
-  one-op     the one op that computes wrong (harness.tools.numerics.one_op, with the second
+  one-op     the one op that computes wrong (harness.diagnose.numerics.one_op, with the second
              opinion): RefBackend runs, wall and CPU seconds, the op (issue 27: at most 30 s)
   worker     the chain run 5 times on the RefBackend worker and with run_refbackend (two
              child processes per run): wall seconds per run and their ratio
@@ -85,8 +85,8 @@ def main() -> int:
     from harness.execute.check import CheckOptions, check_file
     from harness.execute.refbackend import run_refbackend
     from harness.execute.worker import RefBackendWorker
-    from harness.tools.numerics import NumericsBisectOptions, bisect_numerics, one_op
-    from harness.tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+    from harness.diagnose.numerics import NumericsBisectOptions, bisect_numerics, one_op
+    from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
     from resnet18_case import LEGAL_POOL, write
 
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")

@@ -3,7 +3,7 @@
 mask literal) within a wall-clock budget.
 
 Builds its own input with `harness opt --model stock` (in a fresh temp folder), takes the IR that
-torch-to-linalg fails on (opt.1.torchscript-to-torch.mlir), reduces it with harness.tools.reduce, runs
+torch-to-linalg fails on (opt.1.torchscript-to-torch.mlir), reduces it with harness.diagnose.reduce, runs
 the reduced file again and prints ops before/after, tries, seconds and the target.
 Target: <= 15 ops within 60 s (the default budget) on 2 cores, same signature on a re-run.
 
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.reduce import ReduceOptions, Strategy, reduce_file
+from harness.diagnose.reduce import ReduceOptions, Strategy, reduce_file
 
 TARGET_OPS = 15
 TARGET_S = 60.0

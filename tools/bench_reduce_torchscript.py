@@ -2,7 +2,7 @@
 """Benchmark: reduce failures inside the TorchScript stage (issue 28 item 5) as a new user would.
 
 For each model, `harness port MODEL --frontend torchscript` (tiny config, a fresh temp folder)
-writes the object-graph IR that torchscript-to-torch fails on; harness.tools.reduce reduces it at
+writes the object-graph IR that torchscript-to-torch fails on; harness.diagnose.reduce reduces it at
 the failing pass (``AtFailingPass.OBJECT_GRAPH``: bisect, then the IR just before that pass,
 through that pass alone), and the reduced file is run again through that pass. Prints ops
 before/after, the failing pass, wall and CPU seconds, and the target.
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.tools.reduce import AtFailingPass, ReduceOptions, reduce_file
+from harness.diagnose.reduce import AtFailingPass, ReduceOptions, reduce_file
 
 TARGET_OPS = 20
 TARGET_S = 60.0

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from harness.compiler import pipelines
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, run_pipeline
 from harness.sweep import timeline_page
-from harness.tools.timeline import run_timeline
+from harness.diagnose.timeline import run_timeline
 
 
 def main() -> int:

@@ -84,7 +84,7 @@ def _python_line(error: BaseException) -> str:
 def _record_blocker(record) -> dict:
     """The first error's op and Python lines, or a crash's signature."""
     from harness.compiler.records import op_label, op_of
-    from harness.tools.explain import explain_record
+    from harness.diagnose.explain import explain_record
 
     blocker = {"outcome": record.outcome.value, "signature": str(record.signature), "op": "",
                "where": "", "model_line": "", "message": ""}

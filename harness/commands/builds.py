@@ -67,8 +67,8 @@ def _builds_list(cache, args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from ..compiler.builds import BuildCache, ensure
-    from ..tools.diff import DiffOptions, diff_builds, write_json
-    from ..tools.diff_targets import TargetKind, collect_targets
+    from ..diagnose.diff import DiffOptions, diff_builds, write_json
+    from ..diagnose.diff_targets import TargetKind, collect_targets
 
     if (not args.opt or len(args.opt) != 2) and not _all_timelines(args.targets):
         raise UsageError("harness diff compares two builds: give --opt A --opt B (build names "
@@ -97,7 +97,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 def _all_timelines(paths: list[str]) -> bool:
     from pathlib import Path
 
-    from ..tools.timeline_record import RECORD_NAME, is_timeline_record
+    from ..diagnose.timeline_record import RECORD_NAME, is_timeline_record
 
     return bool(paths) and all(is_timeline_record(Path(p) / RECORD_NAME if Path(p).is_dir() else Path(p))
                                for p in paths)
@@ -110,10 +110,10 @@ def _diff_timelines(args: argparse.Namespace, targets) -> int:
     from ..compiler.builds import BuildCache, ensure
     from ..compiler.irfile import unique_dir
     from ..sweep import timeline_page
-    from ..tools.diff_targets import TargetKind
-    from ..tools.timeline import TimelineOptions, run_timeline
-    from ..tools.timeline_diff import first_difference
-    from ..tools.timeline_record import load
+    from ..diagnose.diff_targets import TargetKind
+    from ..diagnose.timeline import TimelineOptions, run_timeline
+    from ..diagnose.timeline_diff import first_difference
+    from ..diagnose.timeline_record import load
 
     folders = [Path(t.id) for t in targets]
     if any(t.kind is not TargetKind.TIMELINE for t in targets) or len(targets) > 2:
@@ -149,7 +149,7 @@ def _diff_timelines(args: argparse.Namespace, targets) -> int:
 
 def cmd_bisect_builds(args: argparse.Namespace) -> int:
     from ..compiler.builds import BuildCache
-    from ..tools.build_bisect import bisect_builds, build_order
+    from ..diagnose.build_bisect import bisect_builds, build_order
 
     if args.opt:
         raise UsageError("bisect --builds runs the builds it names: drop --opt.")

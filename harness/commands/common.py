@@ -91,7 +91,7 @@ def reproduce(pipeline: str, input_path: str, binary: str) -> str:
 
 def tool_opt(args: argparse.Namespace) -> str | None:
     """``--opt`` as the tools take it: the bindings tool's launcher for a bindings pipeline."""
-    from ..tools.driver import tool_for
+    from ..diagnose.tool_choice import tool_for
 
     return tool_for(args.pipeline, args.opt, getattr(args, "driver", None))
 
@@ -126,7 +126,7 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEO
     p.add_argument("--driver", choices=["torch-mlir-opt", "bindings"],
                    help="the tool that runs the pipeline (default: a named pipeline's own, "
                         "torch-mlir-opt for a textual one); 'bindings' runs upstream MLIR passes "
-                        "torch-mlir-opt does not register (python -m harness.execute.bindings_opt)")
+                        "torch-mlir-opt does not register (python -m harness.execute.bindings_tool)")
     p.add_argument("--timeout", type=float, default=timeout, help=timeout_help)
     if json_help:
         p.add_argument("--json", action="store_true", help=json_help)
@@ -156,7 +156,7 @@ def random_inputs(args: argparse.Namespace):
 
 def tolerances(args: argparse.Namespace):
     """The Tolerances of ``value_flags``: the defaults with each --tolerance over them."""
-    from ..execute.numerics import Tolerances
+    from ..execute.closeness import Tolerances
 
     return Tolerances().with_overrides(args.tolerance)
 

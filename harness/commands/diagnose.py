@@ -18,7 +18,7 @@ from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, pr
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..compiler.pipelines import Driver
-    from ..tools.run import RunFileOptions, run_file
+    from ..diagnose.run import RunFileOptions, run_file
 
     # Pass flags (--pipeline=-canonicalize) run as given; names and textual pipelines resolve.
     result = run_file(args.file, args.pipeline, textual_pipeline(args.pipeline), RunFileOptions(
@@ -41,7 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from ..tools.explain import explain_file
+    from ..diagnose.explain import explain_file
 
     say(args, f"running {Path(args.file).name}; on a legalization failure each left-over op "
                "alone too (--no-blockers skips that)")
@@ -64,7 +64,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
         return numerics.cmd_bisect_numerics(args)
     numerics.numerics_options(args)  # --inputs and friends without --numerics: a usage error
     from ..compiler.outcomes import Outcome
-    from ..tools.bisect import bisect
+    from ..diagnose.bisect import bisect
 
     textual = textual_pipeline(args.pipeline)
     say(args, f"running {Path(args.file).name} with MLIR's reproducer, then the failing pass alone")
@@ -88,10 +88,10 @@ def cmd_reduce(args: argparse.Namespace) -> int:
         return numerics.cmd_reduce_numerics(args)
     numerics.numerics_options(args)
     from ..errors import NothingToReduceError
-    from ..tools.reduce import ReduceOptions, reduce_file
+    from ..diagnose.reduce import ReduceOptions, reduce_file
 
     from ..compiler import builds
-    from ..tools.reduce.split import reduce_each
+    from ..diagnose.reduce.split import reduce_each
 
     opt = tool_opt(args)
     options = ReduceOptions(
@@ -118,7 +118,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.numerics:
         return numerics.cmd_report_numerics(args)
     numerics.numerics_options(args)
-    from ..tools.report import Refusal, ReportOptions, make_report, make_reports_each
+    from ..diagnose.report import Refusal, ReportOptions, make_report, make_reports_each
 
     say_progress = None if args.json else progress(args)
     options = ReportOptions(

@@ -22,7 +22,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     if not args.file or not args.output:
         raise UsageError("harness fix needs an IR FILE and -o OUT (the fixed IR to write), or "
                          "--list to see the fixes.")
-    from ..fixes.driver import FixOptions
+    from ..fixes.loop import FixOptions
     from ..fixes.file import FileFixOptions, fix_file
 
     result = fix_file(args.file, args.output, FileFixOptions(

@@ -64,7 +64,7 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     from ..fixes.catalog import CATALOG
     from ..knowledge.fixes import FIXES
     from ..port.diagnose import short_location
-    from ..tools.source import excerpt
+    from ..diagnose.source import excerpt
 
     lines: list[str] = []
     for variant, port in record.ports():

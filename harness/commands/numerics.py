@@ -33,7 +33,7 @@ def numerics_options(args: argparse.Namespace):
             raise UsageError(f"{', '.join(given)} go with --numerics (wrong numbers); without "
                              "it the command keeps a failure of the pipeline.")
         return None
-    from ..tools.numerics import NumericsBisectOptions  # torch: only with --numerics
+    from ..diagnose.numerics import NumericsBisectOptions  # torch: only with --numerics
 
     return NumericsBisectOptions(
         inputs_path=args.inputs, random=random_inputs(args),
@@ -51,7 +51,7 @@ def numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def cmd_bisect_numerics(args: argparse.Namespace) -> int:
-    from ..tools.numerics import Verdict, bisect_numerics
+    from ..diagnose.numerics import Verdict, bisect_numerics
 
     result = bisect_numerics(args.file, args.pipeline, options=numerics_options(args))
     if args.json:
@@ -64,7 +64,7 @@ def cmd_bisect_numerics(args: argparse.Namespace) -> int:
 
 
 def cmd_reduce_numerics(args: argparse.Namespace) -> int:
-    from ..tools.reduce.numerics import NumericsReduceOptions, reduce_numerics
+    from ..diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
     base = numerics_options(args)
     fields = {k: getattr(base, k) for k in ("inputs_path", "function", "opt", "tolerances", "timeout_s")}
@@ -84,7 +84,7 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
 
 def provenance_of(args: argparse.Namespace):
     """issue.md's Reproduces through and Blocks from report's flags."""
-    from ..tools.report.sections import Provenance, Through
+    from ..diagnose.report.sections import Provenance, Through
 
     return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
                       how="as given (--reproduces-through)" if args.reproduces_through else "",
@@ -98,7 +98,7 @@ def port_evidence(paths: list[str]) -> tuple:
 
     from ..errors import InputFileError
     from ..port.record import PIPELINE_STAGES, PortOutcome, PortRecord, PortStage
-    from ..tools.report.sections import PortEvidence
+    from ..diagnose.report.sections import PortEvidence
 
     files: list[Path] = []
     for given in paths:
@@ -125,7 +125,7 @@ def port_evidence(paths: list[str]) -> tuple:
 
 
 def cmd_report_numerics(args: argparse.Namespace) -> int:
-    from ..tools.report.numerics import NumericsReportOptions, make_numerics_report
+    from ..diagnose.report.miscompile import NumericsReportOptions, make_numerics_report
 
     base = numerics_options(args)
     result = make_numerics_report(args.file, args.pipeline, options=NumericsReportOptions(

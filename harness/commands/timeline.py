@@ -17,8 +17,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     from ..compiler.runner import check_input
     from ..execute.lowering import Driver, driver_for
     from ..sweep import timeline_page
-    from ..tools.timeline import TimelineOptions, run_timeline
-    from ..tools.timeline_record import Follow
+    from ..diagnose.timeline import TimelineOptions, run_timeline
+    from ..diagnose.timeline_record import Follow
 
     check_input(args.file)
     follow = Follow.parse(args.follow) if args.follow is not None else None

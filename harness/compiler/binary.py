@@ -21,7 +21,7 @@ from harness.errors import BinaryError
 from . import process
 
 ENV_VAR = "TORCH_MLIR_OPT"
-# What ``python -m harness.execute.bindings_opt --version`` says it is: torch-mlir-opt's command
+# What ``python -m harness.execute.bindings_tool --version`` says it is: torch-mlir-opt's command
 # line over the wheel's MLIR Python bindings, which run the upstream MLIR passes torch-mlir-opt
 # does not register. Defined here so the report can tell, without importing harness.execute.
 BINDINGS_STAND_IN = "torch-mlir-opt stand-in over the MLIR Python bindings"
@@ -41,7 +41,7 @@ class OptBinary:
 
     @property
     def bindings(self) -> bool:
-        """The bindings tool (harness.execute.bindings_opt), not a torch-mlir-opt build."""
+        """The bindings tool (harness.execute.bindings_tool), not a torch-mlir-opt build."""
         return BINDINGS_STAND_IN in self.version_text
 
     @property

@@ -60,7 +60,7 @@ class Signature:
     - hang (a timeout with a stack): the pass only, since where a hung run is interrupted
       varies from run to run;
     - legalization failure: the op left illegal (not its operands or types, which reduction
-      changes): the blocker, the op whose conversion failed, when ``harness.tools.blockers``
+      changes): the blocker, the op whose conversion failed, when ``harness.diagnose.blockers``
       found it (``reported`` then keeps the op MLIR named, e.g. a literal left only because
       its user was not converted; it is not part of the key);
     - other failures: the first error message with SSA names dropped.

@@ -36,7 +36,7 @@ class Driver(ParsableEnum):
     """The tool that runs a pipeline."""
 
     TORCH_MLIR_OPT = "torch-mlir-opt"
-    # The wheel's MLIR Python bindings, in a child process (python -m harness.execute.bindings_opt):
+    # The wheel's MLIR Python bindings, in a child process (python -m harness.execute.bindings_tool):
     # they register every upstream MLIR pass, which torch-mlir-opt does not.
     BINDINGS = "bindings"
 

@@ -88,7 +88,7 @@ class RunRecord:
     signal: str = ""
     diagnostics: list[Diagnostic] = field(default_factory=list)
     crash: CrashInfo | None = None  # set for crash, assertion and (when dumped) timeout outcomes
-    # Legalization failures: the ops whose conversion failed, when harness.tools.blockers found
+    # Legalization failures: the ops whose conversion failed, when harness.diagnose.blockers found
     # them (the error may name an operand left only because its user was not converted).
     blockers: list[str] = field(default_factory=list)
 

@@ -39,7 +39,7 @@ from .dtypes import Signature
 from .outcomes import CheckOutcome
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz
 from .lowering import run_stage
-from .numerics import (
+from .closeness import (
     NumericsResult,
     Tolerances,
     compare,

@@ -1,7 +1,7 @@
 """Runs a pipeline of pipelines.toml with the tool that can run it, and returns the runner's record.
 
 torch-mlir-opt pipelines go to ``harness.compiler.runner.run_pipeline``; ``driver = "bindings"``
-ones (the RefBackend's ``linalg-to-llvm``) to a child ``python -m harness.execute.bindings_opt``
+ones (the RefBackend's ``linalg-to-llvm``) to a child ``python -m harness.execute.bindings_tool``
 run through the same process hygiene (own process group, SIGABRT then SIGKILL on timeout) and read
 into the same ``RunRecord``, so every stage of ``harness check`` fails the same typed way.
 """
@@ -33,7 +33,7 @@ Driver = pipelines_module.Driver
 
 #: The RefBackend's lowering of linalg-on-tensors to LLVM, by its name in pipelines.toml.
 LLVM_PIPELINE = "linalg-to-llvm"
-BINDINGS_MODULE = "harness.execute.bindings_opt"
+BINDINGS_MODULE = "harness.execute.bindings_tool"
 
 
 def resolve(spec: str) -> tuple[str, Driver]:
@@ -65,7 +65,7 @@ def bindings_command(input_path: str, pipeline: str, options: RunOptions,
 
 
 def bindings_launcher(python: str = sys.executable) -> Path:
-    """An executable that runs ``python -m harness.execute.bindings_opt "$@"`` with this source
+    """An executable that runs ``python -m harness.execute.bindings_tool "$@"`` with this source
     tree importable: a path the tools can take as ``opt`` (``binary.identify`` asks it
     ``--version`` and ``--help-list``; it answers as a torch-mlir-opt stand-in), so bisect,
     reduce and report run a bindings pipeline through the runner unchanged.
@@ -75,7 +75,7 @@ def bindings_launcher(python: str = sys.executable) -> Path:
     """
     src_root = str(Path(__file__).resolve().parents[2])
     text = ("#!/bin/sh\n# torch-mlir-opt's command line over the torch-mlir wheel's MLIR Python "
-            "bindings (harness.execute.bindings_opt)\n"
+            "bindings (harness.execute.bindings_tool)\n"
             f"PYTHONPATH={shlex.quote(src_root)}${{PYTHONPATH:+:$PYTHONPATH}} "
             f"exec {shlex.quote(python)} -m {BINDINGS_MODULE} \"$@\"\n")
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]

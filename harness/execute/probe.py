@@ -24,7 +24,7 @@ from harness.compiler.runner import RunOptions
 from .check import CheckOutcome
 from .dtypes import Signature
 from .lowering import LLVM_PIPELINE, run_stage
-from .numerics import NumericsResult, Tolerances, compare
+from .closeness import NumericsResult, Tolerances, compare
 from .worker import RefBackendWorker
 
 

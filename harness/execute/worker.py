@@ -267,7 +267,7 @@ def _kill_group(pid: int) -> None:
 def _serve_run(request: dict, say) -> dict:
     from torch_mlir import ir, passmanager
 
-    from .bindings_opt import diagnostics_text
+    from .bindings_tool import diagnostics_text
     from .context import bindings_context
     from .dtypes import DType, TensorSpec
     from .jit import JitModule
@@ -309,7 +309,7 @@ def _serve_variants(request: dict, say) -> dict:
 
     from torch_mlir import ir, passmanager
 
-    from .bindings_opt import diagnostics_text
+    from .bindings_tool import diagnostics_text
     from .context import bindings_context
 
     context = bindings_context()

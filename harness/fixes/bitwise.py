@@ -21,7 +21,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from harness.knowledge.fixes import FIXES
-from harness.tools.reduce.torch_types import tensor_info
+from harness.diagnose.reduce.torch_types import tensor_info
 
 from .base import Application, IRFix, Refusal, Site, location_text, walk
 

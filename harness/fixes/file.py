@@ -35,11 +35,11 @@ from harness.errors import ElidedWeightsError, InputFileError, UsageError
 from harness.execute.check import pipeline_stages
 from harness.execute.dtypes import Signature
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
-from harness.execute.numerics import compare
+from harness.execute.closeness import compare
 from harness.execute.refbackend import RefBackendOptions, run_refbackend
 from harness.execute.reference import entry_signature
 
-from .driver import FixOptions, StagesFixed, fix_stages
+from .loop import FixOptions, StagesFixed, fix_stages
 from .verify import (
     CANNOT_EVALUATE,
     Method,

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 
 import torch
 
-from harness.execute.numerics import Tolerances, compare
+from harness.execute.closeness import Tolerances, compare
 
 from .base import BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
-from .driver import FixStep, StepOutcome
+from .loop import FixStep, StepOutcome
 from .verify import Method, Verification, from_numerics, unverified
 
 

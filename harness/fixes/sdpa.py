@@ -20,7 +20,7 @@ import math
 
 from torch_mlir import ir
 
-from harness.tools.reduce.torch_types import tensor_info
+from harness.diagnose.reduce.torch_types import tensor_info
 
 from .base import Application, IRFix, Refusal, Site, location_text, walk
 

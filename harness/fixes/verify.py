@@ -27,7 +27,7 @@ from harness.errors import (
     UnsupportedDTypeError,
     UnsupportedOpsError,
 )
-from harness.execute.numerics import NumericsResult, Tolerances, compare
+from harness.execute.closeness import NumericsResult, Tolerances, compare
 
 
 class Method(ParsableEnum):

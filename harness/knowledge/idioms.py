@@ -7,7 +7,7 @@ pinned torch-mlir does with each today); the rest were found porting Hugging Fac
 at the pinned versions (issue 12), and name the fix (``harness.knowledge.fixes``) that answers
 them.
 
-An idiom is matched on the blocker (the op whose conversion failed, ``harness.tools.blockers``),
+An idiom is matched on the blocker (the op whose conversion failed, ``harness.diagnose.blockers``),
 not only on the op a diagnostic names: stock OPT's error names a ``torch.vtensor.literal`` of
 i1 that lowers alone; the op that does not is its user ``aten.__and__.Tensor``.
 """

@@ -1,5 +1,5 @@
 """A numerics-mismatch port narrowed to the one op that computes wrong (issue 27): the IR the
-``check`` command names, on the mismatching set's inputs, through ``harness.tools.numerics.one_op``.
+``check`` command names, on the mismatching set's inputs, through ``harness.diagnose.numerics.one_op``.
 A verdict that cannot be reached is said in its place: the port's outcome stands either way."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from harness.execute.numerics import Tolerances
+from harness.execute.closeness import Tolerances
 
 from .options import PortOptions
 from .record import NumericsCheck, PortOutcome
@@ -18,7 +18,7 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
     """Fills ``culprit`` and ``culprit_command`` of the first mismatching set (unpadded first:
     a padded set's rows that attend to no key differ by nature). The mismatch is against eager
     PyTorch, so the IR is checked against the reference evaluator before any search."""
-    from harness.tools.numerics import NumericsBisectOptions, one_op
+    from harness.diagnose.numerics import NumericsBisectOptions, one_op
 
     bad = sorted((c for c in checks if c.verdict is PortOutcome.NUMERICS_MISMATCH),
                  key=lambda c: c.padding_mask is not None)

@@ -25,7 +25,7 @@ from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
-from harness.tools.source import is_library
+from harness.diagnose.source import is_library
 
 from .options import PortOptions
 from .record import Blocker, PortStage
@@ -61,7 +61,7 @@ def short_location(location: str) -> str:
 def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
                       options: PortOptions) -> list[Blocker]:
     """The blockers of a failed pipeline stage, most occurrences first."""
-    from harness.tools.explain import explain_record
+    from harness.diagnose.explain import explain_record
 
     explained = explain_record(record, context=0).explanations
     first = explained[0] if explained else None
@@ -85,7 +85,7 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
 
 
 def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
-    from harness.tools.bisect import bisect
+    from harness.diagnose.bisect import bisect
 
     try:
         result = bisect(record.input_path, record.pipeline, opt=options.opt, out_dir=folder,
@@ -99,8 +99,8 @@ def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, option
                        reported: str) -> list[Blocker]:
     """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
-    from harness.tools import blockers
-    from harness.tools.explain import explain_record
+    from harness.diagnose import blockers
+    from harness.diagnose.explain import explain_record
 
     try:
         analysis = blockers.analyze(record.input_path, record.pipeline, opt=options.opt,

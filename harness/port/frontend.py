@@ -42,7 +42,7 @@ from .diagnose import (
 )
 from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
-from .numerics import check_numerics
+from .verify import check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
 from .record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
@@ -159,7 +159,7 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], f
     Each fix is checked afterwards by the port's numbers against eager, not one by one (the
     per-fix check and rollback are ``harness fix FILE``'s). The module fixes ran before
     (:func:`_fixed_trace`, :func:`_fixed_import`)."""
-    from harness.fixes.driver import FixOptions, fix_stages
+    from harness.fixes.loop import FixOptions, fix_stages
 
     failed = next((i for i, r in enumerate(results) if not r.ok), None)
     k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)

@@ -19,7 +19,7 @@ import torch
 
 from harness.fixes.autograd import PYTHON_OP
 from harness.fixes.base import BlockerSeen
-from harness.fixes.driver import FixStep
+from harness.fixes.loop import FixStep
 from harness.fixes.modules import apply_module_fix, module_fixes
 
 from .record import FrontendPort

@@ -9,8 +9,8 @@ from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
-from harness.tools.registry import unregistered_op
-from harness.tools.source import excerpt
+from harness.diagnose.registry import unregistered_op
+from harness.diagnose.source import excerpt
 
 from .diagnose import short_location
 from .record import (

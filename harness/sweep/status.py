@@ -85,7 +85,7 @@ def _worst_diff(port: FrontendPort) -> float | None:
 
 
 def _applied(port: FrontendPort) -> list[str]:
-    """The fixes kept (``harness.fixes.driver``: each fix tried is kept or rolled back)."""
+    """The fixes kept (``harness.fixes.loop``: each fix tried is kept or rolled back)."""
     return [str(f.get("fix", "")) for f in port.fixes if f.get("outcome") == "kept"]
 
 

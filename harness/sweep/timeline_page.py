@@ -13,7 +13,7 @@ from pygments import highlight as _highlight
 from pygments.formatters import HtmlFormatter
 
 from harness.compiler.irfile import write_atomically
-from harness.tools.timeline_record import PassRow, Timeline
+from harness.diagnose.timeline_record import PassRow, Timeline
 
 from . import highlight
 from .board import CSS as BOARD_CSS

@@ -54,7 +54,7 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "transformers.models.auto.configuration_auto", "torch_mlir.ir",
            "torch_mlir.passmanager", "torch_mlir.execution_engine",
            "torch_mlir.extras.fx_importer", "harness.cli", "harness.commands.models",
-           "harness.port.model", "harness.port.frontend", "harness.port.numerics",
+           "harness.port.model", "harness.port.frontend", "harness.port.verify",
            "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.hf",
            "harness.execute.refbackend", "harness.execute.check")
 #: How long the server may take to import PRELOAD (5-12 s on a quiet 2-core machine).

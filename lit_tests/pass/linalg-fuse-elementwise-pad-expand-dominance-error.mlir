@@ -22,14 +22,14 @@
 // bails out), or TorchToLinalg computes the group sizes before the pad.
 //
 // torch-mlir-opt registers none of these MLIR passes; the RUN lines use the harness's
-// command line over the wheel's MLIR bindings (harness.execute.bindings_opt), which takes the
+// command line over the wheel's MLIR bindings (harness.execute.bindings_tool), which takes the
 // same flags.
 // Now: the verifier errors below. When upstream fixes either, `not` fails here.
 
-// RUN: not %PYTHON -m harness.execute.bindings_opt %s -pass-pipeline='builtin.module(func.func(linalg-fuse-elementwise-ops))' -o /dev/null 2>&1 | FileCheck %s
-// RUN: not %PYTHON -m harness.execute.bindings_opt %s %{pipeline:linalg-to-llvm} -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %PYTHON -m harness.execute.bindings_tool %s -pass-pipeline='builtin.module(func.func(linalg-fuse-elementwise-ops))' -o /dev/null 2>&1 | FileCheck %s
+// RUN: not %PYTHON -m harness.execute.bindings_tool %s %{pipeline:linalg-to-llvm} -o /dev/null 2>&1 | FileCheck %s
 // RUN: torch-mlir-opt %S/Inputs/conv2d-groups-dynamic.mlir %{pipeline:function-to-torch} | torch-mlir-opt %{pipeline:torch-to-linalg} -o %t.linalg.mlir
-// RUN: not %PYTHON -m harness.execute.bindings_opt %t.linalg.mlir %{pipeline:linalg-to-llvm} -o /dev/null 2>&1 | FileCheck %s --check-prefix=CONV
+// RUN: not %PYTHON -m harness.execute.bindings_tool %t.linalg.mlir %{pipeline:linalg-to-llvm} -o /dev/null 2>&1 | FileCheck %s --check-prefix=CONV
 
 // CHECK:      error: operand #2 does not dominate this use
 // CHECK-NEXT: note: see current operation: {{.*}}"tensor.expand_shape"(%arg0,

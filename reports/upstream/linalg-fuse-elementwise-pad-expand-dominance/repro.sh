@@ -12,7 +12,7 @@
 # below) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3
 # or python on PATH); else harness-bindings-opt on PATH.
 # Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
-# wheel's MLIR Python bindings (python -m harness.execute.bindings_opt, from torch-mlir-harness;
+# wheel's MLIR Python bindings (python -m harness.execute.bindings_tool, from torch-mlir-harness;
 # its console script is harness-bindings-opt), which register the upstream MLIR passes
 # torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
 # The wheel's bin/torch-mlir-opt is a

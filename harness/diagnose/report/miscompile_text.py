@@ -19,7 +19,7 @@ from harness.compiler.binary import OptBinary
 from ..numerics import NumericsBisectResult
 from ..numerics.blame import Fault
 from ..numerics.result import render_frame
-from ..reduce.numerics import NumericsReduceResult
+from ..reduce.miscompile import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor

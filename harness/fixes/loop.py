@@ -31,8 +31,8 @@ from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.enums import ParsableEnum
 from harness.execute.lowering import resolve, run_stage
-from harness.execute.numerics import Tolerances
-from harness.tools.blockers import BlockerAnalysis, analyze
+from harness.execute.closeness import Tolerances
+from harness.diagnose.blockers import BlockerAnalysis, analyze
 
 from .base import Application, BlockerSeen, Fix, IRFix
 from .catalog import CATALOG, answering, choose

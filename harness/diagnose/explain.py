@@ -1,7 +1,7 @@
 """``harness explain``: a failing run, as the model author needs to read it.
 
 For a legalization failure it names the **blocker** first: the op whose conversion failed
-(``harness.tools.blockers``), which is not always the op the error names (stock OPT's error
+(``harness.diagnose.blockers``), which is not always the op the error names (stock OPT's error
 names a bool literal that only stays because its user ``aten.__and__.Tensor`` was not
 converted). For each blocker: the Python file:line of the op (the inlined call chain that MLIR
 prints as "called from" notes included, the user's own frame marked), the symptom ops it

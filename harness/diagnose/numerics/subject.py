@@ -28,7 +28,7 @@ from harness.execute.check import flatten_outputs
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
 from harness.execute.levels import SplitPipeline, split_pipeline
 from harness.execute.lowering import run_stage
-from harness.execute.numerics import NumericsResult, Tolerances, compare
+from harness.execute.closeness import NumericsResult, Tolerances, compare
 from harness.execute.reference import (
     ReferenceOptions,
     ReferenceResult,

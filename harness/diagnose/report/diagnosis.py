@@ -1,6 +1,6 @@
 """What the report says the bug is: the title, the summary's diagnosis, "Expected behaviour"
 and "possibly known upstream", all from the blocker (the op whose conversion failed,
-``harness.tools.blockers``) when there is one, not from the op the error happens to name.
+``harness.diagnose.blockers``) when there is one, not from the op the error happens to name.
 
 Plain strings here; issue.py redacts and quotes them for markdown.
 """

@@ -6,7 +6,7 @@
 3. the bundle's file replayed, repro.sh and backtrace.txt written, repro.sh run (self-check);
 4. record.json and issue.md, then the folder and its archive published together.
 
-A legalization failure is diagnosed from its blocker (``harness.tools.blockers``): the title,
+A legalization failure is diagnosed from its blocker (``harness.diagnose.blockers``): the title,
 the summary and "Expected behaviour" name the op whose conversion failed, and when that op alone
 in a function fails the same way, that one-op function is ``reduced.mlir`` (no reduction run).
 """
@@ -34,7 +34,7 @@ from harness.errors import HarnessError, NothingToReduceError, OutputError, Repo
 
 from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
-from ..driver import tool_for
+from ..tool_choice import tool_for
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
 from ..reduce.split import distinct_failures
 from . import bundle

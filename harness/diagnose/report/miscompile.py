@@ -4,7 +4,7 @@ Where a failure's bundle holds IR that torch-mlir-opt fails on, a miscompile's h
 lowers and runs but computes wrong values, and the values that show it:
 
 - ``reduced.mlir``: the smallest program (at the torch backend contract) that still gives wrong
-  values (``harness.tools.reduce.numerics``: the localization first, then the one op that
+  values (``harness.diagnose.reduce.miscompile``: the localization first, then the one op that
   computes wrong, whose one-op reproducer it starts from);
 - ``inputs.npz`` / ``expected.npz``: its arguments, and the reference evaluator's results;
 - ``reduced.linalg.mlir``: what the pipeline to linalg makes of it, which the RefBackend lowers;
@@ -38,13 +38,13 @@ from harness.errors import NoMiscompileError, OutputError, ReportError
 from harness.execute.inputs import RandomInputs
 from harness.execute.levels import split_pipeline
 from harness.execute.lowering import run_stage
-from harness.execute.numerics import Tolerances
+from harness.execute.closeness import Tolerances
 
 from ..numerics import NumericsBisectOptions, bisect_numerics
-from ..reduce.numerics import NumericsReduceOptions, reduce_numerics
+from ..reduce.miscompile import NumericsReduceOptions, reduce_numerics
 from . import bundle
 from .build import collect_versions
-from .numerics_text import MiscompileFindings, culprit_pass, issue_markdown, title
+from .miscompile_text import MiscompileFindings, culprit_pass, issue_markdown, title
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import Refusal

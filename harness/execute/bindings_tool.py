@@ -1,4 +1,4 @@
-"""``python -m harness.execute.bindings_opt FILE -pass-pipeline=PIPELINE -o OUT``: torch-mlir-opt's
+"""``python -m harness.execute.bindings_tool FILE -pass-pipeline=PIPELINE -o OUT``: torch-mlir-opt's
 command line over the wheel's MLIR Python bindings.
 
 Why it exists: the RefBackend's lowering to LLVM (pipelines.toml ``linalg-to-llvm``) needs
@@ -81,7 +81,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
-        prog="python -m harness.execute.bindings_opt", allow_abbrev=False,
+        prog="python -m harness.execute.bindings_tool", allow_abbrev=False,
         description="Run a pass pipeline with the torch-mlir wheel's MLIR Python bindings "
                     "(torch-mlir-opt's flags).")
     p.add_argument("input", help="IR file (text or bytecode)")
@@ -130,12 +130,12 @@ def version_text() -> str:
         done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
                               check=False)
         llvm = (done.stdout + done.stderr).strip() or llvm
-    return (f"harness.execute.bindings_opt: {BINDINGS_STAND_IN} of {wheel}\n"
+    return (f"harness.execute.bindings_tool: {BINDINGS_STAND_IN} of {wheel}\n"
             f"(the LLVM build below is that wheel's, as its torch-mlir-opt reports it)\n{llvm}")
 
 
 HELP_LIST = """\
-USAGE: python -m harness.execute.bindings_opt FILE -pass-pipeline=PIPELINE [-o OUT] [options]
+USAGE: python -m harness.execute.bindings_tool FILE -pass-pipeline=PIPELINE [-o OUT] [options]
 
 Passes: every pass the torch-mlir wheel's MLIR Python bindings register: upstream MLIR's
 (bufferization, linalg, LLVM conversions...) and torch-mlir's (torch-*, refback-*, tm-tensor-*).

@@ -26,7 +26,7 @@ _OPT, _INPUT = "\0OPT\0", "\0INPUT\0"  # stand-ins for "$OPT" and "$INPUT" in th
 BINDINGS_CONSOLE_SCRIPT = "harness-bindings-opt"
 _BINDINGS_NOTE = """
 # Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
-# wheel's MLIR Python bindings (python -m harness.execute.bindings_opt, from torch-mlir-harness;
+# wheel's MLIR Python bindings (python -m harness.execute.bindings_tool, from torch-mlir-harness;
 # its console script is harness-bindings-opt), which register the upstream MLIR passes
 # torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
 #"""

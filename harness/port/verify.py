@@ -23,7 +23,7 @@ import torch
 from harness.compiler.irfile import unique_dir
 from harness.compiler.records import RunRecord
 from harness.errors import HarnessError
-from harness.execute.numerics import (
+from harness.execute.closeness import (
     NumericsResult,
     Tolerances,
     compare,

@@ -31,7 +31,7 @@ from harness import defaults
 from harness.compiler.locations import file_locations
 from harness.execute.inputs import RandomInputs, save_npz
 from harness.execute.outcomes import CheckOutcome
-from harness.execute.numerics import Tolerances
+from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeOptions, ProbeResult
 from harness.execute.worker import RefBackendWorker
 

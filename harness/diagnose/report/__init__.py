@@ -11,7 +11,7 @@ The end of the porting loop. From an IR file that fails a pipeline it builds one
   (``input.mlir`` when there is none) and exits non-zero exactly when the bug reproduces, so
   it doubles as an interestingness test;
 - ``input.mlir`` (weights elided unless that changes the failure, or ``keep_weights``),
-  ``reduced.mlir`` (harness.tools.reduce with a budget), ``backtrace.txt`` (the symbolized
+  ``reduced.mlir`` (harness.diagnose.reduce with a budget), ``backtrace.txt`` (the symbolized
   stack, or the stderr of a diagnostic) and ``record.json`` (the original RunRecord, bisect,
   reduce and the self-check).
 
@@ -22,7 +22,7 @@ One module per job:
 - ``redact``: home, user name and the bundle's paths, whatever characters they hold, in linear
   time and bounded memory;
 - ``diagnosis``: the title, diagnosis, expected behaviour and known upstream reports of a
-  blocker (``harness.tools.blockers``, ``harness.knowledge``);
+  blocker (``harness.diagnose.blockers``, ``harness.knowledge``);
 - ``issue`` (with ``markdown`` and ``templates/issue.md.in``): issue.md and backtrace.txt;
 - ``repro`` (with ``templates/repro.sh.in``): repro.sh; ``replay``: the self-check;
 - ``standalone`` (with ``templates/repro.py.in``): repro.py, which needs only torch, numpy and

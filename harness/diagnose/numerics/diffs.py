@@ -8,7 +8,7 @@ import torch
 from torch_mlir import ir
 
 from harness.execute.dtypes import DType
-from harness.execute.numerics import OutputComparison, Tolerances, compare_one
+from harness.execute.closeness import OutputComparison, Tolerances, compare_one
 
 from .programs import ValueRef
 from .subject import Subject

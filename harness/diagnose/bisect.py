@@ -19,7 +19,7 @@ that ran, nested as run, so the failing pass's position is the last one that ran
 position of its name (a canonicalize listed four times crashes in one of them).
 
 For a legalization failure the op a reporting pass names (``torch-finalizing-backend-type-
-conversion`` saying "failed to legalize operation") may be a symptom; ``harness.tools.blockers``
+conversion`` saying "failed to legalize operation") may be a symptom; ``harness.diagnose.blockers``
 finds the op whose conversion failed and replays the pipeline's conversion passes one at a time
 on each op alone, so :attr:`BisectResult.responsible` says which conversion lowers it, that none
 does, or which lowers the op a named fix replaces it by. No table of "op -> pass" is kept.
@@ -56,7 +56,7 @@ from .timing import NOT_PASSES, timing_nodes
 @dataclass
 class Responsibility:
     """An op the failing pass left illegal, and which conversion pass of the pipeline lowers it,
-    found by replaying them one at a time on it alone (``harness.tools.blockers``)."""
+    found by replaying them one at a time on it alone (``harness.diagnose.blockers``)."""
 
     op: str
     blocker: bool                  # fails alone; else a symptom of a blocker that uses it
@@ -321,7 +321,7 @@ def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = No
     Writes into a fresh folder under ``out_dir`` (the temp dir if None): the IR before the
     failing pass (``before-PASS.mlir``), both runs' stderr and ``bisect.json``. ``blockers``:
     for a legalization failure, also replay each left-over op alone through the pipeline's
-    conversion passes (``harness.tools.blockers``, ~15 small runs) to say which should have
+    conversion passes (``harness.diagnose.blockers``, ~15 small runs) to say which should have
     lowered it.
     """
     input_path = os.fspath(input_path)

@@ -3,7 +3,7 @@
 The oracle is the reference evaluator on each candidate itself: a candidate is kept when, run
 op by op in eager PyTorch and lowered through the pipeline and the RefBackend on the same
 inputs, it still gives wrong values (a numerics mismatch, not a failure, not a shape or dtype
-difference). The first reduction is a numerics bisection (``harness.tools.numerics``): the
+difference). The first reduction is a numerics bisection (``harness.diagnose.numerics``): the
 chain of ops that goes wrong together, cut out of the function at the torch backend contract
 and fed the reference's values; the IR reductions of ``strategy`` then run on that piece with
 this oracle (no zero weights: values matter here, an argument stands in for a literal instead).
@@ -41,7 +41,7 @@ from harness.errors import (
     UnsupportedOpsError,
 )
 from harness.execute.inputs import RandomInputs, save_npz
-from harness.execute.numerics import Tolerances
+from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.reference import ReferenceOptions, evaluate
 from harness.execute.signature import find_function, signature_of

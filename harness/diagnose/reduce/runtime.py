@@ -24,7 +24,7 @@ from harness.errors import NoMiscompileError
 from harness.execute.check import CheckOutcome
 from harness.execute.failure import RuntimeFailure
 from harness.execute.inputs import RandomInputs
-from harness.execute.numerics import Tolerances
+from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeOptions, ProbeResult
 from harness.execute.signature import find_function
 from harness.execute.worker import RefBackendWorker
@@ -33,7 +33,7 @@ from ..numerics import SubjectOptions, pipeline_name, prepare
 from ..numerics.programs import END, computing_ops
 from . import Stopped
 from .edits import entry_block
-from .numerics import NumericsReduceOptions, NumericsSession
+from .miscompile import NumericsReduceOptions, NumericsSession
 from .session import Stop, check_output
 from .strategy import reduce_ir
 

@@ -30,7 +30,7 @@ from torch_mlir import ir
 
 from harness.compiler.locations import SourceLocation, file_locations
 from harness.execute.inputs import save_npz
-from harness.execute.numerics import compare_one
+from harness.execute.closeness import compare_one
 from harness.execute.ref_ops import UNINITIALIZED_OPS, is_random
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.reference import ReferenceOptions, describe_value, evaluate
