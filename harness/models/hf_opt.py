@@ -15,6 +15,7 @@ from transformers import OPTModel
 from harness.errors import ModelError, ModelOptionError
 
 from . import hf_config, opt, opt_fixed
+from .dynamic import DimName, DynamicSpec, other_size, resized_batch, second_step
 from .hf import (
     HFOptions,
     ModelSettings,
@@ -40,15 +41,19 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     model = opt.build_opt(preset, overrides.values, seed=options.seed,
                           attn_implementation=ATTN_IMPLEMENTATION)
     first_ids = opt.example_inputs(config, options.batch, options.seq, seed=options.seed)
-    pad = min(max(1, options.seq // 4), options.seq - 1)
-    second_ids = opt.example_inputs(config, options.batch, options.seq,
+    dynamic = options.dynamic.capped(config.max_position_embeddings)
+    batch2, seq2 = _second_sizes(options, dynamic)
+    pad = min(max(1, seq2 // 4), seq2 - 1)
+    second_ids = opt.example_inputs(config, batch2, seq2,
                                     left_pad=(pad,) if pad else (), seed=options.seed + 1)
     names = ("input_ids", "attention_mask")
     first = InputSet(names, first_ids, f"token ids from seed {options.seed}, unpadded: "
                      "attention mask all ones")
     second = InputSet(names, second_ids, f"token ids from seed {options.seed + 1}, "
                       + (f"padded: row 0 has {pad} pad token(s) on the left (mask 0 there)"
-                         if pad else "unpadded (a sequence of 1 cannot be padded)"))
+                         if pad else "unpadded (a sequence of 1 cannot be padded)")
+                      + (f", at batch {batch2} and seq {seq2} (--dynamic {dynamic})"
+                         if dynamic else ""))
     module: nn.Module
     if options.variant is Variant.FIXED:
         module = opt_fixed.FixedOPT.from_hf(model)
@@ -73,7 +78,22 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
         second_inputs=second.description,
         outputs=("last_hidden_state",) if outputs == ("output",) else outputs,
     )
-    return PreparedModel(spec, options.variant, config, model, module, first, second, settings)
+    return PreparedModel(spec, options.variant, config, model, module, first, second, settings,
+                         dynamic)
+
+
+def _second_sizes(options: HFOptions, dynamic: DynamicSpec) -> tuple[int, int]:
+    """(batch, seq) of the second set: other along each dimension ``--dynamic`` names, so one
+    compiled module runs at two shapes. OPT's inputs are token ids and their mask: a dimension
+    they do not have (height, width, an INPUT.AXIS) is refused, not ignored."""
+    other = [d.name for d in dynamic.dims if d.named not in (DimName.BATCH, DimName.SEQ)]
+    if other:
+        raise ModelOptionError(
+            f"--dynamic {','.join(other)}: OPT's driver feeds input_ids and attention_mask "
+            "[batch, seq], so only batch and seq can be dynamic: drop the other dimensions.")
+    seq = dynamic.get(DimName.SEQ)
+    seq2 = options.seq if seq is None else other_size(options.seq, seq, second_step(DimName.SEQ))
+    return resized_batch(options.batch, dynamic), seq2
 
 
 def trace_opt_variant(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:

@@ -150,9 +150,6 @@ def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple
     from harness.models.dynamic import input_axes, unmatched
 
     spec = prepared.dynamic
-    if options.dynamic and not spec:
-        entry.sentences.append("--dynamic: this model's driver (OPT's) builds its inputs at one "
-                               "shape; the port is static.")
     if not spec:
         return ()
     axes = input_axes(spec, prepared.inputs.names, tuple(t.dim() for t in prepared.inputs.tensors))
