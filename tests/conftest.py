@@ -30,7 +30,7 @@ def filecheck(tmp_path):
     return check
 
 
-# One real sweep for the sweep tests (tests/test_sweep*.py): three tiny ports, each in its own
+# One real sweep for the sweep tests (tests/sweep/test_sweep*.py): three tiny ports, each in its own
 # process, with the op-level check; 'nosuchmodel' is a port that leaves no record.
 SWEEP_MODELS = ("gpt2", "bert", "nosuchmodel")
 
