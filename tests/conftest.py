@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from support import ROOT
+
 # The `filecheck` console script of the venv running the tests (the Python port of LLVM's).
 FILECHECK = Path(sys.executable).with_name("filecheck")
 
@@ -42,5 +44,5 @@ def sweep_run(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "harness", "--progress", "sweep", *SWEEP_MODELS,
                            "--out", str(out), "--numerics-check", "--jobs", "2"],
                           capture_output=True, text=True, timeout=900,
-                          cwd=Path(__file__).resolve().parent.parent)
+                          cwd=ROOT)
     return out, proc

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 from harness import cli
 from harness.compiler import builds as builds_module
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def harness(*args, env=None, timeout=600):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=timeout)
+from support import ROOT, harness
 
 
 def test_opt_tiny_end_to_end(tmp_path):

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, harness
+
 PASSING = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
            "  %0 = torch.aten.relu %arg0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32>\n"
            "  return %0 : !torch.vtensor<[2],f32>\n}\n")
@@ -25,11 +26,6 @@ FAILING = ("func.func @f(%arg0: !torch.vtensor<[4],i1>, %arg1: !torch.vtensor<[4
            "  %2 = torch.aten.tanh %1 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>\n"
            "  return %0, %2 : !torch.vtensor<[4],i1>, !torch.vtensor<[4],f32>\n}\n")
 NOT_MLIR = "import torch\nprint(torch.ones(2))\n"
-
-
-def harness(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 
 # Runs the CLI, then prints which heavy modules it imported (as the last line of stderr).
 _SHIM = """\

@@ -4,9 +4,6 @@ folder of the harness's own in the temp dir is removed when the run ends."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -15,16 +12,10 @@ import torch
 from harness.execute import ref_ops
 from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
+from support import CRASHERS, harness
 from support.programs import CHAIN, SMALL
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"  # SIGFPE in canonicalize
-
-
-def harness(*args: str, cwd: Path, tmpdir: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmpdir)}
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=600)
+CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"  # SIGFPE in canonicalize
 
 
 def folders(tmp_path: Path) -> tuple[Path, Path]:
@@ -36,7 +27,8 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 def test_bisect_writes_under_harness_out_and_leaves_nothing_in_the_temp_dir(tmp_path):
     # Was: /tmp/bisect-*/ (the IR before the pass, both runs' stderr), left after the run.
     work, tmpdir = folders(tmp_path)
-    proc = harness("bisect", CRASHER, "--pipeline", "builtin.module(canonicalize)", cwd=work, tmpdir=tmpdir)
+    proc = harness("bisect", CRASHER, "--pipeline", "builtin.module(canonicalize)", cwd=work,
+                   env={"TMPDIR": str(tmpdir)})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert list(tmpdir.iterdir()) == []
     [out] = list((work / "harness-out").glob("bisect-A_remainder_int_by_zero-*"))
@@ -49,7 +41,7 @@ def test_check_writes_under_harness_out_and_leaves_nothing_in_the_temp_dir(tmp_p
     src = work / "small.mlir"
     src.write_text(SMALL)
     proc = harness("check", src, "--pipeline", "function-to-torch,torch-to-linalg", "--random-inputs",
-                   cwd=work, tmpdir=tmpdir)
+                   cwd=work, env={"TMPDIR": str(tmpdir)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert list(tmpdir.iterdir()) == []
     [out] = list((work / "harness-out").glob("harness-check-*"))

@@ -4,11 +4,8 @@ before any run; every printed word is shell-quoted."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,19 +16,14 @@ from harness.errors import PipelineConfigError
 from harness.port.diagnose import harness_command
 from harness.diagnose.numerics.result import ChainOp, NumericsBisectResult, Verdict
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"  # SIGFPE in -canonicalize
+from support import CRASHERS, harness
+
+CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"  # SIGFPE in -canonicalize
 OK_IR = "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n"
 
 INJECTIONS = ["-canonicalize | touch {m}", "-canonicalize && touch {m}", "-canonicalize ; touch {m}",
               "-canonicalize\ntouch {m}", "-canonicalize `touch {m}`", "builtin.module(canonicalize) && touch {m}",
               "builtin.module(canonicalize)\n-cse", "-canonicalize 'unclosed"]
-
-
-def harness(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
 
 
 @pytest.mark.parametrize("pipeline", INJECTIONS)

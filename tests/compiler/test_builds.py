@@ -8,20 +8,17 @@ test_builds_network.py, which needs the network and runs as its own step of tool
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support.wrapped_builds import LLVM23_VERSION, REAL, make_build
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, BuildKind
 from harness.compiler.runner import run_pipeline
 from harness.errors import BinaryError, BuildError
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import harness
+from support.wrapped_builds import LLVM23_VERSION, REAL, make_build
 
 
 @pytest.fixture
@@ -30,11 +27,6 @@ def cache(tmp_path, monkeypatch) -> BuildCache:
     monkeypatch.setenv(builds.ENV_DIR, str(root))
     monkeypatch.delenv(binary.ENV_VAR, raising=False)
     return BuildCache()
-
-
-def harness(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=300)
 
 
 def test_cache_folder_follows_xdg_and_the_override(monkeypatch, tmp_path):

@@ -12,10 +12,9 @@ no network fails the step instead of skipping it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
+from functools import partial
 
 import pytest
 
@@ -23,16 +22,15 @@ from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, BuildKind
 from harness.diagnose.build_bisect import build_order
 
+from support import ROOT
+from support import harness as run_harness
+
 pytestmark = pytest.mark.network
 
-ROOT = Path(__file__).resolve().parents[2]
 OLD = "belfort-2026.7.1"
 
-
-def harness(*args, timeout=600):
-    env = {k: v for k, v in os.environ.items() if k != binary.ENV_VAR}
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=timeout)
+# The commands here name their builds: $HARNESS_OPT (a binary chosen for the whole run) is unset.
+harness = partial(run_harness, env={binary.ENV_VAR: None})
 
 
 @pytest.fixture(scope="module")

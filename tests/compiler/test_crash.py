@@ -27,7 +27,7 @@ from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.compiler.symbolize import symbolize
 
-CRASHERS = Path(__file__).resolve().parents[1] / "data" / "crashers"
+from support import CRASHERS, ROOT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,7 +307,7 @@ def test_harness_run_prints_the_crash(tmp_path):
     import subprocess
     proc = subprocess.run([sys.executable, "-m", "harness", "run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"),
                            "--pipeline=-convert-torch-to-linalg"], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[2], timeout=120, check=False)
+                          cwd=ROOT, timeout=120, check=False)
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert out.startswith("crash: L_to_dtype_99_linalg.mlir through -convert-torch-to-linalg")
@@ -323,7 +323,7 @@ def test_harness_run_prints_the_crash(tmp_path):
 
     proc = subprocess.run([sys.executable, "-m", "harness", "run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"),
                            "--pipeline=-convert-torch-to-linalg", "--json"], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parents[2], timeout=120, check=False)
+                          cwd=ROOT, timeout=120, check=False)
     data = json.loads(proc.stdout)
     assert data["outcome"] == "crash" and data["crash"]["fatal_error"] == "unhandled type for getTypeForScalarType"
     assert data["crash"]["frames"][0]["function"].startswith("llvm::sys::PrintStackTrace")

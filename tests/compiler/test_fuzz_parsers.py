@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import time
 
-from support.fuzz_targets import parse_everything
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.mutations import mutate_stderr, stderr_corpus
 
 from harness.compiler.crash import function_name, parse_crash
 from harness.compiler.records import parse_diagnostics
+
+from support.fuzz_targets import parse_everything
+from support.mutations import mutate_stderr, stderr_corpus
 
 CORPUS = stderr_corpus()
 EXAMPLES = int(os.environ.get("HARNESS_FUZZ_EXAMPLES", "300"))

@@ -18,12 +18,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from support.fuzz_targets import UNSYMBOLIZED, parses, run_and_check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.mutations import IRMutator, ir_corpus
 
 from harness.compiler.builds import resolve
+
+from support.fuzz_targets import UNSYMBOLIZED, parses, run_and_check
+from support.mutations import IRMutator, ir_corpus
 
 CORPUS = ir_corpus()
 MUTATOR = IRMutator([text for _, text, _ in CORPUS])

@@ -13,12 +13,12 @@ import time
 import uuid
 from pathlib import Path
 
-from support.processes import processes_mentioning
-
 from harness.compiler.capture import KEEP_BYTES, Capture
 from harness.compiler.process import DRAIN_GRACE_S, TIMEOUT_DUMP_GRACE_S, execute
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+from support.processes import processes_mentioning
+
 OK_IR = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
          "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
 

@@ -12,16 +12,17 @@ import time
 from pathlib import Path
 
 import pytest
-from support.processes import wait_for
 
 from harness.compiler.binary import wheel_binary
 from harness.compiler.records import Outcome
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import HarnessEnvironmentError
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import CRASHERS, ROOT, harness
+from support.processes import wait_for
+
 REAL = str(wheel_binary())
-CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
+CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"
 OK_IR = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
          "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
 OLD = "// the file that was there before\n"
@@ -42,11 +43,6 @@ os.execv({REAL!r}, [{REAL!r}, *args])
 """)
     script.chmod(0o755)
     return str(script)
-
-
-def harness(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, env={**os.environ, **(env or {})}, timeout=timeout)
 
 
 def leftovers(folder: Path) -> list[str]:

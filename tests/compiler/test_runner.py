@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import pytest
-from support.processes import processes_mentioning
 
 from harness.compiler.builds import resolve
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
@@ -29,7 +28,9 @@ from harness.errors import (
     PipelineConfigError,
 )
 
-CRASHERS = Path(__file__).resolve().parents[1] / "data" / "crashers"
+from support import CRASHERS
+from support.processes import processes_mentioning
+
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 
 

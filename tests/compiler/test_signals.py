@@ -16,10 +16,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+
+from support import CRASHERS, ROOT
 from support.processes import alive, catches, children, compiler_processes, processes_mentioning, wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-HANG = ROOT / "tests" / "data" / "crashers" / "P_softmax_dim_oob_HANG.mlir"
+HANG = CRASHERS / "P_softmax_dim_oob_HANG.mlir"
 PASS = "--pipeline=-torch-decompose-complex-ops"
 
 

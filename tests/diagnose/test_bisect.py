@@ -23,8 +23,8 @@ from harness.diagnose.bisect import (
     reproducer_pipeline_of_file,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHERS = ROOT / "tests" / "data" / "crashers"
+from support import CRASHERS, ROOT
+
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 NONZERO = """\
 func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {

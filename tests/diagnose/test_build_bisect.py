@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.wrapped_builds import CUMSUM, REAL, make_build
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import Build, BuildCache, BuildKind
@@ -21,7 +20,9 @@ from harness.errors import UsageError
 from harness.diagnose.build_bisect import bisect_builds, build_order
 from harness.diagnose.diff import Change
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+from support.wrapped_builds import CUMSUM, REAL, make_build
+
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 
 

@@ -7,14 +7,10 @@ The second build is the real binary behind a wrapper that changes one behaviour
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from support.wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, SCALE, make_build
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, origin_of
@@ -29,7 +25,8 @@ from harness.diagnose.diff import (
 )
 from harness.diagnose.diff_targets import TargetKind, collect_targets
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import harness
+from support.wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, SCALE, make_build
 
 
 @pytest.fixture
@@ -45,11 +42,6 @@ def inputs(tmp_path) -> tuple[Path, Path]:
     cumsum.write_text(CUMSUM)
     scale.write_text(SCALE)
     return cumsum, scale
-
-
-def harness(*args):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=dict(os.environ), timeout=600)
 
 
 def _side(outcome="success", ok=True, crashed=False, signature="success"):

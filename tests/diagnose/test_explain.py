@@ -15,8 +15,8 @@ from harness.errors import InputFileError
 from harness.models import seed
 from harness.diagnose.explain import explain_file
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHERS = ROOT / "tests" / "data" / "crashers"
+from support import CRASHERS, ROOT
+
 LINALG = pipelines.default().get("torch-to-linalg").textual()
 TORCHSCRIPT = pipelines.default().get("torchscript-to-torch").textual()
 

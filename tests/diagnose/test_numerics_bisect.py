@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -24,18 +24,18 @@ from harness.diagnose.numerics import (
     bisect_numerics,
     check_ops,
 )
+
+from support import ROOT, harness as run_harness
 from support.programs import CHAIN
 
-ROOT = Path(__file__).resolve().parents[2]
+# A numerics bisect lowers and runs RefBackend once per step of its search: 15 minutes before
+# a command counts as hung (the shared default is 10).
+harness = partial(run_harness, timeout=900)
+
 MISCOMPILE = ROOT / "lit_tests/execute/pool-flatten-mm-miscompile.mlir"
 POOL_SCRIPT = ROOT / "lit_tests/execute/Inputs/pool_flatten_mm.py"
 LEGAL_POOL = ("builtin.module(torchscript-module-to-torch-backend-pipeline{backend-legal-ops="
               "aten.adaptive_avg_pool2d},torch-backend-to-linalg-on-tensors-backend-pipeline)")
-
-
-def harness(*args, env=None, timeout=900):
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout, env={**os.environ, **(env or {})})
 
 
 @pytest.fixture

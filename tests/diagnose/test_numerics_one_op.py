@@ -23,7 +23,8 @@ from harness.diagnose.numerics import (
 )
 from harness.diagnose.numerics.programs import computing_ops
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 T = "!torch.vtensor<[4,5],f32>"
 D = "!torch.vtensor<[4,5],f64>"
 # Line numbers matter: exp is on line 6, sin on line 8, sigmoid (before the upcast) on line 12.

@@ -4,9 +4,7 @@ Real torch-mlir-opt and RefBackend; issue 19's miscompile and a deliberately wro
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -19,15 +17,13 @@ from harness.execute import ref_ops
 from harness.execute.reference import evaluate_file
 from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
+from support import harness as run_harness
 from support.programs import CHAIN
 from test_numerics_bisect import MISCOMPILE
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def harness(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout, env={**os.environ})
+# A numerics reduction lowers and runs RefBackend on each candidate: 15 minutes before a command
+# counts as hung (the shared default is 10).
+harness = partial(run_harness, timeout=900)
 
 
 @pytest.fixture

@@ -19,10 +19,9 @@ from harness.diagnose.report.result import CANNOT_RUN_STATUS
 from harness.diagnose.report.standalone import ReproKind, write_standalone
 from harness.diagnose.report.miscompile import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
 
+from support import ROOT
 from support.programs import CHAIN
 from test_numerics_bisect import MISCOMPILE
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def rewrite(folder: Path) -> None:

@@ -12,21 +12,22 @@ import math
 import os
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from harness.compiler import builds
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, harness as run_harness
+
+# ResNet-18's numerics commands lower and run the whole model many times: 20 minutes before a
+# command counts as hung (the shared default is 10).
+harness = partial(run_harness, timeout=1200)
+
 LEGAL_POOL = ("builtin.module(torchscript-module-to-torch-backend-pipeline{backend-legal-ops="
               "aten.adaptive_avg_pool2d},torch-backend-to-linalg-on-tensors-backend-pipeline)")
 TAIL = ["aten.adaptive_avg_pool2d", "aten.view", "aten.mm"]
-
-
-def harness(*args, timeout=1200):
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout, env={**os.environ})
 
 
 @pytest.fixture(scope="module")

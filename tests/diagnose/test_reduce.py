@@ -14,8 +14,8 @@ from harness.compiler import builds as builds_module
 from harness.errors import InputFileError, NothingToReduceError, OutputError
 from harness.diagnose.reduce import ReduceOptions, reduce_file
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHERS = ROOT / "tests" / "data" / "crashers"
+from support import CRASHERS, ROOT
+
 LINALG = "torch-to-linalg"
 
 # torch-to-linalg cannot legalize an i1 literal (OPT's dense<true> mask, here a resource blob).

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from harness.errors import NothingToReduceError, OutputError
 from harness.diagnose.reduce import ReduceOptions
 from harness.diagnose.reduce.split import reduce_each
+
+from support import ROOT
 
 CONTRACT = "builtin.module(torch-function-to-torch-backend-pipeline)"
 
@@ -65,7 +66,7 @@ def test_cli_each_prints_one_case_per_failure(tmp_path):
     src.write_text(THREE_GAPS)
     proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(src), "--pipeline", CONTRACT,
                            "--each", "-o", str(tmp_path / "cases"), "--budget-s", "20"],
-                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2],
+                          capture_output=True, text=True, cwd=ROOT,
                           timeout=600)
     assert proc.returncode == 1, proc.stderr
     keeps = [line for line in proc.stdout.splitlines() if line.startswith("  keeps: ")]

@@ -38,8 +38,8 @@ from harness.diagnose.report import (
     make_report,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHERS = ROOT / "tests" / "data" / "crashers"
+from support import CRASHERS, ROOT
+
 VENV = Path(sys.prefix)
 SITE = Path(sysconfig.get_paths()["purelib"])
 HOME = Path.home()

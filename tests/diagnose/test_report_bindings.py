@@ -26,7 +26,8 @@ from harness.diagnose.bisect import bisect
 from harness.diagnose.tool_choice import tool_for
 from harness.diagnose.report import ReportOptions, make_report
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 DOMINANCE = ROOT / "lit_tests" / "pass" / "linalg-fuse-elementwise-pad-expand-dominance-error.mlir"
 FUSE_ALONE = "builtin.module(func.func(linalg-fuse-elementwise-ops))"
 SIGNATURE = "pass-failure: operand #2 does not dominate this use"

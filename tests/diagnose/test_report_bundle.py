@@ -13,8 +13,9 @@ from pathlib import Path
 
 from harness.compiler import builds as builds_module
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHER = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
+from support import CRASHERS
+
+CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"
 
 
 def _alive(pid: int) -> bool:

@@ -13,6 +13,8 @@ import pytest
 from harness.compiler.records import RunRecord
 from harness.diagnose.report import ReportOptions, make_report
 
+from support import CRASHERS
+
 AND_MASK = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>) {
   %int0 = torch.constant.int 0
@@ -89,7 +91,7 @@ def test_record_json_keeps_the_analysis(and_mask):
 
 
 def test_a_crash_expects_no_crash(tmp_path):
-    crashers = Path(__file__).resolve().parents[1] / "data" / "crashers"
+    crashers = CRASHERS
     result = make_report(crashers / "A_remainder_int_by_zero.mlir", "-canonicalize",
                          options=ReportOptions(out_dir=tmp_path, reduce=False))
     issue = (Path(result.folder) / "issue.md").read_text()

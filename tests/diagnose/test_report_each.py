@@ -10,10 +10,9 @@ from pathlib import Path
 
 from harness.diagnose.report import ReportOptions, make_report, make_reports_each
 
+from support import ROOT
 from test_reduce_at_pass import _object_graph
 from test_reduce_split import CONTRACT, OPS, THREE_GAPS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_each_failure_is_its_own_bundle(tmp_path):

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.wrapped_builds import make_build
-
 from harness.compiler.runner import run_pipeline
 from harness.diagnose.report import ReportOptions, make_report
 from harness.diagnose.report.inputs import write_input
 from harness.diagnose.report.redact import Redactor
 
-CRASHER = Path(__file__).resolve().parents[1] / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
+from support import CRASHERS
+from support.wrapped_builds import make_build
+
+CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"
 OK_IR = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
          "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
 

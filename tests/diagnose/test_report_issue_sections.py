@@ -29,7 +29,8 @@ from harness.diagnose.report.sections import (
     upstream_section,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import DATA, ROOT
+
 AND_TENSOR = ROOT / "reports" / "upstream" / "and-tensor-no-lowering" / "input.mlir"
 
 
@@ -138,7 +139,7 @@ def test_the_catalog_loads_typed_and_says_unverified_titles():
         upstream.load('[[report]]\nrepo = "llvm/torch-mlir"\nnumber = 1\n')
 
 
-PORT_RECORD = ROOT / "tests" / "data" / "port" / "opt-tiny-stock.record.json"  # a real harness port opt
+PORT_RECORD = DATA / "port" / "opt-tiny-stock.record.json"  # a real harness port opt
 
 
 def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from harness.diagnose.report import ReportOptions, make_report
 from harness.diagnose.report.redact import Redactor
 
-ROOT = Path(__file__).resolve().parents[2]
-CRASHERS = ROOT / "tests" / "data" / "crashers"
+from support import CRASHERS
+
 SPACED_HOME = "/x/home dir/Jane Doe"
 
 

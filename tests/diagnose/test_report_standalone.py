@@ -23,7 +23,8 @@ import pytest
 
 from harness.diagnose.report.standalone import ReproKind, numerics_repro, repro_py, write_standalone
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 BUNDLES = ROOT / "reports" / "upstream"
 NUMERICS = {"harness.miscompile-report/1": ReproKind.MISCOMPILE}
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.\-]+)")

@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 
 import pytest
-from support.wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, make_build
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import Build, BuildCache, BuildKind
 from harness.diagnose.report import ReportOptions, make_report
 from harness.diagnose.report.versions import binary_versions, versions_markdown
+
+from support.wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, make_build
 
 INSTALLED = ", ".join(f"{d} {importlib.metadata.version(d)}"
                       for d in ("torch-mlir", "torch", "transformers"))

@@ -22,7 +22,8 @@ from harness.diagnose.report.result import CANNOT_RUN_STATUS
 from harness.diagnose.report.runtime import RUNTIME_FILES
 from harness.diagnose.report.standalone import ReproKind, write_standalone
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 
 # lit_tests/pass/elementwise-dynamic-size1-broadcast-abort.mlir at the torch backend contract
 # (its first RUN line): aten.logaddexp decomposed, [?,?,?] operands.

@@ -17,10 +17,11 @@ from harness.compiler.outcomes import Outcome
 from harness.errors import InputFileError, UsageError
 from harness.diagnose.timeline import TimelineOptions, run_timeline
 from harness.diagnose.timeline_record import Follow, FollowKind, RowState, Timeline, load
+
+from support import CRASHERS, ROOT, harness
 from support.browser import chromium
 from support.wrapped_builds import CUMSUM, make_build
 
-ROOT = Path(__file__).resolve().parents[2]
 
 # aten.linear of 2-D operands: DecomposeComplexOps (DecomposeAtenLinearOp) turns it into
 # transpose + aten.mm + add; nothing before it in function-to-torch makes an aten.mm.
@@ -36,11 +37,6 @@ ILLEGAL = """func.func @matmul_3d_dynamic_batch(%arg0: !torch.vtensor<[?,?,?],f3
   return %0 : !torch.vtensor<[?,?,?],f32>
 }
 """
-
-
-def harness(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=cwd, env=dict(os.environ), timeout=600)
 
 
 @pytest.fixture
@@ -238,7 +234,7 @@ def test_timing_tree_keeps_a_pass_own_pipeline_under_it():
 
 
 def test_a_crash_is_a_failed_row_named_after_the_crashing_pass(tmp_path):
-    crasher = ROOT / "tests" / "data" / "crashers" / "A_remainder_int_by_zero.mlir"
+    crasher = CRASHERS / "A_remainder_int_by_zero.mlir"
     timeline = run_timeline(str(crasher), "builtin.module(func.func(cse,canonicalize))", tmp_path / "tl")
     assert timeline.outcome is Outcome.CRASH
     assert [(r.pass_name, r.state) for r in timeline.rows] == [

@@ -4,8 +4,6 @@ pool -> flatten -> mm with adaptive_avg_pool2d kept backend-legal) found with it
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,16 +16,12 @@ from harness import torchscript
 from harness.compiler import pipelines
 from harness.execute.check import CheckOptions, CheckOutcome, check_file
 from harness.execute.refbackend import RefBackendOptions
+
+from support import harness
 from support.programs import SMALL
 
-ROOT = Path(__file__).resolve().parents[2]
 LEGAL_POOL = ("builtin.module(torchscript-module-to-torch-backend-pipeline{backend-legal-ops="
               "aten.adaptive_avg_pool2d},torch-backend-to-linalg-on-tensors-backend-pipeline)")
-
-
-def harness(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "harness", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout, env={**os.environ})
 
 
 def test_check_verifies_a_small_module(tmp_path):

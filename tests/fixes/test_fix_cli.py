@@ -5,8 +5,6 @@ checked against the numbers before it, and bad input gets one paragraph and exit
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,8 @@ import pytest
 from harness.fixes.catalog import CATALOG
 from harness.knowledge.fixes import FIXES
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import harness
+
 
 AND_BOOL = """func.func @f(%arg0: !torch.vtensor<[2,4],i1>, %arg1: !torch.vtensor<[2,4],i1>, %arg2: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[2,4],i1>, !torch.vtensor<[4],f32>) {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[2,4],i1>, !torch.vtensor<[2,4],i1> -> !torch.vtensor<[2,4],i1>
@@ -33,11 +32,6 @@ PASSING = """func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],
   return %0 : !torch.vtensor<[2],f32>
 }
 """
-
-
-def harness(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout, check=False)
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

@@ -11,11 +11,13 @@ from typing import Dict, Tuple
 
 import pytest
 import torch
-from support.small_modules import TupleOut, UnpacksSubmoduleTuple
+
 from torch import nn
 
 from harness import torchscript
 from harness.errors import PipelineFailure
+
+from support.small_modules import TupleOut, UnpacksSubmoduleTuple
 
 
 class MLP(nn.Module):

@@ -16,11 +16,13 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 import pytest
 import torch
 import torch.nn.functional as F
-from support.small_modules import UnpacksSubmoduleTuple
+
 from torch import nn
 from torch_mlir import ir
 
 from harness.frontends.torchscript import ModuleBuilder, new_context
+
+from support.small_modules import UnpacksSubmoduleTuple
 
 # --- helpers --------------------------------------------------------------------------------
 

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,8 @@ from harness.emit import EmitOptions, cache_key, emit
 from harness.errors import OutputError
 from harness.models.catalog import UnknownModelError
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 NAME = "seed-view-traced-sizes"
 
 

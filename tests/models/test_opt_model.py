@@ -15,6 +15,8 @@ from torch import nn
 from harness.errors import HarnessError
 from harness.models import opt
 
+from support import harness
+
 
 @pytest.fixture(scope="module")
 def tiny() -> opt.OPTModel:
@@ -258,15 +260,11 @@ def test_opt_config_350m_reaches_the_model_and_set_still_wins(tmp_path):
     """Issue 16: ``harness opt --config 1.3b`` (here 350m, cut to one layer by --set so the test
     stays small) builds the published shape; --set applies after the preset."""
     import json
-    import subprocess
-    import sys
     from pathlib import Path
 
     record = tmp_path / "record.json"
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.run([sys.executable, "-m", "harness", "opt", "--config", "350m", "--model", "stock",
-                           "--set", "num_hidden_layers=1", "--torch-only", "--out", str(tmp_path),
-                           "--json", str(record)], capture_output=True, text=True, cwd=root, timeout=600)
+    proc = harness("opt", "--config", "350m", "--model", "stock", "--set", "num_hidden_layers=1",
+                   "--torch-only", "--out", tmp_path, "--json", record)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads(record.read_text())
     assert Path(data["folder"]).name.startswith("opt-350m-")  # named for the shape, not 125m

@@ -14,8 +14,6 @@ import torch
 from harness.models import seed
 from harness.models.markers import marker_lines
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _first(output):
     return output[0] if isinstance(output, tuple) else output

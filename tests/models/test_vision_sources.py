@@ -17,7 +17,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -26,15 +25,9 @@ from harness.errors import ModelOptionError
 from harness.models import drivers
 from harness.models.hf_resolve import SourceKind, resolve
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import harness
+
 HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
-
-
-def harness(*args: str, pythonpath: str = "", timeout: float = 600):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), pythonpath) if p)
-    return subprocess.run([sys.executable, "-m", "harness", "--no-progress", *args],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=timeout)
 
 
 def test_library_names_resolve_to_their_kind():
@@ -71,7 +64,7 @@ def test_a_head_class_builds_its_head():
 
 def test_a_seq2seq_head_ports_and_verifies_through_fx(tmp_path):
     record_path = tmp_path / "t5.json"
-    proc = harness("port", "T5ForConditionalGeneration", "--frontend", "fx", "--out",
+    proc = harness("--no-progress", "port", "T5ForConditionalGeneration", "--frontend", "fx", "--out",
                    str(tmp_path), "--json", str(record_path))
     assert proc.returncode == 0, proc.stderr[-2000:]
     record = json.loads(record_path.read_text())
@@ -119,7 +112,8 @@ def test_the_misfit_is_real(misfit_torchvision):
 
 @pytest.mark.parametrize("model", ["torchvision:resnet18", "timm:resnet18"])
 def test_a_misfit_torchvision_is_one_paragraph(tmp_path, misfit_torchvision, model):
-    proc = harness("port", model, "--out", str(tmp_path), pythonpath=misfit_torchvision)
+    proc = harness("--no-progress", "port", model, "--out", str(tmp_path),
+                   env={"PYTHONPATH": misfit_torchvision})
     assert proc.returncode == 2
     message = proc.stderr.strip()
     assert message.count("\n") == 0, message
@@ -131,7 +125,7 @@ def test_a_misfit_torchvision_is_one_paragraph(tmp_path, misfit_torchvision, mod
 
 
 def test_list_says_why_the_libraries_are_missing(misfit_torchvision):
-    proc = harness("port", "--list", pythonpath=misfit_torchvision)
+    proc = harness("--no-progress", "port", "--list", env={"PYTHONPATH": misfit_torchvision})
     assert proc.returncode == 0
     rows = {line.split()[0]: line for line in proc.stdout.splitlines()}
     assert "bert" in rows

@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -18,12 +19,11 @@ from harness.compiler.binary import wheel_binary
 from harness.port import SCHEMA, PortRecord
 from harness.port.progress import Progress
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, harness as run_harness
 
-
-def harness(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout)
+# A whole port of GPT-2 (import, lowering, numbers at each level): 15 minutes before a command
+# counts as hung (the shared default is 10).
+harness = partial(run_harness, timeout=900)
 
 
 @pytest.fixture(scope="module")

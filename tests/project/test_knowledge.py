@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from harness.knowledge import fixes, idioms, upstream
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
 
 
 def test_fix_names_are_the_ones_harness_fixes_implements():

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "harness"
+from support import ROOT
+
+PACKAGE = ROOT / "harness"
 CHAIN = ("models", "frontends", "compiler", "execute", "diagnose", "fixes")
 LEAVES = {"errors", "versions", "knowledge", "enums", "defaults"}
 # What each package may import besides itself and the leaves.

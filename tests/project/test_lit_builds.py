@@ -9,15 +9,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from support.wrapped_builds import LLVM23_VERSION, make_build
 
 from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+from support.wrapped_builds import LLVM23_VERSION, make_build
+
 VERSION_TEST = "lit_tests/config/binary-version.mlir"
 OPT_TINY = "lit_tests/models/opt-tiny-stock.mlir"  # REQUIRES: sdpa-scale-to-linalg
 VIEW_ERROR = "lit_tests/pass/view-nonvalue-tensor-error.mlir"  # REQUIRES: non-token-tensor-types

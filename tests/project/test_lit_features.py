@@ -13,7 +13,8 @@ from pathlib import Path
 
 from harness.compiler.builds import resolve
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 REAL = resolve().path
 
 DEBUG_VERSION = """LLVM (http://llvm.org/):

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,12 +16,7 @@ from harness.port.record import PortRecord
 from harness.sweep import records
 from harness.sweep.records import RunFailure
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def harness(*argv: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", *argv], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+from support import harness
 
 
 def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):

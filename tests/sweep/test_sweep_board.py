@@ -19,7 +19,7 @@ from harness.sweep import board, highlight, records
 from harness.sweep.runner import Shard
 from harness.sweep.status import Status, compare, rows_of
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
 
 
 class Cells(HTMLParser):

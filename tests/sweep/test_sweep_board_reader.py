@@ -8,7 +8,6 @@ import html
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,11 +16,12 @@ from harness.models import hf_inputs
 from harness.models.modality import Modality, modality_of
 from harness.sweep import board, records
 from harness.sweep.records import RunFailure
+
+from support import ROOT
+from support.browser import chromium
 from support.sweep_fakes import blocker, port, record, write
 from test_sweep_board import parse
-from support.browser import chromium
 
-ROOT = Path(__file__).resolve().parents[2]
 FNET = "/v/lib/python3.12/site-packages/transformers/models/fnet/modeling_fnet.py"
 LONG = "y" * 3000  # one word no line break can split
 

@@ -19,11 +19,11 @@ from harness.port.record import PortRecord
 from harness.sweep import board, records
 from harness.sweep.merge import merge
 from harness.sweep.status import compare, compare_builds, rows_of
-from support.sweep_fakes import blocker, port, record, write
-from test_sweep_board import parse
-from support.wrapped_builds import make_build
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+from support.sweep_fakes import blocker, port, record, write
+from support.wrapped_builds import make_build
+from test_sweep_board import parse
 
 
 def two_builds(root: Path) -> Path:

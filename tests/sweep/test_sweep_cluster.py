@@ -15,7 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 DASK = Path(sys.executable).with_name("dask")
 
 

@@ -14,7 +14,8 @@ from harness.sweep import board, records
 from harness.sweep.reports import make_reports
 from harness.sweep.runner import SweepOptions, check_port
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+
 SECRET = "root:SECRET-HASH-NOT-FOR-THE-BOARD:19000:0:99999:7:::"
 IR = "func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n  return %a : !torch.vtensor<[2],i1>\n}\n"
 

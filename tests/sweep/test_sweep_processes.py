@@ -17,11 +17,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from support.processes import alive, children, processes_mentioning, wait_for
 
 from harness.sweep import lock
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, harness
+from support.processes import alive, children, processes_mentioning, wait_for
+
 
 # A port child at its worst: it ignores the polite signals and sits in a long stage.
 STUBBORN_PORT = """#!/bin/bash
@@ -46,11 +47,6 @@ def _default_stop_signals() -> None:
     """As a terminal starts it (a test runner in the background ignores SIGINT)."""
     for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
         signal.signal(signum, signal.SIG_DFL)
-
-
-def harness(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", *argv], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
 
 
 def fake_sweep(tmp_path: Path, *argv: str) -> tuple[subprocess.Popen, Path]:

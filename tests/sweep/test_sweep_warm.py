@@ -20,13 +20,14 @@ from pathlib import Path
 
 import psutil
 import pytest
-from support.processes import alive, wait_for
 
 from harness.sweep import records
 from harness.sweep.runner import run_logged
 from harness.sweep.warm import WARM, WarmServer
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT
+from support.processes import alive, wait_for
+
 
 HOOK = """
 import os, sys, time
