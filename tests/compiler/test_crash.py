@@ -27,7 +27,7 @@ from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import RunOptions, run_pipeline
 from harness.compiler.symbolize import symbolize
 
-from support import CRASHERS, ROOT
+from support import CRASHERS, harness
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,10 +304,8 @@ def test_wheel_wrapper_exit_status_counts_as_a_crash():
 
 
 def test_harness_run_prints_the_crash(tmp_path):
-    import subprocess
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"),
-                           "--pipeline=-convert-torch-to-linalg"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False)
+    proc = harness("run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"), "--pipeline=-convert-torch-to-linalg",
+                   timeout=120)
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert out.startswith("crash: L_to_dtype_99_linalg.mlir through -convert-torch-to-linalg")
@@ -321,9 +319,8 @@ def test_harness_run_prints_the_crash(tmp_path):
     assert any(ln.startswith("  > #") and "getBackendTypeForScalarType" in ln for ln in frames)
     assert f"reproduce: {resolve().path} " in out  # the binary that ran (issue 18 item 9)
 
-    proc = subprocess.run([sys.executable, "-m", "harness", "run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"),
-                           "--pipeline=-convert-torch-to-linalg", "--json"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False)
+    proc = harness("run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"), "--pipeline=-convert-torch-to-linalg",
+                   "--json", timeout=120)
     data = json.loads(proc.stdout)
     assert data["outcome"] == "crash" and data["crash"]["fatal_error"] == "unhandled type for getTypeForScalarType"
     assert data["crash"]["frames"][0]["function"].startswith("llvm::sys::PrintStackTrace")

@@ -16,7 +16,7 @@ from pathlib import Path
 from harness.compiler.capture import KEEP_BYTES, Capture
 from harness.compiler.process import DRAIN_GRACE_S, TIMEOUT_DUMP_GRACE_S, execute
 
-from support import ROOT
+from support import ROOT, harness
 from support.processes import processes_mentioning
 
 OK_IR = ("func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
@@ -43,8 +43,7 @@ def _kill_escapees(marker: str) -> None:
 
 def _harness(*args: str, timeout: float) -> tuple[subprocess.CompletedProcess, float]:
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+    proc = harness(*args, timeout=timeout)
     return proc, time.monotonic() - start
 
 

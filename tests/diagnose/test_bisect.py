@@ -4,8 +4,6 @@ finalizing pass reports for convert-torch-to-linalg, and a verifier error after 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from harness.diagnose.bisect import (
     reproducer_pipeline_of_file,
 )
 
-from support import CRASHERS, ROOT
+from support import CRASHERS, ROOT, harness
 
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 NONZERO = """\
@@ -285,9 +283,8 @@ def test_dumped_pipeline_from_stderr():
 
 
 def test_harness_bisect_command(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(CRASHERS / "F_view_zero_numel.mlir"),
-                           "--pipeline", "torch-to-linalg", "--out", str(tmp_path)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    proc = harness("bisect", str(CRASHERS / "F_view_zero_numel.mlir"), "--pipeline", "torch-to-linalg",
+                   "--out", str(tmp_path), timeout=120)
     assert proc.returncode == 1, proc.stderr  # the failure asked about is there
     out = proc.stdout
     assert "first failing pass: convert-torch-to-linalg (ConvertTorchToLinalg on 'func.func' operation: @f" in out
@@ -297,8 +294,8 @@ def test_harness_bisect_command(tmp_path):
     assert len(list(tmp_path.glob("bisect-F_view_zero_numel-*/before-convert-torch-to-linalg.mlir"))) == 1
     ir = tmp_path / "nonzero.mlir"
     ir.write_text(NONZERO)
-    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", str(ir), "--pipeline", "torch-to-linalg",
-                           "--out", str(tmp_path), "--json"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    proc = harness("bisect", str(ir), "--pipeline", "torch-to-linalg", "--out", str(tmp_path), "--json",
+                   timeout=120)
     assert proc.returncode == 1, proc.stderr
     data = json.loads(proc.stdout)
     assert data["responsible"][0]["op"] == "torch.aten.nonzero"

@@ -7,9 +7,6 @@ releases is in test_builds_network.py.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +17,7 @@ from harness.errors import UsageError
 from harness.diagnose.build_bisect import bisect_builds, build_order
 from harness.diagnose.diff import Change
 
-from support import ROOT
+from support import harness
 from support.wrapped_builds import CUMSUM, REAL, make_build
 
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
@@ -105,14 +102,11 @@ def test_bad_build_specs(cache):
 
 def test_cli_bisect_builds_exits_1_when_a_build_differs(cache, cumsum, tmp_path):
     _add(cache, tmp_path, "no-tmtensor", drop_pass="convert-torch-to-tmtensor")
-    env = dict(os.environ)
-    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", "--builds", "wheel,no-tmtensor",
-                           str(cumsum), "--pipeline", "torch-to-linalg", "--json"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    proc = harness("bisect", "--builds", "wheel,no-tmtensor", str(cumsum), "--pipeline", "torch-to-linalg",
+                   "--json", timeout=300)
     assert proc.returncode == 1, proc.stderr
     d = json.loads(proc.stdout)
     assert d["change"] == "pass->fail" and d["first_different"]["build"]["name"] == "no-tmtensor"
-    proc = subprocess.run([sys.executable, "-m", "harness", "bisect", "--builds", "wheel,wheel",
-                           str(cumsum), "--pipeline", "torch-to-linalg"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    proc = harness("bisect", "--builds", "wheel,wheel", str(cumsum), "--pipeline", "torch-to-linalg",
+                   timeout=300)
     assert proc.returncode == 0 and "no change" in proc.stdout

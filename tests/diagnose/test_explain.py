@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ from harness.errors import InputFileError
 from harness.models import seed
 from harness.diagnose.explain import explain_file
 
-from support import CRASHERS, ROOT
+from support import CRASHERS, ROOT, harness
 
 LINALG = pipelines.default().get("torch-to-linalg").textual()
 TORCHSCRIPT = pipelines.default().get("torchscript-to-torch").textual()
@@ -188,8 +186,7 @@ def test_crash_gets_its_signature_and_related_idioms():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "harness", "explain", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return harness("explain", *args, timeout=300)
 
 
 def test_cli_exit_status_and_json(tmp_path):

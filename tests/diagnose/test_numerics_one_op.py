@@ -23,7 +23,7 @@ from harness.diagnose.numerics import (
 )
 from harness.diagnose.numerics.programs import computing_ops
 
-from support import ROOT
+from support import ROOT, harness
 
 T = "!torch.vtensor<[4,5],f32>"
 D = "!torch.vtensor<[4,5],f64>"
@@ -199,9 +199,7 @@ def test_reduce_keeps_the_held_out_resnet_tails_culprit_and_its_feeders(tmp_path
     raw.write_text(subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                                   check=True, cwd=ROOT, timeout=600).stdout)
     out = tmp_path / "small.mlir"
-    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(raw), "--pipeline", LEGAL_POOL,
-                           "--numerics", "-o", str(out)], capture_output=True, text=True, cwd=ROOT,
-                          timeout=900, env={**os.environ})
+    proc = harness("reduce", str(raw), "--pipeline", LEGAL_POOL, "--numerics", "-o", str(out), timeout=900)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert "(14 -> 3 computing: aten.adaptive_avg_pool2d -> aten.view -> aten.mm)" in lines[0]

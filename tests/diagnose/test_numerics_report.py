@@ -19,7 +19,7 @@ from harness.diagnose.report.result import CANNOT_RUN_STATUS
 from harness.diagnose.report.standalone import ReproKind, write_standalone
 from harness.diagnose.report.miscompile import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
 
-from support import ROOT
+from support import harness
 from support.programs import CHAIN
 from test_numerics_bisect import MISCOMPILE
 
@@ -38,9 +38,8 @@ def repro(folder: Path, **env) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(MISCOMPILE), "--pipeline",
-                           "torch-to-linalg", "--numerics", "--out", str(out), "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = harness("report", str(MISCOMPILE), "--pipeline", "torch-to-linalg", "--numerics", "--out",
+                   str(out), "--json", timeout=900)
     assert proc.returncode == 1, proc.stderr
     return json.loads(proc.stdout), out
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from harness.compiler import builds as builds_module
 from harness.errors import InputFileError, NothingToReduceError, OutputError
 from harness.diagnose.reduce import ReduceOptions, reduce_file
 
-from support import CRASHERS, ROOT
+from support import CRASHERS, harness
 
 LINALG = "torch-to-linalg"
 
@@ -282,22 +280,18 @@ def test_missing_input_is_named_and_nothing_is_created(tmp_path):
 def test_cli_reduce(tmp_path):
     src = _write(tmp_path, "noisy.mlir", NOISY_LEGALIZATION)
     out = tmp_path / "reduced.mlir"
-    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(src), "--pipeline", LINALG,
-                           "-o", str(out), "--budget-s", "30"],
-                          check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = harness("reduce", str(src), "--pipeline", LINALG, "-o", str(out), "--budget-s", "30", timeout=120)
     assert proc.returncode == 1, proc.stderr  # the failure asked about is there (README: exit status)
     assert "25 -> 4 ops" in proc.stdout
     assert f"-> {out}" in proc.stdout
     assert f"reproduce: {builds_module.resolve().path} -pass-pipeline='builtin.module(" in proc.stdout
     ok = _write(tmp_path, "ok.mlir", PASSING)
-    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(ok), "--pipeline", LINALG,
-                           "-o", str(out)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = harness("reduce", str(ok), "--pipeline", LINALG, "-o", str(out), timeout=120)
     assert proc.returncode == 0  # passing is no usage error
     assert proc.stdout.startswith(f"nothing to reduce: {ok} passes")
     junk = tmp_path / "junk.mlir"
     junk.write_bytes(bytes(range(256)))
-    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(junk), "--pipeline", LINALG,
-                           "-o", str(out)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = harness("reduce", str(junk), "--pipeline", LINALG, "-o", str(out), timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"harness: error: cannot reduce {junk}: torch-mlir-opt cannot read it (at {junk}:1:")
     assert "Traceback" not in proc.stderr

@@ -3,8 +3,6 @@ module give three files, each with its own op, in the order the pipeline meets t
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
@@ -12,7 +10,7 @@ from harness.errors import NothingToReduceError, OutputError
 from harness.diagnose.reduce import ReduceOptions
 from harness.diagnose.reduce.split import reduce_each
 
-from support import ROOT
+from support import harness
 
 CONTRACT = "builtin.module(torch-function-to-torch-backend-pipeline)"
 
@@ -64,10 +62,8 @@ def test_a_passing_input_has_no_case(tmp_path):
 def test_cli_each_prints_one_case_per_failure(tmp_path):
     src = tmp_path / "gaps.mlir"
     src.write_text(THREE_GAPS)
-    proc = subprocess.run([sys.executable, "-m", "harness", "reduce", str(src), "--pipeline", CONTRACT,
-                           "--each", "-o", str(tmp_path / "cases"), "--budget-s", "20"],
-                          capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
+    proc = harness("reduce", str(src), "--pipeline", CONTRACT, "--each", "-o", str(tmp_path / "cases"),
+                   "--budget-s", "20")
     assert proc.returncode == 1, proc.stderr
     keeps = [line for line in proc.stdout.splitlines() if line.startswith("  keeps: ")]
     assert [k.rsplit("(subject: ", 1)[1].rstrip(")") for k in keeps] == OPS

@@ -38,7 +38,7 @@ from harness.diagnose.report import (
     make_report,
 )
 
-from support import CRASHERS, ROOT
+from support import CRASHERS, ROOT, harness
 
 VENV = Path(sys.prefix)
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -288,8 +288,7 @@ def _assert_redacted(result: ReportResult) -> None:
 # --- options, the CLI, errors --------------------------------------------------------------
 
 def _cli_report(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", *args, "--json"],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = harness("report", *args, "--json", timeout=120)
     assert proc.returncode == 1, proc.stderr  # the failure asked about is there: a bundle
     return json.loads(proc.stdout)
 
@@ -376,8 +375,7 @@ def test_passing_input_is_an_error_and_writes_nothing(tmp_path):
     assert info.value.reason is Refusal.PASSES and info.value.input_path == str(src)
     assert str(info.value).startswith(f"nothing to report: {src} passes torch-to-linalg")
     assert not out.exists()
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(src), "--pipeline",
-                           "torch-to-linalg", "--out", str(out)], capture_output=True, text=True, timeout=120, check=False)
+    proc = harness("report", str(src), "--pipeline", "torch-to-linalg", "--out", str(out), timeout=120)
     # Not a usage error (issue 18 item 10): the file passes, so there is nothing to do.
     assert proc.returncode == 0 and proc.stdout.startswith(f"nothing to report: {src} passes"), proc.stderr
     assert not out.exists()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from harness.diagnose.bisect import bisect
 from harness.diagnose.tool_choice import tool_for
 from harness.diagnose.report import ReportOptions, make_report
 
-from support import ROOT
+from support import ROOT, harness
 
 DOMINANCE = ROOT / "lit_tests" / "pass" / "linalg-fuse-elementwise-pad-expand-dominance-error.mlir"
 FUSE_ALONE = "builtin.module(func.func(linalg-fuse-elementwise-ops))"
@@ -96,11 +95,8 @@ def test_bisect_on_a_bindings_pipeline_names_the_pass_and_its_position(tmp_path)
 
 def test_driver_bindings_runs_a_textual_pipeline_of_upstream_passes(tmp_path) -> None:
     out = tmp_path / "reduced.mlir"
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "reduce", str(DOMINANCE), "--pipeline", FUSE_ALONE,
-         "--driver", "bindings", "--budget-s", "8", "-o", str(out)],
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = harness("reduce", str(DOMINANCE), "--pipeline", FUSE_ALONE, "--driver", "bindings", "--budget-s",
+                   "8", "-o", str(out), timeout=120)
     assert done.returncode == 1, done.stderr
     assert f"keeps: {SIGNATURE}" in done.stdout
     assert str(run_bindings_pipeline(out, FUSE_ALONE, options=RunOptions(timeout_s=60)).signature) == SIGNATURE

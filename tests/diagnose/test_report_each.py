@@ -4,13 +4,11 @@ failure (``--each``), and TorchScript object-graph input is reduced at its faili
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from harness.diagnose.report import ReportOptions, make_report, make_reports_each
 
-from support import ROOT
+from support import harness
 from test_reduce_at_pass import _object_graph
 from test_reduce_split import CONTRACT, OPS, THREE_GAPS
 
@@ -48,9 +46,8 @@ def test_one_failure_is_one_bundle(tmp_path):
 def test_cli_each_prints_a_list(tmp_path):
     src = tmp_path / "gaps.mlir"
     src.write_text(THREE_GAPS)
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(src), "--pipeline", CONTRACT,
-                           "--each", "--out", str(tmp_path / "out"), "--budget-s", "20", "--json"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = harness("report", str(src), "--pipeline", CONTRACT, "--each", "--out", str(tmp_path / "out"),
+                   "--budget-s", "20", "--json", timeout=900)
     assert proc.returncode == 1, proc.stderr
     found = json.loads(proc.stdout)
     assert isinstance(found, list) and len(found) == 3

@@ -8,8 +8,6 @@ torch-mlir-opt); the others from the section functions on real inputs of theirs.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,7 +27,7 @@ from harness.diagnose.report.sections import (
     upstream_section,
 )
 
-from support import DATA, ROOT
+from support import DATA, ROOT, harness
 
 AND_TENSOR = ROOT / "reports" / "upstream" / "and-tensor-no-lowering" / "input.mlir"
 
@@ -43,10 +41,9 @@ def section(issue: str, name: str) -> str:
 @pytest.fixture(scope="module")
 def and_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports")
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(AND_TENSOR), "--pipeline",
-                           "torch-to-linalg", "--out", str(out), "--json", "--blocks", "opt-125m",
-                           "--blocks", "ElementwiseAndTensor_basic", "--reproduces-through", "both"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = harness("report", str(AND_TENSOR), "--pipeline", "torch-to-linalg", "--out", str(out), "--json",
+                   "--blocks", "opt-125m", "--blocks", "ElementwiseAndTensor_basic", "--reproduces-through",
+                   "both", timeout=900)
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)
     return result, (Path(result["folder"]) / "issue.md").read_text()
@@ -145,9 +142,8 @@ PORT_RECORD = DATA / "port" / "opt-tiny-stock.record.json"  # a real harness por
 def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):
     """`harness port opt --variant stock --size tiny --no-numerics` (the record in tests/data):
     TorchScript stops at the __and__ blocker, FX lowers."""
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(AND_TENSOR), "--pipeline",
-                           "torch-to-linalg", "--out", str(tmp_path), "--json", "--port-record",
-                           str(PORT_RECORD)], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    proc = harness("report", str(AND_TENSOR), "--pipeline", "torch-to-linalg", "--out", str(tmp_path),
+                   "--json", "--port-record", str(PORT_RECORD), timeout=900)
     assert proc.returncode == 1, proc.stderr
     issue = (Path(json.loads(proc.stdout)["folder"]) / "issue.md").read_text()
     assert section(issue, "Reproduces through").startswith(

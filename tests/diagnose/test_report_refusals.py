@@ -6,14 +6,14 @@ length."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.errors import ReportError
 from harness.diagnose.report import Refusal, ReportOptions, make_report
+
+from support import harness
 
 RANDOM = bytes(random.Random(15).getrandbits(8) for _ in range(4096))
 UNDECLARED = """\
@@ -43,9 +43,7 @@ def test_a_file_that_is_not_valid_ir_is_refused_with_its_location(tmp_path, name
     assert info.value.reason is Refusal.INVALID_INPUT and info.value.input_path == str(src)
     assert f"{src}{where}" in message and "This is not a torch-mlir bug" in message, message
     assert not out.exists()
-    proc = subprocess.run([sys.executable, "-m", "harness", "report", str(src), "--pipeline",
-                           "torch-to-linalg", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = harness("report", str(src), "--pipeline", "torch-to-linalg", "--out", str(out), timeout=120)
     assert proc.returncode == 2 and "harness: error: cannot report" in proc.stderr, proc.stderr
     assert not out.exists()
 

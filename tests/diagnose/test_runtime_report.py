@@ -22,7 +22,7 @@ from harness.diagnose.report.result import CANNOT_RUN_STATUS
 from harness.diagnose.report.runtime import RUNTIME_FILES
 from harness.diagnose.report.standalone import ReproKind, write_standalone
 
-from support import ROOT
+from support import ROOT, harness
 
 
 # lit_tests/pass/elementwise-dynamic-size1-broadcast-abort.mlir at the torch backend contract
@@ -63,12 +63,11 @@ func.func @forward(%arg0: !torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32
 def report(tmp: Path, text: str, inputs: list[np.ndarray] | None) -> tuple[dict, Path]:
     src = tmp / "input.mlir"
     src.write_text(text)
-    cmd = [sys.executable, "-m", "harness", "report", str(src), "--pipeline", "torch-to-linalg",
-           "--numerics", "--out", str(tmp / "out"), "--json"]
+    args = ["report", src, "--pipeline", "torch-to-linalg", "--numerics", "--out", tmp / "out", "--json"]
     if inputs is not None:
         np.savez(tmp / "inputs.npz", *inputs)
-        cmd += ["--inputs", str(tmp / "inputs.npz")]
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+        args += ["--inputs", tmp / "inputs.npz"]
+    proc = harness(*args, timeout=300)
     assert proc.returncode == 1, proc.stderr
     return json.loads(proc.stdout), src
 

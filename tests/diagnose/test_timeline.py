@@ -7,7 +7,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from harness.errors import InputFileError, UsageError
 from harness.diagnose.timeline import TimelineOptions, run_timeline
 from harness.diagnose.timeline_record import Follow, FollowKind, RowState, Timeline, load
 
-from support import CRASHERS, ROOT, harness
+from support import CRASHERS, harness
 from support.browser import chromium
 from support.wrapped_builds import CUMSUM, make_build
 
@@ -278,8 +277,8 @@ def test_rows_run_in_the_order_mlir_ran_the_passes(tmp_path):
     source = tmp_path / "two.mlir"
     source.write_text(LINEAR + SCALE_FN)
     torch_ir = tmp_path / "two.torch.mlir"
-    subprocess.run([sys.executable, "-m", "harness", "run", str(source), "--pipeline", "function-to-torch",
-                    "-o", str(torch_ir)], check=True, capture_output=True, cwd=ROOT, timeout=300)
+    proc = harness("run", source, "--pipeline", "function-to-torch", "-o", torch_ir, timeout=300)
+    assert proc.returncode == 0, proc.stderr
 
     def rows(timeline: Timeline) -> list[tuple[str, str]]:
         return [(r.pass_name, r.anchor.partition(" ")[2] or r.anchor) for r in timeline.rows]

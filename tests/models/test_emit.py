@@ -15,7 +15,7 @@ from harness.emit import EmitOptions, cache_key, emit
 from harness.errors import OutputError
 from harness.models.catalog import UnknownModelError
 
-from support import ROOT
+from support import ROOT, harness
 
 NAME = "seed-view-traced-sizes"
 
@@ -129,13 +129,11 @@ def test_parallel_emits_import_once(tmp_path):
 
 
 def test_cli_list_and_missing_arguments():
-    run = lambda *a: subprocess.run([sys.executable, "-m", "harness", *a], cwd=ROOT,  # noqa: E731
-                                    capture_output=True, text=True, timeout=300)
-    listed = run("emit", "--list")
+    listed = harness("emit", "--list", timeout=300)
     assert listed.returncode == 0
     names = [line.split()[0] for line in listed.stdout.splitlines()]
     assert {"opt-tiny", "opt-125m", "opt-fixed-tiny", "seed-tuple-of-views-fixed"} <= set(names)
-    missing = run("emit", "opt-tiny")
+    missing = harness("emit", "opt-tiny", timeout=300)
     assert missing.returncode == 2
     assert missing.stderr.startswith("harness: error: harness emit needs a model NAME and -o PATH")
     assert "Traceback" not in missing.stderr

@@ -26,6 +26,8 @@ from harness.port.progress import QUIET
 from harness.port.record import PortOutcome, PortRecord, PortStage
 from harness.port.subject import Subject
 
+from support import harness
+
 HERE = Path(__file__).resolve()
 
 
@@ -63,12 +65,7 @@ def test_seq_is_capped_at_the_positions():
 
 
 def test_the_cli_refuses_a_bad_value_before_building(tmp_path):
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-m", "harness", "port", "gpt2", "--dynamic", "colour",
-                           "--out", str(tmp_path)], capture_output=True, text=True,
-                          cwd=HERE.parents[2], timeout=120)
+    done = harness("port", "gpt2", "--dynamic", "colour", "--out", tmp_path, timeout=120)
     assert done.returncode != 0 and "unknown dimension 'colour'" in done.stderr
     assert not list(tmp_path.iterdir())
 
@@ -294,12 +291,7 @@ def test_the_board_gets_a_dynamic_column_group(gpt2_record, tmp_path):
 
 
 def test_sweep_refuses_a_bad_dynamic_before_any_port(tmp_path):
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-m", "harness", "sweep", "gpt2", "--dynamic", "seq=5..2",
-                           "--out", str(tmp_path / "sweep")], capture_output=True, text=True,
-                          cwd=HERE.parents[2], timeout=120)
+    done = harness("sweep", "gpt2", "--dynamic", "seq=5..2", "--out", tmp_path / "sweep", timeout=120)
     assert done.returncode != 0 and "1 <= MIN <= MAX" in done.stderr
     assert not (tmp_path / "sweep" / "records").exists()
 

@@ -4,14 +4,12 @@ claims hold against the pinned torch-mlir (issue 12; issue 18 item 7)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from harness.knowledge import fixes, idioms, upstream
 
-from support import ROOT
+from support import harness
 
 
 def test_fix_names_are_the_ones_harness_fixes_implements():
@@ -56,8 +54,7 @@ def test_known_upstream_reports_match_on_the_blocker():
 
 
 def test_emit_list_says_which_seed_idioms_still_fail():
-    proc = subprocess.run([sys.executable, "-m", "harness", "emit", "--list"], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120, check=False)
+    proc = harness("emit", "--list", timeout=120)
     assert proc.returncode == 0, proc.stderr
     lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
     assert "[STILL FAILS today: traced, the torchscript pipeline stops" in lines["seed-tuple-of-views"]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,7 +18,7 @@ from harness.sweep import board, highlight, records
 from harness.sweep.runner import Shard
 from harness.sweep.status import Status, compare, rows_of
 
-from support import ROOT
+from support import ROOT, harness
 
 
 class Cells(HTMLParser):
@@ -172,9 +171,7 @@ def test_merge_joins_shard_folders(sweep_run, tmp_path):
     shutil.copy(out / "records" / "bert.json", a)  # in both: the last folder's copy is kept
     shutil.copytree(out / "checks", tmp_path / "b" / "checks")
     merged = tmp_path / "m"
-    proc = subprocess.run([sys.executable, "-m", "harness", "sweep", "--merge", str(a.parent),
-                           str(b.parent), "--out", str(merged)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    proc = harness("sweep", "--merge", str(a.parent), str(b.parent), "--out", str(merged), timeout=120)
     assert proc.returncode == 1, proc.stderr  # nosuchmodel has no record
     assert "bert: in more than one folder" in proc.stdout
     assert sorted(p.name for p in (merged / "records").iterdir()) == ["bert.json", "gpt2.json", "nosuchmodel.json"]

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import html
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -17,7 +15,7 @@ from harness.models.modality import Modality, modality_of
 from harness.sweep import board, records
 from harness.sweep.records import RunFailure
 
-from support import ROOT
+from support import harness
 from support.browser import chromium
 from support.sweep_fakes import blocker, port, record, write
 from test_sweep_board import parse
@@ -144,9 +142,7 @@ def test_the_refusal_hint_does_not_send_the_user_to_the_list_that_lists_the_mode
 def test_a_real_refusal_becomes_an_unsupported_record(tmp_path):
     """bark's base model names no inputs: the port refuses it, and the sweep keeps why."""
     out = tmp_path / "s"
-    proc = subprocess.run([sys.executable, "-m", "harness", "--no-progress", "sweep", "bark",
-                           "--out", str(out), "--no-numerics"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    proc = harness("--no-progress", "sweep", "bark", "--out", str(out), "--no-numerics", timeout=300)
     assert proc.returncode == 1, proc.stderr
     assert "unsupported: cannot drive model 'bark'" in proc.stdout
     failure = records.read_result(out / "records" / "bark.json")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from harness.sweep import board, records
 from harness.sweep.merge import merge
 from harness.sweep.status import compare, compare_builds, rows_of
 
-from support import ROOT
+from support import harness
 from support.sweep_fakes import blocker, port, record, write
 from support.wrapped_builds import make_build
 from test_sweep_board import parse
@@ -97,8 +96,7 @@ def test_merge_joins_shards_build_by_build(tmp_path):
 
 
 def _sweep(*args: str, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", "--no-progress", "sweep", *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)
+    return harness("--no-progress", "sweep", *args, env=env)
 
 
 @pytest.mark.parametrize("args, said", [

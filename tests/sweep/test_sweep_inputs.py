@@ -5,8 +5,6 @@ record carries is never run. Records are made here with the port's own dataclass
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from harness.port.record import Blocker, FrontendPort, PortOutcome, PortRecord, StageRecord, VariantRecord
@@ -14,7 +12,7 @@ from harness.sweep import board, records
 from harness.sweep.reports import make_reports
 from harness.sweep.runner import SweepOptions, check_port
 
-from support import ROOT
+from support import harness
 
 SECRET = "root:SECRET-HASH-NOT-FOR-THE-BOARD:19000:0:99999:7:::"
 IR = "func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n  return %a : !torch.vtensor<[2],i1>\n}\n"
@@ -82,8 +80,7 @@ def test_merge_renders_no_file_outside_its_folders_and_copies_no_link(tmp_path):
     other = failing_sweep(tmp_path / "shard2", reproducer=str(inside))
     (other / records.RECORDS / "gpt2.json").rename(other / records.RECORDS / "bert.json")
     merged = tmp_path / "m"
-    proc = subprocess.run([sys.executable, "-m", "harness", "sweep", "--merge", str(shard), str(other),
-                           "--out", str(merged)], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = harness("sweep", "--merge", str(shard), str(other), "--out", str(merged), timeout=120)
     assert proc.returncode == 1, proc.stderr  # a port fails: exit 1, not an error
     page = (merged / "index.html").read_text()
     assert SECRET not in page
@@ -99,8 +96,7 @@ def test_merge_refuses_a_record_that_is_a_link(tmp_path):
     shard = tmp_path / "shard"
     (shard / records.RECORDS).mkdir(parents=True)
     (shard / records.RECORDS / "gpt2.json").symlink_to(secret_record)
-    proc = subprocess.run([sys.executable, "-m", "harness", "sweep", "--merge", str(shard),
-                           "--out", str(tmp_path / "m")], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = harness("sweep", "--merge", str(shard), "--out", str(tmp_path / "m"), timeout=120)
     assert proc.returncode == 2 and "is a link" in proc.stderr, proc.stderr
     assert not (tmp_path / "m" / records.RECORDS).exists()
 
