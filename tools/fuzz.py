@@ -28,8 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from fuzz_targets import parse_everything, run_and_check
-from mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus
+from support.fuzz_targets import parse_everything, run_and_check
+from support.mutations import IRMutator, ir_corpus, mutate_stderr, stderr_corpus
 
 from harness.compiler.builds import resolve
 from harness.compiler.irfile import unique_dir, write_atomically

@@ -183,7 +183,7 @@ def main() -> int:
     parser.add_argument("--table", action="store_true",
                         help="print README's triage table instead (no bundle is made)")
     parser.add_argument("--not-standalone", nargs="*", default=[], metavar="NAME",
-                        help="with --table: the bundles tests/test_report_standalone.py found not "
+                        help="with --table: the bundles tests/diagnose/test_report_standalone.py found not "
                              "to reproduce standalone (every other one is marked yes)")
     args = parser.parse_args()
     if args.table:

@@ -2,4 +2,4 @@
 search. They never reach back up the data path (no frontends, no models); torch itself is
 imported only where a tool evaluates IR in eager PyTorch (the numerics search, a runtime
 report's inputs), and never by run, explain, bisect, reduce or report without --numerics
-(tests/test_cli_imports.py)."""
+(tests/cli/test_cli_imports.py)."""

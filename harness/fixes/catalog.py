@@ -1,7 +1,7 @@
 """The catalog: one instance of each fix, and which of them answer a blocker.
 
 The names and descriptions are ``knowledge.fixes.FIXES`` (what explain, bisect and report
-print); ``tests/test_fix_cli.py`` checks the two agree.
+print); ``tests/fixes/test_fix_cli.py`` checks the two agree.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """``DIR/index.html`` of ``harness timeline``: one row per pass, with the board's conventions
 (inline CSS, no script, no network, MLIR highlighted by ``highlight``). It lives beside the board
-because the tools may not import the highlighter (tests/test_layout.py); it reads only the
+because the tools may not import the highlighter (tests/project/test_layout.py); it reads only the
 :class:`Timeline` record and the files it names inside its folder."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 // (x 1x8x7x7, w 8x3), at the torch backend contract with aten.adaptive_avg_pool2d kept
 // backend-legal as upstream's TorchScript e2e config kept it. Reduced by hand to these three ops
 // first; `harness reduce --numerics` gets Hugging Face's ResNet-18 to the same three
-// (tests/test_numerics_resnet.py, tools/bench_numerics.py).
+// (tests/diagnose/test_numerics_resnet.py, tools/bench_numerics.py).
 //
 // Seen while measuring the e2e suite: upstream's ResNet18 test returns wrong values through the
 // TorchScript path (max 0.49 where eager gives 2.33).

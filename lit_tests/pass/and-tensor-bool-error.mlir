@@ -8,7 +8,7 @@
 // a literal (`new_ones((), dtype=torch.bool)` frozen by the trace), the error names the literal
 // instead: convert-torch-to-arith lowered it, canonicalize folded it back into a torch tensor
 // for the unconverted user, and the finalizing pass meets it first. `harness explain` names
-// __and__ for both (tests/test_explain.py). The same expression as aten.bitwise_and.Tensor, as
+// __and__ for both (tests/diagnose/test_explain.py). The same expression as aten.bitwise_and.Tensor, as
 // torch.export records it, lowers: and-or-bool.mlir. Upstream: llvm/torch-mlir#4749 (open PR).
 
 // RUN: torch-mlir-opt %s %{pipeline:torch-to-linalg} -split-input-file -verify-diagnostics

@@ -1,4 +1,4 @@
-// What `harness port --dynamic` meets on the FX path (tests/test_dynamic_shapes.py's own
+// What `harness port --dynamic` meets on the FX path (tests/port/test_dynamic_shapes.py's own
 // modules, their IR at the torch backend contract as torch.export and fx-to-torch wrote it):
 // - x.view(x.shape[0], -1) with a dynamic batch: the view becomes a tensor.reshape by a shape
 //   computed at run time (tensor.dim, a cf.assert on the inferred -1), the result stays

@@ -3,7 +3,7 @@
 // and with batch and seq both dynamic torch-to-linalg lowers that view by casting the input to
 // tensor<?x1x4xf32> (seq assumed 1) and collapsing [[0], [1, 2]] (seq into the hidden size):
 // the result keeps batch rows only, and the RefBackend's runtime verification aborts on an
-// out-of-bounds memref access (tests/test_dynamic_shapes.py). With only seq dynamic the same
+// out-of-bounds memref access (tests/port/test_dynamic_shapes.py). With only seq dynamic the same
 // view collapses [[0, 1], [2]], as it should; --dynamic seq ports GPT-2 verified.
 //
 // Not in the 2022 walkthrough (every port there was static). Now: wrong collapse, no error at

@@ -1,0 +1,176 @@
+"""Stopping the harness never leaves torch-mlir-opt running: Ctrl-C, SIGTERM and SIGHUP kill
+the running child's group and exit 128+N; a harness killed outright (SIGKILL) has its children
+killed by its watchdog. Each test runs the real binary on a real hang
+(tests/data/crashers/P_softmax_dim_oob_HANG.mlir) under a name no other process holds, and
+checks /proc afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from support import CRASHERS, ROOT
+from support.processes import alive, catches, children, compiler_processes, processes_mentioning, wait_for
+
+HANG = CRASHERS / "P_softmax_dim_oob_HANG.mlir"
+PASS = "--pipeline=-torch-decompose-complex-ops"
+
+
+def hung_input(tmp_path: Path) -> Path:
+    path = tmp_path / f"hang-{uuid.uuid4().hex}.mlir"
+    path.write_text(HANG.read_text())
+    return path
+
+
+def _default_stop_signals() -> None:
+    """The harness as a terminal starts it: a test runner started in the background (``&``
+    ignores SIGINT) or under nohup (SIGHUP) passes its ignored signals on, and the harness
+    keeps ignored signals ignored (test_signals_ignored_at_start_stay_ignored)."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "harness", *args], cwd=ROOT, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_stop_signals)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Cleanup whatever a failing test left: the harness and its compiler children."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+
+
+def extra_args(command: str, tmp_path: Path) -> list[str]:
+    return {"run": [], "bisect": ["--out", str(tmp_path)],
+            "reduce": ["-o", str(tmp_path / "reduced.mlir")],
+            "report": ["--out", str(tmp_path / "reports"), "--no-reduce"]}[command]
+
+
+@pytest.mark.parametrize("command, signum", [
+    ("run", signal.SIGTERM), ("run", signal.SIGHUP), ("run", signal.SIGINT),
+    ("bisect", signal.SIGTERM), ("reduce", signal.SIGHUP), ("report", signal.SIGTERM),
+])
+def test_a_stop_signal_kills_the_hung_compiler_and_exits(tmp_path, command, signum):
+    hang = hung_input(tmp_path)
+    proc = start(command, str(hang), PASS, "--timeout", "600", *extra_args(command, tmp_path))
+    try:
+        compiler = wait_for(lambda: compiler_processes(hang.stem))
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signum, err
+        said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        assert err.strip().splitlines()[-1] == f"harness: {said}"
+        assert "Traceback" not in err
+        assert not any(alive(pid) for pid in compiler)
+        assert compiler_processes(hang.stem) == []
+    finally:
+        stop(proc)
+
+
+def test_a_killed_harness_takes_the_hung_compiler_with_it(tmp_path):
+    # SIGKILL runs no Python: the watchdog process sees its pipe close and kills the group.
+    hang = hung_input(tmp_path)
+    proc = start("run", str(hang), PASS, "--timeout", "600")
+    try:
+        compiler = wait_for(lambda: compiler_processes(hang.stem))
+        proc.kill()
+        proc.communicate(timeout=60)
+        wait_for(lambda: not any(alive(pid) for pid in compiler), timeout_s=10)
+        assert compiler_processes(hang.stem) == []
+    finally:
+        stop(proc)
+
+
+def test_a_killed_harness_takes_a_wrappers_children_too(tmp_path):
+    # A --opt wrapper script (like the wheel's bin/torch-mlir-opt) runs the work in a child of
+    # its own: a parent-death signal on the direct child would not reach it; the group kill does.
+    marker = uuid.uuid4().hex
+    wrapper = tmp_path / f"opt-{marker}"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in --version) echo "LLVM version 99"; exit 0;; --help-list) echo torch; exit 0;; esac\n'
+        "sleep 1000 &\nwait\n")
+    wrapper.chmod(0o755)
+    ir = tmp_path / "x.mlir"
+    ir.write_text("func.func @f() {\n  return\n}\n")
+    proc = start("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", str(wrapper))
+    try:
+        shell = wait_for(lambda: processes_mentioning(marker))[0]
+        sleeper = wait_for(lambda: children(shell))[0]
+        proc.kill()
+        proc.communicate(timeout=60)
+        wait_for(lambda: not alive(shell) and not alive(sleeper), timeout_s=10)
+    finally:
+        stop(proc)
+
+
+def test_ctrl_c_while_the_cli_imports_exits_130_quietly(tmp_path):
+    # A Ctrl-C in the first ~0.3 s (importing the CLI) printed a KeyboardInterrupt traceback.
+    # The entry point's first lines install quiet handlers (SIGTERM's handler shows in /proc);
+    # the interrupt then lands during the imports, or later during the run.
+    hang = hung_input(tmp_path)
+    for delay in (0.0, 0.01, 0.03, 0.1, 0.3):
+        proc = start("run", str(hang), PASS, "--timeout", "600")
+        try:
+            wait_for(lambda proc=proc: catches(proc.pid, signal.SIGTERM), timeout_s=30, interval_s=0.001)
+            time.sleep(delay)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            assert (proc.returncode, err.strip(), out) == (130, "harness: interrupted", ""), delay
+        finally:
+            stop(proc)
+    assert compiler_processes(hang.stem) == []
+
+
+def test_signals_ignored_at_start_stay_ignored(tmp_path):
+    # nohup: SIGHUP stays ignored, so closing the terminal does not stop the run.
+    hang = hung_input(tmp_path)
+    proc = subprocess.Popen(["nohup", sys.executable, "-m", "harness", "run", str(hang), PASS,
+                             "--timeout", "600"], cwd=tmp_path, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_stop_signals)  # then nohup ignores SIGHUP
+    try:
+        wait_for(lambda: compiler_processes(hang.stem))
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert proc.poll() is None and compiler_processes(hang.stem)
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signal.SIGTERM
+        assert compiler_processes(hang.stem) == []
+    finally:
+        stop(proc)
+        if os.path.exists(tmp_path / "nohup.out"):
+            os.unlink(tmp_path / "nohup.out")
+
+
+def test_the_watchdog_runs_before_the_first_child_exists():
+    # The harness may be SIGKILLed the moment its first torch-mlir-opt exists (the test above
+    # kills it as soon as the compiler shows in /proc): a watchdog started only after Popen
+    # returned left the group unguarded for a whole Python start, and the compiler outlived it.
+    probe = (
+        "import subprocess, sys\n"
+        "from harness.compiler import process\n"
+        "real = subprocess.Popen\n"
+        "class Spy(real):\n"
+        "    def __init__(self, *a, **k):\n"
+        "        print('watchdog running at spawn:', process.watchdog.fd is not None, flush=True)\n"
+        "        super().__init__(*a, **k)\n"
+        "subprocess.Popen = Spy\n"
+        "done = process.execute(['true'], timeout_s=30)\n"
+        "print('exit', done.returncode)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60)
+    assert out.stdout.splitlines() == ["watchdog running at spawn: True", "exit 0"], out.stderr

@@ -1,0 +1,228 @@
+"""harness diff: targets on two builds, the changed outcomes listed, the rest counted, as JSON.
+
+The second build is the real binary behind a wrapper that changes one behaviour
+(wrapped_builds.py); the diff of two real releases is in test_builds_network.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.compiler import binary, builds
+from harness.compiler.builds import BuildCache, origin_of
+from harness.errors import InputFileError, UsageError
+from harness.diagnose.diff import (
+    DIFF_FORMAT,
+    Change,
+    DiffResult,
+    Side,
+    classify_change,
+    diff_builds,
+)
+from harness.diagnose.diff_targets import TargetKind, collect_targets
+
+from support import harness
+from support.wrapped_builds import CUMSUM, LLVM23_VERSION, REAL, SCALE, make_build
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv(builds.ENV_DIR, str(tmp_path / "cache"))
+    monkeypatch.delenv(binary.ENV_VAR, raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def inputs(tmp_path) -> tuple[Path, Path]:
+    cumsum, scale = tmp_path / "cumsum.mlir", tmp_path / "scale.mlir"
+    cumsum.write_text(CUMSUM)
+    scale.write_text(SCALE)
+    return cumsum, scale
+
+
+def _side(outcome="success", ok=True, crashed=False, signature="success"):
+    return Side(outcome=outcome, ok=ok, crashed=crashed, signature=signature, elapsed_s=0.1)
+
+
+@pytest.mark.parametrize("a, b, change", [
+    (_side(), _side(), Change.UNCHANGED),
+    (_side(), _side("legalization-failure", False, signature="x"), Change.BROKE),
+    (_side("legalization-failure", False, signature="x"), _side(), Change.FIXED),
+    (_side("pass-failure", False, signature="x"), _side("pass-failure", False, signature="y"),
+     Change.SIGNATURE),
+    (_side("pass-failure", False, signature="x"), _side("pass-failure", False, signature="x"),
+     Change.UNCHANGED),
+    # A crash appearing outranks pass->fail; one going away outranks fail->pass.
+    (_side(), _side("crash", False, True, "crash: SIGFPE"), Change.CRASH_APPEARED),
+    (_side("crash", False, True, "crash: SIGFPE"), _side(), Change.CRASH_GONE),
+    (_side("crash", False, True, "crash: a"), _side("crash", False, True, "crash: b"), Change.SIGNATURE),
+])
+def test_classify_change(a, b, change):
+    assert classify_change(a, b) is change
+
+
+def test_a_lost_conversion_breaks_only_what_needs_it(env, inputs):
+    cumsum, scale = inputs
+    cache = BuildCache()
+    a = cache.get("wheel")
+    b = origin_of(cache.add("no-tmtensor", make_build(env, "no-tmtensor",
+                                                       drop_pass="convert-torch-to-tmtensor")).path)
+    targets = collect_targets([str(cumsum), str(scale)], "torch-to-linalg")
+    result = diff_builds(a, b, targets)
+    by_name = {Path(e.target.input).name: e for e in result.entries}
+    assert by_name["cumsum.mlir"].change is Change.BROKE
+    assert by_name["cumsum.mlir"].a.ok and not by_name["cumsum.mlir"].b.ok
+    assert by_name["cumsum.mlir"].b.outcome == "legalization-failure"
+    assert by_name["scale.mlir"].change is Change.UNCHANGED
+    assert result.counts() == {"pass->fail": 1}
+    text = "\n".join(result.render())
+    assert "2 targets: 1 changed, 1 unchanged" in text
+    assert f"pass->fail         {cumsum} [torch-to-linalg]" in text
+    assert "scale.mlir" not in text  # unchanged targets are counted, not listed
+
+
+def test_a_crash_appears_and_goes(env, inputs):
+    _, scale = inputs
+    cache = BuildCache()
+    wheel = cache.get("wheel")
+    crashing = origin_of(cache.add("crashy", make_build(env, "crashy",
+                                                        crash_on_op="torch.aten.mul.Scalar")).path)
+    targets = collect_targets([str(scale)], "torch-to-linalg")
+    [entry] = diff_builds(wheel, crashing, targets).entries
+    assert entry.change is Change.CRASH_APPEARED
+    assert entry.b.outcome == "crash" and entry.b.signature.startswith("crash: SIGFPE")
+    [entry] = diff_builds(crashing, wheel, targets).entries
+    assert entry.change is Change.CRASH_GONE
+
+
+def test_time_ratio_of_a_slower_build(env, inputs):
+    _, scale = inputs
+    cache = BuildCache()
+    slow = origin_of(cache.add("slow", make_build(env, "slow", sleep_s=0.5)).path)
+    result = diff_builds(cache.get("wheel"), slow, collect_targets([str(scale)], "torch-to-linalg"))
+    [entry] = result.entries
+    assert entry.change is Change.UNCHANGED
+    assert entry.b.elapsed_s >= 0.5 > entry.a.elapsed_s
+    assert entry.time_ratio == pytest.approx(entry.b.elapsed_s / entry.a.elapsed_s)
+    assert result.time_ratio_geomean() == pytest.approx(entry.time_ratio)
+
+
+def test_cli_writes_versioned_json_and_exits_1_on_a_change(env, inputs):
+    cumsum, scale = inputs
+    make_build(env, "no-tmtensor", drop_pass="convert-torch-to-tmtensor")
+    proc = harness("builds", "add", f"no-tmtensor={env / 'no-tmtensor' / 'torch-mlir-opt'}")
+    assert proc.returncode == 0, proc.stderr
+    out = env / "diff.json"
+    proc = harness("diff", "--opt", "wheel", "--opt", "no-tmtensor", str(cumsum), str(scale),
+                   "--pipeline", "torch-to-linalg", "-o", str(out))
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.splitlines()[0].startswith("A: build 'wheel' (torch-mlir 20261001, LLVM ")
+    assert "B: build 'no-tmtensor'" in proc.stdout and f"json: {out}" in proc.stdout
+    d = json.loads(out.read_text())
+    assert d["format"] == DIFF_FORMAT == "harness-diff/1"
+    assert d["a"]["name"] == "wheel" and d["a"]["kind"] == "wheel"
+    assert d["b"]["name"] == "no-tmtensor" and d["b"]["kind"] == "added"
+    assert d["summary"]["targets"] == 2 and d["summary"]["unchanged"] == 1
+    assert d["summary"]["changes"] == {"pass->fail": 1}
+    changed = [e for e in d["entries"] if e["change"] != "unchanged"]
+    assert changed[0]["target"]["kind"] == "ir" and changed[0]["target"]["input"] == str(cumsum)
+    assert changed[0]["a"]["record"]["outcome"] == "success"
+    assert changed[0]["b"]["record"]["outcome"] == "legalization-failure"
+    # The board reads it back into the same result.
+    again = DiffResult.from_json(d)
+    assert [e.change for e in again.entries] == [Change.BROKE, Change.UNCHANGED]
+    # No change: exit 0.
+    proc = harness("diff", "--opt", "wheel", "--opt", REAL, str(scale), "--pipeline", "torch-to-linalg")
+    assert proc.returncode == 0 and "1 target: 0 changed, 1 unchanged" in proc.stdout
+
+
+def test_a_sweep_folder_of_records_is_run_again(env, inputs):
+    cumsum, scale = inputs
+    sweep = env / "sweep"
+    sweep.mkdir()
+    for source in (cumsum, scale):
+        ir = Path(shutil.copy(source, sweep))  # a record's IR lies in its folder (issue 26 item 3)
+        proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
+        (sweep / f"{ir.stem}.json").write_text(proc.stdout)
+    (sweep / "notes.json").write_text('{"not": "a record"}')
+    targets = collect_targets([str(sweep)], None)
+    assert [(t.kind, Path(t.input).name) for t in targets] == [
+        (TargetKind.IR, "cumsum.mlir"), (TargetKind.IR, "scale.mlir")]
+    assert targets[0].pipeline == "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+
+
+def test_a_lit_folder_diffs_test_results_and_features_follow_the_build(env):
+    """An LLVM 23 build (by its --version) lacks the feature the LLVM 24 wording needs: the test
+    is skipped there, not failed, and the diff says PASS -> UNSUPPORTED."""
+    old = make_build(env, "llvm23", version_text=LLVM23_VERSION)
+    proc = harness("diff", "--opt", "wheel", "--opt", str(old), "lit_tests/pass", "--lit",
+                   "--lit-filter", "view-nonvalue-tensor-error|to-dtype-bool", "-o",
+                   str(env / "lit.json"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    d = json.loads((env / "lit.json").read_text())
+    codes = {e["target"]["id"]: (e["a"]["outcome"], e["b"]["outcome"], e["change"])
+             for e in d["entries"]}
+    assert codes == {
+        "torch-mlir-harness :: pass/to-dtype-bool.mlir": ("PASS", "PASS", "unchanged"),
+        "torch-mlir-harness :: pass/view-nonvalue-tensor-error.mlir":
+            ("PASS", "UNSUPPORTED", "signature-changed"),
+    }
+    assert d["b"]["kind"] == "path" and d["b"]["llvm_version"] == "23.0.0git"
+
+
+def test_bad_targets_are_usage_errors(env, inputs, tmp_path):
+    cumsum, _ = inputs
+    with pytest.raises(UsageError, match="--pipeline"):
+        collect_targets([str(cumsum)], None)
+    with pytest.raises(UsageError, match="at least one TARGET"):
+        collect_targets([], None)
+    with pytest.raises(InputFileError, match="does not exist"):
+        collect_targets([str(tmp_path / "nope.mlir")], "torch-to-linalg")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputFileError, match="neither a lit config"):
+        collect_targets([str(empty)], None)
+    proc = harness("diff", "--opt", "wheel", str(cumsum), "--pipeline", "torch-to-linalg")
+    assert proc.returncode == 2 and "give --opt A --opt B" in proc.stderr
+
+
+def test_a_lit_config_above_a_folder_of_records_is_never_run(env, inputs, tmp_path):
+    """A lit.cfg.py planted in a parent folder (a shared /tmp) made the folder a lit suite: lit
+    ran the planted config as Python (issue 26 item 2). Only a folder holding a config, or one
+    named with --lit, is a lit suite."""
+    cumsum, _ = inputs
+    marker = tmp_path / "PLANTED-RAN"
+    (tmp_path / "lit.cfg.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    records = tmp_path / "shared" / "records"
+    records.mkdir(parents=True)
+    run = harness("run", shutil.copy(cumsum, records), "--pipeline", "torch-to-linalg", "--json")
+    (records / "cumsum.json").write_text(run.stdout)
+    targets = collect_targets([str(records)], None)
+    assert [t.kind for t in targets] == [TargetKind.IR]
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not marker.exists()
+    # named with --lit it is a lit target (lit finds the config above it, as asked)
+    assert [t.kind for t in collect_targets([str(records)], None, lit=True)] == [TargetKind.LIT]
+
+
+def test_a_record_is_not_followed_out_of_its_folder(env, inputs, tmp_path):
+    """A record planted in a folder of records, naming a file elsewhere (/etc/shadow): diff ran
+    it, and the parser's errors quoted its lines (issue 26, a sibling of item 3)."""
+    secret = tmp_path / "outside" / "shadow"
+    secret.parent.mkdir()
+    secret.write_text("root:SECRET-HASH:19000:0:99999:7:::\n")
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "planted.json").write_text(json.dumps(
+        {"outcome": "parse-error", "input_path": str(secret), "pipeline": "builtin.module(canonicalize)"}))
+    with pytest.raises(InputFileError, match="outside"):
+        collect_targets([str(records)], None)
+    with pytest.raises(InputFileError, match="outside"):
+        collect_targets([str(records / "planted.json")], None)
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
+    assert proc.returncode == 2 and "SECRET" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr

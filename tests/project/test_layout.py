@@ -1,0 +1,184 @@
+"""The package layout follows the data path: models -> frontends -> compiler -> execute -> tools
+(-> fixes, which answer what the tools diagnose).
+
+Dependencies point one way along it: the compiler side is a service that knows nothing of
+torch; frontends produce IR with its help; execute and the tools read what the compiler
+returns and never reach back up to frontends or models. Everything may read the leaves
+(errors, versions, knowledge); the flows over the whole path (cli, port, emit, the
+``harness.torchscript`` alias) may import anything. No module grows past ~600 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from support import ROOT
+
+PACKAGE = ROOT / "harness"
+CHAIN = ("models", "frontends", "compiler", "execute", "diagnose", "fixes")
+LEAVES = {"errors", "versions", "knowledge", "enums", "defaults"}
+# What each package may import besides itself and the leaves.
+ALLOWED = {
+    "models": set(),
+    "frontends": {"compiler"},
+    "compiler": set(),
+    "execute": {"compiler"},
+    "diagnose": {"compiler", "execute"},
+    "fixes": {"compiler", "execute", "diagnose"},  # named fixes: after the diagnosis they answer
+    "leaf": set(),
+}
+FLOWS = {"cli", "port", "emit", "compat", "torchscript", "__main__", "__init__"}
+MAX_LINES = 600
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _dotted(path: Path) -> list[str]:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """Every harness module ``path`` imports (top level or inside functions), absolute."""
+    here = _dotted(path)
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "harness"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "harness":
+                continue
+            # `from harness.x import y` may name a module y: check the deepest one that exists.
+            for alias in node.names:
+                deeper = f"{target}.{alias.name}"
+                found.append((node.lineno, deeper if _exists(deeper) else target))
+    return found
+
+
+def _exists(dotted: str) -> bool:
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _layer(dotted: list[str]) -> str:
+    """The chain package, "leaf", or "flow" of a module named by its dotted parts."""
+    if len(dotted) < 2:
+        return "flow"
+    head = dotted[1]
+    if head in CHAIN:
+        return head
+    return "leaf" if head in LEAVES else "flow"
+
+
+def test_the_chain_names_existing_packages():
+    present = [p for p in CHAIN if (PACKAGE / p / "__init__.py").is_file()]
+    assert present and set(present) <= set(CHAIN)
+    assert {"models", "frontends", "compiler", "diagnose"} <= set(present)
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_go_down_the_data_path(path):
+    layer = _layer(_dotted(path))
+    if layer == "flow":
+        return
+    wrong = []
+    for line, target in _imports(path):
+        target_layer = _layer(target.split("."))
+        if target_layer == layer or (target_layer == "leaf" and layer != "leaf"):
+            continue
+        if target_layer not in ALLOWED[layer]:
+            wrong.append(f"line {line}: {target}")
+    assert not wrong, f"{path.relative_to(PACKAGE)} ({layer}) imports against the data path: {wrong}"
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_over_the_size_limit(path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (limit {MAX_LINES}): split it by job"
+
+
+def test_the_checker_sees_a_violation(tmp_path):
+    """The rule can fail: a tools module importing a model or a frontend is caught."""
+    fake = PACKAGE / "diagnose" / "violation.py"
+    fake.write_text("from harness.models import opt\nfrom ..frontends import fx\nfrom harness.compiler import records\n")
+    try:
+        with pytest.raises(AssertionError, match=r"line 1: harness.models.opt.*line 2: harness.frontends.fx"):
+            test_imports_go_down_the_data_path(fake)
+    finally:
+        fake.unlink()
+
+
+def _folder_graph() -> dict[str, set[str]]:
+    """Module -> the modules of its own folder it imports (a package's ``__init__`` counts as a
+    module of the folder it opens)."""
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        here = ".".join(_dotted(path))
+        folder = path.parent
+        edges = graph.setdefault(here, set())
+        for _, target in _imports(path):
+            target_path = PACKAGE.parent.joinpath(*target.split("."))
+            target_file = (target_path / "__init__.py" if (target_path / "__init__.py").is_file()
+                           else target_path.with_suffix(".py"))
+            if target != here and target_file.parent == folder:
+                edges.add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_inside_a_folder():
+    """Modules of one folder import each other one way: a shared helper goes down into a leaf
+    module instead of two modules reaching into each other (lazy imports count too)."""
+    cycles = _cycles(_folder_graph())
+    assert not cycles, "import cycles inside a folder: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def test_the_cycle_checker_sees_a_cycle():
+    graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
+    assert _cycles(graph) == [["a.x", "a.y", "a.z"]]
+    assert _cycles({"a.x": {"a.y"}, "a.y": set()}) == []

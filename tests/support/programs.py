@@ -1,0 +1,35 @@
+"""Small torch-dialect programs that tests of more than one package run."""
+
+# Two outputs: a float one (sigmoid, masked_fill) and an integer one (a sum of a bool mask).
+SMALL = """
+func.func @forward(%x: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],i1>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[],si64>) {
+  %float0 = torch.constant.float 0.000000e+00
+  %none = torch.constant.none
+  %0 = torch.aten.sigmoid %x : !torch.vtensor<[2,3],f32> -> !torch.vtensor<[2,3],f32>
+  %1 = torch.aten.masked_fill.Scalar %0, %m, %float0 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],i1>, !torch.float -> !torch.vtensor<[2,3],f32>
+  %2 = torch.aten.sum %m, %none : !torch.vtensor<[2,3],i1>, !torch.none -> !torch.vtensor<[],si64>
+  return %1, %2 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[],si64>
+}
+"""
+
+# Twelve computing ops at the torch backend contract; the sixth (aten.sin, line 9) is the one a
+# wrong evaluator gets wrong.
+CHAIN = """\
+func.func @forward(%x: !torch.vtensor<[4,5],f32>, %w: !torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32> {
+  %int1 = torch.constant.int 1
+  %float2 = torch.constant.float 2.000000e+00
+  %0 = torch.aten.tanh %x : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %1 = torch.aten.mul.Tensor %0, %w : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %2 = torch.aten.add.Tensor %1, %x, %int1 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.int -> !torch.vtensor<[4,5],f32>
+  %3 = torch.aten.sigmoid %2 : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %4 = torch.aten.mul.Scalar %3, %float2 : !torch.vtensor<[4,5],f32>, !torch.float -> !torch.vtensor<[4,5],f32>
+  %5 = torch.aten.sin %4 : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %6 = torch.aten.mul.Tensor %5, %3 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %7 = torch.aten.relu %6 : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %8 = torch.aten.add.Tensor %7, %2, %int1 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.int -> !torch.vtensor<[4,5],f32>
+  %9 = torch.aten.tanh %8 : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %10 = torch.aten.mul.Tensor %9, %9 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>
+  %11 = torch.aten.add.Tensor %10, %w, %int1 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.int -> !torch.vtensor<[4,5],f32>
+  return %11 : !torch.vtensor<[4,5],f32>
+}
+"""
