@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 import torch
 
@@ -33,7 +33,7 @@ from harness.errors import UnsupportedModelError
 from . import hf_inputs, hf_media
 from .choice import Choice
 from .hf_inputs import InputPlan, InputSet
-from .hf_media import GivenInput
+from .hf_media import GivenInput, positive_int
 
 #: A spectrogram's own masks: ones, one per frame.
 FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
@@ -41,6 +41,10 @@ AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
 #: Inputs made from a plan; any other forward argument is left out when optional.
 MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
         "pixel_mask", "input_features", "input_values", *FEATURE_MASKS)
+
+
+#: Which of a plan's sizes an input's axis is made at (a field of :class:`MediaPlan`).
+PlanSizes = Literal["seq", "pixels", "features", "wave"]
 
 
 class InputKind(Choice):
@@ -74,7 +78,7 @@ class MediaPlan:
     note: str = ""  # why this set, when it is a fallback
 
 
-def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | None:
+def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[PlanSizes, int] | None:
     """Which of ``plan``'s sizes input ``name``'s ``axis`` is made at: (``seq``, 0), (``pixels``,
     i), (``features``, i) or (``wave``, i); None when the planner does not size that axis (a
     given input, a patch grid), so resizing the plan would not change it."""
@@ -98,14 +102,32 @@ def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | Non
     return None
 
 
-def resized_axis(plan: MediaPlan, where: tuple[str, int], size: int) -> MediaPlan:
+def _sizes(plan: MediaPlan, name: PlanSizes) -> tuple[int, ...]:
+    sizes = {"seq": (plan.seq,), "pixels": plan.pixels, "features": plan.features,
+             "wave": plan.wave}[name]
+    if sizes is None:
+        raise ValueError(f"this plan makes no {name} input")
+    return sizes
+
+
+def axis_size(plan: MediaPlan, where: tuple[PlanSizes, int]) -> int:
+    """The size :func:`planned_axis` found."""
+    name, index = where
+    return _sizes(plan, name)[index]
+
+
+def resized_axis(plan: MediaPlan, where: tuple[PlanSizes, int], size: int) -> MediaPlan:
     """``plan`` with the size :func:`planned_axis` found set to ``size``."""
     name, index = where
+    sizes = list(_sizes(plan, name))
+    sizes[index] = size
     if name == "seq":
         return replace(plan, seq=size)
-    sizes = list(getattr(plan, name))
-    sizes[index] = size
-    return replace(plan, **{name: tuple(sizes)})
+    if name == "pixels":
+        return replace(plan, pixels=tuple(sizes))
+    if name == "features":
+        return replace(plan, features=(sizes[0], sizes[1]))
+    return replace(plan, wave=tuple(sizes))
 
 
 def forward_params(model: torch.nn.Module) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -141,10 +163,10 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     for arg in required:
         if (arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]
                 and arg not in dict(documented)):
-            shape = hf_media.expected_shape(doc, arg)
+            expected = hf_media.expected_shape(doc, arg)
             raise UnsupportedModelError(
                 name, f"{type(model).__name__}.forward needs '{arg}'"
-                + (f" of shape {shape}" if shape else "") + ", which the input planner cannot make",
+                + (f" of shape {expected}" if expected else "") + ", which the input planner cannot make",
                 f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
                 "repeatable); floats are drawn at random, integers are ones.")
     main = getattr(model, "main_input_name", "input_ids")
@@ -169,9 +191,9 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     if text is None and not media and not given and not documented:
         if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
             hf_inputs.plan_inputs(name, params, config, decoder_only=decoder_only)
-        shape = hf_media.expected_shape(doc, main)
+        expected = hf_media.expected_shape(doc, main)
         raise UnsupportedModelError(
-            name, f"its base model reads '{main}'" + (f" of shape {shape}" if shape else "")
+            name, f"its base model reads '{main}'" + (f" of shape {expected}" if expected else "")
             + f", which the input planner cannot make (it makes {', '.join(MADE)})",
             f"Give it by hand with --input {main}=SHAPE[:DTYPE] (repeatable).")
     plans = [base]
@@ -196,14 +218,16 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     vision = hf_media.sub_config(config, "vision_config")
     # towers of single images have no temporal patch (one frame each); some spell the merge
     # ``merge_size`` (MuseSpark)
-    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None) or 1]
-    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
-    merge = (getattr(vision, "spatial_merge_size", None) or getattr(vision, "merge_size", None)
-             or 1)
+    side = positive_int(getattr(vision, "patch_size", None))
+    temporal = positive_int(getattr(vision, "temporal_patch_size", None) or 1)
+    channels = positive_int(getattr(vision, "in_channels", None)
+                            or getattr(vision, "num_channels", None) or 3)
+    merge = positive_int(getattr(vision, "spatial_merge_size", None)
+                         or getattr(vision, "merge_size", None) or 1)
     if (patch is None or grid is None or {patch, grid} & given
-            or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
+            or side is None or temporal is None or channels is None or merge is None):
         return None
-    return (patch, grid, merge, channels * sizes[1] * sizes[0] ** 2)
+    return (patch, grid, merge, channels * temporal * side**2)
 
 
 def _sub_names(config: Any) -> tuple[str, ...]:
@@ -247,12 +271,14 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
         mels, frames = hf_media.feature_candidates(config)
         return ([replace(plan, features=(mels, f)) for f in frames]
                 + [replace(plan, features=(f, mels), frames_first=True) for f in frames])
-    channels = getattr(hf_media.sub_config(config, "audio_config"), "audio_channels", None)
-    shapes = [(n,) for n in hf_media.sample_candidates(config)]
-    if isinstance(channels, int) and channels >= 1:  # codecs: [B, channels, samples]
-        shapes = [(channels, n) for (n,) in shapes] + shapes
+    audio_channels = positive_int(
+        getattr(hf_media.sub_config(config, "audio_config"), "audio_channels", None))
+    samples = hf_media.sample_candidates(config)
+    mono: list[tuple[int, ...]] = [(n,) for n in samples]
+    if audio_channels is not None:  # codecs: [B, channels, samples]
+        shapes = [(audio_channels, n) for n in samples] + mono
     else:  # codecs that read [B, 1, samples] without saying so (DAC, X-Codec)
-        shapes = shapes + [(1, n) for (n,) in shapes]
+        shapes = [*mono, *((1, n) for n in samples)]
     return [replace(plan, wave=s) for s in shapes]
 
 
@@ -395,14 +421,17 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
     owner = next((m for m in model.modules() if hasattr(type(m), "get_placeholder_mask")), None)
     counted: int | None = None
     if owner is not None:
-        def spy(input_ids=None, inputs_embeds=None, image_features=None, **kwargs):
-            width = inputs_embeds.shape[-1]
+        def spy(input_ids: object = None, inputs_embeds: torch.Tensor | None = None,
+                image_features: torch.Tensor | None = None, **kwargs: object) -> NoReturn:
             features = image_features if image_features is not None else next(
                 (v for k, v in kwargs.items() if isinstance(v, torch.Tensor)
                  and k in ("audio_features", "image_features", "video_features")), None)
-            raise _Counted(int(features.numel() // width) // batch if features is not None else 0)
+            if features is None or inputs_embeds is None:
+                raise _Counted(0)
+            raise _Counted(int(features.numel() // inputs_embeds.shape[-1]) // batch)
 
-        owner.get_placeholder_mask = spy
+        # an instance attribute shadows the class's method for one call, then is removed
+        vars(owner)["get_placeholder_mask"] = spy
         try:
             call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
         except _Counted as found:
@@ -410,7 +439,7 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
         except Exception:  # the size does not run: the caller's eager run will say why
             counted = None
         finally:
-            del owner.get_placeholder_mask
+            del vars(owner)["get_placeholder_mask"]
     if not counted:
         counted = getattr(model.config, "image_seq_length", None) or 1
     return replace(plan, placeholders=int(counted))
