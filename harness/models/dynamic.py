@@ -133,7 +133,7 @@ def input_axes(spec: DynamicSpec, names: tuple[str, ...],
                ranks: tuple[int, ...]) -> tuple[dict[int, DynamicDim], ...]:
     """For each input (by name and rank), the axes ``spec`` makes dynamic."""
     found: list[dict[int, DynamicDim]] = []
-    for name, rank in zip(names, ranks):
+    for name, rank in zip(names, ranks, strict=True):
         axes: dict[int, DynamicDim] = {}
         for dim in spec.dims:
             if dim.named is DimName.BATCH and rank >= 1:

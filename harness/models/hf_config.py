@@ -303,7 +303,7 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
                 and all(is_size(h) for h in stage_heads)):
             kwargs["num_attention_heads"] = [
                 max(d for d in range(1, h + 1) if w % d == 0)
-                for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
+                for h, w in zip(stage_heads, kwargs["hidden_sizes"], strict=True)]
 
 
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,

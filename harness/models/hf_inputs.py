@@ -46,12 +46,12 @@ class InputSet:
     padded: torch.Tensor | None = None
 
     def as_kwargs(self) -> dict[str, torch.Tensor]:
-        return dict(zip(self.names, self.tensors))
+        return dict(zip(self.names, self.tensors, strict=True))
 
     def shapes(self) -> str:
         """``input_ids int64[1, 8], attention_mask int64[1, 8]``."""
         return ", ".join(f"{n} {str(t.dtype).removeprefix('torch.')}[{', '.join(map(str, t.shape))}]"
-                         for n, t in zip(self.names, self.tensors))
+                         for n, t in zip(self.names, self.tensors, strict=True))
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,7 @@ def image_candidates(config: Any) -> tuple[int, list[tuple[int, int]]]:
     own = (_pair(getattr(vision, "image_size", None)) or _pair(getattr(config, "image_size", None))
            or _pair(getattr(vision, "img_size", None)))
     sides = [(s, s) for s in IMAGE_SIDES if own is None or s * s < own[0] * own[1]]
-    return channels, sides + [own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
+    return channels, [*sides, own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
 
 
 def feature_candidates(config: Any) -> tuple[int, list[int]]:
@@ -173,7 +173,7 @@ def sample_candidates(config: Any) -> list[int]:
     if (isinstance(kernels, (list, tuple)) and isinstance(strides, (list, tuple)) and kernels
             and len(kernels) == len(strides) and all(positive_int(v) for v in [*kernels, *strides])):
         length = AUDIO_FRAMES
-        for kernel, stride in reversed(list(zip(kernels, strides))):
+        for kernel, stride in reversed(list(zip(kernels, strides, strict=True))):
             length = (length - 1) * stride + kernel
         return [length]
     return list(SAMPLE_COUNTS)
@@ -204,7 +204,8 @@ def documented_shape(forward_doc: str | None, name: str, config: Any, seq: int
     axes = [a.strip() for a in match.group(1).split(",") if a.strip()]
     if len(axes) < 2 or axes[0] not in ("batch_size", "bs"):
         return None
-    width = positive_int(getattr(config, "hidden_size", None)) or positive_int(getattr(config, "d_model", None))
+    width = (positive_int(getattr(config, "hidden_size", None))
+             or positive_int(getattr(config, "d_model", None)))
     shape: list[int] = []
     for axis in axes[1:]:
         size = seq if axis in SEQ_AXES else width if axis in WIDTH_AXES else None

@@ -307,67 +307,109 @@ def _placeholder(plan: MediaPlan, config: Any) -> int | None:
 # Making the sets
 
 
+@dataclass(frozen=True)
+class _Part:
+    """The tensors one kind of input adds to a set, and what the set's description says of them."""
+
+    values: dict[str, torch.Tensor]
+    said: tuple[str, ...]
+    excluded: torch.Tensor | None = None  # see InputSet.padded
+
+
 def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSet:
-    """Deterministic tensors for ``plan``; ``padded`` is the second set (see the module doc)."""
+    """Deterministic tensors for ``plan``; ``padded`` is the second set (see the module doc).
+    The parts draw from one generator in this order, so a set is the same on every run."""
     generator = torch.Generator().manual_seed(seed)
+    parts = [
+        _text_part(plan, plan.text, batch, seed=seed, padded=padded)
+        if plan.text is not None else None,
+        _pixel_part(plan, plan.pixels, batch, generator, seed=seed, padded=padded)
+        if plan.pixels is not None else None,
+        _feature_part(plan, plan.features, batch, generator, seed=seed)
+        if plan.features is not None else None,
+        _wave_part(plan, plan.wave, batch, generator, seed=seed, padded=padded)
+        if plan.wave is not None else None,
+        _patch_part(plan.patches, batch, generator, seed=seed) if plan.patches is not None else None,
+        *(_Part({name: torch.randn(batch, *shape, generator=generator)},
+                (f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's "
+                 "shape)",))
+          for name, shape in plan.documented),
+        *(_Part({given.name: given.make(generator)},
+                (f"{given.name} given ({'x'.join(map(str, given.shape))})",))
+          for given in plan.given),
+        _Part({}, (plan.note,)) if plan.note else None,
+    ]
     values: dict[str, torch.Tensor] = {}
     said: list[str] = []
     excluded: torch.Tensor | None = None
-    if plan.text is not None:
-        text = hf_inputs.make_inputs(plan.text, batch, plan.seq, seed=seed, padded=padded)
-        values.update(text.as_kwargs())
-        said.append(text.description)
-        if plan.placeholder is not None and plan.placeholders:
-            _splice(values, plan.placeholder, plan.placeholders)
-            kind = "image" if plan.pixels is not None else "audio"
-            said.append(f"{plan.placeholders} {kind} token(s) {plan.placeholder} after each "
-                        "row's first token")
-    if plan.pixels is not None:
-        height, width = plan.pixels[-2:]
-        values["pixel_values"] = torch.randn(batch, *plan.pixels, generator=generator)
-        said.append(f"pixels {height}x{width}" + (f", {plan.pixels[0]} frames" if len(plan.pixels) == 4
-                                                  else "") + f" from seed {seed}")
-        mask = torch.ones(batch, height, width, dtype=torch.int64)
-        if padded and "pixel_mask" in plan.names:
-            mask[0, :, width - max(1, width // 4):] = 0
-            said.append("pixel_mask 0 on row 0's right quarter")
-        values["pixel_mask"] = mask
-    if plan.features is not None:
-        values["input_features"] = torch.randn(batch, *plan.features, generator=generator)
-        frames = plan.features[0 if plan.frames_first else 1]
-        for name in FEATURE_MASKS:  # every frame is real
-            values[name] = torch.ones(batch, frames, dtype=torch.int64)
-        said.append(f"spectrogram {'x'.join(map(str, plan.features))} from seed {seed}")
-    if plan.wave is not None:
-        wave = torch.randn(batch, *plan.wave, generator=generator)
-        samples = plan.wave[-1]
-        mask = torch.ones(batch, samples, dtype=torch.int64)
-        said.append(f"{samples} audio samples from seed {seed}")
-        if padded and "attention_mask" in plan.names and plan.text is None:
-            pad = min(max(1, samples // 4), samples - 1)
-            wave[0, ..., samples - pad:] = 0
-            mask[0, samples - pad:] = 0
-            said.append(f"row 0's last {pad} samples zero (mask 0)")
-            excluded = _padded_frames(plan.model, mask)
-        values["input_values"] = wave
-        if plan.text is None:
-            values["attention_mask"] = mask
-    if plan.patches is not None:
-        patch, grid, merge, width = plan.patches
-        side = 2 * merge
-        values[grid] = torch.tensor([[1, side, side]] * batch, dtype=torch.int64)
-        values[patch] = torch.randn(batch * side * side, width, generator=generator)
-        said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from seed {seed}")
-    for name, shape in plan.documented:
-        values[name] = torch.randn(batch, *shape, generator=generator)
-        said.append(f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's shape)")
-    for given in plan.given:
-        values[given.name] = given.make(generator)
-        said.append(f"{given.name} given ({'x'.join(map(str, given.shape))})")
-    if plan.note:
-        said.append(plan.note)
+    for part in parts:
+        if part is not None:
+            values.update(part.values)
+            said += part.said
+            excluded = part.excluded if part.excluded is not None else excluded
     return InputSet(plan.names, tuple(values[n] for n in plan.names), "; ".join(said),
                     padded=excluded)
+
+
+def _text_part(plan: MediaPlan, text: InputPlan, batch: int, *, seed: int, padded: bool) -> _Part:
+    made = hf_inputs.make_inputs(text, batch, plan.seq, seed=seed, padded=padded)
+    values = made.as_kwargs()
+    if plan.placeholder is None or not plan.placeholders:
+        return _Part(values, (made.description,))
+    _splice(values, plan.placeholder, plan.placeholders)
+    kind = "image" if plan.pixels is not None else "audio"
+    return _Part(values, (made.description, f"{plan.placeholders} {kind} token(s) "
+                          f"{plan.placeholder} after each row's first token"))
+
+
+def _pixel_part(plan: MediaPlan, pixels: tuple[int, ...], batch: int, generator: torch.Generator,
+                *, seed: int, padded: bool) -> _Part:
+    height, width = pixels[-2:]
+    frames = f", {pixels[0]} frames" if len(pixels) == 4 else ""
+    said = [f"pixels {height}x{width}{frames} from seed {seed}"]
+    values = torch.randn(batch, *pixels, generator=generator)
+    mask = torch.ones(batch, height, width, dtype=torch.int64)
+    if padded and "pixel_mask" in plan.names:
+        mask[0, :, width - max(1, width // 4):] = 0
+        said.append("pixel_mask 0 on row 0's right quarter")
+    return _Part({"pixel_values": values, "pixel_mask": mask}, tuple(said))
+
+
+def _feature_part(plan: MediaPlan, features: tuple[int, int], batch: int,
+                  generator: torch.Generator, *, seed: int) -> _Part:
+    values = {"input_features": torch.randn(batch, *features, generator=generator)}
+    frames = features[0 if plan.frames_first else 1]
+    for name in FEATURE_MASKS:  # every frame is real
+        values[name] = torch.ones(batch, frames, dtype=torch.int64)
+    return _Part(values, (f"spectrogram {'x'.join(map(str, features))} from seed {seed}",))
+
+
+def _wave_part(plan: MediaPlan, shape: tuple[int, ...], batch: int, generator: torch.Generator,
+               *, seed: int, padded: bool) -> _Part:
+    wave = torch.randn(batch, *shape, generator=generator)
+    samples = shape[-1]
+    mask = torch.ones(batch, samples, dtype=torch.int64)
+    said = [f"{samples} audio samples from seed {seed}"]
+    excluded = None
+    if padded and "attention_mask" in plan.names and plan.text is None:
+        pad = min(max(1, samples // 4), samples - 1)
+        wave[0, ..., samples - pad:] = 0
+        mask[0, samples - pad:] = 0
+        said.append(f"row 0's last {pad} samples zero (mask 0)")
+        excluded = _padded_frames(plan.model, mask)
+    values = {"input_values": wave} if plan.text is not None else {
+        "input_values": wave, "attention_mask": mask}
+    return _Part(values, tuple(said), excluded)
+
+
+def _patch_part(patches: tuple[str, str, int, int], batch: int, generator: torch.Generator, *,
+                seed: int) -> _Part:
+    patch, grid, merge, width = patches
+    side = 2 * merge
+    values = {grid: torch.tensor([[1, side, side]] * batch, dtype=torch.int64),
+              patch: torch.randn(batch * side * side, width, generator=generator)}
+    return _Part(values, (f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from "
+                          f"seed {seed}",))
 
 
 def _splice(values: dict[str, torch.Tensor], token: int, count: int) -> None:
