@@ -143,17 +143,8 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     """Input plans to try, smallest sizes first (a text-only one last where the model also reads
     token ids alone); :class:`UnsupportedModelError` naming an input nobody can make."""
     params, required = forward_params(model)
-    if not params:  # Bark: nn.Module's forward(*input), generation goes through sub-models
-        raise UnsupportedModelError(
-            name, f"{type(model).__name__}.forward names no inputs (it is not a model to call "
-            "as a whole)", "Port one of its parts whose forward takes tensors, if transformers "
-            "lists one as a model type.")
+    _check_given(name, model, params, given)
     given_names = {g.name for g in given}
-    unknown = [g.name for g in given if g.name not in params]
-    if unknown:
-        raise UnsupportedModelError(
-            name, f"--input {unknown[0]} names no argument of {type(model).__name__}.forward; it "
-            f"takes ({', '.join(params)})", "Give --input for one of those names.")
     doc = inspect.getdoc(model.forward)
     patches = _patches(required, config, given_names)
     documented = tuple(
@@ -170,18 +161,7 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
                 f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
                 "repeatable); floats are drawn at random, integers are ones.")
     main = getattr(model, "main_input_name", "input_ids")
-    vision = ("vision_config" in _sub_names(config) or hf_media.placeholder_ids(config) is not None
-              or getattr(config, "image_size", None) is not None)  # ViLT: one tower, both kinds
-    audio = ("audio_config" in _sub_names(config)
-             or hf_media.placeholder_ids(config, AUDIO_TOKENS) is not None)
-    want = {
-        InputKind.PIXELS: "pixel_values" in params and (
-            main == "pixel_values" or "pixel_values" in required or vision),
-        InputKind.FEATURES: "input_features" in params and (
-            main == "input_features" or "input_features" in required or audio),
-        InputKind.WAVE: "input_values" in params and (
-            main == "input_values" or "input_values" in required or audio),
-    }
+    want = _wanted(params, required, main, config)
     text = _text_plan(name, params, config, decoder_only, given_names)
     base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
                      documented=documented)
@@ -206,6 +186,39 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
         plans.append(replace(base, names=_names(base, params, given_names),
                              note=f"text only: no {kinds} size tried ran the model"))
     return plans
+
+
+def _check_given(name: str, model: torch.nn.Module, params: Sequence[str],
+                 given: Sequence[GivenInput]) -> None:
+    """Refuse a forward that names no inputs, and an --input that names none of them."""
+    if not params:  # Bark: nn.Module's forward(*input), generation goes through sub-models
+        raise UnsupportedModelError(
+            name, f"{type(model).__name__}.forward names no inputs (it is not a model to call "
+            "as a whole)", "Port one of its parts whose forward takes tensors, if transformers "
+            "lists one as a model type.")
+    unknown = [g.name for g in given if g.name not in params]
+    if unknown:
+        raise UnsupportedModelError(
+            name, f"--input {unknown[0]} names no argument of {type(model).__name__}.forward; it "
+            f"takes ({', '.join(params)})", "Give --input for one of those names.")
+
+
+def _wanted(params: Sequence[str], required: Sequence[str], main: str, config: Any
+            ) -> dict[InputKind, bool]:
+    """Which media the planner makes: those the forward takes and the model reads (its main
+    input, a required one, or a tower of that kind)."""
+    vision = ("vision_config" in _sub_names(config) or hf_media.placeholder_ids(config) is not None
+              or getattr(config, "image_size", None) is not None)  # ViLT: one tower, both kinds
+    audio = ("audio_config" in _sub_names(config)
+             or hf_media.placeholder_ids(config, AUDIO_TOKENS) is not None)
+    return {
+        InputKind.PIXELS: "pixel_values" in params and (
+            main == "pixel_values" or "pixel_values" in required or vision),
+        InputKind.FEATURES: "input_features" in params and (
+            main == "input_features" or "input_features" in required or audio),
+        InputKind.WAVE: "input_values" in params and (
+            main == "input_values" or "input_values" in required or audio),
+    }
 
 
 def _patches(required: Sequence[str], config: Any, given: set[str]
