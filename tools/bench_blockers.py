@@ -36,7 +36,8 @@ def _timed(fn):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="tiny", help="OPT preset: tiny (default) or 125m")
     parser.add_argument("--opt", help="torch-mlir-opt binary")
     args = parser.parse_args()

@@ -35,15 +35,11 @@ def main() -> int:
                         help="the ExecutionEngine's LLVM optimization level (default 0, the RefBackend's)")
     args = parser.parse_args()
 
-    from torch_mlir import ir
-
     from harness.compiler.mlir import WriteOptions, write_module
-    from harness.compiler.mlir import new_context
     from harness.execute.jit import JitModule
     from harness.execute.lowering import run_stage
     from harness.execute.closeness import compare
     from harness.execute.refbackend import RefBackendOptions, execute_llvm, lower_to_llvm
-    from harness.execute.reference import evaluate
     from harness.execute.signature import read_signature
     from harness.frontends.torchscript import ModuleBuilder, forward_annotator
     from harness.models import catalog
@@ -76,11 +72,7 @@ def main() -> int:
         outputs = jit.invoke(signature.name, inputs, signature)
         times["parse"], times["jit"], times["run"] = jit.timings.parse_s, jit.timings.jit_s, jit.timings.run_s
 
-        with new_context():
-            module = ir.Module.parseFile(str(backend))
-            start = time.perf_counter()
-            reference = evaluate(module.operation, inputs)
-            times["reference"] = time.perf_counter() - start
+        reference = _reference(backend, inputs, times)
 
         start = time.perf_counter()
         isolated = execute_llvm(llvm, inputs, signature, options=RefBackendOptions(opt_level=args.opt_level),
@@ -89,11 +81,32 @@ def main() -> int:
         assert isolated.ok, isolated.error
 
     verdict = compare(outputs, reference.outputs)
-    total = sum(times.values())
     ops = reference.ops_evaluated
     print(f"FixedOPT {args.config}: {ops} torch ops, inputs {[list(a.shape) for a in inputs]}; "
           f"RefBackend vs reference: {verdict.verdict.value} (max abs diff "
           f"{verdict.outputs[0].max_abs_diff:.2g})")
+    _print_times(times, child_s)
+    return 0
+
+
+def _reference(backend: Path, inputs: list, times: dict[str, float]):
+    """The reference evaluator on the backend-contract IR, its seconds put in ``times``."""
+    from torch_mlir import ir
+
+    from harness.compiler.mlir import new_context
+    from harness.execute.reference import evaluate
+
+    with new_context():
+        module = ir.Module.parseFile(str(backend))
+        start = time.perf_counter()
+        reference = evaluate(module.operation, inputs)
+        times["reference"] = time.perf_counter() - start
+    return reference
+
+
+def _print_times(times: dict[str, float], child_s: float) -> None:
+    """Each step's seconds and share, then the execution child against the in-process steps."""
+    total = sum(times.values())
     print(f"{'step':18s} {'seconds':>8s} {'share':>6s}")
     for step, seconds in times.items():
         print(f"{step:18s} {seconds:8.3f} {seconds / total:6.1%}")
@@ -101,7 +114,6 @@ def main() -> int:
     in_process = times["parse"] + times["jit"] + times["run"]
     print(f"\nexecution child (isolate=True): {child_s:.3f} s wall, against parse + jit + run in this "
           f"process {in_process:.3f} s: {child_s / in_process:.2f}x")
-    return 0
 
 
 if __name__ == "__main__":

@@ -60,7 +60,8 @@ def phase_ours(config: str, workdir: Path) -> dict:
     text = write_module(builder.module, workdir / "ours.torch.mlir", WriteOptions(keep_weights=False))
     write_s = time.perf_counter() - t
     t = time.perf_counter()
-    bc = write_module(builder.module, workdir / "ours.torch.mlirbc", WriteOptions(keep_weights=True, bytecode=True))
+    bc = write_module(builder.module, workdir / "ours.torch.mlirbc",
+                      WriteOptions(keep_weights=True, bytecode=True))
     bytecode_s = time.perf_counter() - t
     return {
         "trace_s": trace_s, "import_s": import_s, "write_s": write_s, "bytecode_write_s": bytecode_s,
@@ -99,7 +100,8 @@ def run_phase(name: str, config: str, workdir: Path) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="125m")
     parser.add_argument("--phase", choices=sorted(PHASES), help=argparse.SUPPRESS)
     parser.add_argument("--workdir", help=argparse.SUPPRESS)
@@ -117,10 +119,13 @@ def main() -> int:
         fx = run_phase("fx", args.config, workdir)
     mib = 2 ** 20
     print(f"OPT import benchmark, config {args.config} (each phase in its own process)")
-    print(f"  trace (torch.jit.trace)        {trace['trace_s']:8.2f} s   peak RSS {trace['peak_rss_mib']:8.0f} MiB")
-    print(f"  ours: import                   {ours['import_s']:8.2f} s   ({ours['nodes']} nodes, {ours['node_kinds']} kinds)")
+    print(f"  trace (torch.jit.trace)        {trace['trace_s']:8.2f} s   "
+          f"peak RSS {trace['peak_rss_mib']:8.0f} MiB")
+    print(f"  ours: import                   {ours['import_s']:8.2f} s   "
+          f"({ours['nodes']} nodes, {ours['node_kinds']} kinds)")
     print(f"  ours: write text, elided       {ours['write_s']:8.2f} s   {ours['text_bytes'] / mib:10.2f} MiB")
-    print(f"  ours: write bytecode, weights  {ours['bytecode_write_s']:8.2f} s   {ours['bytecode_bytes'] / mib:10.2f} MiB")
+    print(f"  ours: write bytecode, weights  {ours['bytecode_write_s']:8.2f} s   "
+          f"{ours['bytecode_bytes'] / mib:10.2f} MiB")
     print(f"  ours: peak RSS (trace+import+writes)        {ours['peak_rss_mib']:8.0f} MiB")
     print(f"  fx:   export_and_import raw    {fx['import_s']:8.2f} s")
     print(f"  fx:   write text               {fx['write_s']:8.2f} s   {fx['text_bytes'] / mib:10.2f} MiB")
@@ -130,7 +135,8 @@ def main() -> int:
     print(f"ratio ours/FX, import only:                     {ratio_import:6.3f}x (target <= 1.0x)")
     print(f"ratio ours/FX, trace+import+write vs export+import+write: {ratio_total:6.3f}x")
     print(f"ratio ours/FX, IR bytes written:                {ours['text_bytes'] / fx['text_bytes']:6.4f}x")
-    print(f"ratio ours/FX, peak RSS:                        {ours['peak_rss_mib'] / fx['peak_rss_mib']:6.3f}x")
+    rss_ratio = ours['peak_rss_mib'] / fx['peak_rss_mib']
+    print(f"ratio ours/FX, peak RSS:                        {rss_ratio:6.3f}x")
     return 0
 
 

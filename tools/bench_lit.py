@@ -101,6 +101,26 @@ def by_folder(results: list[dict]) -> dict[str, tuple[int, int]]:
     return counts
 
 
+def _wrapper_script(real: Path, log: Path, *, no_passes: bool) -> str:
+    """The torch-mlir-opt stand-in that logs each run's start and end (and, with ``no_passes``,
+    drops the pass flags)."""
+    script = WRAPPER.format(real=shlex.quote(str(real)), log=shlex.quote(str(log)))
+    if no_passes:
+        first, rest = script.split("\n", 1)
+        script = first + "\n" + NO_PASSES_FILTER + rest
+    return script
+
+
+def _runs(log: Path) -> list[tuple[float, float]]:
+    """(start, end) of each torch-mlir-opt run the wrapper logged."""
+    runs = []
+    if log.exists():
+        for line in log.read_text().splitlines():
+            start, end, _status = line.split()
+            runs.append((float(start), float(end)))
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", help="tests or directories under lit_tests/ (default: all)")
@@ -124,11 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp_path = Path(tmp)
         log = tmp_path / "invocations.log"
         wrapper = tmp_path / "torch-mlir-opt"
-        script = WRAPPER.format(real=shlex.quote(str(real)), log=shlex.quote(str(log)))
-        if args.no_passes:
-            first, rest = script.split("\n", 1)
-            script = first + "\n" + NO_PASSES_FILTER + rest
-        wrapper.write_text(script)
+        wrapper.write_text(_wrapper_script(real, log, no_passes=args.no_passes))
         wrapper.chmod(0o755)
         report = tmp_path / "lit.json"
         tests = [str(SUITE / p) for p in args.paths] or [str(SUITE)]
@@ -143,11 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         lit_status = subprocess.run(command, env=env, cwd=REPO, check=False).returncode
         wall = time.perf_counter() - started
 
-        runs = []
-        if log.exists():
-            for line in log.read_text().splitlines():
-                start, end, _status = line.split()
-                runs.append((float(start), float(end)))
+        runs = _runs(log)
         results = json.loads(report.read_text())["tests"] if report.exists() else []
 
     summed = sum(end - start for start, end in runs)

@@ -77,16 +77,12 @@ def main() -> int:
     parser.add_argument("--tiny", action="store_true")
     parser.add_argument("--budget-s", type=float, default=60.0)
     parser.add_argument("--one-op-only", action="store_true", help="check and the one-op verdict only")
-    parser.add_argument("--wrong-op", metavar="NAME:K", help="the evaluator computes the K-th NAME 1%% too large")
+    parser.add_argument("--wrong-op", metavar="NAME:K",
+                        help="the evaluator computes the K-th NAME 1%% too large")
     args = parser.parse_args()
 
-    import numpy as np
-
     from harness.execute.check import CheckOptions, check_file
-    from harness.execute.refbackend import run_refbackend
-    from harness.execute.worker import RefBackendWorker
     from harness.diagnose.numerics import NumericsBisectOptions, bisect_numerics, one_op
-    from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
     from resnet18_case import LEGAL_POOL, write
 
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
@@ -109,7 +105,8 @@ def main() -> int:
             verdict = one_op(ir, LEGAL_POOL, known_wrong=True, options=NumericsBisectOptions(
                 inputs_path=str(inputs), out_dir=str(tmp)))
         said = verdict.culprit.headline() if verdict.culprit else f"no single op: {verdict.reason}"
-        print(f"one-op: {said}; {verdict.runs} RefBackend runs, {verdict.observed} values observed of {verdict.ops} ops "
+        print(f"one-op: {said}; {verdict.runs} RefBackend runs, {verdict.observed} values observed "
+              f"of {verdict.ops} ops "
               f"({t}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())})")
         if args.one_op_only:
             return 0
@@ -120,42 +117,58 @@ def main() -> int:
         print(f"bisect: {bisected.chain_text()}; {bisected.runs} RefBackend runs for {bisected.ops} "
               f"ops (2*log2(ops) = {2 * math.log2(bisected.ops):.1f}) ({t})")
 
-        rows = []
-        for label, first in (("localized first", True), ("IR reductions only", False)):
-            with Timer() as t:
-                reduced = reduce_numerics(ir, LEGAL_POOL, options=NumericsReduceOptions(
-                    output_path=tmp / f"reduced-{first}.mlir", inputs_path=str(inputs),
-                    budget_s=args.budget_s, out_dir=str(tmp), localize_first=first))
-            rows.append((label, reduced, t))
-        for label, reduced, t in rows:
-            print(f"reduce ({label}, budget {args.budget_s:g} s): {reduced.ops_before} -> "
-                  f"{reduced.ops_after} ops, {reduced.computing_before} -> {reduced.computing_after} "
-                  f"computing ({' -> '.join(reduced.computing_ops[:6])}"
-                  f"{' ...' if len(reduced.computing_ops) > 6 else ''}); {reduced.tries} tries, "
-                  f"{reduced.localization_runs} localization runs; {reduced.stopped.value}; {t}")
-        (_, fast, tf), (_, slow, ts) = rows
-        print(f"  IR reductions only / localized first: {ts.wall / tf.wall:.1f}x the wall time, "
-              f"{ts.cpu / tf.cpu:.1f}x the CPU time, {slow.ops_after / max(fast.ops_after, 1):.1f}x the ops")
-
-        piece, piece_inputs = Path(bisected.piece_path), np.load(bisected.piece_inputs)
-        arrays = [piece_inputs[k] for k in piece_inputs.files]
-        linalg = Path(bisected.piece_path).with_name("chain.linalg.mlir")
-        from harness.execute.signature import read_signature
-
-        signature = read_signature(piece)
-        n = 5
-        with RefBackendWorker(work_dir=tmp) as worker:
-            worker.run(linalg, arrays, signature)  # the child's start, once
-            with Timer() as tw:
-                for _ in range(n):
-                    worker.run(linalg, arrays, signature)
-        with Timer() as tc:
-            for _ in range(n):
-                run_refbackend(linalg, arrays, signature=signature)
-        # wall only: the worker's child is still running, so its CPU time is not counted yet
-        print(f"worker: {tw.wall / n:.2f} s per run of the chain; run_refbackend {tc.wall / n:.2f} s; "
-              f"ratio {tc.wall / max(tw.wall, 1e-9):.1f}x")
+        _reduce_both(ir, inputs, tmp, args.budget_s)
+        _worker_against_cold(bisected, tmp)
     return 0
+
+
+def _reduce_both(ir: Path, inputs: Path, tmp: Path, budget_s: float) -> None:
+    """reduce_numerics localized first and with IR reductions only: sizes, tries and times."""
+    from harness.diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
+    from resnet18_case import LEGAL_POOL
+
+    rows = []
+    for label, first in (("localized first", True), ("IR reductions only", False)):
+        with Timer() as t:
+            reduced = reduce_numerics(ir, LEGAL_POOL, options=NumericsReduceOptions(
+                output_path=tmp / f"reduced-{first}.mlir", inputs_path=str(inputs),
+                budget_s=budget_s, out_dir=str(tmp), localize_first=first))
+        rows.append((label, reduced, t))
+    for label, reduced, t in rows:
+        print(f"reduce ({label}, budget {budget_s:g} s): {reduced.ops_before} -> "
+              f"{reduced.ops_after} ops, {reduced.computing_before} -> {reduced.computing_after} "
+              f"computing ({' -> '.join(reduced.computing_ops[:6])}"
+              f"{' ...' if len(reduced.computing_ops) > 6 else ''}); {reduced.tries} tries, "
+              f"{reduced.localization_runs} localization runs; {reduced.stopped.value}; {t}")
+    (_, fast, tf), (_, slow, ts) = rows
+    print(f"  IR reductions only / localized first: {ts.wall / tf.wall:.1f}x the wall time, "
+          f"{ts.cpu / tf.cpu:.1f}x the CPU time, {slow.ops_after / max(fast.ops_after, 1):.1f}x the ops")
+
+
+def _worker_against_cold(bisected, tmp: Path) -> None:
+    """The bisected chain run 5 times by a RefBackendWorker and by run_refbackend."""
+    import numpy as np
+
+    from harness.execute.refbackend import run_refbackend
+    from harness.execute.signature import read_signature
+    from harness.execute.worker import RefBackendWorker
+
+    piece, piece_inputs = Path(bisected.piece_path), np.load(bisected.piece_inputs)
+    arrays = [piece_inputs[k] for k in piece_inputs.files]
+    linalg = Path(bisected.piece_path).with_name("chain.linalg.mlir")
+    signature = read_signature(piece)
+    n = 5
+    with RefBackendWorker(work_dir=tmp) as worker:
+        worker.run(linalg, arrays, signature)  # the child's start, once
+        with Timer() as tw:
+            for _ in range(n):
+                worker.run(linalg, arrays, signature)
+    with Timer() as tc:
+        for _ in range(n):
+            run_refbackend(linalg, arrays, signature=signature)
+    # wall only: the worker's child is still running, so its CPU time is not counted yet
+    print(f"worker: {tw.wall / n:.2f} s per run of the chain; run_refbackend {tc.wall / n:.2f} s; "
+          f"ratio {tc.wall / max(tw.wall, 1e-9):.1f}x")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ def build_input(config: str, workdir: Path, opt: str | None) -> Path:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="tiny", help="OPT preset: tiny (default) or 125m")
     parser.add_argument("--budget-s", type=float, default=TARGET_S)
     parser.add_argument("--opt", help="torch-mlir-opt binary")

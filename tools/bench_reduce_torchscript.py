@@ -51,7 +51,8 @@ def build_input(model: str, workdir: Path) -> Path:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("models", nargs="*", default=list(MODELS))
     parser.add_argument("--budget-s", type=float, default=TARGET_S)
     parser.add_argument("--keep", action="store_true", help="keep the work folder")

@@ -141,7 +141,8 @@ def _phases() -> list[Phase]:
             phases.append(Phase(first, side, f"{to_torch}, {weights}",
                                 _pipeline_phase(to_torch, f"{side}.torch.{ext}", f"{side}.1.{ext}"), writer))
             phases.append(Phase(f"{side}-linalg-{weights}", side, f"torch-to-linalg, {weights}",
-                                _pipeline_phase("torch-to-linalg", f"{side}.1.{ext}", f"{side}.2.{ext}"), first))
+                                _pipeline_phase("torch-to-linalg", f"{side}.1.{ext}", f"{side}.2.{ext}"),
+                                first))
     return phases
 
 
@@ -150,10 +151,11 @@ ORDER = [k for side in ("ours", "fx") for k, p in PHASES.items() if p.side == si
 
 
 def run_phase(key: str, size: str, workdir: Path) -> dict:
-    proc = subprocess.run([sys.executable, __file__, "--phase", key, "--sizes", size, "--workdir", str(workdir)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run([sys.executable, __file__, "--phase", key, "--sizes", size,
+                           "--workdir", str(workdir)], capture_output=True, text=True, check=False)
     if proc.returncode != 0:
-        return {"failed": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"}
+        error = proc.stderr.strip()
+        return {"failed": error.splitlines()[-1] if error else f"exit {proc.returncode}"}
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -202,7 +204,8 @@ class Target:
     met: bool | None  # None: not measured in this run
 
 
-def targets(results: dict[str, dict[str, dict]], sizes: list[str], slopes: dict[str, float | None]) -> list[Target]:
+def targets(results: dict[str, dict[str, dict]], sizes: list[str],
+            slopes: dict[str, float | None]) -> list[Target]:
     found = []
     ratios = {s: results[s]["ours-write"]["seconds"] / results[s]["ours-import"]["seconds"]
               for s in sizes if _ok(results[s].get("ours-write")) and _ok(results[s].get("ours-import"))}
@@ -252,7 +255,8 @@ def _cell(r: dict | None) -> str:
     return text
 
 
-def render(results: dict[str, dict[str, dict]], sizes: list[str], slopes: dict[str, float | None]) -> list[str]:
+def render(results: dict[str, dict[str, dict]], sizes: list[str],
+           slopes: dict[str, float | None]) -> list[str]:
     head = "| phase | " + " | ".join(sizes) + f" | time ~ params^k ({FIT_FROM} and up) |"
     lines = [head, "|" + "---|" * (len(sizes) + 2)]
     trace = {s: results[s].get("ours-trace") or {} for s in sizes}
@@ -264,18 +268,22 @@ def render(results: dict[str, dict[str, dict]], sizes: list[str], slopes: dict[s
             continue
         phase = PHASES[key]
         slope = slopes.get(key)
-        lines.append(f"| {phase.side}: {phase.label} | " + " | ".join(_cell(results[s].get(key)) for s in sizes)
+        lines.append(f"| {phase.side}: {phase.label} | "
+                     + " | ".join(_cell(results[s].get(key)) for s in sizes)
                      + f" | {'' if slope is None else f'{slope:.2f}'} |")
     for side, key in (("ours", "ours-write"), ("fx", "fx-write")):
         if any(_ok(results[s].get(key)) for s in sizes):
             lines.append(f"| {side}: elided text file size | " + " | ".join(
-                f"{results[s][key]['bytes'] / MIB:.2f} MiB" if _ok(results[s].get(key)) else "" for s in sizes) + " | |")
+                f"{results[s][key]['bytes'] / MIB:.2f} MiB" if _ok(results[s].get(key)) else ""
+                for s in sizes) + " | |")
     return lines
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated presets (default: all four)")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default=",".join(SIZES),
+                        help="comma-separated presets (default: all four)")
     parser.add_argument("--no-fx", action="store_true", help="skip the FX side")
     parser.add_argument("--json", help="also write every measurement to this file")
     parser.add_argument("--from-json", help="print the tables of an earlier run's --json file; run nothing")
@@ -307,7 +315,8 @@ def measure(sizes: list[str], keys: list[str]) -> dict[str, dict[str, dict]]:
             results[size] = {}
             for key in keys:
                 needs = PHASES[key].needs
-                if needs and not (_ok(results[size].get(needs)) and results[size][needs].get("outcome", "success") == "success"):
+                if needs and not (_ok(results[size].get(needs))
+                                  and results[size][needs].get("outcome", "success") == "success"):
                     continue
                 print(f"[{size}] {PHASES[key].side}: {PHASES[key].label} ...", file=sys.stderr, flush=True)
                 results[size][key] = run_phase(key, size, workdir)

@@ -30,7 +30,8 @@ from harness.diagnose.timeline import run_timeline
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", help="a TorchScript-object-graph IR file (default: emit opt-125m)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--opt", help="torch-mlir-opt binary")
@@ -59,8 +60,9 @@ def main() -> int:
             rows, changed = len(timeline.rows), len(timeline.changed)
         plain, full = statistics.median(plain_s), statistics.median(timeline_s)
         print(f"input: {source} ({source.stat().st_size / 2**20:.1f} MiB), {textual}")
-        print(f"plain run:  {plain:.2f} s (median of {args.rounds}: {', '.join(f'{s:.2f}' for s in plain_s)})")
-        print(f"timeline:   {full:.2f} s (median of {args.rounds}: {', '.join(f'{s:.2f}' for s in timeline_s)}); "
+        plain_all, timeline_all = (", ".join(f"{s:.2f}" for s in runs) for runs in (plain_s, timeline_s))
+        print(f"plain run:  {plain:.2f} s (median of {args.rounds}: {plain_all})")
+        print(f"timeline:   {full:.2f} s (median of {args.rounds}: {timeline_all}); "
               f"{rows} passes, {changed} changed")
         print(f"ratio: {full / plain:.2f}x (target <= 3x)")
     return 0

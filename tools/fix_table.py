@@ -74,7 +74,8 @@ def cells(record: dict | str) -> dict[str, tuple[str, str, str]]:
             first = (p.get("blockers") or [{}])[0]
             what = first.get("op") or first.get("message", "")
             outcome += f" at {p['failed_stage']}" + (f": {what[:70]}" if what else "")
-        found[p["frontend"]] = (outcome, fixes or "-", f"{diff:.2g}" if isinstance(diff, float) else str(diff))
+        shown = f"{diff:.2g}" if isinstance(diff, float) else str(diff)
+        found[p["frontend"]] = (outcome, fixes or "-", shown)
     return found
 
 

@@ -61,23 +61,28 @@ def probe_injected_pipelines(tmp: Path) -> list[Probe]:
     ir = tmp / "ok.mlir"
     ir.write_text(OK_IR)
     out = []
-    for what, pipeline in [("pipe", "-canonicalize | touch {m}"), ("and", "-canonicalize && touch {m}"),
-                           ("newline", "-canonicalize\ntouch {m}"), ("backquote", "-canonicalize `touch {m}`"),
+    for what, pipeline in [("pipe", "-canonicalize | touch {m}"),
+                           ("and", "-canonicalize && touch {m}"),
+                           ("newline", "-canonicalize\ntouch {m}"),
+                           ("backquote", "-canonicalize `touch {m}`"),
                            ("textual", "builtin.module(canonicalize) ; touch {m}")]:
         marker = tmp / f"PWNED-{what}"
         proc = harness("run", ir, "--pipeline=" + pipeline.format(m=marker), cwd=tmp)
         ok = proc.returncode == 2 and not marker.exists() and "reproduce" not in proc.stdout
+        made = "created" if marker.exists() else "nothing created"
         out.append(Probe(f"run refuses a pipeline with shell code ({what})", ok,
-                         f"exit {proc.returncode}, {'created' if marker.exists() else 'nothing created'}: {_said(proc)}"))
+                         f"exit {proc.returncode}, {made}: {_said(proc)}"))
     return out
 
 
 def probe_pasted_reproduce_line(tmp: Path) -> list[Probe]:
     pipeline = '-canonicalize --mlir-pass-pipeline-crash-reproducer="$(touch PWNED)"'
     proc = harness("run", CRASHER, "--pipeline=" + pipeline, cwd=tmp)
-    line = next((ln.removeprefix("reproduce: ") for ln in proc.stdout.splitlines() if ln.startswith("reproduce: ")), "")
+    line = next((ln.removeprefix("reproduce: ") for ln in proc.stdout.splitlines()
+                 if ln.startswith("reproduce: ")), "")
     if not line:
-        return [Probe("a pasted reproduce line runs nothing else", False, f"no reproduce line: {_said(proc)}")]
+        return [Probe("a pasted reproduce line runs nothing else", False,
+                      f"no reproduce line: {_said(proc)}")]
     pasted = subprocess.run(["bash", "-c", line], capture_output=True, text=True, cwd=tmp, timeout=60,
                             check=False)
     ok = not (tmp / "PWNED").exists() and "reproducer generated at `$(touch PWNED)`" in pasted.stderr
@@ -213,7 +218,8 @@ def main() -> int:
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = [p for found in pool.map(lambda np: run(*np), PROBES) for p in found]
     for p in results:
-        print(f"{'PASS' if p.ok else 'FAIL'}  {p.name}" + (f"  ({p.detail})" if p.detail and not p.ok else ""))
+        detail = f"  ({p.detail})" if p.detail and not p.ok else ""
+        print(f"{'PASS' if p.ok else 'FAIL'}  {p.name}{detail}")
     failed = sum(not p.ok for p in results)
     print(f"{len(results) - failed} of {len(results)} probes pass in {time.monotonic() - start:.1f} s")
     return 1 if failed else 0

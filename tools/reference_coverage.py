@@ -41,9 +41,11 @@ VOCAB = 128
 # model type -> config overrides beyond the common tiny sizes (names differ per architecture)
 ARCHITECTURES: dict[str, dict] = {
     "gpt2": {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128},
-    "gpt_neo": {"hidden_size": 64, "num_layers": 2, "num_heads": 4, "attention_types": [[["global", "local"], 1]],
-                "intermediate_size": 128, "window_size": 4},
-    "gpt_neox": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128},
+    "gpt_neo": {"hidden_size": 64, "num_layers": 2, "num_heads": 4,
+                "attention_types": [[["global", "local"], 1]], "intermediate_size": 128,
+                "window_size": 4},
+    "gpt_neox": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                 "intermediate_size": 128},
     "gptj": {"n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 128, "rotary_dim": 8},
     "llama": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
               "intermediate_size": 128},
@@ -63,10 +65,11 @@ ARCHITECTURES: dict[str, dict] = {
     "opt": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 128,
             "word_embed_proj_dim": 64},
     "mpt": {"d_model": 64, "n_layers": 2, "n_heads": 4},
-    "stablelm": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
-                 "intermediate_size": 128},
+    "stablelm": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                 "num_key_value_heads": 4, "intermediate_size": 128},
     "bert": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128},
-    "roberta": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128},
+    "roberta": {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                "intermediate_size": 128},
     "distilbert": {"dim": 64, "n_layers": 2, "n_heads": 4, "hidden_dim": 128},
     "t5": {"d_model": 64, "num_layers": 2, "num_heads": 4, "d_kv": 16, "d_ff": 128},
     "bart": {"d_model": 64, "encoder_layers": 2, "decoder_layers": 2, "encoder_attention_heads": 4,
@@ -133,10 +136,12 @@ def irs(model_type: str, workdir: Path) -> tuple[dict[str, Path], torch.Tensor, 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             module = fx.export_and_import(wrapper, inputs, name=model_type)
-        files["fx-raw"] = write_module(module, workdir / f"{model_type}.fx.mlir", WriteOptions(keep_weights=True))
+        files["fx-raw"] = write_module(module, workdir / f"{model_type}.fx.mlir",
+                                       WriteOptions(keep_weights=True))
     except Exception as e:
         errors["fx-raw"] = f"{type(e).__name__}: {str(e)[:200]}"
-    for raw, lowered, pipeline in (("ts-raw", "ts-torch", "torchscript-to-torch"), ("fx-raw", "fx-torch", "fx-to-torch")):
+    for raw, lowered, pipeline in (("ts-raw", "ts-torch", "torchscript-to-torch"),
+                                   ("fx-raw", "fx-torch", "fx-to-torch")):
         if raw not in files:
             continue
         out = workdir / f"{model_type}.{lowered}.mlir"
@@ -171,7 +176,8 @@ def survey(model_type: str, workdir: Path) -> dict:
             found = coverage(module.operation)
             entry = {"op_kinds": len(found.supported) + len(found.unsupported),
                      "ops": sum(found.supported.values()) + sum(found.unsupported.values()),
-                     "unsupported": found.unsupported, "kinds": sorted(found.supported) + sorted(found.unsupported)}
+                     "unsupported": found.unsupported,
+                     "kinds": sorted(found.supported) + sorted(found.unsupported)}
             if found.complete:
                 try:
                     result = evaluate(module.operation, [t.numpy() for t in inputs])
@@ -185,6 +191,17 @@ def survey(model_type: str, workdir: Path) -> dict:
     return row
 
 
+def _cell(level: str, e: dict) -> str:
+    """One level's result in a row of the table."""
+    if "error" in e:
+        return f"{level}: -"
+    if e.get("unsupported"):
+        return f"{level}: {len(e['unsupported'])} missing"
+    if "eval_error" in e:
+        return f"{level}: eval error"
+    return f"{level}: ok {e.get('max_abs_diff', float('nan')):.1e}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("models", nargs="*", help=f"model types (default: all {len(ARCHITECTURES)})")
@@ -196,19 +213,9 @@ def main() -> int:
         for model_type in models:
             row = survey(model_type, Path(tmp))
             rows.append(row)
-            cells = []
-            for level in LEVELS:
-                e = row.get(level, {})
-                if "error" in e:
-                    cells.append(f"{level}: -")
-                elif e.get("unsupported"):
-                    cells.append(f"{level}: {len(e['unsupported'])} missing")
-                elif "eval_error" in e:
-                    cells.append(f"{level}: eval error")
-                else:
-                    cells.append(f"{level}: ok {e.get('max_abs_diff', float('nan')):.1e}")
-            print(f"{model_type:11s} " + " | ".join(cells) + (f"  ({row['error']})" if "error" in row else ""),
-                  flush=True)
+            error = f"  ({row['error']})" if "error" in row else ""
+            print(f"{model_type:11s} " + " | ".join(_cell(level, row.get(level, {})) for level in LEVELS)
+                  + error, flush=True)
     missing: Counter = Counter()
     covered = {level: 0 for level in LEVELS}
     present = {level: 0 for level in LEVELS}
@@ -225,7 +232,8 @@ def main() -> int:
     kinds = {level: set() for level in LEVELS}
     for row in rows:
         for level in LEVELS:
-            kinds[level] |= set(row.get(level, {}).get("kinds", []) if isinstance(row.get(level), dict) else [])
+            entry = row.get(level)
+            kinds[level] |= set(entry.get("kinds", []) if isinstance(entry, dict) else [])
     print("\nop kinds seen: " + ", ".join(f"{level} {len(kinds[level])}" for level in LEVELS) +
           f"; {len(set().union(*kinds.values()))} in all")
     print("covered and evaluated (of the IRs produced): " +

@@ -51,7 +51,8 @@ class Spec:
 
 
 F2T = "function-to-torch"
-BOTH = "builtin.module(torch-function-to-torch-backend-pipeline,torch-backend-to-linalg-on-tensors-backend-pipeline)"
+BOTH = ("builtin.module(torch-function-to-torch-backend-pipeline,"
+        "torch-backend-to-linalg-on-tensors-backend-pipeline)")
 SPECS = [
     Spec("and-tensor-no-lowering", "torch-to-linalg"),
     Spec("convolution-backward-3d-illegal", F2T, ("ConvolutionBackwardModule3DStatic",)),
@@ -60,7 +61,8 @@ SPECS = [
           "AdaptiveMaxPool2dDynamicNoBatch", "AdaptiveMaxPool2dDynamicWithIndices",
           "AdaptiveMaxPool1dStatic", "AdaptiveMaxPool1dDynamic", "AdaptiveMaxPool1dDynamicNoBatch"),
          through="torchscript-only"),
-    Spec("decompose-cross-entropy-unknown-dtype", "-torch-decompose-complex-ops", ("CrossEntropyLossNoReduction",)),
+    Spec("decompose-cross-entropy-unknown-dtype", "-torch-decompose-complex-ops",
+         ("CrossEntropyLossNoReduction",)),
     # The old bundle's reduced.mlir returns nothing (issue 28): made again from the lit test.
     Spec("elementwise-dynamic-size1-broadcast-abort", "torch-to-linalg",
          ("ElementwiseLogAddExpBroadcastModule", "ElementwiseLogAddExp2BroadcastModule"), numerics=True,
@@ -73,7 +75,8 @@ SPECS = [
     Spec("item-number-result-unrefined", F2T,
          ("AtenSymConstrainRange", "AtenSymConstrainRangeForSize", "Aten_AssertScalar")),
     Spec("linalg-fuse-elementwise-pad-expand-dominance", "linalg-to-llvm",
-         ("ConvolutionModule2DGroups", "ConvolutionModule3DGroupsStrided", "ConvolutionModule3DGroupsDilated")),
+         ("ConvolutionModule2DGroups", "ConvolutionModule3DGroupsStrided",
+          "ConvolutionModule3DGroupsDilated")),
     Spec("matmul-3d-unequal-batch-illegal", F2T,
          ("Matmul_3d", "Matmul3DStaticBroadcast", "ScaledDotProductAttentionSameDynamic")),
     Spec("missing-shape-dtype-functions", F2T,
@@ -86,10 +89,12 @@ SPECS = [
     Spec("pool-flatten-mm-miscompile", "torch-to-linalg", ("ResNet18Module", "ResNet18StaticModule"),
          numerics=True),
     Spec("prim-loop-tensor-iter-arg-unranked", F2T, ("TorchPrimLoopForLikeTensorArgModule",)),
-    Spec("prims-prod-dynamic-kept-dim", "-convert-torch-to-linalg", ("PrimsProdFloatModule",), through="both"),
+    Spec("prims-prod-dynamic-kept-dim", "-convert-torch-to-linalg", ("PrimsProdFloatModule",),
+         through="both"),
     # Not reduced: the reducer drops the branch that later folding would prune, and what is left
     # (an unregistered op rejected) is what torch-reduce-op-variants means to do (issue 28).
-    Spec("reduce-op-variants-operator-dead-branch", "builtin.module(torch-function-to-torch-backend-pipeline)",
+    Spec("reduce-op-variants-operator-dead-branch",
+         "builtin.module(torch-function-to-torch-backend-pipeline)",
          ("InterpolateDynamicModule_sizes_nearest", "InterpolateDynamicModule_scales_recompute_bilinear"),
          extra=("--no-reduce",)),
     Spec("refbackend-returned-slice-memref-copy", "torch-to-linalg",

@@ -142,8 +142,6 @@ def _run_stages(survey: Survey, key_prefix: str, ir_path: Path, stages: tuple[st
 
 
 def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: int) -> None:
-    import torch
-
     from harness.models import drivers, hf
 
     survey = Survey(model, result_path)
@@ -155,6 +153,14 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
         return
     survey.data["settings"] = prepared.settings.to_json()
     survey.stage("build", "ok", time.monotonic() - t)
+    _torchscript(survey, prepared, out_dir)
+    _fx(survey, prepared, model, out_dir)
+
+
+def _torchscript(survey: Survey, prepared, out_dir: Path) -> None:
+    """Trace, the trace against eager on both input sets, then our importer and the stages."""
+    from harness.models import drivers
+
     stem = prepared.name
     t = time.monotonic()
     traced = None
@@ -196,6 +202,15 @@ def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: in
                                              "where": _python_line(error),
                                              "message": _short_exception(error)}
             survey.save()
+
+
+def _fx(survey: Survey, prepared, model: str, out_dir: Path) -> None:
+    """torch.export and the wheel's FX importer, then the stages."""
+    import torch
+
+    from harness.models import hf
+
+    stem = prepared.name
     t = time.monotonic()
     try:
         from harness.compiler.mlir import WriteOptions, write_module

@@ -166,6 +166,16 @@ def cmd_pipelines(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    _register_run(sub)
+    _register_explain(sub)
+    _register_bisect(sub)
+    _register_reduce(sub)
+    _register_report(sub)
+    _register_pipelines(sub)
+
+
+def _register_run(sub) -> None:
+    """``harness run``: one pipeline on a file, its outcome classified."""
     p = ir_tool(sub, "run", "run a pipeline on an IR file and classify the outcome",
                  json_help="print the record as JSON")
     p.add_argument("-o", "--output", help="write the output IR here")
@@ -176,6 +186,9 @@ def register(sub) -> None:
                         "(each left-over op alone: ~15 small runs)")
     p.set_defaults(fn=cmd_run)
 
+
+def _register_explain(sub) -> None:
+    """``harness explain``: each error traced back to its Python line."""
     p = ir_tool(sub, "explain", "for each error: the Python line of its op, the source around "
                                  "it, and the fix when it matches a known idiom",
                  json_help="print the explanation as JSON")
@@ -184,6 +197,9 @@ def register(sub) -> None:
                    help="skip finding the op whose conversion failed (each left-over op alone)")
     p.set_defaults(fn=cmd_explain)
 
+
+def _register_bisect(sub) -> None:
+    """``harness bisect``: the first failing pass (or build, or numbers that go wrong)."""
     p = ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
                                 "write the IR just before it (2 torch-mlir-opt runs)",
                  json_help="print the result as JSON")
@@ -200,6 +216,9 @@ def register(sub) -> None:
                                "evaluator's, their Python lines, and the pass choices that make it right")
     p.set_defaults(fn=cmd_bisect)
 
+
+def _register_reduce(sub) -> None:
+    """``harness reduce``: a smaller file that fails the same way."""
     p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
                  timeout=None, timeout_help="seconds per candidate before it counts as a hang "
                                             "(default: from the original run)")
@@ -222,6 +241,9 @@ def register(sub) -> None:
                                ".expected.npz")
     p.set_defaults(fn=cmd_reduce)
 
+
+def _register_report(sub) -> None:
+    """``harness report``: an upstream bug-report bundle."""
     p = ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
                                 "input/reduced IR, backtrace, record) and its .tar.gz",
                  json_help="print the result as JSON")
@@ -258,6 +280,9 @@ def register(sub) -> None:
                                "repro.sh that exits 1 exactly when the numbers are wrong")
     p.set_defaults(fn=cmd_report)
 
+
+def _register_pipelines(sub) -> None:
+    """``harness pipelines``: the pipeline names --pipeline takes."""
     p = sub.add_parser("pipelines", help="list the pipeline names --pipeline takes, and what each runs")
     p.add_argument("--json", action="store_true", help="print them as JSON")
     p.set_defaults(fn=cmd_pipelines)

@@ -88,15 +88,11 @@ def _check_baseline_build(sweep, name: str) -> None:
                          f"build '{name}' (it has: {', '.join(b for b in sweep.builds if b) or 'none'}).")
 
 
-def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build: str,
-           builds: list[str]) -> int:
-    from dataclasses import replace
-
-    from ..sweep import board, records
-    from ..sweep.runner import SweepOptions, run_sweep
+def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
+    """The models named, then --all's (built first), then each --suite's, each once."""
+    from ..sweep import records
 
     models = list(dict.fromkeys(args.models))
-    say = progress(args)
     if args.all:
         from ..sweep.catalog import all_models
 
@@ -113,9 +109,12 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
               f"{SUITES[suite].commit[:12]}")
         models = list(dict.fromkeys(models + found))
-    if shard is not None:
-        models = shard.select(models)
-    port_args = []
+    return models
+
+
+def _port_args(args: argparse.Namespace) -> tuple[str, ...]:
+    """The flags each model's `harness port` gets from the sweep's."""
+    port_args: list[str] = []
     if args.frontend:
         port_args += ["--frontend", args.frontend]
     if args.no_numerics:
@@ -124,10 +123,24 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         port_args += ["--opt", args.opt]
     if args.dynamic:
         port_args += ["--dynamic", str(args.dynamic)]
+    return tuple(port_args)
+
+
+def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build: str,
+           builds: list[str]) -> int:
+    from dataclasses import replace
+
+    from ..sweep import board, records
+    from ..sweep.runner import SweepOptions, run_sweep
+
+    say = progress(args)
+    models = _models(args, out, say)
+    if shard is not None:
+        models = shard.select(models)
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
-                           port_args=tuple(port_args), cwd=str(Path.cwd()), warm=not args.cold)
+                           port_args=_port_args(args), cwd=str(Path.cwd()), warm=not args.cold)
     # --builds: the same ports once per build, each build a sweep folder of its own
     # (DIR/builds/NAME), its ports run with --opt NAME.
     each = [replace(options, out=options.out / records.BUILDS / b, build=b,

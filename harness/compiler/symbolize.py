@@ -66,20 +66,46 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
     if tool is None:
         return replace(info, symbolizer_note="no llvm-symbolizer found (set $LLVM_SYMBOLIZER_PATH "
                                              "or put it on PATH); frames left unsymbolized")
+    queries, note = _queries(info.frames, todo, binary)
+    results: list[object] = []
+    if not note:
+        results, note = _answers(tool, binary, list(queries.values()), timeout_s)
+    if note:
+        return replace(info, symbolizer_note=note)
+    named = {i: _expanded(info.frames[i], result)
+             for i, result in zip(queries, results, strict=True)}
+    frames = [g for i, f in enumerate(info.frames) for g in (named.get(i) or [f])]
+    for n, f in enumerate(frames):
+        f.index = n
+    out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
+    if out.pass_source in (PassSource.NONE, PassSource.CALLER):
+        hint = out.pass_name if out.pass_source is PassSource.CALLER else ""
+        blame(out, hint)
+    return out
+
+
+def _queries(frames: list[Frame], todo: list[int], binary: str) -> tuple[dict[int, int], str]:
+    """The address to ask about for each frame in ``todo`` (by index), or why none can be asked."""
     pie = _elf_is_position_independent(binary)
     if pie is None:
-        return replace(info, symbolizer_note=f"{binary} is not a readable ELF file; frames left unsymbolized")
+        return {}, f"{binary} is not a readable ELF file; frames left unsymbolized"
     queries: dict[int, int] = {}
     for i in todo:
-        f = info.frames[i]
+        f = frames[i]
         if f.offset is not None:
             queries[i] = f.offset
         elif pie is False:
             queries[i] = f.address
     if not queries:
-        return replace(info, symbolizer_note=f"{binary} is position-independent and the dump printed "
-                                             "no module offsets; frames left unsymbolized")
-    stdin = "".join(f"0x{addr:x}\n" for addr in queries.values())
+        return {}, (f"{binary} is position-independent and the dump printed no module offsets; "
+                    "frames left unsymbolized")
+    return queries, ""
+
+
+def _answers(tool: str, binary: str, addresses: list[int], timeout_s: float
+             ) -> tuple[list[object], str]:
+    """llvm-symbolizer's JSON answer for each address, in order, or why there is none."""
+    stdin = "".join(f"0x{addr:x}\n" for addr in addresses)
     try:
         proc = subprocess.run([tool, f"--obj={binary}", "--output-style=JSON"], input=stdin,
                               capture_output=True, text=True, errors="replace", timeout=timeout_s,
@@ -88,29 +114,22 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
         if len(results) == 1 and isinstance(results[0], list):
             results = results[0]
     except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
-        return replace(info, symbolizer_note=f"{tool} failed ({e}); frames left unsymbolized")
-    if len(results) != len(queries):
-        return replace(info, symbolizer_note=f"{tool} answered {len(results)} of {len(queries)} "
-                                             "addresses; frames left unsymbolized")
-    named: dict[int, list[Frame]] = {}
-    for i, result in zip(queries, results, strict=True):
-        f = info.frames[i]
-        expanded = []
-        for sym in result.get("Symbol", []) if isinstance(result, dict) else []:
-            fn = sym.get("FunctionName", "")
-            if not fn or fn == "??":
-                continue
-            expanded.append(replace(f, function=fn, file=sym.get("FileName", "") or "",
-                                    line=int(sym.get("Line", 0) or 0), column=int(sym.get("Column", 0) or 0)))
-        if expanded:
-            named[i] = expanded  # innermost inlined function first, as LLVM prints them
-    frames: list[Frame] = []
-    for i, f in enumerate(info.frames):
-        frames.extend(named.get(i, [f]))
-    for n, f in enumerate(frames):
-        f.index = n
-    out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
-    if out.pass_source in (PassSource.NONE, PassSource.CALLER):
-        hint = out.pass_name if out.pass_source is PassSource.CALLER else ""
-        blame(out, hint)
-    return out
+        return [], f"{tool} failed ({e}); frames left unsymbolized"
+    if len(results) != len(addresses):
+        return [], (f"{tool} answered {len(results)} of {len(addresses)} addresses; frames left "
+                    "unsymbolized")
+    return results, ""
+
+
+def _expanded(frame: Frame, result: object) -> list[Frame]:
+    """``frame`` named by one answer: one frame per inlined function, innermost first (as LLVM
+    prints them); empty when the answer names none."""
+    expanded = []
+    for sym in result.get("Symbol", []) if isinstance(result, dict) else []:
+        fn = sym.get("FunctionName", "")
+        if not fn or fn == "??":
+            continue
+        expanded.append(replace(frame, function=fn, file=sym.get("FileName", "") or "",
+                                line=int(sym.get("Line", 0) or 0),
+                                column=int(sym.get("Column", 0) or 0)))
+    return expanded

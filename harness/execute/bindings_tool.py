@@ -174,63 +174,68 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     args = _parse_args(argv)
     faulthandler.enable()
+    from .context import bindings_context
+
+    with bindings_context(threading=not args.mlir_disable_threading):
+        return _compile(args)
+
+
+def _compile(args: argparse.Namespace) -> int:
+    """Parse the input, run the pipeline, write the result: 0, or the exit status of the first
+    failure (its diagnostics printed)."""
     from torch_mlir import ir, passmanager
 
+    pm = None
+    if args.pipeline:
+        try:
+            pm = passmanager.PassManager.parse(args.pipeline)
+        except ValueError as e:  # the bindings raise the textual parser's message as ValueError
+            print(f"<unknown>:0: error: {str(e).strip()}", file=sys.stderr)
+            return EXIT_FAILURE
+    if args.dump_pass_pipeline:
+        print(f"Pass Manager with 1 passes:\n{pm or 'builtin.module()'}\n", file=sys.stderr)
+    try:
+        module = ir.Module.parseFile(args.input)
+    except ir.MLIRError as e:
+        return _fail(e)
+    except OSError as e:  # parseFile reports an unreadable file as a plain error
+        print(f"<unknown>:0: error: cannot read {args.input}: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    status = _run(pm, module, args) if pm is not None else 0
+    if status:
+        return status
+    if args.op_stats:
+        print(_op_stats_json(module.operation), file=sys.stderr)
+    return _write(module, args)
+
+
+def _write(module, args: argparse.Namespace) -> int:
+    """``module`` to ``-o`` (stdout for ``-``), as text or bytecode: 0, or 1 with the error."""
     from harness.compiler.irfile import write_atomically
     from harness.errors import HarnessError
 
-    from .context import bindings_context
+    def write(f) -> None:
+        if args.emit_bytecode:
+            module.operation.write_bytecode(f)
+        else:
+            module.operation.print(file=f, enable_debug_info=args.mlir_print_debuginfo,
+                                   large_elements_limit=args.elide_elements,
+                                   large_resource_limit=args.elide_resources,
+                                   assume_verified=True)
 
-    context = bindings_context(threading=not args.mlir_disable_threading)
-    with context:
-        pm = None
-        if args.pipeline:
-            try:
-                pm = passmanager.PassManager.parse(args.pipeline)
-            except ValueError as e:  # the bindings raise the textual parser's message as ValueError
-                print(f"<unknown>:0: error: {str(e).strip()}", file=sys.stderr)
-                return EXIT_FAILURE
-        if args.dump_pass_pipeline:
-            print(f"Pass Manager with 1 passes:\n{pm or 'builtin.module()'}\n", file=sys.stderr)
-        try:
-            module = ir.Module.parseFile(args.input)
-        except ir.MLIRError as e:
-            return _fail(e)
-        except OSError as e:  # parseFile reports an unreadable file as a plain error
-            print(f"<unknown>:0: error: cannot read {args.input}: {e}", file=sys.stderr)
-            return EXIT_FAILURE
-        if pm is not None:
-            status = _run(pm, module, args)
-            if status:
-                return status
-        if args.op_stats:
-            print(_op_stats_json(module.operation), file=sys.stderr)
-
-        def write(f) -> None:
-            if args.emit_bytecode:
-                module.operation.write_bytecode(f)
-            else:
-                module.operation.print(file=f, enable_debug_info=args.mlir_print_debuginfo,
-                                       large_elements_limit=args.elide_elements,
-                                       large_resource_limit=args.elide_resources,
-                                       assume_verified=True)
-
-        if args.output == "-":
-            if args.emit_bytecode:
-                write(sys.stdout.buffer)
-            else:
-                write(sys.stdout)
-            return 0
-        try:
-            # /dev/null or a fifo is written in place (write_atomically never renames over it)
-            write_atomically(args.output, write, binary=args.emit_bytecode)
-        except OSError as e:
-            print(f"<unknown>:0: error: cannot open output file '{args.output}': "
-                  f"{e.strerror or e}", file=sys.stderr)
-            return EXIT_FAILURE
-        except HarnessError as e:
-            print(f"<unknown>:0: error: {e}", file=sys.stderr)
-            return EXIT_FAILURE
+    if args.output == "-":
+        write(sys.stdout.buffer if args.emit_bytecode else sys.stdout)
+        return 0
+    try:
+        # /dev/null or a fifo is written in place (write_atomically never renames over it)
+        write_atomically(args.output, write, binary=args.emit_bytecode)
+    except OSError as e:
+        print(f"<unknown>:0: error: cannot open output file '{args.output}': "
+              f"{e.strerror or e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except HarnessError as e:
+        print(f"<unknown>:0: error: {e}", file=sys.stderr)
+        return EXIT_FAILURE
     return 0
 
 

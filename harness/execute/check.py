@@ -21,7 +21,7 @@ import torch
 from harness import defaults
 from harness.compiler.irfile import unique_dir
 from harness.compiler.records import RunRecord, render_record
-from harness.compiler.stages import StageHooks, StageOptions, run_stages
+from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.compiler.runner import (
     RunOptions,
     repro_command,
@@ -216,22 +216,13 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     result.seconds[REFERENCE_STAGE] = time.perf_counter() - start
 
     start = time.perf_counter()
-    stem = path.name.removesuffix(".mlir")
-
-    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
-        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
-
-    ran = run_stages(path, pipeline_stages(options.pipeline), folder, stem=stem,
-                     options=StageOptions(opt=options.opt, timeout_s=options.timeout_s, debug_info=False),
-                     hooks=StageHooks(run=run))
+    ran = _to_linalg(path, folder, options)
     result.records += [r.record for r in ran]
+    result.seconds["pipeline"] = time.perf_counter() - start
     if not ran[-1].ok:
-        result.seconds["pipeline"] = time.perf_counter() - start
         result.failed_stage = ran[-1].name
         return result
-    current = Path(ran[-1].output_path)
-    linalg = current
-    result.seconds["pipeline"] = time.perf_counter() - start
+    linalg = Path(ran[-1].output_path)
 
     rb_options = replace(options.refbackend, function=signature.name, work_dir=str(folder),
                          timeout_s=options.timeout_s)
@@ -245,23 +236,43 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
         if failed is Stage.LOWERING:
             _blame_the_contract(result, linalg, options)
         return result
-    actual = list(result.refbackend.outputs)
-    save_npz(folder / "actual.npz", actual, prefix="result")
     if result.reference is None:  # evaluate raised: reference_error says why
+        save_npz(folder / "actual.npz", list(result.refbackend.outputs), prefix="result")
         result.failed_stage, result.error = REFERENCE_STAGE, reference_error
         return result
-    expected = flatten_outputs(result.reference.outputs)
+    result.numerics, result.excluded, result.excluded_max_abs_diff = _compared(
+        list(result.refbackend.outputs), flatten_outputs(result.reference.outputs), padded, folder,
+        options.tolerances)
+    result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
+    return result
+
+
+def _to_linalg(path: Path, folder: Path, options: CheckOptions) -> list[StageResult]:
+    """``options.pipeline``'s stages on ``path``, their files in ``folder``."""
+    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
+        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
+
+    return run_stages(path, pipeline_stages(options.pipeline), folder,
+                      stem=path.name.removesuffix(".mlir"),
+                      options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
+                                           debug_info=False),
+                      hooks=StageHooks(run=run))
+
+
+def _compared(actual: list, expected: list, padded, folder: Path, tolerances: Tolerances
+              ) -> tuple[NumericsResult, str, float | None]:
+    """actual.npz and expected.npz written, then the comparison, padded positions left out:
+    the report, what was left out ("" when no mask was given) and its largest difference."""
+    save_npz(folder / "actual.npz", actual, prefix="result")
     save_npz(folder / "expected.npz", [_numpy(v) for v in expected], prefix="result")
+    excluded_text, excluded_diff = "", None
     if padded is not None:
         actual, expected, excluded = exclude_positions(actual, expected, padded)
         if excluded is None:
-            result.excluded = "nothing: no floating-point output is laid out [batch, seq, ...]"
+            excluded_text = "nothing: no floating-point output is laid out [batch, seq, ...]"
         else:
-            result.excluded = describe_excluded(excluded[0])
-            result.excluded_max_abs_diff = excluded[1]
-    result.numerics = compare(actual, expected, options.tolerances)
-    result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
-    return result
+            excluded_text, excluded_diff = describe_excluded(excluded[0]), excluded[1]
+    return compare(actual, expected, tolerances), excluded_text, excluded_diff
 
 
 def _padding(inputs: list, index: int | None):

@@ -177,7 +177,7 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
             if say is not None:
                 say(f"{stages[i]} is blocked by {blocker}: trying {fix.name}")
             step = apply_ir_fix(fix, blocker, stages[i], current, folder, number=len(result.steps) + 1,
-                                cache=checking, tolerances=options.tolerances, opt=options.opt)
+                                cache=checking, options=options)
             record(step)
             if step.kept:
                 current, progressed = Path(step.output_path), True
@@ -211,7 +211,7 @@ def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int
     blocker = BlockerSeen(op=fix.miscompiles[0], message="lowers with wrong numbers (known "
                           "miscompile)", stage=stage)
     step = apply_ir_fix(fix, blocker, stage, input_path, folder, number=number, cache=cache,
-                        tolerances=options.tolerances, opt=options.opt)
+                        options=options)
     if step.outcome is StepOutcome.NOTHING_CHANGED and not (step.application and step.application.refused):
         return None
     return step
@@ -235,8 +235,10 @@ def blockers_of(record: RunRecord, stage: str,
 
 def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str | os.PathLike,
                  folder: Path, *, number: int, cache: ReferenceCache | None,
-                 tolerances: Tolerances = Tolerances(), opt: str | None = None) -> FixStep:
-    """``fix`` on a copy of ``input_path``, written beside the stage files and verified."""
+                 options: FixOptions = FixOptions()) -> FixStep:
+    """``fix`` on a copy of ``input_path``, written beside the stage files and verified (at
+    ``options.tolerances``, with ``options.opt``)."""
+    opt = options.opt
     step = FixStep(fix.name, fix.level.value, blocker, stage, StepOutcome.NOTHING_CHANGED,
                    input_path=str(input_path))
     parsed = read_module(input_path, opt=opt)
@@ -254,7 +256,7 @@ def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str |
         write_module(module, out, WriteOptions(keep_weights=True, bytecode=bytecode))
     step.output_path = str(out)
     if cache is not None:
-        step.verification = verify_ir(input_path, out, cache, tolerances)
+        step.verification = verify_ir(input_path, out, cache, options.tolerances)
     step.outcome = StepOutcome.ROLLED_BACK if (step.verification is not None
                                                and step.verification.changed) else StepOutcome.KEPT
     return step

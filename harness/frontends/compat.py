@@ -28,7 +28,8 @@ from harness.compiler import pipelines as pipelines_module
 from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.runner import repro_command
-from harness.compiler.stages import StageHooks, StageOptions, run_stages
+from harness.compiler.pipelines import Pipeline
+from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, PipelineFailure
 
@@ -204,13 +205,7 @@ def compile(  # noqa: PLR0913 - the old API's name and parameters
                                  ignore_traced_shapes=ignore_traced_shapes)
     if kind is OutputType.RAW:
         return builder.module
-    if extra_library is not None and not isinstance(extra_library, (str, os.PathLike)):
-        raise HarnessError(
-            "extra_library must be the path of an MLIR file of shape/dtype functions (the "
-            "pipeline's extra-library option); generate it once and pass its path."
-        )
-    if extra_library is not None and not Path(extra_library).is_file():
-        raise HarnessError(f"extra_library file {extra_library} does not exist. Check the path.")
+    per_stage = _stage_options(backend_legal_ops, extra_library)
     pipelines = pipelines_module.default()
     stages = pipelines.for_output_type(kind.value)
     name = builder.module.operation.attributes["torch.debug_module_name"]
@@ -222,12 +217,6 @@ def compile(  # noqa: PLR0913 - the old API's name and parameters
         current = workdir / (f"{module_name}.mlirbc" if as_bytecode else f"{module_name}.mlir")
         write_module(builder.module, current, WriteOptions(keep_weights=True, bytecode=as_bytecode))
         context = builder.context
-        per_stage: dict[str, dict[str, object]] = {}
-        if backend_legal_ops:
-            per_stage.setdefault("torchscript-to-torch", {})["backend-legal-ops"] = list(backend_legal_ops)
-        if extra_library is not None:
-            per_stage.setdefault("torchscript-to-torch", {})["extra-library"] = os.fspath(
-                Path(extra_library).resolve())
 
         def starting(name: str) -> None:
             if verbose:
@@ -239,17 +228,10 @@ def compile(  # noqa: PLR0913 - the old API's name and parameters
                              hooks=StageHooks(starting=starting))
         failed = results[-1]
         if not failed.ok:
-            stage = stages[len(results) - 1]
-            record = failed.record
             saved = _save_failing_input(builder if len(results) == 1 else Path(failed.input_path),
-                                        out_dir, module_name, stage.name, keep_weights, opt)
-            cmd = repro_command(failed.pipeline, saved, record.binary)
-            detail = record.stderr.strip() or f"torch-mlir-opt exited with {record.outcome.value}"
-            if record.signal:
-                detail = f"torch-mlir-opt crashed with {record.signal}.\n" + detail
-            raise PipelineFailure(_DESCRIPTIONS.get(stage.name, f"Running {stage.pass_name}"),
-                                  detail, cmd, str(saved),
-                                  next_steps=_next_steps(saved, failed.pipeline, record.binary, opt))
+                                        out_dir, module_name, stages[len(results) - 1].name,
+                                        keep_weights, opt)
+            raise _failure(failed, stages[len(results) - 1], saved, opt)
         current = Path(failed.output_path)
         if kind is OutputType.STABLEHLO:
             from torch_mlir._mlir_libs import _stablehlo
@@ -259,3 +241,36 @@ def compile(  # noqa: PLR0913 - the old API's name and parameters
         return ir.Module.parse(current.read_bytes(), context)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _stage_options(backend_legal_ops: Sequence[str] | None,
+                   extra_library: str | os.PathLike | None) -> dict[str, dict[str, object]]:
+    """The old API's two options as pass options of torchscript-to-torch; a bad library path
+    is refused here."""
+    per_stage: dict[str, dict[str, object]] = {}
+    if backend_legal_ops:
+        per_stage.setdefault("torchscript-to-torch", {})["backend-legal-ops"] = list(backend_legal_ops)
+    if extra_library is None:
+        return per_stage
+    if not isinstance(extra_library, (str, os.PathLike)):
+        raise HarnessError(
+            "extra_library must be the path of an MLIR file of shape/dtype functions (the "
+            "pipeline's extra-library option); generate it once and pass its path."
+        )
+    if not Path(extra_library).is_file():
+        raise HarnessError(f"extra_library file {extra_library} does not exist. Check the path.")
+    per_stage.setdefault("torchscript-to-torch", {})["extra-library"] = os.fspath(
+        Path(extra_library).resolve())
+    return per_stage
+
+
+def _failure(failed: StageResult, stage: Pipeline, saved: Path, opt: str | None) -> PipelineFailure:
+    """The error for a failed stage: what it was doing, torch-mlir-opt's words, the command that
+    runs it again on the saved input, and the harness commands that dig into it."""
+    record = failed.record
+    detail = record.stderr.strip() or f"torch-mlir-opt exited with {record.outcome.value}"
+    if record.signal:
+        detail = f"torch-mlir-opt crashed with {record.signal}.\n" + detail
+    return PipelineFailure(_DESCRIPTIONS.get(stage.name, f"Running {stage.pass_name}"), detail,
+                           repro_command(failed.pipeline, saved, record.binary), str(saved),
+                           next_steps=_next_steps(saved, failed.pipeline, record.binary, opt))

@@ -7,7 +7,7 @@ weights' seed), so an IR file cached under a name and the versions is always the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import nn

@@ -133,7 +133,7 @@ def input_axes(spec: DynamicSpec, names: tuple[str, ...],
                ranks: tuple[int, ...]) -> tuple[dict[int, DynamicDim], ...]:
     """For each input (by name and rank), the axes ``spec`` makes dynamic."""
     found: list[dict[int, DynamicDim]] = []
-    for name, rank in zip(names, ranks):
+    for name, rank in zip(names, ranks, strict=True):
         axes: dict[int, DynamicDim] = {}
         for dim in spec.dims:
             if dim.named is DimName.BATCH and rank >= 1:
@@ -273,7 +273,7 @@ def resized_plan(plan: MediaPlan, spec: DynamicSpec) -> MediaPlan:
     dynamic, and each custom ``INPUT.AXIS`` the planner sizes by :data:`DYNAMIC_CUSTOM_STEP`
     (each within its range). A custom axis the planner does not size is left to
     :func:`differ_along`."""
-    from .hf_plan import planned_axis, resized_axis
+    from .hf_plan import axis_size, planned_axis, resized_axis
 
     seq = spec.get(DimName.SEQ)
     if seq is not None and plan.text is not None:
@@ -290,8 +290,8 @@ def resized_plan(plan: MediaPlan, spec: DynamicSpec) -> MediaPlan:
             continue
         where = planned_axis(plan, *dim.axis)
         if where is not None:
-            size = plan.seq if where[0] == "seq" else getattr(plan, where[0])[where[1]]
-            plan = resized_axis(plan, where, other_size(size, dim, DYNAMIC_CUSTOM_STEP))
+            size = other_size(axis_size(plan, where), dim, DYNAMIC_CUSTOM_STEP)
+            plan = resized_axis(plan, where, size)
     return plan
 
 

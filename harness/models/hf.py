@@ -117,7 +117,7 @@ class TupleForward(nn.Module):
         self.fixed = dict(fixed)
 
     def forward(self, *tensors: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
-        outputs = as_tuple(self.model(**dict(zip(self.names, tensors)), **self.fixed))
+        outputs = as_tuple(self.model(**dict(zip(self.names, tensors, strict=True)), **self.fixed))
         return outputs[0] if len(outputs) == 1 else outputs
 
 
@@ -378,7 +378,8 @@ def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.Medi
             return model(**inputs.as_kwargs(), **fixed)
 
     refused: UnsupportedModelError | None = None
-    for plan in plans:
+    for candidate in plans:
+        plan = candidate
         if plan.note and refused is not None:  # the text-only fallback says what did not run
             plan = dataclasses.replace(plan, note=f"{plan.note} ({refused.reason[:200]})")
         plan = hf_plan.count_placeholders(model, call, plan, options.batch, options.seed)

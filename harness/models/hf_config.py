@@ -23,7 +23,7 @@ import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from harness.errors import ConfigOverrideError
 
@@ -213,7 +213,8 @@ def _coerce(model: str, name: str, value: object, default: object) -> object:
     return value
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
+    """An int that is not a bool (a TypeGuard, not a TypeIs: a bool fails it yet is an int)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -302,7 +303,7 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
                 and all(is_size(h) for h in stage_heads)):
             kwargs["num_attention_heads"] = [
                 max(d for d in range(1, h + 1) if w % d == 0)
-                for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
+                for h, w in zip(stage_heads, kwargs["hidden_sizes"], strict=True)]
 
 
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
@@ -369,11 +370,12 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
             if not defaults_of:
                 defaults_of.append(config_class())
             default = getattr(defaults_of[0], name, None)
-            if getattr(default, "model_type", "") == "timm_backbone":  # DETR: timm's ResNet-50
+            model_type = getattr(default, "model_type", None)  # None when default is None
+            if model_type == "timm_backbone":  # DETR: timm's ResNet-50
                 kwargs[name] = dict(TINY_BACKBONE)
                 continue
-            if default is not None and getattr(default, "model_type", ""):
-                kwargs[name] = {"model_type": default.model_type, **tiny_kwargs(type(default))}
+            if isinstance(model_type, str) and model_type:
+                kwargs[name] = {"model_type": model_type, **tiny_kwargs(type(default))}
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
 

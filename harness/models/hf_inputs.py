@@ -46,12 +46,12 @@ class InputSet:
     padded: torch.Tensor | None = None
 
     def as_kwargs(self) -> dict[str, torch.Tensor]:
-        return dict(zip(self.names, self.tensors))
+        return dict(zip(self.names, self.tensors, strict=True))
 
     def shapes(self) -> str:
         """``input_ids int64[1, 8], attention_mask int64[1, 8]``."""
         return ", ".join(f"{n} {str(t.dtype).removeprefix('torch.')}[{', '.join(map(str, t.shape))}]"
-                         for n, t in zip(self.names, self.tensors))
+                         for n, t in zip(self.names, self.tensors, strict=True))
 
 
 @dataclass(frozen=True)
@@ -87,20 +87,18 @@ def plan_inputs(model: str, params: Sequence[str], config: Any, *, decoder_only:
     special = sorted({i for i in _special_ids(config) if 0 <= i < vocab})
     low = max([i + 1 for i in special if i < vocab // 2], default=0)
     high = min([i for i in special if i >= vocab // 2], default=vocab)
-    pad = getattr(config, "pad_token_id", None)
-    pad = pad if pad is not None else getattr(_text(config), "pad_token_id", None)
-    bos = getattr(config, "bos_token_id", None)
-    bos = bos if bos is not None else getattr(_text(config), "bos_token_id", None)
-    start = getattr(config, "decoder_start_token_id", None)
+    pad = _token_id(_config_value(config, "pad_token_id"), vocab)
+    bos = _token_id(_config_value(config, "bos_token_id"), vocab)
+    start = _token_id(getattr(config, "decoder_start_token_id", None), vocab)
     return InputPlan(
         names=names,
         pad_side=PadSide.LEFT if decoder_only else PadSide.RIGHT,
         vocab=vocab,
         token_low=low if low < high else 0,
         token_high=high if low < high else vocab,
-        pad_id=pad if _is_id(pad, vocab) else 0,
-        bos_id=bos if decoder_only and _is_id(bos, vocab) else None,
-        decoder_start_id=start if _is_id(start, vocab) else (pad if _is_id(pad, vocab) else 0),
+        pad_id=pad if pad is not None else 0,
+        bos_id=bos if decoder_only else None,
+        decoder_start_id=start if start is not None else pad if pad is not None else 0,
         type_vocab=type_vocab,
     )
 
@@ -120,8 +118,17 @@ def _vocab(model: str, config: Any) -> int:
     return vocab
 
 
-def _is_id(value: object, vocab: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < vocab
+def _config_value(config: Any, name: str) -> object:
+    """The config's own ``name`` when set, else its token tower's."""
+    value = getattr(config, name, None)
+    return value if value is not None else getattr(_text(config), name, None)
+
+
+def _token_id(value: object, vocab: int) -> int | None:
+    """``value`` when it is a row of the vocabulary, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < vocab:
+        return value
+    return None
 
 
 def _special_ids(config: Any) -> list[int]:
@@ -137,8 +144,9 @@ def _special_ids(config: Any) -> list[int]:
     return ids
 
 
-def check_shape(batch: int, seq: int, positions: int | None) -> None:
-    """Reject shapes before an index error deep inside an embedding."""
+def check_shape(batch: object, seq: object, positions: int | None) -> None:
+    """Reject shapes before an index error deep inside an embedding. ``batch`` and ``seq`` come
+    from :class:`HFOptions`, which a library caller may fill with anything: checked here."""
     if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
         raise ModelOptionError(f"batch must be an integer >= 1, got {batch!r}.")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:

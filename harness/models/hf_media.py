@@ -123,38 +123,41 @@ def sub_config(config: Any, *names: str) -> Any:
     return config
 
 
-def _int(value: object) -> int | None:
+def positive_int(value: object) -> int | None:
+    """``value`` when it is an int above 0 (not a bool), else None."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _pair(value: object) -> tuple[int, int] | None:
-    if _int(value):
-        return (value, value)  # type: ignore[return-value]
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(_int(v) for v in value):
-        return (value[0], value[1])
+    if (side := positive_int(value)) is not None:
+        return (side, side)
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        height, width = positive_int(value[0]), positive_int(value[1])
+        if height is not None and width is not None:
+            return (height, width)
     return None
 
 
 def image_candidates(config: Any) -> tuple[int, list[tuple[int, int]]]:
     """Channels, and the (height, width) to try, smallest first: the config's own last."""
     vision = sub_config(config, "vision_config", "backbone_config")
-    channels = _int(getattr(vision, "num_channels", None)) or _int(
+    channels = positive_int(getattr(vision, "num_channels", None)) or positive_int(
         getattr(config, "num_channels", None)) or 3
     own = (_pair(getattr(vision, "image_size", None)) or _pair(getattr(config, "image_size", None))
            or _pair(getattr(vision, "img_size", None)))
     sides = [(s, s) for s in IMAGE_SIDES if own is None or s * s < own[0] * own[1]]
-    return channels, sides + [own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
+    return channels, [*sides, own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
 
 
 def feature_candidates(config: Any) -> tuple[int, list[int]]:
     """Mel bins, and the frame counts to try: Whisper's fixed count (source positions x its two
     convs' stride product, 2) when the config has one, else small counts."""
     audio = sub_config(config, "audio_config", "encoder_config")
-    mels = next((v for v in (_int(getattr(c, n, None)) for c in (audio, config)
+    mels = next((v for v in (positive_int(getattr(c, n, None)) for c in (audio, config)
                              for n in ("num_mel_bins", "feature_size", "input_feat_per_channel",
                                        "n_mels"))
                  if v), 80)
-    source = _int(getattr(audio, "max_source_positions", None)) or _int(
+    source = positive_int(getattr(audio, "max_source_positions", None)) or positive_int(
         getattr(config, "max_source_positions", None))
     fixed = [2 * source] if source and getattr(config, "model_type", "").startswith("whisper") else []
     return mels, fixed + [f for f in FRAME_COUNTS if f not in fixed]
@@ -168,9 +171,9 @@ def sample_candidates(config: Any) -> list[int]:
     kernels = getattr(audio, "conv_kernel", None)
     strides = getattr(audio, "conv_stride", None)
     if (isinstance(kernels, (list, tuple)) and isinstance(strides, (list, tuple)) and kernels
-            and len(kernels) == len(strides) and all(_int(v) for v in [*kernels, *strides])):
+            and len(kernels) == len(strides) and all(positive_int(v) for v in [*kernels, *strides])):
         length = AUDIO_FRAMES
-        for kernel, stride in reversed(list(zip(kernels, strides))):
+        for kernel, stride in reversed(list(zip(kernels, strides, strict=True))):
             length = (length - 1) * stride + kernel
         return [length]
     return list(SAMPLE_COUNTS)
@@ -201,7 +204,8 @@ def documented_shape(forward_doc: str | None, name: str, config: Any, seq: int
     axes = [a.strip() for a in match.group(1).split(",") if a.strip()]
     if len(axes) < 2 or axes[0] not in ("batch_size", "bs"):
         return None
-    width = _int(getattr(config, "hidden_size", None)) or _int(getattr(config, "d_model", None))
+    width = (positive_int(getattr(config, "hidden_size", None))
+             or positive_int(getattr(config, "d_model", None)))
     shape: list[int] = []
     for axis in axes[1:]:
         size = seq if axis in SEQ_AXES else width if axis in WIDTH_AXES else None

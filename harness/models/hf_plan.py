@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, NoReturn
 
 import torch
 
@@ -33,7 +33,7 @@ from harness.errors import UnsupportedModelError
 from . import hf_inputs, hf_media
 from .choice import Choice
 from .hf_inputs import InputPlan, InputSet
-from .hf_media import GivenInput
+from .hf_media import GivenInput, positive_int
 
 #: A spectrogram's own masks: ones, one per frame.
 FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
@@ -41,6 +41,10 @@ AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
 #: Inputs made from a plan; any other forward argument is left out when optional.
 MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
         "pixel_mask", "input_features", "input_values", *FEATURE_MASKS)
+
+
+#: Which of a plan's sizes an input's axis is made at (a field of :class:`MediaPlan`).
+PlanSizes = Literal["seq", "pixels", "features", "wave"]
 
 
 class InputKind(Choice):
@@ -74,7 +78,7 @@ class MediaPlan:
     note: str = ""  # why this set, when it is a fallback
 
 
-def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | None:
+def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[PlanSizes, int] | None:
     """Which of ``plan``'s sizes input ``name``'s ``axis`` is made at: (``seq``, 0), (``pixels``,
     i), (``features``, i) or (``wave``, i); None when the planner does not size that axis (a
     given input, a patch grid), so resizing the plan would not change it."""
@@ -98,14 +102,32 @@ def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | Non
     return None
 
 
-def resized_axis(plan: MediaPlan, where: tuple[str, int], size: int) -> MediaPlan:
+def _sizes(plan: MediaPlan, name: PlanSizes) -> tuple[int, ...]:
+    sizes = {"seq": (plan.seq,), "pixels": plan.pixels, "features": plan.features,
+             "wave": plan.wave}[name]
+    if sizes is None:
+        raise ValueError(f"this plan makes no {name} input")
+    return sizes
+
+
+def axis_size(plan: MediaPlan, where: tuple[PlanSizes, int]) -> int:
+    """The size :func:`planned_axis` found."""
+    name, index = where
+    return _sizes(plan, name)[index]
+
+
+def resized_axis(plan: MediaPlan, where: tuple[PlanSizes, int], size: int) -> MediaPlan:
     """``plan`` with the size :func:`planned_axis` found set to ``size``."""
     name, index = where
+    sizes = list(_sizes(plan, name))
+    sizes[index] = size
     if name == "seq":
         return replace(plan, seq=size)
-    sizes = list(getattr(plan, name))
-    sizes[index] = size
-    return replace(plan, **{name: tuple(sizes)})
+    if name == "pixels":
+        return replace(plan, pixels=tuple(sizes))
+    if name == "features":
+        return replace(plan, features=(sizes[0], sizes[1]))
+    return replace(plan, wave=tuple(sizes))
 
 
 def forward_params(model: torch.nn.Module) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -121,17 +143,8 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     """Input plans to try, smallest sizes first (a text-only one last where the model also reads
     token ids alone); :class:`UnsupportedModelError` naming an input nobody can make."""
     params, required = forward_params(model)
-    if not params:  # Bark: nn.Module's forward(*input), generation goes through sub-models
-        raise UnsupportedModelError(
-            name, f"{type(model).__name__}.forward names no inputs (it is not a model to call "
-            "as a whole)", "Port one of its parts whose forward takes tensors, if transformers "
-            "lists one as a model type.")
+    _check_given(name, model, params, given)
     given_names = {g.name for g in given}
-    unknown = [g.name for g in given if g.name not in params]
-    if unknown:
-        raise UnsupportedModelError(
-            name, f"--input {unknown[0]} names no argument of {type(model).__name__}.forward; it "
-            f"takes ({', '.join(params)})", "Give --input for one of those names.")
     doc = inspect.getdoc(model.forward)
     patches = _patches(required, config, given_names)
     documented = tuple(
@@ -141,25 +154,14 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     for arg in required:
         if (arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]
                 and arg not in dict(documented)):
-            shape = hf_media.expected_shape(doc, arg)
+            expected = hf_media.expected_shape(doc, arg)
             raise UnsupportedModelError(
                 name, f"{type(model).__name__}.forward needs '{arg}'"
-                + (f" of shape {shape}" if shape else "") + ", which the input planner cannot make",
+                + (f" of shape {expected}" if expected else "") + ", which the input planner cannot make",
                 f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
                 "repeatable); floats are drawn at random, integers are ones.")
     main = getattr(model, "main_input_name", "input_ids")
-    vision = ("vision_config" in _sub_names(config) or hf_media.placeholder_ids(config) is not None
-              or getattr(config, "image_size", None) is not None)  # ViLT: one tower, both kinds
-    audio = ("audio_config" in _sub_names(config)
-             or hf_media.placeholder_ids(config, AUDIO_TOKENS) is not None)
-    want = {
-        InputKind.PIXELS: "pixel_values" in params and (
-            main == "pixel_values" or "pixel_values" in required or vision),
-        InputKind.FEATURES: "input_features" in params and (
-            main == "input_features" or "input_features" in required or audio),
-        InputKind.WAVE: "input_values" in params and (
-            main == "input_values" or "input_values" in required or audio),
-    }
+    want = _wanted(params, required, main, config)
     text = _text_plan(name, params, config, decoder_only, given_names)
     base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
                      documented=documented)
@@ -169,9 +171,9 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     if text is None and not media and not given and not documented:
         if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
             hf_inputs.plan_inputs(name, params, config, decoder_only=decoder_only)
-        shape = hf_media.expected_shape(doc, main)
+        expected = hf_media.expected_shape(doc, main)
         raise UnsupportedModelError(
-            name, f"its base model reads '{main}'" + (f" of shape {shape}" if shape else "")
+            name, f"its base model reads '{main}'" + (f" of shape {expected}" if expected else "")
             + f", which the input planner cannot make (it makes {', '.join(MADE)})",
             f"Give it by hand with --input {main}=SHAPE[:DTYPE] (repeatable).")
     plans = [base]
@@ -186,6 +188,39 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     return plans
 
 
+def _check_given(name: str, model: torch.nn.Module, params: Sequence[str],
+                 given: Sequence[GivenInput]) -> None:
+    """Refuse a forward that names no inputs, and an --input that names none of them."""
+    if not params:  # Bark: nn.Module's forward(*input), generation goes through sub-models
+        raise UnsupportedModelError(
+            name, f"{type(model).__name__}.forward names no inputs (it is not a model to call "
+            "as a whole)", "Port one of its parts whose forward takes tensors, if transformers "
+            "lists one as a model type.")
+    unknown = [g.name for g in given if g.name not in params]
+    if unknown:
+        raise UnsupportedModelError(
+            name, f"--input {unknown[0]} names no argument of {type(model).__name__}.forward; it "
+            f"takes ({', '.join(params)})", "Give --input for one of those names.")
+
+
+def _wanted(params: Sequence[str], required: Sequence[str], main: str, config: Any
+            ) -> dict[InputKind, bool]:
+    """Which media the planner makes: those the forward takes and the model reads (its main
+    input, a required one, or a tower of that kind)."""
+    vision = ("vision_config" in _sub_names(config) or hf_media.placeholder_ids(config) is not None
+              or getattr(config, "image_size", None) is not None)  # ViLT: one tower, both kinds
+    audio = ("audio_config" in _sub_names(config)
+             or hf_media.placeholder_ids(config, AUDIO_TOKENS) is not None)
+    return {
+        InputKind.PIXELS: "pixel_values" in params and (
+            main == "pixel_values" or "pixel_values" in required or vision),
+        InputKind.FEATURES: "input_features" in params and (
+            main == "input_features" or "input_features" in required or audio),
+        InputKind.WAVE: "input_values" in params and (
+            main == "input_values" or "input_values" in required or audio),
+    }
+
+
 def _patches(required: Sequence[str], config: Any, given: set[str]
              ) -> tuple[str, str, int, int] | None:
     """A vision tower that takes patches already flattened, [t*h*w, C*T*P*P], with their grid
@@ -196,14 +231,16 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     vision = hf_media.sub_config(config, "vision_config")
     # towers of single images have no temporal patch (one frame each); some spell the merge
     # ``merge_size`` (MuseSpark)
-    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None) or 1]
-    channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
-    merge = (getattr(vision, "spatial_merge_size", None) or getattr(vision, "merge_size", None)
-             or 1)
+    side = positive_int(getattr(vision, "patch_size", None))
+    temporal = positive_int(getattr(vision, "temporal_patch_size", None) or 1)
+    channels = positive_int(getattr(vision, "in_channels", None)
+                            or getattr(vision, "num_channels", None) or 3)
+    merge = positive_int(getattr(vision, "spatial_merge_size", None)
+                         or getattr(vision, "merge_size", None) or 1)
     if (patch is None or grid is None or {patch, grid} & given
-            or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
+            or side is None or temporal is None or channels is None or merge is None):
         return None
-    return (patch, grid, merge, channels * sizes[1] * sizes[0] ** 2)
+    return (patch, grid, merge, channels * temporal * side**2)
 
 
 def _sub_names(config: Any) -> tuple[str, ...]:
@@ -247,12 +284,14 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
         mels, frames = hf_media.feature_candidates(config)
         return ([replace(plan, features=(mels, f)) for f in frames]
                 + [replace(plan, features=(f, mels), frames_first=True) for f in frames])
-    channels = getattr(hf_media.sub_config(config, "audio_config"), "audio_channels", None)
-    shapes = [(n,) for n in hf_media.sample_candidates(config)]
-    if isinstance(channels, int) and channels >= 1:  # codecs: [B, channels, samples]
-        shapes = [(channels, n) for (n,) in shapes] + shapes
+    audio_channels = positive_int(
+        getattr(hf_media.sub_config(config, "audio_config"), "audio_channels", None))
+    samples = hf_media.sample_candidates(config)
+    mono: list[tuple[int, ...]] = [(n,) for n in samples]
+    if audio_channels is not None:  # codecs: [B, channels, samples]
+        shapes = [(audio_channels, n) for n in samples] + mono
     else:  # codecs that read [B, 1, samples] without saying so (DAC, X-Codec)
-        shapes = shapes + [(1, n) for (n,) in shapes]
+        shapes = [*mono, *((1, n) for n in samples)]
     return [replace(plan, wave=s) for s in shapes]
 
 
@@ -281,67 +320,109 @@ def _placeholder(plan: MediaPlan, config: Any) -> int | None:
 # Making the sets
 
 
+@dataclass(frozen=True)
+class _Part:
+    """The tensors one kind of input adds to a set, and what the set's description says of them."""
+
+    values: dict[str, torch.Tensor]
+    said: tuple[str, ...]
+    excluded: torch.Tensor | None = None  # see InputSet.padded
+
+
 def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSet:
-    """Deterministic tensors for ``plan``; ``padded`` is the second set (see the module doc)."""
+    """Deterministic tensors for ``plan``; ``padded`` is the second set (see the module doc).
+    The parts draw from one generator in this order, so a set is the same on every run."""
     generator = torch.Generator().manual_seed(seed)
+    parts = [
+        _text_part(plan, plan.text, batch, seed=seed, padded=padded)
+        if plan.text is not None else None,
+        _pixel_part(plan, plan.pixels, batch, generator, seed=seed, padded=padded)
+        if plan.pixels is not None else None,
+        _feature_part(plan, plan.features, batch, generator, seed=seed)
+        if plan.features is not None else None,
+        _wave_part(plan, plan.wave, batch, generator, seed=seed, padded=padded)
+        if plan.wave is not None else None,
+        _patch_part(plan.patches, batch, generator, seed=seed) if plan.patches is not None else None,
+        *(_Part({name: torch.randn(batch, *shape, generator=generator)},
+                (f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's "
+                 "shape)",))
+          for name, shape in plan.documented),
+        *(_Part({given.name: given.make(generator)},
+                (f"{given.name} given ({'x'.join(map(str, given.shape))})",))
+          for given in plan.given),
+        _Part({}, (plan.note,)) if plan.note else None,
+    ]
     values: dict[str, torch.Tensor] = {}
     said: list[str] = []
     excluded: torch.Tensor | None = None
-    if plan.text is not None:
-        text = hf_inputs.make_inputs(plan.text, batch, plan.seq, seed=seed, padded=padded)
-        values.update(text.as_kwargs())
-        said.append(text.description)
-        if plan.placeholder is not None and plan.placeholders:
-            _splice(values, plan.placeholder, plan.placeholders)
-            kind = "image" if plan.pixels is not None else "audio"
-            said.append(f"{plan.placeholders} {kind} token(s) {plan.placeholder} after each "
-                        "row's first token")
-    if plan.pixels is not None:
-        height, width = plan.pixels[-2:]
-        values["pixel_values"] = torch.randn(batch, *plan.pixels, generator=generator)
-        said.append(f"pixels {height}x{width}" + (f", {plan.pixels[0]} frames" if len(plan.pixels) == 4
-                                                  else "") + f" from seed {seed}")
-        mask = torch.ones(batch, height, width, dtype=torch.int64)
-        if padded and "pixel_mask" in plan.names:
-            mask[0, :, width - max(1, width // 4):] = 0
-            said.append("pixel_mask 0 on row 0's right quarter")
-        values["pixel_mask"] = mask
-    if plan.features is not None:
-        values["input_features"] = torch.randn(batch, *plan.features, generator=generator)
-        frames = plan.features[0 if plan.frames_first else 1]
-        for name in FEATURE_MASKS:  # every frame is real
-            values[name] = torch.ones(batch, frames, dtype=torch.int64)
-        said.append(f"spectrogram {'x'.join(map(str, plan.features))} from seed {seed}")
-    if plan.wave is not None:
-        wave = torch.randn(batch, *plan.wave, generator=generator)
-        samples = plan.wave[-1]
-        mask = torch.ones(batch, samples, dtype=torch.int64)
-        said.append(f"{samples} audio samples from seed {seed}")
-        if padded and "attention_mask" in plan.names and plan.text is None:
-            pad = min(max(1, samples // 4), samples - 1)
-            wave[0, ..., samples - pad:] = 0
-            mask[0, samples - pad:] = 0
-            said.append(f"row 0's last {pad} samples zero (mask 0)")
-            excluded = _padded_frames(plan.model, mask)
-        values["input_values"] = wave
-        if plan.text is None:
-            values["attention_mask"] = mask
-    if plan.patches is not None:
-        patch, grid, merge, width = plan.patches
-        side = 2 * merge
-        values[grid] = torch.tensor([[1, side, side]] * batch, dtype=torch.int64)
-        values[patch] = torch.randn(batch * side * side, width, generator=generator)
-        said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from seed {seed}")
-    for name, shape in plan.documented:
-        values[name] = torch.randn(batch, *shape, generator=generator)
-        said.append(f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's shape)")
-    for given in plan.given:
-        values[given.name] = given.make(generator)
-        said.append(f"{given.name} given ({'x'.join(map(str, given.shape))})")
-    if plan.note:
-        said.append(plan.note)
+    for part in parts:
+        if part is not None:
+            values.update(part.values)
+            said += part.said
+            excluded = part.excluded if part.excluded is not None else excluded
     return InputSet(plan.names, tuple(values[n] for n in plan.names), "; ".join(said),
                     padded=excluded)
+
+
+def _text_part(plan: MediaPlan, text: InputPlan, batch: int, *, seed: int, padded: bool) -> _Part:
+    made = hf_inputs.make_inputs(text, batch, plan.seq, seed=seed, padded=padded)
+    values = made.as_kwargs()
+    if plan.placeholder is None or not plan.placeholders:
+        return _Part(values, (made.description,))
+    _splice(values, plan.placeholder, plan.placeholders)
+    kind = "image" if plan.pixels is not None else "audio"
+    return _Part(values, (made.description, f"{plan.placeholders} {kind} token(s) "
+                          f"{plan.placeholder} after each row's first token"))
+
+
+def _pixel_part(plan: MediaPlan, pixels: tuple[int, ...], batch: int, generator: torch.Generator,
+                *, seed: int, padded: bool) -> _Part:
+    height, width = pixels[-2:]
+    frames = f", {pixels[0]} frames" if len(pixels) == 4 else ""
+    said = [f"pixels {height}x{width}{frames} from seed {seed}"]
+    values = torch.randn(batch, *pixels, generator=generator)
+    mask = torch.ones(batch, height, width, dtype=torch.int64)
+    if padded and "pixel_mask" in plan.names:
+        mask[0, :, width - max(1, width // 4):] = 0
+        said.append("pixel_mask 0 on row 0's right quarter")
+    return _Part({"pixel_values": values, "pixel_mask": mask}, tuple(said))
+
+
+def _feature_part(plan: MediaPlan, features: tuple[int, int], batch: int,
+                  generator: torch.Generator, *, seed: int) -> _Part:
+    values = {"input_features": torch.randn(batch, *features, generator=generator)}
+    frames = features[0 if plan.frames_first else 1]
+    for name in FEATURE_MASKS:  # every frame is real
+        values[name] = torch.ones(batch, frames, dtype=torch.int64)
+    return _Part(values, (f"spectrogram {'x'.join(map(str, features))} from seed {seed}",))
+
+
+def _wave_part(plan: MediaPlan, shape: tuple[int, ...], batch: int, generator: torch.Generator,
+               *, seed: int, padded: bool) -> _Part:
+    wave = torch.randn(batch, *shape, generator=generator)
+    samples = shape[-1]
+    mask = torch.ones(batch, samples, dtype=torch.int64)
+    said = [f"{samples} audio samples from seed {seed}"]
+    excluded = None
+    if padded and "attention_mask" in plan.names and plan.text is None:
+        pad = min(max(1, samples // 4), samples - 1)
+        wave[0, ..., samples - pad:] = 0
+        mask[0, samples - pad:] = 0
+        said.append(f"row 0's last {pad} samples zero (mask 0)")
+        excluded = _padded_frames(plan.model, mask)
+    values = {"input_values": wave} if plan.text is not None else {
+        "input_values": wave, "attention_mask": mask}
+    return _Part(values, tuple(said), excluded)
+
+
+def _patch_part(patches: tuple[str, str, int, int], batch: int, generator: torch.Generator, *,
+                seed: int) -> _Part:
+    patch, grid, merge, width = patches
+    side = 2 * merge
+    values = {grid: torch.tensor([[1, side, side]] * batch, dtype=torch.int64),
+              patch: torch.randn(batch * side * side, width, generator=generator)}
+    return _Part(values, (f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from "
+                          f"seed {seed}",))
 
 
 def _splice(values: dict[str, torch.Tensor], token: int, count: int) -> None:
@@ -395,14 +476,17 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
     owner = next((m for m in model.modules() if hasattr(type(m), "get_placeholder_mask")), None)
     counted: int | None = None
     if owner is not None:
-        def spy(input_ids=None, inputs_embeds=None, image_features=None, **kwargs):
-            width = inputs_embeds.shape[-1]
+        def spy(input_ids: object = None, inputs_embeds: torch.Tensor | None = None,
+                image_features: torch.Tensor | None = None, **kwargs: object) -> NoReturn:
             features = image_features if image_features is not None else next(
                 (v for k, v in kwargs.items() if isinstance(v, torch.Tensor)
                  and k in ("audio_features", "image_features", "video_features")), None)
-            raise _Counted(int(features.numel() // width) // batch if features is not None else 0)
+            if features is None or inputs_embeds is None:
+                raise _Counted(0)
+            raise _Counted(int(features.numel() // inputs_embeds.shape[-1]) // batch)
 
-        owner.get_placeholder_mask = spy
+        # an instance attribute shadows the class's method for one call, then is removed
+        vars(owner)["get_placeholder_mask"] = spy
         try:
             call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
         except _Counted as found:
@@ -410,7 +494,7 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
         except Exception:  # the size does not run: the caller's eager run will say why
             counted = None
         finally:
-            del owner.get_placeholder_mask
+            del vars(owner)["get_placeholder_mask"]
     if not counted:
         counted = getattr(model.config, "image_seq_length", None) or 1
     return replace(plan, placeholders=int(counted))

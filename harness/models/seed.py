@@ -10,16 +10,16 @@ hint, the ops and messages that point at it) lives in the torch-free ``harness.k
 ``harness explain`` matches failures against.
 
 The line of each idiom that the diagnostic should point at ends in a "seed-idiom" marker
-comment; ``harness.models.markers.marker_lines`` reads them without importing torch, and ``lit_tests/lit.cfg.py``
-defines from it
-``%{seed-line:NAME}`` so a test can check that a location names exactly that line. An idiom
-spread over two lines marks its other line ``NAME-PART`` (``mask-to-dtype-device-dtype``).
+comment; ``harness.models.markers.marker_lines`` reads them without importing torch, and
+``lit_tests/lit.cfg.py`` defines from it ``%{seed-line:NAME}`` so a test can check that a
+location names exactly that line. An idiom spread over two lines marks its other line
+``NAME-PART`` (``mask-to-dtype-device-dtype``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import nn
@@ -106,8 +106,8 @@ class MaskToBool(nn.Module):
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         bsz, src_len = mask.size()
         expanded = mask[:, None, None, :].expand(bsz, 1, x.size(-2), src_len).to(x.dtype)
-        inverted = 1.0 - expanded
-        bias = inverted.masked_fill(inverted.to(torch.bool), torch.finfo(x.dtype).min)  # seed-idiom: mask-to-bool
+        inverted, lowest = 1.0 - expanded, torch.finfo(x.dtype).min
+        bias = inverted.masked_fill(inverted.to(torch.bool), lowest)  # seed-idiom: mask-to-bool
         return x + bias
 
 
@@ -146,8 +146,8 @@ class _CachingLayer(nn.Module):
         self.k = nn.Linear(HEADS * HEAD_DIM, HEADS * HEAD_DIM)
         self.v = nn.Linear(HEADS * HEAD_DIM, HEADS * HEAD_DIM)
 
-    def _shape(self, t: torch.Tensor, bsz: int, seq_len: int) -> torch.Tensor:
-        return t.view(bsz, seq_len, HEADS, HEAD_DIM).transpose(1, 2).contiguous()  # seed-idiom: tuple-of-views
+    def _shape(self, t: torch.Tensor, bsz: int, seq: int) -> torch.Tensor:
+        return t.view(bsz, seq, HEADS, HEAD_DIM).transpose(1, 2).contiguous()  # seed-idiom: tuple-of-views
 
     def forward(self, hidden: torch.Tensor):
         bsz, seq_len, _ = hidden.size()

@@ -106,7 +106,7 @@ def trace_frozen(script, subject: Subject) -> list[str]:
         with torch.no_grad():
             got = as_tuple(script(*subject.second_inputs.tensors))
         same = len(got) == len(expected) and all(
-            a.shape == b.shape for a, b in zip(got, expected))
+            a.shape == b.shape for a, b in zip(got, expected, strict=True))
     except Exception:  # a frozen view or expand refuses the new size
         same = False
     if same:

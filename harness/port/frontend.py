@@ -42,7 +42,7 @@ from .diagnose import (
 )
 from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
-from .verify import check_numerics
+from .verify import PortedIR, check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
 from .record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
@@ -91,18 +91,8 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
         opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
         hooks=StageHooks(starting=started, finished=finished))
     if options.fix:
-        results = _fixed(results, ir_path, stages, folder, subject.name, port, options, progress, label)
-    for result in results:
-        port.stages.append(StageRecord(PortStage.parse(result.name), result.ok, result.record.elapsed_s,
-                                       StageOutcome.of(result.record.outcome),
-                                       result.output_path if result.ok else "",
-                                       "" if result.ok else str(result.record.signature)))
-    passed = [r for r in results if r.ok]
-    if passed:
-        port.reached = PortStage.parse(passed[-1].name)
-        port.contract = passed[-1].contract
-        functions = public_functions(passed[-1].output_path, opt=options.opt)
-        port.signature = "; ".join(str(f) for f in functions)
+        results = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
+    _record_stages(port, results, options)
     if subject.dynamic:
         port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
@@ -118,10 +108,10 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     if options.torch_only or not options.numerics:
         port.outcome = PortOutcome.LOWERED
         return port
-    run = check_numerics(subject, linalg=Path(results[-1].output_path), torch_ir=ir_path,
-                         contract_ir=Path(results[0].output_path),
-                         torch_pipeline=chosen.torch_pipeline, program=run_program, folder=folder,
-                         options=options, progress=progress, label=label)
+    ir = PortedIR(torch_ir=ir_path, torch_pipeline=chosen.torch_pipeline,
+                  contract_ir=Path(results[0].output_path), linalg=Path(results[-1].output_path))
+    run = check_numerics(subject, ir, program=run_program, folder=folder, options=options,
+                         progress=progress, label=label)
     port.stages += run.stages
     port.numerics, port.blockers, port.commands = run.checks, run.blockers, run.commands
     port.outcome = run.outcome
@@ -130,6 +120,22 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     else:
         port.reached = run.stages[-1].name
     return port
+
+
+def _record_stages(port: FrontendPort, results: list[StageResult], options: PortOptions) -> None:
+    """Each stage's record, and how far the port got: the last stage that passed, its contract
+    and its public functions' signature."""
+    for result in results:
+        port.stages.append(StageRecord(PortStage.parse(result.name), result.ok, result.record.elapsed_s,
+                                       StageOutcome.of(result.record.outcome),
+                                       result.output_path if result.ok else "",
+                                       "" if result.ok else str(result.record.signature)))
+    passed = [r for r in results if r.ok]
+    if passed:
+        port.reached = PortStage.parse(passed[-1].name)
+        port.contract = passed[-1].contract
+        functions = public_functions(passed[-1].output_path, opt=options.opt)
+        port.signature = "; ".join(str(f) for f in functions)
 
 
 def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
@@ -151,8 +157,8 @@ def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
     return dims
 
 
-def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], folder: Path,
-           stem: str, port: FrontendPort, options: PortOptions, progress: Progress,
+def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], stem: str,
+           port: FrontendPort, options: PortOptions, progress: Progress,
            label: str) -> list[StageResult]:
     """``--fix``: the torch IR fixes (harness.fixes) from the first failing stage (or, when all
     pass, the linalg stage, for known miscompiles), and the stages rerun on the fixed input.
@@ -161,6 +167,7 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], f
     (:func:`_fixed_trace`, :func:`_fixed_import`)."""
     from harness.fixes.loop import FixOptions, fix_stages
 
+    folder = Path(port.folder)  # the stage files' folder, where the fixed files go too
     failed = next((i for i, r in enumerate(results) if not r.ok), None)
     k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)
     if k is None:

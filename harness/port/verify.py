@@ -69,23 +69,30 @@ class NumericsRun:
     commands: list[str] = field(default_factory=list)
 
 
-def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_ir: Path,
-                   torch_pipeline: str, program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
+@dataclass(frozen=True)
+class PortedIR:
+    """The files a frontend's stages wrote that the numbers check reads."""
+
+    torch_ir: Path       # the frontend's torch IR: `harness check` compares it with the reference
+    torch_pipeline: str  # the pipeline that took torch_ir to the backend contract
+    contract_ir: Path    # the backend contract: the signature with signedness (linalg lost it)
+    linalg: Path         # what the RefBackend lowers and runs
+
+
+def check_numerics(subject: Subject, ir: PortedIR, *,
+                   program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
                    folder: Path, options: PortOptions, progress: Progress,
                    label: str) -> NumericsRun:
-    """``linalg`` on the RefBackend against ``subject``'s eager outputs on both input sets.
+    """``ir.linalg`` on the RefBackend against ``subject``'s eager outputs on both input sets.
 
-    ``contract_ir`` (the torch backend contract) gives the signature with signedness, which
-    the linalg level has lost; ``torch_ir`` and ``torch_pipeline`` make the ``harness check``
-    command that compares the same IR with the reference evaluator. Phases: lower, execute,
-    compare, and on a mismatch the commands and the one-op verdict; a phase that fails ends
-    the run with its stage and blocker recorded.
+    Phases: lower, execute, compare, and on a mismatch the commands (``harness check`` on
+    ``ir.torch_ir``) and the one-op verdict; a phase that fails ends the run with its stage and
+    blocker recorded.
     """
     run = NumericsRun(PortOutcome.FAILS)
     rb_options = RefBackendOptions(timeout_s=options.timeout_s)
     llvm = folder / f"{subject.name}.llvm.mlir"
-    signature = _lower(run, subject, linalg, llvm, contract_ir, rb_options, folder, options,
-                       progress, label)
+    signature = _lower(run, ir, llvm, rb_options, folder, options, progress, label)
     if signature is None:
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
@@ -98,18 +105,18 @@ def check_numerics(subject: Subject, *, linalg: Path, torch_ir: Path, contract_i
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
-        _mismatch(run, torch_ir, torch_pipeline, folder, options, progress, label)
+        _mismatch(run, ir.torch_ir, ir.torch_pipeline, folder, options, progress, label)
     return run
 
 
-def _lower(run: NumericsRun, subject: Subject, linalg: Path, llvm: Path, contract_ir: Path,
-           rb_options: RefBackendOptions, folder: Path, options: PortOptions, progress: Progress,
-           label: str) -> Signature | None:
+def _lower(run: NumericsRun, ir: PortedIR, llvm: Path, rb_options: RefBackendOptions,
+           folder: Path, options: PortOptions, progress: Progress, label: str) -> Signature | None:
     """linalg -> LLVM for the RefBackend, and the entry signature; None (the stage and its
     blocker recorded in ``run``) when the signature is refused or the lowering fails."""
+    linalg = ir.linalg
     lowering = PortStage.REFBACKEND_LOWERING
     with progress.stage(f"{label} {lowering}") as step:
-        lowered = _lowered(linalg, llvm, contract_ir, rb_options)
+        lowered = _lowered(linalg, llvm, ir.contract_ir, rb_options)
         step.ok = not isinstance(lowered, HarnessError) and lowered.record.ok
     if isinstance(lowered, HarnessError):  # recorded once the stage is over: its seconds are known then
         refused = lowered

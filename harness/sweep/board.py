@@ -146,14 +146,7 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
     elif cell.reached:
         parts.append(f'<div class="small">reached {_e(cell.reached)}</div>')
     if cell.blockers:
-        b = min(cell.blockers, key=lambda x: x.rank)
-        what = op_name(b.op) or _cut(_plain(b.message), 120)
-        own, caller = _where(b)
-        parts.append(f'<div class="mono">{_e(what)}</div>')
-        if own:
-            parts.append(f'<div class="small mono" data-where="{_e(own)}">{_e(own)}</div>')
-        if caller:
-            parts.append(f'<div class="small">called from <span class="mono">{_e(caller)}</span></div>')
+        parts += _blocker(min(cell.blockers, key=lambda x: x.rank))
     if cell.fixes:
         parts.append(f'<div class="small">fixes: {_e(", ".join(cell.fixes))}</div>')
     if cell.max_abs_diff is not None:
@@ -182,6 +175,18 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
     build = f' data-build="{_e(cell.build)}"' if cell.build else ""
     return (f'<td class="cell" data-status="{_e(cell.status.value)}" '
             f'data-frontend="{_e(cell.frontend)}"{build}>{"".join(parts)}</td>')
+
+
+def _blocker(b) -> list[str]:
+    """The first blocker's lines: the op (or message), then where in the model's code."""
+    what = op_name(b.op) or _cut(_plain(b.message), 120)
+    own, caller = _where(b)
+    parts = [f'<div class="mono">{_e(what)}</div>']
+    if own:
+        parts.append(f'<div class="small mono" data-where="{_e(own)}">{_e(own)}</div>')
+    if caller:
+        parts.append(f'<div class="small">called from <span class="mono">{_e(caller)}</span></div>')
+    return parts
 
 
 def _check_diff(check: dict) -> str:

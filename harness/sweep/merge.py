@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.compiler.irfile import write_atomically
 from harness.errors import UsageError
 
-from .records import BUILDS, CHECKS, LOGS, MODELS_FILE, RECORDS, load, within
+from .records import BUILDS, CHECKS, LOGS, MODELS_FILE, RECORDS, ModelResult, SweepDir, load, within
 
 
 def _links(folder: str, names: list[str]) -> list[str]:
@@ -35,8 +35,28 @@ def merge(sources: list[Path], out: Path) -> Merged:
     merged = Merged()
     seen: set[tuple[str, str]] = set()
     skipped: dict[str, dict[str, str]] = {}
+    for source, sweep in _load_all(sources, out):
+        for result in sweep.models:
+            label = f"{result.model} on {result.build}" if result.build else result.model
+            if (result.build, result.model) in seen:
+                merged.replaced.append(label)
+            else:
+                merged.models.append(label)
+            seen.add((result.build, result.model))
+            _copy(result, source, out)
+        for row in sweep.skipped:
+            skipped[row.get("model_type", "")] = row
+    if skipped:
+        write_atomically(out / MODELS_FILE, json.dumps(
+            {"built": sorted({model for _, model in seen}),
+             "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
+    return merged
+
+
+def _load_all(sources: list[Path], out: Path) -> list[tuple[Path, SweepDir]]:
+    """Every source's sweep, each record validated before anything is copied."""
     loaded = []
-    for source in sources:  # every record is validated before anything is copied
+    for source in sources:
         if source.resolve() == out:
             raise UsageError(f"--merge {source}: the folder to merge into is also a source; give "
                              "--out a new folder.")
@@ -48,36 +68,26 @@ def merge(sources: list[Path], out: Path) -> Merged:
                                  "folder; a sweep writes its records as files. Remove it and "
                                  "merge again.")
         loaded.append((source, sweep))
-    for source, sweep in loaded:
-        for result in sweep.models:
-            name = result.path.name
-            label = f"{result.model} on {result.build}" if result.build else result.model
-            if (result.build, result.model) in seen:
-                merged.replaced.append(label)
-            else:
-                merged.models.append(label)
-            seen.add((result.build, result.model))
-            base, into = ((source / BUILDS / result.build, out / BUILDS / result.build)
-                          if result.build else (source, out))
-            target = into / RECORDS / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(result.path, target)
-            stem = result.path.stem
-            checks = base / CHECKS / stem
-            if checks.is_dir() and not checks.is_symlink():
-                shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
-                skip = shutil.ignore_patterns("harness-check-*")
-                shutil.copytree(checks, into / CHECKS / stem,
-                                ignore=lambda d, names, skip=skip: {*skip(d, names), *_links(d, names)})
-            for log in (base / LOGS).glob(f"{stem}.*log"):
-                if log.is_symlink() or not log.is_file():
-                    continue
-                (into / LOGS).mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(log, into / LOGS / log.name)
-        for row in sweep.skipped:
-            skipped[row.get("model_type", "")] = row
-    if skipped:
-        write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted({model for _, model in seen}),
-             "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
-    return merged
+    return loaded
+
+
+def _copy(result: ModelResult, source: Path, out: Path) -> None:
+    """One model's record, its op-level checks and its logs, from ``source`` into ``out`` (each
+    build in its own folder); links in the shard are not followed."""
+    base, into = ((source / BUILDS / result.build, out / BUILDS / result.build)
+                  if result.build else (source, out))
+    target = into / RECORDS / result.path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(result.path, target)
+    stem = result.path.stem
+    checks = base / CHECKS / stem
+    if checks.is_dir() and not checks.is_symlink():
+        shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
+        skip = shutil.ignore_patterns("harness-check-*")
+        shutil.copytree(checks, into / CHECKS / stem,
+                        ignore=lambda d, names, skip=skip: {*skip(d, names), *_links(d, names)})
+    for log in (base / LOGS).glob(f"{stem}.*log"):
+        if log.is_symlink() or not log.is_file():
+            continue
+        (into / LOGS).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, into / LOGS / log.name)

@@ -22,7 +22,8 @@ PAGE_DIFF_LINES = 50  # diff lines shown (and highlighted: 6 of OPT-125m's 17 s 
 # the whole diff and the IR are linked
 
 CSS = """
-tr.changed td.state { color: #1e5fa8; font-weight: 600; } tr.unchanged { color: #777; } td.state { white-space: nowrap; }
+tr.changed td.state { color: #1e5fa8; font-weight: 600; } tr.unchanged { color: #777; }
+td.state { white-space: nowrap; }
 tr.failed { background: #fde8e8; } tr.failed td.state { color: #c62828; font-weight: 700; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .add { background: #e6ffed; display: block; } .del { background: #ffeef0; display: block; }

@@ -101,18 +101,8 @@ def serve(fd: int) -> Job | None:
     for signum in (signal.SIGINT, signal.SIGHUP):  # the sweep stops the children itself
         signal.signal(signum, signal.SIG_IGN)
     sock = socket.socket(fileno=fd)
-    start = time.monotonic()
-    name = ""
-    try:
-        for name in PRELOAD:
-            __import__(name)
-    except BaseException as e:  # any failure means: go cold, and say why
-        _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})
+    if not _preload(sock):
         return None
-    gc.freeze()  # the imported objects: no child's collection touches (so copies) them
-    threads = sorted(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else []
-    _send(sock, {"kind": "ready", "pid": os.getpid(), "seconds": round(time.monotonic() - start, 2),
-                 "threads": len(threads) or threading.active_count()})
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ, None)
     running: dict[int, tuple[int, int | None]] = {}  # pid -> (request id, pidfd)
@@ -141,16 +131,41 @@ def serve(fd: int) -> Job | None:
                 return Job(str(request["module"]), tuple(request["args"]))
             for fd_ in fds:
                 os.close(fd_)
-            if pid < 0:
-                _send(sock, {"kind": "exited", "id": request["id"], "pid": 0, "code": None,
-                             "error": "fork failed"})
-                continue
-            pidfd = _pidfd(pid)
-            if pidfd is not None:
-                selector.register(pidfd, selectors.EVENT_READ, pid)
-            running[pid] = (request["id"], pidfd)
-            _send(sock, {"kind": "started", "id": request["id"], "pid": pid})
+            _started(sock, selector, running, request["id"], pid)
         _reap(sock, selector, running)
+
+
+def _preload(sock: socket.socket) -> bool:
+    """:data:`PRELOAD` imported and frozen, then "ready" sent; "failed" (and False) when an
+    import fails."""
+    start = time.monotonic()
+    name = ""
+    try:
+        for name in PRELOAD:
+            __import__(name)
+    except BaseException as e:  # any failure means: go cold, and say why
+        _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})
+        return False
+    gc.freeze()  # the imported objects: no child's collection touches (so copies) them
+    threads = sorted(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else []
+    _send(sock, {"kind": "ready", "pid": os.getpid(), "seconds": round(time.monotonic() - start, 2),
+                 "threads": len(threads) or threading.active_count()})
+    return True
+
+
+def _started(sock: socket.socket, selector: selectors.BaseSelector,
+             running: dict[int, tuple[int, int | None]], request_id: int, pid: int) -> None:
+    """In the server, after a fork: the child watched (its pidfd where there is one) and
+    "started" sent, or "exited" when the fork failed (``pid`` < 0)."""
+    if pid < 0:
+        _send(sock, {"kind": "exited", "id": request_id, "pid": 0, "code": None,
+                     "error": "fork failed"})
+        return
+    pidfd = _pidfd(pid)
+    if pidfd is not None:
+        selector.register(pidfd, selectors.EVENT_READ, pid)
+    running[pid] = (request_id, pidfd)
+    _send(sock, {"kind": "started", "id": request_id, "pid": pid})
 
 
 def _fork(request: Mapping, fds: Sequence[int]) -> int:

@@ -202,30 +202,11 @@ class Cuts:
                     results.append(ValueRef(p, i))
         ir.Operation.create("func.return", operands=returned, loc=ret.location, ip=ir.InsertionPoint(ret))
         ret.erase()
-        # Everything nothing uses goes, from the back; ops without results stay inside the piece.
-        alive: list[int] = []
-        for p in range(len(ops) - 1, -1, -1):
-            op = ops[p]
-            inside = start < p <= (len(ops) if end == END else end)
-            if any(_has_uses(r) for r in op.results) or (not len(op.results) and inside):
-                alive.append(p)
-            else:
-                op.erase()
+        alive = _erase_unused(ops, start, len(ops) if end == END else end)
         kept = sorted(p for p in alive if not self.movable[p])
-        # Weights become arguments.
-        for p in sorted(alive) if literal_args else ():
-            op = ops[p]
-            if op.operation.name not in _LITERALS or _elements(op.results[0].type) <= LITERAL_ARG_ELEMENTS:
-                continue
-            value = op.results[0]
-            value.replace_all_uses_with(block.add_argument(value.type, op.location))
-            args.append(ValueRef(p, 0))
-            op.erase()
-        # Arguments nothing uses go.
-        for i in range(len(block.arguments) - 1, -1, -1):
-            if not _has_uses(block.arguments[i]):
-                block.erase_argument(i)
-                del args[i]
+        if literal_args:
+            args += _weights_to_arguments(ops, sorted(alive), block)
+        _erase_unused_arguments(block, args)
         for name in ("arg_attrs", "res_attrs"):
             if name in func.attributes:
                 del func.attributes[name]
@@ -272,6 +253,41 @@ def _with_nested(op: ir.Operation):
         for block in region.blocks:
             for child in block.operations:
                 yield from _with_nested(child.operation)
+
+
+def _erase_unused(ops: list, start: int, last: int) -> list[int]:
+    """Everything nothing uses goes, from the back; ops without results stay inside the piece
+    (``start`` < position <= ``last``). The positions left, last first."""
+    alive: list[int] = []
+    for p in range(len(ops) - 1, -1, -1):
+        op = ops[p]
+        if any(_has_uses(r) for r in op.results) or (not len(op.results) and start < p <= last):
+            alive.append(p)
+        else:
+            op.erase()
+    return alive
+
+
+def _weights_to_arguments(ops: list, alive: list[int], block) -> list[ValueRef]:
+    """Large literals among ``alive`` become arguments of ``block``: their references, in order."""
+    added: list[ValueRef] = []
+    for p in alive:
+        op = ops[p]
+        if op.operation.name not in _LITERALS or _elements(op.results[0].type) <= LITERAL_ARG_ELEMENTS:
+            continue
+        value = op.results[0]
+        value.replace_all_uses_with(block.add_argument(value.type, op.location))
+        added.append(ValueRef(p, 0))
+        op.erase()
+    return added
+
+
+def _erase_unused_arguments(block, args: list[ValueRef]) -> None:
+    """Arguments nothing uses go, from ``block`` and from ``args`` (one reference per argument)."""
+    for i in range(len(block.arguments) - 1, -1, -1):
+        if not _has_uses(block.arguments[i]):
+            block.erase_argument(i)
+            del args[i]
 
 
 def _has_uses(value: ir.Value) -> bool:

@@ -62,8 +62,8 @@ from .result import (
 )
 
 __all__ = [
-    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
-    "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
+    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor",
+    "Refusal", "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
     "diagnostic_key", "issue_markdown", "issue_title", "make_report", "make_reports_each", "repro_script",
     "resolve_pipeline",
 ]

@@ -89,7 +89,8 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
         _refuse_invalid_input(src, exe, options.timeout_s)
     try:
         with bundle.staging_folder(out_dir, src) as staging:
-            return _build(src, pipeline, textual, original, exe, staging, out_dir, options, say)
+            job = _Job(src, textual, original, exe, staging, options, say)
+            return _build(job, pipeline, out_dir)
     except OSError as e:
         raise ReportError(str(src), Refusal.OUTPUT,
                           f"cannot write the report for {src} under {out_dir}: "
@@ -135,8 +136,9 @@ def resolve_pipeline(spec: str) -> str:
 
 
 def _refuse_invalid_input(src: Path, exe: binary_module.OptBinary, timeout_s: float) -> None:
-    """Raises when torch-mlir-opt (or the bindings tool) rejects ``src`` with no pass at all: the file is not valid
-    IR (random bytes, a syntax error, an op that does not verify), which is no compiler bug."""
+    """Raises when torch-mlir-opt (or the bindings tool) rejects ``src`` with no pass at all: the
+    file is not valid IR (random bytes, a syntax error, an op that does not verify), which is no
+    compiler bug."""
     # It prints its module to /dev/null: without weights (a 50 MB dense literal is printed
     # through a 100 MB hex string).
     parsed = run_pipeline(src, _PARSE_ONLY, opt=exe.path,
@@ -153,11 +155,24 @@ def _refuse_invalid_input(src: Path, exe: binary_module.OptBinary, timeout_s: fl
                       "opt), then run the report again.")
 
 
-def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_module.OptBinary,
-           staging: Path, out_dir: Path, options: ReportOptions,
-           say: Callable[[str], None]) -> ReportResult:
-    """The bundle in ``staging``, published under ``out_dir``: the input, the diagnosis, the
+@dataclass(frozen=True)
+class _Job:
+    """What every phase of one report reads."""
+
+    src: Path                        # the user's file
+    textual: str                     # the pipeline it fails, resolved to its text
+    original: RunRecord              # the file's run through that pipeline
+    exe: binary_module.OptBinary     # the binary (or the bindings tool) that ran it
+    staging: Path                    # the bundle's folder until it is published
+    options: ReportOptions
+    say: Callable[[str], None]       # progress lines
+
+
+def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
+    """The bundle in ``job.staging``, published under ``out_dir``: the input, the diagnosis, the
     reduction, the self-check, then the write-up, each phase a function returning its values."""
+    src, textual, original, exe, staging = job.src, job.textual, job.original, job.exe, job.staging
+    options, say = job.options, job.say
     redactor = Redactor.for_machine([staging], enabled=options.redact,
                                     other_dirs=[src.parent, out_dir])
     input_file = staging / "input.mlir"
@@ -166,12 +181,9 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
                           timeout_s=options.timeout_s, keep_weights=options.keep_weights,
                           redactor=redactor)
     notes = list(written.notes)
-    analysis, diagnosis, bisected = _diagnose(input_file, textual, written.record, exe, options,
-                                              say, notes)
-    cut = _reduce(input_file, textual, original, written.record, analysis, diagnosis, exe,
-                  staging, redactor, options, say, notes)
-    replayed, check, single = _check(staging, cut, textual, original, bisected, exe, redactor,
-                                     options, say)
+    analysis, diagnosis, bisected = _diagnose(job, input_file, written.record, notes)
+    cut = _reduce(job, input_file, written.record, analysis, diagnosis, redactor, notes)
+    replayed, check, single = _check(job, cut, bisected, redactor)
     ir_path = staging / cut.replay_name
     verdict = _verdict(original, diagnosis, bisected, options, say)
     findings = Findings(
@@ -213,11 +225,11 @@ def _build(src: Path, spec: str, textual: str, original: RunRecord, exe: binary_
         target_repo=verdict.target_repo)
 
 
-def _diagnose(input_file: Path, textual: str, record: RunRecord, exe: binary_module.OptBinary,
-              options: ReportOptions, say: Callable[[str], None],
-              notes: list[str]) -> tuple[BlockerAnalysis | None, Diagnosis | None, BisectResult | None]:
+def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]
+              ) -> tuple[BlockerAnalysis | None, Diagnosis | None, BisectResult | None]:
     """The op whose conversion failed (a legalization failure) and the failing pass; a tool that
     cannot tell leaves a note, not a failed report."""
+    textual, exe, options, say = job.textual, job.exe, job.options, job.say
     analysis: BlockerAnalysis | None = None
     if record.outcome is Outcome.LEGALIZATION_FAILURE:
         say("finding the op whose conversion failed (each left-over op alone)")
@@ -260,14 +272,13 @@ class _Reduction:
         return ""
 
 
-def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRecord,
-            analysis: BlockerAnalysis | None, diagnosis: Diagnosis | None,
-            exe: binary_module.OptBinary, staging: Path, redactor: Redactor,
-            options: ReportOptions, say: Callable[[str], None], notes: list[str]) -> _Reduction:
+def _reduce(job: _Job, input_file: Path, written: RunRecord, analysis: BlockerAnalysis | None,
+            diagnosis: Diagnosis | None, redactor: Redactor, notes: list[str]) -> _Reduction:
     """reduced.mlir: the blocker alone when it fails the same way by itself, else the reducer's
     result within the budget (none with --no-reduce)."""
+    textual, original, exe, options, say = job.textual, job.original, job.exe, job.options, job.say
     reduced: ReduceResult | None = None
-    reduced_file = staging / "reduced.mlir"
+    reduced_file = job.staging / "reduced.mlir"
     subject = original
     blocker_reproducer = False
     if options.reduce and diagnosis is not None and analysis is not None \
@@ -296,7 +307,8 @@ def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRec
         return count_file_ops(path, opt=exe.path, timeout_s=options.timeout_s)
 
     ops_before = reduced.ops_before if reduced else count(input_file)
-    ops_after = reduced.ops_after if reduced else (count(reduced_file) if blocker_reproducer else ops_before)
+    ops_after = (reduced.ops_after if reduced
+                 else count(reduced_file) if blocker_reproducer else ops_before)
     replay_name = "reduced.mlir" if reduced_file.is_file() else "input.mlir"
     cut_at = reduced.failing_pass if reduced is not None and replay_name == "reduced.mlir" else ""
     at_pass = reduced.pipeline_text if reduced is not None and cut_at else ""
@@ -308,15 +320,15 @@ def _reduce(input_file: Path, textual: str, original: RunRecord, written: RunRec
                       at_pass or textual)
 
 
-def _check(staging: Path, cut: _Reduction, textual: str, original: RunRecord,
-           bisected: BisectResult | None, exe: binary_module.OptBinary, redactor: Redactor,
-           options: ReportOptions, say: Callable[[str], None]) -> tuple[RunRecord, SelfCheck, RunRecord | None]:
+def _check(job: _Job, cut: _Reduction, bisected: BisectResult | None, redactor: Redactor
+           ) -> tuple[RunRecord, SelfCheck, RunRecord | None]:
     """backtrace.txt and repro.sh written, then the self-check: the replayed file through the
     pipeline, repro.sh run; and, for the bindings tool, the failing pass alone."""
+    staging, exe, options, say = job.staging, job.exe, job.options, job.say
     say(f"self-check: replaying {cut.replay_name}")
-    textual = cut.pipeline or textual  # reduced.mlir's own pipeline (the failing pass alone)
+    textual = cut.pipeline or job.textual  # reduced.mlir's own pipeline (the failing pass alone)
     replayed = replay(staging, cut.replay_name, textual, opt=exe.path, timeout_s=options.timeout_s)
-    bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(original)))
+    bundle.write_text(staging / "backtrace.txt", redactor.text(backtrace_text(job.original)))
     script = repro_script(cut.subject, replayed, textual, recorded_binary=redactor.text(exe.path),
                           timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
@@ -402,7 +414,8 @@ def _root_cause(original: RunRecord, analysis: BlockerAnalysis | None, diagnosis
             determined = (f"The failing pass is {where} (bisect); it crashes in "
                           f"`{original.signature.frame}`.")
         elif not determined and responsible:
-            determined = f"The failing pass is {where}; `{responsible}` should lower the op (bisect's replays)."
+            determined = (f"The failing pass is {where}; `{responsible}` should lower the op "
+                          "(bisect's replays).")
         else:
             tried.append(f"bisect: the first failing pass is {where}")
     else:

@@ -185,7 +185,7 @@ def print_through_opt(src: Path, dest: Path, *, opt: str, timeout_s: float) -> b
     """Re-prints a text file without resources, its large inline literals elided, by
     torch-mlir-opt: a 100 MB literal costs the bindings twice its size in this process, the
     binary no more than a run of the file does (issue 15)."""
-    extra = ["--mlir-elide-elementsattrs-if-larger=%d" % ELIDE_LITERALS_OVER_ELEMENTS]
+    extra = [f"--mlir-elide-elementsattrs-if-larger={ELIDE_LITERALS_OVER_ELEMENTS:d}"]
     if file_contains(src, b"loc("):
         extra.append("--mlir-print-debuginfo")
     record = run_pipeline(src, "builtin.module()", opt=opt, options=RunOptions(

@@ -166,9 +166,10 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     redactor.redact_file(staging / "reduced.mlir", ir=True)
 
     say("bisecting reduced.mlir and replaying its chain with each pass choice")
-    bisected = bisect_numerics(staging / "reduced.mlir", reduced.piece_pipeline, options=NumericsBisectOptions(
-        inputs_path=str(staging / "inputs.npz"), opt=exe.path, tolerances=options.tolerances,
-        timeout_s=options.timeout_s, out_dir=str(scratch)))
+    bisected = bisect_numerics(
+        staging / "reduced.mlir", reduced.piece_pipeline, options=NumericsBisectOptions(
+            inputs_path=str(staging / "inputs.npz"), opt=exe.path, tolerances=options.tolerances,
+            timeout_s=options.timeout_s, out_dir=str(scratch)))
     if not bisected.found:
         notes.append(f"the bisection of reduced.mlir did not localize it: {bisected.detail}")
     linalg = staging / "reduced.linalg.mlir"
@@ -198,7 +199,8 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     fault = bisected.blame.fault.value if bisected.blame else "undetermined"
     record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
                    "fault": fault, "culprit": reduced.culprit,
-                   "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo, "versions": collect_versions(exe),
+                   "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo,
+                   "versions": collect_versions(exe),
                    "reduce": reduced.to_json(),
                    "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")

@@ -288,7 +288,7 @@ class Redactor:
         if enabled:
             site_dirs = [sysconfig.get_paths().get(k) for k in ("purelib", "platlib")]
             try:
-                site_dirs += site.getsitepackages() + [site.getusersitepackages()]
+                site_dirs += [*site.getsitepackages(), site.getusersitepackages()]
             except AttributeError:  # some embedded interpreters lack them
                 pass
             for site_dir in site_dirs:

@@ -60,8 +60,9 @@ def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, record
 # torch_mlir.passmanager: torch and torch-mlir are all it needs.
 _NO_BINDINGS_TOOL = """\
   if [ -f repro.py ]; then
-    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with ${PYTHON:-python3}"
-    exec "${PYTHON:-python3}" repro.py
+    python="${PYTHON:-python3}"
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with $python"
+    exec "$python" repro.py
   fi"""
 
 
@@ -112,7 +113,8 @@ def _crash_check(crash: CrashInfo, replay: RunRecord, outcome: Outcome) -> str:
     if crash.signal and crash.signal.startswith("SIG"):
         number = int(signal_module.Signals[crash.signal])
         lines += ['case "$status" in',
-                  f'  {128 + number}|{256 - number}) reproduced=1; why={q(crash.signal)}" (exit status $status)" ;;',
+                  f'  {128 + number}|{256 - number}) reproduced=1; '
+                  f'why={q(crash.signal)}" (exit status $status)" ;;',
                   f'  *) why={q("no " + crash.signal)} ;;',
                   'esac']
         if key:

@@ -267,7 +267,8 @@ class ReportResult:
                                             " (not new: see issue.md's Upstream section)"),
                  f"target repository: {self.target_repo}"]
         if self.blocker:
-            named = f" (the error names {self.reported_op}, left only because of it)" if self.reported_op else ""
+            named = (f" (the error names {self.reported_op}, left only because of it)"
+                     if self.reported_op else "")
             lines.append(f"blocker: {self.blocker}{named}")
             if self.responsible_pass:
                 lines.append(f"should be lowered by: {self.responsible_pass}")

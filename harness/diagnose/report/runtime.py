@@ -25,6 +25,7 @@ import numpy as np
 
 from harness import defaults
 from harness import versions as versions_module
+from harness.compiler.binary import OptBinary
 from harness.compiler.runner import RunOptions
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
 from harness.execute.levels import split_pipeline
@@ -135,13 +136,15 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
     with np.load(staging / "inputs.npz") as npz:
         shapes = [f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files]
-    bundle.write_text(staging / "issue.md", issue_markdown(
-        reduced, heading, where, check, exe, redactor, notes, shapes, report_command, options.redact,
-        (staging / "reduced.mlir").read_text(), linalg.read_text(),
+    findings = RuntimeFindings(
+        reduced=reduced, heading=heading, where=where, check=check, exe=exe, notes=tuple(notes),
+        shapes=tuple(shapes), report_command=report_command, redacted=options.redact,
+        reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
         sections=section_values(verdict, _root_cause(reduced.failure, where),
                                 with_evidence(options.provenance, options.port_evidence,
                                               list(reduced.computing_ops)),
-                                src.name, md.code)))
+                                src.name, md.code))
+    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
                          else reduced.failure.signal.lower() or "error")
@@ -166,7 +169,8 @@ def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
 
     with new_context():
         try:
-            torch_ops = {str(op.location): op.operation.name for op in _walk(ir.Module.parseFile(str(reduced)))
+            torch_ops = {str(op.location): op.operation.name
+                         for op in _walk(ir.Module.parseFile(str(reduced)))
                          if op.operation.name.startswith("torch.")}
             asserts = [str(op.location) for op in _walk(ir.Module.parseFile(str(located_linalg)))
                        if op.operation.name == "cf.assert" and "msg" in op.attributes
@@ -213,11 +217,28 @@ def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
     return TITLE_PREFIX + (f"[{label}] " if label else "") + text[:150]
 
 
-def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: ReproCheck, exe,
-                   r: Redactor, notes: list[str], shapes: list[str], report_command: str,
-                   redacted: bool, reduced_text: str, linalg_text: str, *,
-                   sections: dict[str, str]) -> str:
+@dataclass(frozen=True)
+class RuntimeFindings:
+    """What a run-time failure's issue.md says, gathered once (as ``Findings`` is for a compile
+    failure and ``MiscompileFindings`` for wrong values)."""
+
+    reduced: RuntimeReduceResult
+    heading: str                  # the issue's title
+    where: str                    # the torch op whose lowering put the failing check there, or ""
+    check: ReproCheck             # repro.sh run when the bundle was written
+    exe: OptBinary
+    notes: tuple[str, ...]
+    shapes: tuple[str, ...]       # one markdown line per input of inputs.npz
+    report_command: str           # the command that makes this bundle again
+    redacted: bool
+    reduced_text: str             # reduced.mlir
+    linalg_text: str              # reduced.linalg.mlir
+    sections: dict[str, str]      # the maintainer sections (section_values)
+
+
+def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
     packages = versions_module.installed()
+    reduced, where, check, notes = findings.reduced, findings.where, findings.check, findings.notes
     f = reduced.failure
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
         what = (f"The module lowers without an error, but the RefBackend's ExecutionEngine cannot "
@@ -235,37 +256,38 @@ def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check
         where_text = ("Undetermined at the torch level: the call is made by the RefBackend's "
                       "lowering of the linalg below to LLVM, not by one torch op's lowering.")
     else:
-        where_text = "Undetermined: no `cf.assert` of the linalg carries the message at a torch op's location."
+        where_text = ("Undetermined: no `cf.assert` of the linalg carries the message at a torch "
+                      "op's location.")
     check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
                                 reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
-        "TITLE": md.prose(r.text(heading)),
+        "TITLE": md.prose(r.text(findings.heading)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
                     + md.prose(r.text(check.describe()))) if not check.reproduced else "",
         "SUMMARY": md.prose(r.text(
             f"Lowered with {reduced.pipeline} and run on the RefBackend, the program fails at run "
             f"time: {f}. The function ({reduced.ops_before} ops at the torch backend contract) was "
             f"reduced to {reduced.ops_after} ops that fail the same way on inputs.npz.")),
-        "VERSIONS": r.text("\n".join(versions_markdown(exe, packages=packages)).rstrip("\n")),
+        "VERSIONS": r.text("\n".join(versions_markdown(findings.exe, packages=packages)).rstrip("\n")),
         "WHAT": what,
         "WHERE": where_text,
         "REDUCE_SUMMARY": md.prose(r.text(reduced.summary())),
-        "IR": _inline(r.text(reduced_text), "reduced.mlir"),
+        "IR": _inline(r.text(findings.reduced_text), "reduced.mlir"),
         "PIPELINE": md.one_line(reduced.piece_pipeline),
-        "LINALG": _inline(r.text(linalg_text), "reduced.linalg.mlir"),
+        "LINALG": _inline(r.text(findings.linalg_text), "reduced.linalg.mlir"),
         "INPUTS": "`inputs.npz` holds the arguments; `expected.npz` what eager PyTorch computes on "
-                  "them (op by op):\n\n" + "\n".join(shapes),
+                  "them (op by op):\n\n" + "\n".join(findings.shapes),
         "CHECK_COMMAND": md.one_line(check_command),
-        "REPORT_COMMAND": md.one_line(r.text(report_command)),
+        "REPORT_COMMAND": md.one_line(r.text(findings.report_command)),
         "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
         "TORCH": packages.get("torch", "?"),
         "TORCH_MLIR": packages.get("torch-mlir", "?"),
         "SELF_CHECK": md.prose(r.text(check.describe())) + ".",
         "REPRO_OUTPUT": md.fence(r.text(check.repro_output)) if check.repro_output else "",
         "REDACTION": ("Paths are redacted: `~` is the home folder, `<path>/NAME` any other folder, "
-                      "`<user>` the user name.") if redacted else "",
+                      "`<user>` the user name.") if findings.redacted else "",
         "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in notes) if notes else "",
-        **{k: r.text(v) for k, v in sections.items()},
+        **{k: r.text(v) for k, v in findings.sections.items()},
     })
 
 

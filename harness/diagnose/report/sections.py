@@ -146,8 +146,10 @@ def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
     found = upstream.matching(blocker, reported, text)
     related = tuple(r for m in found for n in m.related
                     if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
-    target = ("llvm/llvm-project" if failing_pass and not failing_pass.startswith(_TORCH_MLIR_PREFIXES)
-              and _is_mlir_core(failing_pass) and not _torch_code_at_fault(failing_pass, blocker, reported, text)
+    target = ("llvm/llvm-project"
+              if failing_pass and not failing_pass.startswith(_TORCH_MLIR_PREFIXES)
+              and _is_mlir_core(failing_pass)
+              and not _torch_code_at_fault(failing_pass, blocker, reported, text)
               else "llvm/torch-mlir")
     return Verdict(tuple(found), search, target, related)
 
@@ -268,5 +270,6 @@ def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
     found = None
     if search:
         say("searching GitHub's issues (--search-upstream)")
-        found = search_upstream([ops[0] if ops else "", failing_pass or (text.splitlines()[0] if text else "")])
+        first_line = text.splitlines()[0] if text else ""
+        found = search_upstream([ops[0] if ops else "", failing_pass or first_line])
     return triage_ops(ops, text, failing_pass, found)

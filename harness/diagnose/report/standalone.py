@@ -13,8 +13,9 @@ embeds what it needs:
   ``harness.execute.jit`` implements, written out because the script may not import it.
 
 Three kinds (``ReproKind``): a miscompile (exit 1 when the values are wrong or the run dies),
-a run-time failure (exit 1 when the run dies; values that differ are printed, not counted) and a failing MLIR core pass run through
-``torch_mlir.passmanager`` (exit 1 when the expected error shows). The work runs in a child
+a run-time failure (exit 1 when the run dies; values that differ are printed, not counted)
+and a failing MLIR core pass run through ``torch_mlir.passmanager`` (exit 1 when the expected
+error shows). The work runs in a child
 process of the script, so a signal is an outcome.
 """
 
@@ -140,7 +141,8 @@ def numerics_repro(folder: Path, kind: ReproKind, pipeline: str, summary: str,
     split = split_pipeline(pipeline)
     ir_file = folder / "reduced.mlir"
     return ReproPy(
-        kind=kind, summary=summary, ir=ir_file.read_text(), to_linalg=join((*split.to_torch_passes, *split.to_linalg_passes)),
+        kind=kind, summary=summary, ir=ir_file.read_text(),
+        to_linalg=join((*split.to_torch_passes, *split.to_linalg_passes)),
         to_llvm=resolve(LLVM_PIPELINE)[0], function=read_signature(ir_file, None).name,
         inputs_npz=(folder / "inputs.npz").read_bytes(),
         expected_npz=(folder / "expected.npz").read_bytes(), timeout_s=timeout_s)

@@ -56,7 +56,8 @@ def versions_markdown(exe: OptBinary, build: Build | None = None,
                 "; they produced the input IR, the binary above ran the pipeline")
     return [
         "## Versions", "",
-        f"- {'tool' if exe.bindings else 'torch-mlir-opt'} that ran: {what}; LLVM {exe.llvm_version or 'unknown'}, "
+        f"- {'tool' if exe.bindings else 'torch-mlir-opt'} that ran: {what}; "
+        f"LLVM {exe.llvm_version or 'unknown'}, "
         f"{exe.build_kind} build",
         f"  - `--version`: {_one_line(exe.version_text)}",
         f"  - binary: `{exe.path}`",

@@ -405,71 +405,79 @@ class GraphImporter:
 def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Location, name_hint: str,
                   context: str) -> ir.Value:
     """Constants of every TorchScript type, shared by graph constants and object slots."""
-    kind = jit_type.kind()
-    types = env.types
-
-    def create(op: str, result: str, attrs: dict | None = None, operands=()) -> ir.Value:
-        return ir.Operation.create(op, results=[types.parse(result)], operands=list(operands),
-                                   attributes=attrs, loc=loc).result
-
     if value is None:
-        v = create("torch.constant.none", "!torch.none")
-        return v
+        return ir.Operation.create("torch.constant.none", results=[env.types.parse("!torch.none")],
+                                   loc=loc).result
     if isinstance(value, torch.Tensor):
         return emit_tensor(env, value, loc, name_hint, context)
-    if isinstance(value, bool):
-        return create("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(value)})
-    if isinstance(value, int):
-        i64 = ir.IntegerType.get_signless(64)
-        if kind == "NumberType":
-            return create("torch.constant.number", "!torch.number", {"value": ir.IntegerAttr.get(i64, value)})
-        if kind == "FloatType":
-            return create("torch.constant.float", "!torch.float",
-                          {"value": ir.FloatAttr.get_f64(float(value))})
-        return create("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, value)})
-    if isinstance(value, float):
-        if kind == "NumberType":
-            return create("torch.constant.number", "!torch.number", {"value": ir.FloatAttr.get_f64(value)})
-        return create("torch.constant.float", "!torch.float", {"value": ir.FloatAttr.get_f64(value)})
-    if isinstance(value, str):
-        return create("torch.constant.str", "!torch.str", {"value": ir.StringAttr.get(value)})
-    if isinstance(value, torch.device):
-        return create("torch.constant.device", "!torch.Device", {"value": ir.StringAttr.get(str(value))})
-    if isinstance(value, torch.dtype):
-        i64 = ir.IntegerType.get_signless(64)
-        return create("torch.constant.int", "!torch.int",
-                      {"value": ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])})
-    if isinstance(value, (list, tuple)):
-        contained = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
-        if kind == "ListType":
-            elem_types = [contained[0]] * len(value)
-        elif kind == "TupleType":
-            elem_types = contained
-        else:
-            elem_types = [_jit_type_of_python(v) for v in value]
-        elems = [emit_constant(env, v, t, loc, f"{name_hint}.{i}", context)
-                 for i, (v, t) in enumerate(zip(value, elem_types, strict=False))]
-        if kind == "TupleType" or (kind != "ListType" and isinstance(value, tuple)):
-            result = types.from_jit(jit_type, context) if kind == "TupleType" else types.parse(
-                "!torch.tuple<" + ", ".join(str(e.type) for e in elems) + ">")
-            return ir.Operation.create("torch.prim.TupleConstruct", results=[result], operands=elems,
-                                       loc=loc).result
-        result = types.from_jit(jit_type, context)
-        elem_type = types.from_jit(contained[0], context) if contained else None
-        if elem_type is not None:
-            elems = [e if e.type == elem_type else ir.Operation.create(
-                "torch.derefine" if not _is_tensor_type(e.type) else "torch.tensor_static_info_cast",
-                results=[elem_type], operands=[e], loc=loc).result for e in elems]
-        return ir.Operation.create("torch.prim.ListConstruct", results=[result], operands=elems,
+    scalar = _scalar_constant(value, jit_type.kind())
+    if scalar is not None:
+        op, result, attr = scalar
+        return ir.Operation.create(op, results=[env.types.parse(result)], attributes={"value": attr},
                                    loc=loc).result
+    if isinstance(value, (list, tuple)):
+        return _sequence_constant(env, value, jit_type, loc, name_hint, context)
     if isinstance(value, dict):
         key_t, val_t = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
         keys = [emit_constant(env, k, key_t, loc, f"{name_hint}.key", context) for k in value]
         vals = [emit_constant(env, v, val_t, loc, f"{name_hint}.{k}", context) for k, v in value.items()]
-        return ir.Operation.create("torch.prim.DictConstruct", results=[types.from_jit(jit_type, context)],
+        return ir.Operation.create("torch.prim.DictConstruct",
+                                   results=[env.types.from_jit(jit_type, context)],
                                    operands=keys + vals, loc=loc).result
     raise UnsupportedTypeError(f"{type(value).__name__} value {value!r:.60}", context,
                                "None, Tensor, bool, int, float, str, device, dtype, list, tuple, dict")
+
+
+def _scalar_constant(value: object, kind: str) -> tuple[str, str, ir.Attribute] | None:
+    """The op, result type and value attribute of a scalar constant (bool, int, float, str,
+    device, dtype); None for any other value. An int or float where the schema says ``number``
+    is a ``torch.constant.number``; an int where it says ``float`` is a float."""
+    i64 = ir.IntegerType.get_signless(64)
+    if isinstance(value, bool):
+        return "torch.constant.bool", "!torch.bool", ir.BoolAttr.get(value)
+    if isinstance(value, torch.dtype):
+        return "torch.constant.int", "!torch.int", ir.IntegerAttr.get(i64, TORCH_DTYPE_TO_INT[value])
+    if isinstance(value, (int, float)):
+        name = {"NumberType": "number", "FloatType": "float"}.get(
+            kind, "int" if isinstance(value, int) else "float")
+        attr = (ir.IntegerAttr.get(i64, value) if isinstance(value, int) and name != "float"
+                else ir.FloatAttr.get_f64(float(value)))
+        return f"torch.constant.{name}", f"!torch.{name}", attr
+    if isinstance(value, str):
+        return "torch.constant.str", "!torch.str", ir.StringAttr.get(value)
+    if isinstance(value, torch.device):
+        return "torch.constant.device", "!torch.Device", ir.StringAttr.get(str(value))
+    return None
+
+
+def _sequence_constant(env: ImportEnv, value: list | tuple, jit_type: torch._C.JitType,
+                       loc: ir.Location, name_hint: str, context: str) -> ir.Value:
+    """A list (``torch.prim.ListConstruct``, elements derefined to its element type) or a tuple
+    (``torch.prim.TupleConstruct``) of constants."""
+    types = env.types
+    kind = jit_type.kind()
+    contained = list(jit_type.containedTypes())  # type: ignore[attr-defined]  # not in torch/_C's .pyi
+    if kind == "ListType":
+        elem_types = [contained[0]] * len(value)
+    elif kind == "TupleType":
+        elem_types = contained
+    else:
+        elem_types = [_jit_type_of_python(v) for v in value]
+    elems = [emit_constant(env, v, t, loc, f"{name_hint}.{i}", context)
+             for i, (v, t) in enumerate(zip(value, elem_types, strict=False))]
+    if kind == "TupleType" or (kind != "ListType" and isinstance(value, tuple)):
+        result = types.from_jit(jit_type, context) if kind == "TupleType" else types.parse(
+            "!torch.tuple<" + ", ".join(str(e.type) for e in elems) + ">")
+        return ir.Operation.create("torch.prim.TupleConstruct", results=[result], operands=elems,
+                                   loc=loc).result
+    result = types.from_jit(jit_type, context)
+    elem_type = types.from_jit(contained[0], context) if contained else None
+    if elem_type is not None:
+        elems = [e if e.type == elem_type else ir.Operation.create(
+            "torch.derefine" if not _is_tensor_type(e.type) else "torch.tensor_static_info_cast",
+            results=[elem_type], operands=[e], loc=loc).result for e in elems]
+    return ir.Operation.create("torch.prim.ListConstruct", results=[result], operands=elems,
+                               loc=loc).result
 
 
 def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hint: str, context: str,
