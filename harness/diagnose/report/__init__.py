@@ -50,7 +50,6 @@ from .repro import diagnostic_key, repro_script
 from .result import (
     BUNDLE_FILES,
     CANNOT_RUN_STATUS,
-    DEFAULT_BUDGET_S,
     REPRODUCED_STATUS,
     Findings,
     Refusal,
@@ -62,7 +61,7 @@ from .result import (
 )
 
 __all__ = [
-    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
+    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
     "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
     "diagnostic_key", "issue_markdown", "issue_title", "make_report", "make_reports_each", "repro_script",
     "resolve_pipeline",

@@ -69,7 +69,7 @@ class NumericsReportOptions:
     tolerances: Tolerances = Tolerances()
     redact: bool = True
     reduce: bool = True               # False: the chain the localization cut out, not reduced
-    budget_s: float = 60.0
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the reduction
     timeout_s: float = defaults.TIMEOUT_S
     progress: Callable[[str], None] | None = None
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks

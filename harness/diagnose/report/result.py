@@ -22,7 +22,6 @@ from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
 from .sections import PortEvidence, Provenance, Verdict
 
-DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 REPORT_FORMAT = 1
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
 # repro.sh's exit status when the bug reproduces; 0 when it does not; CANNOT_RUN_STATUS when it
@@ -71,7 +70,7 @@ class ReportOptions:
     keep_weights: bool = False            # input.mlir keeps resource blobs
     redact: bool = True                   # home, user name, absolute paths
     reduce: bool = True                   # False: no reduced.mlir, repro.sh runs input.mlir
-    budget_s: float = DEFAULT_BUDGET_S    # wall clock for the reduction
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the reduction
     timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
