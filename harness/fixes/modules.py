@@ -19,7 +19,8 @@ from harness.execute.closeness import Tolerances, compare
 
 from .base import BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
-from .loop import FixStep, StepOutcome
+from .loop import FixStep
+from .outcomes import StepOutcome
 from .verify import Method, Verification, from_numerics, unverified
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from harness.compiler.irfile import unique_dir
-from harness.errors import ModelOptionError, OutputError
+from harness.errors import ModelOptionError, OutputError, UnsupportedModelError
 
 from .frontend import port_frontend
 from .options import PortOptions
@@ -43,8 +43,16 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     root: Path | None = None
     for variant in variants:
         build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
-        with progress.stage(build) as step:
-            prepared = drivers.prepare(spec, _hf_options(options, variant))
+        try:
+            with progress.stage(build) as step:
+                prepared = drivers.prepare(spec, _hf_options(options, variant))
+        except UnsupportedModelError as refusal:
+            # Said in the record too (--json), so a sweep reads why from it, not from a log.
+            record.unsupported = str(refusal)
+            record.seconds = time.monotonic() - started
+            if options.record_path is not None:
+                record.write(Path(options.record_path).expanduser())
+            raise
         if root is None:  # after the first build: bad input leaves no folder behind
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)

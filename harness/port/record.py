@@ -277,6 +277,9 @@ class PortRecord(_Typed):
     seconds: float = 0.0
     modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
     build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
+    # The harness cannot drive the model (UnsupportedModelError): its whole refusal, what to do
+    # included; the record then has no variants, and a sweep shows the model as unsupported.
+    unsupported: str = ""
     schema: str = SCHEMA
 
 
