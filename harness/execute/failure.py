@@ -22,6 +22,9 @@ from dataclasses import dataclass
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError
 
+from .outcomes import CheckOutcome
+from .refbackend import Stage
+
 _DIED = re.compile(r"the code died by (SIG[A-Z0-9]+)")
 _SYMBOLS = re.compile(r"Symbols not found: \[([^\]]*)\]")
 #: MLIR's runtime op verification (``-generate-runtime-verification``, which the RefBackend's
@@ -91,7 +94,7 @@ class RuntimeFailure:
 def of_check_json(record: dict) -> RuntimeFailure | None:
     """The run-time failure of a ``harness check --json`` record; None when it did not fail at
     ``execution`` (it ran, or failed before the code ran)."""
-    if record.get("outcome") != "fails" or record.get("failed_stage") != "execution":
+    if record.get("outcome") != CheckOutcome.FAILS or record.get("failed_stage") != Stage.EXECUTION:
         return None
     rb = record.get("refbackend") or {}
     return RuntimeFailure.of(record.get("error") or rb.get("error", ""), rb.get("signal", ""))

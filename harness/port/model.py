@@ -174,14 +174,13 @@ def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple
 def _size_label(spec, prepared) -> str:
     """``tiny``, ``default``; OPT's sizes by their preset names (``125m``), as ``harness opt``
     always named its folders."""
-    from harness.models.hf_config import Size
     from harness.models.hf_opt import PRESETS
     from harness.models.hf_resolve import SourceKind
 
     size = prepared.settings.size
     if spec.kind is not SourceKind.OPT:
-        return size
-    label = PRESETS[Size.parse(size)]
+        return size.value
+    label = PRESETS[size]
     if label == "125m":  # harness opt --config 350m|1.3b: the default config at that width
         from harness.models.opt import PRESETS as SHAPES
 
