@@ -24,7 +24,7 @@ from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import new_context
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
-from harness.errors import InputFileError, NoMiscompileError
+from harness.errors import InputFileError, NoMiscompileError, PipelineConfigError
 from harness.execute.check import flatten_outputs
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
 from harness.execute.levels import SplitPipeline, split_pipeline
@@ -188,6 +188,6 @@ def pipeline_name(textual: str) -> str:
         try:
             if known.resolve(name) == textual:
                 return name
-        except Exception:  # a pipeline that needs options is no match
+        except PipelineConfigError:  # a pipeline that needs options is no match
             continue
     return textual
