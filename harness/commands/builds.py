@@ -211,7 +211,7 @@ def register(sub) -> None:
                    help="a build name or torch-mlir-opt path; give it twice: A, then B")
     p.add_argument("--pipeline", help="the pipeline for IR files (name, upstream name or text)")
     p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
-                   help="seconds per torch-mlir-opt run before it counts as a hang (default 600)")
+                   help="seconds per torch-mlir-opt run before it counts as a hang (default %(default)g)")
     p.add_argument("--lit", action="store_true",
                    help="folder targets are lit suites, or folders inside one (lit finds the "
                         "config above them); without it only a folder holding lit.cfg.py is")

@@ -113,7 +113,7 @@ def pipeline_names() -> str:
 
 def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
-                                 "(default: 600)",
+                                 f"(default: {defaults.TIMEOUT_S:g})",
              json_help: str = "") -> argparse.ArgumentParser:
     """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
     p = sub.add_parser(name, help=help)

@@ -71,12 +71,11 @@ from .records import (
 )
 from .symbolize import symbolize
 
-DEFAULT_TIMEOUT_S = defaults.TIMEOUT_S
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    timeout_s: float = DEFAULT_TIMEOUT_S
+    timeout_s: float = defaults.TIMEOUT_S
     extra_args: tuple[str, ...] = ()
     output_path: str | None = None  # None: discard stdout's IR unless the caller reads it
     emit_bytecode: bool = False

@@ -35,13 +35,13 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.outcomes import Signature
 from harness.compiler.pipeline_text import dumped_pipeline, parse_pipeline
 from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import (
-    DEFAULT_TIMEOUT_S,
     RunOptions,
     repro_command,
     run_pipeline,
@@ -325,7 +325,7 @@ def _same_failure(first: RunRecord, replay: RunRecord, expect: _Expect,
 
 def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
            out_dir: str | os.PathLike | None = None,
-           timeout_s: float = DEFAULT_TIMEOUT_S, blockers: bool = True) -> BisectResult:
+           timeout_s: float = defaults.TIMEOUT_S, blockers: bool = True) -> BisectResult:
     """Names the first pass of ``pipeline`` that fails or crashes on ``input_path``.
 
     Writes into a fresh folder under ``out_dir`` (the temp dir if None): the IR before the

@@ -17,9 +17,10 @@ import json
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
+from harness import defaults
 from harness.compiler import builds as builds_module
 from harness.compiler.builds import Build, BuildCache
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import BuildError, UsageError
 
 from .diff import Change, Side, classify_change
@@ -133,7 +134,7 @@ def build_order(spec: str, cache: BuildCache | None = None,
 
 
 def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
-                  timeout_s: float = DEFAULT_TIMEOUT_S, cache: BuildCache | None = None,
+                  timeout_s: float = defaults.TIMEOUT_S, cache: BuildCache | None = None,
                   say: Callable[[str], None] | None = None) -> BuildBisectResult:
     """Binary search over ``order`` for the first build whose signature differs from the first's."""
     cache = cache or BuildCache()

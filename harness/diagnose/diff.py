@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Sequence
 
+from harness import defaults
 from harness.compiler.builds import Build
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import UsageError
 
 from . import diff_targets
@@ -197,7 +198,7 @@ def _side_line(side: Side) -> str:
 
 @dataclass(frozen=True)
 class DiffOptions:
-    timeout_s: float = DEFAULT_TIMEOUT_S   # per torch-mlir-opt run
+    timeout_s: float = defaults.TIMEOUT_S   # per torch-mlir-opt run
     lit_args: tuple[str, ...] = ()         # extra lit arguments for lit targets (e.g. --filter)
     progress: Callable[[str], None] | None = None
 

@@ -23,11 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.mlir import is_bytecode, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions
+from harness.compiler.runner import RunOptions
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.execute.lowering import resolve, run_stage
 from harness.execute.closeness import Tolerances
@@ -45,7 +46,7 @@ class FixOptions:
     verify: bool = True                  # the reference evaluator before and after each fix
     tolerances: Tolerances = Tolerances()
     opt: str | None = None               # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run
+    timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run
     max_fixes: int = 8                   # fixes tried in all before the loop gives up
 
 

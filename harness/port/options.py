@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.compiler.runner import DEFAULT_TIMEOUT_S
+from harness import defaults
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import DynamicSpec
 from harness.models.hf_config import Size
@@ -39,7 +39,7 @@ class PortOptions:
     out: str = "harness-out"          # parent of the port's unique folder
     record_path: str | None = None    # also write the record here (--json FILE)
     opt: str | None = None            # torch-mlir-opt (None: $TORCH_MLIR_OPT, then the wheel's)
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per stage: each subprocess, and trace/export/import
+    timeout_s: float = defaults.TIMEOUT_S  # per stage: each subprocess, and trace/export/import
     invocation: str = "harness"       # how the user started harness, for the printed commands
     fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
     dynamic: DynamicSpec = DynamicSpec()  # --dynamic: dimensions exported/imported dynamic

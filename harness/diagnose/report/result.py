@@ -13,7 +13,6 @@ from harness import defaults
 from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S
 from harness.enums import ParsableEnum as Parsable  # the closed-set base, one for all
 
 from ..bisect import BisectResult
@@ -71,7 +70,7 @@ class ReportOptions:
     redact: bool = True                   # home, user name, absolute paths
     reduce: bool = True                   # False: no reduced.mlir, repro.sh runs input.mlir
     budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the reduction
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
+    timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
