@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from harness import defaults
 from harness import versions as versions_module
+from harness.compiler.binary import OptBinary
 from harness.compiler.runner import RunOptions
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
 from harness.execute.levels import split_pipeline
@@ -37,14 +39,17 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import REPRODUCED_STATUS
-from .sections import root_cause, section_values, verdict_for, with_evidence
+from .sections import Provenance, Verdict, root_cause, section_values, verdict_for, with_evidence
 from .standalone import ReproKind, write_standalone
 from .template import render
 from .versions import versions_markdown
 
 RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
-RECORD_FORMAT = "harness.runtime-failure-report/1"
+RECORD_SCHEMA = "harness.runtime-failure-report/1"
+#: record.json's and --json's "kind" (ReproKind.RUNTIME's bundle; the bundles in reports/upstream/
+#: carry this spelling, so it stays).
+RECORD_KIND = "runtime-failure"
 TITLE_PREFIX = "[torch-mlir] "
 INLINE_MAX_CHARS = 12_000
 
@@ -61,7 +66,7 @@ class RuntimeReportResult:
     ops_before: int
     ops_after: int
     self_check: ReproCheck
-    kind: str = "runtime-failure"
+    kind: str = RECORD_KIND
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -87,8 +92,39 @@ class RuntimeReportResult:
         return d
 
 
-def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir: Path,
-                         options, say) -> RuntimeReportResult:
+@dataclass(frozen=True, kw_only=True)
+class RuntimeFindings:
+    """What the run-time failure bundle's issue.md and record.json are written from (this
+    kind's ``MiscompileFindings``): built once, after the runs, and never changed."""
+
+    src: Path                        # the user's file
+    pipeline: str                    # as given
+    reduced: RuntimeReduceResult
+    heading: str                     # the issue's title
+    where: str                       # the torch op whose lowering put the failing check there, or ""
+    check: ReproCheck                # the bundle's self-check
+    exe: OptBinary
+    verdict: Verdict                 # the upstream catalog's matches
+    notes: tuple[str, ...]
+    shapes: tuple[str, ...]          # inputs.npz's arrays, one markdown item each
+    report_command: str              # the command that wrote the bundle (paths cut to names)
+    redacted: bool
+    reduced_text: str
+    linalg_text: str
+    provenance: Provenance = Provenance()
+
+    def record(self) -> dict:
+        """record.json (before redaction)."""
+        return {"schema": RECORD_SCHEMA, "kind": RECORD_KIND, "title": self.heading,
+                "input": str(self.src), "pipeline": self.pipeline,
+                "failure": self.reduced.failure.to_json(), "where": self.where or "undetermined",
+                "versions": collect_versions(self.exe), "triage": self.verdict.verdict,
+                "target_repo": self.verdict.target_repo, "reduce": self.reduced.to_json(),
+                "self_check": self.check.to_json(), "notes": list(self.notes)}
+
+
+def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Path,
+                         out_dir: Path, options, say: Callable[[str], None]) -> RuntimeReportResult:
     """The bundle in ``staging``, published under ``out_dir``; ``options`` are the
     ``NumericsReportOptions`` of the report."""
     say(f"the code fails at run time; reducing it (budget {options.budget_s:g} s)")
@@ -127,21 +163,16 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
-    record_json = {"format": RECORD_FORMAT, "kind": "runtime-failure", "title": heading,
-                   "input": str(src), "pipeline": pipeline, "failure": reduced.failure.to_json(),
-                   "where": where or "undetermined", "versions": collect_versions(exe),
-                   "triage": verdict.verdict, "target_repo": verdict.target_repo,
-                   "reduce": reduced.to_json(), "self_check": check.to_json(), "notes": notes}
-    bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
     with np.load(staging / "inputs.npz") as npz:
-        shapes = [f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files]
-    bundle.write_text(staging / "issue.md", issue_markdown(
-        reduced, heading, where, check, exe, redactor, notes, shapes, report_command, options.redact,
-        (staging / "reduced.mlir").read_text(), linalg.read_text(),
-        sections=section_values(verdict, _root_cause(reduced.failure, where),
-                                with_evidence(options.provenance, options.port_evidence,
-                                              list(reduced.computing_ops)),
-                                src.name, md.code)))
+        shapes = tuple(f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files)
+    findings = RuntimeFindings(
+        src=src, pipeline=pipeline, reduced=reduced, heading=heading, where=where, check=check,
+        exe=exe, verdict=verdict, notes=tuple(notes), shapes=shapes, report_command=report_command,
+        redacted=options.redact, reduced_text=(staging / "reduced.mlir").read_text(),
+        linalg_text=linalg.read_text(),
+        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)))
+    bundle.write_text(staging / "record.json", json.dumps(redactor.json(findings.record()), indent=2) + "\n")
+    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
                          else reduced.failure.signal.lower() or "error")
@@ -213,10 +244,10 @@ def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
     return TITLE_PREFIX + (f"[{label}] " if label else "") + text[:150]
 
 
-def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check: ReproCheck, exe,
-                   r: Redactor, notes: list[str], shapes: list[str], report_command: str,
-                   redacted: bool, reduced_text: str, linalg_text: str, *,
-                   sections: dict[str, str]) -> str:
+def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
+    reduced, where, check = findings.reduced, findings.where, findings.check
+    sections = section_values(findings.verdict, _root_cause(reduced.failure, where),
+                              findings.provenance, findings.src.name, md.code)
     packages = versions_module.installed()
     f = reduced.failure
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -239,32 +270,33 @@ def issue_markdown(reduced: RuntimeReduceResult, heading: str, where: str, check
     check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
                                 reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
-        "TITLE": md.prose(r.text(heading)),
+        "TITLE": md.prose(r.text(findings.heading)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
                     + md.prose(r.text(check.describe()))) if not check.reproduced else "",
         "SUMMARY": md.prose(r.text(
             f"Lowered with {reduced.pipeline} and run on the RefBackend, the program fails at run "
             f"time: {f}. The function ({reduced.ops_before} ops at the torch backend contract) was "
             f"reduced to {reduced.ops_after} ops that fail the same way on inputs.npz.")),
-        "VERSIONS": r.text("\n".join(versions_markdown(exe, packages=packages)).rstrip("\n")),
+        "VERSIONS": r.text("\n".join(versions_markdown(findings.exe, packages=packages)).rstrip("\n")),
         "WHAT": what,
         "WHERE": where_text,
         "REDUCE_SUMMARY": md.prose(r.text(reduced.summary())),
-        "IR": _inline(r.text(reduced_text), "reduced.mlir"),
+        "IR": _inline(r.text(findings.reduced_text), "reduced.mlir"),
         "PIPELINE": md.one_line(reduced.piece_pipeline),
-        "LINALG": _inline(r.text(linalg_text), "reduced.linalg.mlir"),
+        "LINALG": _inline(r.text(findings.linalg_text), "reduced.linalg.mlir"),
         "INPUTS": "`inputs.npz` holds the arguments; `expected.npz` what eager PyTorch computes on "
-                  "them (op by op):\n\n" + "\n".join(shapes),
+                  "them (op by op):\n\n" + "\n".join(findings.shapes),
         "CHECK_COMMAND": md.one_line(check_command),
-        "REPORT_COMMAND": md.one_line(r.text(report_command)),
+        "REPORT_COMMAND": md.one_line(r.text(findings.report_command)),
         "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
         "TORCH": packages.get("torch", "?"),
         "TORCH_MLIR": packages.get("torch-mlir", "?"),
         "SELF_CHECK": md.prose(r.text(check.describe())) + ".",
         "REPRO_OUTPUT": md.fence(r.text(check.repro_output)) if check.repro_output else "",
         "REDACTION": ("Paths are redacted: `~` is the home folder, `<path>/NAME` any other folder, "
-                      "`<user>` the user name.") if redacted else "",
-        "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in notes) if notes else "",
+                      "`<user>` the user name.") if findings.redacted else "",
+        "NOTES": ("## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in findings.notes)
+                  if findings.notes else ""),
         **{k: r.text(v) for k, v in sections.items()},
     })
 
@@ -275,4 +307,4 @@ def _inline(text: str, name: str) -> str:
     return md.fence(text, "mlir")
 
 
-__all__ = ["RUNTIME_FILES", "RuntimeReportResult", "build_runtime_report", "locate"]
+__all__ = ["RUNTIME_FILES", "RuntimeFindings", "RuntimeReportResult", "build_runtime_report", "locate"]
