@@ -217,7 +217,7 @@ def register(sub) -> None:
                         "config above them); without it only a folder holding lit.cfg.py is")
     p.add_argument("--lit-filter", metavar="REGEX",
                    help="lit folders: run only the tests whose name matches (lit's --filter)")
-    p.add_argument("-o", "--output", help="write the diff as JSON (format harness-diff/1) here")
+    p.add_argument("-o", "--output", help="write the diff as JSON (schema harness.diff/1) here")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     # diff names each of its builds itself; the one-binary announcement does not apply.
     p.set_defaults(fn=cmd_diff, announce_binary=False)

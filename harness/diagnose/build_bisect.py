@@ -25,7 +25,7 @@ from harness.errors import BuildError, UsageError
 
 from .diff import Change, Side, classify_change
 
-BUILD_BISECT_FORMAT = "harness-build-bisect/1"
+BUILD_BISECT_SCHEMA = "harness.build-bisect/1"
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class BuildBisectResult:
         def probe(p: Probe | None) -> dict | None:
             return None if p is None else {"build": p.build.to_json(), "side": p.side.to_json(),
                                            "same_as_first": p.same_as_first}
-        return {"format": BUILD_BISECT_FORMAT, "input": self.input_path, "pipeline": self.pipeline,
+        return {"schema": BUILD_BISECT_SCHEMA, "input": self.input_path, "pipeline": self.pipeline,
                 "order": self.order, "change": self.change.value,
                 "last_same": probe(self.last_same), "first_different": probe(self.first_different),
                 "probes": [probe(p) for p in self.probes], "notes": self.notes}

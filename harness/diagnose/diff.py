@@ -5,9 +5,9 @@ test of a lit suite (lit runs the suite once per build with ``--param opt=``). E
 one :class:`Side` per build, read from a ``RunRecord`` (or lit's result code), and the pair is
 classified into one :class:`Change`. Unchanged targets are counted, changed ones listed.
 
-The JSON written for the board (``DiffResult.to_json``), format ``harness-diff/1``::
+The JSON written for the board (``DiffResult.to_json``), format ``harness.diff/1``::
 
-    {"format": "harness-diff/1",
+    {"schema": "harness.diff/1",
      "a": BUILD, "b": BUILD,            # harness.compiler.builds.Build.to_json(): name, kind,
                                         #   path, distribution, version, llvm_version, ...
      "summary": {"targets": N, "unchanged": N, "changes": {CHANGE: N, ...},
@@ -40,7 +40,7 @@ from harness.errors import UsageError
 from . import diff_targets
 from .diff_targets import Target, TargetKind
 
-DIFF_FORMAT = "harness-diff/1"
+DIFF_SCHEMA = "harness.diff/1"
 
 
 class Change(ParsableEnum):
@@ -148,7 +148,7 @@ class DiffResult:
     def to_json(self) -> dict:
         geo = self.time_ratio_geomean()
         return {
-            "format": DIFF_FORMAT,
+            "schema": DIFF_SCHEMA,
             "a": self.a.to_json(),
             "b": self.b.to_json(),
             "summary": {"targets": len(self.entries),
@@ -160,8 +160,8 @@ class DiffResult:
 
     @classmethod
     def from_json(cls, d: dict) -> DiffResult:
-        if d.get("format") != DIFF_FORMAT:
-            raise UsageError(f"not a {DIFF_FORMAT} file (format {d.get('format')!r}); write it "
+        if d.get("schema") != DIFF_SCHEMA:
+            raise UsageError(f"not a {DIFF_SCHEMA} file (schema {d.get('schema')!r}); write it "
                              "with this harness's 'harness diff ... -o FILE'.")
         return cls(Build.from_json(d["a"]), Build.from_json(d["b"]),
                    [DiffEntry.from_json(e) for e in d["entries"]])

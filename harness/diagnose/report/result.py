@@ -21,7 +21,7 @@ from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
 from .sections import PortEvidence, Provenance, Verdict
 
-REPORT_FORMAT = 1
+REPORT_SCHEMA = "harness.report/1"
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
 # repro.sh's exit status when the bug reproduces; 0 when it does not; CANNOT_RUN_STATUS when it
 # could not tell (no binary, no Python with the harness, no temp folder): neither verdict, so a
@@ -173,10 +173,10 @@ class ReportSummary:
     versions: dict[str, str]
     self_check: SelfCheck
     notes: list[str]
-    format: int = REPORT_FORMAT
+    schema: str = REPORT_SCHEMA
 
     def to_json(self) -> dict:
-        return {"format": self.format, "title": self.title, "signature": self.signature,
+        return {"schema": self.schema, "title": self.title, "signature": self.signature,
                 "outcome": self.outcome.value, "input": self.input, "pipeline": self.pipeline,
                 "pipeline_as_given": self.pipeline_as_given, "weights": self.weights.value,
                 "redacted": self.redacted, "versions": dict(self.versions),
