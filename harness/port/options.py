@@ -34,7 +34,7 @@ class PortOptions:
     numerics: bool = True             # run the lowered module on the RefBackend against eager
     torch_only: bool = False          # stop at the torch backend contract
     keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
-    tolerances: tuple[str, ...] = ()  # DTYPE=RTOL,ATOL over execute.numerics' defaults
+    tolerances: tuple[str, ...] = ()  # DTYPE=RTOL,ATOL over execute.closeness' defaults
     diagnose: bool = True             # on a failing pipeline: blockers (one-op runs) and bisect
     out: str = "harness-out"          # parent of the port's unique folder
     record_path: str | None = None    # also write the record here (--json FILE)
