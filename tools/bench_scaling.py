@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: how the cost of a port grows with OPT's size (issue 16), ours beside FX.
+"""Benchmark: how the cost of a port grows with OPT's size, ours beside FX.
 
 OPT at tiny, 125m, 350m and 1.3b (the `harness.models.opt` presets: published shapes, random
 fp32 weights), batch 1 x 7 tokens. Each phase runs in its own process, so its peak RSS is its
@@ -327,7 +327,7 @@ def report(results: dict[str, dict[str, dict]], sizes: list[str]) -> int:
     failures = [(s, k, r) for s in sizes for k, r in results[s].items() if "error" in r or "failed" in r]
     for size, key, r in failures:
         print(f"note: [{size}] {PHASES[key].side}: {PHASES[key].label}: {r.get('error') or r.get('failed')}")
-    print("targets (issue 16), as ratios from this run:")
+    print("targets, as ratios from this run:")
     found = targets(results, sizes, slopes)
     for t in found:
         status = "not measured" if t.met is None else ("met" if t.met else "MISSED")

@@ -167,7 +167,7 @@ def cmd_bisect_builds(args: argparse.Namespace) -> int:
 
 
 def announce_binary(args: argparse.Namespace) -> None:
-    """Says once, on stderr, which binary runs when it is not the wheel's (issue 18, item 12)."""
+    """Says once, on stderr, which binary runs when it is not the wheel's."""
     from ..compiler import binary, builds
 
     chosen = getattr(args, "opt", None)

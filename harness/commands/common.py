@@ -17,7 +17,7 @@ from ..errors import HarnessError, UsageError
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 # Where bisect, check and fix put the folder of files they print (as port does): under the run's
-# own output folder, never a /tmp folder that outlives the run (issue 26 item 13).
+# own output folder, never a /tmp folder that outlives the run.
 DEFAULT_OUT = "harness-out"
 
 # What a command prints to the terminal at most: the first lines, each cut to a width; the

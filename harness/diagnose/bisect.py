@@ -217,7 +217,7 @@ def reproducer_pipeline(text: str) -> str:
 
 
 # The resource sits in the file's metadata at its end; a model's reproducer holds its weights
-# (issue 15: reading a 100 MB one as text held it three times over), so only the tail is read.
+# (reading a 100 MB one as text held it three times over), so only the tail is read.
 _REPRO_TAIL = 1 << 20
 
 

@@ -1,7 +1,7 @@
 """The signature of a failure when the compiled code runs (``execution`` stage): what a
 reduction keeps and what repro.sh tests.
 
-Two kinds seen at the pinned versions (issue 10's e2e gaps):
+Two kinds seen at the pinned versions (gaps of upstream's e2e tests):
 
 - the code dies by a signal, e.g. a ``cf.assert`` of torch-mlir's elementwise lowering aborts
   with "mismatched size for broadcast": the signal and the last line the code printed; when

@@ -277,7 +277,7 @@ class NumericsSession(Session):
         func = find_function(module, None, "the candidate")
         ret = single_return(func)
         if ret is None or not len(ret.operands):
-            return False  # a program that returns nothing cannot be run and compared (issue 28)
+            return False  # a program that returns nothing cannot be run and compared
         sources = _arg_sources(func)
         if sources is None or any(s not in self.table for s in sources):
             return False

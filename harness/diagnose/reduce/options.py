@@ -20,7 +20,7 @@ class Strategy(ParsableEnum):
 
 class AtFailingPass(ParsableEnum):
     """When to reduce the IR just before the failing pass, through that pass alone, instead of
-    the input through the whole pipeline (issue 28 item 5: TorchScript's object-graph IR barely
+    the input through the whole pipeline (TorchScript's object-graph IR barely
     shrinks through torchscript-to-torch; the function-level IR before its failing pass does)."""
 
     NEVER = "never"

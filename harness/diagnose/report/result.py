@@ -75,7 +75,7 @@ class ReportOptions:
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
-    # TorchScript object-graph input is reduced at its failing pass (issue 28 item 5): its own
+    # TorchScript object-graph input is reduced at its failing pass: its own
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
     at_failing_pass: str = "object-graph"
 
