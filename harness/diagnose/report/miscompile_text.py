@@ -1,5 +1,5 @@
-"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``), repro.sh
-(``templates/miscompile-repro.sh.in``) and the title.
+"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``) and the title
+(repro.sh and repro.py are ``standalone.py``'s, as for the run-time failure bundle).
 
 As for a failure's bundle, everything from the input or the machine is redacted first, then
 quoted for markdown (``markdown.py``).
