@@ -15,7 +15,7 @@ own; a phase's process redoes what the phase needs (build, trace, import) untime
 
 It prints time and peak RSS per phase and size, the growth exponent of each phase's time (the
 least-squares slope of log time over log parameter count, fitted over the published sizes,
-125m and up: tiny's times are fixed costs), and issue 16's targets as ratios from this run.
+125m and up: tiny's times are fixed costs), and the targets as ratios from this run.
 Timings on a loaded machine are noisy; the ratios compare phases of one run. Exit status 1
 when a target is missed.
 
