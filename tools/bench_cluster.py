@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark: the same sweep with ``-j N`` (a port process per model, N at a time) and with
 ``--cluster local:N`` (a Dask LocalCluster of N single-threaded workers, each task a port
-process), side by side in one run, and the ratio of their wall times. Issue 30's target: the
+process), side by side in one run, and the ratio of their wall times. The target: the
 cluster no slower than ``-j`` on the same machine, within 10% (ratio <= 1.10).
 
     python tools/bench_cluster.py                      # the 21 architectures, N = 2

@@ -5,7 +5,7 @@ Each phase runs in its own subprocess so its peak RSS is its own (ru_maxrss of t
   trace   torch.jit.trace of OPT (the wrapper the `harness opt` driver traces)
   ours    trace + harness.frontends.torchscript + writing IR (text, weights elided; and bytecode with weights)
   fx      torch_mlir.fx.export_and_import(..., output_type="raw") + writing its text IR through
-          the same writer (weights elided; before issue 16 this printed FX's weights as hex)
+          the same writer (weights elided; once this printed FX's weights as hex)
 Prints the figures and the ratio ours/FX for import time and for import+write time.
 Target: ours/FX <= 1.0x. tools/bench_scaling.py measures the same phases over four sizes.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 19's targets on the ResNet18 case (tools/resnet18_case.py, widths 64..512 as upstream's
+"""The targets on the ResNet18 case (tools/resnet18_case.py, widths 64..512 as upstream's
 e2e ResNet18, aten.adaptive_avg_pool2d kept backend-legal), measured side by side in one run:
 
   check      harness check: the wrong numbers, and how long the whole model takes to lower and run
@@ -8,7 +8,7 @@ e2e ResNet18, aten.adaptive_avg_pool2d kept backend-legal), measured side by sid
              (this process and its children); beside it the same budget spent by the IR
              reductions on the whole function without the localization first
   one-op     the one op that computes wrong (harness.diagnose.numerics.one_op, with the second
-             opinion): RefBackend runs, wall and CPU seconds, the op (issue 27: at most 30 s)
+             opinion): RefBackend runs, wall and CPU seconds, the op (target: at most 30 s)
   worker     the chain run 5 times on the RefBackend worker and with run_refbackend (two
              child processes per run): wall seconds per run and their ratio
 

@@ -5,7 +5,7 @@ time goes.
 Runs the command as a user does (``python -m harness port MODEL --json F``, a fresh process, so
 the imports of torch and transformers count), then reads the record and prints each stage's
 seconds and its share of the wall time, side by side, with the CPU time of the whole process
-tree (what the run costs on a machine other jobs share). Issue 11's target: under a minute on
+tree (what the run costs on a machine other jobs share). The target: under a minute on
 2 cores.
 
     python tools/bench_port.py              # gpt2

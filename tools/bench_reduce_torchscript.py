@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: reduce failures inside the TorchScript stage (issue 28 item 5) as a new user would.
+"""Benchmark: reduce failures inside the TorchScript stage as a new user would.
 
 For each model, `harness port MODEL --frontend torchscript` (tiny config, a fresh temp folder)
 writes the object-graph IR that torchscript-to-torch fails on; harness.diagnose.reduce reduces it at

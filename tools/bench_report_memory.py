@@ -10,7 +10,7 @@ command's peak resident memory is the largest of its process and every process i
 (torch-mlir-opt included), read from ``wait4``'s rusage.
 
 Prints, for each: peak RSS, peak RSS / input size, wall time. Target: report <= 3x the input
-(issue 15 measured 12.3 GB, 120x, and 80 s before redaction was streamed). The report elides
+(it once measured 12.3 GB, 120x, and 80 s before redaction was streamed). The report elides
 the literal from input.mlir (the failure stays the same without it), so its other runs are
 small; ``report --keep-weights`` shows the cost when the weights must stay.
 

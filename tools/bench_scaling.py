@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: how the cost of a port grows with OPT's size (issue 16), ours beside FX.
+"""Benchmark: how the cost of a port grows with OPT's size, ours beside FX.
 
 OPT at tiny, 125m, 350m and 1.3b (the `harness.models.opt` presets: published shapes, random
 fp32 weights), batch 1 x 7 tokens. Each phase runs in its own process, so its peak RSS is its
@@ -15,7 +15,7 @@ own; a phase's process redoes what the phase needs (build, trace, import) untime
 
 It prints time and peak RSS per phase and size, the growth exponent of each phase's time (the
 least-squares slope of log time over log parameter count, fitted over the published sizes,
-125m and up: tiny's times are fixed costs), and issue 16's targets as ratios from this run.
+125m and up: tiny's times are fixed costs), and the targets as ratios from this run.
 Timings on a loaded machine are noisy; the ratios compare phases of one run. Exit status 1
 when a target is missed.
 
@@ -336,7 +336,7 @@ def report(results: dict[str, dict[str, dict]], sizes: list[str]) -> int:
     failures = [(s, k, r) for s in sizes for k, r in results[s].items() if "error" in r or "failed" in r]
     for size, key, r in failures:
         print(f"note: [{size}] {PHASES[key].side}: {PHASES[key].label}: {r.get('error') or r.get('failed')}")
-    print("targets (issue 16), as ratios from this run:")
+    print("targets, as ratios from this run:")
     found = targets(results, sizes, slopes)
     for t in found:
         status = "not measured" if t.met is None else ("met" if t.met else "MISSED")

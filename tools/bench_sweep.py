@@ -9,8 +9,8 @@ by model: the wall time of its process, the seconds of its stages in torch-mlir-
 ``fx-to-torch``, ``torch-to-linalg``, and the blocker/bisect runs of the diagnosis), the
 RefBackend (``refbackend-lowering``: the bindings' passes; ``execution``), and the rest
 (Python start, trace/export, import, numbers against eager), with the total and torch-mlir-opt's
-share side by side; and last warm/cold of the wall times and of the CPU times. Issue 13's
-target: the 21 architectures of issue 12 in at most 10 minutes on 2 cores; issue 30's: warm/cold
+share side by side; and last warm/cold of the wall times and of the CPU times. The
+target: the 21 architectures of docs/fix.md in at most 10 minutes on 2 cores; and warm/cold
 at most 0.4.
 
     python tools/bench_sweep.py                 # the 21 architectures, 2 at a time, cold and warm
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: Issue 12's 21 architectures, as MODEL names.
+#: docs/fix.md's 21 architectures, as MODEL names.
 ARCHITECTURES = ("gpt2", "gpt_neo", "gpt_neox", "gptj", "llama", "mistral", "qwen2", "qwen3",
                  "phi", "phi3", "gemma", "falcon", "bloom", "opt", "mpt", "stablelm", "bert",
                  "roberta", "distilbert", "t5:encoder", "bart")

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Benchmark: ``harness timeline`` of OPT-125m's torchscript-to-torch beside the plain run of
-that stage (issue 31: at most 3x). Weights elided in both, as the harness runs them.
+that stage (target: at most 3x). Weights elided in both, as the harness runs them.
 
 Builds its input with ``harness emit opt-125m`` (or takes ``--input``), then times, alternating,
 the plain run (``run_pipeline``) and the whole timeline (the input printed once, the run with

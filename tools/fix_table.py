@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 12's table: the 21 architectures through both frontends with ``harness port --fix``,
+"""docs/fix.md's table: the 21 architectures through both frontends with ``harness port --fix``,
 model by model (outcome per frontend, the fixes kept, the largest difference from eager).
 
 Each model runs as a user runs it (``python -m harness port MODEL --fix --json F``), in its own

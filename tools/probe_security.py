@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Adversarial probes of the real ``harness`` command line (issue 26's security round), each in
+"""Adversarial probes of the real ``harness`` command line (a security round), each in
 its own temp folder: one line per probe, PASS or FAIL with what was seen; exit 1 on any FAIL.
 
 - pasted commands: a pipeline with shell code is refused before any run (exit 2, nothing

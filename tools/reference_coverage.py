@@ -17,7 +17,7 @@ all, the evaluator's output against eager (max abs diff). Prints a table and the
 Weights are random (built from the Config classes), inputs are token ids of batch 1, length 8.
 For the FX IRs, non-persistent buffers (rotary inv_freq, BERT's position_ids) are made persistent
 before torch.export: fx_importer looks for buffers in the state_dict only ("Could not find state
-mapping for buffer", the FX path's blocker of issue 11), and this survey is about the evaluator.
+mapping for buffer", the FX path's blocker), and this survey is about the evaluator.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate reports/upstream/ with `harness report` (issue 28 item 4), one bundle at a time.
+"""Regenerate reports/upstream/ with `harness report`, one bundle at a time.
 
 Each bundle is made again from the file it shipped (input.mlir; a numerics bundle's reduced.mlir
 and inputs.npz) through the pipeline its record.json names, with the facts the project found
@@ -63,7 +63,7 @@ SPECS = [
          through="torchscript-only"),
     Spec("decompose-cross-entropy-unknown-dtype", "-torch-decompose-complex-ops",
          ("CrossEntropyLossNoReduction",)),
-    # The old bundle's reduced.mlir returns nothing (issue 28): made again from the lit test.
+    # The old bundle's reduced.mlir returns nothing: made again from the lit test.
     Spec("elementwise-dynamic-size1-broadcast-abort", "torch-to-linalg",
          ("ElementwiseLogAddExpBroadcastModule", "ElementwiseLogAddExp2BroadcastModule"), numerics=True,
          lit="lit_tests/pass/elementwise-dynamic-size1-broadcast-abort.mlir", lit_pre=F2T,
@@ -92,7 +92,7 @@ SPECS = [
     Spec("prims-prod-dynamic-kept-dim", "-convert-torch-to-linalg", ("PrimsProdFloatModule",),
          through="both"),
     # Not reduced: the reducer drops the branch that later folding would prune, and what is left
-    # (an unregistered op rejected) is what torch-reduce-op-variants means to do (issue 28).
+    # (an unregistered op rejected) is what torch-reduce-op-variants means to do.
     Spec("reduce-op-variants-operator-dead-branch",
          "builtin.module(torch-function-to-torch-backend-pipeline)",
          ("InterpolateDynamicModule_sizes_nearest", "InterpolateDynamicModule_scales_recompute_bilinear"),

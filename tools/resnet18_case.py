@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 19's ResNet18 case, as a file: Hugging Face's ResNet-18 architecture (basic blocks,
+"""The ResNet18 case of docs/numerics.md, as a file: Hugging Face's ResNet-18 architecture (basic blocks,
 depths 2-2-2-2; random weights from the Config class) traced and imported by the project's
 TorchScript importer, weights kept, debug locations on, and its input.
 

@@ -12,7 +12,7 @@ For every model, in its own process with a timeout:
 and the first blocker of each path: the op and the Python line from the failing op's location
 (innermost frame, and the model's own modeling_*.py frame when the chain has one).
 
-    python tools/survey_hf.py                 # the 21 architectures of issue 11
+    python tools/survey_hf.py                 # the 21 architectures of docs/fix.md
     python tools/survey_hf.py gpt2 llama      # some of them, or any other type / directory
     python tools/survey_hf.py --json out.json # the per-model records as well
 
@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-#: Issue 11's 21 architectures, as MODEL names (T5 as its encoder, as the issue measured it).
+#: docs/fix.md's 21 architectures, as MODEL names (T5 as its encoder, as it was measured).
 ARCHITECTURES = ("gpt2", "gpt_neo", "gpt_neox", "gptj", "llama", "mistral", "qwen2", "qwen3",
                  "phi", "phi3", "gemma", "falcon", "bloom", "opt", "mpt", "stablelm", "bert",
                  "roberta", "distilbert", "t5:encoder", "bart")

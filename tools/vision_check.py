@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The vision ports of issue 25 for real, in a venv that holds a torch and torchvision that fit.
+"""The vision ports (torchvision:NAME, timm:NAME) for real, in a venv that holds a torch and a
+torchvision that fit.
 
 CI's venv has the machine's CPU torch 2.13.0+cpu, beside which PyPI's torchvision does not
 import, and a fitting pair costs ~5.4 GB, so CI does not run these; this script does, given the

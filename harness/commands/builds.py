@@ -167,7 +167,7 @@ def cmd_bisect_builds(args: argparse.Namespace) -> int:
 
 
 def announce_binary(args: argparse.Namespace) -> None:
-    """Says once, on stderr, which binary runs when it is not the wheel's (issue 18, item 12)."""
+    """Says once, on stderr, which binary runs when it is not the wheel's."""
     from ..compiler import binary, builds
 
     chosen = getattr(args, "opt", None)
@@ -211,13 +211,13 @@ def register(sub) -> None:
                    help="a build name or torch-mlir-opt path; give it twice: A, then B")
     p.add_argument("--pipeline", help="the pipeline for IR files (name, upstream name or text)")
     p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
-                   help="seconds per torch-mlir-opt run before it counts as a hang (default 600)")
+                   help="seconds per torch-mlir-opt run before it counts as a hang (default %(default)g)")
     p.add_argument("--lit", action="store_true",
                    help="folder targets are lit suites, or folders inside one (lit finds the "
                         "config above them); without it only a folder holding lit.cfg.py is")
     p.add_argument("--lit-filter", metavar="REGEX",
                    help="lit folders: run only the tests whose name matches (lit's --filter)")
-    p.add_argument("-o", "--output", help="write the diff as JSON (format harness-diff/1) here")
+    p.add_argument("-o", "--output", help="write the diff as JSON (schema harness.diff/1) here")
     p.add_argument("--json", action="store_true", help="print the diff as JSON")
     # diff names each of its builds itself; the one-binary announcement does not apply.
     p.set_defaults(fn=cmd_diff, announce_binary=False)

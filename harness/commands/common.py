@@ -17,7 +17,7 @@ from ..errors import HarnessError, UsageError
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
 # Where bisect, check and fix put the folder of files they print (as port does): under the run's
-# own output folder, never a /tmp folder that outlives the run (issue 26 item 13).
+# own output folder, never a /tmp folder that outlives the run.
 DEFAULT_OUT = "harness-out"
 
 # What a command prints to the terminal at most: the first lines, each cut to a width; the
@@ -113,7 +113,7 @@ def pipeline_names() -> str:
 
 def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
-                                 "(default: 600)",
+                                 f"(default: {defaults.TIMEOUT_S:g})",
              json_help: str = "") -> argparse.ArgumentParser:
     """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
     p = sub.add_parser(name, help=help)

@@ -225,7 +225,7 @@ def _register_reduce(sub) -> None:
     p.add_argument("-o", "--output", required=True,
                    help="write the reduced IR here (atomically); with --each, a folder")
     p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
-                   help="wall-clock seconds to search (default 60); the best file so far is kept")
+                   help="wall-clock seconds to search (default %(default)g); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=defaults.REDUCE_MAX_TRIES,
                    help="most runs of torch-mlir-opt on candidates")
     p.add_argument("--at-failing-pass", choices=["never", "object-graph", "always"],

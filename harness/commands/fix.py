@@ -75,6 +75,6 @@ def register(sub) -> None:
                    help=f"parent folder of the unique work folder (default: {DEFAULT_OUT})")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
-                   help="seconds per torch-mlir-opt run before it counts as a hang (default: 600)")
+                   help="seconds per torch-mlir-opt run before it counts as a hang (default: %(default)g)")
     p.add_argument("--json", action="store_true", help="print the result (or --list) as JSON")
     p.set_defaults(fn=cmd_fix)

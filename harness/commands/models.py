@@ -62,6 +62,7 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     """Each fix ``--fix`` kept, with the blocker it answered and that blocker's Python line: a
     port that ends verified still shows what stopped the stock model and why it now lowers."""
     from ..fixes.catalog import CATALOG
+    from ..fixes.outcomes import StepOutcome
     from ..knowledge.fixes import FIXES
     from ..port.diagnose import short_location
     from ..diagnose.source import excerpt
@@ -69,7 +70,7 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     lines: list[str] = []
     for variant, port in record.ports():
         for step in port.fixes:
-            if step.get("outcome") != "kept":
+            if step.get("outcome") != StepOutcome.KEPT:
                 continue
             answers = step.get("answers") or {}
             changed = (step.get("application") or {}).get("changed") or []

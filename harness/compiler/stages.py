@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import defaults
+
 from . import pipelines as pipelines_module
 from .mlir import read_module
 from .records import RunRecord
-from .runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from .runner import RunOptions, run_pipeline
 
 
 @dataclass
@@ -37,7 +39,7 @@ class StageResult:
 @dataclass(frozen=True)
 class StageOptions:
     opt: str | None = None                    # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
-    timeout_s: float = DEFAULT_TIMEOUT_S      # per stage
+    timeout_s: float = defaults.TIMEOUT_S      # per stage
     debug_info: bool = True                   # keep locations, so a failure names the Python line
     bytecode: bool = False                    # write stage outputs as bytecode (large weights)
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # per stage name

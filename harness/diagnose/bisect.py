@@ -32,15 +32,16 @@ import os
 import re
 import shutil
 from dataclasses import asdict, dataclass, field, replace
+from enum import Enum
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.outcomes import Signature
 from harness.compiler.pipeline_text import dumped_pipeline, parse_pipeline
 from harness.compiler.records import Outcome, RunRecord
 from harness.compiler.runner import (
-    DEFAULT_TIMEOUT_S,
     RunOptions,
     repro_command,
     run_pipeline,
@@ -51,6 +52,14 @@ from harness.errors import PipelineConfigError
 from .blockers import BlockerAnalysis, analyze
 from .registry import describe_unregistered
 from .timing import NOT_PASSES, timing_nodes
+
+
+class _Expect(Enum):
+    """How run 1 ended, which the replay of the failing pass alone must show again."""
+
+    FAILURE = "failure"  # its own error diagnostics
+    CRASH = "crash"
+    HANG = "hang"
 
 
 @dataclass
@@ -208,7 +217,7 @@ def reproducer_pipeline(text: str) -> str:
 
 
 # The resource sits in the file's metadata at its end; a model's reproducer holds its weights
-# (issue 15: reading a 100 MB one as text held it three times over), so only the tail is read.
+# (reading a 100 MB one as text held it three times over), so only the tail is read.
 _REPRO_TAIL = 1 << 20
 
 
@@ -292,16 +301,17 @@ def responsible_passes(analysis: BlockerAnalysis | None) -> list[Responsibility]
 # ---------------------------------------------------------------------------------------------
 # The two runs
 
-def _same_failure(first: RunRecord, replay: RunRecord, expect: str, failing_name: str) -> tuple[bool, str]:
-    """Whether the replay shows the failure run 1 localized (``expect``: crash|hang|failure)."""
+def _same_failure(first: RunRecord, replay: RunRecord, expect: _Expect,
+                  failing_name: str) -> tuple[bool, str]:
+    """Whether the replay shows the failure run 1 localized (``expect``: how run 1 ended)."""
     if replay.ok:
         return False, ("the replay succeeded: the failure depends on passes before this one "
                        "(an analysis or state they leave behind) or on the whole pipeline's options")
-    if expect == "hang":
+    if expect is _Expect.HANG:
         return (replay.outcome is Outcome.TIMEOUT,
                 "" if replay.outcome is Outcome.TIMEOUT
                 else f"run 1 hung; the replay ended in {replay.outcome.value}")
-    if expect == "crash":
+    if expect is _Expect.CRASH:
         if replay.outcome not in (Outcome.CRASH, Outcome.ASSERTION):
             return False, f"run 1 crashed in {failing_name}; the replay ended in {replay.outcome.value}"
         crashed_in = replay.crash.pass_name if replay.crash else ""
@@ -315,7 +325,7 @@ def _same_failure(first: RunRecord, replay: RunRecord, expect: str, failing_name
 
 def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
            out_dir: str | os.PathLike | None = None,
-           timeout_s: float = DEFAULT_TIMEOUT_S, blockers: bool = True) -> BisectResult:
+           timeout_s: float = defaults.TIMEOUT_S, blockers: bool = True) -> BisectResult:
     """Names the first pass of ``pipeline`` that fails or crashes on ``input_path``.
 
     Writes into a fresh folder under ``out_dir`` (the temp dir if None): the IR before the
@@ -409,7 +419,8 @@ def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipelin
     """The failing pass alone on the IR before it: whether it fails the same way (a failure, a
     crash or a hang, as the first run did), and the signature the result then carries."""
     own_errors = [d for d in first.diagnostics if d.is_error and not d.is_reproducer_summary]
-    expect = "hang" if first.outcome is Outcome.TIMEOUT else ("failure" if own_errors else "crash")
+    expect = (_Expect.HANG if first.outcome is Outcome.TIMEOUT
+              else _Expect.FAILURE if own_errors else _Expect.CRASH)
     result.replay_command = (repro_command(replay_pipeline, pre_ir, first.binary)
                              + " -mlir-disable-threading")
     replay = run_pipeline(pre_ir, replay_pipeline, opt=opt, options=RunOptions(
@@ -423,7 +434,7 @@ def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipelin
     if result.reproduced:
         named = result.blockers.names() if result.blockers else []
         result.outcome, result.signature = replay.outcome, replace(replay, blockers=named).signature
-    elif expect == "crash":
+    elif expect is _Expect.CRASH:
         result.outcome = Outcome.CRASH
         result.signature = Signature(
             Outcome.CRASH, message=f"in {canonical_pass_name(failing_name)} (not reproduced by the replay)")

@@ -44,12 +44,13 @@ from pathlib import Path
 from torch_mlir import ir
 from torch_mlir.dialects import func as func_dialect
 
+from harness import defaults
 from harness.compiler import builds as builds_module
 from harness.compiler.mlir import PrintOptions, print_op, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.pipeline_text import PassRef, dumped_pipeline, parse_pipeline
 from harness.compiler.records import Diagnostic, RunRecord
-from harness.compiler.runner import (DEFAULT_TIMEOUT_S, ELIDE_PRINTED_WEIGHTS, RunOptions,
+from harness.compiler.runner import (ELIDE_PRINTED_WEIGHTS, RunOptions,
                                      run_pipeline)
 from harness.knowledge import fixes
 
@@ -302,7 +303,7 @@ def _digest(path: str | os.PathLike) -> str:
 
 
 def analyze(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
-            timeout_s: float = DEFAULT_TIMEOUT_S, replay_conversions: bool = True,
+            timeout_s: float = defaults.TIMEOUT_S, replay_conversions: bool = True,
             cache: bool = True) -> BlockerAnalysis:
     """Which of the ops left illegal by ``pipeline`` on ``input_path`` block it (see module doc).
 

@@ -17,14 +17,15 @@ import json
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
+from harness import defaults
 from harness.compiler import builds as builds_module
 from harness.compiler.builds import Build, BuildCache
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import BuildError, UsageError
 
 from .diff import Change, Side, classify_change
 
-BUILD_BISECT_FORMAT = "harness-build-bisect/1"
+BUILD_BISECT_SCHEMA = "harness.build-bisect/1"
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class BuildBisectResult:
         def probe(p: Probe | None) -> dict | None:
             return None if p is None else {"build": p.build.to_json(), "side": p.side.to_json(),
                                            "same_as_first": p.same_as_first}
-        return {"format": BUILD_BISECT_FORMAT, "input": self.input_path, "pipeline": self.pipeline,
+        return {"schema": BUILD_BISECT_SCHEMA, "input": self.input_path, "pipeline": self.pipeline,
                 "order": self.order, "change": self.change.value,
                 "last_same": probe(self.last_same), "first_different": probe(self.first_different),
                 "probes": [probe(p) for p in self.probes], "notes": self.notes}
@@ -133,7 +134,7 @@ def build_order(spec: str, cache: BuildCache | None = None,
 
 
 def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
-                  timeout_s: float = DEFAULT_TIMEOUT_S, cache: BuildCache | None = None,
+                  timeout_s: float = defaults.TIMEOUT_S, cache: BuildCache | None = None,
                   say: Callable[[str], None] | None = None) -> BuildBisectResult:
     """Binary search over ``order`` for the first build whose signature differs from the first's."""
     cache = cache or BuildCache()

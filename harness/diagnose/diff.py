@@ -5,9 +5,9 @@ test of a lit suite (lit runs the suite once per build with ``--param opt=``). E
 one :class:`Side` per build, read from a ``RunRecord`` (or lit's result code), and the pair is
 classified into one :class:`Change`. Unchanged targets are counted, changed ones listed.
 
-The JSON written for the board (``DiffResult.to_json``), format ``harness-diff/1``::
+The JSON written for the board (``DiffResult.to_json``), format ``harness.diff/1``::
 
-    {"format": "harness-diff/1",
+    {"schema": "harness.diff/1",
      "a": BUILD, "b": BUILD,            # harness.compiler.builds.Build.to_json(): name, kind,
                                         #   path, distribution, version, llvm_version, ...
      "summary": {"targets": N, "unchanged": N, "changes": {CHANGE: N, ...},
@@ -30,16 +30,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Sequence
 
+from harness import defaults
 from harness.compiler.builds import Build
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions, run_pipeline
+from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import UsageError
 
 from . import diff_targets
 from .diff_targets import Target, TargetKind
 
-DIFF_FORMAT = "harness-diff/1"
+DIFF_SCHEMA = "harness.diff/1"
 
 
 class Change(ParsableEnum):
@@ -147,7 +148,7 @@ class DiffResult:
     def to_json(self) -> dict:
         geo = self.time_ratio_geomean()
         return {
-            "format": DIFF_FORMAT,
+            "schema": DIFF_SCHEMA,
             "a": self.a.to_json(),
             "b": self.b.to_json(),
             "summary": {"targets": len(self.entries),
@@ -159,8 +160,8 @@ class DiffResult:
 
     @classmethod
     def from_json(cls, d: dict) -> DiffResult:
-        if d.get("format") != DIFF_FORMAT:
-            raise UsageError(f"not a {DIFF_FORMAT} file (format {d.get('format')!r}); write it "
+        if d.get("schema") != DIFF_SCHEMA:
+            raise UsageError(f"not a {DIFF_SCHEMA} file (schema {d.get('schema')!r}); write it "
                              "with this harness's 'harness diff ... -o FILE'.")
         return cls(Build.from_json(d["a"]), Build.from_json(d["b"]),
                    [DiffEntry.from_json(e) for e in d["entries"]])
@@ -197,7 +198,7 @@ def _side_line(side: Side) -> str:
 
 @dataclass(frozen=True)
 class DiffOptions:
-    timeout_s: float = DEFAULT_TIMEOUT_S   # per torch-mlir-opt run
+    timeout_s: float = defaults.TIMEOUT_S   # per torch-mlir-opt run
     lit_args: tuple[str, ...] = ()         # extra lit arguments for lit targets (e.g. --filter)
     progress: Callable[[str], None] | None = None
 

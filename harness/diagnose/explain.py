@@ -19,11 +19,11 @@ import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 
+from harness import defaults
 from harness.compiler.locations import SourceLocation
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (
-    DEFAULT_TIMEOUT_S,
     RunOptions,
     repro_command,
     run_pipeline,
@@ -307,7 +307,7 @@ def explain_record(record: RunRecord, *, context: int = 2,
 
 
 def explain_file(path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
-                 context: int = 2, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 context: int = 2, timeout_s: float = defaults.TIMEOUT_S,
                  blockers: bool = True) -> ExplainResult:
     """Runs ``pipeline`` on ``path`` and explains what failed; for a legalization failure,
     ``blockers`` also finds the ops whose conversion failed (~15 more small runs, ~1 s)."""

@@ -8,7 +8,7 @@ where eager returns f32, or drops a dimension, mismatches whatever the values.
 
 Default tolerances: f32 at rtol 1e-4 / atol 1e-5 sits above the accumulation-order noise of a
 lowered matmul chain (OPT tiny through linalg differs from the reference by ~1e-6) and far below
-a miscompile (ResNet18's pool -> flatten -> mm is off by ~0.16, issue 19).
+a miscompile (ResNet18's pool -> flatten -> mm is off by ~0.16: docs/numerics.md).
 """
 
 from __future__ import annotations

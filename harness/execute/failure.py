@@ -1,7 +1,7 @@
 """The signature of a failure when the compiled code runs (``execution`` stage): what a
 reduction keeps and what repro.sh tests.
 
-Two kinds seen at the pinned versions (issue 10's e2e gaps):
+Two kinds seen at the pinned versions (gaps of upstream's e2e tests):
 
 - the code dies by a signal, e.g. a ``cf.assert`` of torch-mlir's elementwise lowering aborts
   with "mismatched size for broadcast": the signal and the last line the code printed; when
@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError
+
+from .outcomes import CheckOutcome
+from .refbackend import Stage
 
 _DIED = re.compile(r"the code died by (SIG[A-Z0-9]+)")
 _SYMBOLS = re.compile(r"Symbols not found: \[([^\]]*)\]")
@@ -91,7 +94,7 @@ class RuntimeFailure:
 def of_check_json(record: dict) -> RuntimeFailure | None:
     """The run-time failure of a ``harness check --json`` record; None when it did not fail at
     ``execution`` (it ran, or failed before the code ran)."""
-    if record.get("outcome") != "fails" or record.get("failed_stage") != "execution":
+    if record.get("outcome") != CheckOutcome.FAILS or record.get("failed_stage") != Stage.EXECUTION:
         return None
     rb = record.get("refbackend") or {}
     return RuntimeFailure.of(record.get("error") or rb.get("error", ""), rb.get("signal", ""))

@@ -54,7 +54,7 @@ def driver_for(spec: str, driver: Driver | str | None = None) -> Driver:
 
 def bindings_command(input_path: str, pipeline: str, options: RunOptions,
                      python: str = sys.executable) -> list[str]:
-    """The child's command line: torch-mlir-opt's flags after ``python -m ...bindings_opt``."""
+    """The child's command line: torch-mlir-opt's flags after ``python -m ...bindings_tool``."""
     cmd = [python, "-m", BINDINGS_MODULE, input_path, f"-pass-pipeline={pipeline}",
            "-o", options.output_path or os.devnull]
     if options.emit_bytecode:

@@ -40,7 +40,7 @@ from .signature import read_signature
 
 
 class Stage(ParsableEnum):
-    """Where the RefBackend stopped, named as issue 11's port stages are."""
+    """Where the RefBackend stopped, named as the port's stages are (``PortStage``)."""
 
     LOWERING = "refbackend-lowering"
     EXECUTION = "execution"

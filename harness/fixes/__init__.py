@@ -9,11 +9,11 @@ may; the driver decides when to run it and checks the result):
 - the fixes: :mod:`.bitwise` (``bitwise-and-or``), :mod:`.buffers` (``persistent-buffers``),
   :mod:`.autograd` (``autograd-function-forward``); :mod:`.catalog` lists them under the names
   ``harness.knowledge.fixes`` gives the diagnoses;
-- :mod:`.driver`: the stage loop for torch IR fixes (only the fixes whose blocker appears, a
+- :mod:`.loop`: the stage loop for torch IR fixes (only the fixes whose blocker appears, a
   numbers check after each, rollback); :mod:`.file`: ``harness fix FILE -o OUT``;
   :mod:`.modules`: module fixes applied and checked in eager (``harness port --fix``);
-  :mod:`.verify`: the checks.
+  :mod:`.verify`: the checks; :mod:`.outcomes`: how each fix tried ended (no torch).
 
-Sits after ``tools`` on the data path: it reads the blocker analysis and the execute layer, and
+Sits after ``diagnose`` on the data path: it reads the blocker analysis and the execute layer, and
 never imports models or frontends (the port flow hands it the module and the files).
 """

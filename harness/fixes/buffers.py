@@ -5,7 +5,7 @@ Why: HF models register derived tensors with ``register_buffer(..., persistent=F
 ``embed_scale``). torch 2.13's ``torch.export`` keeps them among the exported program's
 buffers, and the torch-mlir 20261001 ``fx_importer`` looks every buffer up in the
 ``state_dict`` only: "Could not find state mapping for buffer" (KeyError on the buffer's name).
-Measured: 15 of the 21 architectures of issue 12 stop there on the FX path.
+Measured: 15 of the 21 architectures of docs/fix.md's table stop there on the FX path.
 
 Why the numbers stay: persistence decides only whether ``state_dict()`` saves a buffer;
 ``forward`` reads (and writes) the same tensor either way. The change goes through the public

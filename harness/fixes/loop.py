@@ -23,19 +23,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.mlir import is_bytecode, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S, RunOptions
+from harness.compiler.runner import RunOptions
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
-from harness.enums import ParsableEnum
 from harness.execute.lowering import resolve, run_stage
 from harness.execute.closeness import Tolerances
 from harness.diagnose.blockers import BlockerAnalysis, analyze
 
 from .base import Application, BlockerSeen, Fix, IRFix
 from .catalog import CATALOG, answering, choose
+from .outcomes import StepOutcome
 from .verify import ReferenceCache, Verification, verify_ir
 
 
@@ -45,14 +46,8 @@ class FixOptions:
     verify: bool = True                  # the reference evaluator before and after each fix
     tolerances: Tolerances = Tolerances()
     opt: str | None = None               # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run
+    timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run
     max_fixes: int = 8                   # fixes tried in all before the loop gives up
-
-
-class StepOutcome(ParsableEnum):
-    KEPT = "kept"
-    ROLLED_BACK = "rolled-back"          # the numbers changed: the next run uses the IR before it
-    NOTHING_CHANGED = "nothing-changed"  # every site was refused, or none was found
 
 
 @dataclass

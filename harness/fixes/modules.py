@@ -10,6 +10,7 @@ still checked against the original eager model at the end, as without a fix.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 
@@ -19,7 +20,8 @@ from harness.execute.closeness import Tolerances, compare
 
 from .base import BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
-from .loop import FixStep, StepOutcome
+from .loop import FixStep
+from .outcomes import StepOutcome
 from .verify import Method, Verification, from_numerics, unverified
 
 
@@ -75,8 +77,9 @@ def verify_module(fixed: torch.nn.Module, examples: Sequence[Sequence[torch.Tens
     return worst
 
 
-def _larger(a, b) -> bool:
-    return isinstance(a, str) or (not isinstance(b, str) and a > b)
+def _larger(a: float, b: float) -> bool:
+    """Whether difference ``a`` is worse than ``b`` (inf or nan is worse than any number)."""
+    return not math.isfinite(a) or (math.isfinite(b) and a > b)
 
 
 def _run(module: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> tuple:

@@ -46,7 +46,7 @@ class Verdict(ParsableEnum):
 class Verification:
     method: Method
     verdict: Verdict
-    max_abs_diff: float | str = 0.0   # over every output ("inf"/"nan" as strings)
+    max_abs_diff: float = 0.0         # over every output (inf/nan too; strings only in JSON)
     detail: str = ""                  # why unverified, or the first output that differs
     seconds: float = 0.0
 
@@ -60,25 +60,25 @@ class Verification:
                Method.REFBACKEND: "the RefBackend against the original"}[self.method]
         if self.verdict is Verdict.UNVERIFIED:
             return f"unverified ({how}): {self.detail}"
-        diff = f"max abs diff {self.max_abs_diff:.3g}" if isinstance(self.max_abs_diff, float) \
-            else f"max abs diff {self.max_abs_diff}"
-        text = f"{self.verdict.value}: {how}, {diff}"
+        text = f"{self.verdict.value}: {how}, max abs diff {self.max_abs_diff:.3g}"
         return f"{text}; {self.detail}" if self.detail else text
 
     def to_json(self) -> dict:
         return {"method": self.method.value, "verdict": self.verdict.value,
-                "max_abs_diff": self.max_abs_diff, "detail": self.detail,
+                # JSON has no inf/nan: their strings
+                "max_abs_diff": (self.max_abs_diff if math.isfinite(self.max_abs_diff)
+                                 else str(self.max_abs_diff)),
+                "detail": self.detail,
                 "seconds": round(self.seconds, 3)}
 
 
 def from_numerics(method: Method, numerics: NumericsResult, seconds: float = 0.0) -> Verification:
     """A comparison's result as a verification: which output differs, and by how much."""
     worst = max((o.max_abs_diff for o in numerics.outputs), default=0.0)
-    worst_json = worst if math.isfinite(worst) else str(worst)  # JSON has no inf/nan
     bad = next((o for o in numerics.outputs if not o.ok), None)
     detail = numerics.problem or (bad.render() if bad is not None else "")
     verdict = Verdict.SAME if numerics.ok else Verdict.CHANGED
-    return Verification(method, verdict, worst_json, detail, seconds)
+    return Verification(method, verdict, worst, detail, seconds)
 
 
 def unverified(method: Method, why: str, seconds: float = 0.0) -> Verification:

@@ -1,7 +1,7 @@
 """The named fixes the diagnoses point at: what each changes, at which level, and why it keeps
 the model's meaning. Plain data: ``harness/fixes/`` implements them under these names, and
 ``harness explain``/``bisect``/``report`` name them. Measured at transformers 5.24, torch 2.13,
-torch-mlir 20261001 (issue 12).
+torch-mlir 20261001.
 """
 
 from __future__ import annotations

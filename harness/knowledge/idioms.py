@@ -4,7 +4,7 @@ Plain data, no torch: ``harness explain`` (downstream of the runner) matches fai
 it, and the seed catalog (``harness.models.seed``, upstream) pairs each entry with the modules
 that reproduce it. The first six are the 2022 walkthrough's failures (``now`` says what the
 pinned torch-mlir does with each today); the rest were found porting Hugging Face models here,
-at the pinned versions (issue 12), and name the fix (``harness.knowledge.fixes``) that answers
+at the pinned versions, and name the fix (``harness.knowledge.fixes``) that answers
 them.
 
 An idiom is matched on the blocker (the op whose conversion failed, ``harness.diagnose.blockers``),

@@ -1,5 +1,5 @@
 """Known upstream reports and torch-mlir's documented design limits: the catalog a report
-triages a failure against before it is filed (issue 28), kept as data in ``upstream.toml``.
+triages a failure against before it is filed, kept as data in ``upstream.toml``.
 
 - ``known``: a matching failure is labelled ``known #N`` and not presented as new;
 - ``by design``: torch-mlir does it on purpose (e.g. no dynamic size-1 broadcasting, PR #240,

@@ -144,12 +144,12 @@ class ModelSettings:
     the terminal."""
 
     model: str  # MODEL as given
-    source: str  # type | directory | opt
+    source: SourceKind
     model_type: str
     model_class: str
     config_class: str
-    part: str
-    size: str
+    part: Part
+    size: Size
     overrides: Mapping[str, object]
     sizes: Mapping[str, int]  # concept -> value: layers, hidden, heads, ...
     weights: str  # "random (seed N)" or the weight file
@@ -167,7 +167,7 @@ class ModelSettings:
         sized = ", ".join(f"{k} {v}" for k, v in self.sizes.items())
         sets = "" if not self.overrides else " with " + ", ".join(
             f"{k}={v!r}" for k, v in self.overrides.items())
-        part = " (encoder only)" if self.part == Part.ENCODER.value else ""
+        part = " (encoder only)" if self.part is Part.ENCODER else ""
         return [
             f"Built {self.model_class}{part} from {self.config_class} ('{self.model_type}'), "
             f"size {self.size}{sets}: {sized}; weights {self.weights}.",
@@ -185,6 +185,7 @@ class ModelSettings:
         data["overrides"] = dict(self.overrides)
         data["sizes"] = dict(self.sizes)
         data["outputs"] = list(self.outputs)
+        data.update(source=self.source.value, part=self.part.value, size=self.size.value)
         return data
 
 
@@ -286,9 +287,9 @@ def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> Prepare
             + ") and returns its output tensors (one as itself, several as a flat tuple); "
             "config.return_dict stays True (False breaks some models' eager forward).")
     settings = ModelSettings(
-        model=spec.name, source=spec.kind.value, model_type=spec.model_type,
+        model=spec.name, source=spec.kind, model_type=spec.model_type,
         model_class=type(model_).__name__, config_class=type(config).__name__,
-        part=spec.part.value, size=size.value,
+        part=spec.part, size=size,
         overrides=dict(options.overrides), sizes=sizes,
         weights=str(spec.weights) if spec.weights else f"random (seed {options.seed})",
         attn_implementation=str(getattr(config, "_attn_implementation", "")),

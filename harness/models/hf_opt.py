@@ -69,9 +69,9 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     with torch.no_grad():
         outputs = tuple(n for n, _ in flatten_outputs(module(*first.tensors)))
     settings = ModelSettings(
-        model=spec.name, source=spec.kind.value, model_type=spec.model_type,
+        model=spec.name, source=spec.kind, model_type=spec.model_type,
         model_class=type(module).__name__, config_class=type(config).__name__,
-        part=spec.part.value, size=size.value, overrides=dict(options.overrides),
+        part=spec.part, size=size, overrides=dict(options.overrides),
         sizes=hf_config.sizes(config), weights=f"random (seed {options.seed})",
         attn_implementation=str(model.config._attn_implementation),
         use_cache=False, call=call, inputs=first.shapes(), first_inputs=first.description,

@@ -31,7 +31,7 @@ from .hf import HFOptions, ModelSettings, PreparedModel, TupleForward, flatten_o
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_media import DEFAULT_IMAGE, parse_givens
-from .hf_resolve import ModelSpec, SourceKind
+from .hf_resolve import ModelSpec, Part, SourceKind
 
 #: torch release -> the torchvision release built with it (PyPI pairs them).
 TORCHVISION_FOR_TORCH = {"2.13": "0.28", "2.14": "0.29", "2.9": "0.24"}
@@ -203,9 +203,9 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     builder = ("timm.create_model(pretrained=False)" if spec.kind is SourceKind.TIMM
                else "torchvision.models.get_model(weights=None)")
     settings = ModelSettings(
-        model=spec.name, source=spec.kind.value, model_type=spec.model_type,
-        model_class=type(model).__name__, config_class=builder, part="full",
-        size=Size.DEFAULT.value, overrides=kwargs,
+        model=spec.name, source=spec.kind, model_type=spec.model_type,
+        model_class=type(model).__name__, config_class=builder, part=Part.FULL,
+        size=Size.DEFAULT, overrides=kwargs,
         sizes={"parameters": sum(p.numel() for p in model.parameters()),
                "channels": int(shape[-3]), "height": int(shape[-2]), "width": int(shape[-1])},
         weights=f"random (seed {options.seed})", attn_implementation="", use_cache=False,

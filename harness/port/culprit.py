@@ -1,4 +1,4 @@
-"""A numerics-mismatch port narrowed to the one op that computes wrong (issue 27): the IR the
+"""A numerics-mismatch port narrowed to the one op that computes wrong: the IR the
 ``check`` command names, on the mismatching set's inputs, through ``harness.diagnose.numerics.one_op``.
 A verdict that cannot be reached is said in its place: the port's outcome stands either way."""
 

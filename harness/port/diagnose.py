@@ -240,7 +240,7 @@ def timeout_blocker(stage: PortStage, seconds: float) -> Blocker:
 
 
 def missing_buffers_explanation(exported) -> str:
-    """Issue 11's FX blocker, with the buffers that cause it."""
+    """The FX blocker of non-persistent buffers, with the buffers that cause it."""
     from harness.versions import installed
 
     missing = [name for name in exported.graph_signature.buffers if name not in exported.state_dict]

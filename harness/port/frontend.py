@@ -17,6 +17,7 @@ from typing import NoReturn
 import torch
 
 from harness.compiler.mlir import WriteOptions, write_module
+from harness.compiler.outcomes import Outcome
 from harness.compiler.stages import (
     StageHooks,
     StageOptions,
@@ -45,7 +46,16 @@ from .module_fixes import fix_module, trace_blockers, undo
 from .verify import PortedIR, check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
-from .record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage, StageOutcome, StageRecord
+from .record import (
+    Blocker,
+    DynamicDims,
+    FrontendPort,
+    PortOutcome,
+    PortStage,
+    StageError,
+    StageOutcome,
+    StageRecord,
+)
 from .subject import Subject
 
 LINALG = "torch-to-linalg"
@@ -127,7 +137,7 @@ def _record_stages(port: FrontendPort, results: list[StageResult], options: Port
     and its public functions' signature."""
     for result in results:
         port.stages.append(StageRecord(PortStage.parse(result.name), result.ok, result.record.elapsed_s,
-                                       StageOutcome.of(result.record.outcome),
+                                       result.record.outcome,
                                        result.output_path if result.ok else "",
                                        "" if result.ok else str(result.record.signature)))
     passed = [r for r in results if r.ok]
@@ -344,18 +354,19 @@ class _PythonStage:
         if error is None:
             self.port.stages.append(StageRecord(self.stage, True, self.step.seconds))
             return False
+        outcome: StageOutcome
         if isinstance(error, StageTimeout):
-            blocker, outcome = timeout_blocker(self.stage, error.seconds), StageOutcome.TIMEOUT
+            blocker, outcome = timeout_blocker(self.stage, error.seconds), Outcome.TIMEOUT
         else:
             explanation = self.explain(error) if self.explain else ""
             own = self.blocker(error) if self.blocker else None
             blocker = own or exception_blocker(self.stage, error, explanation)
-            outcome = StageOutcome.ERROR
+            outcome = StageError.IN_PYTHON
         _fail(self.port, self.stage, self.step.seconds, blocker, outcome)
 
 
 def _fail(port: FrontendPort, stage: PortStage, seconds: float, blocker: Blocker,
-          outcome: StageOutcome = StageOutcome.ERROR) -> NoReturn:
+          outcome: StageOutcome = StageError.IN_PYTHON) -> NoReturn:
     port.stages.append(StageRecord(stage, False, seconds, outcome, detail=blocker.message))
     port.failed_stage = stage
     port.blockers = [blocker]

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from harness.compiler.irfile import unique_dir
-from harness.errors import ModelOptionError, OutputError
+from harness.errors import ModelOptionError, OutputError, UnsupportedModelError
 
 from .frontend import port_frontend
 from .options import PortOptions
@@ -43,8 +43,16 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     root: Path | None = None
     for variant in variants:
         build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
-        with progress.stage(build) as step:
-            prepared = drivers.prepare(spec, _hf_options(options, variant))
+        try:
+            with progress.stage(build) as step:
+                prepared = drivers.prepare(spec, _hf_options(options, variant))
+        except UnsupportedModelError as refusal:
+            # Said in the record too (--json), so a sweep reads why from it, not from a log.
+            record.unsupported = str(refusal)
+            record.seconds = time.monotonic() - started
+            if options.record_path is not None:
+                record.write(Path(options.record_path).expanduser())
+            raise
         if root is None:  # after the first build: bad input leaves no folder behind
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
@@ -163,14 +171,13 @@ def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple
 def _size_label(spec, prepared) -> str:
     """``tiny``, ``default``; OPT's sizes by their preset names (``125m``), as ``harness opt``
     always named its folders."""
-    from harness.models.hf_config import Size
     from harness.models.hf_opt import PRESETS
     from harness.models.hf_resolve import SourceKind
 
     size = prepared.settings.size
     if spec.kind is not SourceKind.OPT:
-        return size
-    label = PRESETS[Size.parse(size)]
+        return size.value
+    label = PRESETS[size]
     if label == "125m":  # harness opt --config 350m|1.3b: the default config at that width
         from harness.models.opt import PRESETS as SHAPES
 

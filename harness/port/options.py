@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.compiler.runner import DEFAULT_TIMEOUT_S
+from harness import defaults
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import DynamicSpec
 from harness.models.hf_config import Size
@@ -34,12 +34,12 @@ class PortOptions:
     numerics: bool = True             # run the lowered module on the RefBackend against eager
     torch_only: bool = False          # stop at the torch backend contract
     keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
-    tolerances: tuple[str, ...] = ()  # DTYPE=RTOL,ATOL over execute.numerics' defaults
+    tolerances: tuple[str, ...] = ()  # DTYPE=RTOL,ATOL over execute.closeness' defaults
     diagnose: bool = True             # on a failing pipeline: blockers (one-op runs) and bisect
     out: str = "harness-out"          # parent of the port's unique folder
     record_path: str | None = None    # also write the record here (--json FILE)
     opt: str | None = None            # torch-mlir-opt (None: $TORCH_MLIR_OPT, then the wheel's)
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per stage: each subprocess, and trace/export/import
+    timeout_s: float = defaults.TIMEOUT_S  # per stage: each subprocess, and trace/export/import
     invocation: str = "harness"       # how the user started harness, for the printed commands
     fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
     dynamic: DynamicSpec = DynamicSpec()  # --dynamic: dimensions exported/imported dynamic

@@ -22,7 +22,7 @@ from pathlib import Path
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from harness.compiler.outcomes import Outcome
 from harness.enums import ParsableEnum
@@ -62,24 +62,26 @@ PIPELINE_STAGES = frozenset({PortStage.TORCHSCRIPT_TO_TORCH, PortStage.FX_TO_TOR
                              PortStage.TORCH_TO_LINALG})
 
 
-class StageOutcome(ParsableEnum):
-    """How a stage ended: a pipeline's RunRecord outcome (the same values as
-    ``compiler.outcomes.Outcome``), or an error in Python (trace, export, import, the RefBackend)."""
+class StageError(ParsableEnum):
+    """The one way a stage ends that is not a pipeline's :class:`Outcome`: an exception in Python
+    (trace, export, import, the RefBackend)."""
 
-    SUCCESS = "success"
-    LEGALIZATION_FAILURE = "legalization-failure"
-    PASS_FAILURE = "pass-failure"
-    VERIFIER_ERROR = "verifier-error"
-    PARSE_ERROR = "parse-error"
-    CRASH = "crash"
-    ASSERTION = "assertion"
-    TIMEOUT = "timeout"
-    BAD_OUTPUT = "bad-output"
-    ERROR = "error"                          # an exception in Python
+    IN_PYTHON = "error"
 
-    @classmethod
-    def of(cls, outcome: Outcome) -> StageOutcome:
-        return cls(outcome.value)
+
+#: How a stage ended: a pipeline's RunRecord outcome, or :attr:`StageError.IN_PYTHON` (the JSON
+#: holds the value: "success", "legalization-failure", ..., "error").
+StageOutcome: TypeAlias = Outcome | StageError
+
+
+def parse_stage_outcome(value: str | StageOutcome) -> StageOutcome:
+    """A stage's outcome from its value (a record read back) or itself."""
+    if isinstance(value, (Outcome, StageError)):
+        return value
+    try:
+        return StageError.parse(value)
+    except HarnessError:
+        return Outcome.parse(value)
 
 
 class InputSetName(ParsableEnum):
@@ -113,12 +115,12 @@ class _Typed:
 @dataclass
 class StageRecord(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"name": PortStage.parse,
-                                                          "outcome": StageOutcome.parse}
+                                                          "outcome": parse_stage_outcome}
 
     name: PortStage
     ok: bool
     seconds: float
-    outcome: StageOutcome = StageOutcome.SUCCESS
+    outcome: StageOutcome = Outcome.SUCCESS
     output: str = ""       # the file the stage wrote
     detail: str = ""       # why it failed, in one line
 
@@ -275,6 +277,9 @@ class PortRecord(_Typed):
     seconds: float = 0.0
     modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
     build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
+    # The harness cannot drive the model (UnsupportedModelError): its whole refusal, what to do
+    # included; the record then has no variants, and a sweep shows the model as unsupported.
+    unsupported: str = ""
     schema: str = SCHEMA
 
 

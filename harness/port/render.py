@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from harness.compiler.outcomes import Outcome
 from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
@@ -20,7 +21,7 @@ from .record import (
     NumericsCheck,
     PortOutcome,
     PortRecord,
-    StageOutcome,
+    StageError,
     VariantRecord,
 )
 
@@ -88,7 +89,7 @@ def outcome_text(port: FrontendPort) -> str:
     if outcome is PortOutcome.FAILS:
         failed = next((s for s in port.stages if s.name is port.failed_stage), None)
         why = (f" ({failed.outcome})" if failed is not None
-               and failed.outcome not in (StageOutcome.ERROR, StageOutcome.SUCCESS) else "")
+               and failed.outcome not in (StageError.IN_PYTHON, Outcome.SUCCESS) else "")
         return f"fails at {port.failed_stage}{why}"
     if outcome is PortOutcome.LOWERED:
         lowered = [s.name.value for s in port.stages if s.name in PIPELINE_STAGES]

@@ -54,7 +54,7 @@ from .record import (
     OutputDiff,
     PortOutcome,
     PortStage,
-    StageOutcome,
+    StageError,
     StageRecord,
 )
 from .subject import Subject
@@ -120,14 +120,14 @@ def _lower(run: NumericsRun, ir: PortedIR, llvm: Path, rb_options: RefBackendOpt
         step.ok = not isinstance(lowered, HarnessError) and lowered.record.ok
     if isinstance(lowered, HarnessError):  # recorded once the stage is over: its seconds are known then
         refused = lowered
-        run.stages.append(StageRecord(lowering, False, step.seconds, StageOutcome.ERROR,
+        run.stages.append(StageRecord(lowering, False, step.seconds, StageError.IN_PYTHON,
                                       detail=one_line(str(refused))))
         run.blockers = [Blocker(rank=1, stage=lowering,
                                 signature=f"{lowering}: {type(refused).__name__}",
                                 message=one_line(str(refused)))]
         return None
     record = lowered.record
-    run.stages.append(StageRecord(lowering, record.ok, step.seconds, StageOutcome.of(record.outcome),
+    run.stages.append(StageRecord(lowering, record.ok, step.seconds, record.outcome,
                                   str(llvm) if record.ok else "",
                                   "" if record.ok else str(record.signature)))
     if record.ok:
@@ -176,7 +176,7 @@ def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], ll
         failed = next((result for _, result in done if not result.ok), None)
         step.ok = failed is None
     if failed is not None:
-        run.stages.append(StageRecord(execution, False, step.seconds, StageOutcome.ERROR,
+        run.stages.append(StageRecord(execution, False, step.seconds, StageError.IN_PYTHON,
                                       detail=one_line(failed.error)))
         run.blockers = [execution_blocker(failed, execution)]
         run.commands = [failed.command] if failed.command else []

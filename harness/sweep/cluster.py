@@ -42,7 +42,7 @@ from harness.port.record import PortRecord
 from .children import CHILDREN
 from .progress import SweepProgress
 from .records import LOGS, PORTS, RECORDS, RunFailure, file_name, read_result, write_failure
-from .runner import ModelRun, SweepOptions, finish, port_flags, run_failure, run_logged
+from .runner import ModelRun, SweepOptions, finish, port_flags, recorded_refusal, run_failure, run_logged
 from .warm import WARM
 
 #: A worker may die under a model once; the second death makes the model ``lost``.
@@ -211,7 +211,8 @@ def _store(task: PortTaskResult, options: SweepOptions) -> PortRecord | RunFailu
         path = root / RECORDS / f"{file_name(task.model)}.json"
         write_atomically(path, text)
         return read_result(path)
-    failure = run_failure(task.model, task.returncode, task.timed_out, task.seconds, log, options)
+    failure = run_failure(task.model, task.returncode, task.timed_out, task.seconds, log, options,
+                          refusal=recorded_refusal(task.record))
     write_failure(root, failure)
     return failure
 

@@ -20,12 +20,15 @@ from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 from harness.compiler.process import signal_group
-from harness.errors import ERROR_PREFIX, UnsupportedModelError
-from harness.port.record import FrontendPort, PortOutcome, PortRecord, PortStage
+from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
+from harness.execute.outcomes import CheckOutcome
+from harness.fixes.outcomes import StepOutcome
+from harness.port.record import FrontendPort, InputSetName, PortOutcome, PortRecord, PortStage
 
 from .children import CHILDREN, Process, Stopped
 from .progress import SweepProgress
 from .records import (
+    CHECK_SCHEMA,
     LOGS,
     PORTS,
     RECORDS,
@@ -82,16 +85,16 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
     words, ok = [], bool(result.ports())
     for variant, port in result.ports():
         word = port.outcome.value
-        if port.outcome == PortOutcome.FAILS.value:
+        if port.outcome is PortOutcome.FAILS:
             word += f" at {port.failed_stage}"
         check = checks.get(f"{variant.name}.{port.frontend}")
-        if check == "numerics-mismatch":
+        if check == CheckOutcome.NUMERICS_MISMATCH:
             word, ok = "miscompile (op-level check)", False
         elif check:
             word += f", check {check}"
         name = port.frontend if len(result.variants) == 1 else f"{variant.name} {port.frontend}"
         words.append(f"{name} {word}")
-        ok = ok and port.outcome in (PortOutcome.VERIFIED.value, PortOutcome.LOWERED.value)
+        ok = ok and port.outcome in (PortOutcome.VERIFIED, PortOutcome.LOWERED)
     return ", ".join(words) or "no ports", ok
 
 
@@ -166,7 +169,8 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
     if not timed_out and code in (0, 1) and record_path.is_file():
         return read_result(record_path), False, seconds
-    failure = run_failure(model, code, timed_out, seconds, log, options)
+    written = record_path.read_text(encoding="utf-8", errors="replace") if record_path.is_file() else ""
+    failure = run_failure(model, code, timed_out, seconds, log, options, refusal=recorded_refusal(written))
     write_failure(root, failure)
     return failure, False, seconds
 
@@ -178,22 +182,36 @@ def port_flags(options: SweepOptions) -> list[str]:
 
 
 def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, log: Path,
-                options: SweepOptions) -> RunFailure:
-    """What stands for a port that left no record: why, from its exit and its log's tail (a
-    model the harness cannot drive: ``unsupported``, with its whole refusal)."""
+                options: SweepOptions, *, refusal: str = "") -> RunFailure:
+    """What stands for a port that left no record of a port: why, from its exit and its log's
+    tail; a model the harness cannot drive is ``unsupported``, with its whole refusal:
+    ``refusal``, what the port wrote in its record (:func:`recorded_refusal`), else the log's last
+    line (a port that died before it wrote one)."""
     crashed = (code is not None and code < 0) or code == 3
     reason = "timeout" if timed_out else ("crash" if crashed else "no-record")
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
-    refusal = _refusal(log) if code == UnsupportedModelError.exit_code else ""
+    if not refusal and code == UnsupportedModelError.exit_code:
+        refusal = _refusal(log)
     if refusal:
         reason, detail = UNSUPPORTED, refusal
     return RunFailure(model, reason, round(seconds, 2), code, detail,
                       str(log.relative_to(options.out)), build=options.build)
 
 
+def recorded_refusal(text: str) -> str:
+    """The refusal a port wrote in its record (``PortRecord.unsupported``) before it exited;
+    "" for no record, another record, or one that does not read."""
+    try:
+        record = PortRecord.from_json(json.loads(text)) if text.strip() else None
+    except (ValueError, HarnessError):
+        return ""
+    return record.unsupported if record is not None else ""
+
+
 def _refusal(log: Path) -> str:
-    """The port's refusal (:class:`UnsupportedModelError`) from its last line, or ""."""
+    """The port's refusal (:class:`UnsupportedModelError`) from its log's last line, or "": for
+    a port that died before it wrote its record."""
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").strip().splitlines()
     except OSError:
@@ -206,12 +224,12 @@ def _refusal(log: Path) -> str:
 def torch_ir(port: FrontendPort) -> str:
     """The torch-dialect file torch-to-linalg took: the last kept fix's output, else the output
     of the stage before torch-to-linalg."""
-    kept = [f for f in port.fixes if f.get("outcome") == "kept" and f.get("output_path")]
+    kept = [f for f in port.fixes if f.get("outcome") == StepOutcome.KEPT and f.get("output_path")]
     if kept:
         return str(kept[-1]["output_path"])
     before = ""
     for stage in port.stages:
-        if stage.name == PortStage.TORCH_TO_LINALG.value:
+        if stage.name is PortStage.TORCH_TO_LINALG:
             return before
         before = stage.output
     return ""
@@ -221,7 +239,8 @@ def check_inputs(port: FrontendPort) -> tuple[str, int | None]:
     """The input set to check on: where the port's numbers differed from eager, else the traced
     one; with its attention mask's argument index when the set pads (``--padding-mask``)."""
     sets = sorted((n for n in port.numerics if n.inputs_file),
-                  key=lambda n: (n.verdict != PortOutcome.NUMERICS_MISMATCH.value, n.inputs != "traced"))
+                  key=lambda n: (n.verdict is not PortOutcome.NUMERICS_MISMATCH,
+                                 n.inputs is not InputSetName.TRACED))
     return (sets[0].inputs_file, sets[0].padding_mask) if sets else ("", None)
 
 
@@ -229,7 +248,7 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     """``harness check`` (the op-level reference check) on a port that lowered, on the inputs
     where its numbers differed from eager (else its traced inputs); its JSON lands in
     ``DIR/checks``. Returns the check's outcome ("" when not run)."""
-    if port.outcome == PortOutcome.FAILS.value:
+    if port.outcome is PortOutcome.FAILS:
         return ""
     path = check_path(options.out, model, variant, port.frontend)
     old = None if options.force else read_check(path)
@@ -255,7 +274,7 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         data = None
     if not isinstance(data, dict):
-        data = {"schema": "harness.check/1", "outcome": "error", "input_path": source,
+        data = {"schema": CHECK_SCHEMA, "outcome": CheckOutcome.ERROR.value, "input_path": source,
                 "error": "timed out" if timed_out else f"exit {code}: {_tail(log)}"}
     data["seconds_total"] = round(seconds, 2)
     write_atomically(path, json.dumps(data, indent=1) + "\n")

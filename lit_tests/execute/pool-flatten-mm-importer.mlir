@@ -1,4 +1,4 @@
-// Issue 19's ResNet18 tail from the Python model (Inputs/pool_flatten_mm.py), imported by the
+// ResNet18's tail from the Python model (Inputs/pool_flatten_mm.py), imported by the
 // project's TorchScript importer; `harness check` runs the reference evaluator on the imported IR
 // (object graph and all), so the expected values owe nothing to any pipeline.
 //

@@ -1,4 +1,4 @@
-// Issue 19: ResNet18's tail, `torch.mm(torch.flatten(F.adaptive_avg_pool2d(x, (1, 1)), 1), w)`
+// ResNet18's tail, `torch.mm(torch.flatten(F.adaptive_avg_pool2d(x, (1, 1)), 1), w)`
 // (x 1x8x7x7, w 8x3), at the torch backend contract with aten.adaptive_avg_pool2d kept
 // backend-legal as upstream's TorchScript e2e config kept it. Reduced by hand to these three ops
 // first; `harness reduce --numerics` gets Hugging Face's ResNet-18 to the same three

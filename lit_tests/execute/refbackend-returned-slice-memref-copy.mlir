@@ -5,7 +5,7 @@
 // ExecutionEngine does not load: the module compiles and fails at run time with "Symbols not
 // found: [ memrefCopy ]".
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // SliceWholeTensorModule_basic and SplitWithSizes_Module_basic. The FX path passes both: export
 // gives the slice static sizes, and it folds away. The linalg is valid; upstream fix: turn the
 // copy into a linalg.generic after bufferization, or load the runner utilities.

@@ -1,6 +1,6 @@
 // torch.aten.__and__.Tensor on bool tensors through the torch-to-linalg pipeline: Python's `&`
 // on tensors as torch.jit.trace records it (transformers' masking_utils and_mask:
-// `result & mask(...)`; issue 12 measured it blocking 19 of 21 HF architectures traced).
+// `result & mask(...)`; a survey measured it blocking 19 of 21 HF architectures traced).
 //
 // Not in the 2022 walkthrough (its OPT built masks with additions and `.to`).
 // Now: no conversion pass of the pipeline lowers __and__.Tensor; nothing marks it illegal, so

@@ -7,7 +7,7 @@
 // function lowers to linalg, and `harness check` on that torch IR matches eager PyTorch (max
 // abs diff 4e-6 on the three results, random inputs).
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // ConvolutionBackwardModule3DStatic_basic (the same op on [1,4,64,64,64] / [1,32,64,64,64] /
 // [4,32,3,1,3]). Upstream lists it in LINALG_XFAIL_SET, its TorchScript config, for this
 // reason. The FX path passes because export decomposes convolution_backward before import.

@@ -12,7 +12,7 @@
 // TorchToLinalg lowers aten.adaptive_max_pool{1d,2d} itself for every size; the last RUN line
 // shows all four cases lower when the op is backend-legal, so the decomposition never runs.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10), the
+// Seen in upstream's e2e suite through the project's TorchScript importer, the
 // importer typing the op as upstream's C++ importer did:
 //   AdaptiveMaxPool2dStatic, 2dStaticWithIndices, 2dDynamic, 2dDynamicNoBatch,
 //   2dDynamicWithIndices (_basic). The FX path passes them only because upstream's FX e2e config

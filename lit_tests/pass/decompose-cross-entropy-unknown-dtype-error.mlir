@@ -3,7 +3,7 @@
 // !torch.vtensor<[?],unk>. DecomposeComplexOps then replaces the op with an f32 computation
 // without casting back to the op's type, and the function no longer verifies.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // CrossEntropyLossNoReductionModule_basic (`torch.ops.aten.cross_entropy_loss(input, target,
 // reduction=0)`) fails torchscript-to-torch with this error. The importer types the op as
 // upstream's C++ importer did (!torch.tensor, refined by the pipeline); the FX path passes

@@ -7,7 +7,7 @@
 // compiled code aborts when the sizes differ. No torch-mlir-opt run fails: the lowering is
 // accepted and the abort happens when the module runs.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // ElementwiseLogAddExpBroadcastModule_basic and ElementwiseLogAddExp2BroadcastModule_basic kill
 // their worker with SIGABRT, "mismatched size for broadcast". Both annotate their arguments
 // [-1, -1, -1]; the importer keeps those dynamic sizes as upstream's C++ importer did. The FX

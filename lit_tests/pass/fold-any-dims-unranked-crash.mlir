@@ -3,7 +3,7 @@
 // result and operand types to ValueTensorType and takes their builtin tensor shapes without
 // checking that either has sizes (or is a value tensor at all).
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // ReduceAnyDimsFloatModule_basic (`torch.ops.aten.any(a, dim=[0, 1])`) crashes
 // torchscript-to-torch in its first canonicalization, before any type refinement. The importer
 // types the values as upstream's C++ importer did; the FX path passes because export gives the

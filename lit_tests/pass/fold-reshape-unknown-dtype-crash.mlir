@@ -3,7 +3,7 @@
 // its builtin tensor type, which a type without a dtype does not have, and calls hasStaticShape()
 // on the null type it gets.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // ArangeStartOutModule_basic and ArangeStartOutDtypeModule_basic (`torch.arange(0, 12, out=x)`)
 // crash torchscript-to-torch: torch-mlir decomposes aten.arange.start_out into
 // aten.arange.start_step and an aten.reshape of its result, typed !torch.vtensor, and folding

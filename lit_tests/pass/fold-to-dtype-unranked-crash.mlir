@@ -4,7 +4,7 @@
 // builtin tensor type, which an unranked !torch.vtensor does not have, and calls hasStaticShape()
 // on the null type it gets.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10): 9
+// Seen in upstream's e2e suite through the project's TorchScript importer: 9
 // ToDtypeConst*Module_basic tests and UInt8Tensor_basic (`torch.ops.aten.to(CONST, dtype=D)` of a
 // module attribute or a torch.tensor([...]) of one element) crash torchscript-to-torch in
 // torch-maximize-value-semantics' canonicalization. The importer types these values as upstream's

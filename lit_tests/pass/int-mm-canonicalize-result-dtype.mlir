@@ -6,7 +6,7 @@
 // convert-torch-to-linalg then refuses, "for conversion to byte or char type dstOriginalDtype
 // has to be passed", and crashes after: SIGSEGV in createElementwiseLinalgGeneric).
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // AtenIntMMMixedSigni8_basic (int16 where eager gives int32) and AtenIntMM_basic (legalization
 // failure). The FX path passes both: export gives the result its si32 type before import, and
 // the rewrite keeps a typed result. Upstream fix: rewrite _int_mm to mm only with a result typed

@@ -5,7 +5,7 @@
 // another op (the third). The same op typed !torch.int (what the FX importer emits for
 // aten._local_scalar_dense) passes (the second).
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // AtenSymConstrainRange_basic, AtenSymConstrainRangeForSize_basic, Aten_AssertScalar_basic
 // (`a = x.item()` on an int tensor; TorchScript drops the sym_constrain_range/_assert_scalar
 // calls, which leaves `%a : Scalar = aten::item(%x)` returned). Upstream's C++ importer typed

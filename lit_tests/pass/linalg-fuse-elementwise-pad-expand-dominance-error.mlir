@@ -12,7 +12,7 @@
 // computed after it (Inputs/conv2d-groups-dynamic.mlir, the second pair of RUN lines). With
 // static sizes the output_shape is all constants, and the moved expand_shape is valid.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // ConvolutionModule2DGroups_basic, ConvolutionModule3DGroupsStrided_basic and
 // ConvolutionModule3DGroupsDilated_basic (all padded, all annotated with dynamic sizes) fail the
 // RefBackend lowering with this error; ConvolutionModule3DGroups_basic (no padding) passes. The

@@ -7,7 +7,7 @@
 // matmul lowering (ConvertAtenMatmulOp) handles these operands: the last RUN line lowers both.
 // Matmuls of other ranks (3 x 4 below) stay legal and reach that lowering.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // Matmul_3d ([-1,-1,-1] x [-1,-1,-1]), Matmul3DStaticBroadcast_basic, and
 // ScaledDotProductAttentionSameDynamicModule_basic (SDPA's own decomposition emits a dynamic
 // rank-3 matmul). Both importers emit aten.matmul for torch.matmul; the FX path passes because

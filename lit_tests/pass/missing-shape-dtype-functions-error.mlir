@@ -3,7 +3,7 @@
 // rejects them. TorchScript leaves every op result for the pipeline to type, so these ops stop
 // the TorchScript path; export types every result itself, so the FX path does not need them.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10), each
+// Seen in upstream's e2e suite through the project's TorchScript importer, each
 // imported as upstream's C++ importer imported it:
 //   aten.xlogy.Tensor           ElementwiseXlogyTensor{,Broadcast,Int,ZeroAndNan}Module_basic
 //   aten.__rshift__.Scalar      ElementwiseRshiftScalarSignedInt8Module_basic

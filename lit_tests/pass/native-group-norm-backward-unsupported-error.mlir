@@ -5,7 +5,7 @@
 // written in, Inputs/native-group-norm-backward-typed.mlir passes the contract, and
 // -convert-torch-to-linalg leaves the op as it is).
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // NativeGroupNormBackwardModule_basic (torch.ops.aten.native_group_norm_backward on static
 // [2,6,2,2] inputs). Upstream's C++ importer emitted the same op with !torch.tensor results. The
 // FX path passes because export decomposes the op into primitive ops before import.

@@ -7,7 +7,7 @@
 // rejects it. With the iter argument typed (the second function) the same loop passes and lowers
 // through scf.for to linalg.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // TorchPrimLoopForLikeTensorArgModule_basic. Upstream's linalg (TorchScript) CI config passed
 // this test when it was added (torch-mlir cb5cb506, March 2024: not in LINALG_XFAIL_SET), with
 // its C++ importer emitting the same prim.Loop (upstream's importer test

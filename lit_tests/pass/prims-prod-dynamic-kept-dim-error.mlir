@@ -7,7 +7,7 @@
 // shape does not match expected reduced shape", and prims.prod stays illegal. The same op with
 // that dimension static lowers (the second function), whatever the reduced dimensions are.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // PrimsProdFloatModule_basic (`torch.ops.prims.prod(a, dims=[0, 1])`, annotated
 // [-1, -1, -1]) fails torch-to-linalg with this error. The importer keeps the annotated dynamic
 // sizes as upstream's C++ importer did; the FX path passes because upstream's FX e2e config

@@ -6,7 +6,7 @@
 // true for all of them) and fails, where shape refinement a few passes later would have removed
 // the branch.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // InterpolateDynamicModule_sizes_nearest (F.interpolate of a 4-D input, mode "nearest": its
 // TorchScript graph keeps the 3-D and 5-D branches). The importer emits torch.operator for an
 // op the dialect does not register, as upstream's C++ importer did; the FX path passes because

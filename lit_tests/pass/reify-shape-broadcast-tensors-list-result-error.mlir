@@ -8,7 +8,7 @@
 // aten.broadcast_to per tensor) would have handled the op: run first, as in the last RUN line,
 // it lets the pipeline through.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // BroadcastTensorsModule_basic and BroadcastTensorsModuleList_multiple_ranks
 // (`torch.broadcast_tensors(a, b)`) fail torchscript-to-torch with this error. The importer
 // emits aten.broadcast_tensors on a list of the arguments as upstream's C++ importer did; the

@@ -8,7 +8,7 @@
 // function), and so does it with no weight. Upstream's source at 0029fc2e (August 2026) has no
 // such check; the wheel's newer pattern adds it and leaves the dynamic case with no path.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // RMSNormDynamicModule_basic (x [-1,-1,-1,-1], weight [-1,-1,-1], normalized_shape [2,3,4]).
 // Both importers emit aten.rms_norm for torch.ops.aten.rms_norm; the FX path passes because
 // export decomposes rms_norm into primitive ops before import.

@@ -6,7 +6,7 @@
 // [1] x si64); nothing types a list of bools. Its result keeps no sizes, and the backend contract
 // rejects it.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // BoolTensor_basic (`torch.tensor([True], dtype=torch.bool)`, then to(float32)). Upstream's C++
 // importer emitted the same two ops (aten::tensor's schema takes t[] data); the test was added in
 // 2025, after upstream stopped running its TorchScript config. The FX path passes because export

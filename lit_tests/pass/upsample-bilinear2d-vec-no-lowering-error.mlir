@@ -6,7 +6,7 @@
 // fails, and its error names the first op of the function left unconverted, a
 // torch.constant.int, not the upsample.
 //
-// Seen in upstream's e2e suite through the project's TorchScript importer (issue 10):
+// Seen in upstream's e2e suite through the project's TorchScript importer:
 // InterpolateStaticModule_sizes_bilinear_no_align_corners,
 // InterpolateStaticModule_scales_bilinear_align_corners and InterpolateDynamicModule_sizes_bilinear
 // fail torch-to-linalg with this error (upstream lists them in LINALG_XFAIL_SET for its own

@@ -1,4 +1,4 @@
-// Upstream gap (issue 12): torch-mlir 20261001 has no conversion for torch.aten.__and__.Tensor,
+// Upstream gap: torch-mlir 20261001 has no conversion for torch.aten.__and__.Tensor,
 // which torch.jit.trace records for Python's `&` on tensors (transformers' masking_utils.py:54,
 // `result & mask(...)`; it stops 19 of 21 traced HF architectures). torch.aten.bitwise_and.Tensor,
 // the same op under the name torch.export records, lowers to arith.andi in a linalg.generic.

@@ -1,5 +1,5 @@
 // Stock Hugging Face OPTModel (preset tiny, random weights kept), traced through the project's
-// importer, with the two harness fixes its torch-mlir gaps need (issue 12): `bitwise-and-or`
+// importer, with the two harness fixes its torch-mlir gaps need: `bitwise-and-or`
 // (aten.__and__.Tensor has no lowering: and-tensor-no-lowering.mlir) and `sdpa-explicit-scale`
 // (the scale=1.0 OPT passes to aten.scaled_dot_product_attention is ignored:
 // sdpa-explicit-scale-miscompile.mlir). `harness fix` checks each fix in the reference evaluator

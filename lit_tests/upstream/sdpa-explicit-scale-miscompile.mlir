@@ -1,4 +1,4 @@
-// Upstream gap (found by `harness fix` on stock OPT, issue 12): torch.aten.scaled_dot_product_attention
+// Upstream gap (found by `harness fix` on stock OPT): torch.aten.scaled_dot_product_attention
 // with an explicit scale lowers through torch-to-linalg (tm_tensor.attention {scale = 1.0}), but
 // the RefBackend's result is that of the default scale 1/sqrt(head_dim): checked against eager
 // PyTorch on these inputs, `F.scaled_dot_product_attention(q, k, v, attn_mask=m)` (no scale)

@@ -1,4 +1,4 @@
-// Upstream gap (issue 12, BART): torch-recompose-complex-ops rewrites `aten.select.int` +
+// Upstream gap (BART): torch-recompose-complex-ops rewrites `aten.select.int` +
 // `aten.fill_.Tensor` (Python's `x[:, 0] = v`; BART's shift_tokens_right at modeling_bart.py:65,
 // `shifted_input_ids[:, 0] = decoder_start_token_id`) into `aten._index_put_impl_`, and types the
 // indices list `!torch.list<optional<T>>` with T the fill_'s own result type. When T carries

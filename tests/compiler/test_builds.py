@@ -52,7 +52,7 @@ def test_add_records_a_reference_checked_with_version(cache, tmp_path):
     assert build.kind is BuildKind.ADDED and build.llvm_version == "23.0.0git"
     assert build.path == str(script.resolve())  # a reference: a rebuilt binary stays the one used
     meta = json.loads((cache.root / "my-old" / "build.json").read_text())
-    assert meta["format"] == "harness-build/1" and meta["kind"] == "added"
+    assert meta["schema"] == "harness.build/1" and meta["kind"] == "added"
     assert cache.names() == ["my-old"]
     # A name goes wherever a path goes: the runner runs the added binary.
     assert builds.resolve("my-old").path == str(script.resolve())

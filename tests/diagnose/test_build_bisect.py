@@ -59,7 +59,7 @@ def test_first_differing_build_in_an_explicit_order(cache, cumsum, tmp_path):
     assert "first build that differs from wheel: no-tmtensor-1 (pass->fail, right after same-3)" in text
     assert "after first error:" in text and "failed to legalize operation" in text
     d = result.to_json()
-    assert d["format"] == "harness-build-bisect/1" and d["change"] == "pass->fail"
+    assert d["schema"] == "harness.build-bisect/1" and d["change"] == "pass->fail"
     assert d["first_different"]["build"]["name"] == "no-tmtensor-1"
 
 

@@ -16,7 +16,7 @@ from harness.compiler import binary, builds
 from harness.compiler.builds import BuildCache, origin_of
 from harness.errors import InputFileError, UsageError
 from harness.diagnose.diff import (
-    DIFF_FORMAT,
+    DIFF_SCHEMA,
     Change,
     DiffResult,
     Side,
@@ -123,7 +123,7 @@ def test_cli_writes_versioned_json_and_exits_1_on_a_change(env, inputs):
     assert proc.stdout.splitlines()[0].startswith("A: build 'wheel' (torch-mlir 20261001, LLVM ")
     assert "B: build 'no-tmtensor'" in proc.stdout and f"json: {out}" in proc.stdout
     d = json.loads(out.read_text())
-    assert d["format"] == DIFF_FORMAT == "harness-diff/1"
+    assert d["schema"] == DIFF_SCHEMA == "harness.diff/1"
     assert d["a"]["name"] == "wheel" and d["a"]["kind"] == "wheel"
     assert d["b"]["name"] == "no-tmtensor" and d["b"]["kind"] == "added"
     assert d["summary"]["targets"] == 2 and d["summary"]["unchanged"] == 1

@@ -64,7 +64,7 @@ def test_the_bundle_holds_the_miscompile(bundle):
     assert "## Root cause\n\nAt fault: RefBackend lowering: " in issue
     assert "Triage: **new**: no known duplicate in the project's catalog" in issue
     record = json.loads((folder / "record.json").read_text())
-    assert record["format"] == "harness.miscompile-report/1" and record["fault"] == "RefBackend lowering"
+    assert record["schema"] == "harness.miscompile-report/1" and record["fault"] == "RefBackend lowering"
     # the npz files are small and hold what they say
     with np.load(folder / "inputs.npz") as inputs, np.load(folder / "expected.npz") as expected, \
             np.load(folder / "actual.npz") as actual:

@@ -123,7 +123,7 @@ def test_the_broadcast_abort_is_bundled(abort_bundle, tmp_path):
     assert "## Root cause\n\nThe lowering of torch.aten." in issue
     assert "## Reproduces through\n\nNot determined: the report started from a bare IR file" in issue
     record = json.loads((folder / "record.json").read_text())
-    assert record["format"] == "harness.runtime-failure-report/1"
+    assert record["schema"] == "harness.runtime-failure-report/1"
     assert str(src.parent) not in issue and str(src.parent) not in reduced  # redacted
 
 

@@ -12,7 +12,8 @@ from harness.fixes.autograd import AutogradFunctionForward
 from harness.fixes.base import Application, IRFix, ModuleEvidence, Site, walk
 from harness.fixes.bitwise import replace_op
 from harness.fixes.buffers import PersistentBuffers, non_persistent_buffers
-from harness.fixes.loop import FixOptions, StepOutcome, fix_stages
+from harness.fixes.loop import FixOptions, fix_stages
+from harness.fixes.outcomes import StepOutcome
 from harness.fixes.verify import ReferenceCache
 from harness.knowledge.fixes import FixLevel
 

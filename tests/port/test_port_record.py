@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from harness.errors import InputFileError
+from harness.compiler.outcomes import Outcome
+from harness.errors import HarnessError, InputFileError
 from harness.frontends.names import FrontendName
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
@@ -20,16 +21,17 @@ from harness.port.record import (
     PortOutcome,
     PortRecord,
     PortStage,
-    StageOutcome,
+    StageError,
     StageRecord,
     VariantRecord,
+    parse_stage_outcome,
 )
 
 
 def _record() -> PortRecord:
     port = FrontendPort(FrontendName.FX, PortOutcome.NUMERICS_MISMATCH, reached=PortStage.EXECUTION)
     port.stages.append(StageRecord(PortStage.EXPORT, True, 1.5))
-    port.stages.append(StageRecord(PortStage.FX_TO_TORCH, False, 0.5, StageOutcome.TIMEOUT))
+    port.stages.append(StageRecord(PortStage.FX_TO_TORCH, False, 0.5, Outcome.TIMEOUT))
     port.numerics.append(NumericsCheck(
         InputSetName.SECOND, "padded", PortOutcome.NUMERICS_MISMATCH, math.inf, math.nan,
         outputs=[OutputDiff(0, "last_hidden_state", "f32", [1, 8, 4], math.nan, 0.5, 3, 32, "exact")],
@@ -55,7 +57,7 @@ def test_the_json_keeps_its_strings_and_reads_back_to_enums():
     assert back.source is SourceKind.TYPE and back.variants[0].variant is Variant.STOCK
     assert read.frontend is FrontendName.FX and read.outcome is PortOutcome.NUMERICS_MISMATCH
     assert read.reached is PortStage.EXECUTION and read.failed_stage is None
-    assert read.stages[1].outcome is StageOutcome.TIMEOUT
+    assert read.stages[1].outcome is Outcome.TIMEOUT
     numbers = read.numerics[0]
     assert numbers.inputs is InputSetName.SECOND and numbers.verdict is PortOutcome.NUMERICS_MISMATCH
     assert numbers.max_abs_diff == math.inf and math.isnan(numbers.max_rel_diff)
@@ -81,8 +83,11 @@ def test_a_record_with_an_unknown_value_is_a_bad_input_file():
         PortRecord.from_json(data)
 
 
-def test_every_compiler_outcome_is_a_stage_outcome():
-    from harness.compiler.outcomes import Outcome
-
-    assert all(StageOutcome.of(o).value == o.value for o in Outcome)
-    assert {s.value for s in StageOutcome} - {o.value for o in Outcome} == {"error"}
+def test_a_stage_outcome_is_a_compiler_outcome_or_an_error_in_python():
+    """One set of values, not a copy: a pipeline stage's outcome is the RunRecord's own."""
+    for outcome in Outcome:
+        assert parse_stage_outcome(outcome.value) is outcome
+    assert parse_stage_outcome("error") is StageError.IN_PYTHON
+    assert StageRecord(PortStage.TRACE, False, 0.1, "timeout").outcome is Outcome.TIMEOUT
+    with pytest.raises(HarnessError, match="unknown outcome 'teleported'"):
+        parse_stage_outcome("teleported")

@@ -182,3 +182,17 @@ def test_the_cycle_checker_sees_a_cycle():
     graph = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
     assert _cycles(graph) == [["a.x", "a.y", "a.z"]]
     assert _cycles({"a.x": {"a.y"}, "a.y": set()}) == []
+
+
+def test_the_cycle_checker_sees_a_planted_cycle_in_real_files():
+    """Two real modules of one folder importing each other (one lazily) fail the rule."""
+    first, second = PACKAGE / "diagnose" / "planted_a.py", PACKAGE / "diagnose" / "planted_b.py"
+    first.write_text("from .planted_b import B\nA = 1\n")
+    second.write_text("def b():\n    from harness.diagnose import planted_a\n    return planted_a.A\nB = 2\n")
+    try:
+        with pytest.raises(AssertionError, match=r"harness.diagnose.planted_a <-> harness.diagnose.planted_b"):
+            test_no_import_cycle_inside_a_folder()
+    finally:
+        first.unlink()
+        second.unlink()
+    test_no_import_cycle_inside_a_folder()  # and the tree itself has none

@@ -32,7 +32,7 @@ from harness.compiler.locations import file_locations
 from harness.execute.inputs import RandomInputs, save_npz
 from harness.execute.outcomes import CheckOutcome
 from harness.execute.closeness import Tolerances
-from harness.execute.probe import ProbeOptions, ProbeResult
+from harness.execute.probe import ProbeResult
 from harness.execute.worker import RefBackendWorker
 
 from .blame import Blame, Choice, Fault, blame, torch_level_fault
@@ -100,10 +100,7 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
     began = time.perf_counter()
     say = options.progress or (lambda _line: None)
     say("taking the file to the torch backend contract and recording the reference's values")
-    subject = prepare(path, SubjectOptions(
-        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
-        function=options.function, opt=options.opt, tolerances=options.tolerances,
-        timeout_s=options.timeout_s, out_dir=options.out_dir))
+    subject = prepare(path, SubjectOptions.of(pipeline, options))
     result = NumericsBisectResult(str(path), pipeline, Verdict.FAILS, function=subject.function,
                                   inputs=subject.inputs_text, ops=subject.ops(),
                                   bound=run_bound(subject.ops()), work_dir=str(subject.work_dir))
@@ -113,8 +110,7 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
         result.detail = result.blame.reason
         result.seconds = time.perf_counter() - began
         return result
-    probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
-                                 tolerances=options.tolerances, timeout_s=options.timeout_s)
+    probe_options = subject.probe_options()
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         searcher = Searcher(subject, worker, probe_options, say)
         found = localize(searcher, confirm_first=options.confirm_first)
@@ -154,12 +150,8 @@ def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
     the miscompile. ``known_wrong``: the caller has seen the function mismatch (``check``, a
     port), so the search does not run it whole first. ``options.blame``: the second opinion."""
     say = options.progress or (lambda _line: None)
-    subject = prepare(path, SubjectOptions(
-        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
-        function=options.function, opt=options.opt, tolerances=options.tolerances,
-        timeout_s=options.timeout_s, out_dir=options.out_dir), reference_of_file=False)
-    probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
-                                 tolerances=options.tolerances, timeout_s=options.timeout_s)
+    subject = prepare(path, SubjectOptions.of(pipeline, options), reference_of_file=False)
+    probe_options = subject.probe_options()
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         def chain() -> Program | None:
             found = localize(Searcher(subject, worker, probe_options, say), confirm_first=not known_wrong)

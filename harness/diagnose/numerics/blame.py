@@ -120,8 +120,8 @@ def blame(subject: Subject, program: Program, piece: Path, result: ProbeResult,
     lowered = _drop_refbackend_passes(program, subject, result, worker, options, choices)
     say("replaying the chain with its ops decomposed")
     _decompose_ops(program, subject, piece, worker, options, choices)
-    dropped = [c for c in choices if c.fixes and c.kind == "drop-refbackend-pass"]
-    decomposed = [c for c in choices if c.fixes and c.kind == "decompose-op"]
+    dropped = [c for c in choices if c.fixes and c.kind is ChoiceKind.DROP_REFBACKEND_PASS]
+    decomposed = [c for c in choices if c.fixes and c.kind is ChoiceKind.DECOMPOSE_OP]
     if dropped:
         names = ", ".join(c.what for c in dropped)
         fault, reason = Fault.REFBACKEND, (

@@ -10,7 +10,7 @@
    and run: the first that is still off on its own is the culprit, and that one-op program, with
    its inputs and expected values, is the reproducer.
 3. Returning a value gives it one more use, and a fusion that needs one use may then not
-   happen (issue 19): when the observed run is right although the function is not, the ops of
+   happen: when the observed run is right although the function is not, the ops of
    the localized chain are tried alone instead; when none is wrong alone, the chain goes wrong
    together and its last op (the first wrong value) stands for it.
 4. Its share of the final difference: the rest of the function, evaluated in eager PyTorch with

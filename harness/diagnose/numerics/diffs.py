@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import torch
 from torch_mlir import ir
 
+from harness.errors import UnsupportedDTypeError
 from harness.execute.dtypes import DType
 from harness.execute.closeness import OutputComparison, Tolerances, compare_one
 
@@ -49,9 +50,12 @@ def computes_in(subject: Subject, position: int) -> DType | None:
     if cuts.label(position) in CASTS and len(op.operands):
         source = value_ref(cuts, op.operands[0])
     ref = source if source is not None else ValueRef(position, 0)
+    dtype = getattr(subject.values.get(ref), "dtype", None)
+    if dtype is None:  # not a tensor (an int, a list): no tolerance of its own
+        return None
     try:
-        return DType.of(subject.values.get(ref))
-    except Exception:  # not a tensor: no tolerance of its own
+        return DType.parse(str(dtype))
+    except UnsupportedDTypeError:  # a dtype with no tolerance (complex, quantized)
         return None
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from torch_mlir import ir
@@ -23,12 +24,13 @@ from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import new_context
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
-from harness.errors import InputFileError, NoMiscompileError
+from harness.errors import InputFileError, NoMiscompileError, PipelineConfigError
 from harness.execute.check import flatten_outputs
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
 from harness.execute.levels import SplitPipeline, split_pipeline
 from harness.execute.lowering import run_stage
 from harness.execute.closeness import NumericsResult, Tolerances, compare
+from harness.execute.probe import ProbeOptions
 from harness.execute.reference import (
     ReferenceOptions,
     ReferenceResult,
@@ -37,6 +39,26 @@ from harness.execute.reference import (
 )
 
 from .programs import Cuts, Values
+
+
+class NumericsRun(Protocol):
+    """What the options of every tool over a subject say about its runs (``NumericsBisectOptions``,
+    ``NumericsReduceOptions``, ``RuntimeReduceOptions``): read by :meth:`SubjectOptions.of`."""
+
+    @property
+    def inputs_path(self) -> str | None: ...
+    @property
+    def random(self) -> RandomInputs: ...
+    @property
+    def function(self) -> str | None: ...
+    @property
+    def opt(self) -> str | None: ...
+    @property
+    def tolerances(self) -> Tolerances: ...
+    @property
+    def timeout_s(self) -> float: ...
+    @property
+    def out_dir(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -49,6 +71,14 @@ class SubjectOptions:
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S  # per subprocess
     out_dir: str | None = None          # parent of the unique work folder
+
+    @classmethod
+    def of(cls, pipeline: str, options: NumericsRun) -> SubjectOptions:
+        """The subject's options from a tool's: the one place bisect, one_op and the reducers
+        build them."""
+        return cls(pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
+                   function=options.function, opt=options.opt, tolerances=options.tolerances,
+                   timeout_s=options.timeout_s, out_dir=options.out_dir)
 
 
 @dataclass
@@ -69,6 +99,11 @@ class Subject:
     torch_level: NumericsResult | None      # the contract's outputs against the file's
     work_dir: Path
     options: SubjectOptions
+
+    def probe_options(self) -> ProbeOptions:
+        """How a piece of this subject is lowered (the split's torch-to-linalg part) and judged."""
+        return ProbeOptions(to_linalg=self.split.to_linalg, opt=self.options.opt,
+                            tolerances=self.options.tolerances, timeout_s=self.options.timeout_s)
 
     @property
     def torch_level_changed_values(self) -> bool:
@@ -153,6 +188,6 @@ def pipeline_name(textual: str) -> str:
         try:
             if known.resolve(name) == textual:
                 return name
-        except Exception:  # a pipeline that needs options is no match
+        except PipelineConfigError:  # a pipeline that needs options is no match
             continue
     return textual

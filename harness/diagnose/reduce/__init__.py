@@ -35,7 +35,7 @@ from harness.compiler.runner import RunOptions, check_input, run_pipeline
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
-from .options import DEFAULT_BUDGET_S, DEFAULT_MAX_TRIES, AtFailingPass, ReduceOptions, Strategy
+from .options import AtFailingPass, ReduceOptions, Strategy
 from .session import (
     IRState,
     LineState,
@@ -48,7 +48,7 @@ from .session import (
 from .strategy import SliceToSubject, reduce_ir, reduce_lines
 from .subject import subject_ops
 
-__all__ = ["DEFAULT_BUDGET_S", "DEFAULT_MAX_TRIES", "AtFailingPass", "ReduceOptions", "ReduceResult",
+__all__ = ["AtFailingPass", "ReduceOptions", "ReduceResult",
            "Stopped", "Strategy", "reduce_file"]
 
 _FIRST_TIMEOUT_MIN_S = 60.0

@@ -5,7 +5,7 @@ Every edit keeps the module valid (callers verify it anyway) and keeps what the 
 depend on: a value is only ever replaced by a zero constant of its exact type, or by a new
 argument whose type states its rank and dtype. A stand-in that says less (an unranked or
 non-value tensor, a list, a scalar that may feed a shape) could make the pipeline fail for a
-reason of the reducer's own making, with the same message (issue 18: an "unknown rank" failure
+reason of the reducer's own making, with the same message (an "unknown rank" failure
 in a scripted loop reduced to an argument the reducer had made unranked).
 """
 

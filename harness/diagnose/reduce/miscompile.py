@@ -62,13 +62,12 @@ from .edits import ARG_SOURCE, VALUE_KEY, drop_unused, entry_block, set_arg_sour
 from .session import IRState, Session, Stop, check_output, write_output
 from .strategy import reduce_ir
 
-DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
 
 
 @dataclass(frozen=True)
 class NumericsReduceOptions:
     output_path: str | os.PathLike | None = None  # None: FILE.reduced.mlir beside the input
-    budget_s: float = DEFAULT_BUDGET_S  # wall clock, the localization included
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock, the localization included
     max_tries: int = defaults.REDUCE_MAX_TRIES  # candidates evaluated and run
     inputs_path: str | None = None      # .npz of the arguments; None: random
     random: RandomInputs = RandomInputs()
@@ -137,12 +136,8 @@ def reduce_numerics(path: str | os.PathLike, pipeline: str, *,
     check_output(src, out)
     say = options.progress or (lambda _line: None)
     say("taking the file to the torch backend contract and recording the reference's values")
-    subject = prepare(src, SubjectOptions(
-        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
-        function=options.function, opt=options.opt, tolerances=options.tolerances,
-        timeout_s=options.timeout_s, out_dir=options.out_dir), reference_of_file=False)
-    probe_options = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt,
-                                 tolerances=options.tolerances, timeout_s=options.timeout_s)
+    subject = prepare(src, SubjectOptions.of(pipeline, options), reference_of_file=False)
+    probe_options = subject.probe_options()
     culprit = ""
     try:
         with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
@@ -282,7 +277,7 @@ class NumericsSession(Session):
         func = find_function(module, None, "the candidate")
         ret = single_return(func)
         if ret is None or not len(ret.operands):
-            return False  # a program that returns nothing cannot be run and compared (issue 28)
+            return False  # a program that returns nothing cannot be run and compared
         sources = _arg_sources(func)
         if sources is None or any(s not in self.table for s in sources):
             return False

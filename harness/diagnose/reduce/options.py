@@ -11,10 +11,6 @@ from harness import defaults
 from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
 
-DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
-DEFAULT_MAX_TRIES = defaults.REDUCE_MAX_TRIES
-
-
 class Strategy(ParsableEnum):
     """How candidates are made; ``ReduceResult.mode`` says which one ran."""
 
@@ -24,7 +20,7 @@ class Strategy(ParsableEnum):
 
 class AtFailingPass(ParsableEnum):
     """When to reduce the IR just before the failing pass, through that pass alone, instead of
-    the input through the whole pipeline (issue 28 item 5: TorchScript's object-graph IR barely
+    the input through the whole pipeline (TorchScript's object-graph IR barely
     shrinks through torchscript-to-torch; the function-level IR before its failing pass does)."""
 
     NEVER = "never"
@@ -37,8 +33,8 @@ class ReduceOptions:
     """How long to search and how to run each candidate."""
 
     output_path: str | os.PathLike | None = None  # None: FILE.reduced.mlir beside the input
-    budget_s: float = DEFAULT_BUDGET_S  # wall clock for the whole reduction
-    max_tries: int = DEFAULT_MAX_TRIES  # runs of torch-mlir-opt on candidates
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the whole reduction
+    max_tries: int = defaults.REDUCE_MAX_TRIES  # runs of torch-mlir-opt on candidates
     opt: str | None = None  # torch-mlir-opt binary (runner's default order otherwise)
     try_timeout_s: float | None = None  # None: from the original run's time
     disable_threading: bool = True  # deterministic first error, full crash dumps

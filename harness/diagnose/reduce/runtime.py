@@ -25,7 +25,7 @@ from harness.execute.check import CheckOutcome
 from harness.execute.failure import RuntimeFailure
 from harness.execute.inputs import RandomInputs
 from harness.execute.closeness import Tolerances
-from harness.execute.probe import ProbeOptions, ProbeResult
+from harness.execute.probe import ProbeResult
 from harness.execute.signature import find_function
 from harness.execute.worker import RefBackendWorker
 
@@ -47,12 +47,15 @@ class NoRuntimeFailureError(NoMiscompileError):
 @dataclass(frozen=True)
 class RuntimeReduceOptions:
     output_path: str | os.PathLike | None = None
-    budget_s: float = 60.0              # wall clock
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock
     max_tries: int = defaults.REDUCE_MAX_TRIES
     inputs_path: str | None = None
     random: RandomInputs = RandomInputs()
     function: str | None = None
     opt: str | None = None
+    # What the reference's values are compared with (a runtime failure is not a number: only
+    # the judge of a piece that runs reads them).
+    tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S
     out_dir: str | None = None
     progress: Callable[[str], None] | None = None
@@ -122,16 +125,13 @@ def reduce_runtime(path: str | os.PathLike, pipeline: str, *,
     check_output(src, out)
     say = options.progress or (lambda _line: None)
     say("taking the file to the torch backend contract and recording the reference's values")
-    subject = prepare(src, SubjectOptions(
-        pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
-        function=options.function, opt=options.opt, timeout_s=options.timeout_s,
-        out_dir=options.out_dir), reference_of_file=False)
-    probe = ProbeOptions(to_linalg=subject.split.to_linalg, opt=options.opt, timeout_s=options.timeout_s)
+    subject = prepare(src, SubjectOptions.of(pipeline, options), reference_of_file=False)
+    probe = subject.probe_options()
     program = subject.cuts.build(-1, END)
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         base = NumericsReduceOptions(output_path=out, budget_s=options.budget_s,
                                      max_tries=options.max_tries, opt=options.opt,
-                                     tolerances=Tolerances(), progress=options.progress)
+                                     tolerances=options.tolerances, progress=options.progress)
         session = RuntimeSession(subject.work_dir, out, base, probe, worker, start)
         try:
             state = session.begin(program.text, program.inputs(subject.values))

@@ -1,4 +1,4 @@
-"""One reduced case per distinct failure (issue 28: five missing shape/dtype functions in one
+"""One reduced case per distinct failure (five missing shape/dtype functions in one
 module showed as one bug, the first the pipeline met).
 
 The pipeline stops at its first failure, so the others are found by knocking the found one

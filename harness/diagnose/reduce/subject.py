@@ -1,5 +1,5 @@
 """The subject of a failure: the op of the input that the failure is about, which no reduction
-may remove (issue 28: int-mm's reduced file kept the crash and lost ``torch.aten._int_mm``,
+may remove (int-mm's reduced file kept the crash and lost ``torch.aten._int_mm``,
 which the binary's canonicalize had turned into the ``torch.aten.mm`` that then crashed).
 
 The subject is read off the original run, never off a candidate's:

@@ -39,8 +39,10 @@ Why the binary's path is redacted too: ``repro.sh`` looks for it at run time
 PATH), so on the machine that made the report the recorded binary is found whenever its Python
 (or venv) is on PATH.
 
-This package reads files and records only: no torch, no importer or models (it is the end of
-the data path); the MLIR bindings are used to re-print IR with weights elided.
+The compiler-bug bundle reads files and records only: no torch, no importer or models (it is
+the end of the data path); the MLIR bindings re-print IR with weights elided. The ``--numerics``
+bundles (``miscompile``, ``runtime``) evaluate IR in eager PyTorch through the numerics search,
+so they import torch; importing this package does not.
 """
 
 from .build import make_report, make_reports_each, resolve_pipeline
@@ -50,7 +52,6 @@ from .repro import diagnostic_key, repro_script
 from .result import (
     BUNDLE_FILES,
     CANNOT_RUN_STATUS,
-    DEFAULT_BUDGET_S,
     REPRODUCED_STATUS,
     Findings,
     Refusal,
@@ -62,8 +63,8 @@ from .result import (
 )
 
 __all__ = [
-    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "DEFAULT_BUDGET_S", "REPRODUCED_STATUS", "Findings", "Redactor",
-    "Refusal", "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
+    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
+    "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
     "diagnostic_key", "issue_markdown", "issue_title", "make_report", "make_reports_each", "repro_script",
     "resolve_pipeline",
 ]

@@ -102,7 +102,7 @@ def make_report(path: str | os.PathLike, pipeline: str, *, options: ReportOption
 
 def make_reports_each(path: str | os.PathLike, pipeline: str, *,
                       options: ReportOptions) -> list[ReportResult]:
-    """One bundle per distinct failure of ``path`` (issue 28: five missing shape functions in one
+    """One bundle per distinct failure of ``path`` (five missing shape functions in one
     module showed as one bug, the first the pipeline met): each failure's bundle is made from the
     module it is met in, the failures before it knocked out (``reduce.split``), in that order."""
     src = Path(path)
@@ -261,7 +261,7 @@ class _Reduction:
     ops_before: int | None
     ops_after: int | None
     # The pipeline reduced.mlir fails: the user's, or the failing pass alone when the reducer
-    # cut object-graph IR at that pass (issue 28 item 5).
+    # cut object-graph IR at that pass.
     pipeline: str = ""
 
     def summary(self, diagnosis: Diagnosis | None) -> str:

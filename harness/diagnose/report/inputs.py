@@ -83,7 +83,7 @@ def _strip_comment_lines(dest: Path, textual: str, original: RunRecord, *, opt: 
                          options: RunOptions) -> tuple[RunRecord, str] | None:
     """``dest`` without its comment-only lines, and its run, when it has some and the failure
     stays the same without them; else None and ``dest`` as it was. A file of 200 MB of
-    comments made a 209 MB input.mlir (issue 26). Streams line by line; costs one run."""
+    comments made a 209 MB input.mlir. Streams line by line; costs one run."""
     kept = dest.with_name(f".{dest.name}.with-comments")
     os.replace(dest, kept)
     dropped = lines = 0
@@ -184,7 +184,7 @@ def print_through_bindings(src: Path, dest: Path, *, elide: bool, bytecode: bool
 def print_through_opt(src: Path, dest: Path, *, opt: str, timeout_s: float) -> bool:
     """Re-prints a text file without resources, its large inline literals elided, by
     torch-mlir-opt: a 100 MB literal costs the bindings twice its size in this process, the
-    binary no more than a run of the file does (issue 15)."""
+    binary no more than a run of the file does."""
     extra = [f"--mlir-elide-elementsattrs-if-larger={ELIDE_LITERALS_OVER_ELEMENTS:d}"]
     if file_contains(src, b"loc("):
         extra.append("--mlir-print-debuginfo")

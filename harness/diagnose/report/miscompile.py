@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 MISCOMPILE_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
-RECORD_FORMAT = "harness.miscompile-report/1"
+RECORD_SCHEMA = "harness.miscompile-report/1"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,7 +69,7 @@ class NumericsReportOptions:
     tolerances: Tolerances = Tolerances()
     redact: bool = True
     reduce: bool = True               # False: the chain the localization cut out, not reduced
-    budget_s: float = 60.0
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the reduction
     timeout_s: float = defaults.TIMEOUT_S
     progress: Callable[[str], None] | None = None
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks
@@ -197,7 +197,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
                             options.search_upstream, say))
     heading = title(findings)
     fault = bisected.blame.fault.value if bisected.blame else "undetermined"
-    record_json = {"format": RECORD_FORMAT, "title": heading, "input": str(src), "pipeline": pipeline,
+    record_json = {"schema": RECORD_SCHEMA, "title": heading, "input": str(src), "pipeline": pipeline,
                    "fault": fault, "culprit": reduced.culprit,
                    "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo,
                    "versions": collect_versions(exe),

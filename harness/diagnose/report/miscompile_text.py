@@ -1,5 +1,5 @@
-"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``), repro.sh
-(``templates/miscompile-repro.sh.in``) and the title.
+"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``) and the title
+(repro.sh and repro.py are ``standalone.py``'s, as for the run-time failure bundle).
 
 As for a failure's bundle, everything from the input or the machine is redacted first, then
 quoted for markdown (``markdown.py``).
@@ -17,7 +17,7 @@ from harness import versions as versions_module
 from harness.compiler.binary import OptBinary
 
 from ..numerics import NumericsBisectResult
-from ..numerics.blame import Fault
+from ..numerics.blame import ChoiceKind, Fault
 from ..numerics.result import render_frame
 from ..reduce.miscompile import NumericsReduceResult
 from . import markdown as md
@@ -59,7 +59,7 @@ class MiscompileFindings:
 def culprit_pass(bisected: NumericsBisectResult) -> str:
     """The RefBackend pass whose removal makes the values right ("" when none)."""
     blame = bisected.blame
-    if blame is not None and blame.fixes and blame.fixes[0].kind == "drop-refbackend-pass":
+    if blame is not None and blame.fixes and blame.fixes[0].kind is ChoiceKind.DROP_REFBACKEND_PASS:
         return _bare(blame.fixes[0].what)
     return ""
 
@@ -85,7 +85,7 @@ def title(f: MiscompileFindings) -> str:
     culprit = ""
     if blame is not None and blame.fixes:
         fix = blame.fixes[0]
-        culprit = f"'s {_bare(fix.what)}" if fix.kind == "drop-refbackend-pass" else ""
+        culprit = f"'s {_bare(fix.what)}" if fix.kind is ChoiceKind.DROP_REFBACKEND_PASS else ""
     text = (f"Miscompile: {chain}: wrong values through {f.reduced.piece_pipeline} and the "
             f"RefBackend{culprit}")
     prefix = TITLE_PREFIX + (f"[{f.verdict.label}] " if f.verdict.label else "")

@@ -13,7 +13,6 @@ from harness import defaults
 from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
-from harness.compiler.runner import DEFAULT_TIMEOUT_S
 from harness.enums import ParsableEnum as Parsable  # the closed-set base, one for all
 
 from ..bisect import BisectResult
@@ -22,8 +21,7 @@ from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
 from .sections import PortEvidence, Provenance, Verdict
 
-DEFAULT_BUDGET_S = defaults.REDUCE_BUDGET_S
-REPORT_FORMAT = 1
+REPORT_SCHEMA = "harness.report/1"
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
 # repro.sh's exit status when the bug reproduces; 0 when it does not; CANNOT_RUN_STATUS when it
 # could not tell (no binary, no Python with the harness, no temp folder): neither verdict, so a
@@ -71,13 +69,13 @@ class ReportOptions:
     keep_weights: bool = False            # input.mlir keeps resource blobs
     redact: bool = True                   # home, user name, absolute paths
     reduce: bool = True                   # False: no reduced.mlir, repro.sh runs input.mlir
-    budget_s: float = DEFAULT_BUDGET_S    # wall clock for the reduction
-    timeout_s: float = DEFAULT_TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
+    budget_s: float = defaults.REDUCE_BUDGET_S  # wall clock for the reduction
+    timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run (a hang's report needs less)
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
-    # TorchScript object-graph input is reduced at its failing pass (issue 28 item 5): its own
+    # TorchScript object-graph input is reduced at its failing pass: its own
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
     at_failing_pass: str = "object-graph"
 
@@ -175,10 +173,10 @@ class ReportSummary:
     versions: dict[str, str]
     self_check: SelfCheck
     notes: list[str]
-    format: int = REPORT_FORMAT
+    schema: str = REPORT_SCHEMA
 
     def to_json(self) -> dict:
-        return {"format": self.format, "title": self.title, "signature": self.signature,
+        return {"schema": self.schema, "title": self.title, "signature": self.signature,
                 "outcome": self.outcome.value, "input": self.input, "pipeline": self.pipeline,
                 "pipeline_as_given": self.pipeline_as_given, "weights": self.weights.value,
                 "redacted": self.redacted, "versions": dict(self.versions),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -38,14 +39,17 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import ReproCheck, run_repro
 from .result import REPRODUCED_STATUS
-from .sections import root_cause, section_values, verdict_for, with_evidence
+from .sections import Provenance, Verdict, root_cause, section_values, verdict_for, with_evidence
 from .standalone import ReproKind, write_standalone
 from .template import render
 from .versions import versions_markdown
 
 RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
-RECORD_FORMAT = "harness.runtime-failure-report/1"
+RECORD_SCHEMA = "harness.runtime-failure-report/1"
+#: record.json's and --json's "kind" (ReproKind.RUNTIME's bundle; the bundles in reports/upstream/
+#: carry this spelling, so it stays).
+RECORD_KIND = "runtime-failure"
 TITLE_PREFIX = "[torch-mlir] "
 INLINE_MAX_CHARS = 12_000
 
@@ -62,7 +66,7 @@ class RuntimeReportResult:
     ops_before: int
     ops_after: int
     self_check: ReproCheck
-    kind: str = "runtime-failure"
+    kind: str = RECORD_KIND
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -88,8 +92,39 @@ class RuntimeReportResult:
         return d
 
 
-def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir: Path,
-                         options, say) -> RuntimeReportResult:
+@dataclass(frozen=True, kw_only=True)
+class RuntimeFindings:
+    """What the run-time failure bundle's issue.md and record.json are written from (this
+    kind's ``MiscompileFindings``): built once, after the runs, and never changed."""
+
+    src: Path                        # the user's file
+    pipeline: str                    # as given
+    reduced: RuntimeReduceResult
+    heading: str                     # the issue's title
+    where: str                       # the torch op whose lowering put the failing check there, or ""
+    check: ReproCheck                # the bundle's self-check
+    exe: OptBinary
+    verdict: Verdict                 # the upstream catalog's matches
+    notes: tuple[str, ...]
+    shapes: tuple[str, ...]          # inputs.npz's arrays, one markdown item each
+    report_command: str              # the command that wrote the bundle (paths cut to names)
+    redacted: bool
+    reduced_text: str
+    linalg_text: str
+    provenance: Provenance = Provenance()
+
+    def record(self) -> dict:
+        """record.json (before redaction)."""
+        return {"schema": RECORD_SCHEMA, "kind": RECORD_KIND, "title": self.heading,
+                "input": str(self.src), "pipeline": self.pipeline,
+                "failure": self.reduced.failure.to_json(), "where": self.where or "undetermined",
+                "versions": collect_versions(self.exe), "triage": self.verdict.verdict,
+                "target_repo": self.verdict.target_repo, "reduce": self.reduced.to_json(),
+                "self_check": self.check.to_json(), "notes": list(self.notes)}
+
+
+def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Path,
+                         out_dir: Path, options, say: Callable[[str], None]) -> RuntimeReportResult:
     """The bundle in ``staging``, published under ``out_dir``; ``options`` are the
     ``NumericsReportOptions`` of the report."""
     say(f"the code fails at run time; reducing it (budget {options.budget_s:g} s)")
@@ -128,22 +163,15 @@ def build_runtime_report(src: Path, pipeline: str, exe, staging: Path, scratch: 
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
-    record_json = {"format": RECORD_FORMAT, "kind": "runtime-failure", "title": heading,
-                   "input": str(src), "pipeline": pipeline, "failure": reduced.failure.to_json(),
-                   "where": where or "undetermined", "versions": collect_versions(exe),
-                   "triage": verdict.verdict, "target_repo": verdict.target_repo,
-                   "reduce": reduced.to_json(), "self_check": check.to_json(), "notes": notes}
-    bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
     with np.load(staging / "inputs.npz") as npz:
-        shapes = [f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files]
+        shapes = tuple(f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files)
     findings = RuntimeFindings(
-        reduced=reduced, heading=heading, where=where, check=check, exe=exe, notes=tuple(notes),
-        shapes=tuple(shapes), report_command=report_command, redacted=options.redact,
-        reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
-        sections=section_values(verdict, _root_cause(reduced.failure, where),
-                                with_evidence(options.provenance, options.port_evidence,
-                                              list(reduced.computing_ops)),
-                                src.name, md.code))
+        src=src, pipeline=pipeline, reduced=reduced, heading=heading, where=where, check=check,
+        exe=exe, verdict=verdict, notes=tuple(notes), shapes=shapes, report_command=report_command,
+        redacted=options.redact, reduced_text=(staging / "reduced.mlir").read_text(),
+        linalg_text=linalg.read_text(),
+        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)))
+    bundle.write_text(staging / "record.json", json.dumps(redactor.json(findings.record()), indent=2) + "\n")
     bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
@@ -217,28 +245,11 @@ def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
     return TITLE_PREFIX + (f"[{label}] " if label else "") + text[:150]
 
 
-@dataclass(frozen=True)
-class RuntimeFindings:
-    """What a run-time failure's issue.md says, gathered once (as ``Findings`` is for a compile
-    failure and ``MiscompileFindings`` for wrong values)."""
-
-    reduced: RuntimeReduceResult
-    heading: str                  # the issue's title
-    where: str                    # the torch op whose lowering put the failing check there, or ""
-    check: ReproCheck             # repro.sh run when the bundle was written
-    exe: OptBinary
-    notes: tuple[str, ...]
-    shapes: tuple[str, ...]       # one markdown line per input of inputs.npz
-    report_command: str           # the command that makes this bundle again
-    redacted: bool
-    reduced_text: str             # reduced.mlir
-    linalg_text: str              # reduced.linalg.mlir
-    sections: dict[str, str]      # the maintainer sections (section_values)
-
-
 def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
+    reduced, where, check = findings.reduced, findings.where, findings.check
+    sections = section_values(findings.verdict, _root_cause(reduced.failure, where),
+                              findings.provenance, findings.src.name, md.code)
     packages = versions_module.installed()
-    reduced, where, check, notes = findings.reduced, findings.where, findings.check, findings.notes
     f = reduced.failure
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
         what = (f"The module lowers without an error, but the RefBackend's ExecutionEngine cannot "
@@ -286,8 +297,9 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
         "REPRO_OUTPUT": md.fence(r.text(check.repro_output)) if check.repro_output else "",
         "REDACTION": ("Paths are redacted: `~` is the home folder, `<path>/NAME` any other folder, "
                       "`<user>` the user name.") if findings.redacted else "",
-        "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in notes) if notes else "",
-        **{k: r.text(v) for k, v in findings.sections.items()},
+        "NOTES": ("## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in findings.notes)
+                  if findings.notes else ""),
+        **{k: r.text(v) for k, v in sections.items()},
     })
 
 
@@ -297,4 +309,4 @@ def _inline(text: str, name: str) -> str:
     return md.fence(text, "mlir")
 
 
-__all__ = ["RUNTIME_FILES", "RuntimeReportResult", "build_runtime_report", "locate"]
+__all__ = ["RUNTIME_FILES", "RuntimeFindings", "RuntimeReportResult", "build_runtime_report", "locate"]

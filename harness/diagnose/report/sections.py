@@ -1,4 +1,4 @@
-"""The issue.md sections a torch-mlir maintainer triages by (issue 28): Root cause, Reproduces
+"""The issue.md sections a torch-mlir maintainer triages by: Root cause, Reproduces
 through, Blocks, Upstream; and the triage label (``known #N``, ``by design``) from the catalog
 of known upstream reports (``harness.knowledge.upstream``).
 

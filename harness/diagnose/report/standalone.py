@@ -1,7 +1,7 @@
 """repro.py (``templates/repro.py.in``): a bundle's reproducer that needs only torch, numpy and
 the torch-mlir wheel (its MLIR Python bindings, PassManager and ExecutionEngine), no harness.
 
-Issue 28: a maintainer triages with ``pip install torch torch-mlir`` and upstream's source; a
+Why: a maintainer triages with ``pip install torch torch-mlir`` and upstream's source; a
 repro.sh that calls ``python -m harness check`` reproduces nothing for them. So the script
 embeds what it needs:
 

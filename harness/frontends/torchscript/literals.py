@@ -79,7 +79,7 @@ class TensorLiterals:
 
     def _make(self, tensor: torch.Tensor, name_hint: str, where: str) -> ir.Attribute:
         context = f"tensor literal '{name_hint}'" + (f" of {where}" if where else "")
-        if tensor.is_meta:  # issue 15, item 11: torch's own error names no parameter
+        if tensor.is_meta:  # torch's own error names no parameter
             raise MetaTensorError(name_hint, context)
         if tensor.layout != torch.strided:
             raise UnsupportedTypeError(

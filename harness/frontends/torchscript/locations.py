@@ -30,6 +30,8 @@ from functools import lru_cache
 import torch
 from torch_mlir import ir
 
+from harness.compiler.locations import SourceLocation
+
 _TRAILING_LOC = re.compile(r"#\s+(?P<file>.+?):(?P<line>\d+):(?P<col>\d+)\s*$")
 _SCRIPT_RANGE = re.compile(r'\s*File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _TRACE_FRAME = re.compile(r"^(?P<file>.+)\((?P<line>\d+)\): (?P<function>.*)$")
@@ -46,32 +48,20 @@ _TRACER_DIR = "/torch/jit/"
 CALL_KINDS = frozenset({"prim::CallMethod", "prim::CallFunction"})
 
 
-@dataclass(frozen=True)
-class Frame:
-    """One source position; ``col`` is 0 where the source gives none (traced frames)."""
-
-    file: str
-    line: int
-    col: int = 0
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-
-def _scripted_frame(node: torch._C.Node, text: str) -> Frame | None:
+def _scripted_frame(node: torch._C.Node, text: str) -> SourceLocation | None:
     head = str(node).split("\n", 1)[0]
     m = _TRAILING_LOC.search(head)
     if m:
-        return Frame(m.group("file"), int(m.group("line")), int(m.group("col")))
+        return SourceLocation(m.group("file"), int(m.group("line")), int(m.group("col")))
     m = _SCRIPT_RANGE.match(text)
-    return Frame(m.group("file"), int(m.group("line"))) if m else None
+    return SourceLocation(m.group("file"), int(m.group("line"))) if m else None
 
 
 @lru_cache(maxsize=4096)
-def traced_frames(text: str) -> tuple[Frame, ...]:
+def traced_frames(text: str) -> tuple[SourceLocation, ...]:
     """The model's frames of a tracer-recorded stack, innermost first (cached: the ops of one
     source line share one stack text)."""
-    frames: list[Frame] = []
+    frames: list[SourceLocation] = []
     for line in text.splitlines():
         m = _TRACE_FRAME.match(line.strip())
         if not m:
@@ -81,11 +71,11 @@ def traced_frames(text: str) -> tuple[Frame, ...]:
             break
         if file.replace("\\", "/").endswith(_MODULE_DISPATCH_SUFFIX):
             continue
-        frames.append(Frame(file, int(m.group("line"))))
+        frames.append(SourceLocation(file, int(m.group("line"))))
     return tuple(frames)
 
 
-def node_frames(node: torch._C.Node) -> tuple[Frame, ...]:
+def node_frames(node: torch._C.Node) -> tuple[SourceLocation, ...]:
     """The node's source frames, innermost first; empty when it has no source range."""
     try:
         text = cast(str, node.sourceRange())  # the binding returns the text (the .pyi: a SourceRange)
@@ -116,17 +106,17 @@ class LocationFactory:
     def __init__(self, context: ir.Context):
         self.context = context
         self.unknown = ir.Location.unknown(context)
-        self._files: dict[Frame, ir.Location] = {}
+        self._files: dict[SourceLocation, ir.Location] = {}
         self._chains: dict[tuple, ir.Location] = {}
 
-    def _file(self, frame: Frame) -> ir.Location:
+    def _file(self, frame: SourceLocation) -> ir.Location:
         loc = self._files.get(frame)
         if loc is None:
             loc = ir.Location.file(frame.file, frame.line, frame.col, self.context)
             self._files[frame] = loc
         return loc
 
-    def chain(self, frames: tuple[Frame, ...], name: str | None = None) -> ir.Location | None:
+    def chain(self, frames: tuple[SourceLocation, ...], name: str | None = None) -> ir.Location | None:
         """``callsite(name(innermost) at ... at outermost)``; None for no frames."""
         if not frames:
             return None

@@ -1,6 +1,6 @@
 """Writes the raw TorchScript IR of ResNet18's tail, imported by the project's importer, with its
 debug locations (the Python line of each op): torch.mm(torch.flatten(F.adaptive_avg_pool2d(x,
-(1, 1)), 1), w), x 1x8x7x7, w 8x3 (issue 19)."""
+(1, 1)), 1), w), x 1x8x7x7, w 8x3."""
 
 import sys
 

@@ -1,0 +1,47 @@
+"""The sweep reads a port record's closed sets as enums (``is``), not as strings: a record read
+back from its JSON gives the same answers as the one built in memory."""
+
+from __future__ import annotations
+
+import json
+
+from harness.port.record import (
+    FrontendPort,
+    InputSetName,
+    NumericsCheck,
+    PortOutcome,
+    PortRecord,
+    PortStage,
+    StageRecord,
+    VariantRecord,
+)
+from harness.sweep.runner import _summary, check_inputs, torch_ir
+
+
+def _record() -> PortRecord:
+    fails = FrontendPort("torchscript", "fails", failed_stage=PortStage.TORCH_TO_LINALG)
+    fails.stages = [StageRecord(PortStage.TRACE, True, 1.0, output="a.pt"),
+                    StageRecord(PortStage.TORCHSCRIPT_TO_TORCH, True, 1.0, output="torch.mlir"),
+                    StageRecord(PortStage.TORCH_TO_LINALG, False, 1.0, "legalization-failure")]
+    fixed = FrontendPort("fx", "numerics-mismatch")
+    fixed.fixes = [{"fix": "a", "outcome": "rolled-back", "output_path": "no.mlir"},
+                   {"fix": "b", "outcome": "kept", "output_path": "fixed.mlir"}]
+    fixed.numerics = [NumericsCheck(InputSetName.TRACED, "", PortOutcome.VERIFIED, 0.0, 0.0,
+                                    inputs_file="t.npz"),
+                      NumericsCheck(InputSetName.SECOND, "", PortOutcome.NUMERICS_MISMATCH, 1.0, 1.0,
+                                    inputs_file="s.npz")]
+    variant = VariantRecord("stock", "gpt2", ports=[fails, fixed])
+    return PortRecord(model="gpt2", source="type", model_type="gpt2", variants=[variant])
+
+
+def test_built_and_read_back_records_read_the_same():
+    built = _record()
+    read = PortRecord.from_json(json.loads(json.dumps(built.to_json())))
+    for record in (built, read):
+        fails, fixed = record.variants[0].ports
+        assert torch_ir(fails) == "torch.mlir"     # the output of the stage before torch-to-linalg
+        assert torch_ir(fixed) == "fixed.mlir"     # the last kept fix's output
+        assert check_inputs(fixed) == ("s.npz", None)  # the mismatched set first
+        words, ok = _summary(record, {"gpt2.fx": "numerics-mismatch"})
+        assert words == "torchscript fails at torch-to-linalg, fx miscompile (op-level check)"
+        assert not ok
