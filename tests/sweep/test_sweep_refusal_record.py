@@ -6,16 +6,14 @@ written (a port that died first)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
+
+from support import harness
 
 from harness.errors import ERROR_PREFIX, UnsupportedModelError
 from harness.port.record import PortRecord
 from harness.sweep.records import UNSUPPORTED
 from harness.sweep.runner import SweepOptions, recorded_refusal, run_failure
 
-ROOT = Path(__file__).resolve().parent.parent
 REFUSAL = str(UnsupportedModelError("bark", "BarkModel.forward names no inputs"))
 
 
@@ -26,9 +24,8 @@ def _refused_record() -> str:
 
 def test_the_port_writes_its_refusal_in_the_record(tmp_path):
     record = tmp_path / "bark.json"
-    proc = subprocess.run([sys.executable, "-m", "harness", "--no-progress", "port", "bark",
-                           "--json", str(record), "--out", str(tmp_path / "out"), "--no-numerics"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    proc = harness("--no-progress", "port", "bark", "--json", record, "--out", tmp_path / "out",
+                   "--no-numerics")
     assert proc.returncode == UnsupportedModelError.exit_code, proc.stderr
     read = PortRecord.read(record)
     assert read.unsupported.startswith("cannot drive model 'bark': BarkModel.forward names no inputs")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "harness"
+from support import ROOT
+
+PACKAGE = ROOT / "harness"
 SPELLED = re.compile(r"""["']harness[.-][a-z-]+/\d+["']""")
 RIGHT = re.compile(r"""["']harness\.[a-z-]+/\d+["']""")
 
