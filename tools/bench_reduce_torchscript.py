@@ -10,11 +10,16 @@ Target: <= 20 ops within 60 s for fnet and longformer.
 
     python tools/bench_reduce_torchscript.py                  # fnet and longformer
     python tools/bench_reduce_torchscript.py fnet
+    python tools/bench_reduce_torchscript.py longformer --ir longformer=PATH  # reuse a port's IR
+
+The load average is printed with each line: on the shared 2-core machine wall time follows the
+load (CPU seconds do not).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import subprocess
@@ -56,12 +61,16 @@ def main() -> int:
     parser.add_argument("models", nargs="*", default=list(MODELS))
     parser.add_argument("--budget-s", type=float, default=TARGET_S)
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--ir", action="append", default=[], metavar="MODEL=PATH",
+                        help="the object-graph IR of MODEL (a port's MODEL.torch.mlir) instead of "
+                             "porting it again (repeatable)")
     args = parser.parse_args()
+    given = dict(item.split("=", 1) for item in args.ir)
     workdir = Path(tempfile.mkdtemp(prefix="bench-reduce-ts-"))
     ok = True
     try:
         for model in args.models:
-            src = build_input(model, workdir / model)
+            src = Path(given[model]) if model in given else build_input(model, workdir / model)
             out = workdir / f"{model}.reduced.mlir"
             start, cpu = time.monotonic(), cpu_s()
             result = reduce_file(src, "torchscript-to-torch", options=ReduceOptions(
@@ -73,7 +82,8 @@ def main() -> int:
             ok &= met
             print(f"{model}: {result.summary()}; {wall:.1f} s wall, {used:.1f} s CPU; "
                   f"re-run {'fails the same' if same else 'DIFFERS: ' + str(again.signature)}; "
-                  f"target <= {TARGET_OPS} ops in <= {TARGET_S:g} s: {'met' if met else 'NOT met'}")
+                  f"target <= {TARGET_OPS} ops in <= {TARGET_S:g} s: {'met' if met else 'NOT met'}; "
+                  f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
         if args.keep:
             print(f"work folder: {workdir}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import defaults
 
-from ..errors import HarnessError
+from ..errors import HarnessError, UsageError
 from . import numerics
 from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded,
                      progress, reproduce, say, textual_pipeline, tool_opt)
@@ -115,18 +115,31 @@ def cmd_reduce(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.numerics and args.module:
+        raise UsageError("--module tries the FX path against a failure of the pipeline; a "
+                         "--numerics report takes --reproduces-through instead.")
     if args.numerics:
         return numerics.cmd_report_numerics(args)
     numerics.numerics_options(args)
     from ..diagnose.report import Refusal, ReportOptions, make_report, make_reports_each
 
     say_progress = None if args.json else progress(args)
+    fx_try = None
+    if args.module:
+        if args.reproduces_through:
+            raise UsageError("--module and --reproduces-through both say which frontends reach "
+                             "the failure: give --module to have the report try the FX path, "
+                             "or --reproduces-through to state what a port showed.")
+        from ..port.fx_try import try_fx
+
+        fx_try = try_fx(args.module, args.pipeline, opt=args.opt, timeout_s=args.timeout,
+                        say=say_progress or (lambda _line: None))
     options = ReportOptions(
         out_dir=args.out, opt=args.opt, driver=args.driver, keep_weights=args.keep_weights,
         redact=not args.no_redact, reduce=not args.no_reduce, budget_s=args.budget_s,
         timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
         provenance=numerics.provenance_of(args),
-        port_evidence=numerics.port_evidence(args.port_record),
+        port_evidence=numerics.port_evidence(args.port_record), fx_try=fx_try,
         **({"at_failing_pass": args.at_failing_pass} if args.at_failing_pass else {}))
     try:
         if args.each:
@@ -275,6 +288,11 @@ def _register_report(sub) -> None:
     p.add_argument("--reproduces-through", choices=["torchscript-only", "fx-only", "both"],
                    help="the frontends that reach it, when a port of the PyTorch source showed it "
                         "(default: not determined for a bare IR file)")
+    p.add_argument("--module", metavar="FILE.py:CLASS",
+                   help="the PyTorch source of the IR: the report tries the FX path itself "
+                        "(torch.export + fx_importer, then the stages to where --pipeline ends) "
+                        "and says in Reproduces through whether FX hits the same failure; FILE "
+                        "defines CLASS (built with no arguments) and example_inputs()")
     numerics.numerics_flags(p, "a miscompile bundle instead: the reduced IR that lowers and runs but "
                                "computes wrong values, its inputs and expected values (.npz), and a "
                                "repro.sh that exits 1 exactly when the numbers are wrong")

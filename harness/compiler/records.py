@@ -129,8 +129,9 @@ class RunRecord:
                 return Signature(self.outcome, op=illegal[0])
         first = self.first_error()
         # The backend contract names no op in its message, only in the "see current operation"
-        # note: the op is what tells one such gap from another (and what a title must say).
-        op = first.op if first is not None and first.message.startswith(BACKEND_ILLEGAL) else ""
+        # note: the op is what tells one such gap from another (and what a title must say), for
+        # an illegal op and for a result of unknown rank or dtype alike.
+        op = op_label(first.op, first) if first is not None and names_no_op(first.message) else ""
         return Signature(self.outcome, op=op, signal=self.signal,
                          message=drop_ssa_names(first.message) if first else "")
 
@@ -223,6 +224,16 @@ _DIAG_NOLOC = re.compile(
 _NOTE_OP = "see current operation: "
 #: torch-lower-to-backend-contract's error for an op no pass lowered or decomposed.
 BACKEND_ILLEGAL = "found an op that was marked as backend illegal"
+#: its errors for a type (unknown rank, unknown dtype, non-value tensor), on the op that makes it.
+BACKEND_CONTRACT = "unsupported by backend contract: "
+_NAMES_ITS_OP = "unsupported by backend contract: Unimplemented operator"
+
+
+def names_no_op(message: str) -> bool:
+    """A backend-contract error whose message does not name the op it is about (the op is in
+    its "see current operation" note): an illegal op, a tensor of unknown rank or dtype."""
+    return message.startswith(BACKEND_ILLEGAL) or (
+        message.startswith(BACKEND_CONTRACT) and not message.startswith(_NAMES_ITS_OP))
 
 
 def parse_diagnostics(stderr: str) -> list[Diagnostic]:

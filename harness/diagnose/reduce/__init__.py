@@ -21,6 +21,7 @@ best file so far is written atomically after every step, so a spent budget loses
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass, replace
@@ -30,13 +31,14 @@ from harness import defaults
 from harness.compiler import pipelines
 from harness.compiler.irfile import unique_dir
 from harness.compiler.mlir import count_ops, is_bytecode
-from harness.compiler.records import RunRecord
+from harness.compiler.records import BACKEND_CONTRACT, BACKEND_ILLEGAL, RunRecord
 from harness.compiler.runner import RunOptions, check_input, run_pipeline
 from harness.errors import InputFileError, NothingToReduceError
 
 from .edits import parse_input
 from .options import AtFailingPass, ReduceOptions, Strategy
 from .session import (
+    Failure,
     IRState,
     LineState,
     Session,
@@ -162,26 +164,40 @@ def _reduce_at_failing_pass(src: Path, raw: bytes, pipeline: str, textual: str, 
                             options: ReduceOptions, start: float) -> ReduceResult | None:
     """The IR just before the failing pass (bisect: MLIR's local crash reproducer), reduced
     through that pass alone; None when bisect names no pass whose replay fails the same way."""
-    from ..bisect import bisect  # tools.bisect never imports the reducer
+    from ..bisect import BisectResult, bisect  # tools.bisect never imports the reducer
 
     workdir = unique_dir("reduce-bisect-")
     try:
         # The input's own run is bisect's first: a big model's may take minutes on a busy
         # machine, and cut short it proves nothing, so it gets the runs' own timeout.
-        found = bisect(src, textual, opt=options.opt, out_dir=workdir,
-                       timeout_s=options.try_timeout_s or defaults.TIMEOUT_S, blockers=False)
+        found: _AtPass | BisectResult | None = _at_contract(src, textual, options, workdir)
+        if found is None:
+            # A diagnosed failure is not replayed by bisect: the pass alone on the IR before it
+            # costs as much as the whole pipeline on a big model; the candidates replay it.
+            found = bisect(src, textual, opt=options.opt, out_dir=workdir,
+                           timeout_s=options.try_timeout_s or defaults.TIMEOUT_S, blockers=False,
+                           replay=False)
         if found.first is not None and found.first.ok:
             raise NothingToReduceError(str(src), pipeline)
         single = found.failing_pass_pipeline
-        if not (found.reproduced and found.pre_pass_ir and single and found.replay is not None) \
-                or single == textual:
+        if not (found.pre_pass_ir and single and found.first is not None) or single == textual:
             return None
+        if found.replay is not None:  # a crash or a hang: bisect replayed it
+            if not found.reproduced:
+                return None
+            original = found.replay
+        else:  # run 1's diagnostics stand for the replay's until a candidate fails alike
+            original = replace(found.first, pipeline=pipelines.default().resolve(single),
+                               input_path=found.pre_pass_ir)
         # What bisect left of the budget, and at least a quarter of it: the subject's slice, the
         # first candidates, is what makes a big input small.
         left = options.budget_s - (time.monotonic() - start)
-        result = reduce_file(found.pre_pass_ir, single, options=replace(
-            options, at_failing_pass=AtFailingPass.NEVER, output_path=out, original=found.replay,
-            budget_s=max(left, options.budget_s / 4)))
+        staged = replace(options, at_failing_pass=AtFailingPass.NEVER, output_path=out,
+                         original=original, budget_s=max(left, options.budget_s / 4))
+        result = reduce_file(found.pre_pass_ir, single, options=staged)
+        if found.replay is None and result.kept == 0 and not _replays(found.pre_pass_ir, single,
+                                                                     original, staged):
+            return None  # the pass alone does not fail as run 1 did: reduce the whole pipeline
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     parsed = parse_input(raw, str(src))
@@ -193,6 +209,65 @@ def _reduce_at_failing_pass(src: Path, raw: bytes, pipeline: str, textual: str, 
     result.input_path, result.pipeline = str(src), pipeline
     result.elapsed_s = time.monotonic() - start
     return result
+
+
+CONTRACT_PASS = "torch-lower-to-backend-contract"
+# The pass itself and torch-mlir's pipelines that end in it (Passes.cpp; the dynamo export
+# pipeline does not run it).
+_REACH_CONTRACT = (CONTRACT_PASS, "torchscript-module-to-torch-backend-pipeline",
+                   "torch-function-to-torch-backend-pipeline")
+_DUMP_HEADER = re.compile(r"^// -----// IR Dump Before \S+: (?P<pass>.+?) //----- //\n")
+
+
+@dataclass
+class _AtPass:
+    """Where a failure's pass is and the IR before it (bisect's result, or ``_at_contract``'s)."""
+
+    first: RunRecord
+    failing_pass: str
+    failing_pass_pipeline: str
+    pre_pass_ir: str
+    replay: RunRecord | None = None
+    reproduced: bool = False
+
+
+def _dump_index(path: Path) -> int:
+    """MLIR's tree dump names files ``N_PASS.mlir`` in the order the passes ran."""
+    head = path.name.split("_", 1)[0]
+    return int(head) if head.isdigit() else -1
+
+
+def _at_contract(src: Path, textual: str, options: ReduceOptions, workdir: Path) -> _AtPass | None:
+    """A backend-contract failure (TorchScript's usual one) found in one plain run: the IR
+    MLIR prints before torch-lower-to-backend-contract is the IR before the failing pass.
+    Bisect's local reproducer snapshots the module before every pass instead, which on
+    longformer's 4,034 ops costs 13.1 s CPU against this run's 4.4 s. None when the run does
+    not end in a contract error after that dump: bisect then finds the pass."""
+    if not any(name in textual for name in _REACH_CONTRACT):
+        return None  # the pipeline never runs the contract pass: no run to spend
+    tree = workdir / "before"
+    record = run_pipeline(src, textual, opt=options.opt, options=RunOptions(
+        timeout_s=options.try_timeout_s or defaults.TIMEOUT_S,
+        extra_args=(f"-mlir-print-ir-before={CONTRACT_PASS}", f"--mlir-print-ir-tree-dir={tree}",
+                    "--mlir-print-debuginfo")))
+    first = record.first_error()
+    dumps = sorted(tree.glob(f"*/*_{CONTRACT_PASS}.mlir"), key=_dump_index)
+    if record.ok or record.outcome.is_crash or first is None or not dumps \
+            or not first.message.startswith((BACKEND_ILLEGAL, BACKEND_CONTRACT)):
+        return None
+    text = dumps[-1].read_text(errors="replace")
+    header = _DUMP_HEADER.match(text)
+    if header is None:
+        return None
+    pre_ir = workdir / f"before-{CONTRACT_PASS}.mlir"
+    pre_ir.write_text(text[header.end():])
+    return _AtPass(record, CONTRACT_PASS, f"builtin.module({header.group('pass')})", str(pre_ir))
+
+
+def _replays(pre_pass_ir: str, single: str, original: RunRecord, options: ReduceOptions) -> bool:
+    """The failing pass alone fails on the IR before it as the whole pipeline did (run 1)."""
+    replay = run_pipeline(pre_pass_ir, single, opt=options.opt, options=_run_options(options))
+    return Failure.of(replay) == Failure.of(original)
 
 
 def _first_timeout(options: ReduceOptions) -> float:

@@ -52,7 +52,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproKind, ReproPy, write_pass_repro
-from .sections import Verdict, root_cause, search_upstream, triage, with_evidence
+from .sections import Verdict, root_cause, search_upstream, triage, with_evidence, with_fx_try
 from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult, SelfCheck
 from .versions import binary_versions
 
@@ -197,9 +197,10 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
         blocker_reproducer=cut.blocker_reproducer, single_pass=single,
-        provenance=with_evidence(options.provenance, options.port_evidence,
-                                 [diagnosis.op if diagnosis else "", diagnosis.reported if diagnosis else "",
-                                  str(original.signature)]),
+        provenance=with_fx_try(with_evidence(
+            options.provenance, options.port_evidence,
+            [diagnosis.op if diagnosis else "", diagnosis.reported if diagnosis else "",
+             str(original.signature)]), options.fx_try, original),
         verdict=verdict,
         root_cause=_root_cause(original, analysis, diagnosis, bisected))
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)

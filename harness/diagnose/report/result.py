@@ -19,7 +19,7 @@ from ..bisect import BisectResult
 from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
-from .sections import PortEvidence, Provenance, Verdict
+from .sections import FxTry, PortEvidence, Provenance, Verdict
 
 REPORT_SCHEMA = "harness.report/1"
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
@@ -75,6 +75,7 @@ class ReportOptions:
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
+    fx_try: FxTry | None = None           # --module: the FX path run by the report (port.fx_try)
     # TorchScript object-graph input is reduced at its failing pass: its own
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
     at_failing_pass: str = "object-graph"

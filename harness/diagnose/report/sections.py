@@ -14,6 +14,7 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
+from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
 from harness.knowledge import upstream
 
@@ -31,6 +32,9 @@ class Through(ParsableEnum):
     TORCHSCRIPT_ONLY = "torchscript-only"
     FX_ONLY = "fx-only"
     BOTH = "both"
+    # --module: the TorchScript path hits it; the FX path stops at another failure first, so
+    # whether FX would hit this one is not known
+    FX_FAILS_DIFFERENTLY = "fx-fails-differently"
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,72 @@ class Provenance:
     # What the project found of the cause by hand (--root-cause: read from source, lit tests,
     # bisecting releases), which no tool of the report can find; quoted as such in Root cause.
     finding: str = ""
+    fx_failure: str = ""              # --module: the FX path's own failure (its stage, signature)
+
+
+@dataclass(frozen=True)
+class FxTry:
+    """``--module FILE.py:CLASS``: the FX path run by the report itself (torch.export, the
+    wheel's fx_importer, then the stages to where the report's pipeline ends). The flow that
+    has torch makes it (``harness.port.fx_try``); the report compares it with its failure."""
+
+    source: str                        # "model.py:Net", as given
+    stages: tuple[str, ...] = ()       # the FX stages run ("fx-to-torch", "torch-to-linalg")
+    failed_stage: str = ""             # the stage that failed ("" when all passed)
+    record: RunRecord | None = None    # that stage's run (the last stage's when all passed)
+    import_error: str = ""             # torch.export or the FX importer failed: why
+
+    @property
+    def passed(self) -> bool:
+        return not self.import_error and self.record is not None and self.record.ok
+
+    def failure(self) -> str:
+        """The FX path's failure in one line: where it stopped, and its signature."""
+        if self.import_error:
+            return f"torch.export / fx_importer: {self.import_error}"
+        if self.record is None or self.record.ok:
+            return ""
+        return f"{self.failed_stage}: {self.record.signature}"
+
+
+def _failure_keys(record: RunRecord) -> set[str]:
+    """What names a failure beyond its signature's text: the op it is about (the blocker, the
+    op MLIR named, every op left illegal) and, for a crash, its pass and frame."""
+    sig = record.signature
+    keys = {sig.op, sig.reported, *record.illegal_ops()}
+    if sig.pass_name and (sig.frame or sig.assertion):
+        keys.add(f"{sig.pass_name}@{sig.frame or sig.assertion}")
+    return {k for k in keys if k}
+
+
+def same_failure(a: RunRecord, b: RunRecord) -> bool:
+    """Two runs fail alike: the same signature, or the same op (an op torch.operator names
+    counts as that op), or a crash in the same pass at the same frame."""
+    if a.ok or b.ok:
+        return False
+    if str(a.signature) == str(b.signature):
+        return True
+
+    def norm(key: str) -> str:  # `torch.operator "aten.x"` and `torch.aten.x` are one op
+        return key.replace('torch.operator "', "torch.").rstrip('"')
+    return bool({norm(k) for k in _failure_keys(a)} & {norm(k) for k in _failure_keys(b)})
+
+
+def with_fx_try(base: Provenance, fx: FxTry | None, original: RunRecord) -> Provenance:
+    """``base`` with Reproduces through from the report's own FX run (``--module``): the given
+    IR is the TorchScript path's; FX hitting the same failure is both, FX passing is
+    TorchScript only, FX failing otherwise is said with its failure."""
+    if fx is None:
+        return base
+    ran = " -> ".join(("torch.export", *fx.stages))
+    how = f"tried by the report: `{fx.source}` through {ran}"
+    if fx.passed:
+        through, failure = Through.TORCHSCRIPT_ONLY, ""
+    elif fx.record is not None and not fx.import_error and same_failure(original, fx.record):
+        through, failure = Through.BOTH, fx.failure()
+    else:
+        through, failure = Through.FX_FAILS_DIFFERENTLY, fx.failure()
+    return Provenance(through, how, base.blocks, base.finding, failure)
 
 
 @dataclass(frozen=True)
@@ -188,6 +258,11 @@ def reproduces_through(p: Provenance, input_name: str) -> str:
                 "the PyTorch source is unknown and the FX path (torch.export + fx_importer) "
                 "could not be tried.")
     how = f" ({p.how})" if p.how else ""
+    if p.through is Through.FX_FAILS_DIFFERENTLY:
+        return (f"TorchScript: yes. FX: not this failure{how}: the FX path (torch.export + "
+                f"fx_importer) fails differently first, with `{p.fx_failure}`, so whether it "
+                "would also hit this one is not known.")
+    fx = f" The FX run failed alike: `{p.fx_failure}`." if p.fx_failure else ""
     return {
         Through.TORCHSCRIPT_ONLY: f"TorchScript only{how}: the FX path (torch.export + "
                                   "fx_importer) does not hit it. Upstream no longer runs the "
@@ -196,7 +271,7 @@ def reproduces_through(p: Provenance, input_name: str) -> str:
                          "TorchScript path does not.",
         Through.BOTH: f"Both{how}: the TorchScript path and the FX path (torch.export + "
                       "fx_importer) hit it.",
-    }[p.through]
+    }[p.through] + fx
 
 
 def blocks(p: Provenance) -> str:
