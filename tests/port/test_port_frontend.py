@@ -135,7 +135,7 @@ def test_several_blockers_are_ranked_most_occurrences_first(tmp_path):
         assert blocker.op in Path(blocker.reproducer).read_text()
     record = PortRecord("three", "module", "", variants=[VariantRecord("stock", "three", ports=[port])])
     assert ("three torchscript: fails at torch-to-linalg (legalization-failure): torch.aten.erfinv "
-            f"at tests/port/test_port_frontend.py:{at['erfinv'].rpartition(':')[2]} has no lowering "
+            f"at port/test_port_frontend.py:{at['erfinv'].rpartition(':')[2]} has no lowering "
             "(+2 more blockers)") in summary(record)
 
 
