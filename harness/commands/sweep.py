@@ -4,6 +4,7 @@ board (``DIR/index.html``) from their records."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..errors import UsageError
@@ -88,23 +89,30 @@ def _check_baseline_build(sweep, name: str) -> None:
                          f"build '{name}' (it has: {', '.join(b for b in sweep.builds if b) or 'none'}).")
 
 
-def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build: str,
-           builds: list[str]) -> int:
-    from dataclasses import replace
-
-    from ..sweep import board, records
-    from ..sweep.runner import SweepOptions, run_sweep
+def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
+    """The MODELs given, then --all's (the transformers types that build, and the torchvision
+    and timm models when the [vision] extra imports), then each --suite's."""
+    from ..sweep import records
 
     models = list(dict.fromkeys(args.models))
-    say = progress(args)
     if args.all:
         from ..sweep.catalog import all_models
+        from ..sweep.library_models import library_models, vision_extra_missing
 
         built, skipped = all_models(out, force=args.force, say=say, jobs=args.jobs,
                                     warm=not args.cold)
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))
+        library = library_models()
+        missing = vision_extra_missing(sys.executable)
+        if missing:
+            print(f"--all: the {len(library)} torchvision and timm models are left out: the "
+                  f"[vision] extra does not import in this Python ({missing})")
+        else:
+            print(f"--all: plus {len(library)} torchvision and timm models (the [vision] extra "
+                  "imports)")
+            models = list(dict.fromkeys(models + library))
     for name in args.suite or ():
         from ..sweep.suites import SUITES, SuiteName, suite_models
 
@@ -113,6 +121,18 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
               f"{SUITES[suite].commit[:12]}")
         models = list(dict.fromkeys(models + found))
+    return models
+
+
+def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build: str,
+           builds: list[str]) -> int:
+    from dataclasses import replace
+
+    from ..sweep import board, records
+    from ..sweep.runner import SweepOptions, run_sweep
+
+    say = progress(args)
+    models = _models(args, out, say)
     if shard is not None:
         models = shard.select(models)
     port_args = []
