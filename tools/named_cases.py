@@ -4,8 +4,9 @@
 Each case must end verified, or fail with ranked, named blockers, on both frontends, in under
 60 s at tiny size. The script runs them one at a time (``nice``), reads each port record, and
 prints one row per case and frontend: the outcome, the first-ranked blocker, the port's wall
-seconds (both frontends, one process: what a user waits for) and the load average when it
-started (the machine is shared). The transformers cases run with ``--python`` (default: this
+seconds (both frontends, one process: what a user waits for), its CPU seconds (the port and its
+children, user + system: what the load bends least) and the load average when it started (the
+machine is shared). The transformers cases run with ``--python`` (default: this
 Python); ``torchvision:``/``timm:`` cases need a venv whose torch and torchvision fit (see
 ``tools/vision_check.py``), given with ``--vision-python``; without one they are skipped::
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -59,6 +61,7 @@ class Row:
     outcome: str
     blocker: str
     seconds: float
+    cpu: float  # user + system seconds of the port and its children: less bent by the load
     load: float
 
     @property
@@ -85,23 +88,26 @@ def run_case(python: str, case: str, out: str) -> list[Row]:
     print("$", shlex.join(command), flush=True)
     load = os.getloadavg()[0]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
     wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if not record.is_file():
         tail = " ".join(proc.stderr.strip().split())[-160:]
-        return [Row(case, "-", f"no record (exit {proc.returncode})", tail, wall, load)]
+        return [Row(case, "-", f"no record (exit {proc.returncode})", tail, wall, cpu, load)]
     data = json.loads(record.read_text())
-    return [Row(case, p["frontend"], p["outcome"], blocker_name(p), wall, load)
+    return [Row(case, p["frontend"], p["outcome"], blocker_name(p), wall, cpu, load)
             for variant in data["variants"] for p in variant["ports"]]
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| case | frontend | outcome | first blocker | seconds | load | ok |",
-             "|---|---|---|---|---:|---:|---|"]
+    lines = ["| case | frontend | outcome | first blocker | seconds | cpu s | load | ok |",
+             "|---|---|---|---|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r.case} | {r.frontend} | {r.outcome} | {r.blocker or '-'} | "
-                     f"{r.seconds:.1f} | {r.load:.2f} | {'yes' if r.good else 'NO'} |")
+                     f"{r.seconds:.1f} | {r.cpu:.1f} | {r.load:.2f} | {'yes' if r.good else 'NO'} |")
     return "\n".join(lines)
 
 
@@ -123,8 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             python = args.vision_python if is_vision_library(case) else args.python
             case_rows = run_case(python, case, out)
             for r in case_rows:
-                print(f"  {r.frontend}: {r.outcome} {r.blocker} ({r.seconds:.1f} s, "
-                      f"load {r.load:.2f})", flush=True)
+                print(f"  {r.frontend}: {r.outcome} {r.blocker} ({r.seconds:.1f} s, cpu "
+                      f"{r.cpu:.1f} s, load {r.load:.2f})", flush=True)
             rows += case_rows
     print(table(rows))
     return 0 if rows and all(r.good for r in rows) else 1
