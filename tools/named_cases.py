@@ -19,6 +19,7 @@ frontends within the time limit.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -77,8 +78,9 @@ def blocker_name(port: dict) -> str:
         return ""
     first = blockers[0]
     name = first.get("op") or first.get("signature", "")
+    where = Path(first.get("location") or "").name
     more = f" (+{len(blockers) - 1} more)" if len(blockers) > 1 else ""
-    return f"{first.get('stage', '')}: {name}"[:90] + more
+    return f"{first.get('stage', '')}: {name}"[:90] + (f" at {where}" if where else "") + more
 
 
 def run_case(python: str, case: str, out: str) -> list[Row]:
@@ -118,10 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vision-python", default="",
                         help="the Python of a venv with a fitting torch and torchvision and timm "
                              "(the torchvision:/timm: cases are skipped without it)")
+    parser.add_argument("--out", default="",
+                        help="keep the ports' folders and records here (default: a temporary "
+                             "folder, removed)")
     parser.add_argument("cases", nargs="*", default=list(CASES))
     args = parser.parse_args(argv)
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory(prefix="named-cases-") as out:
+    if args.out:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(args.out) if args.out
+          else tempfile.TemporaryDirectory(prefix="named-cases-")) as out:
         for case in args.cases:
             if is_vision_library(case) and not args.vision_python:
                 print(f"{case}: skipped (no --vision-python)")
