@@ -204,13 +204,14 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
               if p not in ("self", "args", "kwargs")]
     name = params[0] if params else "x"
     size, size_from = _input_size(spec.kind, lib, spec.model_type, model)
-    shapes = [((options.batch, *size), size_from)]
+    shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, *size), size_from)]
     if options.size is Size.TINY:  # the library's model at the smallest image its forward takes
+        sides = ", ".join(map(str, IMAGE_SIDES))
         shapes = [((options.batch, size[0], side, side),
-                   f"--size tiny: the smallest of {', '.join(map(str, IMAGE_SIDES))} its forward takes")
-                  for side in IMAGE_SIDES if side < min(size[1:])] + [
-            ((options.batch, *size), f"--size tiny: its forward takes none of "
-                                     f"{', '.join(map(str, IMAGE_SIDES))}, so {size_from}")]
+                   f"--size tiny: the smallest of {sides} its forward takes")
+                  for side in IMAGE_SIDES if side < min(size[1:])]
+        shapes.append(((options.batch, *size),
+                       f"--size tiny: its forward takes none of {sides}, so {size_from}"))
     for given in parse_givens(options.inputs):
         if given.name != name:
             raise ModelOptionError(f"--input {given.name}: model '{spec.name}' takes one input, "
