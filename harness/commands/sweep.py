@@ -4,6 +4,7 @@ board (``DIR/index.html``) from their records."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..errors import UsageError
@@ -89,18 +90,29 @@ def _check_baseline_build(sweep, name: str) -> None:
 
 
 def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
-    """The models named, then --all's (built first), then each --suite's, each once."""
+    """The MODELs given, then --all's (the transformers types that build, and the torchvision
+    and timm models when the [vision] extra imports), then each --suite's."""
     from ..sweep import records
 
     models = list(dict.fromkeys(args.models))
     if args.all:
         from ..sweep.catalog import all_models
+        from ..sweep.library_models import library_models, vision_extra_missing
 
         built, skipped = all_models(out, force=args.force, say=say, jobs=args.jobs,
                                     warm=not args.cold)
         print(f"--all: {len(built)} model types build a tiny base model; {len(skipped)} skipped "
               f"(listed on the board, and in {out / records.MODELS_FILE})")
         models = list(dict.fromkeys(models + built))
+        library = library_models()
+        missing = vision_extra_missing(sys.executable)
+        if missing:
+            print(f"--all: the {len(library)} torchvision and timm models are left out: the "
+                  f"[vision] extra does not import in this Python ({missing})")
+        else:
+            print(f"--all: plus {len(library)} torchvision and timm models (the [vision] extra "
+                  "imports)")
+            models = list(dict.fromkeys(models + library))
     for name in args.suite or ():
         from ..sweep.suites import SUITES, SuiteName, suite_models
 

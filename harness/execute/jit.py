@@ -22,6 +22,7 @@ import numpy as np
 from harness.errors import InputsError, UnsupportedDTypeError
 
 from .dtypes import DType, Signature, TensorSpec
+from .flat_globals import flatten_constant_globals
 
 if TYPE_CHECKING:
     from torch_mlir.execution_engine import ExecutionEngine
@@ -142,9 +143,11 @@ class JitModule:
         from harness.compiler.mlir import new_context
 
         start = time.perf_counter()
+        text = llvm_text.encode() if isinstance(llvm_text, str) else llvm_text
+        text, _ = flatten_constant_globals(text)
         context = new_context()
         with context:
-            module = ir.Module.parse(llvm_text)
+            module = ir.Module.parse(text)
         jit = cls.from_module(module, opt_level=opt_level)
         jit.timings.parse_s = time.perf_counter() - start - jit.timings.jit_s
         return jit

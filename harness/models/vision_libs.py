@@ -6,7 +6,10 @@ random seeded weights, behind the generic driver's types.
   to them (``--set num_classes=10``).
 - The input is one image batch ``[B, C, H, W]``. Its size comes from the library's metadata:
   timm's ``pretrained_cfg["input_size"]``; torchvision's first weights entry, whose transforms
-  crop to ``crop_size`` (299 for inception_v3); else 224. ``--input x=1x3x64x64`` gives another.
+  crop to ``crop_size`` (299 for inception_v3); else 224. ``--input x=1x3x64x64`` gives another;
+  ``--size tiny`` takes the smallest of ``IMAGE_SIDES`` (32, 64) that the model's eager forward
+  takes (the library's size when it takes neither, as a ViT fixed at 224). The model itself
+  keeps its library's sizes either way.
 - Both libraries are the optional extra ``[vision]``. They must fit the installed torch:
   PyPI's torchvision wheels link against PyPI's torch build (measured: the CPU torch 2.13.0+cpu
   on this machine's disk beside PyPI's torchvision 0.28.0 fails on import with "operator
@@ -30,7 +33,7 @@ from harness.errors import ModelOptionError, UnsupportedModelError, VisionLibrar
 from .hf import HFOptions, ModelSettings, PreparedModel, TupleForward, flatten_outputs
 from .hf_config import Size
 from .hf_inputs import InputSet
-from .hf_media import DEFAULT_IMAGE, parse_givens
+from .hf_media import DEFAULT_IMAGE, IMAGE_SIDES, parse_givens
 from .hf_resolve import ModelSpec, Part, SourceKind
 
 #: torch release -> the torchvision release built with it (PyPI pairs them).
@@ -163,13 +166,35 @@ def _build(kind: SourceKind, lib: ModuleType, spec: ModelSpec, kwargs: dict[str,
                                     "Change the arguments with --set FIELD=VALUE.") from error
 
 
+def _pixels(name: str, shape: tuple[int, ...], seed: int) -> InputSet:
+    return InputSet((name,), (torch.randn(shape, generator=torch.Generator().manual_seed(seed)),),
+                    f"random normal pixels from seed {seed}")
+
+
+def _first_runnable(spec: ModelSpec, model: nn.Module, name: str,
+                    shapes: list[tuple[tuple[int, ...], str]], seed: int
+                    ) -> tuple[InputSet, tuple[str, ...], tuple[int, ...], str]:
+    """The first image shape whose eager forward runs: (its input set, the output names, the
+    shape, where the size came from); the last shape's error when none runs."""
+    for index, (shape, size_from) in enumerate(shapes):
+        first = _pixels(name, shape, seed)
+        try:
+            with torch.no_grad():
+                outputs = tuple(n for n, _ in flatten_outputs(model(*first.tensors)))
+            return first, outputs, shape, size_from
+        except Exception as error:
+            if index < len(shapes) - 1:
+                continue  # a smaller image the model refuses: try the next
+            message = " ".join(str(error).split())[:400]
+            raise UnsupportedModelError(spec.name, f"its eager forward fails on {first.shapes()}: "
+                                        f"{type(error).__name__}: {message}",
+                                        f"Give another image size with --input {name}=1x3xHxW.") from error
+    raise AssertionError("no shapes to try")
+
+
 def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     """Build ``torchvision:NAME`` or ``timm:NAME`` with random weights from ``options.seed``,
     and its two image batches."""
-    if options.size is Size.TINY:
-        raise ModelOptionError(
-            f"model '{spec.name}' is built at its library's own size (--size default); give a "
-            "smaller image with --input x=1x3x64x64.")
     lib = library(spec.kind, spec.name)
     kwargs = dict(options.overrides)
     with torch.random.fork_rng(devices=[]):
@@ -179,24 +204,21 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
               if p not in ("self", "args", "kwargs")]
     name = params[0] if params else "x"
     size, size_from = _input_size(spec.kind, lib, spec.model_type, model)
-    shape: tuple[int, ...] = (options.batch, *size)
+    shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, *size), size_from)]
+    if options.size is Size.TINY:  # the library's model at the smallest image its forward takes
+        sides = ", ".join(map(str, IMAGE_SIDES))
+        shapes = [((options.batch, size[0], side, side),
+                   f"--size tiny: the smallest of {sides} its forward takes")
+                  for side in IMAGE_SIDES if side < min(size[1:])]
+        shapes.append(((options.batch, *size),
+                       f"--size tiny: its forward takes none of {sides}, so {size_from}"))
     for given in parse_givens(options.inputs):
         if given.name != name:
             raise ModelOptionError(f"--input {given.name}: model '{spec.name}' takes one input, "
                                    f"{name!r} [B, C, H, W]; write --input {name}=1x3x64x64.")
-        shape, size_from = given.shape, "--input"
-    first, second = (
-        InputSet((name,), (torch.randn(shape, generator=torch.Generator().manual_seed(seed)),),
-                 f"random normal pixels from seed {seed}")
-        for seed in (options.seed, options.seed + 1))
-    try:
-        with torch.no_grad():
-            outputs = tuple(n for n, _ in flatten_outputs(model(*first.tensors)))
-    except Exception as error:
-        message = " ".join(str(error).split())[:400]
-        raise UnsupportedModelError(spec.name, f"its eager forward fails on {first.shapes()}: "
-                                    f"{type(error).__name__}: {message}",
-                                    f"Give another image size with --input {name}=1x3xHxW.") from error
+        shapes = [(given.shape, "--input")]
+    first, outputs, shape, size_from = _first_runnable(spec, model, name, shapes, options.seed)
+    second = _pixels(name, shape, options.seed + 1)
     module = TupleForward(model, (name,), {}).eval()
     config = LibraryConfig(spec.kind.value, spec.model_type, kwargs,
                            (int(shape[-3]), int(shape[-2]), int(shape[-1])), size_from)
@@ -205,7 +227,7 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     settings = ModelSettings(
         model=spec.name, source=spec.kind, model_type=spec.model_type,
         model_class=type(model).__name__, config_class=builder, part=Part.FULL,
-        size=Size.DEFAULT, overrides=kwargs,
+        size=options.size or Size.DEFAULT, overrides=kwargs,
         sizes={"parameters": sum(p.numel() for p in model.parameters()),
                "channels": int(shape[-3]), "height": int(shape[-2]), "width": int(shape[-1])},
         weights=f"random (seed {options.seed})", attn_implementation="", use_cache=False,

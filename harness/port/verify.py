@@ -98,6 +98,7 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
     done = _execute(run, sets, llvm, signature, rb_options, folder, progress, label)
     if done is None:
+        run.blockers = [_with_torch_ops(b, ir.torch_ir) for b in run.blockers]
         return run
     tolerances = Tolerances().with_overrides(options.tolerances)
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
@@ -243,6 +244,43 @@ def execution_blocker(failed: RefBackendResult, stage: PortStage) -> Blocker:
                    op=op, location=frames[0] if frames else "", frames=frames,
                    message=f"runtime op verification failed: {op} {what}"
                            + (f" ({failed.signal})" if failed.signal else ""))
+
+
+def torch_ops_at(torch_ir: Path, file_line: str) -> list[str]:
+    """The torch ops of ``torch_ir`` (the frontend's import) whose own (innermost) location is
+    ``file_line``, in order, each once: what the model's line became before the lowering."""
+    from harness.compiler.locations import first_file_location
+    from harness.compiler.mlir import children, read_module
+
+    parsed = read_module(torch_ir) if torch_ir.is_file() else None
+    if parsed is None:
+        return []
+    _, module = parsed
+    found: dict[str, None] = {}
+    stack = list(children(module))
+    while stack:
+        op = stack.pop(0)
+        stack[:0] = list(children(op))
+        name = op.name
+        if not name.startswith("torch.aten.") and not name.startswith("torch.prims."):
+            continue
+        where = first_file_location(str(op.location))
+        if where is not None and where.file_line == file_line:
+            found[name] = None
+    return list(found)
+
+
+def _with_torch_ops(blocker: Blocker, torch_ir: Path) -> Blocker:
+    """A runtime check's blocker names a lowered op (``memref.load``); add the torch ops the
+    model's line became, which is what a torch-mlir report is about."""
+    if not blocker.location:
+        return blocker
+    ops = torch_ops_at(torch_ir, blocker.location)
+    if not ops:
+        return blocker
+    return replace(blocker, explanation=(
+        f"{blocker.op or 'the lowered code'} fails its runtime check in code lowered from "
+        f"{blocker.location}, whose torch ops are: {', '.join(ops)}."))
 
 
 def padded_positions(inputs: InputSet) -> np.ndarray | None:

@@ -89,6 +89,8 @@ def test_raw_audio_wav2vec2_names_its_runtime_blocker(tmp_path):
     assert blocker.op == "memref.load" and "out-of-bounds" in blocker.message
     assert blocker.location.endswith("wav2vec2/modeling_wav2vec2.py:671")
     assert blocker.signature == "execution: SIGABRT: memref.load out-of-bounds access"
+    # and the torch ops that line became: the boolean-mask index_put is what to report
+    assert "torch.aten.bitwise_not, torch.aten.clone, torch.aten.index_put." in blocker.explanation
 
 
 class Frames(torch.nn.Module):
