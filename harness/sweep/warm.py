@@ -56,7 +56,13 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "torch_mlir.extras.fx_importer", "harness.cli", "harness.commands.models",
            "harness.port.model", "harness.port.frontend", "harness.port.verify",
            "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.hf",
-           "harness.execute.refbackend", "harness.execute.check")
+           "harness.execute.refbackend", "harness.execute.check",
+           # what every port imported next (416 modules, 0.7 s on a quiet machine): torch.export's
+           # tracer (with networkx and sympy's parts), the FX importer, the linalg dialect
+           "torch.export._trace", "torch_mlir.fx", "torch_mlir.dialects.linalg",
+           "harness.models.drivers", "harness.port.render", "harness.fixes.loop",
+           "harness.diagnose.blockers", "harness.execute.worker", "harness.execute.jit_child",
+           "harness.execute.bindings_tool")
 #: How long the server may take to import PRELOAD (5-12 s on a quiet 2-core machine).
 READY_TIMEOUT_S = 180.0
 #: How long a fork may take to be reported (milliseconds when the server is well).
@@ -91,6 +97,9 @@ class Job:
         # The server imported the harness's packages already; -m in a fresh Python did not.
         warnings.filterwarnings("ignore", message=".*found in sys.modules after import of package",
                                 category=RuntimeWarning)
+        from harness.compiler import forked
+
+        forked.enable()  # its RefBackend steps fork from it too: torch_mlir is imported here
         sys.argv = [self.module, *self.args]
         runpy.run_module(self.module, run_name="__main__", alter_sys=True)
 
