@@ -166,12 +166,13 @@ def test_a_warm_step_dies_with_the_process_that_forked_it(probe, tmp_path):
     no_children_left()
 
 
-DYNAMIC_ADD = """
-func.func @forward(%a: !torch.vtensor<[?],f32>, %b: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> {
+_T = "!torch.vtensor<[?],f32>"
+DYNAMIC_ADD = f"""
+func.func @forward(%a: {_T}, %b: {_T}) -> {_T} {{
   %int1 = torch.constant.int 1
-  %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.int -> !torch.vtensor<[?],f32>
-  return %0 : !torch.vtensor<[?],f32>
-}
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : {_T}, {_T}, !torch.int -> {_T}
+  return %0 : {_T}
+}}
 """
 
 
@@ -198,7 +199,7 @@ def test_the_refbackend_forks_its_steps_and_records_an_abort_as_before(tmp_path)
             results[mode] = (ok, bad, forked.forks() - before)
     finally:
         forked.enable(frozenset())
-    for mode, (ok, bad, forks) in results.items():
+    for mode, (ok, bad, _) in results.items():
         assert ok.ok and ok.outputs[0].tolist() == [3.0, 3.0, 3.0], mode
         assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT", mode
         assert "mismatched size for broadcast" in bad.error, mode
