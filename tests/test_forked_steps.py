@@ -100,6 +100,20 @@ def test_a_warm_step_is_forked_with_torch_imported_and_isolated(probe):
     no_children_left()
 
 
+def test_a_step_forked_from_another_thread_is_set_up_alike(probe):
+    # The port runs its input sets' executions side by side, from a thread pool's threads.
+    import threading
+
+    before, done = forked.forks(), []
+    thread = threading.Thread(target=lambda: done.append(run(probe, "ok", warm=True)))
+    thread.start()
+    thread.join()
+    assert forked.forks() == before + 1 and done[0].returncode == 0, done[0].stderr
+    seen = first_json(done[0].stdout)
+    assert seen["torch_at_start"] and seen["sid"] == seen["pid"] and seen["sigint_default"]
+    no_children_left()
+
+
 def test_a_warm_step_exits_as_a_fresh_one(probe):
     warm, cold = run(probe, "exit", warm=True), run(probe, "exit", warm=False)
     assert warm.returncode == cold.returncode == 3
