@@ -4,9 +4,10 @@ forks a child per ``python -m MODULE ARGS`` the sweep would have started (``harn
 (5-7 s of a 15-25 s port).
 
 - **The server** (``python -m harness.sweep.warm --fd N``) is started by the sweep, in its own
-  session, its group known to the sweep's watchdog. It only imports (:data:`PRELOAD`: no torch
-  op runs there, so no intra-op thread pool exists to be broken by fork; the one extra thread
-  is OpenBLAS's, which handles fork itself), then forks on request. It never runs model code:
+  session, its group known to the sweep's watchdog. It only imports (:data:`PRELOAD`) and
+  builds the tables of :data:`WARM_UP` (no torch op runs there, so no intra-op thread pool
+  exists to be broken by fork; the one extra thread is OpenBLAS's, which handles fork itself),
+  then forks on request. It never runs model code:
   the job runs in the child, after the fork. It talks over one ``SOCK_SEQPACKET`` socket: a
   request is a JSON message with the child's stdout and stderr as passed descriptors (the
   sweep opens its log files as before); replies say ``started`` (the pid) and ``exited`` (the
@@ -63,6 +64,11 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "harness.models.drivers", "harness.port.render", "harness.fixes.loop",
            "harness.diagnose.blockers", "harness.execute.worker", "harness.execute.jit_child",
            "harness.execute.bindings_tool")
+#: Tables built on first use that every port builds the same, built once in the server: pure
+#: Python over the op registry (no torch op runs, no thread starts). The FX importer's
+#: decomposition table (``functools.cache``) took 0.5 s a port on a quiet machine, 2 s under load.
+WARM_UP = (("torch_mlir.extras.fx_decomp_util", "get_decomposition_table"),
+           ("harness.compiler.pipelines", "default"))
 #: How long the server may take to import PRELOAD (5-12 s on a quiet 2-core machine).
 READY_TIMEOUT_S = 180.0
 #: How long a fork may take to be reported (milliseconds when the server is well).
@@ -118,6 +124,11 @@ def serve(fd: int) -> Job | None:
     except BaseException as e:  # any failure means: go cold, and say why
         _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})
         return None
+    for module, function in WARM_UP:
+        try:
+            getattr(__import__(module, fromlist=[function]), function)()
+        except Exception:  # the children build it themselves then
+            pass
     gc.freeze()  # the imported objects: no child's collection touches (so copies) them
     threads = sorted(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else []
     _send(sock, {"kind": "ready", "pid": os.getpid(), "seconds": round(time.monotonic() - start, 2),
