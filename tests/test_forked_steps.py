@@ -247,6 +247,16 @@ def test_the_worker_is_forked_and_an_abort_costs_one_request(tmp_path):
     no_children_left()
 
 
+def test_a_step_with_a_memory_limit_starts_fresh(probe):
+    # The limit is for a fresh interpreter's address space: one holding torch would exceed it.
+    forked.enable(forked.FORKABLE | {probe})
+    before = forked.forks()
+    done = process.execute([sys.executable, "-m", probe, "ok"], timeout_s=60, memory_limit_mb=2048)
+    assert done.returncode == 0, done.stderr
+    assert not first_json(done.stdout)["torch_at_start"] and forked.forks() == before
+    no_children_left()
+
+
 def test_forking_stays_off_unless_enabled_and_for_other_commands():
     assert forked.enabled() == frozenset()
     assert forked.forkable([sys.executable, "-m", "harness.execute.jit_child"]) is None

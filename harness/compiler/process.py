@@ -260,9 +260,10 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
     explicitly, still pays for the fork.
     """
     watchdog.ready()
-    if forked.forkable(cmd):
+    # A memory limit is for a fresh interpreter's address space, not for one holding torch.
+    if not memory_limit_mb and forked.forkable(cmd):
         try:
-            child = _fork(cmd, env, memory_limit_mb)
+            child = _fork(cmd, env)
         except OSError:  # could not fork, or the child could not set itself up: start it cold
             pass
         else:
@@ -283,16 +284,14 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
     return proc
 
 
-def _fork(cmd: Sequence[str], env: Mapping[str, str] | None,
-          memory_limit_mb: int | None) -> forked.ForkedProcess:
+def _fork(cmd: Sequence[str], env: Mapping[str, str] | None) -> forked.ForkedProcess:
     """``cmd`` forked from this warm process (harness.compiler.forked) with the pipes ``_spawn``
     gives a fresh child: stdin from /dev/null, stdout and stderr to the caller."""
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     null = os.open(os.devnull, os.O_RDONLY)
     try:
-        child = forked.fork_module(cmd, {0: null, 1: out_w, 2: err_w}, env=env,
-                                   memory_limit_mb=memory_limit_mb)
+        child = forked.fork_module(cmd, {0: null, 1: out_w, 2: err_w}, env=env)
     except BaseException:
         os.close(out_r)
         os.close(err_r)
