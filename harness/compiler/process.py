@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from . import forked
 from .capture import KEEP_BYTES, Capture
 
 # How long a hung process gets to print its stack dump after SIGABRT before SIGKILL.
@@ -249,7 +250,7 @@ def _child_limits(memory_limit_mb: int | None):
 
 
 def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
-           memory_limit_mb: int | None) -> subprocess.Popen:
+           memory_limit_mb: int | None) -> subprocess.Popen | forked.ForkedProcess:
     """Popen in a new session, core dumps off (and the memory limit) in the child.
 
     A ``preexec_fn`` makes Popen fork() instead of vfork(), and fork() of a parent holding a
@@ -258,8 +259,17 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
     microseconds before would be the only one to dump core); an exact memory limit, asked for
     explicitly, still pays for the fork.
     """
-    exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
     watchdog.ready()
+    # A memory limit is for a fresh interpreter's address space, not for one holding torch.
+    if not memory_limit_mb and forked.forkable(cmd):
+        try:
+            child = _fork(cmd, env)
+        except OSError:  # could not fork, or the child could not set itself up: start it cold
+            pass
+        else:
+            watchdog.watch(child.pid)
+            return child
+    exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
     proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env,
                             start_new_session=True,
@@ -272,6 +282,25 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
         except OSError:  # already gone, or not ours to limit: nothing to dump then
             pass
     return proc
+
+
+def _fork(cmd: Sequence[str], env: Mapping[str, str] | None) -> forked.ForkedProcess:
+    """``cmd`` forked from this warm process (harness.compiler.forked) with the pipes ``_spawn``
+    gives a fresh child: stdin from /dev/null, stdout and stderr to the caller."""
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        child = forked.fork_module(cmd, {0: null, 1: out_w, 2: err_w}, env=env)
+    except BaseException:
+        os.close(out_r)
+        os.close(err_r)
+        raise
+    finally:
+        for fd in (null, out_w, err_w):
+            os.close(fd)
+    child.stdout, child.stderr = os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb")
+    return child
 
 
 def signal_group(pid: int, sig: int) -> None:
@@ -295,7 +324,7 @@ def execute(cmd: Sequence[str], *, timeout_s: float, env: Mapping[str, str] | No
     kept stdout) closes them. Each stream is kept in bounded memory: its first and last
     ``keep_bytes`` (harness.compiler.capture)."""
     start = time.monotonic()
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen | forked.ForkedProcess | None = None
     run: _Reading | None = None
     try:
         with _signals_deferred():
@@ -343,7 +372,7 @@ class _Reading:
     the group id, stays ours while what is left of the group is killed: once the leader is
     gone the run is over, and a straggler would otherwise hold the pipes (and outlive us)."""
 
-    def __init__(self, proc: subprocess.Popen, keep_bytes: int):
+    def __init__(self, proc: subprocess.Popen | forked.ForkedProcess, keep_bytes: int):
         self.proc = proc
         self.out, self.err = Capture("stdout", keep_bytes), Capture("stderr", keep_bytes)
         self.exited: float | None = None  # monotonic time the leader was seen to exit

@@ -33,7 +33,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from harness import defaults
+from harness.compiler import forked
 from harness.compiler.crash import decode_exit_status
+from harness.compiler.process import watchdog
 from harness.compiler.irfile import unique_dir, write_atomically
 
 from .dtypes import Signature
@@ -69,7 +71,7 @@ class RefBackendWorker:
         self.opt_level = opt_level
         self.folder = unique_dir("harness-worker-", work_dir)
         self.runs = 0
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen | forked.ForkedProcess | None = None
         self._reply_fd = -1
         self._log = self.folder / "worker.log"
         self._buffer = b""
@@ -160,10 +162,13 @@ class RefBackendWorker:
         src_root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ,
                "PYTHONPATH": os.pathsep.join(filter(None, [src_root, os.environ.get("PYTHONPATH")]))}
+        cmd = [sys.executable, "-m", MODULE, "--reply-fd", str(write_fd)]
         with open(self._log, "ab") as log:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", MODULE, "--reply-fd", str(write_fd)], stdin=subprocess.PIPE,
-                stdout=log, stderr=log, pass_fds=(write_fd,), start_new_session=True, env=env)
+            self._proc = _forked(cmd, log.fileno(), write_fd, env) if forked.forkable(cmd) else None
+            if self._proc is None:
+                self._proc = subprocess.Popen(
+                    cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
+                    start_new_session=True, env=env)
         os.close(write_fd)
         self._reply_fd = read_fd
         self._buffer = b""
@@ -244,6 +249,8 @@ class RefBackendWorker:
         if proc.poll() is None:
             _kill_group(proc.pid)
             proc.wait()
+        if isinstance(proc, forked.ForkedProcess):
+            watchdog.forget(proc.pid)
         if proc.stdin is not None:
             try:
                 proc.stdin.close()
@@ -252,6 +259,22 @@ class RefBackendWorker:
 
     def close(self) -> None:
         self._stop()
+
+
+def _forked(cmd: list[str], log: int, reply: int, env: dict[str, str]) -> forked.ForkedProcess | None:
+    """The worker forked from this warm process (harness.compiler.forked), with Popen's
+    ``stdin`` pipe; None when it could not be: start it cold then."""
+    stdin_r, stdin_w = os.pipe()
+    try:
+        child = forked.fork_module(cmd, {0: stdin_r, 1: log, 2: log, reply: reply}, env=env)
+    except OSError:
+        os.close(stdin_w)
+        return None
+    finally:
+        os.close(stdin_r)
+    watchdog.watch(child.pid)
+    child.stdin = os.fdopen(stdin_w, "wb")
+    return child
 
 
 def _kill_group(pid: int) -> None:

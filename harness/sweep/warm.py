@@ -4,9 +4,10 @@ forks a child per ``python -m MODULE ARGS`` the sweep would have started (``harn
 (5-7 s of a 15-25 s port).
 
 - **The server** (``python -m harness.sweep.warm --fd N``) is started by the sweep, in its own
-  session, its group known to the sweep's watchdog. It only imports (:data:`PRELOAD`: no torch
-  op runs there, so no intra-op thread pool exists to be broken by fork; the one extra thread
-  is OpenBLAS's, which handles fork itself), then forks on request. It never runs model code:
+  session, its group known to the sweep's watchdog. It only imports (:data:`PRELOAD`) and
+  builds the tables of :data:`WARM_UP` (no torch op runs there, so no intra-op thread pool
+  exists to be broken by fork; the one extra thread is OpenBLAS's, which handles fork itself),
+  then forks on request. It never runs model code:
   the job runs in the child, after the fork. It talks over one ``SOCK_SEQPACKET`` socket: a
   request is a JSON message with the child's stdout and stderr as passed descriptors (the
   sweep opens its log files as before); replies say ``started`` (the pid) and ``exited`` (the
@@ -56,7 +57,18 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "torch_mlir.extras.fx_importer", "harness.cli", "harness.commands.models",
            "harness.port.model", "harness.port.frontend", "harness.port.verify",
            "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.hf",
-           "harness.execute.refbackend", "harness.execute.check")
+           "harness.execute.refbackend", "harness.execute.check",
+           # what every port imported next (416 modules, 0.7 s on a quiet machine): torch.export's
+           # tracer (with networkx and sympy's parts), the FX importer, the linalg dialect
+           "torch.export._trace", "torch_mlir.fx", "torch_mlir.dialects.linalg",
+           "harness.models.drivers", "harness.port.render", "harness.fixes.loop",
+           "harness.diagnose.blockers", "harness.execute.worker", "harness.execute.jit_child",
+           "harness.execute.bindings_tool")
+#: Tables built on first use that every port builds the same, built once in the server: pure
+#: Python over the op registry (no torch op runs, no thread starts). The FX importer's
+#: decomposition table (``functools.cache``) took 0.5 s a port on a quiet machine, 2 s under load.
+WARM_UP = (("torch_mlir.extras.fx_decomp_util", "get_decomposition_table"),
+           ("harness.compiler.pipelines", "default"))
 #: How long the server may take to import PRELOAD (5-12 s on a quiet 2-core machine).
 READY_TIMEOUT_S = 180.0
 #: How long a fork may take to be reported (milliseconds when the server is well).
@@ -91,6 +103,9 @@ class Job:
         # The server imported the harness's packages already; -m in a fresh Python did not.
         warnings.filterwarnings("ignore", message=".*found in sys.modules after import of package",
                                 category=RuntimeWarning)
+        from harness.compiler import forked
+
+        forked.enable()  # its RefBackend steps fork from it too: torch_mlir is imported here
         sys.argv = [self.module, *self.args]
         runpy.run_module(self.module, run_name="__main__", alter_sys=True)
 
@@ -146,6 +161,11 @@ def _preload(sock: socket.socket) -> bool:
     except BaseException as e:  # any failure means: go cold, and say why
         _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})
         return False
+    for module, function in WARM_UP:
+        try:
+            getattr(__import__(module, fromlist=[function]), function)()
+        except Exception:  # the children build it themselves then
+            pass
     gc.freeze()  # the imported objects: no child's collection touches (so copies) them
     threads = sorted(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else []
     _send(sock, {"kind": "ready", "pid": os.getpid(), "seconds": round(time.monotonic() - start, 2),
