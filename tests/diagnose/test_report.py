@@ -326,7 +326,7 @@ def test_cli_crash_through_pass_flags(tmp_path):
     folder = Path(data["folder"])
     assert folder.name.startswith("report-sigfpe-in-canonicalizer-at-mlir-torch-torch-atenremainderintop")
     script = (folder / "repro.sh").read_text()
-    assert "CMD=(\"$OPT\" \"$INPUT\" -canonicalize -o /dev/null -mlir-disable-threading)" in script
+    assert "CMD=(\"$PROGRAM\" \"$INPUT\" -canonicalize -o /dev/null -mlir-disable-threading)" in script
     assert _repro(folder, REAL).returncode == 1
 
 
