@@ -134,3 +134,19 @@ def test_a_signal_of_the_program_is_the_launchers_status_not_a_verdict(tmp_path)
     check = run_repro(tmp_path, REAL, 30.0, BundleKind.MISCOMPILE)
     assert check.repro_exit_status in (-signal.SIGKILL, 128 + signal.SIGKILL)
     assert check.verdict is ReproVerdict.CANNOT_TELL and not check.reproduced
+
+
+def test_one_findings_base_and_one_kind_spelling_per_bundle_kind():
+    """Each kind's findings extend the one base, so record.json's common keys (``header``) and
+    its writer (``bundle.write_texts``) are the same; each kind once, spelled by the enum."""
+    from harness.diagnose.report.miscompile_text import MiscompileFindings
+    from harness.diagnose.report.result import BundleFindings, Findings
+    from harness.diagnose.report.runtime import RuntimeFindings
+
+    kinds = [cls.kind for cls in (Findings, MiscompileFindings, RuntimeFindings)
+             if issubclass(cls, BundleFindings)]
+    assert sorted(k.value for k in kinds) == sorted(k.value for k in BundleKind)
+    assert BundleKind.parse("runtime-failure") is BundleKind.RUNTIME_FAILURE
+    schemas = {Findings.schema, MiscompileFindings.schema, RuntimeFindings.schema}
+    assert schemas == {"harness.report/1", "harness.miscompile-report/1",
+                       "harness.runtime-failure-report/1"}
