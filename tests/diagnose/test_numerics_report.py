@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from harness.errors import ReportError
-from harness.diagnose.report.result import CANNOT_RUN_STATUS
-from harness.diagnose.report.standalone import ReproKind, write_standalone
+from harness.diagnose.report.result import CANNOT_RUN_STATUS, BundleKind
+from harness.diagnose.report.standalone import write_standalone
 from harness.diagnose.report.miscompile import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
 
 from support import harness
@@ -26,7 +26,7 @@ from test_numerics_bisect import MISCOMPILE
 
 def rewrite(folder: Path) -> None:
     """repro.py again from the folder's reduced.mlir, inputs.npz and expected.npz."""
-    write_standalone(folder, ReproKind.MISCOMPILE, "torch-to-linalg", "test")
+    write_standalone(folder, BundleKind.MISCOMPILE, "torch-to-linalg", "test")
 
 
 def repro(folder: Path, **env) -> subprocess.CompletedProcess:

@@ -213,7 +213,7 @@ def test_crash_repro_exits_nonzero_exactly_when_it_crashes(crash, no_passes):
 
 def test_redacted_repro_finds_the_binary_through_pythons_site_packages(crash):
     script = (Path(crash.folder) / "repro.sh").read_text()
-    assert "RECORDED_OPT='<site-packages>/torch_mlir/_mlir_libs/torch-mlir-opt'" in script
+    assert "RECORDED='<site-packages>/torch_mlir/_mlir_libs/torch-mlir-opt'" in script
     # No $TORCH_MLIR_OPT, no torch-mlir-opt on PATH, but this venv's python3 is.
     venv_python_only = f"{VENV / 'bin'}:/usr/bin:/bin"
     found = _repro(crash.folder, None, path=venv_python_only)
@@ -310,7 +310,7 @@ def test_cli_pass_flags_keep_weights_no_redact_no_reduce(tmp_path):
     assert sorted(p.name for p in folder.iterdir()) == sorted(set(BUNDLE_FILES) - {"reduced.mlir"})
     text = (folder / "input.mlir").read_text()
     assert BLOB in text and f'loc("{SITE}/transformers/masking_utils.py":52:0)' in text
-    assert f"RECORDED_OPT={REAL}" in (folder / "repro.sh").read_text()
+    assert f"RECORDED={REAL}" in (folder / "repro.sh").read_text()
     # Unredacted, the recorded binary is the default even with nothing on PATH.
     found = _repro(folder, None, path="/usr/bin:/bin")
     assert found.returncode == 1 and "REPRODUCED" in found.stdout, found.stdout + found.stderr
@@ -326,7 +326,7 @@ def test_cli_crash_through_pass_flags(tmp_path):
     folder = Path(data["folder"])
     assert folder.name.startswith("report-sigfpe-in-canonicalizer-at-mlir-torch-torch-atenremainderintop")
     script = (folder / "repro.sh").read_text()
-    assert "CMD=(\"$OPT\" \"$INPUT\" -canonicalize -o /dev/null -mlir-disable-threading)" in script
+    assert "CMD=(\"$PROGRAM\" \"$INPUT\" -canonicalize -o /dev/null -mlir-disable-threading)" in script
     assert _repro(folder, REAL).returncode == 1
 
 

@@ -21,12 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.diagnose.report.standalone import ReproKind, numerics_repro, repro_py, write_standalone
+from harness.diagnose.report.result import BundleKind
+from harness.diagnose.report.standalone import numerics_repro, repro_py, write_standalone
 
 from support import ROOT
 
 BUNDLES = ROOT / "reports" / "upstream"
-NUMERICS = {"harness.miscompile-report/1": ReproKind.MISCOMPILE}
+NUMERICS = {"harness.miscompile-report/1": BundleKind.MISCOMPILE}
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.\-]+)")
 
 
@@ -112,14 +113,14 @@ def test_the_pass_failure_bundles_reproduce_without_the_harness(clean_python, tm
     assert not failed, "\n".join(failed)
 
 
-def _numerics_bundles() -> list[tuple[Path, ReproKind, str]]:
+def _numerics_bundles() -> list[tuple[Path, BundleKind, str]]:
     out = []
     for folder in sorted(BUNDLES.iterdir()):
         record_path = folder / "record.json"
         if not record_path.is_file() or not (folder / "expected.npz").is_file():
             continue
         record = json.loads(record_path.read_text())
-        kind = ReproKind.RUNTIME if record.get("kind") == "runtime-failure" else ReproKind.MISCOMPILE
+        kind = BundleKind.parse(record.get("kind", BundleKind.MISCOMPILE.value))
         out.append((folder, kind, record["pipeline"]))
     return out
 
@@ -151,7 +152,7 @@ def test_the_numerics_bundles_reproduce_with_repro_py_alone(clean_python, tmp_pa
 
 
 def test_a_repro_py_that_imports_the_harness_fails_there(clean_python, tmp_path):
-    folder, kind, pipeline = next(b for b in _numerics_bundles() if b[1] is ReproKind.MISCOMPILE)
+    folder, kind, pipeline = next(b for b in _numerics_bundles() if b[1] is BundleKind.MISCOMPILE)
     text = repro_py(numerics_repro(folder, kind, pipeline, "imports the harness"))
     (tmp_path / "repro.py").write_text(text.replace("\nimport base64\n", "\nimport harness\nimport base64\n", 1))
     done = _run(clean_python, tmp_path, tmp_path)

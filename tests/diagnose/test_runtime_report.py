@@ -18,9 +18,9 @@ import pytest
 from harness.execute.check import CheckOptions, check_file
 from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
 from harness.diagnose.reduce.runtime import EXECUTION_STAGE
-from harness.diagnose.report.result import CANNOT_RUN_STATUS
+from harness.diagnose.report.result import CANNOT_RUN_STATUS, BundleKind
 from harness.diagnose.report.runtime import RUNTIME_FILES
-from harness.diagnose.report.standalone import ReproKind, write_standalone
+from harness.diagnose.report.standalone import write_standalone
 
 from support import ROOT, harness
 
@@ -139,7 +139,7 @@ def test_abort_repro_exits_1_exactly_when_it_aborts(abort_bundle, tmp_path):
     with np.load(folder / "inputs.npz") as npz:
         shape = npz["arg0"].shape
         np.savez(copy / "inputs.npz", **{k: np.ones(shape, "f4") for k in npz.files})
-    write_standalone(copy, ReproKind.RUNTIME, "torch-to-linalg", "test")  # repro.py embeds them
+    write_standalone(copy, BundleKind.RUNTIME_FAILURE, "torch-to-linalg", "test")  # repro.py embeds them
     runs = repro(copy, PYTHON=sys.executable)
     assert runs.returncode == 0 and "repro.py: NOT REPRODUCED" in runs.stdout, runs.stdout
     missing = repro(folder, PYTHON="/nonexistent/python")
@@ -164,7 +164,7 @@ def test_the_missing_symbol_is_bundled(symbol_bundle, tmp_path):
     (copy / "reduced.mlir").write_text(
         "func.func @forward(%arg0: !torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32> {\n"
         "  return %arg0 : !torch.vtensor<[?,?],f32>\n}\n")
-    write_standalone(copy, ReproKind.RUNTIME, "torch-to-linalg", "test")
+    write_standalone(copy, BundleKind.RUNTIME_FAILURE, "torch-to-linalg", "test")
     runs = repro(copy, PYTHON=sys.executable)
     assert runs.returncode == 0 and "NOT REPRODUCED" in runs.stdout, runs.stdout
 
@@ -210,7 +210,7 @@ def test_redaction_leaves_the_embedded_arrays_whole(tmp_path):
     redactor = Redactor.for_machine([folder], enabled=True)
     lines = "\n".join(repr(encoded[i:i + 96]) for i in range(0, len(encoded), 96))
     assert redactor.text(lines) != lines  # as repro.py lays it out, the text pass corrupts it
-    write_standalone(folder, ReproKind.RUNTIME, "torch-to-linalg", "test", redactor)
+    write_standalone(folder, BundleKind.RUNTIME_FAILURE, "torch-to-linalg", "test", redactor)
     module = ast.parse((folder / "repro.py").read_text())
     embedded = {node.targets[0].id: ast.literal_eval(node.value) for node in module.body
                 if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)

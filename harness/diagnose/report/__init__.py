@@ -24,14 +24,17 @@ One module per job:
 - ``diagnosis``: the title, diagnosis, expected behaviour and known upstream reports of a
   blocker (``harness.diagnose.blockers``, ``harness.knowledge``);
 - ``issue`` (with ``markdown`` and ``templates/issue.md.in``): issue.md and backtrace.txt;
-- ``repro`` (with ``templates/repro.sh.in``): repro.sh; ``replay``: the self-check;
+- ``repro`` (with ``templates/repro.sh.in``): repro.sh, the one launcher of every kind;
+  ``repro_check``: runs it for the self-check; ``replay``: a compile failure's self-check;
 - ``standalone`` (with ``templates/repro.py.in``): repro.py, which needs only torch, numpy and
   the torch-mlir wheel (miscompiles, run-time failures, upstream MLIR passes);
 - ``sections``: issue.md's Root cause, Reproduces through, Blocks and Upstream, and the triage
   against the catalog of known upstream reports (``known #N``, ``by design``);
 - ``bundle``: the staging folder (removed on errors, Ctrl-C, SIGTERM and SIGHUP) and the
   atomic publication of the folder and its archive;
-- ``result``: options, the ``Findings`` every file is written from, the result, record.json.
+- ``result``: options, the bundle kinds (``BundleKind``), the one self-check rule
+  (``ReproVerdict.of_exit``, ``SelfCheck``), the findings every kind's record.json and
+  issue.md are written from (``BundleFindings``; ``Findings`` for a compile failure), the result.
 
 Why the binary's path is redacted too: ``repro.sh`` looks for it at run time
 (``$TORCH_MLIR_OPT``; else the recorded path when it exists, ``~`` being ``$HOME`` and
@@ -53,18 +56,21 @@ from .result import (
     BUNDLE_FILES,
     CANNOT_RUN_STATUS,
     REPRODUCED_STATUS,
+    BundleFindings,
+    BundleKind,
     Findings,
     Refusal,
     ReportOptions,
-    ReportRecord,
     ReportResult,
+    ReproVerdict,
     SelfCheck,
     Weights,
 )
 
 __all__ = [
-    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "REPRODUCED_STATUS", "Findings", "Redactor", "Refusal",
-    "ReportOptions", "ReportRecord", "ReportResult", "SelfCheck", "Weights", "backtrace_text",
+    "BUNDLE_FILES", "CANNOT_RUN_STATUS", "REPRODUCED_STATUS", "BundleFindings", "BundleKind", "Findings",
+    "Redactor", "Refusal", "ReportOptions", "ReportResult", "ReproVerdict", "SelfCheck", "Weights",
+    "backtrace_text",
     "diagnostic_key", "issue_markdown", "issue_title", "make_report", "make_reports_each", "repro_script",
     "resolve_pipeline",
 ]

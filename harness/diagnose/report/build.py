@@ -13,7 +13,6 @@ in a function fails the same way, that one-op function is ``reduced.mlir`` (no r
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import shutil
@@ -51,9 +50,9 @@ from .issue import (
 from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
-from .standalone import ReproKind, ReproPy, write_pass_repro
+from .standalone import ReproPy, write_pass_repro
 from .sections import Verdict, root_cause, search_upstream, triage, with_evidence, with_fx_try
-from .result import Findings, Refusal, ReportOptions, ReportRecord, ReportResult, SelfCheck
+from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SelfCheck
 from .versions import binary_versions
 
 # The reduced IR goes inline into issue.md up to this size; above it, issue.md points to the file.
@@ -186,8 +185,10 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
     replayed, check, single = _check(job, cut, bisected, redactor)
     ir_path = staging / cut.replay_name
     verdict = _verdict(original, diagnosis, bisected, options, say)
+    signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     findings = Findings(
-        src=src, pipeline_as_given=spec, textual=textual, exe=exe, versions=collect_versions(exe),
+        src=src, pipeline_as_given=spec, textual=textual, signature=signature, exe=exe,
+        versions=collect_versions(exe),
         original=cut.subject, bundle_record=written.record, weights=written.weights,
         bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
         replay_pipeline=cut.pipeline or textual,
@@ -203,11 +204,7 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
              str(original.signature)]), options.fx_try, original),
         verdict=verdict,
         root_cause=_root_cause(original, analysis, diagnosis, bisected))
-    signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
-    record = ReportRecord.of(findings, signature)
-    bundle.write_text(staging / "record.json",
-                      json.dumps(redactor.json(record.to_json()), indent=2) + "\n")
-    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
+    bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
 
     # The folder's name is the signature's slug; the signature may quote a path, so redacted.
     slug = Signature.from_json(redactor.json(cut.subject.signature.to_json())).slug()
@@ -336,7 +333,7 @@ def _check(job: _Job, cut: _Reduction, bisected: BisectResult | None, redactor: 
     (staging / "repro.sh").chmod(0o755)
     if exe.bindings:  # an MLIR core pass: the same pipeline through torch_mlir.passmanager
         write_pass_repro(staging, ReproPy(
-            kind=ReproKind.PASS, summary=str(cut.subject.signature),
+            kind=BundleKind.COMPILE_FAILURE, summary=str(cut.subject.signature),
             ir=(staging / cut.replay_name).read_text(), ir_name=cut.replay_name, to_linalg=textual,
             expected_error=diagnostic_key(replayed if not replayed.ok else cut.subject),
             timeout_s=options.timeout_s), redactor)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 import signal
@@ -24,7 +25,8 @@ from pathlib import Path
 from harness.compiler.irfile import unique_dir
 from harness.errors import OutputError, ReportError
 
-from .result import Refusal
+from .redact import Redactor
+from .result import BundleFindings, Refusal
 
 STAGING_PREFIX = ".report-partial-"
 _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
@@ -102,6 +104,13 @@ def write_text(path: Path, text: str) -> None:
     renames into place whole, so they need no atomic write of their own."""
     with open(path, "w") as f:
         f.write(text)
+
+
+def write_texts(staging: Path, findings: BundleFindings, issue: str, redactor: Redactor) -> None:
+    """record.json (``findings.record()``, redacted) and issue.md (``issue``, written from the
+    same findings and redacted already), the same way for every bundle kind."""
+    write_text(staging / "record.json", json.dumps(redactor.json(findings.record()), indent=2) + "\n")
+    write_text(staging / "issue.md", issue)
 
 
 def publish(staging: Path, out_dir: Path, slug: str, *, redacted: bool) -> tuple[Path, Path]:

@@ -21,7 +21,6 @@ and replays its own ``repro.sh`` before it is published.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -46,17 +45,16 @@ from . import bundle
 from .build import collect_versions
 from .miscompile_text import MiscompileFindings, culprit_pass, issue_markdown, title
 from .redact import Redactor
-from .repro_check import ReproCheck, run_repro
-from .result import Refusal
+from .repro_check import run_repro
+from .result import BundleKind, Refusal, SelfCheck
 from .sections import PortEvidence, Provenance, verdict_for, with_evidence
-from .standalone import ReproKind, write_standalone
+from .standalone import write_standalone
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
 
 MISCOMPILE_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                     "expected.npz", "actual.npz", "record.json")
-RECORD_SCHEMA = "harness.miscompile-report/1"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -89,7 +87,7 @@ class NumericsReportResult:
     ops_before: int
     ops_after: int
     max_abs_diff: float
-    self_check: ReproCheck
+    self_check: SelfCheck
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     culprit: str = ""          # the one op that computes wrong (reduced.mlir starts from its reproducer)
@@ -114,7 +112,8 @@ class NumericsReportResult:
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d.update(self_check=self.self_check.to_json(), reproduced=self.reproduced)
+        d.update(kind=BundleKind.MISCOMPILE.value, self_check=self.self_check.to_json(),
+                 reproduced=self.reproduced)
         return d
 
 
@@ -182,39 +181,32 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
 
     summary = (f"wrong values of {' -> '.join(reduced.computing_ops) or 'a function'} through "
                f"{reduced.piece_pipeline} and the RefBackend")
-    write_standalone(staging, ReproKind.MISCOMPILE, reduced.piece_pipeline, summary, redactor,
+    write_standalone(staging, BundleKind.MISCOMPILE, reduced.piece_pipeline, summary, redactor,
                      options.timeout_s)
     say("self-check: running repro.sh")
-    check = run_repro(staging, exe.path, options.timeout_s)
+    check = run_repro(staging, exe.path, options.timeout_s, BundleKind.MISCOMPILE)
     inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")
     actual = _arrays(staging / "actual.npz")
+    verdict = verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
+                          options.search_upstream, say)
     findings = MiscompileFindings(
-        src=str(src), pipeline=pipeline, reduced=reduced, bisected=bisected, exe=exe, check=check,
-        reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
-        inputs=inputs, expected=expected, actual=actual, redacted=options.redact, notes=tuple(notes),
+        src=src, title=title(reduced, bisected, verdict), exe=exe, versions=collect_versions(exe),
+        check=check, notes=tuple(notes), redacted=options.redact,
         provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
-        verdict=verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
-                            options.search_upstream, say))
-    heading = title(findings)
-    fault = bisected.blame.fault.value if bisected.blame else "undetermined"
-    record_json = {"schema": RECORD_SCHEMA, "title": heading, "input": str(src), "pipeline": pipeline,
-                   "fault": fault, "culprit": reduced.culprit,
-                   "triage": findings.verdict.verdict, "target_repo": findings.verdict.target_repo,
-                   "versions": collect_versions(exe),
-                   "reduce": reduced.to_json(),
-                   "bisect": bisected.to_json(), "self_check": check.to_json(), "notes": notes}
-    bundle.write_text(staging / "record.json", json.dumps(redactor.json(record_json), indent=2) + "\n")
-    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
+        verdict=verdict, pipeline=pipeline, reduced=reduced, bisected=bisected,
+        reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
+        inputs=inputs, expected=expected, actual=actual)
+    bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
     slug = "miscompile-" + "-".join(op.split(".")[1] if "." in op else op
                                     for op in reduced.computing_ops)[:48].replace("_", "-")
     folder, archive = bundle.publish(staging, out_dir, slug, redacted=options.redact)
     return NumericsReportResult(
-        folder=str(folder), archive=str(archive), title=heading, input_path=str(src),
-        pipeline=pipeline, fault=fault, chain=list(reduced.computing_ops),
+        folder=str(folder), archive=str(archive), title=findings.title, input_path=str(src),
+        pipeline=pipeline, fault=findings.fault, chain=list(reduced.computing_ops),
         ops_before=reduced.ops_before, ops_after=reduced.ops_after,
         max_abs_diff=reduced.max_abs_diff, self_check=check, redacted=options.redact, notes=notes,
         culprit=redactor.text(reduced.culprit), files=sorted(p.name for p in folder.iterdir()),
-        triage=findings.verdict.verdict, target_repo=findings.verdict.target_repo)
+        triage=verdict.verdict, target_repo=verdict.target_repo)
 
 
 def _fails_at_run_time(src: Path, pipeline: str, opt: str, scratch: Path,

@@ -1,5 +1,6 @@
-"""The texts of a miscompile bundle: issue.md (``templates/miscompile.md.in``) and the title
-(repro.sh and repro.py are ``standalone.py``'s, as for the run-time failure bundle).
+"""The texts of a miscompile bundle: its findings (record.json), issue.md
+(``templates/miscompile.md.in``) and the title (repro.sh and repro.py are ``standalone.py``'s,
+as for the run-time failure bundle).
 
 As for a failure's bundle, everything from the input or the machine is redacted first, then
 quoted for markdown (``markdown.py``).
@@ -9,12 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from harness import versions as versions_module
-from harness.compiler.binary import OptBinary
 
 from ..numerics import NumericsBisectResult
 from ..numerics.blame import ChoiceKind, Fault
@@ -23,9 +23,8 @@ from ..reduce.miscompile import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
-from .repro_check import ReproCheck
-from .result import REPRODUCED_STATUS
-from .sections import Provenance, Verdict, root_cause, section_values
+from .result import REPRODUCED_STATUS, BundleFindings, BundleKind
+from .sections import Verdict, root_cause, section_values
 from .template import render
 from .versions import versions_markdown
 
@@ -35,25 +34,33 @@ INLINE_MAX_CHARS = 12_000
 VALUES_MAX_ELEMENTS = 16  # arrays up to this size are quoted in issue.md
 
 
-@dataclass(frozen=True)
-class MiscompileFindings:
-    """What issue.md is written from."""
+RECORD_SCHEMA = "harness.miscompile-report/1"
 
-    src: str                          # the user's file
+
+@dataclass(frozen=True, kw_only=True)
+class MiscompileFindings(BundleFindings):
+    """A miscompile's findings: what its issue.md and record.json are written from."""
+
+    kind: ClassVar[BundleKind] = BundleKind.MISCOMPILE
+    schema: ClassVar[str] = RECORD_SCHEMA
+
     pipeline: str                     # as given
     reduced: NumericsReduceResult
     bisected: NumericsBisectResult    # of reduced.mlir: the chain, its lines, the blame
-    exe: OptBinary
-    check: ReproCheck                 # the bundle's self-check
     reduced_text: str
     linalg_text: str
     inputs: list[np.ndarray]
     expected: list[np.ndarray]
     actual: list[np.ndarray]
-    redacted: bool
-    notes: tuple[str, ...] = ()
-    provenance: Provenance = Provenance()
-    verdict: Verdict = Verdict()
+
+    @property
+    def fault(self) -> str:
+        return self.bisected.blame.fault.value if self.bisected.blame else "undetermined"
+
+    def record(self) -> dict:
+        return {**self.header(), "pipeline": self.pipeline, "fault": self.fault,
+                "culprit": self.reduced.culprit, "reduce": self.reduced.to_json(),
+                "bisect": self.bisected.to_json()}
 
 
 def culprit_pass(bisected: NumericsBisectResult) -> str:
@@ -79,16 +86,16 @@ def root_cause_text(f: MiscompileFindings) -> str:
                       [c.describe() for c in blame.choices])
 
 
-def title(f: MiscompileFindings) -> str:
-    chain = " -> ".join(op.removeprefix("aten.") for op in f.reduced.computing_ops) or "a function"
-    blame = f.bisected.blame
+def title(reduced: NumericsReduceResult, bisected: NumericsBisectResult, verdict: Verdict) -> str:
+    chain = " -> ".join(op.removeprefix("aten.") for op in reduced.computing_ops) or "a function"
+    blame = bisected.blame
     culprit = ""
     if blame is not None and blame.fixes:
         fix = blame.fixes[0]
         culprit = f"'s {_bare(fix.what)}" if fix.kind is ChoiceKind.DROP_REFBACKEND_PASS else ""
-    text = (f"Miscompile: {chain}: wrong values through {f.reduced.piece_pipeline} and the "
+    text = (f"Miscompile: {chain}: wrong values through {reduced.piece_pipeline} and the "
             f"RefBackend{culprit}")
-    prefix = TITLE_PREFIX + (f"[{f.verdict.label}] " if f.verdict.label else "")
+    prefix = TITLE_PREFIX + (f"[{verdict.label}] " if verdict.label else "")
     return prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
 
 
@@ -102,13 +109,13 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
     packages = versions_module.installed()
     blame = f.bisected.blame
     values = {
-        "TITLE": md.prose(r.text(title(f))),
+        "TITLE": md.prose(r.text(f.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the wrong numbers when it was "
                     "written.** " + md.prose(r.text(f.check.describe()))) if not f.check.reproduced else "",
         "SUMMARY": _summary(f, r),
         "VERSIONS": r.text("\n".join(versions_markdown(f.exe, packages=packages)).rstrip("\n")),
         "WHERE": _where(f, r),
-        "FAULT": blame.fault.value if blame else "undetermined",
+        "FAULT": f.fault,
         "FAULT_REASON": (md.prose(r.text(blame.reason[:1].upper() + blame.reason[1:])) + "."
                          if blame else "The chain was not replayed."),
         "CHOICES": _choices(f),
@@ -128,7 +135,7 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
                       "folder, `<user>` the user name.") if f.redacted else "",
         "NOTES": "## Notes\n\n" + "\n".join(f"- {md.prose(r.text(n))}" for n in f.notes) if f.notes else "",
         **{k: r.text(v) for k, v in section_values(f.verdict, root_cause_text(f), f.provenance,
-                                                   Path(f.src).name, md.code).items()},
+                                                   f.src.name, md.code).items()},
     }
     return render("miscompile.md.in", values)
 

@@ -1,14 +1,18 @@
-"""repro.sh (from ``templates/repro.sh.in``): runs the bundle's IR and exits non-zero exactly
-when the bug reproduces, so it doubles as a reducer's interestingness test.
+"""repro.sh (``templates/repro.sh.in``), the one launcher of every bundle kind: it finds its
+program (``$TORCH_MLIR_OPT`` or ``$PYTHON`` first), says CANNOT RUN with the variable to set
+when there is none, and runs it; exit 1 exactly when the bug reproduces, so it doubles as a
+reducer's interestingness test. What differs by kind is a ``Launcher``.
 
-The check is chosen by the original outcome (a signal, a hang, an error in stderr); its texts
-come from the run of the very file the script runs, falling back to the original run.
+A compile failure's runs the binary on the bundle's IR; the check is chosen by the original
+outcome (a signal, a hang, an error in stderr); its texts come from the run of the very file
+the script runs, falling back to the original run.
 """
 
 from __future__ import annotations
 
 import shlex
 import signal as signal_module
+from dataclasses import dataclass
 
 from harness.compiler.crash import CrashInfo
 from harness.compiler.outcomes import Outcome
@@ -16,52 +20,120 @@ from harness.compiler.records import REPRODUCER_SUMMARY, RunRecord
 from harness.compiler.runner import RunOptions, build_command
 
 from .markdown import one_line
-from .result import EXIT_STATUSES
+from .result import CANNOT_RUN_STATUS, EXIT_STATUSES, REPRODUCED_STATUS, BundleKind
 from .template import render
 
-_OPT, _INPUT = "\0OPT\0", "\0INPUT\0"  # stand-ins for "$OPT" and "$INPUT" in the command
+_INPUT = "\0INPUT\0"  # stand-in for "$INPUT" in the command
 
 
 # The bindings tool's console script (pyproject.toml), what repro.sh looks for on PATH.
 BINDINGS_CONSOLE_SCRIPT = "harness-bindings-opt"
-_BINDINGS_NOTE = """
-# Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
+_BINDINGS_NOTE = """\
+# Here the program is the bindings tool: torch-mlir-opt's command line over the torch-mlir
 # wheel's MLIR Python bindings (python -m harness.execute.bindings_tool, from torch-mlir-harness;
 # its console script is harness-bindings-opt), which register the upstream MLIR passes
 # torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
-#"""
+# Without it, repro.py runs the same pipeline through torch_mlir.passmanager."""
+_OPT_ABOUT = """\
+# Runs {tool} on reduced.mlir (input.mlir when there is no reduced.mlir) in this folder. The
+# wheel's bin/torch-mlir-opt is a Python wrapper that turns signal N into exit status 256-N;
+# both that and a shell's 128+N count as the signal."""
+_PYTHON_ABOUT = """\
+# Runs repro.py with a Python that has torch {torch}, numpy and torch-mlir {torch_mlir} (its
+# MLIR Python bindings and ExecutionEngine): it embeds the IR, the arguments and eager
+# PyTorch's values, and judges the run itself."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Launcher:
+    """The part of ``templates/repro.sh.in`` that differs by kind: the program it looks for,
+    how it is overridden, and what runs once found (as ``$PROGRAM``)."""
+
+    summary: str                # the "Reproduces:" line
+    bug: str                    # what REPRODUCED_STATUS means
+    tool: str                   # the program, as named in messages
+    override: str               # the environment variable that names it
+    fallback: str               # looked up on PATH
+    about: str                  # comment lines: what it runs
+    run: str                    # shell lines that end the script with its verdict
+    recorded: str = ""          # the (redacted) path the report was made with
+    not_found: str = ""         # shell lines tried before CANNOT RUN (another way to run it)
+
+
+def launcher(spec: Launcher) -> str:
+    """repro.sh: the one launcher of every bundle kind, ``spec`` filled in."""
+    return render("repro.sh.in", {
+        "SUMMARY": one_line(spec.summary),
+        "BUG": one_line(spec.bug),
+        **EXIT_STATUSES,
+        "TOOL": spec.tool,
+        "OVERRIDE": spec.override,
+        "FALLBACK": spec.fallback,
+        "ABOUT": spec.about,
+        "RECORDED": shlex.quote(spec.recorded),
+        "NOT_FOUND": spec.not_found,
+        "RUN": spec.run,
+    })
+
+
+def python_launcher(summary: str, bug: str, packages: dict[str, str]) -> str:
+    """repro.sh of a bundle with repro.py (a miscompile, a run-time failure): runs it with
+    ``$PYTHON`` (default python3 on PATH), which exits with the verdict."""
+    return launcher(Launcher(
+        summary=summary, bug=bug, tool="python3", override="PYTHON", fallback="python3",
+        about=_PYTHON_ABOUT.format(torch=packages.get("torch", "?"),
+                                   torch_mlir=packages.get("torch-mlir", "?")),
+        run='exec "$PROGRAM" repro.py'))
 
 
 def repro_script(original: RunRecord, replay: RunRecord, textual: str, *, recorded_binary: str,
                  timeout_s: float, bindings: bool = False) -> str:
-    """The script; ``recorded_binary`` is the (redacted) path of the binary used, the bindings
-    tool when ``bindings`` (its launcher, else ``harness-bindings-opt`` on PATH)."""
+    """repro.sh of a compile failure: runs the binary on the bundle's IR and greps what shows
+    the bug. ``recorded_binary`` is the (redacted) path of the binary used, the bindings tool
+    when ``bindings`` (its launcher, else ``harness-bindings-opt`` on PATH)."""
     q = shlex.quote
-    cmd = build_command(_OPT, textual, _INPUT, RunOptions())
-    words = " ".join('"$OPT"' if a == _OPT else '"$INPUT"' if a == _INPUT else q(a) for a in cmd)
+    cmd = build_command("\0OPT\0", textual, _INPUT, RunOptions())
+    words = " ".join('"$PROGRAM"' if a == "\0OPT\0" else '"$INPUT"' if a == _INPUT else q(a)
+                     for a in cmd)
     hang = original.outcome is Outcome.TIMEOUT
     limit = max(1, round(timeout_s))
-    return render("repro.sh.in", {
-        "SIGNATURE": one_line(str(original.signature)),
-        **EXIT_STATUSES,
-        "RECORDED_OPT": q(recorded_binary),
-        "TIMEOUT_GUARD": _TIMEOUT_GUARD if hang else "",
-        "COMMAND_WORDS": words,
-        "RUN_PREFIX": f"timeout -k 5 {limit} " if hang else "",
-        "CHECK": _check(original, replay, limit),
-        "TOOL": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
-        "FALLBACK": BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt",
-        "TOOL_NOTE": _BINDINGS_NOTE if bindings else "",
-        "NO_TOOL": _NO_BINDINGS_TOOL if bindings else "",
-    })
+    tool = BINDINGS_CONSOLE_SCRIPT if bindings else "torch-mlir-opt"
+    run = "\n".join([
+        "if [ -f reduced.mlir ]; then INPUT=reduced.mlir; else INPUT=input.mlir; fi",
+        *([_TIMEOUT_GUARD] if hang else []),
+        f"ERR=$(mktemp) || exit {CANNOT_RUN_STATUS}",
+        "trap 'rm -f \"$ERR\"' EXIT",
+        "ulimit -c 0 2>/dev/null",
+        "",
+        f"CMD=({words})",
+        "echo \"repro.sh: running:$(printf ' %q' \"${CMD[@]}\")\" >&2",
+        (f"timeout -k 5 {limit} " if hang else "") + '"${CMD[@]}" 2>"$ERR"',
+        "status=$?",
+        'cat "$ERR" >&2',
+        "",
+        "reproduced=0",
+        'why=""',
+        _check(original, replay, limit),
+        'if [ "$reproduced" = 1 ]; then',
+        '  echo "repro.sh: REPRODUCED: $why"',
+        f"  exit {REPRODUCED_STATUS}",
+        "fi",
+        'echo "repro.sh: NOT REPRODUCED: $why (exit status $status)"',
+        "exit 0"])
+    return launcher(Launcher(
+        summary=str(original.signature), bug=BundleKind.COMPILE_FAILURE.bug, tool=tool,
+        override="TORCH_MLIR_OPT", fallback=tool, recorded=recorded_binary,
+        about=_OPT_ABOUT.format(tool=tool) + ("\n" + _BINDINGS_NOTE if bindings else ""),
+        not_found=_NO_BINDINGS_TOOL if bindings else "", run=run))
 
 
 # Without the bindings tool (the harness's), repro.py runs the same pipeline through the wheel's
 # torch_mlir.passmanager: torch and torch-mlir are all it needs.
 _NO_BINDINGS_TOOL = """\
-  if [ -f repro.py ]; then
+  if [ -z "${TORCH_MLIR_OPT:-}" ] && [ -f repro.py ]; then
     python="${PYTHON:-python3}"
-    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with $python"
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager)" \\
+      "with $python"
     exec "$python" repro.py
   fi"""
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import ClassVar
 
 from harness import defaults
 from harness.compiler.binary import OptBinary
@@ -81,51 +82,125 @@ class ReportOptions:
     at_failing_pass: str = "object-graph"
 
 
-@dataclass
-class SelfCheck:
-    """Whether the written bundle reproduces: its IR through the runner, and repro.sh."""
+class BundleKind(Parsable):
+    """The three bundle kinds: record.json's and repro.py's ``kind``, one spelling each."""
 
-    replayed_file: str          # reduced.mlir | input.mlir
-    signature: str              # of that file through the pipeline
-    signature_reproduced: bool  # equal to the original run's signature
-    repro_exit_status: int | None
-    repro_output: str
-    detail: str = ""
+    COMPILE_FAILURE = "compile-failure"  # a pass fails, crashes or hangs (harness report)
+    MISCOMPILE = "miscompile"            # the code runs and computes wrong values (--numerics)
+    RUNTIME_FAILURE = "runtime-failure"  # the code dies when it runs (--numerics)
 
     @property
-    def repro_detected(self) -> bool:
-        """The one rule of every bundle kind (``repro_check.ReproCheck``): exit REPRODUCED_STATUS."""
-        return self.repro_exit_status == REPRODUCED_STATUS
+    def bug(self) -> str:
+        """What repro.sh's REPRODUCED_STATUS means for this kind (the self-check's words)."""
+        return {BundleKind.COMPILE_FAILURE: "the failure",
+                BundleKind.MISCOMPILE: "wrong numbers",
+                BundleKind.RUNTIME_FAILURE: "fails at run time the same way"}[self]
 
-    @property
-    def reproduced(self) -> bool:
-        return self.signature_reproduced and self.repro_detected
 
-    def describe(self) -> str:
-        if self.reproduced:
-            return (f"reproduced: {self.replayed_file} fails with the same signature and "
-                    f"'bash repro.sh' exits {self.repro_exit_status}")
-        parts = []
-        if not self.signature_reproduced:
-            parts.append(f"{self.replayed_file} gives '{self.signature}' instead")
-        if not self.repro_detected:
-            parts.append(f"'bash repro.sh' exits {self.repro_exit_status} (it did not detect the bug)")
-        return "NOT REPRODUCED: " + "; ".join(parts) + (f" ({self.detail})" if self.detail else "")
+class ReproVerdict(Parsable):
+    """What one run of a bundle's repro.sh says, by the one rule of every kind
+    (:meth:`of_exit`)."""
 
-    def to_json(self) -> dict:
-        return {**asdict(self), "reproduced": self.reproduced}
+    REPRODUCED = "reproduced"          # exit REPRODUCED_STATUS
+    NOT_REPRODUCED = "not-reproduced"  # exit 0
+    CANNOT_TELL = "cannot-tell"        # CANNOT_RUN_STATUS, a signal, any other status, no status
+
+    @classmethod
+    def of_exit(cls, status: int | None) -> ReproVerdict:
+        """The one rule: REPRODUCED_STATUS reproduces, 0 does not, and anything else (the
+        launcher's CANNOT_RUN_STATUS, a crash of bash or Python by a signal, a time-out with no
+        status) tells nothing, so it never reads as "fixed" nor as "reproduced"."""
+        if status == REPRODUCED_STATUS:
+            return cls.REPRODUCED
+        if status == 0:
+            return cls.NOT_REPRODUCED
+        return cls.CANNOT_TELL
 
 
 @dataclass(frozen=True, kw_only=True)
-class Findings:
-    """Everything the bundle's files are written from: the one context of issue.md, repro.sh,
-    backtrace.txt and record.json. Built once, after the runs, and never changed."""
+class SelfCheck:
+    """Whether the written bundle reproduces, the same object for every kind: its repro.sh run
+    and read by :meth:`ReproVerdict.of_exit`; a compile failure's bundle also replays its IR
+    through the runner (``replayed_file``, ``signature``, ``signature_reproduced``)."""
+
+    repro_exit_status: int | None     # None: repro.sh could not start or did not finish
+    repro_output: str                 # its verdict lines
+    bug: str = BundleKind.COMPILE_FAILURE.bug  # what REPRODUCED_STATUS means (BundleKind.bug)
+    detail: str = ""                  # why it could not run
+    replayed_file: str = ""           # reduced.mlir | input.mlir ("": no replay, a numerics kind)
+    signature: str = ""               # of that file through the pipeline
+    signature_reproduced: bool | None = None  # equal to the original run's (None: no replay)
+
+    @property
+    def verdict(self) -> ReproVerdict:
+        return ReproVerdict.of_exit(self.repro_exit_status)
+
+    @property
+    def reproduced(self) -> bool:
+        return self.verdict is ReproVerdict.REPRODUCED and self.signature_reproduced is not False
+
+    def describe(self) -> str:
+        ran = f"'bash repro.sh' exits {self.repro_exit_status}"
+        if self.reproduced:
+            same = (f"{self.replayed_file} fails with the same signature and "
+                    if self.signature_reproduced else "")
+            return f"reproduced: {same}{ran} ({self.bug})"
+        parts = []
+        if self.signature_reproduced is False:
+            parts.append(f"{self.replayed_file} gives '{self.signature}' instead")
+        if self.verdict is ReproVerdict.NOT_REPRODUCED:
+            parts.append(f"{ran} (it did not detect the bug)")
+        elif self.verdict is ReproVerdict.CANNOT_TELL:
+            parts.append(self.detail or f"{ran} (it could not tell)")
+        return "NOT REPRODUCED: " + "; ".join(parts)
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "verdict": self.verdict.value, "reproduced": self.reproduced}
+
+
+@dataclass(frozen=True, kw_only=True)
+class BundleFindings:
+    """What every kind's issue.md and record.json are written from: the fields all three
+    share; each kind's subclass adds its own (``Findings``, ``MiscompileFindings``,
+    ``RuntimeFindings``). Built once, after the runs, and never changed."""
+
+    kind: ClassVar[BundleKind]
+    schema: ClassVar[str]            # record.json's
 
     src: Path                        # the user's file
+    title: str                       # the issue's
+    exe: OptBinary
+    versions: dict[str, str]         # packages, the binary's, the platform's (build.collect_versions)
+    check: SelfCheck                 # the bundle's self-check
+    notes: tuple[str, ...] = ()
+    redacted: bool = True
+    provenance: Provenance = Provenance()  # the frontends tried and what it blocks
+    verdict: Verdict = Verdict()           # the upstream catalog's matches, the label, the repo
+
+    def header(self) -> dict:
+        """record.json's common fields (before redaction), the same keys for every kind."""
+        return {"schema": self.schema, "kind": self.kind.value, "title": self.title,
+                "input": str(self.src), "versions": dict(self.versions),
+                "triage": self.verdict.verdict,
+                "target_repo": self.verdict.target_repo, "self_check": self.check.to_json(),
+                "notes": list(self.notes)}
+
+    def record(self) -> dict:
+        """record.json (before redaction): ``header()`` and the kind's own parts."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Findings(BundleFindings):
+    """A compile failure's findings: the one context of issue.md, repro.sh, backtrace.txt and
+    record.json."""
+
+    kind: ClassVar[BundleKind] = BundleKind.COMPILE_FAILURE
+    schema: ClassVar[str] = REPORT_SCHEMA
+
     pipeline_as_given: str           # a name, a textual pipeline or pass flags
     textual: str                     # as run
-    exe: OptBinary
-    versions: dict[str, str]
+    signature: str                   # the grouping key of ``original``, cut to a readable length
     original: RunRecord              # the user's file through the pipeline
     bundle_record: RunRecord         # input.mlir through it
     weights: Weights
@@ -138,10 +213,6 @@ class Findings:
     replay_pipeline: str = ""
     ops_before: int | None
     ops_after: int | None
-    check: SelfCheck
-    title: str
-    notes: tuple[str, ...] = ()
-    redacted: bool = True
     inline_ir: str | None = None     # the replayed file when small enough to quote
     ir_size: int = 0                 # its size in bytes
     blockers: BlockerAnalysis | None = None  # legalization failures: the op whose conversion failed
@@ -150,74 +221,26 @@ class Findings:
     # The bindings tool: the bundle's file through the failing pass alone (what the mlir-opt
     # command of issue.md runs), so that command is stated as checked or not.
     single_pass: RunRecord | None = None
-    provenance: Provenance = Provenance()
-    verdict: Verdict = Verdict()           # the catalog's matches, the label, the target repo
     root_cause: str = ""                   # the Root cause section
 
     @property
     def failing_pass(self) -> str:
         return self.bisected.failing_pass if self.bisected is not None and self.bisected.found else ""
 
-
-@dataclass
-class ReportSummary:
-    """record.json's "report": the report's own facts."""
-
-    title: str
-    signature: str
-    outcome: Outcome
-    input: str
-    pipeline: str
-    pipeline_as_given: str
-    weights: Weights
-    redacted: bool
-    versions: dict[str, str]
-    self_check: SelfCheck
-    notes: list[str]
-    schema: str = REPORT_SCHEMA
-
-    def to_json(self) -> dict:
-        return {"schema": self.schema, "title": self.title, "signature": self.signature,
-                "outcome": self.outcome.value, "input": self.input, "pipeline": self.pipeline,
-                "pipeline_as_given": self.pipeline_as_given, "weights": self.weights.value,
-                "redacted": self.redacted, "versions": dict(self.versions),
-                "self_check": self.self_check.to_json(), "notes": list(self.notes)}
-
-
-@dataclass
-class ReportRecord:
-    """record.json: the report, and every record it was made from."""
-
-    report: ReportSummary
-    record: RunRecord                # the run on the user's file
-    bundle_input_record: RunRecord   # the run on input.mlir
-    bisect: BisectResult | None
-    reduce: ReduceResult | None
-    replay_record: RunRecord         # the bundle's file, as the self-check ran it
-    blockers: BlockerAnalysis | None = None
-    single_pass_record: RunRecord | None = None  # the bindings tool: the failing pass alone
-
-    @classmethod
-    def of(cls, findings: Findings, signature: str) -> ReportRecord:
-        f = findings
-        summary = ReportSummary(
-            title=f.title, signature=signature, outcome=f.original.outcome, input=str(f.src),
-            pipeline=f.textual, pipeline_as_given=f.pipeline_as_given, weights=f.weights,
-            redacted=f.redacted, versions=f.versions, self_check=f.check, notes=list(f.notes))
-        return cls(report=summary, record=f.original, bundle_input_record=f.bundle_record,
-                   bisect=f.bisected, reduce=f.reduced, replay_record=f.replay,
-                   blockers=f.blockers, single_pass_record=f.single_pass)
-
-    def to_json(self) -> dict:
-        return {"report": self.report.to_json(),
-                "record": self.record.to_json(),
-                "bundle_input_record": self.bundle_input_record.to_json(),
-                "bisect": self.bisect.to_json() if self.bisect else None,
-                "reduce": _jsonable(asdict(self.reduce)) if self.reduce else None,
-                "replay_record": self.replay_record.to_json(),
+    def record(self) -> dict:
+        """record.json: "report" (the common header and this kind's facts), then every record
+        the report was made from."""
+        return {"report": {**self.header(), "signature": self.signature,
+                           "outcome": self.original.outcome.value, "pipeline": self.textual,
+                           "pipeline_as_given": self.pipeline_as_given,
+                           "weights": self.weights.value, "redacted": self.redacted},
+                "record": self.original.to_json(),
+                "bundle_input_record": self.bundle_record.to_json(),
+                "bisect": self.bisected.to_json() if self.bisected else None,
+                "reduce": _jsonable(asdict(self.reduced)) if self.reduced else None,
+                "replay_record": self.replay.to_json(),
                 "blockers": self.blockers.to_json() if self.blockers else None,
-                "single_pass_record": (self.single_pass_record.to_json()
-                                       if self.single_pass_record else None)}
+                "single_pass_record": self.single_pass.to_json() if self.single_pass else None}
 
 
 @dataclass
@@ -254,8 +277,9 @@ class ReportResult:
     def to_json(self) -> dict:
         """What ``harness report --json`` prints."""
         d = asdict(self)
-        d.update(outcome=self.outcome.value, weights=self.weights.value,
-                 self_check=self.self_check.to_json(), reproduced=self.reproduced)
+        d.update(kind=BundleKind.COMPILE_FAILURE.value, outcome=self.outcome.value,
+                 weights=self.weights.value, self_check=self.self_check.to_json(),
+                 reproduced=self.reproduced)
         return d
 
     def render(self) -> list[str]:

@@ -9,18 +9,19 @@ same check, so the report detects it and writes the matching bundle kind instead
 - ``reduced.mlir``: the IR reductions on the whole function (``reduce.runtime``), kept while the
   code still fails with the same ``RuntimeFailure``;
 - ``inputs.npz`` (and ``expected.npz``, eager PyTorch's values); ``reduced.linalg.mlir``;
-- ``repro.sh``: ``python -m harness check``, exit 1 exactly when it fails the same way;
+- ``repro.py`` (``standalone``) and ``repro.sh``, the one launcher running it: exit 1 exactly
+  when it fails the same way;
 - ``issue.md``: what happened, where (the torch op whose lowering put the failing ``cf.assert``
   there, read off the linalg's locations), versions, commands; ``record.json``.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -37,19 +38,16 @@ from . import bundle
 from . import markdown as md
 from .build import collect_versions
 from .redact import Redactor
-from .repro_check import ReproCheck, run_repro
-from .result import REPRODUCED_STATUS
-from .sections import Provenance, Verdict, root_cause, section_values, verdict_for, with_evidence
-from .standalone import ReproKind, write_standalone
+from .repro_check import run_repro
+from .result import REPRODUCED_STATUS, BundleFindings, BundleKind, SelfCheck
+from .sections import root_cause, section_values, verdict_for, with_evidence
+from .standalone import write_standalone
 from .template import render
 from .versions import versions_markdown
 
 RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
 RECORD_SCHEMA = "harness.runtime-failure-report/1"
-#: record.json's and --json's "kind" (ReproKind.RUNTIME's bundle; the bundles in reports/upstream/
-#: carry this spelling, so it stays).
-RECORD_KIND = "runtime-failure"
 TITLE_PREFIX = "[torch-mlir] "
 INLINE_MAX_CHARS = 12_000
 
@@ -65,8 +63,7 @@ class RuntimeReportResult:
     where: str                    # the torch op whose lowering put the failing check there, or ""
     ops_before: int
     ops_after: int
-    self_check: ReproCheck
-    kind: str = RECORD_KIND
+    self_check: SelfCheck
     redacted: bool = True
     notes: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -87,40 +84,30 @@ class RuntimeReportResult:
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d.update(failure=self.failure.to_json(), self_check=self.self_check.to_json(),
-                 reproduced=self.reproduced)
+        d.update(kind=BundleKind.RUNTIME_FAILURE.value, failure=self.failure.to_json(),
+                 self_check=self.self_check.to_json(), reproduced=self.reproduced)
         return d
 
 
 @dataclass(frozen=True, kw_only=True)
-class RuntimeFindings:
-    """What the run-time failure bundle's issue.md and record.json are written from (this
-    kind's ``MiscompileFindings``): built once, after the runs, and never changed."""
+class RuntimeFindings(BundleFindings):
+    """A run-time failure's findings: what its issue.md and record.json are written from."""
 
-    src: Path                        # the user's file
+    kind: ClassVar[BundleKind] = BundleKind.RUNTIME_FAILURE
+    schema: ClassVar[str] = RECORD_SCHEMA
+
     pipeline: str                    # as given
     reduced: RuntimeReduceResult
-    heading: str                     # the issue's title
     where: str                       # the torch op whose lowering put the failing check there, or ""
-    check: ReproCheck                # the bundle's self-check
-    exe: OptBinary
-    verdict: Verdict                 # the upstream catalog's matches
-    notes: tuple[str, ...]
     shapes: tuple[str, ...]          # inputs.npz's arrays, one markdown item each
     report_command: str              # the command that wrote the bundle (paths cut to names)
-    redacted: bool
     reduced_text: str
     linalg_text: str
-    provenance: Provenance = Provenance()
 
     def record(self) -> dict:
-        """record.json (before redaction)."""
-        return {"schema": RECORD_SCHEMA, "kind": RECORD_KIND, "title": self.heading,
-                "input": str(self.src), "pipeline": self.pipeline,
+        return {**self.header(), "pipeline": self.pipeline,
                 "failure": self.reduced.failure.to_json(), "where": self.where or "undetermined",
-                "versions": collect_versions(self.exe), "triage": self.verdict.verdict,
-                "target_repo": self.verdict.target_repo, "reduce": self.reduced.to_json(),
-                "self_check": self.check.to_json(), "notes": list(self.notes)}
+                "reduce": self.reduced.to_json()}
 
 
 def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Path,
@@ -153,10 +140,10 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     for name in ("reduced.mlir", "reduced.linalg.mlir"):
         redactor.redact_file(staging / name, ir=True)
 
-    write_standalone(staging, ReproKind.RUNTIME, reduced.piece_pipeline,
+    write_standalone(staging, BundleKind.RUNTIME_FAILURE, reduced.piece_pipeline,
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
-    check = run_repro(staging, exe.path, options.timeout_s, bug="fails at run time the same way")
+    check = run_repro(staging, exe.path, options.timeout_s, BundleKind.RUNTIME_FAILURE)
     verdict = verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                           options.search_upstream, say)
     heading = title(reduced, where, verdict.label)
@@ -166,13 +153,13 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     with np.load(staging / "inputs.npz") as npz:
         shapes = tuple(f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files)
     findings = RuntimeFindings(
-        src=src, pipeline=pipeline, reduced=reduced, heading=heading, where=where, check=check,
-        exe=exe, verdict=verdict, notes=tuple(notes), shapes=shapes, report_command=report_command,
-        redacted=options.redact, reduced_text=(staging / "reduced.mlir").read_text(),
-        linalg_text=linalg.read_text(),
-        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)))
-    bundle.write_text(staging / "record.json", json.dumps(redactor.json(findings.record()), indent=2) + "\n")
-    bundle.write_text(staging / "issue.md", issue_markdown(findings, redactor))
+        src=src, title=heading, exe=exe, versions=collect_versions(exe), check=check,
+        notes=tuple(notes), redacted=options.redact,
+        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
+        verdict=verdict, pipeline=pipeline, reduced=reduced, where=where, shapes=shapes,
+        report_command=report_command, reduced_text=(staging / "reduced.mlir").read_text(),
+        linalg_text=linalg.read_text())
+    bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
                          else reduced.failure.signal.lower() or "error")
@@ -272,7 +259,7 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
     check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
                                 reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
-        "TITLE": md.prose(r.text(findings.heading)),
+        "TITLE": md.prose(r.text(findings.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
                     + md.prose(r.text(check.describe()))) if not check.reproduced else "",
         "SUMMARY": md.prose(r.text(

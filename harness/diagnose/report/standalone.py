@@ -12,7 +12,7 @@ embeds what it needs:
   ``refbackend_consume_func_return_*`` callbacks) in a few lines of ctypes: the same convention
   ``harness.execute.jit`` implements, written out because the script may not import it.
 
-Three kinds (``ReproKind``): a miscompile (exit 1 when the values are wrong or the run dies),
+Three kinds (``BundleKind``, the bundle's): a miscompile (exit 1 when the values are wrong or the run dies),
 a run-time failure (exit 1 when the run dies; values that differ are printed, not counted)
 and a failing MLIR core pass run through ``torch_mlir.passmanager`` (exit 1 when the expected
 error shows). The work runs in a child
@@ -29,36 +29,30 @@ from pathlib import Path
 
 from harness import defaults
 from harness import versions as versions_module
-from harness.enums import ParsableEnum
 from harness.execute.levels import join, split_pipeline
 from harness.execute.lowering import LLVM_PIPELINE, resolve
 
 from .bundle import write_text
 from .redact import Redactor
-from .result import EXIT_STATUSES
+from .repro import python_launcher
+from .result import EXIT_STATUSES, BundleKind
 from .template import render
 
 REPRO_PY = "repro.py"
 
 
-class ReproKind(ParsableEnum):
-    PASS = "pass"              # a pass fails with an error
-    MISCOMPILE = "miscompile"  # the values are wrong
-    RUNTIME = "runtime"        # the compiled code dies
-
-
-_BUG = {ReproKind.PASS: "the pass fails with the expected error",
-        ReproKind.MISCOMPILE: "the values are wrong, or the run dies",
-        ReproKind.RUNTIME: "the run dies"}
+_BUG = {BundleKind.COMPILE_FAILURE: "the pass fails with the expected error",
+        BundleKind.MISCOMPILE: "the values are wrong, or the run dies",
+        BundleKind.RUNTIME_FAILURE: "the run dies"}
 _WHAT = {
-    ReproKind.PASS: "It runs the pipeline below through torch_mlir.passmanager on the embedded IR "
-                    "and looks for the expected error.",
-    ReproKind.MISCOMPILE: "It lowers the embedded IR to linalg and then to LLVM with the "
-                          "RefBackend's passes, runs it on the ExecutionEngine with the embedded "
-                          "arguments and compares with eager PyTorch's values.",
-    ReproKind.RUNTIME: "It lowers the embedded IR to linalg and then to LLVM with the RefBackend's "
-                       "passes and runs it on the ExecutionEngine with the embedded arguments; "
-                       "the bug is that the run dies.",
+    BundleKind.COMPILE_FAILURE: "It runs the pipeline below through torch_mlir.passmanager on the "
+                                "embedded IR and looks for the expected error.",
+    BundleKind.MISCOMPILE: "It lowers the embedded IR to linalg and then to LLVM with the "
+                           "RefBackend's passes, runs it on the ExecutionEngine with the embedded "
+                           "arguments and compares with eager PyTorch's values.",
+    BundleKind.RUNTIME_FAILURE: "It lowers the embedded IR to linalg and then to LLVM with the "
+                                "RefBackend's passes and runs it on the ExecutionEngine with the "
+                                "embedded arguments; the bug is that the run dies.",
 }
 
 
@@ -66,7 +60,7 @@ _WHAT = {
 class ReproPy:
     """What repro.py embeds."""
 
-    kind: ReproKind
+    kind: BundleKind
     summary: str                    # one line: what goes wrong
     ir: str                         # the IR text
     ir_name: str = "reduced.mlir"   # the bundle's file it is
@@ -94,7 +88,7 @@ def repro_py(spec: ReproPy) -> str:
         "IR_NAME": spec.ir_name,
         "IR": python_text(spec.ir),
         "PIPELINE_NOTE": ("# The pipeline that fails (TO_LINALG), as the bundle's repro.sh runs it."
-                          if spec.kind is ReproKind.PASS else
+                          if spec.kind is BundleKind.COMPILE_FAILURE else
                           "# torch dialect -> linalg on tensors (torch-mlir-opt runs the same), then the "
                           "RefBackend's\n# lowering of linalg to LLVM (upstream's refbackend.py runs "
                           "the same passes)."),
@@ -132,7 +126,7 @@ def _arrays_doc(data: bytes, what: str) -> str:
                        for name in npz.files)
 
 
-def numerics_repro(folder: Path, kind: ReproKind, pipeline: str, summary: str,
+def numerics_repro(folder: Path, kind: BundleKind, pipeline: str, summary: str,
                    timeout_s: float = defaults.TIMEOUT_S) -> ReproPy:
     """The ReproPy of a miscompile or run-time failure bundle from its files (``reduced.mlir``,
     ``inputs.npz``, ``expected.npz``) and the pipeline its ``reduced.mlir`` goes to linalg by."""
@@ -148,7 +142,7 @@ def numerics_repro(folder: Path, kind: ReproKind, pipeline: str, summary: str,
         expected_npz=(folder / "expected.npz").read_bytes(), timeout_s=timeout_s)
 
 
-def write_standalone(folder: Path, kind: ReproKind, pipeline: str, summary: str,
+def write_standalone(folder: Path, kind: BundleKind, pipeline: str, summary: str,
                      redactor: Redactor | None = None, timeout_s: float = defaults.TIMEOUT_S) -> None:
     """repro.py and repro.sh of a miscompile or run-time failure bundle whose reduced.mlir,
     inputs.npz and expected.npz are written (redacted with ``redactor`` when given)."""
@@ -179,13 +173,7 @@ def summary_of_record(folder: Path) -> str:
     return str(record.get("title", "")).removeprefix("[torch-mlir] ")
 
 
-def repro_sh(kind: ReproKind, summary: str) -> str:
-    """repro.sh of a bundle with repro.py: runs it with ``$PYTHON`` (default python3)."""
-    packages = versions_module.installed()
-    return render("python-repro.sh.in", {
-        "SUMMARY": summary.replace("\n", " "),
-        "TORCH": packages.get("torch", "?"),
-        "TORCH_MLIR": packages.get("torch-mlir", "?"),
-        "BUG": _BUG[kind],
-        **EXIT_STATUSES,
-    })
+def repro_sh(kind: BundleKind, summary: str) -> str:
+    """repro.sh of a bundle with repro.py: the one launcher (``repro.launcher``) running it with
+    ``$PYTHON`` (default python3)."""
+    return python_launcher(summary, _BUG[kind], versions_module.installed())
