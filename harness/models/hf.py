@@ -24,6 +24,7 @@ Facts measured at transformers 5.24.0 / torch 2.13.0:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
@@ -55,6 +56,8 @@ from .opt import CollectedWarning, collecting_warnings, graph_output_type
 DEFAULT_BATCH = 1
 DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
+#: Models up to this many MiB of parameters try each candidate input size on a copy.
+TRIAL_COPY_MB = 512
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +89,8 @@ def flatten_outputs(value: Any, prefix: str = "") -> list[tuple[str, torch.Tenso
         items = [(str(i), v) for i, v in enumerate(value)]
     elif value is None:
         return []
+    elif isinstance(value, (int, float, bool)):  # a size the model reports (MaskFormer-Swin's
+        return []  # spatial dimensions): a constant of the trace, not a computed value
     else:
         raise TypeError(f"output {prefix or '(top)'} is a {type(value).__name__}, not tensors")
     found: list[tuple[str, torch.Tensor]] = []
@@ -372,16 +377,25 @@ def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.Medi
                      options: HFOptions, fixed: Mapping[str, object]
                      ) -> tuple[hf_plan.MediaPlan, InputSet, tuple[str, ...]]:
     """The first plan (smallest sizes first) whose traced set the eager forward runs on: a size
-    the model's own checks reject fails in milliseconds at tiny size."""
-    def call(inputs: InputSet) -> Any:
-        with torch.no_grad():
-            return model(**inputs.as_kwargs(), **fixed)
+    the model's own checks reject fails in milliseconds at tiny size.
 
+    Each plan but the last is tried on a copy of the model: a forward can change the model it
+    runs, and a size that fails must not change the one that is ported (Swin shrinks a stage's
+    ``window_size`` to an image smaller than its window, for good, and then fails at every size
+    its relative-position table was built for). Models over :data:`TRIAL_COPY_MB` are tried in
+    place."""
+    copies = sum(p.numel() * p.element_size() for p in model.parameters()) <= TRIAL_COPY_MB << 20
     refused: UnsupportedModelError | None = None
-    for plan in plans:
+    for index, plan in enumerate(plans):
+        trial = _trial_copy(model) if copies and index < len(plans) - 1 else model
+
+        def call(inputs: InputSet, trial: nn.Module = trial) -> Any:
+            with torch.no_grad():
+                return trial(**inputs.as_kwargs(), **fixed)
+
         if plan.note and refused is not None:  # the text-only fallback says what did not run
             plan = dataclasses.replace(plan, note=f"{plan.note} ({refused.reason[:200]})")
-        plan = hf_plan.count_placeholders(model, call, plan, options.batch, options.seed)
+        plan = hf_plan.count_placeholders(trial, call, plan, options.batch, options.seed)
         first = hf_plan.make_set(plan, options.batch, seed=options.seed, padded=False)
         try:
             return plan, first, _output_names(spec, call, first)
@@ -389,6 +403,14 @@ def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.Medi
             refused = refused if plan.note else error
     assert refused is not None
     raise refused
+
+
+def _trial_copy(model: nn.Module) -> nn.Module:
+    """A copy to try a size on, or the model itself where it cannot be copied."""
+    try:
+        return copy.deepcopy(model)
+    except Exception:  # a module holding something deepcopy refuses (a lock, a handle)
+        return model
 
 
 def _output_names(spec: ModelSpec, call, inputs: InputSet) -> tuple[str, ...]:

@@ -54,6 +54,7 @@ TINY: Mapping[str, int] = {
     "positions": 128,
     "lora_rank": 32,
     "source_positions": 64,  # Whisper's encoder: 128 spectrogram frames instead of 3000
+    "horizon": 4,  # time-series forecasters without a default prediction_length
 }
 
 #: A backbone in place of timm's (DETR-like configs default to ``timm_backbone``, which needs
@@ -269,6 +270,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
     _stages(base, kwargs)
+    _series(base, kwargs)
     _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
@@ -303,6 +305,24 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             kwargs["num_attention_heads"] = [
                 max(d for d in range(1, h + 1) if w % d == 0)
                 for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
+
+
+def _series(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """Forecasters with no default horizon (Autoformer, Informer, TimeSeriesTransformer:
+    ``prediction_length=None``, which their model refuses to build on; ``context_length``
+    follows it) get :data:`TINY`'s; Autoformer's decoder starts from the context's last
+    ``label_length`` steps (10 by default), so that is at most the context. No time features
+    (their default) would trace a zero-width input: one, as a calendar feature would be."""
+    if "prediction_length" not in base:
+        return
+    horizon = base["prediction_length"]
+    if horizon is None:
+        kwargs["prediction_length"] = horizon = TINY["horizon"]
+    context = base.get("context_length") or horizon
+    if is_size(base.get("label_length")) and is_size(context):
+        kwargs["label_length"] = min(base["label_length"], context)
+    if base.get("num_time_features") == 0:
+        kwargs["num_time_features"] = 1
 
 
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,

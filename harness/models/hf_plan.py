@@ -30,17 +30,18 @@ import torch
 
 from harness.errors import UnsupportedModelError
 
-from . import hf_inputs, hf_media
+from . import hf_inputs, hf_media, hf_series
 from .choice import Choice
 from .hf_inputs import InputPlan, InputSet
 from .hf_media import GivenInput
+from .hf_series import SERIES_INPUTS, SeriesPlan
 
 #: A spectrogram's own masks: ones, one per frame.
 FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
 AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
 #: Inputs made from a plan; any other forward argument is left out when optional.
 MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
-        "pixel_mask", "input_features", "input_values", *FEATURE_MASKS)
+        "pixel_mask", "input_features", "input_values", *FEATURE_MASKS, *SERIES_INPUTS)
 
 
 class InputKind(Choice):
@@ -50,6 +51,7 @@ class InputKind(Choice):
     PIXELS = "pixels"
     FEATURES = "features"
     WAVE = "wave"
+    SERIES = "series"  # a time series' past window (and a forecaster's future one)
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class MediaPlan:
     features: tuple[int, int] | None = None  # (mel bins, frames), or (frames, mel bins)
     frames_first: bool = False  # features are (frames, mel bins)
     wave: tuple[int, ...] | None = None  # per row: (samples,) or (channels, samples)
+    series: SeriesPlan | None = None  # time series: past (and future) steps
     placeholder: int | None = None  # the image token id, inserted after each row's first token
     placeholders: int = 0  # how many
     # flattened patches (Qwen-VL-like towers): (patch input, grid input, merge size, patch width)
@@ -159,6 +162,7 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
             main == "input_features" or "input_features" in required or audio),
         InputKind.WAVE: "input_values" in params and (
             main == "input_values" or "input_values" in required or audio),
+        InputKind.SERIES: "past_values" in params,
     }
     text = _text_plan(name, params, config, decoder_only, given_names)
     base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
@@ -212,7 +216,7 @@ def _sub_names(config: Any) -> tuple[str, ...]:
 
 def _input_of(kind: InputKind) -> str:
     return {InputKind.PIXELS: "pixel_values", InputKind.FEATURES: "input_features",
-            InputKind.WAVE: "input_values"}[kind]
+            InputKind.WAVE: "input_values", InputKind.SERIES: "past_values"}[kind]
 
 
 def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool,
@@ -243,6 +247,10 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
         if isinstance(frames, int) and not isinstance(frames, bool) and frames > 0:  # video
             return [replace(plan, pixels=(frames, channels, h, w)) for h, w in sizes]
         return [replace(plan, pixels=(channels, h, w)) for h, w in sizes]
+    if kind is InputKind.SERIES:
+        params, _ = forward_params(plan.model)
+        return [replace(plan, series=s)
+                for s in hf_series.plans(config, params, inspect.getdoc(plan.model.forward))]
     if kind is InputKind.FEATURES:  # [B, mels, frames] (Whisper), else [B, frames, mels]
         mels, frames = hf_media.feature_candidates(config)
         return ([replace(plan, features=(mels, f)) for f in frames]
@@ -264,6 +272,7 @@ def _names(plan: MediaPlan, params: Sequence[str], given: set[str]) -> tuple[str
     made |= {"input_values"} if plan.wave else set()
     if plan.wave and "attention_mask" in params and plan.text is None:
         made.add("attention_mask")
+    made |= hf_series.names(plan.series, tuple(params)) if plan.series else set()
     made |= {n for n, _ in plan.documented}
     return tuple(p for p in params if p in made or p in given)
 
@@ -326,6 +335,10 @@ def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSe
         values["input_values"] = wave
         if plan.text is None:
             values["attention_mask"] = mask
+    if plan.series is not None:
+        series, line = hf_series.make(plan.series, batch, generator, padded=padded)
+        values.update(series)
+        said.append(f"time series from seed {seed}: {line}")
     if plan.patches is not None:
         patch, grid, merge, width = plan.patches
         side = 2 * merge
