@@ -270,6 +270,9 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
     _stages(base, kwargs)
+    _stage_per_layer(base, want["layers"], kwargs)
+    _follow_widths(base, hidden_sizes(base), hidden, kwargs)
+    _state_heads(base, hidden, heads, kwargs)
     _series(base, kwargs)
     _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
@@ -305,6 +308,51 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             kwargs["num_attention_heads"] = [
                 max(d for d in range(1, h + 1) if w % d == 0)
                 for h, w in zip(stage_heads, kwargs["hidden_sizes"])]
+
+
+def _stage_per_layer(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
+    """Stage lists that are one entry per layer (MuseSpark's audio and vision towers: as many
+    ``depths``, ``hidden_sizes`` and ``patch_sizes`` as ``num_hidden_layers``, its validator
+    checks) keep their first entries, one per tiny layer."""
+    depths = base.get("depths")
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    if not (isinstance(depths, (list, tuple)) and old == len(depths) > layers):
+        return
+    for name in ("depths", "hidden_sizes", "patch_sizes", "num_heads"):
+        value = kwargs.get(name, base.get(name))
+        if isinstance(value, (list, tuple)) and len(value) == old:
+            kwargs[name] = list(value)[:layers]
+
+
+def hidden_sizes(fields: Mapping[str, Any]) -> set[int]:
+    """Every hidden width a config's defaults spell."""
+    return {v for n, v in fields.items() if concept_of(n, fields) == "hidden" and is_size(v)}
+
+
+def _follow_widths(fields: Mapping[str, Any], widths: set[int], hidden: int,
+                   kwargs: dict[str, Any]) -> None:
+    """A width no concept names (WavTokenizer's ``codebook_dim``, a projector's
+    ``out_hidden_size``, a flow head's ``condition_dim``, SAM's ``output_channels``) whose default is one of ``widths`` (the
+    config's hidden sizes, or a sibling tower's) takes the tiny hidden size: the configs'
+    validators require them equal, as their defaults are."""
+    for name, value in fields.items():
+        if (name not in kwargs and concept_of(name, fields) is None and is_size(value)
+                and value in widths and value > hidden and not name.startswith(("num_", "max_"))
+                and ("hidden" in name or name.endswith(("_dim", "_channels")))):
+            kwargs[name] = hidden
+
+
+def _state_heads(base: Mapping[str, Any], hidden: int, heads: int, kwargs: dict[str, Any]) -> None:
+    """Mamba2: its SSM heads span ``expand`` x hidden (heads x head_dim == expand x hidden, its
+    validator checks): the tiny head_dim keeps that."""
+    expand, old_heads, old_dim = base.get("expand"), base.get("num_heads"), base.get("head_dim")
+    old_hidden = base.get("hidden_size")
+    if (all(is_size(v) for v in (expand, old_heads, old_dim, old_hidden))
+            and old_heads * old_dim == expand * old_hidden and kwargs.get("num_heads") == heads):
+        kwargs["head_dim"] = max(1, expand * hidden // heads)
+        groups = base.get("n_groups")  # heads are shared by groups: as many groups as divide them
+        if is_size(groups) and heads % groups:
+            kwargs["n_groups"] = max(g for g in range(1, heads + 1) if heads % g == 0 and g <= groups)
 
 
 def _series(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
@@ -379,12 +427,14 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
     typed ``AutoConfig`` (LLaVA's text_config) is whatever the composite's default holds (a
     full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
     defaults_of: list[Any] = []  # the composite's default instance, built once when needed
+    built: dict[str, type] = {}  # sub-config name -> the class its tiny kwargs are for
     for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
         if not isinstance(sub, type):
             continue
         try:
             if sub.__name__ != "AutoConfig":
                 kwargs[name] = tiny_kwargs(sub)
+                built[name] = sub
                 continue
             if not defaults_of:
                 defaults_of.append(config_class())
@@ -394,8 +444,14 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
                 continue
             if default is not None and getattr(default, "model_type", ""):
                 kwargs[name] = {"model_type": default.model_type, **tiny_kwargs(type(default))}
+                built[name] = type(default)
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
+    # widths that must agree across towers (a projector's output is the text tower's width)
+    fields = {name: defaults(cls) for name, cls in built.items()}
+    widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
+    for name, values in fields.items():
+        _follow_widths(values, widths, TINY["hidden"], kwargs[name])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,8 @@ FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
 AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
 #: Inputs made from a plan; any other forward argument is left out when optional.
 MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
-        "pixel_mask", "input_features", "input_values", *FEATURE_MASKS, *SERIES_INPUTS)
+        "pixel_mask", "pixel_values_videos", "input_features", "input_values", *FEATURE_MASKS,
+        *SERIES_INPUTS)
 
 
 class InputKind(Choice):
@@ -51,6 +52,7 @@ class InputKind(Choice):
     PIXELS = "pixels"
     FEATURES = "features"
     WAVE = "wave"
+    VIDEO = "video"  # pixel_values_videos [B, frames, C, H, W]
     SERIES = "series"  # a time series' past window (and a forecaster's future one)
 
 
@@ -65,11 +67,13 @@ class MediaPlan:
     features: tuple[int, int] | None = None  # (mel bins, frames), or (frames, mel bins)
     frames_first: bool = False  # features are (frames, mel bins)
     wave: tuple[int, ...] | None = None  # per row: (samples,) or (channels, samples)
+    video: tuple[int, int, int, int] | None = None  # (frames, channels, height, width)
     series: SeriesPlan | None = None  # time series: past (and future) steps
     placeholder: int | None = None  # the image token id, inserted after each row's first token
     placeholders: int = 0  # how many
     # flattened patches (Qwen-VL-like towers): (patch input, grid input, merge size, patch width)
     patches: tuple[str, str, int, int] | None = None
+    patch_layout: tuple[int, ...] = ()  # each patch's shape when not flat (C, P, P)
     given: tuple[GivenInput, ...] = ()
     # required float inputs sized from their docstring (per row: the shape after the batch)
     documented: tuple[tuple[str, tuple[int, ...]], ...] = ()
@@ -88,6 +92,8 @@ def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[str, int] | Non
             return "pixels", axis - 1
         if name == "pixel_mask" and axis in (1, 2):
             return "pixels", len(plan.pixels) - 3 + axis
+    if plan.video is not None and name == "pixel_values_videos" and 1 <= axis <= 4:
+        return "video", axis - 1
     if plan.features is not None:
         if name == "input_features" and axis in (1, 2):
             return "features", axis - 1
@@ -162,13 +168,22 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
             main == "input_features" or "input_features" in required or audio),
         InputKind.WAVE: "input_values" in params and (
             main == "input_values" or "input_values" in required or audio),
+        InputKind.VIDEO: "pixel_values_videos" in params and (
+            main == "pixel_values_videos" or "pixel_values_videos" in required),
         InputKind.SERIES: "past_values" in params,
     }
     text = _text_plan(name, params, config, decoder_only, given_names)
     base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
                      documented=documented)
     if patches is not None:  # Qwen-VL-like vision towers: flat patches and their grid
-        return [replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))]
+        flat = replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))
+        # or each patch as an image [C, P, P], which the tower's conv reads (Kimi-K2.5)
+        vision = hf_media.sub_config(config, "vision_config")
+        side, channels = getattr(vision, "patch_size", None), patches[3] // max(
+            1, getattr(vision, "patch_size", 1) ** 2)
+        images = ([replace(flat, patch_layout=(channels, side, side))]
+                  if isinstance(side, int) and channels * side * side == patches[3] else [])
+        return [flat, *images]
     media = [k for k, on in want.items() if on and _input_of(k) not in given_names]
     if text is None and not media and not given and not documented:
         if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
@@ -198,12 +213,15 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     patch = next((n for n in ("hidden_states", "pixel_values") if n in required), None)
     grid = next((n for n in ("grid_thw", "image_grid_thw") if n in required), None)
     vision = hf_media.sub_config(config, "vision_config")
-    # towers of single images have no temporal patch (one frame each); some spell the merge
-    # ``merge_size`` (MuseSpark)
-    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None) or 1]
+    # towers of single images have no temporal patch (one frame each); some spell it
+    # ``patch_temporal`` and the merge ``merge_size`` (MuseSpark), or a kernel (Kimi-K2.5:
+    # ``merge_kernel_size`` [2, 2])
+    sizes = [getattr(vision, "patch_size", None), getattr(vision, "temporal_patch_size", None)
+             or getattr(vision, "patch_temporal", None) or 1]
     channels = getattr(vision, "in_channels", None) or getattr(vision, "num_channels", None) or 3
+    kernel = getattr(vision, "merge_kernel_size", None)
     merge = (getattr(vision, "spatial_merge_size", None) or getattr(vision, "merge_size", None)
-             or 1)
+             or (kernel[0] if isinstance(kernel, (list, tuple)) and kernel else None) or 1)
     if (patch is None or grid is None or {patch, grid} & given
             or not all(isinstance(v, int) and v > 0 for v in [*sizes, channels, merge])):
         return None
@@ -216,7 +234,8 @@ def _sub_names(config: Any) -> tuple[str, ...]:
 
 def _input_of(kind: InputKind) -> str:
     return {InputKind.PIXELS: "pixel_values", InputKind.FEATURES: "input_features",
-            InputKind.WAVE: "input_values", InputKind.SERIES: "past_values"}[kind]
+            InputKind.WAVE: "input_values", InputKind.VIDEO: "pixel_values_videos",
+            InputKind.SERIES: "past_values"}[kind]
 
 
 def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool,
@@ -237,7 +256,8 @@ def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool
 
 
 def _media_main(params: Sequence[str]) -> bool:
-    return any(p in params for p in ("pixel_values", "input_features", "input_values"))
+    return any(p in params for p in ("pixel_values", "pixel_values_videos", "input_features",
+                                     "input_values"))
 
 
 def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
@@ -247,6 +267,10 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
         if isinstance(frames, int) and not isinstance(frames, bool) and frames > 0:  # video
             return [replace(plan, pixels=(frames, channels, h, w)) for h, w in sizes]
         return [replace(plan, pixels=(channels, h, w)) for h, w in sizes]
+    if kind is InputKind.VIDEO:  # fewest frames first, then the clip's own
+        channels, sizes = hf_media.image_candidates(config)
+        return [replace(plan, video=(frames, channels, h, w))
+                for frames in hf_media.frame_candidates(config) for h, w in sizes]
     if kind is InputKind.SERIES:
         params, _ = forward_params(plan.model)
         return [replace(plan, series=s)
@@ -267,6 +291,7 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
 def _names(plan: MediaPlan, params: Sequence[str], given: set[str]) -> tuple[str, ...]:
     made = set(plan.text.names if plan.text else ())
     made |= {"pixel_values"} if plan.pixels else set()
+    made |= {"pixel_values_videos"} if plan.video else set()
     made |= {"pixel_mask"} if plan.pixels and "pixel_mask" in params else set()
     made |= {"input_features", *FEATURE_MASKS} if plan.features else set()
     made |= {"input_values"} if plan.wave else set()
@@ -315,6 +340,9 @@ def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSe
             mask[0, :, width - max(1, width // 4):] = 0
             said.append("pixel_mask 0 on row 0's right quarter")
         values["pixel_mask"] = mask
+    if plan.video is not None:
+        values["pixel_values_videos"] = torch.randn(batch, *plan.video, generator=generator)
+        said.append(f"video of {plan.video[0]} frames {plan.video[2]}x{plan.video[3]} from seed {seed}")
     if plan.features is not None:
         values["input_features"] = torch.randn(batch, *plan.features, generator=generator)
         frames = plan.features[0 if plan.frames_first else 1]
@@ -343,8 +371,10 @@ def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSe
         patch, grid, merge, width = plan.patches
         side = 2 * merge
         values[grid] = torch.tensor([[1, side, side]] * batch, dtype=torch.int64)
-        values[patch] = torch.randn(batch * side * side, width, generator=generator)
-        said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from seed {seed}")
+        values[patch] = torch.randn(batch * side * side, *(plan.patch_layout or (width,)),
+                                    generator=generator)
+        shape = "x".join(map(str, plan.patch_layout)) if plan.patch_layout else f"{width} values"
+        said.append(f"{batch} grid(s) of 1x{side}x{side} patches of {shape} from seed {seed}")
     for name, shape in plan.documented:
         values[name] = torch.randn(batch, *shape, generator=generator)
         said.append(f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's shape)")

@@ -13,7 +13,8 @@ from harness.enums import ParsableEnum
 
 #: Input names by what they carry (the planner's names, and the patch towers' flat inputs).
 TEXT_INPUTS = frozenset({"input_ids", "decoder_input_ids", "inputs_embeds"})
-VISION_INPUTS = frozenset({"pixel_values", "pixel_mask", "grid_thw", "image_grid_thw"})
+VISION_INPUTS = frozenset({"pixel_values", "pixel_mask", "pixel_values_videos", "grid_thw",
+                           "image_grid_thw"})
 AUDIO_INPUTS = frozenset({"input_features", "input_values"})
 SERIES_INPUTS = frozenset({"past_values", "future_values"})
 
