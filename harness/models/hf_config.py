@@ -274,6 +274,9 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     _follow_widths(base, hidden_sizes(base), hidden, kwargs)
     _state_heads(base, hidden, heads, kwargs)
     _series(base, kwargs)
+    languages = base.get("languages")  # X-MOD's adapters: one per language, none chosen by default
+    if base.get("default_language", "") is None and isinstance(languages, (list, tuple)) and languages:
+        kwargs["default_language"] = languages[0]
     _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
@@ -299,6 +302,11 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             and all(is_size(v) for v in widths)):
         kwargs["hidden_sizes"] = [min(w, TINY_STAGES["hidden_sizes"] << i)
                                   for i, w in enumerate(widths)]
+        # BiT's group norms (32 groups) split every channel count, down to a bottleneck's
+        # quarter of the narrowest stage
+        groups = base.get("num_groups")
+        if is_size(groups) and groups > TINY_STAGES["hidden_sizes"] // 4:
+            kwargs["num_groups"] = TINY_STAGES["hidden_sizes"] // 4
         # PVT, SegFormer, GLPN: a head count per stage that must divide that stage's width
         # ([1, 2, 5, 8] over [64, 128, 320, 512]): the most heads up to the original that
         # divide the narrow width
