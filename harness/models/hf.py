@@ -28,6 +28,7 @@ import copy
 import dataclasses
 import inspect
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -366,11 +367,32 @@ def build_model(spec: ModelSpec, config: Any, seed: int) -> nn.Module:
             if spec.weights is not None:
                 raise ModelDirectoryError(str(spec.directory), f"its weights ({spec.weights.name}) "
                                           f"do not load into {cls.__name__}: {message}") from error
-            raise UnsupportedModelError(spec.name, f"{cls.__name__} does not build from its "
-                                        f"config: {type(error).__name__}: {message}") from error
+            raise UnsupportedModelError(spec.name, *_build_failure(spec, cls, error, message)) from error
     if take_encoder:
         model = model.get_encoder()
     return model.float().eval()
+
+
+def _build_failure(spec: ModelSpec, cls: type, error: Exception, message: str) -> tuple[str, str]:
+    """Why ``cls`` does not build, in one line, and the remedy: a library that is not installed
+    (transformers' message names it), a class whose default config does not build either
+    (transformers' own bug at this version, not the tiny preset's), or the error itself."""
+    missing = re.search(r"requires the (\S+) library", message)
+    if isinstance(error, ImportError):
+        package = missing.group(1) if missing else getattr(error, "name", None) or "a package"
+        return (f"{cls.__name__} needs {package}, which is not installed here "
+                f"({type(error).__name__}: {message[:160]})",
+                "Install it into this environment to build this model.")
+    if spec.kind is SourceKind.TYPE and not spec.head:
+        try:
+            with torch.device("meta"):  # no memory: the default sizes are often many GB
+                cls(hf_resolve.config_class(spec.model_type)())
+        except Exception:
+            return (f"{cls.__name__} does not build even from its default config (transformers "
+                    f"{transformers.__version__}'s own failure, not the tiny preset's): "
+                    f"{type(error).__name__}: {message}",
+                    "A newer transformers may fix it, or --set FIELD=VALUE of the field it reads.")
+    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}", "")
 
 
 def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],
