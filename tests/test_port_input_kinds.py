@@ -113,3 +113,17 @@ def test_group_norms_and_a_default_language():
     assert tiny_kwargs(hf_resolve.config_class("bit"))["num_groups"] == 4
     assert tiny_kwargs(hf_resolve.config_class("xmod"))["default_language"] == "en_XX"
     assert check_type("bit", ListDepth.BUILD) == check_type("xmod", ListDepth.BUILD) == "ok"
+
+
+def test_a_model_that_does_not_build_says_why_in_one_line():
+    # a library transformers names as missing; a default config that fails too (its own bug)
+    assert check_type("dinat", ListDepth.BUILD).startswith(
+        "cannot drive model 'dinat': DinatModel needs natten, which is not installed here")
+    assert "does not build even from its default config" in check_type("nemotron", ListDepth.BUILD)
+
+
+def test_rotary_sections_fit_a_partial_rotary_head_glm4v_moe_text():
+    # GLM-4V rotates half of each 16-wide tiny head: sections sum to 4, not 8
+    rope = tiny_kwargs(hf_resolve.config_class("glm4v_moe_text"))["rope_parameters"]
+    assert sum(rope["mrope_section"]) == 4
+    assert check_type("glm4v_moe_text", ListDepth.BUILD) == "ok"

@@ -384,12 +384,15 @@ def _series(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
            kwargs: dict[str, Any]) -> None:
     """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
-    must sum to half the head size: the same shares of the tiny head's half."""
+    must sum to half the rotated size: the same shares of the tiny head's half (GLM-4V rotates
+    half of each head, ``partial_rotary_factor`` 0.5)."""
     rope = base.get("rope_parameters")
     if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
             or not isinstance(rope, dict)):
         return
-    half = max(3, head_dim // 2)
+    share = rope.get("partial_rotary_factor", base.get("partial_rotary_factor"))
+    share = share if isinstance(share, float) and 0 < share <= 1 else 1.0
+    half = max(3, int(head_dim * share) // 2)
     time = max(1, half // 4)
     height = (half - time) // 2
     kwargs["rope_parameters"] = {**rope, "mrope_section": [time, height, half - time - height]}
