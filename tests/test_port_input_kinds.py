@@ -127,3 +127,8 @@ def test_rotary_sections_fit_a_partial_rotary_head_glm4v_moe_text():
     rope = tiny_kwargs(hf_resolve.config_class("glm4v_moe_text"))["rope_parameters"]
     assert sum(rope["mrope_section"]) == 4
     assert check_type("glm4v_moe_text", ListDepth.BUILD) == "ok"
+
+
+def test_features_of_stacked_frames_wav2vec2_bert():
+    # its feature projection reads 2 stacked frames of 80 mel bins
+    assert _shapes(hf.prepare("wav2vec2-bert"))["input_features"] == (1, 16, 160)

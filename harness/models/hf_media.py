@@ -161,12 +161,16 @@ def frame_candidates(config: Any) -> list[int]:
 
 def feature_candidates(config: Any) -> tuple[int, list[int]]:
     """Mel bins, and the frame counts to try: Whisper's fixed count (source positions x its two
-    convs' stride product, 2) when the config has one, else small counts."""
+    convs' stride product, 2) when the config has one, else small counts. Features of stacked
+    frames are wider: Wav2Vec2-BERT's ``feature_projection_input_dim`` (2 x 80), FunASR's
+    ``num_stacked_frames`` x mel bins."""
     audio = sub_config(config, "audio_config", "encoder_config")
     mels = next((v for v in (_int(getattr(c, n, None)) for c in (audio, config)
-                             for n in ("num_mel_bins", "feature_size", "input_feat_per_channel",
-                                       "n_mels"))
+                             for n in ("feature_projection_input_dim", "num_mel_bins",
+                                       "feature_size", "input_feat_per_channel", "n_mels"))
                  if v), 80)
+    stacked = _int(getattr(audio, "num_stacked_frames", None))
+    mels *= stacked or 1
     source = _int(getattr(audio, "max_source_positions", None)) or _int(
         getattr(config, "max_source_positions", None))
     fixed = [2 * source] if source and getattr(config, "model_type", "").startswith("whisper") else []
