@@ -132,3 +132,8 @@ def test_rotary_sections_fit_a_partial_rotary_head_glm4v_moe_text():
 def test_features_of_stacked_frames_wav2vec2_bert():
     # its feature projection reads 2 stacked frames of 80 mel bins
     assert _shapes(hf.prepare("wav2vec2-bert"))["input_features"] == (1, 16, 160)
+
+
+def test_code_points_hashed_into_buckets_canine():
+    # CANINE has no vocabulary: ids are characters, drawn below its hash bucket count
+    assert check_type("canine", ListDepth.BUILD) == "ok"
