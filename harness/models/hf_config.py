@@ -271,6 +271,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
             kwargs[name] = min(value, want["layers"])
     _stages(base, kwargs)
     _stage_per_layer(base, want["layers"], kwargs)
+    _stage_widths(base, old_hidden, hidden, kwargs)
     _follow_widths(base, hidden_sizes(base), hidden, kwargs)
     _state_heads(base, hidden, heads, kwargs)
     _series(base, kwargs)
@@ -330,6 +331,18 @@ def _stage_per_layer(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any
         value = kwargs.get(name, base.get(name))
         if isinstance(value, (list, tuple)) and len(value) == old:
             kwargs[name] = list(value)[:layers]
+
+
+def _stage_widths(base: Mapping[str, Any], old: int | None, hidden: int,
+                  kwargs: dict[str, Any]) -> None:
+    """Widths per stage that start at the hidden size (Hiera's ``embed_dim_per_stage`` [96, 192,
+    384, 768] under SAM2) scale with it: [64, 128, 256, 512]."""
+    for name, value in base.items():
+        if (old and name not in kwargs and ("dim" in name or "hidden" in name)
+                and isinstance(value, (list, tuple)) and len(value) > 1
+                and all(is_size(v) for v in value) and value[0] == old
+                and all(v * hidden % old == 0 for v in value)):
+            kwargs[name] = [v * hidden // old for v in value]
 
 
 def hidden_sizes(fields: Mapping[str, Any]) -> set[int]:
@@ -463,6 +476,17 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
     widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
     for name, values in fields.items():
         _follow_widths(values, widths, TINY["hidden"], kwargs[name])
+    # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
+    # [768, 384, 192, 96]): the same stages' tiny widths
+    scaled = {old: new for name, values in fields.items() for field, value in values.items()
+              if isinstance(value, (list, tuple)) and isinstance(kwargs[name].get(field), list)
+              and len(value) == len(kwargs[name][field])
+              for old, new in zip(value, kwargs[name][field]) if is_size(old) and old != new}
+    for field, value in defaults(config_class).items():
+        if (field not in kwargs and ("channel" in field or "dim" in field) and scaled
+                and isinstance(value, (list, tuple)) and len(value) > 1
+                and all(is_int(v) and v in scaled for v in value)):
+            kwargs[field] = [scaled[v] for v in value]
 
 
 # ---------------------------------------------------------------------------------------------
