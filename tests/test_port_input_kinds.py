@@ -137,3 +137,11 @@ def test_features_of_stacked_frames_wav2vec2_bert():
 def test_code_points_hashed_into_buckets_canine():
     # CANINE has no vocabulary: ids are characters, drawn below its hash bucket count
     assert check_type("canine", ListDepth.BUILD) == "ok"
+
+
+def test_stage_widths_and_the_neck_follow_the_hidden_size_sam2_vision_model():
+    # Hiera's embed_dim_per_stage starts at its hidden size; the neck reads the stages' widths
+    kwargs = tiny_kwargs(hf_resolve.config_class("sam2_vision_model"))
+    assert kwargs["backbone_config"]["embed_dim_per_stage"] == [64, 128, 256, 512]
+    assert kwargs["backbone_channel_list"] == [512, 256, 128, 64]
+    assert check_type("sam2_vision_model", ListDepth.BUILD) == "ok"
