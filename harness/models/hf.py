@@ -24,9 +24,11 @@ Facts measured at transformers 5.24.0 / torch 2.13.0:
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -55,6 +57,8 @@ from .opt import CollectedWarning, collecting_warnings, graph_output_type
 DEFAULT_BATCH = 1
 DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
+#: Models up to this many MiB of parameters try each candidate input size on a copy.
+TRIAL_COPY_MB = 512
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +90,8 @@ def flatten_outputs(value: Any, prefix: str = "") -> list[tuple[str, torch.Tenso
         items = [(str(i), v) for i, v in enumerate(value)]
     elif value is None:
         return []
+    elif isinstance(value, (int, float, bool)):  # a size the model reports (MaskFormer-Swin's
+        return []  # spatial dimensions): a constant of the trace, not a computed value
     else:
         raise TypeError(f"output {prefix or '(top)'} is a {type(value).__name__}, not tensors")
     found: list[tuple[str, torch.Tensor]] = []
@@ -362,28 +368,58 @@ def build_model(spec: ModelSpec, config: Any, seed: int) -> nn.Module:
             if spec.weights is not None:
                 raise ModelDirectoryError(str(spec.directory), f"its weights ({spec.weights.name}) "
                                           f"do not load into {cls.__name__}: {message}") from error
-            raise UnsupportedModelError(spec.name, f"{cls.__name__} does not build from its "
-                                        f"config: {type(error).__name__}: {message}") from error
+            raise UnsupportedModelError(spec.name, *_build_failure(spec, cls, error, message)) from error
     if take_encoder:
         model = model.get_encoder()
     return model.float().eval()
+
+
+def _build_failure(spec: ModelSpec, cls: type, error: Exception, message: str) -> tuple[str, str]:
+    """Why ``cls`` does not build, in one line, and the remedy: a library that is not installed
+    (transformers' message names it), a class whose default config does not build either
+    (transformers' own bug at this version, not the tiny preset's), or the error itself."""
+    missing = re.search(r"requires the (\S+) library", message)
+    if isinstance(error, ImportError):
+        package = missing.group(1) if missing else getattr(error, "name", None) or "a package"
+        return (f"{cls.__name__} needs {package}, which is not installed here "
+                f"({type(error).__name__}: {message[:160]})",
+                "Install it into this environment to build this model.")
+    if spec.kind is SourceKind.TYPE and not spec.head:
+        try:
+            with torch.device("meta"):  # no memory: the default sizes are often many GB
+                cls(hf_resolve.config_class(spec.model_type)())
+        except Exception:
+            return (f"{cls.__name__} does not build even from its default config (transformers "
+                    f"{transformers.__version__}'s own failure, not the tiny preset's): "
+                    f"{type(error).__name__}: {message}",
+                    "A newer transformers may fix it, or --set FIELD=VALUE of the field it reads.")
+    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}", "")
 
 
 def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],
                      options: HFOptions, fixed: Mapping[str, object]
                      ) -> tuple[hf_plan.MediaPlan, InputSet, tuple[str, ...]]:
     """The first plan (smallest sizes first) whose traced set the eager forward runs on: a size
-    the model's own checks reject fails in milliseconds at tiny size."""
-    def call(inputs: InputSet) -> Any:
-        with torch.no_grad():
-            return model(**inputs.as_kwargs(), **fixed)
+    the model's own checks reject fails in milliseconds at tiny size.
 
+    Each plan but the last is tried on a copy of the model: a forward can change the model it
+    runs, and a size that fails must not change the one that is ported (Swin shrinks a stage's
+    ``window_size`` to an image smaller than its window, for good, and then fails at every size
+    its relative-position table was built for). Models over :data:`TRIAL_COPY_MB` are tried in
+    place."""
+    copies = sum(p.numel() * p.element_size() for p in model.parameters()) <= TRIAL_COPY_MB << 20
     refused: UnsupportedModelError | None = None
-    for candidate in plans:
+    for index, candidate in enumerate(plans):
         plan = candidate
+        trial = _trial_copy(model) if copies and index < len(plans) - 1 else model
+
+        def call(inputs: InputSet, trial: nn.Module = trial) -> Any:
+            with torch.no_grad():
+                return trial(**inputs.as_kwargs(), **fixed)
+
         if plan.note and refused is not None:  # the text-only fallback says what did not run
             plan = dataclasses.replace(plan, note=f"{plan.note} ({refused.reason[:200]})")
-        plan = hf_plan.count_placeholders(model, call, plan, options.batch, options.seed)
+        plan = hf_plan.count_placeholders(trial, call, plan, options.batch, options.seed)
         first = hf_plan.make_set(plan, options.batch, seed=options.seed, padded=False)
         try:
             return plan, first, _output_names(spec, call, first)
@@ -391,6 +427,14 @@ def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.Medi
             refused = refused if plan.note else error
     assert refused is not None
     raise refused
+
+
+def _trial_copy(model: nn.Module) -> nn.Module:
+    """A copy to try a size on, or the model itself where it cannot be copied."""
+    try:
+        return copy.deepcopy(model)
+    except Exception:  # a module holding something deepcopy refuses (a lock, a handle)
+        return model
 
 
 def _output_names(spec: ModelSpec, call, inputs: InputSet) -> tuple[str, ...]:

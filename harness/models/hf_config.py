@@ -54,6 +54,7 @@ TINY: Mapping[str, int] = {
     "positions": 128,
     "lora_rank": 32,
     "source_positions": 64,  # Whisper's encoder: 128 spectrogram frames instead of 3000
+    "horizon": 4,  # time-series forecasters without a default prediction_length
 }
 
 #: A backbone in place of timm's (DETR-like configs default to ``timm_backbone``, which needs
@@ -103,7 +104,7 @@ DRIVER_FIELDS = ("use_cache", "return_dict")
 # Reading a config class
 
 
-def is_size(value: object) -> bool:
+def is_size(value: object) -> TypeGuard[int]:
     """A positive int that is not a bool: the only values the tiny preset replaces."""
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
@@ -270,6 +271,12 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
     _stages(base, kwargs)
+    _stage_per_layer(base, want["layers"], kwargs)
+    _stage_widths(base, old_hidden, hidden, kwargs)
+    _follow_widths(base, hidden_sizes(base), hidden, kwargs)
+    _state_heads(base, hidden, heads, kwargs)
+    _series(base, kwargs)
+    _default_language(base, kwargs)
     _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
@@ -295,6 +302,11 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
             and all(is_size(v) for v in widths)):
         kwargs["hidden_sizes"] = [min(w, TINY_STAGES["hidden_sizes"] << i)
                                   for i, w in enumerate(widths)]
+        # BiT's group norms (32 groups) split every channel count, down to a bottleneck's
+        # quarter of the narrowest stage
+        groups = base.get("num_groups")
+        if is_size(groups) and groups > TINY_STAGES["hidden_sizes"] // 4:
+            kwargs["num_groups"] = TINY_STAGES["hidden_sizes"] // 4
         # PVT, SegFormer, GLPN: a head count per stage that must divide that stage's width
         # ([1, 2, 5, 8] over [64, 128, 320, 512]): the most heads up to the original that
         # divide the narrow width
@@ -306,15 +318,101 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
                 for h, w in zip(stage_heads, kwargs["hidden_sizes"], strict=True)]
 
 
+def _default_language(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """X-MOD's adapters: one per language and none chosen by default, which its forward refuses;
+    the first listed is chosen."""
+    languages = base.get("languages")
+    if base.get("default_language", "") is None and isinstance(languages, (list, tuple)) and languages:
+        kwargs["default_language"] = languages[0]
+
+
+def _stage_per_layer(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
+    """Stage lists that are one entry per layer (MuseSpark's audio and vision towers: as many
+    ``depths``, ``hidden_sizes`` and ``patch_sizes`` as ``num_hidden_layers``, its validator
+    checks) keep their first entries, one per tiny layer."""
+    depths = base.get("depths")
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    if not (isinstance(depths, (list, tuple)) and old == len(depths) > layers):
+        return
+    for name in ("depths", "hidden_sizes", "patch_sizes", "num_heads"):
+        value = kwargs.get(name, base.get(name))
+        if isinstance(value, (list, tuple)) and len(value) == old:
+            kwargs[name] = list(value)[:layers]
+
+
+def _stage_widths(base: Mapping[str, Any], old: int | None, hidden: int,
+                  kwargs: dict[str, Any]) -> None:
+    """Widths per stage that start at the hidden size (Hiera's ``embed_dim_per_stage`` [96, 192,
+    384, 768] under SAM2) scale with it: [64, 128, 256, 512]."""
+    for name, value in base.items():
+        if (old and name not in kwargs and ("dim" in name or "hidden" in name)
+                and isinstance(value, (list, tuple)) and len(value) > 1
+                and all(is_size(v) for v in value) and value[0] == old
+                and all(v * hidden % old == 0 for v in value)):
+            kwargs[name] = [v * hidden // old for v in value]
+
+
+def hidden_sizes(fields: Mapping[str, Any]) -> set[int]:
+    """Every hidden width a config's defaults spell."""
+    return {v for n, v in fields.items() if concept_of(n, fields) == "hidden" and is_size(v)}
+
+
+def _follow_widths(fields: Mapping[str, Any], widths: set[int], hidden: int,
+                   kwargs: dict[str, Any]) -> None:
+    """A width no concept names (WavTokenizer's ``codebook_dim``, a projector's
+    ``out_hidden_size``, a flow head's ``condition_dim``, SAM's ``output_channels``) whose
+    default is one of ``widths`` (the config's hidden sizes, or a sibling tower's) takes the tiny
+    hidden size: the configs' validators require them equal, as their defaults are."""
+    for name, value in fields.items():
+        if (name not in kwargs and concept_of(name, fields) is None and is_size(value)
+                and value in widths and value > hidden and not name.startswith(("num_", "max_"))
+                and ("hidden" in name or name.endswith(("_dim", "_channels")))):
+            kwargs[name] = hidden
+
+
+def _state_heads(base: Mapping[str, Any], hidden: int, heads: int, kwargs: dict[str, Any]) -> None:
+    """Mamba2: its SSM heads span ``expand`` x hidden (heads x head_dim == expand x hidden, its
+    validator checks): the tiny head_dim keeps that."""
+    expand, old_heads, old_dim = base.get("expand"), base.get("num_heads"), base.get("head_dim")
+    old_hidden = base.get("hidden_size")
+    if (is_size(expand) and is_size(old_heads) and is_size(old_dim) and is_size(old_hidden)
+            and old_heads * old_dim == expand * old_hidden and kwargs.get("num_heads") == heads):
+        kwargs["head_dim"] = max(1, expand * hidden // heads)
+        groups = base.get("n_groups")  # heads are shared by groups: as many groups as divide them
+        if is_size(groups) and heads % groups:
+            kwargs["n_groups"] = max(g for g in range(1, heads + 1) if heads % g == 0 and g <= groups)
+
+
+def _series(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """Forecasters with no default horizon (Autoformer, Informer, TimeSeriesTransformer:
+    ``prediction_length=None``, which their model refuses to build on; ``context_length``
+    follows it) get :data:`TINY`'s; Autoformer's decoder starts from the context's last
+    ``label_length`` steps (10 by default), so that is at most the context. No time features
+    (their default) would trace a zero-width input: one, as a calendar feature would be."""
+    if "prediction_length" not in base:
+        return
+    horizon = base["prediction_length"]
+    if horizon is None:
+        kwargs["prediction_length"] = horizon = TINY["horizon"]
+    context = base.get("context_length") or horizon
+    if is_size(base.get("label_length")) and is_size(context):
+        kwargs["label_length"] = min(base["label_length"], context)
+    if base.get("num_time_features") == 0:
+        kwargs["num_time_features"] = 1
+
+
 def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
            kwargs: dict[str, Any]) -> None:
     """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
-    must sum to half the head size: the same shares of the tiny head's half."""
+    must sum to half the rotated size: the same shares of the tiny head's half (GLM-4V rotates
+    half of each head, ``partial_rotary_factor`` 0.5)."""
     rope = base.get("rope_parameters")
     if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
             or not isinstance(rope, dict)):
         return
-    half = max(3, head_dim // 2)
+    share = rope.get("partial_rotary_factor", base.get("partial_rotary_factor"))
+    share = share if isinstance(share, float) and 0 < share <= 1 else 1.0
+    half = max(3, int(head_dim * share) // 2)
     time = max(1, half // 4)
     height = (half - time) // 2
     kwargs["rope_parameters"] = {**rope, "mrope_section": [time, height, half - time - height]}
@@ -360,12 +458,14 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
     typed ``AutoConfig`` (LLaVA's text_config) is whatever the composite's default holds (a
     full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
     defaults_of: list[Any] = []  # the composite's default instance, built once when needed
+    built: dict[str, type] = {}  # sub-config name -> the class its tiny kwargs are for
     for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
         if not isinstance(sub, type):
             continue
         try:
             if sub.__name__ != "AutoConfig":
                 kwargs[name] = tiny_kwargs(sub)
+                built[name] = sub
                 continue
             if not defaults_of:
                 defaults_of.append(config_class())
@@ -376,8 +476,26 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
                 continue
             if isinstance(model_type, str) and model_type:
                 kwargs[name] = {"model_type": model_type, **tiny_kwargs(type(default))}
+                built[name] = type(default)
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
+    # widths that must agree across towers (a projector's output is the text tower's width)
+    fields = {name: defaults(cls) for name, cls in built.items()}
+    widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
+    for name, values in fields.items():
+        _follow_widths(values, widths, TINY["hidden"], kwargs[name])
+    # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
+    # [768, 384, 192, 96]): the same stages' tiny widths
+    scaled = {old: new for name, values in fields.items() for field, value in values.items()
+              if isinstance(value, (list, tuple)) and isinstance(kwargs[name].get(field), list)
+              and len(value) == len(kwargs[name][field])
+              for old, new in zip(value, kwargs[name][field], strict=True)
+              if is_size(old) and old != new}
+    for field, value in defaults(config_class).items():
+        if (field not in kwargs and ("channel" in field or "dim" in field) and scaled
+                and isinstance(value, (list, tuple)) and len(value) > 1
+                and all(is_int(v) and v in scaled for v in value)):
+            kwargs[field] = [scaled[v] for v in value]
 
 
 # ---------------------------------------------------------------------------------------------

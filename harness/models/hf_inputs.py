@@ -114,6 +114,10 @@ def _vocab(model: str, config: Any) -> int:
     if not isinstance(vocab, int) or vocab < 2:
         vocab = getattr(_text(config), "vocab_size", None)
     if not isinstance(vocab, int) or vocab < 2:
+        # CANINE reads Unicode code points, hashed into buckets: every id is a character; the
+        # planner draws them below the bucket count
+        vocab = getattr(config, "num_hash_buckets", None)
+    if not isinstance(vocab, int) or vocab < 2:
         raise UnsupportedModelError(model, f"its config has no usable vocab_size ({vocab!r})")
     return vocab
 

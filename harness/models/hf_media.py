@@ -15,6 +15,7 @@ weights, in milliseconds). Measured at transformers 5.24.0:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -144,19 +145,35 @@ def image_candidates(config: Any) -> tuple[int, list[tuple[int, int]]]:
     channels = positive_int(getattr(vision, "num_channels", None)) or positive_int(
         getattr(config, "num_channels", None)) or 3
     own = (_pair(getattr(vision, "image_size", None)) or _pair(getattr(config, "image_size", None))
-           or _pair(getattr(vision, "img_size", None)))
+           or _pair(getattr(vision, "img_size", None)) or _pair(getattr(vision, "crop_size", None)))
     sides = [(s, s) for s in IMAGE_SIDES if own is None or s * s < own[0] * own[1]]
     return channels, [*sides, own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
 
 
+def frame_candidates(config: Any) -> list[int]:
+    """Video frame counts, fewest first: two temporal tubelets (patches that span frames), then
+    the clip's own ``num_frames`` / ``frames_per_clip``."""
+    vision = sub_config(config, "vision_config")
+    tubelet = getattr(vision, "tubelet_size", None)
+    first = tubelet[0] if isinstance(tubelet, (list, tuple)) and tubelet else None
+    step = positive_int(tubelet) or positive_int(first) or 1
+    own = next((v for v in (positive_int(getattr(c, n, None)) for c in (vision, config)
+                            for n in ("num_frames", "frames_per_clip")) if v), None)
+    return sorted({2 * step, *([own] if own else [])})
+
+
 def feature_candidates(config: Any) -> tuple[int, list[int]]:
     """Mel bins, and the frame counts to try: Whisper's fixed count (source positions x its two
-    convs' stride product, 2) when the config has one, else small counts."""
+    convs' stride product, 2) when the config has one, else small counts. Features of stacked
+    frames are wider: Wav2Vec2-BERT's ``feature_projection_input_dim`` (2 x 80), FunASR's
+    ``num_stacked_frames`` x mel bins."""
     audio = sub_config(config, "audio_config", "encoder_config")
     mels = next((v for v in (positive_int(getattr(c, n, None)) for c in (audio, config)
-                             for n in ("num_mel_bins", "feature_size", "input_feat_per_channel",
-                                       "n_mels"))
+                             for n in ("feature_projection_input_dim", "num_mel_bins",
+                                       "feature_size", "input_feat_per_channel", "n_mels"))
                  if v), 80)
+    stacked = positive_int(getattr(audio, "num_stacked_frames", None))
+    mels *= stacked or 1
     source = positive_int(getattr(audio, "max_source_positions", None)) or positive_int(
         getattr(config, "max_source_positions", None))
     fixed = [2 * source] if source and getattr(config, "model_type", "").startswith("whisper") else []
@@ -165,8 +182,9 @@ def feature_candidates(config: Any) -> tuple[int, list[int]]:
 
 def sample_candidates(config: Any) -> list[int]:
     """Raw-audio sample counts: the fewest that leave :data:`AUDIO_FRAMES` frames through the
-    config's conv stack (kernel k, stride s: n frames need (n - 1) * s + k inputs), else small
-    counts to try."""
+    config's conv stack (kernel k, stride s: n frames need (n - 1) * s + k inputs), or through
+    its nested patches (``patch_sizes``: a multiple of their product), else small counts to
+    try."""
     audio = sub_config(config, "audio_config")
     kernels = getattr(audio, "conv_kernel", None)
     strides = getattr(audio, "conv_stride", None)
@@ -176,6 +194,9 @@ def sample_candidates(config: Any) -> list[int]:
         for kernel, stride in reversed(list(zip(kernels, strides, strict=True))):
             length = (length - 1) * stride + kernel
         return [length]
+    patches = getattr(audio, "patch_sizes", None)  # MuseSpark: patch of patches, per layer
+    if isinstance(patches, (list, tuple)) and patches and all(positive_int(v) for v in patches):
+        return [AUDIO_FRAMES * math.prod(patches)]
     return list(SAMPLE_COUNTS)
 
 

@@ -30,21 +30,23 @@ import torch
 
 from harness.errors import UnsupportedModelError
 
-from . import hf_inputs, hf_media
+from . import hf_inputs, hf_media, hf_series
 from .choice import Choice
 from .hf_inputs import InputPlan, InputSet
 from .hf_media import GivenInput, positive_int
+from .hf_series import SERIES_INPUTS, SeriesPlan
 
 #: A spectrogram's own masks: ones, one per frame.
 FEATURE_MASKS = ("input_features_mask", "feature_attention_mask")
 AUDIO_TOKENS = ("audio_token_id", "audio_token_index")
 #: Inputs made from a plan; any other forward argument is left out when optional.
 MADE = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids", "pixel_values",
-        "pixel_mask", "input_features", "input_values", *FEATURE_MASKS)
+        "pixel_mask", "pixel_values_videos", "input_features", "input_values", *FEATURE_MASKS,
+        *SERIES_INPUTS)
 
 
 #: Which of a plan's sizes an input's axis is made at (a field of :class:`MediaPlan`).
-PlanSizes = Literal["seq", "pixels", "features", "wave"]
+PlanSizes = Literal["seq", "pixels", "video", "features", "wave"]
 
 
 class InputKind(Choice):
@@ -54,6 +56,8 @@ class InputKind(Choice):
     PIXELS = "pixels"
     FEATURES = "features"
     WAVE = "wave"
+    VIDEO = "video"  # pixel_values_videos [B, frames, C, H, W]
+    SERIES = "series"  # a time series' past window (and a forecaster's future one)
 
 
 @dataclass(frozen=True)
@@ -67,10 +71,13 @@ class MediaPlan:
     features: tuple[int, int] | None = None  # (mel bins, frames), or (frames, mel bins)
     frames_first: bool = False  # features are (frames, mel bins)
     wave: tuple[int, ...] | None = None  # per row: (samples,) or (channels, samples)
+    video: tuple[int, int, int, int] | None = None  # (frames, channels, height, width)
+    series: SeriesPlan | None = None  # time series: past (and future) steps
     placeholder: int | None = None  # the image token id, inserted after each row's first token
     placeholders: int = 0  # how many
     # flattened patches (Qwen-VL-like towers): (patch input, grid input, merge size, patch width)
     patches: tuple[str, str, int, int] | None = None
+    patch_layout: tuple[int, ...] = ()  # each patch's shape when not flat (C, P, P)
     given: tuple[GivenInput, ...] = ()
     # required float inputs sized from their docstring (per row: the shape after the batch)
     documented: tuple[tuple[str, tuple[int, ...]], ...] = ()
@@ -84,11 +91,8 @@ def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[PlanSizes, int]
     given input, a patch grid), so resizing the plan would not change it."""
     if axis == 1 and plan.text is not None and name in plan.text.names:
         return "seq", 0
-    if plan.pixels is not None:
-        if name == "pixel_values" and 1 <= axis <= len(plan.pixels):
-            return "pixels", axis - 1
-        if name == "pixel_mask" and axis in (1, 2):
-            return "pixels", len(plan.pixels) - 3 + axis
+    if (found := _image_axis(plan, name, axis)) is not None:
+        return found
     if plan.features is not None:
         if name == "input_features" and axis in (1, 2):
             return "features", axis - 1
@@ -102,9 +106,21 @@ def planned_axis(plan: MediaPlan, name: str, axis: int) -> tuple[PlanSizes, int]
     return None
 
 
+def _image_axis(plan: MediaPlan, name: str, axis: int) -> tuple[PlanSizes, int] | None:
+    """:func:`planned_axis` for the images: pixels, their mask, a video's frames."""
+    if plan.pixels is not None:
+        if name == "pixel_values" and 1 <= axis <= len(plan.pixels):
+            return "pixels", axis - 1
+        if name == "pixel_mask" and axis in (1, 2):
+            return "pixels", len(plan.pixels) - 3 + axis
+    if plan.video is not None and name == "pixel_values_videos" and 1 <= axis <= 4:
+        return "video", axis - 1
+    return None
+
+
 def _sizes(plan: MediaPlan, name: PlanSizes) -> tuple[int, ...]:
-    sizes = {"seq": (plan.seq,), "pixels": plan.pixels, "features": plan.features,
-             "wave": plan.wave}[name]
+    sizes = {"seq": (plan.seq,), "pixels": plan.pixels, "video": plan.video,
+             "features": plan.features, "wave": plan.wave}[name]
     if sizes is None:
         raise ValueError(f"this plan makes no {name} input")
     return sizes
@@ -127,6 +143,8 @@ def resized_axis(plan: MediaPlan, where: tuple[PlanSizes, int], size: int) -> Me
         return replace(plan, pixels=tuple(sizes))
     if name == "features":
         return replace(plan, features=(sizes[0], sizes[1]))
+    if name == "video":
+        return replace(plan, video=(sizes[0], sizes[1], sizes[2], sizes[3]))
     return replace(plan, wave=tuple(sizes))
 
 
@@ -166,7 +184,14 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     base = MediaPlan(names=(), text=text, seq=seq, given=tuple(given), model=model, patches=patches,
                      documented=documented)
     if patches is not None:  # Qwen-VL-like vision towers: flat patches and their grid
-        return [replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))]
+        flat = replace(base, names=tuple(p for p in params if p in patches[:2] or p in given_names))
+        # or each patch as an image [C, P, P], which the tower's conv reads (Kimi-K2.5)
+        vision = hf_media.sub_config(config, "vision_config")
+        side, channels = getattr(vision, "patch_size", None), patches[3] // max(
+            1, getattr(vision, "patch_size", 1) ** 2)
+        images = ([replace(flat, patch_layout=(channels, side, side))]
+                  if isinstance(side, int) and channels * side * side == patches[3] else [])
+        return [flat, *images]
     media = [k for k, on in want.items() if on and _input_of(k) not in given_names]
     if text is None and not media and not given and not documented:
         if main in ("input_ids", "decoder_input_ids"):  # the token planner says why (a vocabulary)
@@ -218,6 +243,9 @@ def _wanted(params: Sequence[str], required: Sequence[str], main: str, config: A
             main == "input_features" or "input_features" in required or audio),
         InputKind.WAVE: "input_values" in params and (
             main == "input_values" or "input_values" in required or audio),
+        InputKind.VIDEO: "pixel_values_videos" in params and (
+            main == "pixel_values_videos" or "pixel_values_videos" in required),
+        InputKind.SERIES: "past_values" in params,
     }
 
 
@@ -229,14 +257,19 @@ def _patches(required: Sequence[str], config: Any, given: set[str]
     patch = next((n for n in ("hidden_states", "pixel_values") if n in required), None)
     grid = next((n for n in ("grid_thw", "image_grid_thw") if n in required), None)
     vision = hf_media.sub_config(config, "vision_config")
-    # towers of single images have no temporal patch (one frame each); some spell the merge
-    # ``merge_size`` (MuseSpark)
+    # towers of single images have no temporal patch (one frame each); some spell it
+    # ``patch_temporal`` and the merge ``merge_size`` (MuseSpark), or a kernel (Kimi-K2.5:
+    # ``merge_kernel_size`` [2, 2])
     side = positive_int(getattr(vision, "patch_size", None))
-    temporal = positive_int(getattr(vision, "temporal_patch_size", None) or 1)
+    temporal = positive_int(getattr(vision, "temporal_patch_size", None)
+                            or getattr(vision, "patch_temporal", None) or 1)
     channels = positive_int(getattr(vision, "in_channels", None)
                             or getattr(vision, "num_channels", None) or 3)
+    kernel = getattr(vision, "merge_kernel_size", None)
     merge = positive_int(getattr(vision, "spatial_merge_size", None)
-                         or getattr(vision, "merge_size", None) or 1)
+                         or getattr(vision, "merge_size", None)
+                         or (kernel[0] if isinstance(kernel, (list, tuple)) and kernel else None)
+                         or 1)
     if (patch is None or grid is None or {patch, grid} & given
             or side is None or temporal is None or channels is None or merge is None):
         return None
@@ -249,7 +282,8 @@ def _sub_names(config: Any) -> tuple[str, ...]:
 
 def _input_of(kind: InputKind) -> str:
     return {InputKind.PIXELS: "pixel_values", InputKind.FEATURES: "input_features",
-            InputKind.WAVE: "input_values"}[kind]
+            InputKind.WAVE: "input_values", InputKind.VIDEO: "pixel_values_videos",
+            InputKind.SERIES: "past_values"}[kind]
 
 
 def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool,
@@ -270,7 +304,8 @@ def _text_plan(name: str, params: Sequence[str], config: Any, decoder_only: bool
 
 
 def _media_main(params: Sequence[str]) -> bool:
-    return any(p in params for p in ("pixel_values", "input_features", "input_values"))
+    return any(p in params for p in ("pixel_values", "pixel_values_videos", "input_features",
+                                     "input_values"))
 
 
 def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
@@ -280,6 +315,14 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
         if isinstance(frames, int) and not isinstance(frames, bool) and frames > 0:  # video
             return [replace(plan, pixels=(frames, channels, h, w)) for h, w in sizes]
         return [replace(plan, pixels=(channels, h, w)) for h, w in sizes]
+    if kind is InputKind.VIDEO:  # fewest frames first, then the clip's own
+        channels, sizes = hf_media.image_candidates(config)
+        return [replace(plan, video=(frames, channels, h, w))
+                for frames in hf_media.frame_candidates(config) for h, w in sizes]
+    if kind is InputKind.SERIES:
+        params, _ = forward_params(plan.model)
+        return [replace(plan, series=s)
+                for s in hf_series.plans(config, params, inspect.getdoc(plan.model.forward))]
     if kind is InputKind.FEATURES:  # [B, mels, frames] (Whisper), else [B, frames, mels]
         mels, frames = hf_media.feature_candidates(config)
         return ([replace(plan, features=(mels, f)) for f in frames]
@@ -298,11 +341,13 @@ def _sized(kind: InputKind, plan: MediaPlan, config: Any) -> list[MediaPlan]:
 def _names(plan: MediaPlan, params: Sequence[str], given: set[str]) -> tuple[str, ...]:
     made = set(plan.text.names if plan.text else ())
     made |= {"pixel_values"} if plan.pixels else set()
+    made |= {"pixel_values_videos"} if plan.video else set()
     made |= {"pixel_mask"} if plan.pixels and "pixel_mask" in params else set()
     made |= {"input_features", *FEATURE_MASKS} if plan.features else set()
     made |= {"input_values"} if plan.wave else set()
     if plan.wave and "attention_mask" in params and plan.text is None:
         made.add("attention_mask")
+    made |= hf_series.names(plan.series, tuple(params)) if plan.series else set()
     made |= {n for n, _ in plan.documented}
     return tuple(p for p in params if p in made or p in given)
 
@@ -338,11 +383,15 @@ def make_set(plan: MediaPlan, batch: int, *, seed: int, padded: bool) -> InputSe
         if plan.text is not None else None,
         _pixel_part(plan, plan.pixels, batch, generator, seed=seed, padded=padded)
         if plan.pixels is not None else None,
+        _video_part(plan.video, batch, generator, seed=seed) if plan.video is not None else None,
         _feature_part(plan, plan.features, batch, generator, seed=seed)
         if plan.features is not None else None,
         _wave_part(plan, plan.wave, batch, generator, seed=seed, padded=padded)
         if plan.wave is not None else None,
-        _patch_part(plan.patches, batch, generator, seed=seed) if plan.patches is not None else None,
+        _series_part(plan.series, batch, generator, seed=seed, padded=padded)
+        if plan.series is not None else None,
+        _patch_part(plan.patches, plan.patch_layout, batch, generator, seed=seed)
+        if plan.patches is not None else None,
         *(_Part({name: torch.randn(batch, *shape, generator=generator)},
                 (f"{name} {'x'.join(map(str, shape))} per row from seed {seed} (its docstring's "
                  "shape)",))
@@ -415,14 +464,30 @@ def _wave_part(plan: MediaPlan, shape: tuple[int, ...], batch: int, generator: t
     return _Part(values, tuple(said), excluded)
 
 
-def _patch_part(patches: tuple[str, str, int, int], batch: int, generator: torch.Generator, *,
-                seed: int) -> _Part:
+def _patch_part(patches: tuple[str, str, int, int], layout: tuple[int, ...], batch: int,
+                generator: torch.Generator, *, seed: int) -> _Part:
+    """Flat patches and their grid; each patch shaped ``layout`` (C, P, P) when the tower's
+    conv reads it as an image, else ``width`` values."""
     patch, grid, merge, width = patches
     side = 2 * merge
     values = {grid: torch.tensor([[1, side, side]] * batch, dtype=torch.int64),
-              patch: torch.randn(batch * side * side, width, generator=generator)}
-    return _Part(values, (f"{batch} grid(s) of 1x{side}x{side} patches of {width} values from "
+              patch: torch.randn(batch * side * side, *(layout or (width,)), generator=generator)}
+    shape = "x".join(map(str, layout)) if layout else f"{width} values"
+    return _Part(values, (f"{batch} grid(s) of 1x{side}x{side} patches of {shape} from "
                           f"seed {seed}",))
+
+
+def _video_part(video: tuple[int, int, int, int], batch: int, generator: torch.Generator, *,
+                seed: int) -> _Part:
+    frames, _, height, width = video
+    return _Part({"pixel_values_videos": torch.randn(batch, *video, generator=generator)},
+                 (f"video of {frames} frames {height}x{width} from seed {seed}",))
+
+
+def _series_part(series: SeriesPlan, batch: int, generator: torch.Generator, *, seed: int,
+                 padded: bool) -> _Part:
+    values, line = hf_series.make(series, batch, generator, padded=padded)
+    return _Part(values, (f"time series from seed {seed}: {line}",))
 
 
 def _splice(values: dict[str, torch.Tensor], token: int, count: int) -> None:

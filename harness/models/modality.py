@@ -1,4 +1,5 @@
-"""What a model reads, as a porting engineer groups models: text, vision, audio, or several.
+"""What a model reads, as a porting engineer groups models: text, vision, audio, a time series,
+or several.
 
 Read from the names of the inputs the port traced (:mod:`hf_plan` makes them), so it says what
 was ported, not what the config could take: a multimodal type that fell back to its text-only
@@ -12,8 +13,10 @@ from harness.enums import ParsableEnum
 
 #: Input names by what they carry (the planner's names, and the patch towers' flat inputs).
 TEXT_INPUTS = frozenset({"input_ids", "decoder_input_ids", "inputs_embeds"})
-VISION_INPUTS = frozenset({"pixel_values", "pixel_mask", "grid_thw", "image_grid_thw"})
+VISION_INPUTS = frozenset({"pixel_values", "pixel_mask", "pixel_values_videos", "grid_thw",
+                           "image_grid_thw"})
 AUDIO_INPUTS = frozenset({"input_features", "input_values"})
+SERIES_INPUTS = frozenset({"past_values", "future_values"})
 
 
 class Modality(ParsableEnum):
@@ -23,6 +26,7 @@ class Modality(ParsableEnum):
     VISION = "vision"
     AUDIO = "audio"
     MULTIMODAL = "multimodal"
+    TIME_SERIES = "time-series"  # forecasters: past values (and the future window)
     UNKNOWN = "unknown"  # no inputs known (a port that left no record, an old record)
 
 
@@ -31,7 +35,8 @@ def modality_of(names: Iterable[str]) -> Modality:
     multimodal (token ids with pixels, pixels with audio)."""
     given = set(names)
     kinds = [m for m, inputs in ((Modality.TEXT, TEXT_INPUTS), (Modality.VISION, VISION_INPUTS),
-                                 (Modality.AUDIO, AUDIO_INPUTS)) if given & inputs]
+                                 (Modality.AUDIO, AUDIO_INPUTS),
+                                 (Modality.TIME_SERIES, SERIES_INPUTS)) if given & inputs]
     if not kinds:
         return Modality.UNKNOWN
     return kinds[0] if len(kinds) == 1 else Modality.MULTIMODAL

@@ -165,7 +165,7 @@ def test_list_depth_config_checks_the_tiny_config():
 
     assert check_type("llama", ListDepth.CONFIG) == "ok"
     assert check_type("vit", ListDepth.BUILD) == "ok"  # pixels are planned now (issue 25)
-    assert "past_values" in check_type("patchtst", ListDepth.BUILD)
+    assert "prompt_pixel_values" in check_type("seggpt", ListDepth.BUILD)  # not planned
     with pytest.raises(ModelOptionError):
         ListDepth.parse("everything")
 
@@ -376,9 +376,9 @@ def test_batch_and_sequence_options():
 
 
 def test_a_model_whose_inputs_cannot_be_planned_is_refused_clearly():
-    with pytest.raises(UnsupportedModelError, match="past_values") as info:
-        drivers.prepare("patchtst")
-    assert isinstance(info.value, HarnessError) and "--input past_values=" in str(info.value)
+    with pytest.raises(UnsupportedModelError, match="prompt_pixel_values") as info:
+        drivers.prepare("seggpt")  # its prompt image and mask
+    assert isinstance(info.value, HarnessError) and "--input prompt_pixel_values=" in str(info.value)
 
 
 def test_settings_record(prepared_cache):

@@ -181,14 +181,18 @@ def test_placeholder_count_matches_the_image_features():
 
 
 def test_a_required_input_the_planner_cannot_make_is_refused_then_given():
+    # SegGPT's prompt image (PatchTST's past_values, the example before, is planned now); it
+    # stacks the prompt over the image, so the three are given at half its 896 x 448
     with pytest.raises(UnsupportedModelError) as info:
-        hf.prepare("patchtst")
+        hf.prepare("seggpt")
     text = str(info.value)
-    assert "'past_values' of shape (bs, sequence_length, num_input_channels)" in text
-    assert "--input past_values=SHAPE[:DTYPE]" in text and "\n" not in text
-    given = hf.prepare("patchtst", hf.HFOptions(inputs=("past_values=1x32x1",)))
-    assert given.inputs.shapes() == "past_values float32[1, 32, 1]"
-    assert given.second_inputs.tensors[0].shape == (1, 32, 1)
+    assert "'prompt_pixel_values' of shape (batch_size, num_channels, height, width)" in text
+    assert "--input prompt_pixel_values=SHAPE[:DTYPE]" in text and "\n" not in text
+    shapes = [f"{n}=1x3x448x448" for n in ("pixel_values", "prompt_pixel_values", "prompt_masks")]
+    given = hf.prepare("seggpt", hf.HFOptions(inputs=tuple(shapes)))
+    assert given.inputs.shapes() == ", ".join(
+        f"{n} float32[1, 3, 448, 448]" for n in ("pixel_values", "prompt_pixel_values", "prompt_masks"))
+    assert given.second_inputs.tensors[1].shape == (1, 3, 448, 448)
 
 
 def test_given_input_names_no_argument():

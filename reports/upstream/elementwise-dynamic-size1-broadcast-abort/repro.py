@@ -24,7 +24,8 @@ import sys
 import tempfile
 
 REPRODUCED, NOT_REPRODUCED, CANNOT_RUN = 1, 0, 2
-KIND = 'runtime'  # "pass": a pass fails; "miscompile": wrong values; "runtime": the code dies
+KIND = 'runtime-failure'  # "compile-failure": a pass fails; "miscompile": wrong values;
+# "runtime-failure": the code dies
 TIMEOUT_S = 600.0
 
 # The IR (reduced.mlir of the bundle).
@@ -51,7 +52,7 @@ TO_LINALG = 'builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)
 TO_LLVM = 'builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)'
 FUNCTION = 'logaddexp_dynamic'
 
-# "pass": the error MLIR must print for the bug to show.
+# "compile-failure": the error MLIR must print for the bug to show.
 EXPECTED_ERROR = ''
 
 # The arguments, and what eager PyTorch computes on them (op by op), as .npz files in base64:
@@ -173,7 +174,7 @@ def child(out_path):
         except ir.MLIRError as e:
             print(f"the IR does not parse: {e}", flush=True)
             return CHILD_LOWERING_FAILED
-        if KIND == "pass":
+        if KIND == "compile-failure":
             try:
                 passmanager.PassManager.parse(TO_LINALG).run(module.operation)
             except ir.MLIRError as e:
@@ -272,13 +273,13 @@ def main():
         if status < 0 or status == CHILD_EXECUTION_FAILED:
             how = (f"by {signal.Signals(-status).name}" if status < 0 and -status in
                    signal.valid_signals() else "with an error")
-            if KIND == "pass":
+            if KIND == "compile-failure":
                 say(f"NOT REPRODUCED: the pass pipeline dies {how}, not with the expected error")
                 return NOT_REPRODUCED
             last = [line.strip() for line in printed.splitlines() if line.strip()]
             say(f"REPRODUCED: the run dies {how}" + (f": {last[-1]}" if last else ""))
             return REPRODUCED
-        if KIND == "pass":
+        if KIND == "compile-failure":
             if status == CHILD_LOWERING_FAILED and EXPECTED_ERROR in printed:
                 say(f"REPRODUCED: the pipeline fails with: {EXPECTED_ERROR}")
                 return REPRODUCED
@@ -295,7 +296,7 @@ def main():
         with np.load(out) as npz:
             actual = [npz[f"result{i}"] for i in range(len(npz.files))]
         wrong, text = compare(actual, load_npz(EXPECTED_NPZ))
-        if KIND == "runtime":
+        if KIND == "runtime-failure":
             say(f"NOT REPRODUCED: the code runs to the end ({text})")
             return NOT_REPRODUCED
         if wrong:

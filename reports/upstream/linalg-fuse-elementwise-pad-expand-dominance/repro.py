@@ -24,7 +24,8 @@ import sys
 import tempfile
 
 REPRODUCED, NOT_REPRODUCED, CANNOT_RUN = 1, 0, 2
-KIND = 'pass'  # "pass": a pass fails; "miscompile": wrong values; "runtime": the code dies
+KIND = 'compile-failure'  # "compile-failure": a pass fails; "miscompile": wrong values;
+# "runtime-failure": the code dies
 TIMEOUT_S = 600.0
 
 # The IR (reduced.mlir of the bundle).
@@ -68,7 +69,7 @@ TO_LINALG = 'builtin.module(func.func(linalg-generalize-named-ops),func.func(lin
 TO_LLVM = ''
 FUNCTION = ''
 
-# "pass": the error MLIR must print for the bug to show.
+# "compile-failure": the error MLIR must print for the bug to show.
 EXPECTED_ERROR = 'operand #2 does not dominate this use'
 
 # The arguments, and what eager PyTorch computes on them (op by op), as .npz files in base64:
@@ -167,7 +168,7 @@ def child(out_path):
         except ir.MLIRError as e:
             print(f"the IR does not parse: {e}", flush=True)
             return CHILD_LOWERING_FAILED
-        if KIND == "pass":
+        if KIND == "compile-failure":
             try:
                 passmanager.PassManager.parse(TO_LINALG).run(module.operation)
             except ir.MLIRError as e:
@@ -266,13 +267,13 @@ def main():
         if status < 0 or status == CHILD_EXECUTION_FAILED:
             how = (f"by {signal.Signals(-status).name}" if status < 0 and -status in
                    signal.valid_signals() else "with an error")
-            if KIND == "pass":
+            if KIND == "compile-failure":
                 say(f"NOT REPRODUCED: the pass pipeline dies {how}, not with the expected error")
                 return NOT_REPRODUCED
             last = [line.strip() for line in printed.splitlines() if line.strip()]
             say(f"REPRODUCED: the run dies {how}" + (f": {last[-1]}" if last else ""))
             return REPRODUCED
-        if KIND == "pass":
+        if KIND == "compile-failure":
             if status == CHILD_LOWERING_FAILED and EXPECTED_ERROR in printed:
                 say(f"REPRODUCED: the pipeline fails with: {EXPECTED_ERROR}")
                 return REPRODUCED
@@ -289,7 +290,7 @@ def main():
         with np.load(out) as npz:
             actual = [npz[f"result{i}"] for i in range(len(npz.files))]
         wrong, text = compare(actual, load_npz(EXPECTED_NPZ))
-        if KIND == "runtime":
+        if KIND == "runtime-failure":
             say(f"NOT REPRODUCED: the code runs to the end ({text})")
             return NOT_REPRODUCED
         if wrong:

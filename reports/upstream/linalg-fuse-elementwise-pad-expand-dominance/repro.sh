@@ -4,61 +4,70 @@
 #   bash repro.sh
 #   TORCH_MLIR_OPT=/path/to/your/harness-bindings-opt bash repro.sh
 #
-# Runs harness-bindings-opt on reduced.mlir (input.mlir when there is no reduced.mlir) in this
-# folder. Exit status: 1 when the bug reproduces, 0 when it does not, so it
-# can serve as the interestingness test of a reducer; 2 when it cannot tell
-# (no harness-bindings-opt found: point TORCH_MLIR_OPT at one).
-# The binary: $TORCH_MLIR_OPT if set; else the one the report was made with (RECORDED_OPT
-# below) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3
-# or python on PATH); else harness-bindings-opt on PATH.
-# Here the binary is the bindings tool: torch-mlir-opt's command line over the torch-mlir
+# Runs harness-bindings-opt on reduced.mlir (input.mlir when there is no reduced.mlir) in this folder. The
+# wheel's bin/torch-mlir-opt is a Python wrapper that turns signal N into exit status 256-N;
+# both that and a shell's 128+N count as the signal.
+# Here the program is the bindings tool: torch-mlir-opt's command line over the torch-mlir
 # wheel's MLIR Python bindings (python -m harness.execute.bindings_tool, from torch-mlir-harness;
 # its console script is harness-bindings-opt), which register the upstream MLIR passes
 # torch-mlir-opt does not. A torch-mlir-opt given as TORCH_MLIR_OPT rejects this pipeline.
-# The wheel's bin/torch-mlir-opt is a
-# Python wrapper that turns signal N into exit status 256-N; both that and a shell's
-# 128+N count as the signal.
+# Without it, repro.py runs the same pipeline through torch_mlir.passmanager.
+# Exit status: 1 exactly when the bug reproduces (the failure); 0 when it does not,
+# so it can serve as the interestingness test of a reducer; 2 when it cannot
+# tell (no harness-bindings-opt found, or one that cannot run it: point TORCH_MLIR_OPT at one).
+# The program: $TORCH_MLIR_OPT if set; else the one the report was made with (RECORDED below, if
+# any) if it exists here ('~' is $HOME, '<site-packages>' is looked up with python3 or python
+# on PATH); else harness-bindings-opt on PATH.
 set -u
 cd "$(dirname "$0")" || exit 2
 
-RECORDED_OPT='~/.cache/torch-mlir-harness/bindings-opt-2f0731be520f/bindings-opt'
+RECORDED='~/.cache/torch-mlir-harness/bindings-opt-3d77fab9660e/bindings-opt'
 
-find_opt() {
+find_program() {
   if [ -n "${TORCH_MLIR_OPT:-}" ]; then
-    printf '%s\n' "$TORCH_MLIR_OPT"
-    return 0
+    command -v -- "$TORCH_MLIR_OPT"
+    return
   fi
-  local candidate="$RECORDED_OPT" rest py site
+  local candidate="$RECORDED" rest py site
   case "$candidate" in
     '~/'*) candidate="$HOME/${candidate#'~/'}" ;;
     '<site-packages>/'*)
       rest="${candidate#'<site-packages>/'}"
       for py in python3 python; do
-        site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null) || continue
+        site=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null) \
+          || continue
         if [ -x "$site/$rest" ]; then candidate="$site/$rest"; break; fi
       done ;;
   esac
-  if [ -f "$candidate" ] && [ -x "$candidate" ]; then
+  if [ -n "$candidate" ] && [ -f "$candidate" ] && [ -x "$candidate" ]; then
     printf '%s\n' "$candidate"
     return 0
   fi
   command -v harness-bindings-opt
 }
 
-if ! OPT=$(find_opt); then
-  if [ -f repro.py ]; then
-    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager) with ${PYTHON:-python3}"
-    exec "${PYTHON:-python3}" repro.py
+if ! PROGRAM=$(find_program); then
+  if [ -z "${TORCH_MLIR_OPT:-}" ] && [ -f repro.py ]; then
+    python="${PYTHON:-python3}"
+    echo "repro.sh: no harness-bindings-opt found; running repro.py (torch_mlir.passmanager)" \
+      "with $python"
+    exec "$python" repro.py
   fi
-  echo "repro.sh: CANNOT RUN: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
+  if [ -n "${TORCH_MLIR_OPT:-}" ]; then
+    echo "repro.sh: CANNOT RUN: TORCH_MLIR_OPT=${TORCH_MLIR_OPT} is no program;" \
+      "run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
+  else
+    echo "repro.sh: CANNOT RUN: no harness-bindings-opt found; run: TORCH_MLIR_OPT=/path/to/harness-bindings-opt bash repro.sh"
+  fi
   exit 2
 fi
+
 if [ -f reduced.mlir ]; then INPUT=reduced.mlir; else INPUT=input.mlir; fi
 ERR=$(mktemp) || exit 2
 trap 'rm -f "$ERR"' EXIT
 ulimit -c 0 2>/dev/null
 
-CMD=("$OPT" '-pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)' "$INPUT" -o /dev/null -mlir-disable-threading)
+CMD=("$PROGRAM" '-pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)' "$INPUT" -o /dev/null -mlir-disable-threading)
 echo "repro.sh: running:$(printf ' %q' "${CMD[@]}")" >&2
 "${CMD[@]}" 2>"$ERR"
 status=$?
