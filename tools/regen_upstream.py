@@ -115,6 +115,8 @@ SPECS = [
 def command(spec: Spec, work: Path, out: Path) -> list[str]:
     """The harness report command for ``spec``, its input copied into ``work`` first."""
     old = BUNDLES / spec.name
+    if spec.each and not old.is_dir():  # split before: the first split bundle holds the whole input
+        old = BUNDLES / spec.each[0]
     if spec.lit:
         subprocess.run([sys.executable, "-m", "harness", "run", str(ROOT / spec.lit), "--pipeline",
                         spec.lit_pre, "-o", str(work / f"{spec.name}.mlir")], cwd=ROOT, check=True,
