@@ -34,6 +34,8 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
 
 REAL = builds_module.resolve().path
 # Stock OPT's mask: a bool literal and'ed with a computed mask.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 BOOL_AND = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {
   %int0 = torch.constant.int 0
@@ -42,7 +44,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1
   %1 = torch.aten.__and__.Tensor %true, %0 : !torch.vtensor<[],i1>, !torch.vtensor<[1,7],i1> -> !torch.vtensor<[1,7],i1> loc("m.py":54:0)
   return %1 : !torch.vtensor<[1,7],i1>
 }
-"""
+"""  # noqa: E501
 # x % 0 only after the call is inlined: the first canonicalize sees an argument.
 REMAINDER_BEHIND_A_CALL = """\
 func.func private @rem(%a: !torch.int, %b: !torch.int) -> !torch.int {

@@ -28,6 +28,8 @@ from support import ROOT, harness
 T = "!torch.vtensor<[4,5],f32>"
 D = "!torch.vtensor<[4,5],f64>"
 # Line numbers matter: exp is on line 6, sin on line 8, sigmoid (before the upcast) on line 12.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 MODULE = f"""\
 func.func @forward(%x: {T}, %w: {T}) -> {D} {{
   %int1 = torch.constant.int 1
@@ -45,7 +47,7 @@ func.func @forward(%x: {T}, %w: {T}) -> {D} {{
   %8 = torch.aten.mul.Tensor %7, %7 : {D}, {D} -> {D}
   return %8 : {D}
 }}
-"""
+"""  # noqa: E501
 ALL_F32 = MODULE.replace(f"-> {D} {{", f"-> {T} {{").replace(
     f"  %7 = torch.aten.to.dtype %6, %int7, %false, %false, %none : {T}, !torch.int, !torch.bool, !torch.bool, !torch.none -> {D}\n", "").replace(
     f"%8 = torch.aten.mul.Tensor %7, %7 : {D}, {D} -> {D}", f"%8 = torch.aten.mul.Tensor %6, %6 : {T}, {T} -> {T}").replace(

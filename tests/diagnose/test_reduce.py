@@ -19,6 +19,8 @@ LINALG = "torch-to-linalg"
 # torch-to-linalg cannot legalize an i1 literal (OPT's dense<true> mask, here a resource blob).
 # Everything else is noise: a helper called from forward, an unrelated function, a layer norm-ish
 # chain, and a second result.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 NOISY_LEGALIZATION = """
 func.func private @helper(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %int1 = torch.constant.int 1
@@ -56,7 +58,7 @@ func.func @forward(%arg0: !torch.vtensor<[2],i1>, %arg1: !torch.vtensor<[4],f32>
     }
   }
 #-}
-"""
+"""  # noqa: E501
 
 # The F_view_zero_numel crash (ConvertAtenViewOp divides by numel 0) among unrelated ops.
 NOISY_CRASH = """
@@ -77,7 +79,7 @@ func.func @f(%arg0: !torch.vtensor<[0,4],f32>, %arg1: !torch.vtensor<[3],f32>) -
   %6 = torch.aten.sigmoid %5 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
   return %4, %6 : !torch.vtensor<[?,0],f32>, !torch.vtensor<[3],f32>
 }
-"""
+"""  # noqa: E501
 
 PASSING = """
 func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
@@ -217,7 +219,7 @@ func.func @scan(%in: tensor<8xi32>, %out: tensor<8xi32>, %acc: tensor<i32>) -> (
   } -> tensor<8xi32>, tensor<i32>
   return %0#0, %0#1 : tensor<8xi32>, tensor<i32>
 }
-""" + NOISY_CRASH
+""" + NOISY_CRASH  # noqa: E501
 
 
 def test_input_the_bindings_cannot_read_is_reduced_by_lines(tmp_path):

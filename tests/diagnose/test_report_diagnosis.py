@@ -15,6 +15,8 @@ from harness.diagnose.report import ReportOptions, make_report
 
 from support import CRASHERS
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_MASK = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>) {
   %int0 = torch.constant.int 0
@@ -24,7 +26,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],
   %t = torch.aten.tanh %arg1 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %and, %t : !torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,14 @@ from harness.execute.check import CheckOptions, CheckOutcome, check_file
 from harness.execute.inputs import save_npz
 from harness.execute.closeness import exclude_positions, padding_of
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 TOKENS = """
 func.func @forward(%x: !torch.vtensor<[1,4,2],f32>, %m: !torch.vtensor<[1,4],si64>) -> !torch.vtensor<[1,4,2],f32> {
   %0 = torch.aten.tanh %x : !torch.vtensor<[1,4,2],f32> -> !torch.vtensor<[1,4,2],f32>
   return %0 : !torch.vtensor<[1,4,2],f32>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture

@@ -17,13 +17,15 @@ from harness.execute.signature import read_signature
 from harness.execute.worker import RefBackendWorker
 from harness.compiler.pipeline_text import parse_pipeline
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 DYNAMIC_ADD = """
 func.func @forward(%a: !torch.vtensor<[?],f32>, %b: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> {
   %int1 = torch.constant.int 1
   %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.int -> !torch.vtensor<[?],f32>
   return %0 : !torch.vtensor<[?],f32>
 }
-"""
+"""  # noqa: E501
 
 # A loop that never ends, at the linalg level (scf is part of it): its value is used, so no
 # cleanup removes it, and it counts up to +inf, which stays >= 1.

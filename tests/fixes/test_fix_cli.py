@@ -15,18 +15,20 @@ from harness.knowledge.fixes import FIXES
 from support import harness
 
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_BOOL = """func.func @f(%arg0: !torch.vtensor<[2,4],i1>, %arg1: !torch.vtensor<[2,4],i1>, %arg2: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[2,4],i1>, !torch.vtensor<[4],f32>) {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[2,4],i1>, !torch.vtensor<[2,4],i1> -> !torch.vtensor<[2,4],i1>
   %1 = torch.aten.tanh %arg2 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %0, %1 : !torch.vtensor<[2,4],i1>, !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 # __and__ on float tensors: eager PyTorch refuses it, so the fix's condition does not hold.
 AND_FLOAT = """func.func @f(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %0 : !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 PASSING = """func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
   %0 = torch.aten.relu %arg0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32>
   return %0 : !torch.vtensor<[2],f32>

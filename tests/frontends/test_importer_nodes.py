@@ -362,6 +362,8 @@ class Outer(nn.Module):
 
 def test_get_attr_and_set_attr(filecheck):
     assert {"prim::GetAttr", "prim::SetAttr"} <= kinds(torch.jit.script(Counter()).graph)
+    # The CHECK lines below match one op a line as torch-mlir prints it, so they stay long (noqa:
+    # E501 where the string closes).
     filecheck(imported_module(Counter()), """
         CHECK-LABEL: func.func private @__torch__.{{.*}}Counter.forward(
         CHECK-SAME:    %arg0: !torch.nn.Module<"__torch__.{{.*}}Counter">, %arg1: !torch.tensor) -> !torch.tensor
@@ -370,7 +372,7 @@ def test_get_attr_and_set_attr(filecheck):
         CHECK-NEXT:    %[[N:.*]] = torch.aten.add.int %[[C]], %int1
         CHECK-NEXT:    torch.prim.SetAttr %arg0["count"] = %[[N]] : !torch.nn.Module<"__torch__.{{.*}}Counter">, !torch.int
         CHECK-NEXT:    return %arg1 : !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 def test_call_method(filecheck):
@@ -382,7 +384,7 @@ def test_call_method(filecheck):
         CHECK-NEXT:    return %[[R]] : !torch.tensor
         CHECK-LABEL: func.func private @__torch__.{{.*}}Inner.forward(
         CHECK-SAME:    %arg0: !torch.nn.Module<"__torch__.{{.*}}Inner">, %arg1: !torch.tensor, %arg2: !torch.int) -> !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 def test_call_method_casts_refined_arguments_to_the_callee_signature(filecheck):
@@ -398,7 +400,7 @@ def test_call_method_casts_refined_arguments_to_the_callee_signature(filecheck):
         CHECK:         %[[X:.*]] = torch.tensor_static_info_cast %arg1 : !torch.tensor to !torch.tensor<[2,3],f32>
         CHECK:         %[[ARG:.*]] = torch.tensor_static_info_cast %[[X]] : !torch.tensor<[2,3],f32> to !torch.tensor
         CHECK-NEXT:    torch.prim.CallMethod %{{.*}}["forward"] (%[[ARG]]) : {{.*}}, (!torch.tensor) -> !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 @pytest.fixture(scope="module")
@@ -422,7 +424,7 @@ def test_traced_tuple_construct_casts_elements_to_the_traced_tuple_type(traced_p
         CHECK-NEXT:    %[[T:.*]] = torch.prim.TupleConstruct %[[YC]], %[[S]] : !torch.tensor<[3,2],f32>, !torch.tensor<[3,2],f32> -> !torch.tuple<tensor<[3,2],f32>, tensor<[3,2],f32>>
         CHECK-NEXT:    %[[R:.*]] = torch.derefine %[[T]] : !torch.tuple<tensor<[3,2],f32>, tensor<[3,2],f32>> to !torch.tuple<tensor, tensor>
         CHECK-NEXT:    return %[[R]] : !torch.tuple<tensor, tensor>
-    """)
+    """)  # noqa: E501
 
 
 def test_traced_tuple_unpack_gives_the_element_types_then_casts(traced_pair, filecheck):
@@ -433,7 +435,7 @@ def test_traced_tuple_unpack_gives_the_element_types_then_casts(traced_pair, fil
         CHECK-NEXT:    %[[A:.*]] = torch.tensor_static_info_cast %[[P]]#0 : !torch.tensor to !torch.tensor<[3,2],f32>
         CHECK-NEXT:    %[[B:.*]] = torch.tensor_static_info_cast %[[P]]#1 : !torch.tensor to !torch.tensor<[3,2],f32>
         CHECK-NEXT:    torch.aten.mul.Tensor %[[A]], %[[B]] : !torch.tensor<[3,2],f32>, !torch.tensor<[3,2],f32> -> !torch.tensor<[3,2],f32>
-    """)
+    """)  # noqa: E501
 
 
 # --- prim::CallFunction ---------------------------------------------------------------------
@@ -474,7 +476,7 @@ def test_call_function_is_func_constant_and_call_indirect(filecheck):
         CHECK-NEXT:    return %[[R]] : !torch.tensor
         CHECK-LABEL: func.func private @CALLEE(%arg0: !torch.tensor, %arg1: !torch.int) -> !torch.tensor
         CHECK-NEXT:    torch.aten.mul.Scalar %arg0, %arg1
-    """
+    """  # noqa: E501
     filecheck(imported(caller_once), checks.replace("CALLEE", callee_scale.qualified_name))
     mb = ModuleBuilder()
     mb.import_function(caller_once)
@@ -736,14 +738,14 @@ def test_tuple_fields_of_a_supertype_take_the_elements_as_they_are(filecheck):
         CHECK-SAME:      %[[A:.*]]: !torch.tensor, %[[B:.*]]: !torch.tensor)
         CHECK-NEXT:    %[[T:.*]] = torch.prim.TupleConstruct %[[A]], %[[B]] : !torch.tensor, !torch.tensor -> !torch.tuple<optional<tensor>, optional<tensor>>
         CHECK-NEXT:    return %[[T]]
-    """)
+    """)  # noqa: E501
     # A plain tuple is typed by its elements; the return derefines it to the signature.
     filecheck(imported(plain_pair), """
         CHECK-LABEL: func.func @{{.*}}plain_pair(
         CHECK:         %[[T:.*]] = torch.prim.TupleConstruct %{{.*}}, %{{.*}} : !torch.tensor, !torch.tensor -> !torch.tuple<tensor, tensor>
         CHECK-NEXT:    %[[D:.*]] = torch.derefine %[[T]] : !torch.tuple<tensor, tensor> to !torch.tuple<optional<tensor>, optional<tensor>>
         CHECK-NEXT:    return %[[D]]
-    """)
+    """)  # noqa: E501
 
 
 def test_import_function_returns_the_function_so_it_decorates():
