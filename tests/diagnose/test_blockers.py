@@ -71,8 +71,9 @@ def test_each_blocker_is_found_and_isolated_alone(tmp_path):
 
 
 def test_a_passing_file_has_nothing_to_analyze(tmp_path):
-    path = _write(tmp_path, AND_MASK.replace("torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>,",
-                                             "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
+    path = _write(tmp_path, AND_MASK.replace(
+        "torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>,",
+        "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
     analysis = analyze(path, LINALG)
     assert analysis.illegal == [] and analysis.detail == "the pipeline succeeds"
 

@@ -91,7 +91,8 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 
 def _signature(path: Path, pipeline: str = LINALG) -> str:
     textual = pipelines.default().resolve(pipeline)
-    return str(run_pipeline(path, textual, options=RunOptions(extra_args=("-mlir-disable-threading",))).signature)
+    options = RunOptions(extra_args=("-mlir-disable-threading",))
+    return str(run_pipeline(path, textual, options=options).signature)
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -240,7 +241,8 @@ def test_input_the_bindings_cannot_read_is_reduced_by_lines(tmp_path):
 @pytest.mark.parametrize("name, text, where", [
     ("bytes.mlir", bytes(range(256)) * 4, ":1:"),
     ("truncated.mlir", NOISY_CRASH[:NOISY_CRASH.index("%4 = torch.aten.view") + 30], ":13:32: expected ':'"),
-    ("unknown-op.mlir", NOISY_CRASH.replace("%6 = torch.aten.sigmoid", "%6 = torch.aten.no_such_op"), ":15:8"),
+    ("unknown-op.mlir",
+     NOISY_CRASH.replace("%6 = torch.aten.sigmoid", "%6 = torch.aten.no_such_op"), ":15:8"),
 ])
 def test_input_that_does_not_parse_is_refused(tmp_path, name, text, where):
     """Random bytes or malformed MLIR are not a compiler bug to keep (they used to be reduced)."""
@@ -295,5 +297,6 @@ def test_cli_reduce(tmp_path):
     junk.write_bytes(bytes(range(256)))
     proc = harness("reduce", str(junk), "--pipeline", LINALG, "-o", str(out), timeout=120)
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"harness: error: cannot reduce {junk}: torch-mlir-opt cannot read it (at {junk}:1:")
+    assert proc.stderr.startswith(f"harness: error: cannot reduce {junk}: "
+                                  f"torch-mlir-opt cannot read it (at {junk}:1:")
     assert "Traceback" not in proc.stderr

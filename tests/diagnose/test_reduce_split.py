@@ -48,7 +48,8 @@ def test_each_gap_is_its_own_case(tmp_path):
     assert [r.subject for r in results] == [(op,) for op in OPS]
     for n, (result, op) in enumerate(zip(results, OPS, strict=False), 1):
         assert result.output_path == str(tmp_path / "cases" / f"reduced-{n}.mlir")
-        assert result.signature == f"pass-failure: unsupported by backend contract: tensor with unknown rank: '{op}'"
+        assert result.signature == ("pass-failure: unsupported by backend contract: "
+                                    f"tensor with unknown rank: '{op}'")
         text = (tmp_path / "cases" / f"reduced-{n}.mlir").read_text()
         assert op in text and not any(o in text for o in OPS if o != op)
         assert "torch.aten.relu" not in text
