@@ -53,7 +53,8 @@ def test_the_padded_positions_are_left_out_and_said(case):
 @pytest.mark.parametrize("mask", [0, 2, -1])
 def test_a_mask_that_is_no_batch_by_seq_argument_is_a_usage_error(case, mask):
     src, inputs, out = case
-    with pytest.raises(UsageError, match=rf"--padding-mask {mask} must name a 2-D .* 0: \[1, 4, 2\], 1: \[1, 4\]"):
+    with pytest.raises(UsageError, match=rf"--padding-mask {mask} must name a 2-D "
+                                         r".* 0: \[1, 4, 2\], 1: \[1, 4\]"):
         check_file(src, _options(inputs, out, mask))
 
 

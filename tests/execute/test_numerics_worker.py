@@ -96,8 +96,12 @@ def test_variants_are_lowered_from_one_parse_and_told_apart(tmp_path):
     linalg, signature = to_linalg(tmp_path, DYNAMIC_ADD)
     passes = pipelines.default().get("linalg-to-llvm").passes
     full = join(parse_pipeline(f"builtin.module({','.join(passes)})"))
-    no_shape = join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != 'convert-shape-to-std')})"))
-    no_loops = join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != 'func.func(convert-linalg-to-loops)')})"))
+
+    def without(name):
+        return join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != name)})"))
+
+    no_shape = without("convert-shape-to-std")
+    no_loops = without("func.func(convert-linalg-to-loops)")
     with RefBackendWorker(work_dir=tmp_path) as worker:
         full_v, shape_v, loops_v, bogus_v = worker.lower_variants(
             linalg, [full, no_shape, no_loops, "builtin.module(no-such-pass)"])

@@ -106,7 +106,8 @@ def test_signature_from_linalg_is_signless(tmp_path):
     from_linalg = read_signature(linalg)
     from_torch = read_signature(tmp_path / "m.torch.mlir")
     assert from_torch.args[1].dtype is DType.UINT8 and from_linalg.args[1].dtype is DType.INT8
-    assert from_torch.describe().startswith("@forward(i1[3], ui8[3], si8[3], si32[3], si64[2,2], f16[3], f64[3])")
+    assert from_torch.describe().startswith(
+        "@forward(i1[3], ui8[3], si8[3], si32[3], si64[2,2], f16[3], f64[3])")
 
 
 def test_inputs_that_do_not_fit_are_an_error(tmp_path):

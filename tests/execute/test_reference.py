@@ -34,12 +34,14 @@ from harness.models import catalog, seed
 
 def write_ts(script, examples, path):
     builder = ModuleBuilder()
-    builder.import_module(script._c if hasattr(script, "_c") else script, forward_annotator(script, list(examples)))
+    builder.import_module(script._c if hasattr(script, "_c") else script,
+                          forward_annotator(script, list(examples)))
     return write_module(builder.module, path, WriteOptions(keep_weights=True))
 
 
 def lower(path, pipeline_name, out):
-    record = run_pipeline(path, pipelines.default().resolve(pipeline_name), options=RunOptions(output_path=str(out)))
+    record = run_pipeline(path, pipelines.default().resolve(pipeline_name),
+                          options=RunOptions(output_path=str(out)))
     return out if record.ok else None
 
 
@@ -100,7 +102,8 @@ def test_seed_idioms_and_their_fixes_match_eager(tmp_path, name):
             warnings.simplefilter("ignore")
             script = torch.jit.trace(model, examples, strict=False)
         raw = write_ts(script, examples, tmp_path / f"{variant}.ts.mlir")
-        files = {"ts-raw": raw, "ts-torch": lower(raw, "torchscript-to-torch", tmp_path / f"{variant}.torch.mlir")}
+        files = {"ts-raw": raw,
+                 "ts-torch": lower(raw, "torchscript-to-torch", tmp_path / f"{variant}.torch.mlir")}
         expected = eager_of(model, examples)
         for level, path in files.items():
             if path is None:  # some idioms are exactly what torchscript-to-torch fails on
@@ -265,5 +268,6 @@ def test_entry_signature_of_raw_torchscript_skips_self(tmp_path):
     with new_context():
         signature = entry_signature(ir.Module.parseFile(str(raw)).operation)
     # (TorchScript mangles a class traced twice in one process: ...seed.___torch_mangle_N.MaskToBool)
-    assert signature.name.startswith("__torch__.harness.models.seed.") and signature.name.endswith("MaskToBool.forward")
+    assert signature.name.startswith("__torch__.harness.models.seed.")
+    assert signature.name.endswith("MaskToBool.forward")
     assert signature.describe().endswith(".forward(f32[2,1,5,5], si64[2,5]) -> ()")
