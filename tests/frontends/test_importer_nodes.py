@@ -186,7 +186,8 @@ def list_and_tuple_constants(x: torch.Tensor):
 
 def test_list_constant_becomes_list_construct_of_constants():
     fn = constant_propagated(list_and_tuple_constants, "list_constants")
-    assert any(n.kind() == "prim::Constant" and n.output().type().kind() == "ListType" for n in fn.graph.nodes())
+    assert any(n.kind() == "prim::Constant" and n.output().type().kind() == "ListType"
+               for n in fn.graph.nodes())
     text = imported(fn)
     assert re.search(r"%(\w+) = torch\.prim\.ListConstruct %int2, %int3 : \(!torch\.int, !torch\.int\) "
                      r"-> !torch\.list<int>\n\s+%\w+ = torch\.aten\.view %arg0, %\1 ", text), text
@@ -222,7 +223,7 @@ def tuple_construct(a: int, x: torch.Tensor) -> Tuple[int, torch.Tensor]:
 
 @torch.jit.script
 def tuple_unpack(t: Tuple[torch.Tensor, int]) -> int:
-    x, n = t
+    _tensor, n = t
     return n
 
 
@@ -578,11 +579,13 @@ def test_uninitialized_from_raise_and_early_return():
     (tensor_metadata, "prim::dtype", r"torch\.prim\.dtype %arg0 : !torch\.tensor -> !torch\.int"),
     (tensor_metadata, "prim::layout", r"torch\.prim\.layout %arg0 : !torch\.tensor -> !torch\.int"),
     (with_no_grad, "prim::CreateObject",
-     r"%0 = torch\.prim\.CreateObject !torch\.nn\.Module<\"__torch__\.torch\.autograd\.grad_mode\.no_grad\">"),
+     r"%0 = torch\.prim\.CreateObject "
+     r"!torch\.nn\.Module<\"__torch__\.torch\.autograd\.grad_mode\.no_grad\">"),
     (with_no_grad, "prim::Enter", r"torch\.prim\.Enter %0 : !torch\.nn\.Module<"),
     (with_no_grad, "prim::Exit", r"torch\.prim\.Exit %0 : !torch\.nn\.Module<.*> -> !torch\.tensor"),
     (to_list, "prim::tolist",
-     r"torch\.prim\.tolist\(%arg0, %int1, %int1\) : !torch\.tensor, !torch\.int, !torch\.int -> !torch\.list<float>"),
+     r"torch\.prim\.tolist\(%arg0, %int1, %int1\) : "
+     r"!torch\.tensor, !torch\.int, !torch\.int -> !torch\.list<float>"),
     (prim_with_schema, "prim::min",
      r"torch\.prim\.min\.int %arg0, %arg1 : !torch\.int, !torch\.int -> !torch\.int"),
 ], ids=["Print", "device", "dtype", "layout", "CreateObject", "Enter", "Exit", "tolist", "min.int"])
@@ -596,8 +599,10 @@ def test_num_to_tensor():
     fn = traced(lambda x: x * x.size(0), torch.ones(2, 3))
     assert "prim::NumToTensor" in kinds(fn.graph)
     text = imported(fn)
-    assert re.search(r"(%\w+) = torch\.aten\.size\.int %0, %int0 : !torch\.tensor<\[2,3\],f32>, !torch\.int -> !torch\.int\n"
-                     r"\s+%\w+ = torch\.prim\.NumToTensor\.Scalar \1 : !torch\.int -> !torch\.tensor<\[\],si64>", text), text
+    assert re.search(r"(%\w+) = torch\.aten\.size\.int %0, %int0 : "
+                     r"!torch\.tensor<\[2,3\],f32>, !torch\.int -> !torch\.int\n"
+                     r"\s+%\w+ = torch\.prim\.NumToTensor\.Scalar \1 : "
+                     r"!torch\.int -> !torch\.tensor<\[\],si64>", text), text
 
 
 # --- aten nodes -----------------------------------------------------------------------------
@@ -610,8 +615,10 @@ def aten_overloads(x: torch.Tensor, y: torch.Tensor, a: int, b: int):
 
 def test_aten_node_maps_to_the_registered_op_of_its_overload():
     text = imported(aten_overloads)
-    assert re.search(r"torch\.aten\.add\.Tensor %arg0, %arg1, %int1 : !torch\.tensor, !torch\.tensor, !torch\.int -> !torch\.tensor", text)
-    assert re.search(r"torch\.aten\.add\.Scalar %arg0, %int1\w*, %int1\w* : !torch\.tensor, !torch\.int, !torch\.int -> !torch\.tensor", text)
+    assert re.search(r"torch\.aten\.add\.Tensor %arg0, %arg1, %int1 : "
+                     r"!torch\.tensor, !torch\.tensor, !torch\.int -> !torch\.tensor", text)
+    assert re.search(r"torch\.aten\.add\.Scalar %arg0, %int1\w*, %int1\w* : "
+                     r"!torch\.tensor, !torch\.int, !torch\.int -> !torch\.tensor", text)
     assert re.search(r"torch\.aten\.add\.int %arg2, %arg3 : !torch\.int, !torch\.int -> !torch\.int", text)
     assert "torch.operator" not in text
 
@@ -626,7 +633,8 @@ def test_aten_node_without_a_dialect_op_becomes_torch_operator():
     text = imported(unregistered_aten)
     # aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
     assert re.search(r'torch\.operator "aten\.histc"\(%arg0, %int4, %int0, %int0\) : '
-                     r"\(!torch\.tensor, !torch\.int, !torch\.int, !torch\.int\) -> !torch\.tensor", text), text
+                     r"\(!torch\.tensor, !torch\.int, !torch\.int, !torch\.int\) "
+                     r"-> !torch\.tensor", text), text
 
 
 # Every node kind a traced HF OPT graph holds, each from a small traced function, with the
