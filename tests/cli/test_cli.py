@@ -114,7 +114,8 @@ def test_run_json_on_a_legalization_failure(tmp_path):
     ir = tmp_path / "bad.mlir"
     ir.write_text(
         'func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n'
-        '  %0 = torch.operator "aten.nonexistent_op"(%arg0) : (!torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32>\n'
+        '  %0 = torch.operator "aten.nonexistent_op"(%arg0) : (!torch.vtensor<[2],f32>)'
+        ' -> !torch.vtensor<[2],f32>\n'
         '  return %0 : !torch.vtensor<[2],f32>\n}\n')
     proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
     assert proc.returncode == 1

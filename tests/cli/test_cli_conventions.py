@@ -154,7 +154,8 @@ def test_reproduce_lines_name_the_binary_that_ran(files):
     words = shlex.split(line.removeprefix("reproduce: "))
     assert words[0] == builds.resolve().path
     pasted = subprocess.run(words, capture_output=True, text=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
-    assert pasted.returncode == 1 and "failed to legalize operation 'torch.aten.__and__.Tensor'" in pasted.stderr
+    assert pasted.returncode == 1
+    assert "failed to legalize operation 'torch.aten.__and__.Tensor'" in pasted.stderr
 
 
 def test_opt_says_something_at_once_on_a_terminal(tmp_path):

@@ -56,7 +56,8 @@ def test_reduce_numerics_removes_its_work_folder(tmp_path, monkeypatch):
     src = tmp_path / "chain.mlir"
     src.write_text(CHAIN)
     out = tmp_path / "small.mlir"
-    result = reduce_numerics(src, "torch-to-linalg", options=NumericsReduceOptions(output_path=out, budget_s=120))
+    result = reduce_numerics(src, "torch-to-linalg",
+                             options=NumericsReduceOptions(output_path=out, budget_s=120))
     assert result.computing_ops == ["aten.sin"]
     assert Path(result.inputs_path).is_file() and Path(result.inputs_path).parent == tmp_path
     assert [p.name for p in tmpdir.iterdir()] == []

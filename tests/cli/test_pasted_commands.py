@@ -22,7 +22,8 @@ CRASHER = CRASHERS / "A_remainder_int_by_zero.mlir"  # SIGFPE in -canonicalize
 OK_IR = "func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  return %a : tensor<2xf32>\n}\n"
 
 INJECTIONS = ["-canonicalize | touch {m}", "-canonicalize && touch {m}", "-canonicalize ; touch {m}",
-              "-canonicalize\ntouch {m}", "-canonicalize `touch {m}`", "builtin.module(canonicalize) && touch {m}",
+              "-canonicalize\ntouch {m}", "-canonicalize `touch {m}`",
+              "builtin.module(canonicalize) && touch {m}",
               "builtin.module(canonicalize)\n-cse", "-canonicalize 'unclosed"]
 
 
@@ -51,7 +52,8 @@ def test_check_pipeline_refuses_what_is_not_one_flag_list(pipeline):
         default_pipelines().resolve(pipeline)
 
 
-@pytest.mark.parametrize("pipeline", ["-canonicalize -cse", "--canonicalize='max-iterations=3 top-down=false'",
+@pytest.mark.parametrize("pipeline", ["-canonicalize -cse",
+                                      "--canonicalize='max-iterations=3 top-down=false'",
                                       "builtin.module(func.func(canonicalize{max-iterations=3}),cse)",
                                       "  -canonicalize  ", "-pass-pipeline=builtin.module(cse)"])
 def test_check_pipeline_keeps_what_torch_mlir_opt_takes(pipeline):

@@ -84,6 +84,8 @@ def test_exit_status_decoding(status, stderr, expected):
 # What an assertions build of torch-mlir-opt prints for the 2022 view crash (walkthrough):
 # glibc's assertion line, the banner, LLVM's pretty stack with a "Running pass" entry, frames
 # symbolized with DWARF line numbers.
+# The crash text below is torch-mlir-opt's stderr verbatim, so its long lines stay (noqa: E501
+# where the string closes).
 ASSERTIONS_BUILD_STDERR = """\
 torch-mlir-opt: /src/llvm-project/llvm/include/llvm/Support/Casting.h:566: decltype(auto) llvm::cast(const From &) [To = mlir::RankedTensorType, From = mlir::Type]: Assertion `isa<To>(Val) && "cast<Ty>() argument of incompatible type!"' failed.
 PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/ and include the crash backtrace.
@@ -104,7 +106,7 @@ Stack dump:
 #11 0x000055d0c086fcb1 mlir::OpConversionPattern<mlir::torch::Torch::AtenViewOp>::matchAndRewrite(mlir::Operation*, llvm::ArrayRef<mlir::ValueRange>, mlir::ConversionPatternRewriter&) const /src/llvm-project/mlir/include/mlir/Transforms/DialectConversion.h:545:12
 #12 0x000055d0c082d2f6 mlir::torch::(anonymous namespace)::ConvertTorchToLinalg::runOnOperation() /src/torch-mlir/lib/Conversion/TorchToLinalg/TorchToLinalg.cpp:94:16
 #13 0x000055d0c14ec1b2 mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*, mlir::Operation*, mlir::AnalysisManager, bool, unsigned int) /src/llvm-project/mlir/lib/Pass/Pass.cpp:535:17
-"""
+"""  # noqa: E501
 
 
 def test_assertions_build_dump():
@@ -133,10 +135,12 @@ def test_assertions_build_dump():
 
 
 def test_unreachable_and_multiline_llvm_error():
-    text = ("LLVM ERROR: Failed to infer result type(s):\n\"stablehlo.pad\"(...) {} : (tensor<2x3xf32>) -> ( ??? )\n"
+    text = ("LLVM ERROR: Failed to infer result type(s):\n"
+            "\"stablehlo.pad\"(...) {} : (tensor<2x3xf32>) -> ( ??? )\n"
             "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/\n")
     info = parse_crash(text, returncode=-6)
-    assert info.fatal_error == 'Failed to infer result type(s):\n"stablehlo.pad"(...) {} : (tensor<2x3xf32>) -> ( ??? )'
+    assert info.fatal_error == ('Failed to infer result type(s):\n'
+                                '"stablehlo.pad"(...) {} : (tensor<2x3xf32>) -> ( ??? )')
     assert not info.has_stack_dump and info.frames == []
     assert info.signature.summary == "SIGABRT: LLVM ERROR: Failed to infer result type(s):"
     info = parse_crash("unknown scalar type\nUNREACHABLE executed at /src/Foo.cpp:42!\n", returncode=-6)
@@ -160,8 +164,8 @@ def test_captured_release_dumps(stem, status, signal, pass_name, top, fatal):
     text = (CRASHERS / f"{stem}.release-stderr.txt").read_text()
     info = parse_crash(text, returncode=status)
     assert info.signal == signal and info.fatal_error == fatal and info.has_stack_dump
-    assert info.program_arguments.endswith(f"torch-mlir-opt {stem}.mlir "
-                                           f"{'-canonicalize' if stem[0] == 'A' else '-torch-decompose-complex-ops'}")
+    flag = "-canonicalize" if stem[0] == "A" else "-torch-decompose-complex-ops"
+    assert info.program_arguments.endswith(f"torch-mlir-opt {stem}.mlir {flag}")
     assert info.running_passes == []                   # the release build prints none
     assert info.pass_name == pass_name and info.pass_source == "frame"
     assert info.frames[0].name == "llvm::sys::PrintStackTrace"
@@ -281,7 +285,8 @@ def test_offline_symbolization_of_an_unsymbolized_dump(real_records):
 
 
 def test_symbolization_degrades_without_a_symbolizer(real_records, monkeypatch):
-    raw = run_pipeline(CRASHERS / "F_view_zero_numel.mlir", "builtin.module(func.func(convert-torch-to-linalg))",
+    raw = run_pipeline(CRASHERS / "F_view_zero_numel.mlir",
+                       "builtin.module(func.func(convert-torch-to-linalg))",
                        options=RunOptions(env={"LLVM_SYMBOLIZER_PATH": "/nonexistent/llvm-symbolizer"},
                                           symbolize=False))
     monkeypatch.setattr(symbolize_module, "find_symbolizer", lambda binary=None: None)
@@ -295,12 +300,13 @@ def test_wheel_wrapper_exit_status_counts_as_a_crash():
     wrapper = Path(sys.executable).with_name("torch-mlir-opt")
     if not wrapper.is_file():
         pytest.skip("no bin/torch-mlir-opt wrapper in this venv")
-    record = run_pipeline(CRASHERS / "A_remainder_int_by_zero.mlir", "builtin.module(func.func(canonicalize))",
-                          opt=str(wrapper))
+    record = run_pipeline(CRASHERS / "A_remainder_int_by_zero.mlir",
+                          "builtin.module(func.func(canonicalize))", opt=str(wrapper))
     assert record.returncode == 248
     assert record.outcome is Outcome.CRASH and record.signal == "SIGFPE"
     assert record.crash.pass_name == "Canonicalizer"
-    assert str(record.signature) == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert str(record.signature) == ("crash: SIGFPE in Canonicalizer at "
+                                     "mlir::torch::Torch::AtenRemainderIntOp::fold")
 
 
 def test_harness_run_prints_the_crash(tmp_path):
@@ -322,5 +328,6 @@ def test_harness_run_prints_the_crash(tmp_path):
     proc = harness("run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"), "--pipeline=-convert-torch-to-linalg",
                    "--json", timeout=120)
     data = json.loads(proc.stdout)
-    assert data["outcome"] == "crash" and data["crash"]["fatal_error"] == "unhandled type for getTypeForScalarType"
+    assert data["outcome"] == "crash"
+    assert data["crash"]["fatal_error"] == "unhandled type for getTypeForScalarType"
     assert data["crash"]["frames"][0]["function"].startswith("llvm::sys::PrintStackTrace")

@@ -74,7 +74,8 @@ def test_function_name_is_unchanged_by_the_linear_rewrite():
     assert function_name("ns::A<long (long)>::g(int)::'lambda'(int)::operator()(int) const") == \
         "ns::A<long (long)>::g::'lambda'::operator()"
     assert function_name("x [clone a [clone b]") == "x"
-    assert function_name("(anonymous namespace)::P::runOnOperation()") == "(anonymous namespace)::P::runOnOperation"
+    assert (function_name("(anonymous namespace)::P::runOnOperation()")
+            == "(anonymous namespace)::P::runOnOperation")
 
 
 def test_addresses_too_long_for_64_bits_are_unknown_and_the_record_serializes():

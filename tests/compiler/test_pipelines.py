@@ -53,7 +53,8 @@ def test_resolve_accepts_ours_upstream_and_textual():
 
 def test_output_types_name_known_pipelines():
     s = pipelines.default()
-    assert [p.name for p in s.for_output_type("linalg-on-tensors")] == ["torchscript-to-torch", "torch-to-linalg"]
+    assert [p.name for p in s.for_output_type("linalg-on-tensors")] == [
+        "torchscript-to-torch", "torch-to-linalg"]
     assert s.for_output_type("raw") == ()
 
 

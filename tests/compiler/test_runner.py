@@ -52,8 +52,9 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
 # Outcomes
 
 def test_success(tmp_path):
-    ir = write(tmp_path, "ok.mlir", "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
-                                    "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
+    ir = write(tmp_path, "ok.mlir",
+               "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n"
+               "  return %arg0 : !torch.vtensor<[2],f32>\n}\n")
     out = tmp_path / "out.mlir"
     record = run_pipeline(ir, LINALG, options=RunOptions(output_path=str(out)))
     assert record.ok and str(record.signature) == "success" and record.crash is None
@@ -82,10 +83,11 @@ def test_a_type_the_parser_rejects_is_a_parse_error(tmp_path):
     # Found by the property test on mutated crashers: the parser's wording ("invalid size -2 for
     # !torch.tensor type") is on no list, and the run was recorded as a pass failure. Whether the
     # input fails before any pass is now asked of torch-mlir-opt.
-    record = run_pipeline(write(tmp_path, "neg.mlir", "func.func @f() -> !torch.vtensor<[-2],si64> {\n"
-                                                      "  %0 = torch.vtensor.literal(dense<1> : tensor<2xsi64>) : !torch.vtensor<[2],si64>\n"
-                                                      "  return %0 : !torch.vtensor<[2],si64>\n}\n"),
-                          "-canonicalize")
+    neg = write(tmp_path, "neg.mlir",
+                "func.func @f() -> !torch.vtensor<[-2],si64> {\n"
+                "  %0 = torch.vtensor.literal(dense<1> : tensor<2xsi64>) : !torch.vtensor<[2],si64>\n"
+                "  return %0 : !torch.vtensor<[2],si64>\n}\n")
+    record = run_pipeline(neg, "-canonicalize")
     assert record.outcome is Outcome.PARSE_ERROR
     assert record.first_error().message == "invalid size -2 for !torch.tensor type"
 
@@ -158,7 +160,8 @@ def test_parse_pipeline_textual_and_dumped():
     passes = parse_pipeline("builtin.module(func.func(cse, canonicalize{max-iterations=3  top-down=true}),"
                             "torch-func-backend-type-conversion)")
     assert passes == [PassRef("cse", "", ("builtin.module", "func.func")),
-                      PassRef("canonicalize", "max-iterations=3 top-down=true", ("builtin.module", "func.func")),
+                      PassRef("canonicalize", "max-iterations=3 top-down=true",
+                              ("builtin.module", "func.func")),
                       PassRef("torch-func-backend-type-conversion", "", ("builtin.module",))]
     assert passes[1].textual() == "builtin.module(func.func(canonicalize{max-iterations=3 top-down=true}))"
     dumped = parse_pipeline("Pass Manager with 2 passes:\nbuiltin.module(\n  func.func(\n    cse\n  ),\n"
@@ -343,6 +346,8 @@ def test_a_binary_that_hangs_on_version_is_given_up_within_the_timeout(tmp_path)
 def test_count_file_ops_counts_every_nested_op_but_the_module(tmp_path):
     # func.func, 2 x torch.constant.int, the add, func.return; tm_tensor (which the bindings
     # cannot parse) in a second function: its op, its region's op and its terminator.
+    # Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+    # where the string closes).
     path = write(tmp_path, "count.mlir", """\
 func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %int1 = torch.constant.int 1
@@ -358,7 +363,7 @@ func.func @g(%a: tensor<4xf32>, %o: tensor<4xf32>, %c: tensor<f32>) -> (tensor<4
   } -> tensor<4xf32>, tensor<f32>
   return %0#0, %0#1 : tensor<4xf32>, tensor<f32>
 }
-""")
+""")  # noqa: E501
     assert count_file_ops(path) == 5 + 5
 
 

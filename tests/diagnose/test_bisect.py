@@ -34,6 +34,8 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[?,1],si64> {
 
 REAL = builds_module.resolve().path
 # Stock OPT's mask: a bool literal and'ed with a computed mask.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 BOOL_AND = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {
   %int0 = torch.constant.int 0
@@ -42,7 +44,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1
   %1 = torch.aten.__and__.Tensor %true, %0 : !torch.vtensor<[],i1>, !torch.vtensor<[1,7],i1> -> !torch.vtensor<[1,7],i1> loc("m.py":54:0)
   return %1 : !torch.vtensor<[1,7],i1>
 }
-"""
+"""  # noqa: E501
 # x % 0 only after the call is inlined: the first canonicalize sees an argument.
 REMAINDER_BEHIND_A_CALL = """\
 func.func private @rem(%a: !torch.int, %b: !torch.int) -> !torch.int {
@@ -72,7 +74,8 @@ def test_crash_inside_the_linalg_pipeline(crash_in_pipeline):
     r = crash_in_pipeline
     assert r.runs == 2 and r.found and r.reproduced, r.detail
     assert r.failing_pass == "convert-torch-to-linalg" and r.failing_pass_name == "ConvertTorchToLinalg"
-    assert r.failing_pass_pipeline == "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))"
+    assert r.failing_pass_pipeline == (
+        "builtin.module(func.func(convert-torch-to-linalg{allow-non-finites=true}))")
     assert r.failing_on == "'func.func' operation: @f"
     assert r.outcome is Outcome.CRASH
     assert str(r.signature) == ("crash: SIGFPE in ConvertTorchToLinalg at "
@@ -110,7 +113,8 @@ def test_textual_pipeline_with_canonicalize(tmp_path):
                out_dir=tmp_path)
     assert r.reproduced and r.failing_pass == "canonicalize" and r.failing_pass_name == "CanonicalizerPass"
     assert r.pass_positions == [2] and r.pipeline_passes == ["cse", "canonicalize"]
-    assert str(r.signature) == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert str(r.signature) == ("crash: SIGFPE in Canonicalizer at "
+                                "mlir::torch::Torch::AtenRemainderIntOp::fold")
     assert _replay_single_pass(r).signature == r.signature
 
 
@@ -150,7 +154,8 @@ def test_the_literal_is_a_symptom_and_and_the_op_no_conversion_lowers(tmp_path):
     ir.write_text(BOOL_AND)
     r = bisect(ir, LINALG, out_dir=tmp_path)
     assert r.reproduced and r.failing_pass == "torch-finalizing-backend-type-conversion"
-    assert str(r.signature) == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
+    assert str(r.signature) == ("legalization-failure: "
+                                "failed to legalize operation 'torch.aten.__and__.Tensor'")
     blocker, symptom = r.responsible
     assert (blocker.op, blocker.blocker, blocker.converted_by) == ("torch.aten.__and__.Tensor", True, [])
     assert (blocker.equivalent_op, blocker.fix) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or")
@@ -227,7 +232,8 @@ def test_failure_in_a_function_with_unknown_location(tmp_path):
     summary = [d for d in with_reproducer.diagnostics if d.message.startswith("Failures have been")]
     assert summary and summary[0].file == ""  # printed at <unknown>:0
     assert "FinalizingBackendTypeConversion" in summary[0].notes[0].message
-    assert str(first.signature) == "legalization-failure: failed to legalize operation 'torch.vtensor.literal'"
+    assert str(first.signature) == ("legalization-failure: "
+                                    "failed to legalize operation 'torch.vtensor.literal'")
     r = bisect(ir, LINALG, out_dir=tmp_path)
     assert r.reproduced, r.detail
     assert r.failing_pass == "torch-finalizing-backend-type-conversion"
@@ -276,7 +282,8 @@ def test_an_error_leaves_no_folder_behind(tmp_path):
 
 
 def test_dumped_pipeline_from_stderr():
-    stderr = ("Pass Manager with 2 passes:\nbuiltin.module(\n  func.func(\n    cse\n  ),\n  canonicalize\n)\n\n"
+    stderr = ("Pass Manager with 2 passes:\n"
+              "builtin.module(\n  func.func(\n    cse\n  ),\n  canonicalize\n)\n\n"
               "x.mlir:1:1: error: boom\n")
     assert [p.name for p in dumped_pipeline(stderr)] == ["cse", "canonicalize"]
     assert dumped_pipeline("nothing") == []
@@ -287,7 +294,8 @@ def test_harness_bisect_command(tmp_path):
                    "--out", str(tmp_path), timeout=120)
     assert proc.returncode == 1, proc.stderr  # the failure asked about is there
     out = proc.stdout
-    assert "first failing pass: convert-torch-to-linalg (ConvertTorchToLinalg on 'func.func' operation: @f" in out
+    assert ("first failing pass: convert-torch-to-linalg "
+            "(ConvertTorchToLinalg on 'func.func' operation: @f") in out
     assert "signature: crash: SIGFPE in ConvertTorchToLinalg at" in out
     # The binary that ran, so the line pastes into a shell without the venv on PATH.
     assert f"replay: reproduced: {REAL} -pass-pipeline=" in out

@@ -13,6 +13,8 @@ LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 
 # What OPT's and_mask traces to: `result = q.new_ones((), dtype=bool)` frozen as a literal,
 # then `result & mask` as aten.__and__.Tensor, which has no linalg lowering.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_MASK = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1> {
   %int0 = torch.constant.int 0
@@ -21,7 +23,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,7],si64>) -> !torch.vtensor<[1,7],i1
   %and = torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>, !torch.vtensor<[1,7],i1> -> !torch.vtensor<[1,7],i1> loc("model.py":54:0)
   return %and : !torch.vtensor<[1,7],i1>
 }
-"""
+"""  # noqa: E501
 
 # Two independent blockers: an op torch-mlir does not know, and the __and__ above.
 TWO_BLOCKERS = """\
@@ -30,7 +32,7 @@ func.func @forward(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[4],i1>
   %1 = torch.aten.__and__.Tensor %arg1, %arg1 : !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1> -> !torch.vtensor<[4],i1> loc("m.py":4:0)
   return %0, %1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],i1>
 }
-"""
+"""  # noqa: E501
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -69,8 +71,9 @@ def test_each_blocker_is_found_and_isolated_alone(tmp_path):
 
 
 def test_a_passing_file_has_nothing_to_analyze(tmp_path):
-    path = _write(tmp_path, AND_MASK.replace("torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>,",
-                                             "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
+    path = _write(tmp_path, AND_MASK.replace(
+        "torch.aten.__and__.Tensor %true, %mask : !torch.vtensor<[],i1>,",
+        "torch.aten.bitwise_and.Tensor %true, %mask : !torch.vtensor<[],i1>,"))
     analysis = analyze(path, LINALG)
     assert analysis.illegal == [] and analysis.detail == "the pipeline succeeds"
 
@@ -131,7 +134,7 @@ func.func @forward(%a: !torch.vtensor<[4,8],f32>, %b: !torch.vtensor<[2,8,8],f32
   %2 = torch.operator "aten._grouped_mm"(%0, %b, %offs, %none, %none) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[2,8,8],f32>, !torch.vtensor<[2],si32>, !torch.none, !torch.none) -> !torch.vtensor<[4,8],f32> loc("moe.py":12:0)
   return %2, %1 : !torch.vtensor<[4,8],f32>, !torch.vtensor<[8],f32>
 }
-"""
+"""  # noqa: E501
 
 
 def test_torch_operators_using_each_other_are_named_by_their_operator(tmp_path):

@@ -20,13 +20,15 @@ TORCHSCRIPT = pipelines.default().get("torchscript-to-torch").textual()
 
 # Stock OPT's mask: a bool literal and'ed with a mask; each op at its own line of the library,
 # called from the user's model.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 BOOL_MASK_IR = """\
 func.func @forward(%arg0: !torch.vtensor<[1,1,7,7],i1>) -> !torch.vtensor<[1,1,7,7],i1> {{
   %0 = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1> {loc}
   %1 = torch.aten.__and__.Tensor %0, %arg0 : !torch.vtensor<[],i1>, !torch.vtensor<[1,1,7,7],i1> -> !torch.vtensor<[1,1,7,7],i1> {and_loc}
   return %1 : !torch.vtensor<[1,1,7,7],i1>
 }}
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture

@@ -28,6 +28,8 @@ from support import ROOT, harness
 T = "!torch.vtensor<[4,5],f32>"
 D = "!torch.vtensor<[4,5],f64>"
 # Line numbers matter: exp is on line 6, sin on line 8, sigmoid (before the upcast) on line 12.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 MODULE = f"""\
 func.func @forward(%x: {T}, %w: {T}) -> {D} {{
   %int1 = torch.constant.int 1
@@ -45,23 +47,27 @@ func.func @forward(%x: {T}, %w: {T}) -> {D} {{
   %8 = torch.aten.mul.Tensor %7, %7 : {D}, {D} -> {D}
   return %8 : {D}
 }}
-"""
+"""  # noqa: E501
 ALL_F32 = MODULE.replace(f"-> {D} {{", f"-> {T} {{").replace(
-    f"  %7 = torch.aten.to.dtype %6, %int7, %false, %false, %none : {T}, !torch.int, !torch.bool, !torch.bool, !torch.none -> {D}\n", "").replace(
-    f"%8 = torch.aten.mul.Tensor %7, %7 : {D}, {D} -> {D}", f"%8 = torch.aten.mul.Tensor %6, %6 : {T}, {T} -> {T}").replace(
+    f"  %7 = torch.aten.to.dtype %6, %int7, %false, %false, %none : {T}, !torch.int, !torch.bool, "
+    f"!torch.bool, !torch.none -> {D}\n", "").replace(
+    f"%8 = torch.aten.mul.Tensor %7, %7 : {D}, {D} -> {D}",
+    f"%8 = torch.aten.mul.Tensor %6, %6 : {T}, {T} -> {T}").replace(
     f"return %8 : {D}", f"return %8 : {T}")
 
 
 def off_by(monkeypatch, name: str, rel: float) -> None:
     """The reference evaluator computes ``torch.aten.NAME`` ``rel`` too large (relative)."""
     fn = getattr(torch, name)
-    monkeypatch.setitem(ref_ops.HANDLERS, f"torch.aten.{name}", lambda ev, op, args: (fn(args[0]) * (1 + rel),))
+    monkeypatch.setitem(ref_ops.HANDLERS, f"torch.aten.{name}",
+                        lambda ev, op, args: (fn(args[0]) * (1 + rel),))
 
 
 def bisect(tmp_path, text=MODULE):
     src = tmp_path / "m.mlir"
     src.write_text(text)
-    return bisect_numerics(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path), blame=False))
+    return bisect_numerics(src, "torch-to-linalg",
+                           options=NumericsBisectOptions(out_dir=str(tmp_path), blame=False))
 
 
 @pytest.mark.parametrize("name,line,rel", [("exp", 6, 0.05), ("sin", 8, 0.05), ("sigmoid", 12, 1e-3)],
@@ -84,14 +90,16 @@ def test_the_wrong_op_is_named_with_its_own_difference(tmp_path, monkeypatch, na
         assert [n.removeprefix("torch.") for n in computing_ops_of(culprit.program_path)] == [f"aten.{name}"]
     with np.load(culprit.inputs_path) as inputs, np.load(culprit.expected_path) as expected:
         operand = inputs["arg0"]
-        np.testing.assert_allclose(expected["result0"], getattr(torch, name)(torch.from_numpy(operand)).numpy() * (1 + rel), rtol=1e-5)
+        eager = getattr(torch, name)(torch.from_numpy(operand)).numpy()
+        np.testing.assert_allclose(expected["result0"], eager * (1 + rel), rtol=1e-5)
     # `harness check` runs it (the real evaluator: right, as the lowering is).
     proc = subprocess.run([*culprit.reproduce().replace("harness", f"{sys.executable} -m harness", 1).split(),
                            "--out", str(tmp_path)], capture_output=True, text=True, cwd=ROOT,
                           timeout=900, env={**os.environ})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rendered = "\n".join(result.render())
-    assert f"the op that computes wrong: aten.{name} computes wrong at {tmp_path / 'm.mlir'}:{line}:" in rendered
+    assert (f"the op that computes wrong: aten.{name} computes wrong at "
+            f"{tmp_path / 'm.mlir'}:{line}:") in rendered
 
 
 def test_the_upcast_is_judged_at_its_inputs_tolerance(tmp_path, monkeypatch):
@@ -234,7 +242,8 @@ def test_a_numerics_mismatch_port_prints_the_op(tmp_path, monkeypatch):
     assert not checks[0].culprit
     assert checks[1].culprit.startswith(f"aten.sin computes wrong at {src}:8:")
     assert "max abs diff" in checks[1].culprit
-    assert checks[1].culprit_command.startswith("harness check ") and "culprit.mlir" in checks[1].culprit_command
+    assert checks[1].culprit_command.startswith("harness check ")
+    assert "culprit.mlir" in checks[1].culprit_command
     lines = _numerics_lines(checks[1], FrontendName.TORCHSCRIPT)
     assert lines[-1] == f"      the op that computes wrong: {checks[1].culprit}"
 

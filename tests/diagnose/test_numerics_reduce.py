@@ -65,7 +65,8 @@ def test_issue_19_stays_wrong_and_the_files_reproduce(tmp_path):
     assert lines[0].startswith(f"reduced {MISCOMPILE}: 7 -> 7 ops (3 -> 3 computing: "
                                "aten.adaptive_avg_pool2d -> aten.view -> aten.mm) in ")
     assert " s CPU" in lines[0]
-    assert lines[1] == "  keeps: numerics-mismatch (max abs diff 0.0893) through torch-to-linalg and the RefBackend"
+    assert lines[1] == ("  keeps: numerics-mismatch (max abs diff 0.0893) "
+                        "through torch-to-linalg and the RefBackend")
     inputs = tmp_path / "small.inputs.npz"
     assert lines[3].endswith(f"check {out} --pipeline torch-to-linalg --inputs {inputs}")
     check = harness("check", out, "--pipeline", "torch-to-linalg", "--inputs", inputs, "--out", tmp_path)

@@ -19,6 +19,8 @@ LINALG = "torch-to-linalg"
 # torch-to-linalg cannot legalize an i1 literal (OPT's dense<true> mask, here a resource blob).
 # Everything else is noise: a helper called from forward, an unrelated function, a layer norm-ish
 # chain, and a second result.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 NOISY_LEGALIZATION = """
 func.func private @helper(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %int1 = torch.constant.int 1
@@ -56,7 +58,7 @@ func.func @forward(%arg0: !torch.vtensor<[2],i1>, %arg1: !torch.vtensor<[4],f32>
     }
   }
 #-}
-"""
+"""  # noqa: E501
 
 # The F_view_zero_numel crash (ConvertAtenViewOp divides by numel 0) among unrelated ops.
 NOISY_CRASH = """
@@ -77,7 +79,7 @@ func.func @f(%arg0: !torch.vtensor<[0,4],f32>, %arg1: !torch.vtensor<[3],f32>) -
   %6 = torch.aten.sigmoid %5 : !torch.vtensor<[3],f32> -> !torch.vtensor<[3],f32>
   return %4, %6 : !torch.vtensor<[?,0],f32>, !torch.vtensor<[3],f32>
 }
-"""
+"""  # noqa: E501
 
 PASSING = """
 func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
@@ -89,7 +91,8 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 
 def _signature(path: Path, pipeline: str = LINALG) -> str:
     textual = pipelines.default().resolve(pipeline)
-    return str(run_pipeline(path, textual, options=RunOptions(extra_args=("-mlir-disable-threading",))).signature)
+    options = RunOptions(extra_args=("-mlir-disable-threading",))
+    return str(run_pipeline(path, textual, options=options).signature)
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -217,7 +220,7 @@ func.func @scan(%in: tensor<8xi32>, %out: tensor<8xi32>, %acc: tensor<i32>) -> (
   } -> tensor<8xi32>, tensor<i32>
   return %0#0, %0#1 : tensor<8xi32>, tensor<i32>
 }
-""" + NOISY_CRASH
+""" + NOISY_CRASH  # noqa: E501
 
 
 def test_input_the_bindings_cannot_read_is_reduced_by_lines(tmp_path):
@@ -238,7 +241,8 @@ def test_input_the_bindings_cannot_read_is_reduced_by_lines(tmp_path):
 @pytest.mark.parametrize("name, text, where", [
     ("bytes.mlir", bytes(range(256)) * 4, ":1:"),
     ("truncated.mlir", NOISY_CRASH[:NOISY_CRASH.index("%4 = torch.aten.view") + 30], ":13:32: expected ':'"),
-    ("unknown-op.mlir", NOISY_CRASH.replace("%6 = torch.aten.sigmoid", "%6 = torch.aten.no_such_op"), ":15:8"),
+    ("unknown-op.mlir",
+     NOISY_CRASH.replace("%6 = torch.aten.sigmoid", "%6 = torch.aten.no_such_op"), ":15:8"),
 ])
 def test_input_that_does_not_parse_is_refused(tmp_path, name, text, where):
     """Random bytes or malformed MLIR are not a compiler bug to keep (they used to be reduced)."""
@@ -293,5 +297,6 @@ def test_cli_reduce(tmp_path):
     junk.write_bytes(bytes(range(256)))
     proc = harness("reduce", str(junk), "--pipeline", LINALG, "-o", str(out), timeout=120)
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"harness: error: cannot reduce {junk}: torch-mlir-opt cannot read it (at {junk}:1:")
+    assert proc.stderr.startswith(f"harness: error: cannot reduce {junk}: "
+                                  f"torch-mlir-opt cannot read it (at {junk}:1:")
     assert "Traceback" not in proc.stderr

@@ -19,12 +19,14 @@ def _object_graph(last: str) -> str:
     line that defines %f from %5)."""
     lines = ['torch.class_type @__torch__.M {', '  torch.attr private "training" : !torch.bool',
              '  torch.method "forward", @__torch__.M.forward', '}',
-             'func.func private @__torch__.M.forward(%self: !torch.nn.Module<"__torch__.M">, %x: !torch.tensor '
+             'func.func private @__torch__.M.forward(%self: !torch.nn.Module<"__torch__.M">, '
+             '%x: !torch.tensor '
              '{torch.type_bound = !torch.vtensor<[2,8],f32>}) -> !torch.tensor {',
              '  %t = torch.tensor_static_info_cast %x : !torch.tensor to !torch.tensor<[2,8],f32>']
     prev = "%t"
     for i, op in enumerate(["relu", "tanh", "sigmoid"] * 2):
-        lines.append(f"  %{i} = torch.aten.{op} {prev} : !torch.tensor<[2,8],f32> -> !torch.tensor<[2,8],f32>")
+        lines.append(f"  %{i} = torch.aten.{op} {prev} "
+                     ": !torch.tensor<[2,8],f32> -> !torch.tensor<[2,8],f32>")
         prev = f"%{i}"
     lines += [last, '  return %f : !torch.tensor', '}', '%false = torch.constant.bool false',
               '%root = torch.nn_module {', '  torch.slot "training", %false : !torch.bool',

@@ -13,16 +13,21 @@ def _object_graph() -> str:
     which torch-mlir does not register: torch-reduce-op-variants fails to legalize it."""
     lines = ['torch.class_type @__torch__.M {', '  torch.attr private "training" : !torch.bool',
              '  torch.method "forward", @__torch__.M.forward', '}',
-             'func.func private @__torch__.M.forward(%self: !torch.nn.Module<"__torch__.M">, %x: !torch.tensor '
+             'func.func private @__torch__.M.forward(%self: !torch.nn.Module<"__torch__.M">, '
+             '%x: !torch.tensor '
              '{torch.type_bound = !torch.vtensor<[2,8],f32>}) -> !torch.tensor {',
              '  %t = torch.tensor_static_info_cast %x : !torch.tensor to !torch.tensor<[2,8],f32>']
     prev = "%t"
     for i, op in enumerate(["relu", "tanh", "sigmoid", "neg", "exp"] * 2):
-        lines.append(f"  %{i} = torch.aten.{op} {prev} : !torch.tensor<[2,8],f32> -> !torch.tensor<[2,8],f32>")
+        lines.append(f"  %{i} = torch.aten.{op} {prev} "
+                     ": !torch.tensor<[2,8],f32> -> !torch.tensor<[2,8],f32>")
         prev = f"%{i}"
-    lines += ['  %none = torch.constant.none', '  %int0 = torch.constant.int 0', '  %int1 = torch.constant.int 1',
-              '  %dims = torch.prim.ListConstruct %int0, %int1 : (!torch.int, !torch.int) -> !torch.list<int>',
-              f'  %f = torch.operator "aten.fft_fftn"({prev}, %none, %dims, %none) : (!torch.tensor<[2,8],f32>, '
+    lines += ['  %none = torch.constant.none', '  %int0 = torch.constant.int 0',
+              '  %int1 = torch.constant.int 1',
+              '  %dims = torch.prim.ListConstruct %int0, %int1 '
+              ': (!torch.int, !torch.int) -> !torch.list<int>',
+              f'  %f = torch.operator "aten.fft_fftn"({prev}, %none, %dims, %none) '
+              ': (!torch.tensor<[2,8],f32>, '
               '!torch.none, !torch.list<int>, !torch.none) -> !torch.tensor<[2,8],complex<f32>>',
               '  %r = torch.tensor_static_info_cast %f : !torch.tensor<[2,8],complex<f32>> to !torch.tensor',
               '  return %r : !torch.tensor', '}', '%false = torch.constant.bool false',

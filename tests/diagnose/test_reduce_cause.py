@@ -74,7 +74,8 @@ def _unranked_arguments(path: Path) -> list[str]:
             attrs = list(ir.ArrayAttr(func.attributes["arg_attrs"])) if "arg_attrs" in func.attributes else []
             for i, arg in enumerate(entry_block(func).arguments):
                 bound = ir.DictAttr(attrs[i]) if i < len(attrs) else None
-                type_ = ir.TypeAttr(bound["torch.type_bound"]).value if bound and "torch.type_bound" in bound else arg.type
+                bounded = bound is not None and "torch.type_bound" in bound
+                type_ = ir.TypeAttr(bound["torch.type_bound"]).value if bounded else arg.type
                 info = tensor_info(type_)
                 if info is not None and not info.has_rank_and_dtype:
                     found.append(str(type_))
@@ -131,7 +132,8 @@ def test_the_scripted_loop_reduces_to_the_loop_and_keeps_its_cause(loop_ir, loop
         forward = _forward(module)
         ops = [op.operation.name for op in entry_block(forward).operations]
         assert "torch.prim.Loop" in ops, out.read_text()
-        bounds = [str(ir.DictAttr(a)["torch.type_bound"]) for a in ir.ArrayAttr(forward.attributes["arg_attrs"])
+        bounds = [str(ir.DictAttr(a)["torch.type_bound"])
+                  for a in ir.ArrayAttr(forward.attributes["arg_attrs"])
                   if "torch.type_bound" in ir.DictAttr(a)]
         assert bounds == ["!torch.vtensor<[3,4],f32>"]
     assert _unranked_arguments(out) == []

@@ -6,6 +6,8 @@ from __future__ import annotations
 from harness.compiler.mlir import parse_ir, print_op
 from harness.diagnose.reduce import edits
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 PIECE = """
 func.func @forward(%arg0: !torch.vtensor<[1,4,2,2],f32>, %arg1: !torch.vtensor<[2,4],f32>, %arg2: !torch.vtensor<[4,2],f32>) -> !torch.vtensor<[1,2],f32> {
   %int-1 = torch.constant.int -1
@@ -19,7 +21,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,4,2,2],f32>, %arg1: !torch.vtensor<[
   %4 = torch.aten.mm %3, %arg2 : !torch.vtensor<[1,4],f32>, !torch.vtensor<[4,2],f32> -> !torch.vtensor<[1,2],f32>
   return %4 : !torch.vtensor<[1,2],f32>
 }
-"""
+"""  # noqa: E501
 
 
 def test_unused_constants_lists_and_arguments_go():

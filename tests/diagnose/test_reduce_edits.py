@@ -76,6 +76,8 @@ def test_no_zero_constant_where_the_type_does_not_fix_one(context, text):
 
 
 # Every result is used by the return, in a function nothing calls (free to take new arguments).
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 STAND_INS = """
 func.func @f(%a: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor, !torch.vtensor<*,f32>, !torch.vtensor<[3,4],f32>, !torch.tensor, !torch.list<int>, !torch.int, !torch.vtensor<[2],f32>) {
   %int0 = torch.constant.int 0
@@ -88,7 +90,7 @@ func.func @f(%a: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor, !torch.vtensor<*
   %literal = torch.vtensor.literal(dense<1.0> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   return %unranked, %no_rank, %ranked, %non_value, %list, %int0, %literal : !torch.vtensor, !torch.vtensor<*,f32>, !torch.vtensor<[3,4],f32>, !torch.tensor, !torch.list<int>, !torch.int, !torch.vtensor<[2],f32>
 }
-"""
+"""  # noqa: E501
 _ORDER = ["int0", "unranked", "no_rank", "ranked", "non_value", "size", "list", "literal"]
 K, C, A = Plan.KEEP, Plan.CONSTANT, Plan.ARGUMENT
 

@@ -9,11 +9,13 @@ from harness.diagnose.reduce.subject import keeps_subject, occurs, subject_ops
 # torch-mlir 20261001 canonicalizes aten._int_mm to an aten.mm whose si8 result then crashes
 # convert-torch-to-linalg: the binary's own canonicalize (the reducer's cleanup) gives an
 # aten.mm that crashes the same way, without the op the bug is about.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 INT_MM = """func.func @int_mm(%arg0: !torch.vtensor<[3,4],si8>, %arg1: !torch.vtensor<[4,3],si8>) -> !torch.vtensor {
   %0 = torch.aten._int_mm %arg0, %arg1 : !torch.vtensor<[3,4],si8>, !torch.vtensor<[4,3],si8> -> !torch.vtensor
   return %0 : !torch.vtensor
 }
-"""
+"""  # noqa: E501
 TO_LINALG = ("builtin.module(torch-function-to-torch-backend-pipeline,"
              "torch-backend-to-linalg-on-tensors-backend-pipeline)")
 

@@ -78,7 +78,8 @@ func.func @f(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 """
 
 
-def _repro(folder: str | Path, opt: str | Path | None, path: str | None = None) -> subprocess.CompletedProcess:
+def _repro(folder: str | Path, opt: str | Path | None,
+           path: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "TORCH_MLIR_OPT"}
     if opt is not None:
         env["TORCH_MLIR_OPT"] = str(opt)
@@ -232,9 +233,11 @@ def test_crash_bundle_is_redacted(crash):
 # --- a legalization failure ----------------------------------------------------------------
 
 def test_legalization_repro_greps_the_left_over_op(legalization, no_passes):
-    assert str(legalization.signature) == "legalization-failure: failed to legalize operation 'torch.aten.nonzero'"
+    assert str(legalization.signature) == ("legalization-failure: "
+                                           "failed to legalize operation 'torch.aten.nonzero'")
     assert legalization.title == ("[torch-mlir] failed to legalize operation 'torch.aten.nonzero': no "
-                                  "conversion in torch-backend-to-linalg-on-tensors-backend-pipeline lowers it")
+                                  "conversion in torch-backend-to-linalg-on-tensors-backend-pipeline "
+                                  "lowers it")
     assert legalization.blocker == "torch.aten.nonzero" and legalization.reported_op == ""
     script = (Path(legalization.folder) / "repro.sh").read_text()
     assert ("grep -qF -- 'error: failed to legalize operation '\"'\"'torch.aten.nonzero'\"'\"'' "
@@ -321,7 +324,8 @@ def test_cli_crash_through_pass_flags(tmp_path):
     data = _cli_report(str(CRASHERS / "A_remainder_int_by_zero.mlir"), "--pipeline=-canonicalize",
                        "--out", str(out), "--budget-s", "5")
     assert data["title"] == "[torch-mlir] SIGFPE in Canonicalizer at AtenRemainderIntOp::fold"
-    assert data["signature"] == "crash: SIGFPE in Canonicalizer at mlir::torch::Torch::AtenRemainderIntOp::fold"
+    assert data["signature"] == ("crash: SIGFPE in Canonicalizer at "
+                                 "mlir::torch::Torch::AtenRemainderIntOp::fold")
     assert data["reduced"] and data["ops_before"] == 5 and 1 <= data["ops_after"] <= 5
     folder = Path(data["folder"])
     assert folder.name.startswith("report-sigfpe-in-canonicalizer-at-mlir-torch-torch-atenremainderintop")

@@ -77,7 +77,8 @@ def test_repro_sh_reproduces_with_the_recorded_bindings_tool(bundle) -> None:
 def test_issue_gives_the_bindings_command_and_the_labelled_mlir_opt_one(bundle) -> None:
     _result, folder = bundle
     issue = (folder / "issue.md").read_text()
-    assert "harness-bindings-opt '-pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops)" in issue
+    assert ("harness-bindings-opt "
+            "'-pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops)") in issue
     assert f"mlir-opt '--pass-pipeline={FUSE_ALONE}' reduced.mlir" in issue
     assert "**not run here**" in issue
     assert "The same pass alone on `reduced.mlir` through the bindings fails with the same signature" in issue
@@ -101,7 +102,8 @@ def test_driver_bindings_runs_a_textual_pipeline_of_upstream_passes(tmp_path) ->
                    "8", "-o", str(out), timeout=120)
     assert done.returncode == 1, done.stderr
     assert f"keeps: {SIGNATURE}" in done.stdout
-    assert str(run_bindings_pipeline(out, FUSE_ALONE, options=RunOptions(timeout_s=60)).signature) == SIGNATURE
+    rerun = run_bindings_pipeline(out, FUSE_ALONE, options=RunOptions(timeout_s=60))
+    assert str(rerun.signature) == SIGNATURE
 
 
 def test_torch_mlir_opt_for_a_bindings_pipeline_is_refused_clearly() -> None:

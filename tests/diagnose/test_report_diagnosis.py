@@ -15,6 +15,8 @@ from harness.diagnose.report import ReportOptions, make_report
 
 from support import CRASHERS
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_MASK = """\
 func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>) {
   %int0 = torch.constant.int 0
@@ -24,7 +26,7 @@ func.func @forward(%arg0: !torch.vtensor<[1,7],si64>, %arg1: !torch.vtensor<[4],
   %t = torch.aten.tanh %arg1 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %and, %t : !torch.vtensor<[1,7],i1>, !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")
@@ -38,12 +40,14 @@ def and_mask(tmp_path_factory):
 def test_title_and_signature_name_the_blocker(and_mask):
     assert and_mask.title == ("[torch-mlir] [known #4749] convert-torch-to-linalg does not lower "
                               "'torch.aten.__and__.Tensor' (it lowers 'torch.aten.bitwise_and.Tensor')")
-    assert and_mask.signature == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
+    assert and_mask.signature == ("legalization-failure: "
+                                  "failed to legalize operation 'torch.aten.__and__.Tensor'")
     assert and_mask.blocker == "torch.aten.__and__.Tensor"
     assert and_mask.reported_op == "torch.vtensor.literal"
     assert (and_mask.responsible_pass, and_mask.fix) == ("convert-torch-to-linalg", "bitwise-and-or")
     lines = and_mask.render()
-    assert "should be lowered by: convert-torch-to-linalg" in lines and "fix (harness): bitwise-and-or" in lines
+    assert "should be lowered by: convert-torch-to-linalg" in lines
+    assert "fix (harness): bitwise-and-or" in lines
     assert Path(and_mask.folder).name.startswith("report-failed-to-legalize-operation-torch-aten-and-tensor-")
     assert and_mask.reproduced
 
@@ -66,7 +70,8 @@ def test_issue_summary_expected_behaviour_and_upstream(and_mask):
     assert ("No conversion pass of the pipeline lowers `torch.aten.__and__.Tensor` (1 in the input, "
             "from masking_utils.py:54)") in issue
     assert ("The error names `torch.vtensor.literal`, an operand left only because its user "
-            "`torch.aten.__and__.Tensor` was not converted (alone, `convert-torch-to-arith` lowers it).") in issue
+            "`torch.aten.__and__.Tensor` was not converted "
+            "(alone, `convert-torch-to-arith` lowers it).") in issue
     assert "`convert-torch-to-linalg` lowers the equivalent `torch.aten.bitwise_and.Tensor`" in issue
     assert "the harness fix `bitwise-and-or` makes that rewrite in the torch IR" in issue
     expected = issue[issue.index("## Expected behaviour"):issue.index("## Failing pass")]

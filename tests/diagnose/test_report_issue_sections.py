@@ -123,7 +123,8 @@ def test_the_search_says_when_it_was_skipped():
         found = search_upstream(["torch.aten.nonzero"], timeout_s=5)
     finally:
         sections.GITHUB_SEARCH = saved
-    assert not found.ran and found.describe()[0].startswith("GitHub issue search was SKIPPED (offline or refused")
+    assert not found.ran
+    assert found.describe()[0].startswith("GitHub issue search was SKIPPED (offline or refused")
     assert UpstreamSearch("q", True).describe() == ["GitHub issue search (`q`) found nothing."]
 
 
@@ -169,7 +170,8 @@ def test_port_evidence_both_and_not_determined():
 
 def test_a_fold_crash_under_canonicalize_is_torch_mlirs():
     """canonicalize is MLIR's driver, but the fold that crashes is torch-mlir's op's."""
-    text = "crash: SIGSEGV in Canonicalizer at mlir::TensorType::getShape via mlir::torch::Torch::AtenAnyDimsOp::fold"
+    text = ("crash: SIGSEGV in Canonicalizer at mlir::TensorType::getShape "
+            "via mlir::torch::Torch::AtenAnyDimsOp::fold")
     assert triage("", "", text, "canonicalize").target_repo == "llvm/torch-mlir"
     assert triage("", "", "crash: SIGSEGV in Canonicalizer at mlir::Foo", "canonicalize").target_repo \
         == "llvm/llvm-project"

@@ -188,7 +188,8 @@ def _write_escaped(text: str) -> str:
     out = ""
     for b in text.encode():
         c = chr(b)
-        out += {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c) or (c if 32 <= b < 127 else f"\\{b:03o}")
+        plain = c if 32 <= b < 127 else f"\\{b:03o}"
+        out += {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}.get(c) or plain
     return out
 
 
@@ -198,9 +199,10 @@ def test_a_home_leaves_no_trace_in_llvm_json_or_c_string_forms(monkeypatch, home
     monkeypatch.setenv("HOME", home)
     r = Redactor.for_machine([], enabled=True)
     print_arg = home.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$")
-    texts = [f'0.\tProgram arguments: torch-mlir-opt "{print_arg}/models/a.mlir" -o /dev/null',  # sys::printArg
-             f'0.\tProgram arguments: torch-mlir-opt "{_write_escaped(home)}/models/a.mlir" -o /dev/null',
-             "stderr: " + json.dumps(f"{home}/models/a.mlir"),                                 # JSON
+    args = "0.\tProgram arguments: torch-mlir-opt"
+    texts = [f'{args} "{print_arg}/models/a.mlir" -o /dev/null',               # sys::printArg
+             f'{args} "{_write_escaped(home)}/models/a.mlir" -o /dev/null',     # write_escaped
+             "stderr: " + json.dumps(f"{home}/models/a.mlir"),                  # JSON
              "stderr: " + json.dumps(f"{home}/models/a.mlir", ensure_ascii=False)]
     for text in texts:
         out = r.text(text)

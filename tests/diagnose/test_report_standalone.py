@@ -60,7 +60,8 @@ def clean_python(tmp_path_factory) -> Path:
     base = Path(getattr(sys, "_base_executable", sys.executable))
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+    purelib = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    site = Path(subprocess.run([str(python), "-c", purelib],
                                capture_output=True, text=True, check=True).stdout.strip())
     for dist in _closure(["torch", "numpy", "torch-mlir"]):
         root = Path(dist.locate_file(""))
@@ -154,7 +155,8 @@ def test_the_numerics_bundles_reproduce_with_repro_py_alone(clean_python, tmp_pa
 def test_a_repro_py_that_imports_the_harness_fails_there(clean_python, tmp_path):
     folder, kind, pipeline = next(b for b in _numerics_bundles() if b[1] is BundleKind.MISCOMPILE)
     text = repro_py(numerics_repro(folder, kind, pipeline, "imports the harness"))
-    (tmp_path / "repro.py").write_text(text.replace("\nimport base64\n", "\nimport harness\nimport base64\n", 1))
+    (tmp_path / "repro.py").write_text(
+        text.replace("\nimport base64\n", "\nimport harness\nimport base64\n", 1))
     done = _run(clean_python, tmp_path, tmp_path)
     assert "REPRODUCED" not in done.stdout and "No module named 'harness'" in done.stderr
 

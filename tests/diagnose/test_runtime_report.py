@@ -27,6 +27,8 @@ from support import ROOT, harness
 
 # lit_tests/pass/elementwise-dynamic-size1-broadcast-abort.mlir at the torch backend contract
 # (its first RUN line): aten.logaddexp decomposed, [?,?,?] operands.
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 BROADCAST_ABORT = """
 func.func @logaddexp_dynamic(%arg0: !torch.vtensor<[?,?,?],f32>, %arg1: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,?],f32> {
   %floatInf = torch.constant.float 0x7FF0000000000000
@@ -43,7 +45,7 @@ func.func @logaddexp_dynamic(%arg0: !torch.vtensor<[?,?,?],f32>, %arg1: !torch.v
   %9 = torch.aten.where.self %8, %3, %6 : !torch.vtensor<[?,?,?],i1>, !torch.vtensor<[?,?,?],f32>, !torch.vtensor<[?,?,?],f32> -> !torch.vtensor<[?,?,?],f32>
   return %9 : !torch.vtensor<[?,?,?],f32>
 }
-"""
+"""  # noqa: E501
 
 # x[:, :] with dynamic sizes, as the TorchScript importer gives SliceWholeTensorModule: the
 # slices stay, and the RefBackend's lowering calls memrefCopy
@@ -57,7 +59,7 @@ func.func @forward(%arg0: !torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32
   %2 = torch.aten.slice.Tensor %1, %int0, %none, %none, %int1 : !torch.vtensor<[?,?],f32>, !torch.int, !torch.none, !torch.none, !torch.int -> !torch.vtensor<[?,?],f32>
   return %2 : !torch.vtensor<[?,?],f32>
 }
-"""
+"""  # noqa: E501
 
 
 def report(tmp: Path, text: str, inputs: list[np.ndarray] | None) -> tuple[dict, Path]:

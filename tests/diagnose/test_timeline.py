@@ -22,20 +22,22 @@ from support.browser import chromium
 from support.wrapped_builds import CUMSUM, make_build
 
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 # aten.linear of 2-D operands: DecomposeComplexOps (DecomposeAtenLinearOp) turns it into
 # transpose + aten.mm + add; nothing before it in function-to-torch makes an aten.mm.
 LINEAR = """func.func @forward(%arg0: !torch.vtensor<[3,4],f32>, %arg1: !torch.vtensor<[5,4],f32>, %arg2: !torch.vtensor<[5],f32>) -> !torch.vtensor<[3,5],f32> {
   %0 = torch.aten.linear %arg0, %arg1, %arg2 : !torch.vtensor<[3,4],f32>, !torch.vtensor<[5,4],f32>, !torch.vtensor<[5],f32> -> !torch.vtensor<[3,5],f32> loc("model.py":7:3)
   return %0 : !torch.vtensor<[3,5],f32>
 }
-"""
+"""  # noqa: E501
 # A rank-3 matmul with dynamic batch: the backend contract marks it illegal and
 # DecomposeComplexOps declines it (lit_tests/pass/matmul-3d-unequal-batch-illegal-error.mlir).
 ILLEGAL = """func.func @matmul_3d_dynamic_batch(%arg0: !torch.vtensor<[?,?,?],f32>, %arg1: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,?],f32> {
   %0 = torch.aten.matmul %arg0, %arg1 : !torch.vtensor<[?,?,?],f32>, !torch.vtensor<[?,?,?],f32> -> !torch.vtensor<[?,?,?],f32>
   return %0 : !torch.vtensor<[?,?,?],f32>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture
@@ -73,7 +75,8 @@ def test_follow_location_counts_ops_at_the_python_line(linear, tmp_path):
     # transpose, mm and add carry the linear's location, and the constants it needs.
     assert decompose.followed > 1
     # A location is left out when rows are compared: a pass that does nothing stays unchanged.
-    assert next(r for r in timeline.rows if r.argument == "torch-refine-public-return").state is RowState.UNCHANGED
+    refine = next(r for r in timeline.rows if r.argument == "torch-refine-public-return")
+    assert refine.state is RowState.UNCHANGED
 
 
 def test_page_in_chromium_marks_the_failing_pass(tmp_path):
@@ -245,7 +248,8 @@ def test_timelines_of_different_inputs_differ_at_the_input(linear, tmp_path):
     other = tmp_path / "other.mlir"
     other.write_text(LINEAR.replace("@forward", "@other"))
     for source, name in ((linear, "a"), (other, "b")):
-        proc = harness("timeline", str(source), "--pipeline", "function-to-torch", "--out", str(tmp_path / name))
+        proc = harness("timeline", str(source), "--pipeline", "function-to-torch",
+                       "--out", str(tmp_path / name))
         assert proc.returncode == 0, proc.stderr
     proc = harness("diff", str(tmp_path / "a"), str(tmp_path / "b"))
     assert proc.returncode == 1 and "start from different input modules" in proc.stdout
@@ -256,7 +260,7 @@ SCALE_FN = """func.func @scale(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtens
   %0 = torch.aten.mul.Scalar %arg0, %float : !torch.vtensor<[2,3],f32>, !torch.float -> !torch.vtensor<[2,3],f32>
   return %0 : !torch.vtensor<[2,3],f32>
 }
-"""
+"""  # noqa: E501
 
 
 def _printed_order(source: Path, pipeline: str) -> list[tuple[str, str]]:
@@ -265,7 +269,8 @@ def _printed_order(source: Path, pipeline: str) -> list[tuple[str, str]]:
     from harness.compiler.binary import wheel_binary
 
     err = subprocess.run([str(wheel_binary()), str(source), f"-pass-pipeline={pipeline}", "-o", os.devnull,
-                          "-mlir-print-ir-after-all", "-mlir-print-ir-module-scope", "-mlir-disable-threading"],
+                          "-mlir-print-ir-after-all", "-mlir-print-ir-module-scope",
+                          "-mlir-disable-threading"],
                          capture_output=True, text=True, timeout=300).stderr
     return [(m[1], m[2] or "builtin.module")
             for m in re.finditer(r"IR Dump After (\w+).*?\('[\w.]+' operation(?:: (@[\w.]+))?\)", err)]
@@ -289,7 +294,8 @@ def test_rows_run_in_the_order_mlir_ran_the_passes(tmp_path):
     # The inliner visits its callees in call-graph order, which the names do not keep: there
     # each function's own passes are still in order.
     contract = "builtin.module(torch-function-to-torch-backend-pipeline)"
-    timeline, printed = run_timeline(str(source), contract, tmp_path / "contract"), _printed_order(source, contract)
+    timeline = run_timeline(str(source), contract, tmp_path / "contract")
+    printed = _printed_order(source, contract)
     assert sorted(rows(timeline)) == sorted(printed)
     for fn in ("@forward", "@scale"):
         assert [r for r in rows(timeline) if r[1] == fn] == [r for r in printed if r[1] == fn]

@@ -13,12 +13,14 @@ from harness.execute.check import CheckOptions, CheckOutcome, check_file
 from harness.execute.inputs import save_npz
 from harness.execute.closeness import exclude_positions, padding_of
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 TOKENS = """
 func.func @forward(%x: !torch.vtensor<[1,4,2],f32>, %m: !torch.vtensor<[1,4],si64>) -> !torch.vtensor<[1,4,2],f32> {
   %0 = torch.aten.tanh %x : !torch.vtensor<[1,4,2],f32> -> !torch.vtensor<[1,4,2],f32>
   return %0 : !torch.vtensor<[1,4,2],f32>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.fixture
@@ -51,7 +53,8 @@ def test_the_padded_positions_are_left_out_and_said(case):
 @pytest.mark.parametrize("mask", [0, 2, -1])
 def test_a_mask_that_is_no_batch_by_seq_argument_is_a_usage_error(case, mask):
     src, inputs, out = case
-    with pytest.raises(UsageError, match=rf"--padding-mask {mask} must name a 2-D .* 0: \[1, 4, 2\], 1: \[1, 4\]"):
+    with pytest.raises(UsageError, match=rf"--padding-mask {mask} must name a 2-D "
+                                         r".* 0: \[1, 4, 2\], 1: \[1, 4\]"):
         check_file(src, _options(inputs, out, mask))
 
 

@@ -47,7 +47,8 @@ def test_check_verifies_a_small_module(tmp_path):
                       "--out", tmp_path)
     record = json.loads(as_json.stdout)
     assert record["schema"] == "harness.check/1" and record["outcome"] == "verified"
-    assert record["signature"]["args"] == [{"dtype": "float32", "shape": [2, 3]}, {"dtype": "bool", "shape": [2, 3]}]
+    assert record["signature"]["args"] == [{"dtype": "float32", "shape": [2, 3]},
+                                           {"dtype": "bool", "shape": [2, 3]}]
     assert [o["ok"] for o in record["numerics"]["outputs"]] == [True, True]
     assert record["refbackend"]["lowering"]["outcome"] == "success"
 
@@ -66,14 +67,16 @@ func.func @forward(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f64> {
     out = proc.stdout
     assert out.startswith(f"fails at torch-to-linalg: @forward of {src}")
     assert "'torch_c.to_f64' op operand #0 must be Torch FloatType, but got 'f32'" in out
-    assert "reproduce: torch-mlir-opt -pass-pipeline='builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)'" in out
+    assert ("reproduce: torch-mlir-opt "
+            "-pass-pipeline='builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)'") in out
 
 
 def test_check_bad_usage_is_exit_2_and_one_paragraph(tmp_path):
     src = tmp_path / "small.mlir"
     src.write_text(SMALL)
     missing = harness("check", tmp_path / "absent.mlir", "--pipeline", "torch-to-linalg")
-    assert missing.returncode == 2 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
+    assert missing.returncode == 2
+    assert "does not exist" in missing.stderr and "Traceback" not in missing.stderr
     np.savez(tmp_path / "wrong.npz", np.zeros((2, 3), np.float64), np.zeros((2, 3), bool))
     wrong = harness("check", src, "--pipeline", "torch-to-linalg", "--inputs", tmp_path / "wrong.npz")
     assert wrong.returncode == 2
@@ -88,16 +91,19 @@ def test_check_bad_usage_is_exit_2_and_one_paragraph(tmp_path):
 
 def test_harness_run_takes_the_refbackend_pipeline_to_the_bindings(tmp_path):
     src = tmp_path / "id.linalg.mlir"
-    src.write_text("func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {\n  return %x : tensor<2xf32>\n}\n")
+    src.write_text("func.func @forward(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+                   "  return %x : tensor<2xf32>\n}\n")
     out = tmp_path / "id.llvm.mlir"
     proc = harness("run", src, "--pipeline", "linalg-to-llvm", "-o", out)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.startswith("success: id.linalg.mlir through builtin.module(func.func(linalg-generalize-named-ops),")
+    assert proc.stdout.startswith("success: id.linalg.mlir through "
+                                  "builtin.module(func.func(linalg-generalize-named-ops),")
     assert "llvm.func @_mlir_ciface_forward(" in out.read_text()
     # torch-level IR fails there, and the command to paste is the bindings' one
     src.write_text(SMALL)
     failed = harness("run", src, "--pipeline", "linalg-to-llvm")
-    assert failed.returncode == 1 and "ops with unknown memory side effects are not supported" in failed.stdout
+    assert failed.returncode == 1
+    assert "ops with unknown memory side effects are not supported" in failed.stdout
     assert f"reproduce: {sys.executable} -m harness.execute.bindings_tool {src} " in failed.stdout
 
 
@@ -146,10 +152,12 @@ def test_resnet_tail_goes_wrong_in_the_refbackends_elementwise_fusion(resnet_tai
     raw, inputs, _ = resnet_tail
     passes = pipelines.default().get("linalg-to-llvm").passes
     assert "func.func(linalg-fuse-elementwise-ops)" in passes
-    unfused = "builtin.module(" + ",".join(p for p in passes if p != "func.func(linalg-fuse-elementwise-ops)") + ")"
+    kept = (p for p in passes if p != "func.func(linalg-fuse-elementwise-ops)")
+    unfused = "builtin.module(" + ",".join(kept) + ")"
     outcomes = {}
     for name, pipeline in (("fused", "linalg-to-llvm"), ("unfused", unfused)):
-        result = check_file(raw, CheckOptions(pipeline=LEGAL_POOL, inputs_path=str(inputs), out_dir=str(tmp_path),
-                                              refbackend=RefBackendOptions(pipeline=pipeline, isolate=False)))
+        options = CheckOptions(pipeline=LEGAL_POOL, inputs_path=str(inputs), out_dir=str(tmp_path),
+                               refbackend=RefBackendOptions(pipeline=pipeline, isolate=False))
+        result = check_file(raw, options)
         outcomes[name] = result.outcome
     assert outcomes == {"fused": CheckOutcome.NUMERICS_MISMATCH, "unfused": CheckOutcome.VERIFIED}

@@ -57,7 +57,8 @@ def test_nan_and_inf_match_only_in_the_same_place():
 def test_shape_dtype_and_count_mismatch_whatever_the_values():
     e = np.zeros((2, 3), np.float32)
     assert compare([np.zeros((3, 2), np.float32)], [e]).outputs[0].problem == "shape [3, 2], expected [2, 3]"
-    assert compare([np.zeros((2, 3), np.float64)], [e]).outputs[0].problem == "dtype float64, expected float32"
+    assert (compare([np.zeros((2, 3), np.float64)], [e]).outputs[0].problem
+            == "dtype float64, expected float32")
     fewer = compare([], [e])
     assert fewer.verdict is Verdict.NUMERICS_MISMATCH and fewer.problem == "0 outputs, expected 1"
     # torch tensors are accepted as expected values (the reference evaluator's)

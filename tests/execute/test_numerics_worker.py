@@ -17,13 +17,15 @@ from harness.execute.signature import read_signature
 from harness.execute.worker import RefBackendWorker
 from harness.compiler.pipeline_text import parse_pipeline
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 DYNAMIC_ADD = """
 func.func @forward(%a: !torch.vtensor<[?],f32>, %b: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> {
   %int1 = torch.constant.int 1
   %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.int -> !torch.vtensor<[?],f32>
   return %0 : !torch.vtensor<[?],f32>
 }
-"""
+"""  # noqa: E501
 
 # A loop that never ends, at the linalg level (scf is part of it): its value is used, so no
 # cleanup removes it, and it counts up to +inf, which stays >= 1.
@@ -94,8 +96,12 @@ def test_variants_are_lowered_from_one_parse_and_told_apart(tmp_path):
     linalg, signature = to_linalg(tmp_path, DYNAMIC_ADD)
     passes = pipelines.default().get("linalg-to-llvm").passes
     full = join(parse_pipeline(f"builtin.module({','.join(passes)})"))
-    no_shape = join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != 'convert-shape-to-std')})"))
-    no_loops = join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != 'func.func(convert-linalg-to-loops)')})"))
+
+    def without(name):
+        return join(parse_pipeline(f"builtin.module({','.join(p for p in passes if p != name)})"))
+
+    no_shape = without("convert-shape-to-std")
+    no_loops = without("func.func(convert-linalg-to-loops)")
     with RefBackendWorker(work_dir=tmp_path) as worker:
         full_v, shape_v, loops_v, bogus_v = worker.lower_variants(
             linalg, [full, no_shape, no_loops, "builtin.module(no-such-pass)"])

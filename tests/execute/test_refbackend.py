@@ -33,6 +33,8 @@ def to_linalg(tmp_path, torch_ir: str, name: str = "m"):
     return out
 
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 DTYPES_IR = """
 func.func @forward(%b: !torch.vtensor<[3],i1>, %u: !torch.vtensor<[3],ui8>, %i8: !torch.vtensor<[3],si8>,
                    %i32: !torch.vtensor<[3],si32>, %i64: !torch.vtensor<[2,2],si64>,
@@ -50,7 +52,7 @@ func.func @forward(%b: !torch.vtensor<[3],i1>, %u: !torch.vtensor<[3],ui8>, %i8:
   %d2 = torch.aten.exp %d : !torch.vtensor<[3],f64> -> !torch.vtensor<[3],f64>
   return %nb, %u2, %i8n, %i32m, %i64t, %h2, %d2 : !torch.vtensor<[3],i1>, !torch.vtensor<[3],ui8>, !torch.vtensor<[3],si8>, !torch.vtensor<[3],si32>, !torch.vtensor<[2,2],si64>, !torch.vtensor<[3],f16>, !torch.vtensor<[3],f64>
 }
-"""
+"""  # noqa: E501
 
 
 @pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "child"])
@@ -89,7 +91,7 @@ def test_tuple_results_and_0d_scalar(tmp_path):
           %vals, %idx = torch.aten.max.dim %x, %int0, %false : !torch.vtensor<[2,3],f32>, !torch.int, !torch.bool -> !torch.vtensor<[3],f32>, !torch.vtensor<[3],si64>
           %a = torch.aten.argmax %x, %none, %false : !torch.vtensor<[2,3],f32>, !torch.none, !torch.bool -> !torch.vtensor<[],si64>
           return %s, %vals, %a : !torch.vtensor<[],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[],si64>
-        }""")
+        }""")  # noqa: E501
     x = np.array([[1.0, 7.0, 3.0], [4.0, 2.0, 6.0]], np.float32)
     result = run_refbackend(linalg, [x], options=IN_PROCESS)
     assert result.ok
@@ -104,7 +106,8 @@ def test_signature_from_linalg_is_signless(tmp_path):
     from_linalg = read_signature(linalg)
     from_torch = read_signature(tmp_path / "m.torch.mlir")
     assert from_torch.args[1].dtype is DType.UINT8 and from_linalg.args[1].dtype is DType.INT8
-    assert from_torch.describe().startswith("@forward(i1[3], ui8[3], si8[3], si32[3], si64[2,2], f16[3], f64[3])")
+    assert from_torch.describe().startswith(
+        "@forward(i1[3], ui8[3], si8[3], si32[3], si64[2,2], f16[3], f64[3])")
 
 
 def test_inputs_that_do_not_fit_are_an_error(tmp_path):
@@ -126,7 +129,7 @@ func.func @forward(%a: !torch.vtensor<[?],f32>, %b: !torch.vtensor<[?],f32>) -> 
   %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32>, !torch.int -> !torch.vtensor<[?],f32>
   return %0 : !torch.vtensor<[?],f32>
 }
-"""
+"""  # noqa: E501
 
 
 def test_a_failed_runtime_check_is_an_execution_outcome(tmp_path):
@@ -173,7 +176,7 @@ def test_the_lowering_handles_tm_tensor(tmp_path):
           %none = torch.constant.none
           %0 = torch.aten.cumsum %x, %int1, %none : !torch.vtensor<[2,3],f32>, !torch.int, !torch.none -> !torch.vtensor<[2,3],f32>
           return %0 : !torch.vtensor<[2,3],f32>
-        }""")
+        }""")  # noqa: E501
     assert "tm_tensor.scan" in linalg.read_text()
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     result = run_refbackend(linalg, [x], options=IN_PROCESS)

@@ -34,12 +34,14 @@ from harness.models import catalog, seed
 
 def write_ts(script, examples, path):
     builder = ModuleBuilder()
-    builder.import_module(script._c if hasattr(script, "_c") else script, forward_annotator(script, list(examples)))
+    builder.import_module(script._c if hasattr(script, "_c") else script,
+                          forward_annotator(script, list(examples)))
     return write_module(builder.module, path, WriteOptions(keep_weights=True))
 
 
 def lower(path, pipeline_name, out):
-    record = run_pipeline(path, pipelines.default().resolve(pipeline_name), options=RunOptions(output_path=str(out)))
+    record = run_pipeline(path, pipelines.default().resolve(pipeline_name),
+                          options=RunOptions(output_path=str(out)))
     return out if record.ok else None
 
 
@@ -100,7 +102,8 @@ def test_seed_idioms_and_their_fixes_match_eager(tmp_path, name):
             warnings.simplefilter("ignore")
             script = torch.jit.trace(model, examples, strict=False)
         raw = write_ts(script, examples, tmp_path / f"{variant}.ts.mlir")
-        files = {"ts-raw": raw, "ts-torch": lower(raw, "torchscript-to-torch", tmp_path / f"{variant}.torch.mlir")}
+        files = {"ts-raw": raw,
+                 "ts-torch": lower(raw, "torchscript-to-torch", tmp_path / f"{variant}.torch.mlir")}
         expected = eager_of(model, examples)
         for level, path in files.items():
             if path is None:  # some idioms are exactly what torchscript-to-torch fails on
@@ -187,11 +190,13 @@ def test_op_views_of_torch_operator_are_named_by_their_op():
 
 
 def test_an_op_that_fails_in_eager_names_the_op_and_location():
+    # Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+    # where the string closes).
     context, module = _parse("""
         func.func @forward(%a: !torch.vtensor<[2,3],f32>, %b: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,2],f32> {
           %0 = torch.aten.mm %a, %b : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32> -> !torch.vtensor<[2,2],f32> loc("model.py":42:0)
           return %0 : !torch.vtensor<[2,2],f32>
-        }""")
+        }""")  # noqa: E501
     with context, pytest.raises(ReferenceEvaluationError) as e:
         evaluate(module.operation, [np.zeros((2, 3), np.float32)] * 2)
     assert e.value.op == "torch.aten.mm" and e.value.location == "model.py:42"
@@ -207,7 +212,7 @@ def test_type_notes_random_ops_and_kept_values():
           %none = torch.constant.none
           %1 = torch.aten.rand_like %x, %none, %none, %none, %none, %none : !torch.vtensor<[3],f32>, !torch.none, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[3],f32>
           return %0, %1 : !torch.vtensor<[3],f64>, !torch.vtensor<[3],f32>
-        }""")
+        }""")  # noqa: E501
     with context:
         result = evaluate(module.operation, [np.ones(3, np.float32)], ReferenceOptions(keep_values=True))
     assert [n.render() for n in result.type_notes] == [
@@ -231,7 +236,7 @@ def test_view_of_a_value_tensor_is_a_reshape():
           %sizes = torch.prim.ListConstruct %int6 : (!torch.int) -> !torch.list<int>
           %v = torch.aten.view %t, %sizes : !torch.vtensor<[3,2],f32>, !torch.list<int> -> !torch.vtensor<[6],f32>
           return %v : !torch.vtensor<[6],f32>
-        }""")
+        }""")  # noqa: E501
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     with context:
         out = evaluate(module.operation, [x]).outputs[0]
@@ -263,5 +268,6 @@ def test_entry_signature_of_raw_torchscript_skips_self(tmp_path):
     with new_context():
         signature = entry_signature(ir.Module.parseFile(str(raw)).operation)
     # (TorchScript mangles a class traced twice in one process: ...seed.___torch_mangle_N.MaskToBool)
-    assert signature.name.startswith("__torch__.harness.models.seed.") and signature.name.endswith("MaskToBool.forward")
+    assert signature.name.startswith("__torch__.harness.models.seed.")
+    assert signature.name.endswith("MaskToBool.forward")
     assert signature.describe().endswith(".forward(f32[2,1,5,5], si64[2,5]) -> ()")

@@ -15,18 +15,20 @@ from harness.knowledge.fixes import FIXES
 from support import harness
 
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_BOOL = """func.func @f(%arg0: !torch.vtensor<[2,4],i1>, %arg1: !torch.vtensor<[2,4],i1>, %arg2: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[2,4],i1>, !torch.vtensor<[4],f32>) {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[2,4],i1>, !torch.vtensor<[2,4],i1> -> !torch.vtensor<[2,4],i1>
   %1 = torch.aten.tanh %arg2 : !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %0, %1 : !torch.vtensor<[2,4],i1>, !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 # __and__ on float tensors: eager PyTorch refuses it, so the fix's condition does not hold.
 AND_FLOAT = """func.func @f(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32> -> !torch.vtensor<[4],f32>
   return %0 : !torch.vtensor<[4],f32>
 }
-"""
+"""  # noqa: E501
 PASSING = """func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {
   %0 = torch.aten.relu %arg0 : !torch.vtensor<[2],f32> -> !torch.vtensor<[2],f32>
   return %0 : !torch.vtensor<[2],f32>
@@ -51,8 +53,10 @@ def test_catalog_is_the_knowledge_of_fixes():
 def test_list_prints_every_fix_with_its_level_blockers_and_why():
     done = harness("fix", "--list")
     assert done.returncode == 0, done.stderr
-    assert "bitwise-and-or (torch-ir)\n  answers: op torch.aten.__and__.Tensor; op torch.aten.__or__.Tensor" in done.stdout
-    assert "persistent-buffers (nn-module)\n  answers: error containing 'Could not find state mapping for buffer'" in done.stdout
+    assert ("bitwise-and-or (torch-ir)\n"
+            "  answers: op torch.aten.__and__.Tensor; op torch.aten.__or__.Tensor") in done.stdout
+    assert ("persistent-buffers (nn-module)\n"
+            "  answers: error containing 'Could not find state mapping for buffer'") in done.stdout
     assert done.stdout.count("why the numbers stay:") == len(FIXES)
     listed = json.loads(harness("fix", "--list", "--json").stdout)
     assert [f["name"] for f in listed] == [f.name for f in CATALOG]
@@ -85,7 +89,8 @@ def test_a_fix_whose_condition_fails_is_not_applied(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not applied: bitwise-and-or (torch-ir) for torch.aten.__and__.Tensor" in done.stdout
     assert "refused 1: aten.__and__.Tensor at" in done.stdout
-    assert "operand 0 is f32: & and | equal bitwise_and/bitwise_or on bool and integer tensors only" in done.stdout
+    assert ("operand 0 is f32: & and | equal bitwise_and/bitwise_or "
+            "on bool and integer tensors only") in done.stdout
     assert "torch-to-linalg still fails" in done.stdout
     assert not out.exists()
 

@@ -17,11 +17,13 @@ from harness.fixes.outcomes import StepOutcome
 from harness.fixes.verify import ReferenceCache
 from harness.knowledge.fixes import FixLevel
 
+# Torch IR below is one op a line as torch-mlir prints it, so its lines stay long (noqa: E501
+# where the string closes).
 AND_INT = """func.func @f(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[4],si64> {
   %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[4],si64>, !torch.vtensor<[4],si64> -> !torch.vtensor<[4],si64>
   return %0 : !torch.vtensor<[4],si64>
 }
-"""
+"""  # noqa: E501
 
 
 class AndBecomesOr(IRFix):

@@ -45,7 +45,8 @@ def test_repr_is_the_annotation_tree():
     annotator.exportNone(root)
     annotator.exportPath(root, ["child", "shown"])
     annotator.exportPath(root, ["child", "forward"])
-    annotator.annotateArgs(root, ["forward"], [None, ((4, 2), torch.float32, False), ((-1,), torch.int8, True)])
+    annotator.annotateArgs(root, ["forward"],
+                           [None, ((4, 2), torch.float32, False), ((-1,), torch.int8, True)])
     child, parent = script.child._c._type().qualified_name(), root.qualified_name()
     assert child < parent  # classes are listed by name
     assert repr(annotator) == textwrap.dedent(f"""\

@@ -62,14 +62,16 @@ class Holder(nn.Module):
 
 
 def test_eager_module_passed_to_import_module():
-    with pytest.raises(TorchScriptImportError, match=r"import_module got an eager Small, not a TorchScript module\. "
-                                           r"Trace or script it first: torch\.jit\.trace"):
+    with pytest.raises(TorchScriptImportError,
+                       match=r"import_module got an eager Small, not a TorchScript module\. "
+                             r"Trace or script it first: torch\.jit\.trace"):
         ModuleBuilder().import_module(Small())
 
 
 def test_non_module_passed_to_import_module():
-    with pytest.raises(TorchScriptImportError, match=r"import_module expects a torch\.jit\.ScriptModule or its \._c, "
-                                           r"got function\."):
+    with pytest.raises(TorchScriptImportError,
+                       match=r"import_module expects a torch\.jit\.ScriptModule or its \._c, "
+                             r"got function\."):
         ModuleBuilder().import_module(lambda x: x)
 
 
@@ -337,17 +339,18 @@ def import_annotated(script, configure) -> None:
 
 def test_annotation_with_wrong_argument_count(two_args):
     # Refused by the call that is wrong, not later by the import.
-    with pytest.raises(AnnotationError, match=r"There must be one argument annotation per function parameter\. "
-                                              r"Including 'self' the number of argument annotations is: 2\. The "
-                                              r"number of function parameters is: 3\. The function signature is "
-                                              r"\(__torch__\.[\w.]+TwoArgs self, Tensor x, Tensor y\)\."):
+    with pytest.raises(AnnotationError,
+                       match=r"There must be one argument annotation per function parameter\. "
+                             r"Including 'self' the number of argument annotations is: 2\. The "
+                             r"number of function parameters is: 3\. The function signature is "
+                             r"\(__torch__\.[\w.]+TwoArgs self, Tensor x, Tensor y\)\."):
         ClassAnnotator().annotateArgs(two_args._c._type(), ["forward"], [None, ([2], torch.float32, True)])
 
 
 @pytest.mark.parametrize("annotation, message", [
     (([2, "n"], torch.float32, True), r"argument annotation 1 of forward has shape \[2, 'n'\]; use ints"),
-    (([2], "float32", True), r"unsupported scalar type ''float32'' in argument annotation 1 of forward; use a "
-                             r"torch\.dtype"),
+    (([2], "float32", True), r"unsupported scalar type ''float32'' in argument annotation 1 of forward; "
+                             r"use a torch\.dtype"),
     (([2], torch.float32), r"argument annotation 1 of forward is \(\[2\], torch\.float32\); expected None or "
                            r"a \(shape, dtype, value_semantics\) tuple"),
 ], ids=["shape", "dtype", "malformed"])
@@ -363,8 +366,9 @@ def test_annotation_path_through_a_non_submodule(two_args):
 
 
 def test_annotation_of_an_unknown_member(two_args):
-    with pytest.raises(AnnotationError, match=r"class '[\w.]+Linear' does not have a method called 'backward' "
-                                              r"\(methods: forward\)"):
+    with pytest.raises(AnnotationError,
+                       match=r"class '[\w.]+Linear' does not have a method called 'backward' "
+                             r"\(methods: forward\)"):
         ClassAnnotator().annotateArgs(two_args._c._type(), ["child", "fc", "backward"], [None])
 
 
@@ -418,8 +422,9 @@ def plain(x: torch.Tensor) -> torch.Tensor:
 def test_same_function_imported_twice_into_one_builder():
     mb = ModuleBuilder()
     mb.import_function(plain)
-    with pytest.raises(TorchScriptImportError, match=rf"symbol @{re.escape(plain.qualified_name)} is imported twice "
-                                           r"into one module\. Import each module or function into a fresh"):
+    with pytest.raises(TorchScriptImportError,
+                       match=rf"symbol @{re.escape(plain.qualified_name)} is imported twice "
+                             r"into one module\. Import each module or function into a fresh"):
         mb.import_function(plain)
 
 
@@ -430,8 +435,9 @@ def test_verify_reports_an_invalid_module_as_an_importer_bug():
     with mb.context, ir.Location.unknown():
         # A second return at module level: not a valid module.
         ir.Operation.create("func.return", ip=ir.InsertionPoint(mb.module.body))
-    with pytest.raises(TorchScriptImportError, match=r"the imported module does not verify; this is an importer bug\. "
-                                           r"Diagnostics:\n(?s:.*)'func\.return' op expects parent op 'func\.func'"):
+    with pytest.raises(TorchScriptImportError,
+                       match=r"the imported module does not verify; this is an importer bug\. "
+                             r"Diagnostics:\n(?s:.*)'func\.return' op expects parent op 'func\.func'"):
         mb.verify()
 
 
@@ -445,6 +451,7 @@ def test_attribute_values_and_types_that_disagree(monkeypatch):
         return found
 
     monkeypatch.setattr(torch._C, "_jit_debug_module_iterators", fewer_attributes)
-    with pytest.raises(TorchScriptImportError, match=r"class [\w.]+Small at <root> reports 2 attribute values but 3 "
-                                           r"attribute types; this TorchScript object cannot be imported\."):
+    with pytest.raises(TorchScriptImportError,
+                       match=r"class [\w.]+Small at <root> reports 2 attribute values but 3 "
+                             r"attribute types; this TorchScript object cannot be imported\."):
         ModuleBuilder().import_module(script._c)

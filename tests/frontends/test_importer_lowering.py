@@ -165,7 +165,8 @@ def test_weights_reach_linalg_as_the_same_resource_blobs():
 
 def test_small_weights_reach_linalg_as_dense_constants():
     text = lowered(Scaled(), [torch.ones(2, 4)], use_tracing=False)
-    assert "arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>" in text
+    assert ("arith.constant dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> "
+            ": tensor<4xf32>") in text
     assert "dense_resource" not in text
 
 

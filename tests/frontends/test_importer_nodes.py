@@ -186,7 +186,8 @@ def list_and_tuple_constants(x: torch.Tensor):
 
 def test_list_constant_becomes_list_construct_of_constants():
     fn = constant_propagated(list_and_tuple_constants, "list_constants")
-    assert any(n.kind() == "prim::Constant" and n.output().type().kind() == "ListType" for n in fn.graph.nodes())
+    assert any(n.kind() == "prim::Constant" and n.output().type().kind() == "ListType"
+               for n in fn.graph.nodes())
     text = imported(fn)
     assert re.search(r"%(\w+) = torch\.prim\.ListConstruct %int2, %int3 : \(!torch\.int, !torch\.int\) "
                      r"-> !torch\.list<int>\n\s+%\w+ = torch\.aten\.view %arg0, %\1 ", text), text
@@ -222,7 +223,7 @@ def tuple_construct(a: int, x: torch.Tensor) -> Tuple[int, torch.Tensor]:
 
 @torch.jit.script
 def tuple_unpack(t: Tuple[torch.Tensor, int]) -> int:
-    x, n = t
+    _tensor, n = t
     return n
 
 
@@ -362,6 +363,8 @@ class Outer(nn.Module):
 
 def test_get_attr_and_set_attr(filecheck):
     assert {"prim::GetAttr", "prim::SetAttr"} <= kinds(torch.jit.script(Counter()).graph)
+    # The CHECK lines below match one op a line as torch-mlir prints it, so they stay long (noqa:
+    # E501 where the string closes).
     filecheck(imported_module(Counter()), """
         CHECK-LABEL: func.func private @__torch__.{{.*}}Counter.forward(
         CHECK-SAME:    %arg0: !torch.nn.Module<"__torch__.{{.*}}Counter">, %arg1: !torch.tensor) -> !torch.tensor
@@ -370,7 +373,7 @@ def test_get_attr_and_set_attr(filecheck):
         CHECK-NEXT:    %[[N:.*]] = torch.aten.add.int %[[C]], %int1
         CHECK-NEXT:    torch.prim.SetAttr %arg0["count"] = %[[N]] : !torch.nn.Module<"__torch__.{{.*}}Counter">, !torch.int
         CHECK-NEXT:    return %arg1 : !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 def test_call_method(filecheck):
@@ -382,7 +385,7 @@ def test_call_method(filecheck):
         CHECK-NEXT:    return %[[R]] : !torch.tensor
         CHECK-LABEL: func.func private @__torch__.{{.*}}Inner.forward(
         CHECK-SAME:    %arg0: !torch.nn.Module<"__torch__.{{.*}}Inner">, %arg1: !torch.tensor, %arg2: !torch.int) -> !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 def test_call_method_casts_refined_arguments_to_the_callee_signature(filecheck):
@@ -398,7 +401,7 @@ def test_call_method_casts_refined_arguments_to_the_callee_signature(filecheck):
         CHECK:         %[[X:.*]] = torch.tensor_static_info_cast %arg1 : !torch.tensor to !torch.tensor<[2,3],f32>
         CHECK:         %[[ARG:.*]] = torch.tensor_static_info_cast %[[X]] : !torch.tensor<[2,3],f32> to !torch.tensor
         CHECK-NEXT:    torch.prim.CallMethod %{{.*}}["forward"] (%[[ARG]]) : {{.*}}, (!torch.tensor) -> !torch.tensor
-    """)
+    """)  # noqa: E501
 
 
 @pytest.fixture(scope="module")
@@ -422,7 +425,7 @@ def test_traced_tuple_construct_casts_elements_to_the_traced_tuple_type(traced_p
         CHECK-NEXT:    %[[T:.*]] = torch.prim.TupleConstruct %[[YC]], %[[S]] : !torch.tensor<[3,2],f32>, !torch.tensor<[3,2],f32> -> !torch.tuple<tensor<[3,2],f32>, tensor<[3,2],f32>>
         CHECK-NEXT:    %[[R:.*]] = torch.derefine %[[T]] : !torch.tuple<tensor<[3,2],f32>, tensor<[3,2],f32>> to !torch.tuple<tensor, tensor>
         CHECK-NEXT:    return %[[R]] : !torch.tuple<tensor, tensor>
-    """)
+    """)  # noqa: E501
 
 
 def test_traced_tuple_unpack_gives_the_element_types_then_casts(traced_pair, filecheck):
@@ -433,7 +436,7 @@ def test_traced_tuple_unpack_gives_the_element_types_then_casts(traced_pair, fil
         CHECK-NEXT:    %[[A:.*]] = torch.tensor_static_info_cast %[[P]]#0 : !torch.tensor to !torch.tensor<[3,2],f32>
         CHECK-NEXT:    %[[B:.*]] = torch.tensor_static_info_cast %[[P]]#1 : !torch.tensor to !torch.tensor<[3,2],f32>
         CHECK-NEXT:    torch.aten.mul.Tensor %[[A]], %[[B]] : !torch.tensor<[3,2],f32>, !torch.tensor<[3,2],f32> -> !torch.tensor<[3,2],f32>
-    """)
+    """)  # noqa: E501
 
 
 # --- prim::CallFunction ---------------------------------------------------------------------
@@ -474,7 +477,7 @@ def test_call_function_is_func_constant_and_call_indirect(filecheck):
         CHECK-NEXT:    return %[[R]] : !torch.tensor
         CHECK-LABEL: func.func private @CALLEE(%arg0: !torch.tensor, %arg1: !torch.int) -> !torch.tensor
         CHECK-NEXT:    torch.aten.mul.Scalar %arg0, %arg1
-    """
+    """  # noqa: E501
     filecheck(imported(caller_once), checks.replace("CALLEE", callee_scale.qualified_name))
     mb = ModuleBuilder()
     mb.import_function(caller_once)
@@ -576,11 +579,13 @@ def test_uninitialized_from_raise_and_early_return():
     (tensor_metadata, "prim::dtype", r"torch\.prim\.dtype %arg0 : !torch\.tensor -> !torch\.int"),
     (tensor_metadata, "prim::layout", r"torch\.prim\.layout %arg0 : !torch\.tensor -> !torch\.int"),
     (with_no_grad, "prim::CreateObject",
-     r"%0 = torch\.prim\.CreateObject !torch\.nn\.Module<\"__torch__\.torch\.autograd\.grad_mode\.no_grad\">"),
+     r"%0 = torch\.prim\.CreateObject "
+     r"!torch\.nn\.Module<\"__torch__\.torch\.autograd\.grad_mode\.no_grad\">"),
     (with_no_grad, "prim::Enter", r"torch\.prim\.Enter %0 : !torch\.nn\.Module<"),
     (with_no_grad, "prim::Exit", r"torch\.prim\.Exit %0 : !torch\.nn\.Module<.*> -> !torch\.tensor"),
     (to_list, "prim::tolist",
-     r"torch\.prim\.tolist\(%arg0, %int1, %int1\) : !torch\.tensor, !torch\.int, !torch\.int -> !torch\.list<float>"),
+     r"torch\.prim\.tolist\(%arg0, %int1, %int1\) : "
+     r"!torch\.tensor, !torch\.int, !torch\.int -> !torch\.list<float>"),
     (prim_with_schema, "prim::min",
      r"torch\.prim\.min\.int %arg0, %arg1 : !torch\.int, !torch\.int -> !torch\.int"),
 ], ids=["Print", "device", "dtype", "layout", "CreateObject", "Enter", "Exit", "tolist", "min.int"])
@@ -594,8 +599,10 @@ def test_num_to_tensor():
     fn = traced(lambda x: x * x.size(0), torch.ones(2, 3))
     assert "prim::NumToTensor" in kinds(fn.graph)
     text = imported(fn)
-    assert re.search(r"(%\w+) = torch\.aten\.size\.int %0, %int0 : !torch\.tensor<\[2,3\],f32>, !torch\.int -> !torch\.int\n"
-                     r"\s+%\w+ = torch\.prim\.NumToTensor\.Scalar \1 : !torch\.int -> !torch\.tensor<\[\],si64>", text), text
+    assert re.search(r"(%\w+) = torch\.aten\.size\.int %0, %int0 : "
+                     r"!torch\.tensor<\[2,3\],f32>, !torch\.int -> !torch\.int\n"
+                     r"\s+%\w+ = torch\.prim\.NumToTensor\.Scalar \1 : "
+                     r"!torch\.int -> !torch\.tensor<\[\],si64>", text), text
 
 
 # --- aten nodes -----------------------------------------------------------------------------
@@ -608,8 +615,10 @@ def aten_overloads(x: torch.Tensor, y: torch.Tensor, a: int, b: int):
 
 def test_aten_node_maps_to_the_registered_op_of_its_overload():
     text = imported(aten_overloads)
-    assert re.search(r"torch\.aten\.add\.Tensor %arg0, %arg1, %int1 : !torch\.tensor, !torch\.tensor, !torch\.int -> !torch\.tensor", text)
-    assert re.search(r"torch\.aten\.add\.Scalar %arg0, %int1\w*, %int1\w* : !torch\.tensor, !torch\.int, !torch\.int -> !torch\.tensor", text)
+    assert re.search(r"torch\.aten\.add\.Tensor %arg0, %arg1, %int1 : "
+                     r"!torch\.tensor, !torch\.tensor, !torch\.int -> !torch\.tensor", text)
+    assert re.search(r"torch\.aten\.add\.Scalar %arg0, %int1\w*, %int1\w* : "
+                     r"!torch\.tensor, !torch\.int, !torch\.int -> !torch\.tensor", text)
     assert re.search(r"torch\.aten\.add\.int %arg2, %arg3 : !torch\.int, !torch\.int -> !torch\.int", text)
     assert "torch.operator" not in text
 
@@ -624,7 +633,8 @@ def test_aten_node_without_a_dialect_op_becomes_torch_operator():
     text = imported(unregistered_aten)
     # aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
     assert re.search(r'torch\.operator "aten\.histc"\(%arg0, %int4, %int0, %int0\) : '
-                     r"\(!torch\.tensor, !torch\.int, !torch\.int, !torch\.int\) -> !torch\.tensor", text), text
+                     r"\(!torch\.tensor, !torch\.int, !torch\.int, !torch\.int\) "
+                     r"-> !torch\.tensor", text), text
 
 
 # Every node kind a traced HF OPT graph holds, each from a small traced function, with the
@@ -736,14 +746,14 @@ def test_tuple_fields_of_a_supertype_take_the_elements_as_they_are(filecheck):
         CHECK-SAME:      %[[A:.*]]: !torch.tensor, %[[B:.*]]: !torch.tensor)
         CHECK-NEXT:    %[[T:.*]] = torch.prim.TupleConstruct %[[A]], %[[B]] : !torch.tensor, !torch.tensor -> !torch.tuple<optional<tensor>, optional<tensor>>
         CHECK-NEXT:    return %[[T]]
-    """)
+    """)  # noqa: E501
     # A plain tuple is typed by its elements; the return derefines it to the signature.
     filecheck(imported(plain_pair), """
         CHECK-LABEL: func.func @{{.*}}plain_pair(
         CHECK:         %[[T:.*]] = torch.prim.TupleConstruct %{{.*}}, %{{.*}} : !torch.tensor, !torch.tensor -> !torch.tuple<tensor, tensor>
         CHECK-NEXT:    %[[D:.*]] = torch.derefine %[[T]] : !torch.tuple<tensor, tensor> to !torch.tuple<optional<tensor>, optional<tensor>>
         CHECK-NEXT:    return %[[D]]
-    """)
+    """)  # noqa: E501
 
 
 def test_import_function_returns_the_function_so_it_decorates():

@@ -133,16 +133,19 @@ def test_one_class_type_per_class_and_one_nn_module_per_object(slots):
     script, text = slots
     leaf = qualname(script.left)
     assert text.count(f"torch.class_type @{leaf} {{") == 1
-    assert len(re.findall(rf'torch\.nn_module \{{.*?\}} : !torch\.nn\.Module<"{re.escape(leaf)}">', text, re.S)) == 2
+    instances = rf'torch\.nn_module \{{.*?\}} : !torch\.nn\.Module<"{re.escape(leaf)}">'
+    assert len(re.findall(instances, text, re.S)) == 2
     assert len(nn_modules(text)) == 3
 
 
 def test_every_method_is_a_private_function_taking_self(slots):
     script, text = slots
     root, leaf = qualname(script), qualname(script.left)
-    assert f'func.func private @{root}.forward(%arg0: !torch.nn.Module<"{root}">, %arg1: !torch.tensor) -> !torch.tensor' in text
+    assert (f'func.func private @{root}.forward(%arg0: !torch.nn.Module<"{root}">, '
+            '%arg1: !torch.tensor) -> !torch.tensor') in text
     assert f'func.func private @{root}.first(%arg0: !torch.nn.Module<"{root}">) -> !torch.int' in text
-    assert f'func.func private @{leaf}.forward(%arg0: !torch.nn.Module<"{leaf}">, %arg1: !torch.tensor) -> !torch.tensor' in text
+    assert (f'func.func private @{leaf}.forward(%arg0: !torch.nn.Module<"{leaf}">, '
+            '%arg1: !torch.tensor) -> !torch.tensor') in text
     assert len(re.findall(r"^  func\.func ", text, re.M)) == 3
 
 
@@ -155,7 +158,8 @@ def test_every_method_is_a_private_function_taking_self(slots):
     ("dev", r'torch\.constant\.device "cpu"'),
     ("dt", r"torch\.constant\.int 5"),  # the JIT stores dtype attributes as ScalarType ints
     ("maybe", r"torch\.constant\.int 7"),
-    ("ints", r"torch\.prim\.ListConstruct %int1\w*, %int2\w* : \(!torch\.int, !torch\.int\) -> !torch\.list<int>"),
+    ("ints", r"torch\.prim\.ListConstruct %int1\w*, %int2\w* : \(!torch\.int, !torch\.int\) "
+             r"-> !torch\.list<int>"),
     ("pair", r"torch\.prim\.TupleConstruct %int4\w*, %float2\.000000e00\w* : !torch\.int, !torch\.float -> "
              r"!torch\.tuple<int, float>"),
     ("table", r"torch\.prim\.DictConstruct keys\(%str\w* : !torch\.str\) values\(%int5\w* : !torch\.int\) -> "
@@ -291,8 +295,9 @@ def test_tensors_sharing_storage_are_refused_not_copied(model, path, other):
 
 def test_parameters_and_buffers_are_named_resource_blobs(slots):
     script, text = slots
-    assert "torch.tensor.literal(dense_resource<left.weight> : tensor<5x5xf32>) : !torch.tensor<[5,5],f32>" in text
-    assert "torch.tensor.literal(dense_resource<right.mask> : tensor<5x5xf32>) : !torch.tensor<[5,5],f32>" in text
+    for name in ("left.weight", "right.mask"):
+        assert (f"torch.tensor.literal(dense_resource<{name}> : tensor<5x5xf32>) "
+                ": !torch.tensor<[5,5],f32>") in text
     blob = re.search(r'left\.weight: "0x([0-9A-F]+)"', text).group(1)
     assert blob == "04000000" + script.left.weight.detach().numpy().tobytes().hex().upper()
 
@@ -318,7 +323,8 @@ def test_object_graph_ops_are_located_at_their_object_path(slots):
     for op in walk(mb.module.operation):
         if op.name in ("torch.nn_module", "torch.tensor.literal"):
             located.setdefault(op.name, []).append(str(op.location))
-    assert sorted(located["torch.nn_module"]) == ['loc("<root>")', 'loc("<root>.left")', 'loc("<root>.right")']
+    assert sorted(located["torch.nn_module"]) == [
+        'loc("<root>")', 'loc("<root>.left")', 'loc("<root>.right")']
     assert sorted(located["torch.tensor.literal"]) == [
         'loc("<root>.left.mask")', 'loc("<root>.left.weight")',
         'loc("<root>.right.mask")', 'loc("<root>.right.weight")']

@@ -36,6 +36,8 @@ class QuantizedBuffers(nn.Module):
 
 
 def test_quantized_tensor_is_its_integer_literal_with_scale_and_zero_point(filecheck):
+    # The CHECK lines below match one op a line as torch-mlir prints it, so they stay long (noqa:
+    # E501 where the string closes).
     filecheck(imported(QuantizedBuffers()), """
         CHECK:      %[[QS_DATA:.*]] = torch.tensor.literal(dense<[4, 6, 8]> : tensor<3xsi8>) : !torch.tensor<[3],si8>
         CHECK-NEXT: %[[SCALE:.*]] = torch.constant.float 5.000000e-01
@@ -45,7 +47,7 @@ def test_quantized_tensor_is_its_integer_literal_with_scale_and_zero_point(filec
         CHECK-NEXT: %[[QU:.*]] = torch.per_tensor_affine.create %[[QU_DATA]], %[[SCALE]], %[[ZERO]] : {{.*}} -> !torch.tensor<[2],!torch.quint8>
         CHECK:      torch.slot "qs", %[[QS]] : !torch.tensor<[3],!torch.qint8>
         CHECK-NEXT: torch.slot "qu", %[[QU]] : !torch.tensor<[2],!torch.quint8>
-    """)
+    """)  # noqa: E501
 
 
 class QuantizedLinears(nn.Module):
@@ -72,7 +74,7 @@ def test_packed_linear_weights_are_linear_params_of_their_unpacked_tensors(filec
         CHECK:     %[[W2:.*]] = torch.per_tensor_affine.create {{.*}} -> !torch.tensor<[2,4],!torch.qint8>
         CHECK:     %[[P2:.*]] = torch.linear_params.create %[[W2]] : !torch.tensor<[2,4],!torch.qint8>
         CHECK:     torch.slot "_packed_params", %[[P2]] : !torch.LinearParams
-    """)
+    """)  # noqa: E501
 
 
 def test_per_channel_quantized_tensor_is_refused():

@@ -25,5 +25,6 @@ def test_jit_only_vararg_and_mutating_ops():
     assert ops[("prim::TupleUnpack", "")]["is_varret"]
     add_ = ops[("aten::add_", "Tensor")]
     assert add_["is_mutable"]
-    assert add_["arguments"][0]["alias_info"] == {"is_write": True, "before": ["alias::a"], "after": ["alias::a"]}
+    assert add_["arguments"][0]["alias_info"] == {"is_write": True, "before": ["alias::a"],
+                                                  "after": ["alias::a"]}
     assert add_["arguments"][2]["default_debug"] == "1"

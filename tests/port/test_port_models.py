@@ -58,7 +58,8 @@ def test_torchscript_stops_at_the_and_mask_blocker(ported, model):
     # the literal MLIR reports is a symptom of it, not the blocker
     assert blocker.symptoms == ["torch.vtensor.literal"] and blocker.reported_op == "torch.vtensor.literal"
     assert blocker.converted_by == []  # no conversion pass of the pipeline lowers it alone
-    assert blocker.signature == "legalization-failure: failed to legalize operation 'torch.aten.__and__.Tensor'"
+    assert blocker.signature == ("legalization-failure: "
+                                 "failed to legalize operation 'torch.aten.__and__.Tensor'")
     assert blocker.failing_pass == "torch-finalizing-backend-type-conversion"
     assert Path(blocker.reproducer).read_text().count("torch.aten.__and__.Tensor") == 1
     assert blocker.hint.startswith("bool-and-mask: ")

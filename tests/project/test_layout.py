@@ -105,13 +105,15 @@ def test_imports_go_down_the_data_path(path):
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_over_the_size_limit(path):
     lines = len(path.read_text().splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (limit {MAX_LINES}): split it by job"
+    assert lines <= MAX_LINES, (f"{path.relative_to(PACKAGE)} has {lines} lines "
+                                f"(limit {MAX_LINES}): split it by job")
 
 
 def test_the_checker_sees_a_violation(tmp_path):
     """The rule can fail: a tools module importing a model or a frontend is caught."""
     fake = PACKAGE / "diagnose" / "violation.py"
-    fake.write_text("from harness.models import opt\nfrom ..frontends import fx\nfrom harness.compiler import records\n")
+    fake.write_text("from harness.models import opt\nfrom ..frontends import fx\n"
+                    "from harness.compiler import records\n")
     try:
         with pytest.raises(AssertionError, match=r"line 1: harness.models.opt.*line 2: harness.frontends.fx"):
             test_imports_go_down_the_data_path(fake)
@@ -190,7 +192,8 @@ def test_the_cycle_checker_sees_a_planted_cycle_in_real_files():
     first.write_text("from .planted_b import B\nA = 1\n")
     second.write_text("def b():\n    from harness.diagnose import planted_a\n    return planted_a.A\nB = 2\n")
     try:
-        with pytest.raises(AssertionError, match=r"harness.diagnose.planted_a <-> harness.diagnose.planted_b"):
+        with pytest.raises(AssertionError,
+                           match=r"harness.diagnose.planted_a <-> harness.diagnose.planted_b"):
             test_no_import_cycle_inside_a_folder()
     finally:
         first.unlink()

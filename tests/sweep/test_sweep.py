@@ -158,7 +158,8 @@ def test_all_stops_when_the_check_cannot_start(tmp_path):
     fake = tmp_path / "python"
     fake.write_text("#!/bin/bash\necho 'ModuleNotFoundError: No module named transformers' >&2\nexit 1\n")
     fake.chmod(0o755)
-    with pytest.raises(HarnessError, match=r"failed before trying any type \(exit 1\).*No module named transformers"):
+    with pytest.raises(HarnessError,
+                       match=r"failed before trying any type \(exit 1\).*No module named transformers"):
         catalog.all_models(tmp_path, candidates=["a", "b"], python=str(fake))
 
 

@@ -174,7 +174,8 @@ def test_merge_joins_shard_folders(sweep_run, tmp_path):
     proc = harness("sweep", "--merge", str(a.parent), str(b.parent), "--out", str(merged), timeout=120)
     assert proc.returncode == 1, proc.stderr  # nosuchmodel has no record
     assert "bert: in more than one folder" in proc.stdout
-    assert sorted(p.name for p in (merged / "records").iterdir()) == ["bert.json", "gpt2.json", "nosuchmodel.json"]
+    assert sorted(p.name for p in (merged / "records").iterdir()) == [
+        "bert.json", "gpt2.json", "nosuchmodel.json"]
     assert [r["attrs"]["data-model"] for r in parse((merged / "index.html").read_text())] == \
         ["bert", "gpt2", "nosuchmodel"]
     assert len(records.load(merged).by_model()["bert"].checks) == 2  # the checks came along
@@ -216,7 +217,8 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
         unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
-        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG, str(folder)
+        port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
+        port.folder = str(folder)
         port.blockers = [Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.__and__.Tensor",
                                  op="torch.aten.__and__.Tensor")]
         port.commands = [f"{sys.executable} -m harness report {unfixed} --pipeline torch-to-linalg "
@@ -247,7 +249,8 @@ def test_timelines_run_the_failing_ports_timeline_command_and_the_board_links_it
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
         unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
-        port.outcome, port.failed_stage, port.folder = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG, str(folder)
+        port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
+        port.folder = str(folder)
         # The sweep builds the command itself: this one's extra words are never run.
         port.commands = [f"{sys.executable} -m harness timeline {unfixed} --pipeline torch-to-linalg "
                          f"--out {folder / 'timeline'} --follow aten.mm"]

@@ -140,7 +140,8 @@ def test_a_cluster_sweep_gives_the_local_sweeps_outcomes(cluster, sweep_run, tmp
     # The ports' folders came back: every path a record names lies under --out and exists.
     record = json.loads((out / "records" / "gpt2.json").read_text())
     assert record["folder"].startswith(str(out / "ports"))
-    outputs = [s["output"] for v in record["variants"] for p in v["ports"] for s in p["stages"] if s["output"]]
+    outputs = [s["output"] for v in record["variants"] for p in v["ports"] for s in p["stages"]
+               if s["output"]]
     assert outputs and all(Path(o).is_file() and o.startswith(str(out)) for o in outputs)
     assert (out / "index.html").is_file()
 

@@ -15,7 +15,8 @@ from harness.sweep.runner import SweepOptions, check_port
 from support import harness
 
 SECRET = "root:SECRET-HASH-NOT-FOR-THE-BOARD:19000:0:99999:7:::"
-IR = "func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n  return %a : !torch.vtensor<[2],i1>\n}\n"
+IR = ("func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n"
+      "  return %a : !torch.vtensor<[2],i1>\n}\n")
 
 
 def secret_file(tmp_path: Path) -> Path:
@@ -27,7 +28,8 @@ def secret_file(tmp_path: Path) -> Path:
 
 def failing_sweep(root: Path, *, reproducer: str, commands: list[str] = (), folder: str = "") -> Path:
     """A sweep folder with one record: gpt2's TorchScript port stopped by one blocker."""
-    port = FrontendPort(frontend="torchscript", outcome=PortOutcome.FAILS.value, failed_stage="torch-to-linalg",
+    port = FrontendPort(frontend="torchscript", outcome=PortOutcome.FAILS.value,
+                        failed_stage="torch-to-linalg",
                         blockers=[Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.x",
                                           op="torch.aten.x", reproducer=reproducer)],
                         commands=list(commands), folder=folder)
