@@ -50,7 +50,7 @@
 // RUN: not env PYTHON=%PYTHON bash %t.r/report-miscompile-adaptive-avg-pool2d-view-mm-*/repro.sh 2>/dev/null \
 // RUN:   | FileCheck %s --check-prefix=REPRO
 
-// REPORT:      title: [torch-mlir] Miscompile: adaptive_avg_pool2d -> view -> mm: wrong values through torch-to-linalg and the RefBackend's linalg-fuse-elementwise-ops
+// REPORT:      title: [mlir] Miscompile: adaptive_avg_pool2d -> view -> mm: wrong values through torch-to-linalg and the RefBackend's linalg-fuse-elementwise-ops
 // REPORT:      at fault: RefBackend lowering
 // REPORT-NEXT: triage: new
 // REPORT-NEXT: target repository: llvm/llvm-project

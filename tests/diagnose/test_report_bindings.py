@@ -46,6 +46,8 @@ def bundle(tmp_path_factory) -> tuple[object, Path]:
 def test_the_bindings_report_names_the_failing_upstream_pass(bundle) -> None:
     result, folder = bundle
     assert result.failing_pass == "linalg-fuse-elementwise-ops"
+    # the pass is upstream MLIR's: the title names that project, as the target repository does
+    assert result.title.startswith("[mlir] "), result.title
     assert result.signature == SIGNATURE
     assert result.self_check.reproduced, result.self_check.describe()
     assert binary_module.identify(result.binary).bindings

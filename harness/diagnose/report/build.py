@@ -194,7 +194,7 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         replay_pipeline=cut.pipeline or textual,
         ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
         title=issue_title(original, bisected, textual, reproduced=check.reproduced,
-                          diagnosis=diagnosis, label=verdict.label),
+                          diagnosis=diagnosis, prefix=verdict.title_prefix),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
         blocker_reproducer=cut.blocker_reproducer, single_pass=single,

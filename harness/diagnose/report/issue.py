@@ -20,14 +20,13 @@ from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
 from .repro import BINDINGS_CONSOLE_SCRIPT
 from .result import REPRODUCED_STATUS, Findings
-from .sections import section_values
+from .sections import TITLE_PREFIX, section_values, without_title_prefix
 from .template import render
 from .versions import versions_markdown
 
 # Titles and the signature as shown stay readable whatever the input names (a 4 KB op name).
 TITLE_MAX_CHARS = 160
 SIGNATURE_MAX_CHARS = 400
-TITLE_PREFIX = "[torch-mlir] "
 NOT_REPRODUCED_SUFFIX = " (did not reproduce from the bundle)"
 
 
@@ -38,7 +37,8 @@ def bounded(text: str, limit: int) -> str:
 
 
 def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, *,
-                reproduced: bool = True, diagnosis: Diagnosis | None = None, label: str = "") -> str:
+                reproduced: bool = True, diagnosis: Diagnosis | None = None,
+                prefix: str = TITLE_PREFIX) -> str:
     """``[torch-mlir] SIGFPE in ConvertTorchToLinalg at ConvertAtenViewOp::matchAndRewrite``,
     from the signature's fields (frames by their last two scopes); a legalization failure with
     a blocker: ``[torch-mlir] convert-torch-to-linalg does not lower 'torch.aten.__and__.Tensor'
@@ -67,7 +67,6 @@ def issue_title(record: RunRecord, bisected: BisectResult | None, textual: str, 
             first = bisected.responsible[0].responsible_pass if bisected.responsible else ""
             where = first or bisected.failing_pass
         text = f"{sig.summary or sig.outcome.value} in {where}"
-    prefix = TITLE_PREFIX + (f"[{label}] " if label else "")
     title = prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
     return title if reproduced else title + NOT_REPRODUCED_SUFFIX
 
@@ -229,8 +228,8 @@ def _reproduce(f: Findings) -> str:
 
 
 def _heading(q: _Quote, title: str) -> str:
-    rest = title.removeprefix(TITLE_PREFIX)
-    return (TITLE_PREFIX if rest != title else "") + q.prose(rest)
+    prefix, rest = without_title_prefix(title)
+    return prefix + q.prose(rest)
 
 
 def _summary(q: _Quote, f: Findings) -> str:

@@ -28,7 +28,6 @@ from .sections import Verdict, root_cause, section_values
 from .template import render
 from .versions import versions_markdown
 
-TITLE_PREFIX = "[torch-mlir] "
 TITLE_MAX_CHARS = 160
 INLINE_MAX_CHARS = 12_000
 VALUES_MAX_ELEMENTS = 16  # arrays up to this size are quoted in issue.md
@@ -95,7 +94,7 @@ def title(reduced: NumericsReduceResult, bisected: NumericsBisectResult, verdict
         culprit = f"'s {_bare(fix.what)}" if fix.kind is ChoiceKind.DROP_REFBACKEND_PASS else ""
     text = (f"Miscompile: {chain}: wrong values through {reduced.piece_pipeline} and the "
             f"RefBackend{culprit}")
-    prefix = TITLE_PREFIX + (f"[{verdict.label}] " if verdict.label else "")
+    prefix = verdict.title_prefix
     return prefix + bounded(text, TITLE_MAX_CHARS - len(prefix))
 
 

@@ -40,7 +40,7 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind, SelfCheck
-from .sections import root_cause, section_values, verdict_for, with_evidence
+from .sections import TITLE_PREFIX, root_cause, section_values, verdict_for, with_evidence
 from .standalone import write_standalone
 from .template import render
 from .versions import versions_markdown
@@ -48,7 +48,6 @@ from .versions import versions_markdown
 RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
 RECORD_SCHEMA = "harness.runtime-failure-report/1"
-TITLE_PREFIX = "[torch-mlir] "
 INLINE_MAX_CHARS = 12_000
 
 
@@ -146,7 +145,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     check = run_repro(staging, exe.path, options.timeout_s, BundleKind.RUNTIME_FAILURE)
     verdict = verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                           options.search_upstream, say)
-    heading = title(reduced, where, verdict.label)
+    heading = title(reduced, where, verdict.title_prefix)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
@@ -221,7 +220,7 @@ def _root_cause(failure: RuntimeFailure, where: str) -> str:
                            "carries the failure's message at a torch op's location"])
 
 
-def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
+def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX) -> str:
     f = reduced.failure
     ops = " -> ".join(o.removeprefix("aten.") for o in reduced.computing_ops) or "a function"
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -229,7 +228,7 @@ def title(reduced: RuntimeReduceResult, where: str, label: str = "") -> str:
                 f"{', '.join(f.symbols)}, which the ExecutionEngine cannot resolve")
     else:
         text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
-    return TITLE_PREFIX + (f"[{label}] " if label else "") + text[:150]
+    return prefix + text[:150]
 
 
 def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:

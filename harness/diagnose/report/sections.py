@@ -18,6 +18,11 @@ from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
 from harness.knowledge import upstream
 
+#: Titles start with the project the bug is in: torch-mlir's, or upstream MLIR's (llvm-project).
+TITLE_PREFIX = "[torch-mlir] "
+MLIR_TITLE_PREFIX = "[mlir] "
+LLVM_PROJECT = "llvm/llvm-project"
+
 GITHUB_SEARCH = "https://api.github.com/search/issues"
 SEARCH_TIMEOUT_S = 10.0
 _TORCH_MLIR_PREFIXES = ("torch-", "refback-", "tm-tensor-", "convert-torch-")
@@ -208,6 +213,21 @@ class Verdict:
     def verdict(self) -> str:
         return self.label or "new"
 
+    @property
+    def title_prefix(self) -> str:
+        """``[torch-mlir] ``, or ``[mlir] `` for a bug in an upstream MLIR pass (filed in
+        llvm-project), then the triage label: ``[torch-mlir] [known #590] ``."""
+        repo = MLIR_TITLE_PREFIX if self.target_repo == LLVM_PROJECT else TITLE_PREFIX
+        return repo + (f"[{self.label}] " if self.label else "")
+
+
+def without_title_prefix(title: str) -> tuple[str, str]:
+    """(the repository prefix, the rest) of a bundle's title."""
+    for prefix in (TITLE_PREFIX, MLIR_TITLE_PREFIX):
+        if title.startswith(prefix):
+            return prefix, title[len(prefix):]
+    return "", title
+
 
 def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
            search: UpstreamSearch | None = None) -> Verdict:
@@ -216,7 +236,7 @@ def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
     found = upstream.matching(blocker, reported, text)
     related = tuple(r for m in found for n in m.related
                     if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
-    target = ("llvm/llvm-project"
+    target = (LLVM_PROJECT
               if failing_pass and not failing_pass.startswith(_TORCH_MLIR_PREFIXES)
               and _is_mlir_core(failing_pass)
               and not _torch_code_at_fault(failing_pass, blocker, reported, text)
@@ -284,7 +304,7 @@ def blocks(p: Provenance) -> str:
 def upstream_section(t: Verdict) -> str:
     lines = [f"Target repository: **{t.target_repo}**"
              + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
-                if t.target_repo == "llvm/llvm-project" else "") + ".", ""]
+                if t.target_repo == LLVM_PROJECT else "") + ".", ""]
     if t.matches and t.label:
         lines.append(f"Triage: **{t.label}**. Possible duplicates from the project's catalog of "
                      "known upstream reports:")

@@ -36,6 +36,7 @@ from .bundle import write_text
 from .redact import Redactor
 from .repro import python_launcher
 from .result import EXIT_STATUSES, BundleKind
+from .sections import without_title_prefix
 from .template import render
 
 REPRO_PY = "repro.py"
@@ -170,7 +171,7 @@ def write_pass_repro(folder: Path, spec: ReproPy, redactor: Redactor | None = No
 def summary_of_record(folder: Path) -> str:
     """The bundle's title from its record.json, for a bundle written before repro.py existed."""
     record = json.loads((folder / "record.json").read_text())
-    return str(record.get("title", "")).removeprefix("[torch-mlir] ")
+    return without_title_prefix(str(record.get("title", "")))[1]
 
 
 def repro_sh(kind: BundleKind, summary: str) -> str:
