@@ -24,8 +24,13 @@ import sys
 import tempfile
 
 REPRODUCED, NOT_REPRODUCED, CANNOT_RUN = 1, 0, 2
-KIND = 'miscompile'  # "pass": a pass fails; "miscompile": wrong values; "runtime": the code dies
+KIND = 'miscompile'  # "compile-failure": a pass fails; "miscompile": wrong values;
+# "runtime-failure": the code dies
 TIMEOUT_S = 600.0
+
+# The IR, the pipelines and the summary at the top are verbatim (the IR one op a line, as
+# torch-mlir prints it), so their lines may be long:
+# ruff: noqa: E501
 
 # The IR (reduced.mlir of the bundle).
 IR = r'''#loc2 = loc("lit_tests/execute/pool-flatten-mm-miscompile.mlir":57:20)
@@ -60,7 +65,7 @@ TO_LINALG = 'builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)
 TO_LLVM = 'builtin.module(func.func(linalg-generalize-named-ops),func.func(linalg-fuse-elementwise-ops),convert-shape-to-std,sparse-assembler{direct-out},sparsification-and-bufferization,sparse-storage-specifier-to-llvm,func.func(expand-realloc),func.func(refback-generalize-tensor-pad),func.func(refback-generalize-tensor-concat),func.func(tm-tensor-bufferize),one-shot-bufferize{copy-before-write bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},refback-mlprogram-bufferize,func.func(buffer-deallocation-pipeline),inline,refback-munge-calling-conventions,func.func(tm-tensor-to-loops),func.func(refback-munge-memref-copy),func.func(convert-linalg-to-loops),func.func(lower-affine),convert-scf-to-cf,generate-runtime-verification,func.func(refback-expand-ops-for-llvm),func.func(arith-expand),func.func(convert-math-to-llvm),convert-math-to-libm,expand-strided-metadata,finalize-memref-to-llvm,lower-affine,convert-scf-to-cf,convert-bufferization-to-memref,finalize-memref-to-llvm,func.func(convert-arith-to-llvm),convert-vector-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,convert-complex-to-llvm,reconcile-unrealized-casts)'
 FUNCTION = 'forward'
 
-# "pass": the error MLIR must print for the bug to show.
+# "compile-failure": the error MLIR must print for the bug to show.
 EXPECTED_ERROR = ''
 
 # The arguments, and what eager PyTorch computes on them (op by op), as .npz files in base64:
@@ -124,7 +129,7 @@ def load_npz(b64):
     import numpy as np
 
     with np.load(io.BytesIO(base64.b64decode(b64))) as npz:
-        return [npz[name] for name in sorted(npz.files, key=lambda n: int(n.lstrip("argresult")))]
+        return [npz[name] for name in sorted(npz.files, key=lambda n: int(n.removeprefix("arg").removeprefix("result")))]
 
 
 # --- the child: parse, lower, run ---------------------------------------------------------
@@ -164,8 +169,8 @@ def read_memref(unranked, dtype):
     shape, strides = tuple(header[3:3 + rank]), tuple(header[3 + rank:3 + 2 * rank])
     if 0 in shape:
         return np.empty(shape, dtype)
-    low = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
-    high = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
+    low = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s < 0)
+    high = sum((n - 1) * s for n, s in zip(shape, strides, strict=True) if s > 0)
     span = high - low + 1
     raw = (ctypes.c_char * (span * dtype.itemsize)).from_address(aligned + (offset + low) * dtype.itemsize)
     flat = np.frombuffer(raw, dtype=dtype, count=span)
@@ -179,10 +184,30 @@ def consume_tokens(name):
             for raw in filter(None, rest.split("_"))]
 
 
+def lower(module):
+    """Runs TO_LINALG ("compile-failure": that alone), then TO_LLVM, on the module; a child exit status."""
+    from torch_mlir import ir, passmanager
+
+    if KIND == "compile-failure":
+        try:
+            passmanager.PassManager.parse(TO_LINALG).run(module.operation)
+        except ir.MLIRError as e:
+            print(str(e), flush=True)
+            return CHILD_LOWERING_FAILED
+        return CHILD_OK
+    for name, pipeline in (("to linalg", TO_LINALG), ("to LLVM", TO_LLVM)):
+        try:
+            passmanager.PassManager.parse(pipeline).run(module.operation)
+        except ir.MLIRError as e:
+            print(f"the lowering {name} fails: {e}", flush=True)
+            return CHILD_LOWERING_FAILED
+    return CHILD_OK
+
+
 def child(out_path):
     try:
         import numpy as np
-        from torch_mlir import ir, passmanager
+        from torch_mlir import ir
         from torch_mlir.dialects import torch as torch_dialect
         from torch_mlir.execution_engine import ExecutionEngine
     except ImportError as e:
@@ -196,19 +221,9 @@ def child(out_path):
         except ir.MLIRError as e:
             print(f"the IR does not parse: {e}", flush=True)
             return CHILD_LOWERING_FAILED
-        if KIND == "pass":
-            try:
-                passmanager.PassManager.parse(TO_LINALG).run(module.operation)
-            except ir.MLIRError as e:
-                print(str(e), flush=True)
-                return CHILD_LOWERING_FAILED
-            return CHILD_OK
-        for name, pipeline in (("to linalg", TO_LINALG), ("to LLVM", TO_LLVM)):
-            try:
-                passmanager.PassManager.parse(pipeline).run(module.operation)
-            except ir.MLIRError as e:
-                print(f"the lowering {name} fails: {e}", flush=True)
-                return CHILD_LOWERING_FAILED
+        status = lower(module)
+        if status != CHILD_OK or KIND == "compile-failure":
+            return status
         names = [ir.StringAttr(op.attributes["sym_name"]).value for op in module.body.operations
                  if op.operation.name == "llvm.func" and "sym_name" in op.attributes]
         try:
@@ -227,7 +242,7 @@ def child(out_path):
         def consume(*args, tokens=tokens):
             results.append([read_memref(a.contents, np.dtype(d)) if memref else
                             np.array(a, np.uint16).view(np.float16) if d == "float16" else np.array(a, d)
-                            for a, (memref, d) in zip(args, tokens)])
+                            for a, (memref, d) in zip(args, tokens, strict=True)])
 
         callback = ctypes.CFUNCTYPE(None, *argtypes)(consume)
         callbacks.append(callback)
@@ -255,7 +270,7 @@ def compare(actual, expected):
     if len(actual) != len(expected):
         return True, f"{len(actual)} results, expected {len(expected)}"
     worst, wrong = 0.0, []
-    for i, (a, e) in enumerate(zip(actual, expected)):
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
         if a.shape != e.shape:
             wrong.append(f"result{i} has shape {list(a.shape)}, expected {list(e.shape)}")
             continue
@@ -279,7 +294,7 @@ def main():
         out = os.path.join(tmp, "outputs.npz")
         cmd = [sys.executable, os.path.abspath(__file__), "--child", out]
         try:
-            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False,
                                   timeout=TIMEOUT_S, text=True, errors="replace")
         except subprocess.TimeoutExpired:
             say(f"CANNOT TELL: the run did not finish within {TIMEOUT_S} s")
@@ -287,45 +302,61 @@ def main():
         printed = done.stdout.strip()
         if printed:
             print(printed)
-        status = done.returncode
-        if status == CHILD_NO_BINDINGS:
-            say(f"CANNOT RUN: {sys.executable} lacks torch-mlir's bindings or numpy; "
-                "run it with a Python that has torch-mlir 20261001 installed")
-            return CANNOT_RUN
-        if status < 0 or status == CHILD_EXECUTION_FAILED:
-            how = (f"by {signal.Signals(-status).name}" if status < 0 and -status in
-                   signal.valid_signals() else "with an error")
-            if KIND == "pass":
-                say(f"NOT REPRODUCED: the pass pipeline dies {how}, not with the expected error")
-                return NOT_REPRODUCED
-            last = [line.strip() for line in printed.splitlines() if line.strip()]
-            say(f"REPRODUCED: the run dies {how}" + (f": {last[-1]}" if last else ""))
-            return REPRODUCED
-        if KIND == "pass":
-            if status == CHILD_LOWERING_FAILED and EXPECTED_ERROR in printed:
-                say(f"REPRODUCED: the pipeline fails with: {EXPECTED_ERROR}")
-                return REPRODUCED
-            say(f"NOT REPRODUCED: the output lacks: {EXPECTED_ERROR} (child exit status {status})")
-            return NOT_REPRODUCED
-        if status == CHILD_LOWERING_FAILED:
-            say("NOT REPRODUCED: the lowering fails, which is not this bug")
-            return NOT_REPRODUCED
-        if status != CHILD_OK:
-            say(f"NOT REPRODUCED: the child exited with status {status}")
-            return NOT_REPRODUCED
-        import numpy as np
+        return judge(done.returncode, printed, out)
 
-        with np.load(out) as npz:
-            actual = [npz[f"result{i}"] for i in range(len(npz.files))]
-        wrong, text = compare(actual, load_npz(EXPECTED_NPZ))
-        if KIND == "runtime":
-            say(f"NOT REPRODUCED: the code runs to the end ({text})")
-            return NOT_REPRODUCED
-        if wrong:
-            say(f"REPRODUCED: wrong numbers: {text}")
+
+def judge(status, printed, out):
+    """The verdict (REPRODUCED, NOT_REPRODUCED or CANNOT_RUN) on the child's exit status, what it
+    printed and the outputs it saved at ``out``."""
+    if status == CHILD_NO_BINDINGS:
+        say(f"CANNOT RUN: {sys.executable} lacks torch-mlir's bindings or numpy; "
+            "run it with a Python that has torch-mlir 20261001 installed")
+        return CANNOT_RUN
+    if status < 0 or status == CHILD_EXECUTION_FAILED:
+        return judge_death(status, printed)
+    if KIND == "compile-failure":
+        if status == CHILD_LOWERING_FAILED and EXPECTED_ERROR in printed:
+            say(f"REPRODUCED: the pipeline fails with: {EXPECTED_ERROR}")
             return REPRODUCED
-        say(f"NOT REPRODUCED: {text}")
+        say(f"NOT REPRODUCED: the output lacks: {EXPECTED_ERROR} (child exit status {status})")
         return NOT_REPRODUCED
+    if status == CHILD_LOWERING_FAILED:
+        say("NOT REPRODUCED: the lowering fails, which is not this bug")
+        return NOT_REPRODUCED
+    if status != CHILD_OK:
+        say(f"NOT REPRODUCED: the child exited with status {status}")
+        return NOT_REPRODUCED
+    return judge_values(out)
+
+
+def judge_death(status, printed):
+    """The child died (a signal, or the ExecutionEngine failed): the bug for "miscompile" and
+    "runtime-failure", not the expected error for "compile-failure"."""
+    how = (f"by {signal.Signals(-status).name}" if status < 0 and -status in
+           signal.valid_signals() else "with an error")
+    if KIND == "compile-failure":
+        say(f"NOT REPRODUCED: the pass pipeline dies {how}, not with the expected error")
+        return NOT_REPRODUCED
+    last = [line.strip() for line in printed.splitlines() if line.strip()]
+    say(f"REPRODUCED: the run dies {how}" + (f": {last[-1]}" if last else ""))
+    return REPRODUCED
+
+
+def judge_values(out):
+    """The child ran to the end: compare its outputs with eager PyTorch's."""
+    import numpy as np
+
+    with np.load(out) as npz:
+        actual = [npz[f"result{i}"] for i in range(len(npz.files))]
+    wrong, text = compare(actual, load_npz(EXPECTED_NPZ))
+    if KIND == "runtime-failure":
+        say(f"NOT REPRODUCED: the code runs to the end ({text})")
+        return NOT_REPRODUCED
+    if wrong:
+        say(f"REPRODUCED: wrong numbers: {text}")
+        return REPRODUCED
+    say(f"NOT REPRODUCED: {text}")
+    return NOT_REPRODUCED
 
 
 if __name__ == "__main__":
