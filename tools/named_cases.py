@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT_S = 60.0
 
-#: The named cases (issue 25, deliver 6) and the arguments each takes beyond ``port NAME``:
+#: The named cases and the arguments each takes beyond ``port NAME``:
 #: the vision-library models at tiny size (their own architecture on the smallest image it takes).
 CASES: dict[str, tuple[str, ...]] = {
     "vit": (),

@@ -16,7 +16,7 @@ from support import ROOT, harness
 def test_opt_tiny_end_to_end(tmp_path):
     """``harness opt``: ``harness port opt`` with the walkthrough's defaults (both variants,
     TorchScript, 7 tokens, weights elided, numbers not checked)."""
-    # --opt given: the printed follow-up commands must run that binary too (issue 18 item 8).
+    # --opt given: the printed follow-up commands must run that binary too.
     real = builds_module.resolve().path
     proc = harness("opt", "--config", "tiny", "--out-dir", str(tmp_path), "--opt", real)
     assert proc.returncode == 1, proc.stderr  # the stock model fails: exit 1 without --strict

@@ -1,4 +1,4 @@
-"""One convention for every subcommand (issue 18 items 10, 13, 14): exit status 0 success,
+"""One convention for every subcommand: exit status 0 success,
 1 the failure asked about is there, 2 bad usage or input; help that states defaults and
 pipeline names; --verbose after the subcommand; progress on a terminal, quiet when piped."""
 

@@ -1,6 +1,6 @@
 """The IR tools (run, bisect, reduce, report, explain) never import torch: it costs ~180 MiB of
 resident memory and seconds of start-up, and a report of a 100 MB file must stay within 3x its
-size (issue 15). ``report`` imported it through the --numerics options even without --numerics."""
+size. ``report`` imported it through the --numerics options even without --numerics."""
 
 from __future__ import annotations
 

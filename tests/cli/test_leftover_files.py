@@ -1,4 +1,4 @@
-"""No file outlives a run outside its output folder (issue 26 item 13): bisect, check and fix
+"""No file outlives a run outside its output folder: bisect, check and fix
 put the folder they print under ``--out`` (default ``harness-out/``, as port does), and a work
 folder of the harness's own in the temp dir is removed when the run ends."""
 

@@ -1,4 +1,4 @@
-"""Printed commands paste and run as shown, and nothing else (issue 26 item 1): pipelines that
+"""Printed commands paste and run as shown, and nothing else: pipelines that
 torch-mlir-opt cannot take as one ``-pass-pipeline`` value or a pass-flag list are refused
 before any run; every printed word is shell-quoted."""
 

@@ -207,7 +207,7 @@ REAL = [
      "mlir::torch::torch_to_linalg::getBackendTypeForScalarType"),
     ("N_item_unranked_to_tensor", "builtin.module(func.func(convert-torch-to-tensor))", "SIGSEGV",
      "ConvertTorchToTensor", "mlir::torch::(anonymous namespace)::ConvertAtenItemOp::matchAndRewrite"),
-    # A model using a @torch.jit.script class (issue 15), through the whole TorchScript pipeline.
+    # A model using a @torch.jit.script class, through the whole TorchScript pipeline.
     ("T_jit_script_class_call_method", "builtin.module(torchscript-module-to-torch-backend-pipeline)",
      "SIGSEGV", "PrepareForGlobalizeObjectGraph",
      "mlir::torch::Torch::(anonymous namespace)::ConvertPrimCallMethodToCall::matchAndRewrite"),
@@ -323,7 +323,7 @@ def test_harness_run_prints_the_crash(tmp_path):
     frames = [ln for ln in out.splitlines() if ln.startswith(("    #", "  > #"))]
     assert 1 <= len(frames) <= 10
     assert any(ln.startswith("  > #") and "getBackendTypeForScalarType" in ln for ln in frames)
-    assert f"reproduce: {resolve().path} " in out  # the binary that ran (issue 18 item 9)
+    assert f"reproduce: {resolve().path} " in out  # the binary that ran
 
     proc = harness("run", str(CRASHERS / "L_to_dtype_99_linalg.mlir"), "--pipeline=-convert-torch-to-linalg",
                    "--json", timeout=120)

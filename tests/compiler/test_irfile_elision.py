@@ -1,7 +1,7 @@
 """Writing IR with weights elided (harness.compiler.mlir.print_op, mlir.write_module).
 
 The writer prints the module with MLIR's resource limit at 0 (no blob is hexed) and asks MLIR
-for the section of the blobs small enough to stay (issue 16). Each test compares its output
+for the section of the blobs small enough to stay. Each test compares its output
 byte for byte with MLIR's own single print at the limit, which hexes every blob to decide:
 the same IR, locations, resource names and kept blobs.
 """
@@ -32,7 +32,7 @@ from harness.frontends.torchscript import ModuleBuilder
 
 
 def mlir_elided(op: ir.Operation, debug_info: bool = True) -> str:
-    """MLIR's own print at the limit: what the file read before issue 16's change."""
+    """MLIR's own print at the limit: what the file read before the elision's own limit."""
     buf = io.StringIO()
     op.print(file=buf, large_resource_limit=ELIDE_RESOURCES_OVER_CHARS,
              enable_debug_info=debug_info, assume_verified=True)

@@ -1,4 +1,4 @@
-"""What the harness reads of a child (issue 26 items 9, 12): never longer than its timeout
+"""What the harness reads of a child: never longer than its timeout
 because a process outside the group holds a pipe, and never more memory than a bounded
 buffer, whatever the child prints."""
 

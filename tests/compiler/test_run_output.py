@@ -1,4 +1,4 @@
-"""``run -o`` and the machine it runs on (issue 26 items 5, 7, 11): the output is written to a
+"""``run -o`` and the machine it runs on: the output is written to a
 temp file and renamed only when the run succeeded and what it wrote parses; an unwritable
 temp folder is the machine's problem, never a compiler result."""
 

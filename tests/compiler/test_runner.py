@@ -285,7 +285,7 @@ def test_signal_without_any_output_is_a_crash_without_frames(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# The output place, file names that look like options, and a binary that hangs (issue 15)
+# The output place, file names that look like options, and a binary that hangs
 
 OK_IR = "func.func @f(%arg0: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {\n" \
         "  return %arg0 : !torch.vtensor<[2],f32>\n}\n"

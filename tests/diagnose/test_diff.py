@@ -145,7 +145,7 @@ def test_a_sweep_folder_of_records_is_run_again(env, inputs):
     sweep = env / "sweep"
     sweep.mkdir()
     for source in (cumsum, scale):
-        ir = Path(shutil.copy(source, sweep))  # a record's IR lies in its folder (issue 26 item 3)
+        ir = Path(shutil.copy(source, sweep))  # a record's IR lies in its folder
         proc = harness("run", str(ir), "--pipeline", "torch-to-linalg", "--json")
         (sweep / f"{ir.stem}.json").write_text(proc.stdout)
     (sweep / "notes.json").write_text('{"not": "a record"}')
@@ -192,7 +192,7 @@ def test_bad_targets_are_usage_errors(env, inputs, tmp_path):
 
 def test_a_lit_config_above_a_folder_of_records_is_never_run(env, inputs, tmp_path):
     """A lit.cfg.py planted in a parent folder (a shared /tmp) made the folder a lit suite: lit
-    ran the planted config as Python (issue 26 item 2). Only a folder holding a config, or one
+    ran the planted config as Python. Only a folder holding a config, or one
     named with --lit, is a lit suite."""
     cumsum, _ = inputs
     marker = tmp_path / "PLANTED-RAN"
@@ -212,7 +212,7 @@ def test_a_lit_config_above_a_folder_of_records_is_never_run(env, inputs, tmp_pa
 
 def test_a_record_is_not_followed_out_of_its_folder(env, inputs, tmp_path):
     """A record planted in a folder of records, naming a file elsewhere (/etc/shadow): diff ran
-    it, and the parser's errors quoted its lines (issue 26, a sibling of item 3)."""
+    it, and the parser's errors quoted its lines."""
     secret = tmp_path / "outside" / "shadow"
     secret.parent.mkdir()
     secret.write_text("root:SECRET-HASH:19000:0:99999:7:::\n")

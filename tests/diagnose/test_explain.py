@@ -116,7 +116,7 @@ def test_explain_names_the_blocker_not_the_literal_the_error_names(tmp_path, mod
     assert "possibly known upstream: llvm/torch-mlir#4749" in text
     assert "op: torch.vtensor.literal (a symptom of torch.aten.__and__.Tensor: it lowers alone)" in text
     assert "bool-literal-mask" not in text
-    # The command names the binary that ran (issue 18 item 9): it pastes without a venv.
+    # The command names the binary that ran: it pastes without a venv.
     assert f"reproduce: {result.record.binary} -pass-pipeline=" in text
 
 

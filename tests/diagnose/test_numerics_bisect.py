@@ -1,5 +1,5 @@
 """``harness bisect --numerics``: where the numbers go wrong, in how many RefBackend runs, and which
-pass choices make it right. Real torch-mlir-opt, real RefBackend; the miscompile of issue 19
+pass choices make it right. Real torch-mlir-opt, real RefBackend; the pool-flatten-mm miscompile
 (lit_tests/execute/pool-flatten-mm-miscompile.mlir), and deliberately wrong values: an
 evaluator that computes one op wrongly, so the lowering looks miscompiled at exactly that op."""
 

@@ -1,4 +1,4 @@
-"""The one op that computes wrong (issue 27): real torch-mlir-opt and RefBackend, and an evaluator
+"""The one op that computes wrong: real torch-mlir-opt and RefBackend, and an evaluator
 that gets one op deliberately wrong (at the start, in the middle, just before an f32 -> f64
 upcast), so the lowering looks miscompiled at exactly that op. An error within the tolerance of
 the dtype it is made in names no op, even where an upcast would judge it at f64's."""
@@ -295,7 +295,7 @@ def test_the_report_bundles_the_one_op_reproducer(tmp_path, monkeypatch):
 
 
 def test_the_second_opinion_lowers_the_op_the_other_ways(tmp_path, monkeypatch):
-    """The pool kept backend-legal (as issue 19's pipeline keeps it), off by 5% in the evaluator:
+    """The pool kept backend-legal (as the pool-flatten-mm pipeline keeps it), off by 5% in the evaluator:
     kept, decomposed by torch-mlir's torch-level pipeline and FX's decomposition all compute
     the true pool, so all three disagree with it, each by its own measure."""
     from harness.diagnose.numerics.opinion import Says, Way

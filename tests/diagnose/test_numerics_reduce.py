@@ -1,6 +1,6 @@
 """``harness reduce --numerics``: shrink IR while its lowered numbers stay wrong, the reference
 evaluator on each candidate being the oracle; the inputs keep their meaning through every edit.
-Real torch-mlir-opt and RefBackend; issue 19's miscompile and a deliberately wrong evaluator."""
+Real torch-mlir-opt and RefBackend; the pool-flatten-mm miscompile and a deliberately wrong evaluator."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Failures inside the TorchScript stage reduce from the IR just before the failing pass, through
-that pass alone (issue 28 item 5), and the subject op with its operands is tried as one slice."""
+that pass alone, and the subject op with its operands is tried as one slice."""
 
 from __future__ import annotations
 

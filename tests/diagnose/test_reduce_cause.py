@@ -1,4 +1,4 @@
-"""reduce keeps the cause, not only the message (issue 18 item 3).
+"""reduce keeps the cause, not only the message.
 
 Reducing a scripted loop's "unknown rank" failure once gave a 2-op function whose argument the
 reducer itself had made unranked: the same message, an expected rejection, not the loop bug.
@@ -53,7 +53,7 @@ def loop_failure(loop_ir):
     """The original run, and the premise: where the loop's failure is reported."""
     record = _run(loop_ir)
     first = record.first_error()
-    # the signature names the op the contract reports on (issue 28 item 6)
+    # the signature names the op the contract reports on
     assert str(record.signature) == f"pass-failure: {UNKNOWN_RANK}: 'torch.tensor_static_info_cast'"
     assert first.op == "torch.tensor_static_info_cast"  # of the tensor the loop carries
     assert "torch.prim.Loop" in loop_ir.read_text()
@@ -105,8 +105,8 @@ def test_the_same_message_from_an_argument_made_unranked_is_another_failure(loop
     slipped_path = tmp_path / "slipped.mlir"
     slipped_path.write_text(print_op(module))  # locations still name loop.mlir, as a candidate's do
     slipped = _run(slipped_path)
-    # the message alone is the same; the signature now names the op the contract reports on
-    # (issue 28 item 6), so it tells the slip apart too
+    # the message alone is the same; the signature now names the op the contract reports on,
+    # so it tells the slip apart too
     assert slipped.first_error().message == original.first_error().message
     assert slipped.signature != original.signature
     assert Failure.of(slipped) != Failure.of(original)

@@ -1,5 +1,5 @@
 """edits.drop_unused: what nothing uses goes without a run (the numerics reducer's piece kept
-an unused int constant and argument when its budget ran out, issue 27)."""
+an unused int constant and argument when its budget ran out)."""
 
 from __future__ import annotations
 

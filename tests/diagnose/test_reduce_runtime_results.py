@@ -1,5 +1,5 @@
-"""A run-time failure's reduced program still returns a value (issue 28: the broadcast abort's
-reduced.mlir returned nothing, so no one could run it and see the abort)."""
+"""A run-time failure's reduced program still returns a value (the broadcast abort's reduced.mlir
+once returned nothing, so no one could run it and see the abort)."""
 
 from __future__ import annotations
 

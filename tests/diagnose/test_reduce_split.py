@@ -1,4 +1,4 @@
-"""One reduced case per distinct failure (issue 28): three missing shape functions in one
+"""One reduced case per distinct failure: three missing shape functions in one
 module give three files, each with its own op, in the order the pipeline meets them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reducer keeps the op a failure is about (issue 28): the subject survives every edit."""
+"""The reducer keeps the op a failure is about: the subject survives every edit."""
 
 from __future__ import annotations
 

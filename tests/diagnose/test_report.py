@@ -380,7 +380,7 @@ def test_passing_input_is_an_error_and_writes_nothing(tmp_path):
     assert str(info.value).startswith(f"nothing to report: {src} passes torch-to-linalg")
     assert not out.exists()
     proc = harness("report", str(src), "--pipeline", "torch-to-linalg", "--out", str(out), timeout=120)
-    # Not a usage error (issue 18 item 10): the file passes, so there is nothing to do.
+    # Not a usage error: the file passes, so there is nothing to do.
     assert proc.returncode == 0 and proc.stdout.startswith(f"nothing to report: {src} passes"), proc.stderr
     assert not out.exists()
 

@@ -1,5 +1,5 @@
 """The bundle is published whole or not at all: a SIGTERM in the middle of a report leaves no
-hidden staging folder behind (issue 15, item 14), and no torch-mlir-opt running."""
+hidden staging folder behind, and no torch-mlir-opt running."""
 
 from __future__ import annotations
 

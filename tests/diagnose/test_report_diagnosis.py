@@ -1,7 +1,6 @@
 """harness report on stock OPT's failure pattern: the bundle is titled and summarised from the
 blocker (aten.__and__.Tensor), not from the literal the error names; its reduced.mlir is the
-blocker alone; it says what was expected and which upstream reports may already cover it
-(issue 18 item 2)."""
+blocker alone; it says what was expected and which upstream reports may already cover it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """input.mlir of a bug-report bundle leaves out the input's comment-only lines when the failure
-stays the same without them (issue 26 item 12: 200 MB of comments became a 209 MB input.mlir)."""
+stays the same without them (200 MB of comments once became a 209 MB input.mlir)."""
 
 from __future__ import annotations
 

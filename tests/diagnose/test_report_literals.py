@@ -1,5 +1,5 @@
 """A report of a file whose weights are inline ``dense<"0x...">`` literals, not resource blobs:
-input.mlir elides them (torch-mlir-opt reprints the file; issue 15's 100 MB one-line literal then
+input.mlir elides them (torch-mlir-opt reprints the file; a 100 MB one-line literal then
 costs no run more than ``harness run`` does), keeps file and line in every location, and still
 fails the same way. Small literals are part of the program and stay."""
 

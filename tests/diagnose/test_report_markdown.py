@@ -1,5 +1,5 @@
 """issue.md quotes text the input controls (IR, diagnostics) without letting it out of its
-quotes (issue 15, item 5): fences longer than any backtick run, one-line inline code, escaped
+quotes: fences longer than any backtick run, one-line inline code, escaped
 prose. Checked on the helpers and on a real bundle whose input closes a ``` fence."""
 
 from __future__ import annotations

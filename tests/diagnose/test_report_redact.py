@@ -1,4 +1,4 @@
-"""Redaction in harness report: paths holding any characters (issue 15, item 3), in linear time
+"""Redaction in harness report: paths holding any characters, in linear time
 and bounded memory (item 2), on the Redactor itself and on real bundles.
 
 The forms a path takes in the bundle (MLIR's string escapes, JSON, shell quoting) are written
@@ -55,7 +55,7 @@ def test_paths_with_spaces_are_redacted_in_every_form():
                             "Program arguments: torch-mlir-opt '~/proj/a.mlir'\n"
                             "written to input.mlir; <user> was here")
     ir = f'#loc = loc("{_mlir(SPACED_HOME)}/m.py":1:2)\n%0 = "x"() {{p = "/srv/a b/c"}}\n'
-    # by component: the folder "a b" goes with the rest of the path (issue 26 item 4)
+    # by component: the folder "a b" goes with the rest of the path
     assert "".join(r.ir_chunks([ir])) == '#loc = loc("~/m.py":1:2)\n%0 = "x"() {p = "<path>/c"}\n'
 
 
@@ -66,7 +66,7 @@ def test_a_folder_is_redacted_only_where_its_name_ends():
 
 
 def test_redaction_of_a_100_mb_class_line_is_bounded_in_memory(tmp_path):
-    """A line of 16 MB of hex weights: issue 15 saw 120x its size (the string-literal regex);
+    """A line of 16 MB of hex weights: an earlier redactor took 120x its size (the string-literal regex);
     streamed, the peak stays below the size of the line."""
     src, dest = tmp_path / "big.mlir", tmp_path / "out.mlir"
     hex_digits = "0123456789ABCDEF" * (1 << 20)

@@ -1,4 +1,4 @@
-"""What harness report refuses, and how it names what it accepts (issue 15, item 4): a file
+"""What harness report refuses, and how it names what it accepts: a file
 torch-mlir-opt rejects before any pass runs is no compiler bug (exit 2, the location, no
 bundle); a valid file with a huge name gets a title, signature and folder name of bounded
 length."""

@@ -1,4 +1,4 @@
-"""A report's Versions say which torch-mlir-opt ran (issue 18, item 4): its --version and where it
+"""A report's Versions say which torch-mlir-opt ran: its --version and where it
 came from, not only the installed wheel's version."""
 
 from __future__ import annotations

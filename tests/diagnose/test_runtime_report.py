@@ -1,6 +1,6 @@
 """``harness report --numerics`` on code that fails when it runs: a run-time failure bundle
 (not a refusal) whose repro.sh exits 1 exactly when the code fails the same way. The two real
-cases of issue 10: the elementwise lowering's size-1 broadcast assert (SIGABRT) and the
+cases of the e2e suite: the elementwise lowering's size-1 broadcast assert (SIGABRT) and the
 RefBackend's unresolved ``memrefCopy``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``harness check`` end to end, as a user runs it, and the miscompile of issue 19 (ResNet18's
+"""``harness check`` end to end, as a user runs it, and the pool-flatten-mm miscompile (ResNet18's
 pool -> flatten -> mm with adaptive_avg_pool2d kept backend-legal) found with it."""
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class PoolFlattenMm(torch.nn.Module):
 @pytest.fixture(scope="module")
 def resnet_tail(tmp_path_factory):
     """The raw TorchScript IR of ResNet18's tail, through the project's importer, and the inputs
-    of issue 19's measurement (x 1x8x7x7, w 8x3, seed 0)."""
+    of the first measurement (x 1x8x7x7, w 8x3, seed 0)."""
     folder = tmp_path_factory.mktemp("resnet-tail")
     torch.manual_seed(0)
     x, w = torch.randn(1, 8, 7, 7), torch.randn(8, 3)
@@ -133,7 +133,7 @@ def test_resnet_tail_miscompiles_with_the_pool_kept_backend_legal(resnet_tail, t
     record = json.loads(legal.stdout)
     assert record["outcome"] == "numerics-mismatch"
     [out] = record["numerics"]["outputs"]
-    assert out["mismatched"] == 2 and 0.1 < out["max_abs_diff"] < 0.2  # issue 19: off by ~0.16
+    assert out["mismatched"] == 2 and 0.1 < out["max_abs_diff"] < 0.2  # off by ~0.16
     # the reference evaluator ran the imported IR itself, and agrees with eager
     with np.load(Path(record["work_dir"]) / "expected.npz") as expected:
         np.testing.assert_allclose(expected["result0"], eager.detach().numpy(), rtol=0, atol=0)

@@ -79,7 +79,7 @@ def test_failure_carries_diagnostics_and_a_command_that_reproduces_it(tmp_path):
     err = info.value
     assert "Lowering TorchScript IR -> Torch Backend IR" in str(err)
     assert "aten.upsample_bicubic2d.vec" in err.diagnostics
-    # The command names the binary that ran (issue 18, item 9), so it runs when pasted.
+    # The command names the binary that ran, so it runs when pasted.
     exe = builds.resolve().path
     assert err.command.startswith(f"{shlex.quote(exe)} -pass-pipeline='builtin.module(")
     proc = subprocess.run([*shlex.split(err.command), "-o", "/dev/null"], capture_output=True, text=True)
@@ -204,7 +204,7 @@ def test_bool_buffer_lowers_to_a_dense_constant():
 
 
 def test_compat_is_the_api_and_torchscript_its_older_name():
-    """issue 29 item 9: the compat API is harness.compat; harness.torchscript stays an alias."""
+    """The compat API is harness.compat; harness.torchscript stays an alias."""
     from harness import compat
     from harness.frontends import compat as implementation
 

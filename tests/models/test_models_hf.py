@@ -164,7 +164,7 @@ def test_list_depth_config_checks_the_tiny_config():
     from harness.models.hf_list import ListDepth, check_type
 
     assert check_type("llama", ListDepth.CONFIG) == "ok"
-    assert check_type("vit", ListDepth.BUILD) == "ok"  # pixels are planned now (issue 25)
+    assert check_type("vit", ListDepth.BUILD) == "ok"  # pixels are planned now
     assert "prompt_pixel_values" in check_type("seggpt", ListDepth.BUILD)  # not planned
     with pytest.raises(ModelOptionError):
         ListDepth.parse("everything")

@@ -1,4 +1,4 @@
-"""``torchvision:NAME``, ``timm:NAME`` and transformers head classes as MODEL (issue 25).
+"""``torchvision:NAME``, ``timm:NAME`` and transformers head classes as MODEL.
 
 This venv holds the machine's CPU torch 2.13.0+cpu and no torchvision, so here the vision
 sources are tested where they must fail: torchvision missing (this venv as it is), and

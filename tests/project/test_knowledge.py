@@ -1,6 +1,6 @@
 """What explain, bisect and report know (harness/knowledge): the idioms state the real cause,
 point at fixes by the names harness/fixes/ implements, and the seed idioms' "lowers today"
-claims hold against the pinned torch-mlir (issue 12; issue 18 item 7)."""
+claims hold against the pinned torch-mlir."""
 
 from __future__ import annotations
 

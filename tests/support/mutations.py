@@ -128,7 +128,7 @@ def splice(text: str, rng: random.Random, donors: Sequence[str]) -> str:
 
 def blow_up(text: str, rng: random.Random, donors: Sequence[str]) -> str:
     """One line made very long by repeating a piece of itself: 98 KB stack-frame lines took
-    the crash parser seconds (issue 15, item 13)."""
+    the crash parser seconds."""
     lines = _lines(text)
     i = rng.randrange(len(lines))
     line = lines[i] or rng.choice(STDERR_TOKENS)

@@ -81,7 +81,7 @@ def test_the_board_has_a_row_per_model_variant_and_a_cell_per_frontend(sweep_run
 def test_a_failing_port_shows_its_blocker_reproducer_and_report_bundle(sweep_run, tmp_path):
     out, _ = sweep_run
     sweep_dir = copy_sweep(out, tmp_path / "s")
-    # The board shows files of the sweep's own folders only (issue 26 item 3).
+    # The board shows files of the sweep's own folders only.
     reproducer = sweep_dir / "ports" / "and.mlir"
     reproducer.parent.mkdir()
     reproducer.write_text("func.func @f(%a: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {\n"

@@ -1,4 +1,4 @@
-"""The board as a porting engineer reads it (issue 25 item 7, the board part of item 5), on small
+"""The board as a porting engineer reads it, on small
 sweep folders written from the port's own dataclasses (tests/support/sweep_fakes.py): the page is the
 subject, so no port runs here, except the one real refusal that makes an ``unsupported`` record."""
 

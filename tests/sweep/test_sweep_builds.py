@@ -1,4 +1,4 @@
-"""``harness sweep --builds A,B`` (issue 30 item 3): the same ports on several torch-mlir-opt
+"""``harness sweep --builds A,B``: the same ports on several torch-mlir-opt
 builds, each build a sweep folder of its own (``DIR/builds/NAME``), its records naming the
 build; the board shows one column group per build and ``--baseline build:NAME`` compares the
 builds. The page and the merge are tested on small written sweeps (tests/support/sweep_fakes.py); one

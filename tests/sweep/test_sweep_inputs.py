@@ -1,4 +1,4 @@
-"""Sweep records are input (issue 26 item 3): a path a record names is read, linked, copied or
+"""Sweep records are input: a path a record names is read, linked, copied or
 run only when it lies inside the sweep's own folders (symlinks resolved), and a command a
 record carries is never run. Records are made here with the port's own dataclasses."""
 

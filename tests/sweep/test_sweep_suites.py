@@ -1,5 +1,5 @@
 """``harness sweep --suite``: PyTorch's benchmark lists, shipped with their origin, as MODEL
-names the port resolves (issue 25)."""
+names the port resolves."""
 
 from __future__ import annotations
 
