@@ -84,12 +84,37 @@ def test_records_are_reused_unless_forced(sweep_run, tmp_path):
     assert "1 of 1 models lower and verify" in proc.stdout
 
 
+# A port that never ends: a ``sitecustomize`` on PYTHONPATH makes ``harness port hang-*`` sleep
+# (a real port can now finish inside any timeout short enough for a test).
+HANG_HOOK = """
+import sys, time
+import harness.cli as _cli
+
+_real_main = _cli.main
+
+
+def main(argv=None):
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "port" in args[:-1] and args[args.index("port") + 1].startswith("hang"):
+        time.sleep(600)
+    return _real_main(argv)
+
+
+_cli.main = main
+"""
+
+
 def test_a_hang_costs_one_model_its_timeout(tmp_path):
-    """The per-model timeout kills the port's process group and leaves a failure record."""
+    """The per-model timeout kills the port's process group (each port its own process: --cold)
+    and leaves a failure record."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(HANG_HOOK)
     out = tmp_path / "s"
-    proc = harness("sweep", "gpt2", "--out", str(out), "--timeout", "3", timeout=120)
-    assert proc.returncode == 1
-    failure = records.read_result(out / "records" / "gpt2.json")
+    proc = harness("sweep", "hang-a", "--cold", "--out", str(out), "--timeout", "3",
+                   env={"PYTHONPATH": str(hook)}, timeout=120)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    failure = records.read_result(out / "records" / "hang-a.json")
     assert isinstance(failure, RunFailure)
     assert failure.reason == "timeout" and failure.returncode is None
     assert 3 <= failure.seconds < 30
