@@ -80,7 +80,9 @@ def blocker_name(port: dict) -> str:
     name = first.get("op") or first.get("signature", "")
     where = Path(first.get("location") or "").name
     more = f" (+{len(blockers) - 1} more)" if len(blockers) > 1 else ""
-    return f"{first.get('stage', '')}: {name}"[:90] + (f" at {where}" if where else "") + more
+    stage = first.get("stage", "")
+    name = name.removeprefix(f"{stage}: ")  # a signature names its stage itself
+    return f"{stage}: {name}"[:90] + (f" at {where}" if where else "") + more
 
 
 def run_case(python: str, case: str, out: str) -> list[Row]:
