@@ -213,7 +213,7 @@ def _child(module: str, args: list[str], fds: Mapping[int, int], env: Mapping[st
             os.write(ready, f"{type(e).__name__}: {e}".encode() or b"?")
         finally:
             os._exit(EXIT_SETUP)
-    _run_and_exit(module, args)
+    run_module_and_exit(module, args)
 
 
 def _install_fds(fds: Mapping[int, int], ready: int) -> int:
@@ -249,7 +249,11 @@ def _fresh_stdio() -> None:
                                   errors="backslashreplace", write_through=True)
 
 
-def _run_and_exit(module: str, args: list[str]) -> NoReturn:
+def run_module_and_exit(module: str, args: Sequence[str]) -> NoReturn:
+    """``python -m module *args`` in this (forked) process, ended as Python ends a process (its
+    exit status, threads joined, atexit, streams flushed) but without finalizing the
+    interpreter: that collects every object the warm parent imported, touching (so copying)
+    its whole heap, which took over 10 s a child. The warm sweep's children end this way too."""
     import runpy
     import traceback
 

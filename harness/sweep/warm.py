@@ -95,19 +95,13 @@ class Job:
     module: str
     args: tuple[str, ...]
 
-    def run(self) -> None:
-        """As ``python -m`` would; SystemExit and exceptions end the process as they would there."""
-        import runpy
-        import warnings
-
-        # The server imported the harness's packages already; -m in a fresh Python did not.
-        warnings.filterwarnings("ignore", message=".*found in sys.modules after import of package",
-                                category=RuntimeWarning)
+    def run(self) -> NoReturn:
+        """As ``python -m`` would, and the process ends with it (SystemExit and exceptions end
+        it as they would there); its RefBackend steps fork from it too (torch_mlir is imported)."""
         from harness.compiler import forked
 
-        forked.enable()  # its RefBackend steps fork from it too: torch_mlir is imported here
-        sys.argv = [self.module, *self.args]
-        runpy.run_module(self.module, run_name="__main__", alter_sys=True)
+        forked.enable()
+        forked.run_module_and_exit(self.module, self.args)
 
 
 def serve(fd: int) -> Job | None:
@@ -541,44 +535,7 @@ def _main(argv: Sequence[str]) -> int:
     job = serve(parser.parse_args(argv).fd)
     if job is None:
         return 0
-    _exit(job)
-
-
-def _exit(job: Job) -> NoReturn:
-    """Runs the job and ends the child as Python ends a process (its exit status, threads
-    joined, atexit, streams flushed), but without finalizing the interpreter: that collects
-    every object the server imported, touching (so copying) its whole heap, which took over
-    10 s a child."""
-    import atexit
-    import traceback
-
-    try:
-        job.run()
-        code = 0
-    except SystemExit as e:
-        code = _exit_code(e.code)
-    except BaseException:  # as an uncaught exception ends Python: traceback, 1
-        traceback.print_exc()
-        code = 1
-    try:
-        for thread in threading.enumerate():
-            if thread is not threading.current_thread() and not thread.daemon:
-                thread.join()
-        atexit._run_exitfuncs()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-    finally:
-        os._exit(code)
-
-
-def _exit_code(code: object) -> int:
-    """``SystemExit(code)``'s exit status, as Python gives it (a message: printed, 1)."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code & 0xFF
-    print(code, file=sys.stderr)
-    return 1
+    job.run()
 
 
 if __name__ == "__main__":
