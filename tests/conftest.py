@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -13,6 +15,24 @@ from support import harness
 
 # The `filecheck` console script of the venv running the tests (the Python port of LLVM's).
 FILECHECK = Path(sys.executable).with_name("filecheck")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temp_dir_in_basetemp(tmp_path_factory):
+    """Points TMPDIR (for this process and every child) into pytest's base folder: what the
+    harness writes to the temp dir by default (work folders it keeps for the user) then goes
+    where pytest rotates it, and a CI machine that runs the suite day after day does not fill
+    its /tmp (it did: "No space left on device" in the middle of a run)."""
+    folder = tmp_path_factory.mktemp("tmpdir", numbered=False)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(folder)
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
+    yield folder
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+    tempfile.tempdir = None
 
 
 @pytest.fixture
