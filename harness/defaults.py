@@ -5,6 +5,14 @@ from __future__ import annotations
 
 #: Seconds one torch-mlir-opt run (or one RefBackend child) may take before it is killed.
 TIMEOUT_S = 600.0
+#: MiB of address space one torch-mlir-opt run of ``harness port`` may take (RLIMIT_AS); 0 = no
+#: limit: a port of a full-size model may need many GB.
+MEMORY_LIMIT_MB = 0
+#: The same for each port of ``harness sweep``: tiny models need well under 1 GB, and a pass that
+#: allocates without end (audioflamingo3's FX import in convert-torch-to-linalg: ~200 MB/s) then
+#: crashes with "LLVM ERROR: out of memory" within a minute, instead of running to the stage
+#: timeout (or the kernel's OOM killer) and taking a sweep job's memory with it.
+SWEEP_MEMORY_LIMIT_MB = 8192
 #: Wall-clock seconds a reduction (``harness reduce``, a report's reduce step) may spend.
 REDUCE_BUDGET_S = 60.0
 #: Candidates a reduction may run at most.

@@ -24,6 +24,9 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
     from ..models.hf_config import Size
     from ..port.options import parse_frontends
 
+    if (getattr(args, "memory_limit", None) or 0) < 0:
+        raise UsageError(f"--memory-limit {args.memory_limit}: give MiB of address space per "
+                         "torch-mlir-opt run, or 0 for no limit.")
     given = {
         "size": Size.parse(args.size) if args.size else None,
         "overrides": parse_overrides(args.set) or None,
@@ -34,6 +37,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
         "timeout_s": args.timeout, "record_path": args.json,
+        "memory_limit_mb": getattr(args, "memory_limit", None),
         "fix": getattr(args, "fix", False) or None,
         "dynamic": parse_dynamic(args.dynamic) if getattr(args, "dynamic", None) else None,
     }
@@ -185,6 +189,11 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
                         "is larger along them, so one compiled module runs at two shapes")
     p.add_argument("--timeout", type=float,
                    help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
+    p.add_argument("--memory-limit", type=int, metavar="MB",
+                   help="address space each torch-mlir-opt run may take, in MiB (default: "
+                        f"{PortOptions.memory_limit_mb}, no limit); a pass that allocates without "
+                        "end then crashes with 'LLVM ERROR: out of memory' instead of running "
+                        "to the timeout")
 
 
 def register(sub) -> None:

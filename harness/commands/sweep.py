@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import defaults
 from ..errors import UsageError
 from .common import EXIT_FAILURE, EXIT_OK, progress
 
@@ -21,6 +22,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if not args.merge and not args.all and not args.models and not args.suite:
         raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, --suite NAME, or "
                          "--merge DIR...; 'harness port --list' shows the model names.")
+    if args.memory_limit < 0:
+        raise UsageError(f"--memory-limit {args.memory_limit}: give MiB of address space per "
+                         "torch-mlir-opt run, or 0 for no limit.")
     shard = Shard.parse(args.shard) if args.shard else None
     if args.dynamic:  # a bad value stops here, before any model runs
         from ..models.dynamic import parse_dynamic
@@ -151,6 +155,7 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         models = shard.select(models)
     options = SweepOptions(out=out.resolve(), fix=not args.no_fix, force=args.force,
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
+                           memory_limit_mb=args.memory_limit,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
                            port_args=_port_args(args), cwd=str(Path.cwd()), warm=not args.cold)
     # --builds: the same ports once per build, each build a sweep folder of its own
@@ -210,6 +215,9 @@ def register(sub) -> None:
                         f"{DEFAULT_MODEL_TIMEOUT_S:g})")
     p.add_argument("--stage-timeout", type=float, default=DEFAULT_STAGE_TIMEOUT_S,
                    help=f"the port's --timeout, per stage (default: {DEFAULT_STAGE_TIMEOUT_S:g})")
+    p.add_argument("--memory-limit", type=int, default=defaults.SWEEP_MEMORY_LIMIT_MB, metavar="MB",
+                   help="the port's --memory-limit: MiB of address space per torch-mlir-opt run "
+                        "(default: %(default)s; 0: no limit)")
     p.add_argument("--jobs", "-j", type=int, default=1, help="models ported side by side (default: 1)")
     p.add_argument("--cold", action="store_true",
                    help="start each child in a fresh Python (default: fork it from one warm "

@@ -40,6 +40,7 @@ class StageResult:
 class StageOptions:
     opt: str | None = None                    # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
     timeout_s: float = defaults.TIMEOUT_S      # per stage
+    memory_limit_mb: int = defaults.MEMORY_LIMIT_MB  # address space per stage (0: no limit)
     debug_info: bool = True                   # keep locations, so a failure names the Python line
     bytecode: bool = False                    # write stage outputs as bytecode (large weights)
     options: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # per stage name
@@ -108,7 +109,7 @@ def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: st
                 hooks.starting(name)
             record = run(current, name, textual, out, RunOptions(
                 timeout_s=options.timeout_s, output_path=str(out), emit_bytecode=options.bytecode,
-                extra_args=extra))
+                extra_args=extra, memory_limit_mb=options.memory_limit_mb or None))
             result = StageResult(name, textual, str(out), record, contract, str(current))
             if hooks.finished is not None:
                 hooks.finished(result)

@@ -323,36 +323,47 @@ def _same_failure(first: RunRecord, replay: RunRecord, expect: _Expect,
     return True, ""
 
 
+class Replay(Enum):
+    """Which failures bisect replays through the failing pass alone (a second run of it)."""
+
+    ALL = "all"          # every one: whether the pass alone fails the same way
+    CRASHES = "crashes"  # crashes and hangs (for their stack); a diagnosed failure is the caller's
+    NONE = "none"        # none: the caller reads only the pass's name (a runaway costs minutes)
+
+
 def bisect(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = None,
            out_dir: str | os.PathLike | None = None,
            timeout_s: float = defaults.TIMEOUT_S, blockers: bool = True,
-           replay: bool = True) -> BisectResult:
+           replay: Replay = Replay.ALL, memory_limit_mb: int | None = None) -> BisectResult:
     """Names the first pass of ``pipeline`` that fails or crashes on ``input_path``.
 
     Writes into a fresh folder under ``out_dir`` (the temp dir if None): the IR before the
     failing pass (``before-PASS.mlir``), both runs' stderr and ``bisect.json``. ``blockers``:
     for a legalization failure, also replay each left-over op alone through the pipeline's
     conversion passes (``harness.diagnose.blockers``, ~15 small runs) to say which should have
-    lowered it. ``replay=False``: a diagnosed failure (not a crash or a hang) is not replayed
-    through the failing pass; the caller does that on smaller IR (the reducer, whose candidates
-    are replays), since on a big model the pass alone costs as much as the whole pipeline
-    (longformer: torch-lower-to-backend-contract alone, 4.8 s of the pipeline's 4.5-5.3 s CPU).
+    lowered it. ``replay`` (:class:`Replay`): which failures are replayed through the failing
+    pass; the reducer replays a diagnosed failure on smaller IR itself (its candidates are
+    replays), since on a big model the pass alone costs as much as the whole pipeline
+    (longformer: torch-lower-to-backend-contract alone, 4.8 s of the pipeline's 4.5-5.3 s CPU),
+    and a port reads only the pass's name. ``memory_limit_mb``: each run's address space.
     """
     input_path = os.fspath(input_path)
     stem = re.sub(r"[^\w.-]", "_", Path(input_path).stem)[:40]
     workdir = unique_dir(f"bisect-{stem}-", parent=out_dir)
     try:
-        return _bisect(input_path, pipeline, opt, workdir, timeout_s, blockers, replay)
+        limits = RunOptions(timeout_s=timeout_s, memory_limit_mb=memory_limit_mb)
+        return _bisect(input_path, pipeline, opt, workdir, limits, blockers, replay)
     except BaseException:  # a bad input, binary or pipeline (or Ctrl-C): no half-filled folder
         shutil.rmtree(workdir, ignore_errors=True)
         raise
 
 
 def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
-            timeout_s: float, blockers: bool, replay: bool = True) -> BisectResult:
+            limits: RunOptions, blockers: bool, replay: Replay = Replay.ALL) -> BisectResult:
+    timeout_s = limits.timeout_s
     partial = workdir / ".reproducer.partial.mlir"
-    first = run_pipeline(input_path, pipeline, opt=opt, options=RunOptions(
-        timeout_s=timeout_s, disable_threading=True,
+    first = run_pipeline(input_path, pipeline, opt=opt, options=replace(
+        limits, disable_threading=True,
         extra_args=(f"--mlir-pass-pipeline-crash-reproducer={partial}",
                     "--mlir-pass-pipeline-local-reproducer", "--mlir-print-debuginfo",
                     "--dump-pass-pipeline", "-mlir-timing", "-mlir-timing-display=tree")))
@@ -382,11 +393,12 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
         result.responsible = responsible_passes(result.blockers)
     diagnosed = first.outcome is not Outcome.TIMEOUT and any(
         d.is_error and not d.is_reproducer_summary for d in first.diagnostics)
-    if replay or not diagnosed:
-        _replay(result, first, pre_ir, pass_pipeline or pipeline, note.group("pass"), opt, timeout_s,
+    if replay is Replay.ALL or (replay is Replay.CRASHES and not diagnosed):
+        _replay(result, first, pre_ir, pass_pipeline or pipeline, note.group("pass"), opt, limits,
                 workdir)
     else:
-        result.detail = "not replayed (the caller replays the failing pass on smaller IR)"
+        result.detail = ("not replayed (the caller replays the failing pass on smaller IR)"
+                         if replay is Replay.CRASHES else "not replayed (only the pass was asked for)")
     if not pass_pipeline:
         result.detail = ("the reproducer records no pipeline; replayed with the whole pipeline "
                          + result.detail).strip()
@@ -424,7 +436,7 @@ def _failing_pass(result: BisectResult, first: RunRecord, note: re.Match, partia
 
 
 def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipeline: str,
-            failing_name: str, opt: str | None, timeout_s: float, workdir: Path) -> None:
+            failing_name: str, opt: str | None, limits: RunOptions, workdir: Path) -> None:
     """The failing pass alone on the IR before it: whether it fails the same way (a failure, a
     crash or a hang, as the first run did), and the signature the result then carries."""
     own_errors = [d for d in first.diagnostics if d.is_error and not d.is_reproducer_summary]
@@ -432,8 +444,8 @@ def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipelin
               else _Expect.FAILURE if own_errors else _Expect.CRASH)
     result.replay_command = (repro_command(replay_pipeline, pre_ir, first.binary)
                              + " -mlir-disable-threading")
-    replay = run_pipeline(pre_ir, replay_pipeline, opt=opt, options=RunOptions(
-        timeout_s=timeout_s, disable_threading=True, pass_hint=canonical_pass_name(failing_name)))
+    replay = run_pipeline(pre_ir, replay_pipeline, opt=opt, options=replace(
+        limits, disable_threading=True, pass_hint=canonical_pass_name(failing_name)))
     result.runs = 2 + (result.blockers.runs if result.blockers else 0)
     result.replay = replay
     write_atomically(workdir / "replay.stderr.txt", replay.stderr)

@@ -19,6 +19,7 @@ there.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from harness.compiler.mlir import is_bytecode, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
-from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
+from harness.compiler.stages import StageHooks, StageOptions, StageResult, StageRunner, run_stages
 from harness.execute.lowering import resolve, run_stage
 from harness.execute.closeness import Tolerances
 from harness.diagnose.blockers import BlockerAnalysis, analyze
@@ -47,7 +48,21 @@ class FixOptions:
     tolerances: Tolerances = Tolerances()
     opt: str | None = None               # torch-mlir-opt (None: $TORCH_MLIR_OPT, the wheel's)
     timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run
+    memory_limit_mb: int = defaults.MEMORY_LIMIT_MB  # address space per stage run (0: no limit)
     max_fixes: int = 8                   # fixes tried in all before the loop gives up
+    catalog: tuple[Fix, ...] = CATALOG   # the fixes to choose from (a test's own, or the project's)
+
+
+@dataclass(frozen=True)
+class PriorRun:
+    """A stage's run the caller made already: the loop starts from it instead of running it
+    again, and from its blockers when they were analysed."""
+
+    record: RunRecord
+    analysis: BlockerAnalysis | None = None
+
+    def analysis_of(self, record: RunRecord) -> BlockerAnalysis | None:
+        return self.analysis if record is self.record else None
 
 
 @dataclass
@@ -126,15 +141,20 @@ class StagesFixed:
 
 
 def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str | os.PathLike, *,
-               stem: str, options: FixOptions = FixOptions(), catalog: Sequence[Fix] = CATALOG,
+               stem: str, options: FixOptions = FixOptions(),
                cache: ReferenceCache | None = None,
-               say: Callable[[str], None] | None = None) -> StagesFixed:
+               say: Callable[[str], None] | None = None,
+               prior: PriorRun | None = None) -> StagesFixed:
     """Runs ``stages`` on ``input_path`` with files in ``folder`` (``STEM.N.STAGE.mlir``),
     fixing where a stage fails (see the module doc). ``cache`` holds the inputs the fixes are
-    verified on; None (or ``options.verify`` off) leaves them unverified."""
+    verified on; None (or ``options.verify`` off) leaves them unverified.
+
+    ``prior``: the caller's own run of ``stages[0]`` on ``input_path``, used instead of running
+    it again (a port's failing stage cost as much the second time: minutes for a runaway pass)."""
     folder = Path(folder)
-    fixes = [f for f in choose(options.fixes, catalog) if isinstance(f, IRFix)]
-    others = [f for f in choose(options.fixes, catalog) if not isinstance(f, IRFix)]
+    reuse = {(str(input_path), stages[0]): prior.record} if prior is not None and stages else {}
+    fixes = [f for f in choose(options.fixes, options.catalog) if isinstance(f, IRFix)]
+    others = [f for f in choose(options.fixes, options.catalog) if not isinstance(f, IRFix)]
     result = StagesFixed(list(stages))
     tried: set[tuple[int, str]] = set()
     checking = cache if options.verify else None
@@ -161,7 +181,8 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
     def failed(i: int, ran: StageResult) -> Path | None:
         """The fixes that answer the stage's blockers, on its input: the fixed input to run the
         stage on again, or None when no fix is left or none was kept."""
-        seen, result.analysis = blockers_of(ran.record, stages[i], options)
+        seen, result.analysis = blockers_of(ran.record, stages[i], options,
+                                            prior.analysis_of(ran.record) if prior else None)
         result.remaining = seen
         result.elsewhere = [(f.name, b) for f, b in answering(seen, others)]
         todo = [(f, b) for f, b in answering(seen, fixes)
@@ -178,12 +199,10 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
                 current, progressed = Path(step.output_path), True
         return current if progressed else None
 
-    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
-        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
-
     ran = run_stages(input_path, stages, folder, stem=stem,
-                     options=StageOptions(opt=options.opt, timeout_s=options.timeout_s),
-                     hooks=StageHooks(before=before, failed=failed, run=run))
+                     options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
+                                          memory_limit_mb=options.memory_limit_mb),
+                     hooks=StageHooks(before=before, failed=failed, run=_runner(options.opt, reuse)))
     result.records = [r.record for r in ran]
     result.inputs = [r.input_path for r in ran]
     if result.ok:
@@ -212,13 +231,40 @@ def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int
     return step
 
 
-def blockers_of(record: RunRecord, stage: str,
-                options: FixOptions) -> tuple[list[BlockerSeen], BlockerAnalysis | None]:
+def _runner(opt: str | None, reuse: dict[tuple[str, str], RunRecord]) -> StageRunner:
+    """How the loop runs a stage: a run in ``reuse`` (the caller's, by input and stage) is taken
+    once instead of running the stage again; any other runs on torch-mlir-opt."""
+    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
+        known = reuse.pop((str(input_path), stage), None)
+        if known is not None and (not known.ok or _copied(known.output_path, out)):
+            return known
+        return run_stage(input_path, stage, output_path=out, opt=opt, options=run_options)
+    return run
+
+
+def _copied(source: str, target: Path) -> bool:
+    """A passing prior run's output put where the loop expects it (a hard link where it can)."""
+    if not source or not Path(source).is_file():
+        return False
+    try:
+        target.unlink(missing_ok=True)
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+    except OSError:
+        return False
+    return True
+
+
+def blockers_of(record: RunRecord, stage: str, options: FixOptions,
+                known: BlockerAnalysis | None = None) -> tuple[list[BlockerSeen], BlockerAnalysis | None]:
     """What blocks a failed stage: the ops whose conversion failed for a legalization failure
-    (the reported op when the analysis finds none), else the first error's message."""
+    (the reported op when the analysis finds none), else the first error's message. ``known``:
+    the analysis of this very run, when the caller made it already."""
     if record.outcome is Outcome.LEGALIZATION_FAILURE:
-        analysis = analyze(record.input_path, resolve(stage)[0], opt=record.binary,
-                           timeout_s=options.timeout_s)
+        analysis = known or analyze(record.input_path, resolve(stage)[0], opt=record.binary,
+                                    timeout_s=options.timeout_s)
         found = [BlockerSeen(op=b.name, stage=stage) for b in analysis.blockers]
         if not found and record.signature.op:
             found = [BlockerSeen(op=record.signature.op, stage=stage)]

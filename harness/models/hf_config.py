@@ -66,6 +66,12 @@ TINY_BACKBONE: Mapping[str, Any] = {
                                                                     "stage4"],
 }
 
+#: The channel multiplier of a timm-built tower (transformers' TimmWrapperConfig: a timm
+#: ``architecture`` and its ``model_args``), where timm's builder takes one: the config's sizes do
+#: not reach timm, so Gemma 3n's MobileNetV5 stayed at 294 M parameters (a 1.2 GB module, minutes
+#: to execute); at 1/8 it has 16 M.
+TINY_TIMM_CHANNELS = 0.125
+
 #: Stage lists of hierarchical vision models (ConvNeXt, ResNet, Swin): one block per stage and
 #: narrow stages keep every stage (and each downsampling) at a fraction of the weights.
 TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 64}
@@ -280,6 +286,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     _mrope(config_class, base, head_dim, kwargs)
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
+    _timm_tower(base, kwargs)
     _sub_configs(config_class, kwargs)
     return {**kwargs, **overrides.values}
 
@@ -451,6 +458,27 @@ def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any])
             new = remap.get(value, value)
         if new != value:
             kwargs[name] = new
+
+
+def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """A timm-built tower takes timm's channel multiplier (:data:`TINY_TIMM_CHANNELS`) when its
+    builder accepts one (MobileNet and EfficientNet families), checked by building it on the meta
+    device (no memory, no weights); other architectures, or no timm, keep their model_args."""
+    architecture, args = base.get("architecture"), base.get("model_args")
+    if not isinstance(architecture, str) or "model_args" not in base or not isinstance(args, dict | None):
+        return
+    tiny = {**(args or {}), "channel_multiplier": TINY_TIMM_CHANNELS}
+    try:
+        import importlib
+
+        import torch
+
+        timm = importlib.import_module("timm")  # the [vision] extra: no stubs in CI's venv
+        with torch.device("meta"):
+            timm.create_model(architecture, pretrained=False, num_classes=0, **tiny)
+    except Exception:  # any refusal (an unknown argument, no timm) keeps the default
+        return
+    kwargs["model_args"] = tiny
 
 
 def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:

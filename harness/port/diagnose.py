@@ -15,6 +15,7 @@ import shlex
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.compiler.irfile import write_atomically
 from harness.compiler.locations import file_locations
@@ -29,6 +30,9 @@ from harness.diagnose.source import is_library
 
 from .options import PortOptions
 from .record import Blocker, PortStage
+
+if TYPE_CHECKING:
+    from harness.diagnose.blockers import BlockerAnalysis
 
 _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
 # Frames of these packages are the machinery, not the model: a Python blocker is located at
@@ -59,8 +63,9 @@ def short_location(location: str) -> str:
 
 
 def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
-                      options: PortOptions) -> list[Blocker]:
-    """The blockers of a failed pipeline stage, most occurrences first."""
+                      options: PortOptions, analysis: BlockerAnalysis | None = None) -> list[Blocker]:
+    """The blockers of a failed pipeline stage, most occurrences first. ``analysis``: the
+    blockers of this very run, when ``--fix`` analysed them already (not analysed twice)."""
     from harness.diagnose.explain import explain_record
 
     explained = explain_record(record, context=0).explanations
@@ -69,7 +74,7 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
     failing_pass = ""
     if options.diagnose:
         failing_pass = _failing_pass(record, folder, options)
-    found = _analyzed_blockers(record, stage, folder, options, reported) if (
+    found = _analyzed_blockers(record, stage, folder, options, reported, analysis) if (
         options.diagnose and record.outcome is Outcome.LEGALIZATION_FAILURE) else []
     if not found:
         frames = [f"{f.file}:{f.line}" for f in first.frames] if first else []
@@ -85,26 +90,27 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
 
 
 def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
-    from harness.diagnose.bisect import bisect
+    from harness.diagnose.bisect import Replay, bisect
 
-    try:
+    try:  # only the pass's name is read: no blocker analysis (the caller's), no replay
         result = bisect(record.input_path, record.pipeline, opt=options.opt, out_dir=folder,
-                        timeout_s=options.timeout_s)
+                        timeout_s=options.timeout_s, blockers=False, replay=Replay.NONE,
+                        memory_limit_mb=options.memory_limit_mb or None)
     except (HarnessError, OSError):  # a second opinion: a refusal or a full disk costs only it
         return ""
     return result.failing_pass
 
 
 def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, options: PortOptions,
-                       reported: str) -> list[Blocker]:
+                       reported: str, known: BlockerAnalysis | None = None) -> list[Blocker]:
     """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
     from harness.diagnose import blockers
     from harness.diagnose.explain import explain_record
 
     try:
-        analysis = blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
-                                    timeout_s=options.timeout_s)
+        analysis = known or blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
+                                             timeout_s=options.timeout_s)
     except (HarnessError, OSError):  # a second opinion: fall back to what the diagnostic says
         return []
     explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}

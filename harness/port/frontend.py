@@ -12,7 +12,7 @@ import contextlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import torch
 
@@ -58,6 +58,9 @@ from .record import (
 )
 from .subject import Subject
 
+if TYPE_CHECKING:
+    from harness.fixes.loop import PriorRun
+
 LINALG = "torch-to-linalg"
 
 
@@ -98,19 +101,22 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
                         "ok" if result.ok else "FAILED")
 
     results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
-        opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options)),
+        opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options),
+        memory_limit_mb=options.memory_limit_mb),
         hooks=StageHooks(starting=started, finished=finished))
+    analysed: PriorRun | None = None
     if options.fix:
-        results = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
+        results, analysed = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
     _record_stages(port, results, options)
     if subject.dynamic:
         port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
         port.failed_stage = failed_stage = PortStage.parse(failed.name)
+        known = analysed.analysis if analysed and analysed.record is failed.record else None
         with progress.stage(f"{label} diagnose {failed.name}") as step:
             port.blockers = with_trace_stacks(
-                pipeline_blockers(failed.record, failed_stage, folder, options), program.script)
+                pipeline_blockers(failed.record, failed_stage, folder, options, known), program.script)
         port.diagnosis_seconds = step.seconds
         port.commands = pipeline_commands(failed.record, failed.name, folder, options)
         port.reproduce = reproduce_command(failed.record)
@@ -169,33 +175,37 @@ def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
 
 def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], stem: str,
            port: FrontendPort, options: PortOptions, progress: Progress,
-           label: str) -> list[StageResult]:
+           label: str) -> tuple[list[StageResult], PriorRun | None]:
     """``--fix``: the torch IR fixes (harness.fixes) from the first failing stage (or, when all
     pass, the linalg stage, for known miscompiles), and the stages rerun on the fixed input.
     Each fix is checked afterwards by the port's numbers against eager, not one by one (the
     per-fix check and rollback are ``harness fix FILE``'s). The module fixes ran before
-    (:func:`_fixed_trace`, :func:`_fixed_import`)."""
-    from harness.fixes.loop import FixOptions, fix_stages
+    (:func:`_fixed_trace`, :func:`_fixed_import`). The loop starts from the stage's run made
+    already (not a second run of it). Also returns the failing run the loop analysed, with its
+    blockers, so the diagnosis does not analyse it again."""
+    from harness.fixes.loop import FixOptions, PriorRun, fix_stages
 
     folder = Path(port.folder)  # the stage files' folder, where the fixed files go too
     failed = next((i for i, r in enumerate(results) if not r.ok), None)
     k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)
     if k is None:
-        return results
+        return results, None
     start = ir_path if k == 0 else Path(results[k - 1].output_path)
     with progress.stage(f"{label} fix from {stages[k]}"):
         run = fix_stages(start, stages[k:], folder, stem=f"{stem}.fix", options=FixOptions(
-            verify=False, opt=options.opt, timeout_s=options.timeout_s))
+            verify=False, opt=options.opt, timeout_s=options.timeout_s,
+            memory_limit_mb=options.memory_limit_mb), prior=PriorRun(results[k].record))
     port.fixes += [s.to_json() for s in run.steps]
+    analysed = PriorRun(run.failed, run.analysis) if run.failed is not None else None
     if not run.kept:
-        return results
+        return results, analysed
     j = k + max(list(run.stages).index(s.stage) for s in run.kept)
     rerun = run_stages(Path(run.inputs[j - k]), stages[j:], folder, stem=f"{stem}.fixed",
                        options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
-                                            bytecode=False))
+                                            bytecode=False, memory_limit_mb=options.memory_limit_mb))
     port.notes.append("--fix applied: " + ", ".join(dict.fromkeys(s.fix for s in run.kept))
                       + f" (to the input of {stages[j]})")
-    return results[:j] + rerun
+    return results[:j] + rerun, None
 
 
 def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,

@@ -40,6 +40,7 @@ class PortOptions:
     record_path: str | None = None    # also write the record here (--json FILE)
     opt: str | None = None            # torch-mlir-opt (None: $TORCH_MLIR_OPT, then the wheel's)
     timeout_s: float = defaults.TIMEOUT_S  # per stage: each subprocess, and trace/export/import
+    memory_limit_mb: int = defaults.MEMORY_LIMIT_MB  # address space per torch-mlir-opt run (0: none)
     invocation: str = "harness"       # how the user started harness, for the printed commands
     fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
     dynamic: DynamicSpec = DynamicSpec()  # --dynamic: dimensions exported/imported dynamic
@@ -66,6 +67,7 @@ class PortOptions:
             "fix": self.fix,
             "opt": self.opt,
             "timeout_s": self.timeout_s,
+            "memory_limit_mb": self.memory_limit_mb,
             "dynamic": str(self.dynamic) or None,
         }
 

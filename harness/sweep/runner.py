@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness import defaults
 from harness.compiler.irfile import write_atomically
 from harness.compiler.process import signal_group
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
@@ -56,6 +57,7 @@ class SweepOptions:
     force: bool = False               # run again even where a record exists
     timeout_s: float = DEFAULT_MODEL_TIMEOUT_S
     stage_timeout_s: float = DEFAULT_STAGE_TIMEOUT_S
+    memory_limit_mb: int = defaults.SWEEP_MEMORY_LIMIT_MB  # the port's --memory-limit (0: none)
     jobs: int = 1                     # models ported side by side
     numerics_check: bool = False      # harness check on each lowered port's torch IR
     timelines: bool = False           # harness timeline of each failing pipeline stage
@@ -177,7 +179,8 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
 
 def port_flags(options: SweepOptions) -> list[str]:
     """The ``harness port`` flags every model of the sweep gets (after MODEL, --json, --out)."""
-    return ["--timeout", f"{options.stage_timeout_s:g}", *(["--fix"] if options.fix else []),
+    return ["--timeout", f"{options.stage_timeout_s:g}", "--memory-limit", str(options.memory_limit_mb),
+            *(["--fix"] if options.fix else []),
             *options.port_args]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.diagnose.bisect import bisect
+from harness.diagnose.bisect import Replay, bisect
 from harness.diagnose.reduce import AtFailingPass, ReduceOptions, _at_contract, reduce_file
 
 TS = "torchscript-to-torch"
@@ -66,14 +66,14 @@ def test_a_contract_failure_reduces_from_one_plain_run(tmp_path):
 
 def test_another_failure_is_left_to_bisect(tmp_path):
     """fft_fftn fails in torch-reduce-op-variants, before the contract: no dump, no contract
-    error, so bisect finds the pass; with replay=False it does not replay a diagnosed failure."""
+    error, so bisect finds the pass; with Replay.CRASHES it does not replay a diagnosed failure."""
     src = tmp_path / "og.mlir"
     src.write_text(EARLIER)
     work = tmp_path / "work"
     work.mkdir()
     textual = pipelines.default().resolve(TS)
     assert _at_contract(src, textual, ReduceOptions(), work) is None
-    skipped = bisect(src, textual, out_dir=tmp_path, blockers=False, replay=False)
+    skipped = bisect(src, textual, out_dir=tmp_path, blockers=False, replay=Replay.CRASHES)
     assert skipped.failing_pass == "torch-reduce-op-variants" and skipped.pre_pass_ir
     assert skipped.replay is None and "not replayed" in skipped.detail
     full = bisect(src, textual, out_dir=tmp_path, blockers=False)

@@ -55,8 +55,8 @@ def test_a_fix_that_changes_the_numbers_is_rolled_back(tmp_path: Path):
     with context:
         signature = entry_signature(module, None)
     cache = ReferenceCache(random_inputs(signature, RandomInputs(seed=0, int_low=0, int_high=4)))
-    run = fix_stages(src, ["torch-to-linalg"], tmp_path, stem="and", catalog=(AndBecomesOr(),),
-                     options=FixOptions(), cache=cache)
+    run = fix_stages(src, ["torch-to-linalg"], tmp_path, stem="and",
+                     options=FixOptions(catalog=(AndBecomesOr(),)), cache=cache)
     assert [s.outcome for s in run.steps] == [StepOutcome.ROLLED_BACK]
     assert run.steps[0].verification.verdict.value == "numbers-changed"
     assert not run.ok  # the run went on without it: __and__ still blocks

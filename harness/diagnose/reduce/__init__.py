@@ -164,7 +164,7 @@ def _reduce_at_failing_pass(src: Path, raw: bytes, pipeline: str, textual: str, 
                             options: ReduceOptions, start: float) -> ReduceResult | None:
     """The IR just before the failing pass (bisect: MLIR's local crash reproducer), reduced
     through that pass alone; None when bisect names no pass whose replay fails the same way."""
-    from ..bisect import BisectResult, bisect  # tools.bisect never imports the reducer
+    from ..bisect import BisectResult, Replay, bisect  # tools.bisect never imports the reducer
 
     workdir = unique_dir("reduce-bisect-")
     try:
@@ -176,7 +176,7 @@ def _reduce_at_failing_pass(src: Path, raw: bytes, pipeline: str, textual: str, 
             # costs as much as the whole pipeline on a big model; the candidates replay it.
             found = bisect(src, textual, opt=options.opt, out_dir=workdir,
                            timeout_s=options.try_timeout_s or defaults.TIMEOUT_S, blockers=False,
-                           replay=False)
+                           replay=Replay.CRASHES)
         if found.first is not None and found.first.ok:
             raise NothingToReduceError(str(src), pipeline)
         single = found.failing_pass_pipeline
