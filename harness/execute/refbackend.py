@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -64,6 +65,13 @@ class RefBackendOptions:
     # (tools/bench_execute.py); a check runs the code once. No fast-math either way: the
     # numbers do not depend on it.
     opt_level: int = 0
+    # MLIR's runtime op verification (``generate-runtime-verification``, in the pipeline as
+    # pipelines.toml defines it): a bad access then aborts naming the op and its line. Off, the
+    # pass is left out: every memref op's checks made Gemma 3n's vision tower one function of
+    # 215k lines whose code generation took 180 s (MachineRegisterInfo::clearKillFlags is
+    # quadratic there) against 8 s without, with the same outputs. The port runs with it again
+    # only where a run crashed or mismatched (port/verify.py).
+    runtime_checks: bool = False
     timeout_s: float = defaults.TIMEOUT_S  # per child process (lowering, execution)
     work_dir: str | None = None    # parent of the unique folder for files (default: temp dir)
 
@@ -105,9 +113,23 @@ class RefBackendResult:
 
 def lower_to_llvm(linalg_path: str | os.PathLike, llvm_path: str | os.PathLike, *,
                   options: RefBackendOptions = RefBackendOptions()) -> RunRecord:
-    """``linalg_path`` through ``options.pipeline`` into ``llvm_path``, on the bindings."""
-    return run_stage(linalg_path, options.pipeline, output_path=llvm_path,
+    """``linalg_path`` through ``options.pipeline`` into ``llvm_path``, on the bindings
+    (without MLIR's runtime op verification unless ``options.runtime_checks``)."""
+    pipeline = options.pipeline if options.runtime_checks else without_runtime_checks(options.pipeline)
+    return run_stage(linalg_path, pipeline, output_path=llvm_path,
                      options=RunOptions(timeout_s=options.timeout_s), driver=Driver.BINDINGS)
+
+
+#: The pass that adds MLIR's runtime op verification to the lowered code.
+RUNTIME_CHECKS_PASS = "generate-runtime-verification"
+
+
+def without_runtime_checks(pipeline: str) -> str:
+    """``pipeline`` (a pipelines.toml name or textual) as text, without :data:`RUNTIME_CHECKS_PASS`."""
+    from harness.compiler import pipelines
+
+    textual = pipelines.default().resolve(pipeline)
+    return re.sub(rf"(?<=[(,]){re.escape(RUNTIME_CHECKS_PASS)}(?:,|(?=\)))", "", textual).replace(",)", ")")
 
 
 def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature, *,

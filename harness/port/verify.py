@@ -96,7 +96,8 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
     if signature is None:
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
-    done = _execute(run, sets, llvm, signature, rb_options, folder, progress, label)
+    runs = _Runs(ir.linalg, llvm, signature, rb_options, folder)
+    done = _execute(run, sets, runs, progress, label)
     if done is None:
         run.blockers = [_with_torch_ops(b, ir.torch_ir) for b in run.blockers]
         return run
@@ -104,6 +105,18 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
                   for (which, inputs), (work, result) in zip(sets, done, strict=False)]
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
+    if mismatch:  # a bad access read garbage? With runtime checks on, it aborts naming the op
+        wrong = [s for s, c in zip(sets, run.checks, strict=False) if c.verdict is not PortOutcome.VERIFIED]
+        with progress.stage(f"{label} execution with runtime checks") as step:
+            aborted = runs.first_failure(wrong)
+            step.ok = aborted is None
+        if aborted is not None:
+            run.stages[-1] = StageRecord(PortStage.EXECUTION, False, run.stages[-1].seconds + step.seconds,
+                                         StageError.IN_PYTHON, detail=one_line(aborted.error))
+            run.blockers = [_with_torch_ops(execution_blocker(aborted, PortStage.EXECUTION), ir.torch_ir)]
+            run.commands = [aborted.command] if aborted.command else []
+            run.checks, run.outcome = [], PortOutcome.FAILS
+            return run
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
         _mismatch(run, ir.torch_ir, ir.torch_pipeline, folder, options, progress, label)
@@ -156,25 +169,58 @@ def _lowered(linalg: Path, llvm: Path, contract_ir: Path,
         return error
 
 
-def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], llvm: Path,
-             signature: Signature, rb_options: RefBackendOptions, folder: Path, progress: Progress,
-             label: str) -> list[tuple[Path, RefBackendResult]] | None:
-    """The lowered module on each input set, side by side (one child process each); None (the
-    stage and its blocker recorded) when a run fails."""
-    execution = PortStage.EXECUTION
+class _Runs:
+    """The lowered module's runs: each set on ``llvm`` (lowered without runtime checks), and
+    again on the module lowered with MLIR's runtime op verification (once, when first asked)
+    for a set whose run crashed or mismatched: a bad access then aborts naming the op."""
 
-    def execute(which: InputSetName, inputs: InputSet) -> tuple[Path, RefBackendResult]:
-        work = unique_dir(f"execution-{which}-", folder)
+    def __init__(self, linalg: Path, llvm: Path, signature: Signature, options: RefBackendOptions,
+                 folder: Path):
+        self.linalg, self.llvm, self.signature, self.folder = linalg, llvm, signature, folder
+        self.unchecked = options
+        self.checked_llvm = llvm.with_name(llvm.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
+        self.options = replace(options, runtime_checks=True)
+        self.lowered: bool | None = None
+
+    def execute(self, which: InputSetName, inputs: InputSet) -> tuple[Path, RefBackendResult]:
+        work = unique_dir(f"execution-{which}-", self.folder)
         arrays = [t.numpy() for t in inputs.tensors]
         try:
-            return work, execute_llvm(llvm, arrays, signature, options=rb_options, work_dir=work)
+            return work, execute_llvm(self.llvm, arrays, self.signature, options=self.unchecked,
+                                      work_dir=work)
         except HarnessError as error:  # inputs that do not fit the lowered signature
-            return work, RefBackendResult(signature.name, Stage.EXECUTION, error=str(error))
+            return work, RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))
 
+    def first_failure(self, sets: Sequence[tuple[InputSetName, InputSet]]) -> RefBackendResult | None:
+        """The first of ``sets`` whose checked run fails (None: each ran, or the checked
+        lowering failed: the unchecked run's result stands)."""
+        if self.lowered is None:
+            self.lowered = lower_to_llvm(self.linalg, self.checked_llvm, options=self.options).ok
+        for which, inputs in sets if self.lowered else ():
+            work = unique_dir(f"execution-{which}-checked-", self.folder)
+            try:
+                result = execute_llvm(self.checked_llvm, [t.numpy() for t in inputs.tensors],
+                                      self.signature, options=self.options, work_dir=work)
+            except HarnessError:
+                continue
+            if not result.ok:
+                return result
+        return None
+
+
+def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,
+             progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
+    """The lowered module on each input set, side by side (one child process each); None (the
+    stage and its blocker recorded) when a run fails: the checked run's failure when it names
+    what failed (a runtime check), else the run's own."""
+    execution = PortStage.EXECUTION
     with progress.stage(f"{label} {execution}") as step:
         with ThreadPoolExecutor(max_workers=len(sets)) as pool:
-            done = list(pool.map(lambda s: execute(*s), sets))
+            done = list(pool.map(lambda s: runs.execute(*s), sets))
         failed = next((result for _, result in done if not result.ok), None)
+        if failed is not None:
+            index = next(i for i, (_, result) in enumerate(done) if not result.ok)
+            failed = runs.first_failure([sets[index]]) or failed
         step.ok = failed is None
     if failed is not None:
         run.stages.append(StageRecord(execution, False, step.seconds, StageError.IN_PYTHON,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -181,3 +182,34 @@ def test_the_lowering_handles_tm_tensor(tmp_path):
     x = np.arange(6, dtype=np.float32).reshape(2, 3)
     result = run_refbackend(linalg, [x], options=IN_PROCESS)
     assert result.ok and np.array_equal(result.outputs[0], np.cumsum(x, axis=1))
+
+
+FLATTEN = """
+func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
+  %int-1 = torch.constant.int -1
+  %int4 = torch.constant.int 4
+  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+  return %1 : !torch.vtensor<[?,4],f32>
+}
+"""
+
+
+def test_runtime_checks_are_asked_for(tmp_path):
+    """MLIR's runtime op verification only with ``runtime_checks``: torch-to-linalg lowers this
+    view with a cast to ``?x1x4`` (lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir),
+    which the checked code verifies at run time; the default lowering leaves the checks out (on
+    big models they cost minutes of code generation) and computes the same where the cast holds."""
+    linalg = to_linalg(tmp_path, FLATTEN)
+    checked = RefBackendOptions(runtime_checks=True, work_dir=str(tmp_path))
+    fits = np.arange(8, dtype=np.float32).reshape(2, 1, 4)
+    for options in (RefBackendOptions(work_dir=str(tmp_path)), checked):
+        ran = run_refbackend(linalg, [fits], options=options)
+        assert ran.ok, ran.error
+        np.testing.assert_array_equal(ran.outputs[0], fits.reshape(-1, 4))
+        text = Path(ran.llvm_path).read_text()  # the checks' messages are hex-encoded globals
+        assert (b"Runtime op verification".hex().upper() in text) is options.runtime_checks
+    bad = run_refbackend(linalg, [np.ones((2, 3, 4), np.float32)], options=checked)
+    assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT"
+    assert "Runtime op verification failed" in bad.error and "memref.cast" in bad.error
+    assert "size mismatch of dim 1" in bad.error
