@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -181,31 +182,45 @@ class _Runs:
         self.checked_llvm = llvm.with_name(llvm.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
         self.options = replace(options, runtime_checks=True)
         self.lowered: bool | None = None
+        self.seconds = 0.0  # the unchecked runs' wall time
 
     def execute(self, which: InputSetName, inputs: InputSet) -> tuple[Path, RefBackendResult]:
         work = unique_dir(f"execution-{which}-", self.folder)
         arrays = [t.numpy() for t in inputs.tensors]
+        start = time.perf_counter()
         try:
             return work, execute_llvm(self.llvm, arrays, self.signature, options=self.unchecked,
                                       work_dir=work)
         except HarnessError as error:  # inputs that do not fit the lowered signature
             return work, RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))
+        finally:
+            self.seconds = max(self.seconds, time.perf_counter() - start)
 
     def first_failure(self, sets: Sequence[tuple[InputSetName, InputSet]]) -> RefBackendResult | None:
-        """The first of ``sets`` whose checked run fails (None: each ran, or the checked
-        lowering failed: the unchecked run's result stands)."""
+        """The first of ``sets`` whose checked run fails a runtime check (None: none did, or
+        the checked lowering or run failed otherwise or ran out of time: the unchecked run's
+        result stands). The checked run gets CHECKED_BUDGET times the unchecked one's time (at
+        least CHECKED_MIN_S): its code generation grows faster than linear on big models, and
+        an answer that takes longer is not worth a sweep's minutes."""
+        budget = min(self.options.timeout_s, max(CHECKED_MIN_S, CHECKED_BUDGET * self.seconds))
+        options = replace(self.options, timeout_s=budget)
         if self.lowered is None:
-            self.lowered = lower_to_llvm(self.linalg, self.checked_llvm, options=self.options).ok
+            self.lowered = lower_to_llvm(self.linalg, self.checked_llvm, options=options).ok
         for which, inputs in sets if self.lowered else ():
             work = unique_dir(f"execution-{which}-checked-", self.folder)
             try:
                 result = execute_llvm(self.checked_llvm, [t.numpy() for t in inputs.tensors],
-                                      self.signature, options=self.options, work_dir=work)
+                                      self.signature, options=options, work_dir=work)
             except HarnessError:
                 continue
-            if not result.ok:
+            if not result.ok and _RUNTIME_CHECK.search(f"{result.error}\n{result.stderr}"):
                 return result
         return None
+
+
+#: The checked rerun's time budget: this many times the unchecked run's, at least CHECKED_MIN_S.
+CHECKED_BUDGET = 4.0
+CHECKED_MIN_S = 60.0
 
 
 def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,

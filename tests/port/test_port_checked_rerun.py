@@ -1,0 +1,56 @@
+"""A port's runs leave MLIR's runtime checks out; a set whose run crashed or mismatched runs again
+with them, within a budget, and only a failed runtime check replaces the run's own result."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import torch
+
+from harness.execute.lowering import run_stage
+from harness.execute.refbackend import RefBackendOptions
+from harness.execute.signature import read_signature
+from harness.models.hf_inputs import InputSet
+from harness.port import verify
+from harness.port.record import InputSetName
+
+# torch-to-linalg casts the view's input to ?x1x4 (lit_tests/pass/view-flatten-two-dynamic-dims-
+# wrong-collapse.mlir): a runtime check fails where seq is not 1.
+FLATTEN = """
+func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
+  %int-1 = torch.constant.int -1
+  %int4 = torch.constant.int 4
+  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+  return %1 : !torch.vtensor<[?,4],f32>
+}
+"""
+
+
+def _runs(tmp_path: Path) -> verify._Runs:
+    src, backend, linalg = (tmp_path / f"m.{s}.mlir" for s in ("torch", "backend", "linalg"))
+    src.write_text(textwrap.dedent(FLATTEN))
+    for stage, a, b in (("function-to-torch", src, backend), ("torch-to-linalg", backend, linalg)):
+        assert run_stage(a, stage, output_path=b).ok
+    return verify._Runs(linalg, tmp_path / "m.llvm.mlir", read_signature(src), RefBackendOptions(), tmp_path)
+
+
+def _set(seq: int) -> tuple[InputSetName, InputSet]:
+    return InputSetName.TRACED, InputSet(("x",), (torch.ones(2, seq, 4),), f"seq {seq}")
+
+
+def test_the_checked_rerun_names_the_failed_check(tmp_path):
+    runs = _runs(tmp_path)
+    assert runs.first_failure([_set(1)]) is None  # the cast holds: nothing to name
+    failed = runs.first_failure([_set(3)])
+    assert failed is not None and failed.signal == "SIGABRT"
+    assert "Runtime op verification failed" in failed.error and "memref.cast" in failed.error
+    assert b"Runtime op verification".hex().upper() in runs.checked_llvm.read_text()
+
+
+def test_a_checked_rerun_out_of_its_budget_leaves_the_runs_own_result(tmp_path, monkeypatch):
+    monkeypatch.setattr(verify, "CHECKED_MIN_S", 0.01)  # the lowering alone takes longer
+    runs = _runs(tmp_path)
+    assert runs.first_failure([_set(3)]) is None
+    assert runs.lowered is False
