@@ -59,8 +59,9 @@ SWEEP_MODELS = ("gpt2", "bert", "nosuchmodel")
 
 @pytest.fixture(scope="session")
 def sweep_run(tmp_path_factory):
-    """(the sweep folder, the finished process) of ``harness sweep SWEEP_MODELS --numerics-check``."""
+    """(the sweep folder, the finished process) of ``harness sweep SWEEP_MODELS --numerics-check``,
+    with ``--keep-files all``: tests make failing ports from the verified ports' IR."""
     out = tmp_path_factory.mktemp("sweep") / "board"
     proc = harness("--progress", "sweep", *SWEEP_MODELS, "--out", out, "--numerics-check", "--jobs", "2",
-                   timeout=900)
+                   "--keep-files", "all", timeout=900)
     return out, proc

@@ -147,7 +147,7 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
     from dataclasses import replace
 
     from ..sweep import board, records
-    from ..sweep.runner import SweepOptions, run_sweep
+    from ..sweep.runner import KeepFiles, SweepOptions, run_sweep
 
     say = progress(args)
     models = _models(args, out, say)
@@ -157,7 +157,8 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
                            timeout_s=args.timeout, stage_timeout_s=args.stage_timeout,
                            memory_limit_mb=args.memory_limit,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
-                           port_args=_port_args(args), cwd=str(Path.cwd()), warm=not args.cold)
+                           port_args=_port_args(args), cwd=str(Path.cwd()), warm=not args.cold,
+                           keep_files=KeepFiles.parse(args.keep_files))
     # --builds: the same ports once per build, each build a sweep folder of its own
     # (DIR/builds/NAME), its ports run with --opt NAME.
     each = [replace(options, out=options.out / records.BUILDS / b, build=b,
@@ -194,7 +195,12 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
 
 
 def register(sub) -> None:
-    from ..sweep.runner import DEFAULT_MODEL_TIMEOUT_S, DEFAULT_STAGE_TIMEOUT_S
+    from ..sweep.runner import (
+        DEFAULT_KEEP_FILES,
+        DEFAULT_MODEL_TIMEOUT_S,
+        DEFAULT_STAGE_TIMEOUT_S,
+        KeepFiles,
+    )
 
     p = sub.add_parser("sweep", help="port many models (each in its own process) and write a "
                                      "static HTML status board of where each stops")
@@ -235,6 +241,11 @@ def register(sub) -> None:
                    help="run the same ports on each of these named torch-mlir-opt builds "
                         "('harness builds'), locally or on --cluster; the board shows one column "
                         "group per build")
+    p.add_argument("--keep-files", choices=[k.value for k in KeepFiles],
+                   default=DEFAULT_KEEP_FILES.value,
+                   help="which ports keep their IR files (they carry the weights): 'failing' drops "
+                        "a verified port's .mlir files once its record is in (default); 'all' "
+                        "keeps them")
     p.add_argument("--timelines", action="store_true",
                    help="for each port that fails at a pipeline stage, write the stage's timeline "
                         "(harness timeline) and link it from the board's cell")

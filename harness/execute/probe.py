@@ -25,6 +25,7 @@ from .check import CheckOutcome
 from .dtypes import Signature
 from .lowering import LLVM_PIPELINE, run_stage
 from .closeness import NumericsResult, Tolerances, compare
+from .refbackend import without_runtime_checks
 from .worker import RefBackendWorker
 
 
@@ -35,6 +36,9 @@ class ProbeOptions:
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S  # per torch-mlir-opt run
     llvm_pipeline: str = LLVM_PIPELINE  # the RefBackend's lowering (a variant drops a pass)
+    # MLIR's runtime op verification in that lowering: off, as in a port's own run (on Gemma 3n's
+    # vision tower its checks cost the one-op search minutes of code generation per piece).
+    runtime_checks: bool = False
 
 
 @dataclass
@@ -88,7 +92,8 @@ def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected:
         first = record.first_error()
         result.error = first.message if first is not None else str(record.signature)
         return result
-    ran = worker.run(linalg, inputs, signature, pipeline=options.llvm_pipeline)
+    llvm = options.llvm_pipeline if options.runtime_checks else without_runtime_checks(options.llvm_pipeline)
+    ran = worker.run(linalg, inputs, signature, pipeline=llvm)
     result.seconds.update(ran.seconds)
     if not ran.ok:
         result.failed_stage = ran.failed_stage.value if ran.failed_stage else "refbackend"

@@ -561,5 +561,34 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
         finally:
             del vars(owner)["get_placeholder_mask"]
     if not counted:
-        counted = getattr(model.config, "image_seq_length", None) or 1
-    return replace(plan, placeholders=int(counted))
+        counted = (getattr(model.config, "image_seq_length", None)
+                   or _projected(model, call, plan, batch, seed))
+    return replace(plan, placeholders=int(counted or 1))
+
+
+def _projected(model: torch.nn.Module, call: Callable[[InputSet], Any], plan: MediaPlan, batch: int,
+               seed: int) -> int | None:
+    """The rows per sample that the model's ``multi_modal_projector`` yields, for a model that
+    merges media features without ``get_placeholder_mask`` (Qwen2-Audio: one placeholder takes
+    its "legacy" merge, which rejects a padded set; as many as the projector yields take the
+    model's own path). None when it has no projector, or the call does not reach it."""
+    projector = next((m for name, m in model.named_modules()
+                      if name.rsplit(".", 1)[-1] == "multi_modal_projector"), None)
+    if projector is None:
+        return None
+
+    def hook(_module: torch.nn.Module, _args: object, output: object) -> NoReturn:
+        if not isinstance(output, torch.Tensor) or output.dim() < 2:
+            raise _Counted(0)
+        raise _Counted(int(output.numel() // output.shape[-1]) // batch)
+
+    handle = projector.register_forward_hook(hook)
+    try:
+        call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
+    except _Counted as found:
+        return found.count or None
+    except Exception:  # the size does not run: the caller's eager run will say why
+        return None
+    finally:
+        handle.remove()
+    return None

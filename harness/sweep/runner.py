@@ -21,6 +21,7 @@ from pathlib import Path
 from harness import defaults
 from harness.compiler.irfile import write_atomically
 from harness.compiler.process import signal_group
+from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
 from harness.execute.outcomes import CheckOutcome
 from harness.fixes.outcomes import StepOutcome
@@ -50,6 +51,20 @@ DEFAULT_MODEL_TIMEOUT_S = 900.0
 DEFAULT_STAGE_TIMEOUT_S = 300.0
 
 
+class KeepFiles(ParsableEnum):
+    """What a sweep keeps of each port's IR files (``--keep-files``): a port's IR carries the
+    model's weights (its numbers are checked), 37 GB for 149 tiny models, so a nightly sweep of
+    hundreds of models x several builds keeps only the IR someone will open: a failing or
+    mismatching port's. The records, inputs and outputs are always kept."""
+
+    FAILING = "failing"   # drop a verified port's .mlir files once its record and checks are in
+    ALL = "all"           # keep every file the ports wrote
+
+
+#: A nightly sweep keeps what someone will open: the failing ports' IR.
+DEFAULT_KEEP_FILES = KeepFiles.FAILING
+
+
 @dataclass(frozen=True)
 class SweepOptions:
     out: Path
@@ -67,6 +82,7 @@ class SweepOptions:
     build: str = ""                   # --builds: the named build of this folder (port_args has its --opt)
     warm: bool = True                 # fork the children from one process that imported torch,
                                       # transformers and torch_mlir (.warm); False: a fresh Python each
+    keep_files: KeepFiles = DEFAULT_KEEP_FILES
 
 
 @dataclass
@@ -352,8 +368,33 @@ def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: S
         for _, port in result.ports():
             if port.outcome == PortOutcome.FAILS:
                 timeline_port(model, port, options)
+    if options.keep_files is KeepFiles.FAILING and isinstance(result, PortRecord) and not reused:
+        for variant, port in result.ports():
+            mismatch = checks.get(f"{variant.name}.{port.frontend}") == CheckOutcome.NUMERICS_MISMATCH.value
+            if port.outcome is PortOutcome.VERIFIED and not mismatch:
+                drop_ir_files(port.folder, options.out / PORTS)
     word, ok = _summary(result, checks)
     return ModelRun(model, word, time.monotonic() - start, reused, ok)
+
+
+def drop_ir_files(folder: str, ports: Path) -> int:
+    """Removes the ``.mlir`` files under a verified port's ``folder`` (``--keep-files
+    failing``); the bytes freed. ``folder`` comes from a record, so it is used only inside the
+    sweep's ports folder, and links are removed, never followed."""
+    root = within(folder, [ports])
+    if root is None or not root.is_dir():
+        return 0
+    freed = 0
+    for parent, _, names in os.walk(root):  # does not descend into linked folders
+        for name in names:
+            path = Path(parent) / name
+            if name.endswith(".mlir"):
+                try:
+                    freed += path.lstat().st_size
+                    path.unlink()
+                except OSError:
+                    pass
+    return freed
 
 
 def run_sweep(models: Sequence[str], options: SweepOptions,

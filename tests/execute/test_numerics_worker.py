@@ -116,3 +116,31 @@ def test_variants_are_lowered_from_one_parse_and_told_apart(tmp_path):
         assert "linalg.generic" in Path(loops_v.llvm_path).read_text()
         stuck = worker.execute(loops_v.llvm_path, [np.ones(2, np.float32)] * 2, signature)
         assert stuck.failed_stage is Stage.EXECUTION
+
+
+def test_the_probe_lowers_without_runtime_checks_unless_asked(tmp_path):
+    """The one-op search's probe runs a piece as a port runs its model: without MLIR's runtime op
+    verification (minutes of code generation on a big piece), unless ``runtime_checks``. FLATTEN's
+    cast to ?x1x4 is wrong at seq 3: the checked lowering aborts naming memref.cast, the default
+    one runs through it."""
+    from harness.execute.outcomes import CheckOutcome
+    from harness.execute.probe import ProbeOptions, run_program
+
+    from support.programs import FLATTEN
+
+    src = tmp_path / "flatten.torch.mlir"
+    src.write_text(textwrap.dedent(FLATTEN))
+    backend = tmp_path / "flatten.backend.mlir"
+    assert run_stage(src, "function-to-torch", output_path=backend).ok
+    seq3 = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    signature = read_signature(backend)
+    to_linalg = pipelines.default().resolve("torch-to-linalg")
+    with RefBackendWorker(work_dir=tmp_path) as worker:
+        unchecked, checked = (
+            run_program(backend, [seq3], [seq3.reshape(-1, 4)], signature, worker=worker,
+                        options=ProbeOptions(to_linalg=to_linalg, runtime_checks=checks),
+                        work_dir=tmp_path)
+            for checks in (False, True))
+    assert checked.outcome is CheckOutcome.FAILS and checked.failed_stage == "execution"
+    assert "Runtime op verification failed" in checked.error and "memref.cast" in checked.error
+    assert unchecked.failed_stage != "execution" and "Runtime op verification" not in unchecked.error

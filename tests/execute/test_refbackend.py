@@ -20,6 +20,8 @@ from harness.execute.lowering import run_bindings_pipeline, run_stage
 from harness.execute.refbackend import RefBackendOptions, Stage, run_refbackend
 from harness.execute.signature import read_signature
 
+from support.programs import FLATTEN
+
 IN_PROCESS = RefBackendOptions(isolate=False)
 
 
@@ -183,16 +185,6 @@ def test_the_lowering_handles_tm_tensor(tmp_path):
     result = run_refbackend(linalg, [x], options=IN_PROCESS)
     assert result.ok and np.array_equal(result.outputs[0], np.cumsum(x, axis=1))
 
-
-FLATTEN = """
-func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
-  %int-1 = torch.constant.int -1
-  %int4 = torch.constant.int 4
-  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
-  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
-  return %1 : !torch.vtensor<[?,4],f32>
-}
-"""
 
 
 def test_runtime_checks_are_asked_for(tmp_path):

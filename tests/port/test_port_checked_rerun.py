@@ -15,17 +15,7 @@ from harness.models.hf_inputs import InputSet
 from harness.port import verify
 from harness.port.record import InputSetName
 
-# torch-to-linalg casts the view's input to ?x1x4 (lit_tests/pass/view-flatten-two-dynamic-dims-
-# wrong-collapse.mlir): a runtime check fails where seq is not 1.
-FLATTEN = """
-func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
-  %int-1 = torch.constant.int -1
-  %int4 = torch.constant.int 4
-  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
-  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
-  return %1 : !torch.vtensor<[?,4],f32>
-}
-"""
+from support.programs import FLATTEN
 
 
 def _runs(tmp_path: Path) -> verify._Runs:

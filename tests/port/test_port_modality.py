@@ -258,6 +258,19 @@ def test_audio_placeholders_match_the_audio_tower():
         prepared.model(**fewer)
 
 
+def test_audio_placeholders_of_a_model_without_a_placeholder_mask_qwen2_audio():
+    """Qwen2-Audio merges audio features without ``get_placeholder_mask``: its placeholders are
+    counted at its ``multi_modal_projector`` (128 frames: 32). One placeholder, as before, took
+    its "legacy" merge, which raised on the padded second set (an internal error of the port)."""
+    prepared = hf.prepare("qwen2_audio")
+    token = prepared.config.audio_token_id
+    for inputs in (prepared.inputs, prepared.second_inputs):
+        ids = inputs.as_kwargs()["input_ids"]
+        assert int((ids == token).sum(-1)[0]) == 32 and "32 audio token(s)" in inputs.description
+        with torch.no_grad():
+            prepared.model(**inputs.as_kwargs())  # the padded set too
+
+
 @pytest.mark.parametrize("model, shapes", [
     ("videomae", "pixel_values float32[1, 16, 3, 224, 224]"),  # video: frames first
     ("parakeet_encoder", "input_features float32[1, 16, 80]"),  # [B, frames, mels]

@@ -33,3 +33,17 @@ func.func @forward(%x: !torch.vtensor<[4,5],f32>, %w: !torch.vtensor<[4,5],f32>)
   return %11 : !torch.vtensor<[4,5],f32>
 }
 """
+
+
+# A flatten of two dynamic dims: torch-to-linalg casts the view's input to ?x1x4
+# (lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir), which MLIR's runtime op
+# verification rejects where dim 1 is not 1.
+FLATTEN = """
+func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
+  %int-1 = torch.constant.int -1
+  %int4 = torch.constant.int 4
+  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+  return %1 : !torch.vtensor<[?,4],f32>
+}
+"""

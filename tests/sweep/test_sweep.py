@@ -43,6 +43,13 @@ def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
     assert (out / "index.html").is_file()
 
 
+def test_keep_files_all_keeps_a_verified_ports_ir(sweep_run):
+    out, _ = sweep_run  # --keep-files all (the default, failing, is tested on the cluster's sweep)
+    for _, port in records.read_result(out / "records" / "gpt2.json").ports():
+        outputs = [Path(s.output) for s in port.stages if s.output.endswith(".mlir")]
+        assert outputs and all(o.is_file() for o in outputs), port.frontend
+
+
 def test_progress_has_one_line_per_model_and_the_summary_names_each(sweep_run):
     _out, proc = sweep_run
     lines = [ln.strip() for ln in proc.stderr.splitlines() if re.match(r"\s*\[\d/3\]", ln)]

@@ -137,12 +137,17 @@ def test_a_cluster_sweep_gives_the_local_sweeps_outcomes(cluster, sweep_run, tmp
     assert _cells(out) == _cells(local)
     logs = {m: (out / "logs" / f"{m}.log").read_text() for m in ("gpt2", "bert")}
     assert all(text.startswith("(ported on tcp://127.0.0.1:") for text in logs.values())
-    # The ports' folders came back: every path a record names lies under --out and exists.
+    # The ports' folders came back: every path a record names lies under --out, and its inputs
+    # are there; the IR of a port that verified was dropped (--keep-files failing, the default).
     record = json.loads((out / "records" / "gpt2.json").read_text())
     assert record["folder"].startswith(str(out / "ports"))
-    outputs = [s["output"] for v in record["variants"] for p in v["ports"] for s in p["stages"]
-               if s["output"]]
-    assert outputs and all(Path(o).is_file() and o.startswith(str(out)) for o in outputs)
+    ports = [p for v in record["variants"] for p in v["ports"]]
+    assert [p["outcome"] for p in ports] == ["verified", "verified"]
+    outputs = [s["output"] for p in ports for s in p["stages"] if s["output"]]
+    assert outputs and all(o.startswith(str(out)) for o in outputs)
+    assert all(list(Path(p["folder"]).rglob("inputs.npz")) for p in ports)
+    assert not [o for o in outputs if o.endswith(".mlir") and Path(o).exists()]
+    assert all(Path(o).is_file() for o in outputs if not o.endswith(".mlir"))
     assert (out / "index.html").is_file()
 
 
