@@ -244,7 +244,7 @@ def register(sub) -> None:
     p.add_argument("--keep-files", choices=[k.value for k in KeepFiles],
                    default=DEFAULT_KEEP_FILES.value,
                    help="which ports keep their IR files (they carry the weights): 'failing' drops "
-                        "a verified port's .mlir files once its record is in (default); 'all' "
+                        "a verified port's .mlir and .mlirbc files once its record is in (default); 'all' "
                         "keeps them")
     p.add_argument("--timelines", action="store_true",
                    help="for each port that fails at a pipeline stage, write the stage's timeline "

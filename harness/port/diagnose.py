@@ -71,8 +71,11 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
     explained = explain_record(record, context=0).explanations
     first = explained[0] if explained else None
     reported = (record.illegal_ops() or [first.op if first else ""])[0]
-    failing_pass = ""
-    if options.diagnose:
+    # A crash whose stack names its pass is not run again to be bisected: audioflamingo3's
+    # runaway convert-torch-to-linalg took its 56 s to the memory limit a second time.
+    crashed_in = record.crash.signature.pass_name if record.crash else ""
+    failing_pass = crashed_in
+    if options.diagnose and not crashed_in:
         failing_pass = _failing_pass(record, folder, options)
     found = _analyzed_blockers(record, stage, folder, options, reported, analysis) if (
         options.diagnose and record.outcome is Outcome.LEGALIZATION_FAILURE) else []
@@ -85,7 +88,7 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
             location=frames[0] if frames else "", frames=frames,
             message=one_line(first.message if first else str(record.signature)),
             hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints),
-            failing_pass=failing_pass or (record.crash.signature.pass_name if record.crash else ""))]
+            failing_pass=failing_pass)]
     return [replace(b, failing_pass=b.failing_pass or failing_pass) for b in found]
 
 

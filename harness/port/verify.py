@@ -98,9 +98,8 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
     runs = _Runs(ir.linalg, llvm, signature, rb_options, folder)
-    done = _execute(run, sets, runs, progress, label)
+    done = _execute(run, sets, runs, ir.torch_ir, progress, label)
     if done is None:
-        run.blockers = [_with_torch_ops(b, ir.torch_ir) for b in run.blockers]
         return run
     tolerances = Tolerances().with_overrides(options.tolerances)
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
@@ -112,11 +111,7 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
             aborted = runs.first_failure(wrong)
             step.ok = aborted is None
         if aborted is not None:
-            run.stages[-1] = StageRecord(PortStage.EXECUTION, False, run.stages[-1].seconds + step.seconds,
-                                         StageError.IN_PYTHON, detail=one_line(aborted.error))
-            run.blockers = [_with_torch_ops(execution_blocker(aborted, PortStage.EXECUTION), ir.torch_ir)]
-            run.commands = [aborted.command] if aborted.command else []
-            run.checks, run.outcome = [], PortOutcome.FAILS
+            _failed_execution(run, aborted, run.stages.pop().seconds + step.seconds, ir.torch_ir)
             return run
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
@@ -224,27 +219,34 @@ CHECKED_MIN_S = 60.0
 
 
 def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,
-             progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
+             torch_ir: Path, progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
     """The lowered module on each input set, side by side (one child process each); None (the
     stage and its blocker recorded) when a run fails: the checked run's failure when it names
     what failed (a runtime check), else the run's own."""
     execution = PortStage.EXECUTION
+    failed: RefBackendResult | None = None
     with progress.stage(f"{label} {execution}") as step:
         with ThreadPoolExecutor(max_workers=len(sets)) as pool:
             done = list(pool.map(lambda s: runs.execute(*s), sets))
-        failed = next((result for _, result in done if not result.ok), None)
-        if failed is not None:
-            index = next(i for i, (_, result) in enumerate(done) if not result.ok)
-            failed = runs.first_failure([sets[index]]) or failed
+        index = next((i for i, (_, result) in enumerate(done) if not result.ok), None)
+        if index is not None:
+            failed = runs.first_failure([sets[index]]) or done[index][1]
         step.ok = failed is None
     if failed is not None:
-        run.stages.append(StageRecord(execution, False, step.seconds, StageError.IN_PYTHON,
-                                      detail=one_line(failed.error)))
-        run.blockers = [execution_blocker(failed, execution)]
-        run.commands = [failed.command] if failed.command else []
+        _failed_execution(run, failed, step.seconds, torch_ir)
         return None
     run.stages.append(StageRecord(execution, True, step.seconds))
     return done
+
+
+def _failed_execution(run: NumericsRun, failed: RefBackendResult, seconds: float, torch_ir: Path) -> None:
+    """The run ends at execution: its stage, its blocker (with the torch ops at its location)
+    and the command that reruns it; no numbers stand."""
+    run.stages.append(StageRecord(PortStage.EXECUTION, False, seconds, StageError.IN_PYTHON,
+                                  detail=one_line(failed.error)))
+    run.blockers = [_with_torch_ops(execution_blocker(failed, PortStage.EXECUTION), torch_ir)]
+    run.commands = [failed.command] if failed.command else []
+    run.checks, run.outcome = [], PortOutcome.FAILS
 
 
 def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBackendResult,

@@ -57,7 +57,7 @@ class KeepFiles(ParsableEnum):
     hundreds of models x several builds keeps only the IR someone will open: a failing or
     mismatching port's. The records, inputs and outputs are always kept."""
 
-    FAILING = "failing"   # drop a verified port's .mlir files once its record and checks are in
+    FAILING = "failing"   # drop a verified port's IR files once its record and checks are in
     ALL = "all"           # keep every file the ports wrote
 
 
@@ -377,8 +377,12 @@ def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: S
     return ModelRun(model, word, time.monotonic() - start, reused, ok)
 
 
+#: The IR files a port writes: text, and bytecode (where the weights are kept: numbers checked).
+IR_SUFFIXES = (".mlir", ".mlirbc")
+
+
 def drop_ir_files(folder: str, ports: Path) -> int:
-    """Removes the ``.mlir`` files under a verified port's ``folder`` (``--keep-files
+    """Removes the IR files (``.mlir``, ``.mlirbc``) under a verified port's ``folder`` (``--keep-files
     failing``); the bytes freed. ``folder`` comes from a record, so it is used only inside the
     sweep's ports folder, and links are removed, never followed."""
     root = within(folder, [ports])
@@ -388,7 +392,7 @@ def drop_ir_files(folder: str, ports: Path) -> int:
     for parent, _, names in os.walk(root):  # does not descend into linked folders
         for name in names:
             path = Path(parent) / name
-            if name.endswith(".mlir"):
+            if name.endswith(IR_SUFFIXES):
                 try:
                     freed += path.lstat().st_size
                     path.unlink()

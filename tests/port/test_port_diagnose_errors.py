@@ -44,3 +44,25 @@ def test_a_bug_in_the_blocker_analysis_is_not_swallowed(tmp_path, monkeypatch):
     monkeypatch.setattr("harness.diagnose.blockers.analyze", broken)
     with pytest.raises(AttributeError, match="startswith"):
         diagnose._analyzed_blockers(_record(tmp_path), "torch-to-linalg", tmp_path, PortOptions(), "")
+
+
+def test_a_crash_whose_stack_names_its_pass_is_not_run_again(tmp_path, monkeypatch):
+    """A real crash of convert-torch-to-linalg (tests/data/crashers/F_view_zero_numel.mlir): its
+    stack names the pass, so the port's diagnosis takes it from there and does not bisect (a
+    runaway pass stopped by the memory limit would take its minute a second time)."""
+    from pathlib import Path
+
+    from harness.compiler.runner import RunOptions, run_pipeline
+    from harness.port.record import PortStage
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("bisect ran a crash whose stack names its pass")
+
+    crasher = Path(__file__).parents[1] / "data" / "crashers" / "F_view_zero_numel.mlir"
+    record = run_pipeline(crasher, "builtin.module(func.func(convert-torch-to-linalg))",
+                          options=RunOptions(timeout_s=60))
+    assert record.outcome is Outcome.CRASH and record.crash is not None, record.stderr[-500:]
+    monkeypatch.setattr("harness.diagnose.bisect.bisect", not_again)
+    [blocker] = diagnose.pipeline_blockers(record, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions())
+    assert blocker.failing_pass == record.crash.signature.pass_name != ""
+    assert "ConvertTorchToLinalg" in blocker.failing_pass

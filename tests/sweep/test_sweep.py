@@ -15,6 +15,7 @@ from conftest import SWEEP_MODELS
 from harness.port.record import PortRecord
 from harness.sweep import records
 from harness.sweep.records import RunFailure
+from harness.sweep.runner import IR_SUFFIXES
 
 from support import harness
 
@@ -46,7 +47,7 @@ def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
 def test_keep_files_all_keeps_a_verified_ports_ir(sweep_run):
     out, _ = sweep_run  # --keep-files all (the default, failing, is tested on the cluster's sweep)
     for _, port in records.read_result(out / "records" / "gpt2.json").ports():
-        outputs = [Path(s.output) for s in port.stages if s.output.endswith(".mlir")]
+        outputs = [Path(s.output) for s in port.stages if s.output.endswith(IR_SUFFIXES)]
         assert outputs and all(o.is_file() for o in outputs), port.frontend
 
 

@@ -124,6 +124,8 @@ def _ports_of(model: str, cluster: Cluster | None = None) -> list[psutil.Process
 
 
 def test_a_cluster_sweep_gives_the_local_sweeps_outcomes(cluster, sweep_run, tmp_path):
+    from harness.sweep.runner import IR_SUFFIXES
+
     local, done = sweep_run  # conftest: gpt2, bert, nosuchmodel with --numerics-check, -j 2
     assert done.returncode in (0, 1), done.stderr
     for _ in range(2):
@@ -146,8 +148,8 @@ def test_a_cluster_sweep_gives_the_local_sweeps_outcomes(cluster, sweep_run, tmp
     outputs = [s["output"] for p in ports for s in p["stages"] if s["output"]]
     assert outputs and all(o.startswith(str(out)) for o in outputs)
     assert all(list(Path(p["folder"]).rglob("inputs.npz")) for p in ports)
-    assert not [o for o in outputs if o.endswith(".mlir") and Path(o).exists()]
-    assert all(Path(o).is_file() for o in outputs if not o.endswith(".mlir"))
+    assert not [o for o in outputs if o.endswith(IR_SUFFIXES) and Path(o).exists()]
+    assert all(Path(o).is_file() for o in outputs if not o.endswith(IR_SUFFIXES))
     assert (out / "index.html").is_file()
 
 

@@ -13,10 +13,14 @@ from harness.sweep.records import CHECKS, PORTS
 from harness.sweep.runner import KeepFiles, SweepOptions, drop_ir_files, finish
 
 
+ALL_IR = ["gpt2.1.fx-to-torch.mlirbc", "gpt2.2.torch-to-linalg.mlir", "gpt2.torch.mlir"]
+
+
 def _port_folder(root: Path, name: str) -> Path:
     folder = root / name
     (folder / "execution-traced").mkdir(parents=True)
     (folder / "gpt2.torch.mlir").write_text("module {}\n" * 1000)
+    (folder / "gpt2.1.fx-to-torch.mlirbc").write_bytes(b"ML\xefR" + bytes(1000))  # weights kept
     (folder / "gpt2.2.torch-to-linalg.mlir").write_text("module {}\n")
     (folder / "execution-traced" / "inputs.npz").write_bytes(b"npz")
     (folder / "record.json").write_text("{}")
@@ -37,7 +41,7 @@ def _sweep(tmp_path: Path) -> tuple[SweepOptions, PortRecord, dict[str, Path]]:
 
 
 def _mlir(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.rglob("*.mlir"))
+    return sorted(p.name for p in folder.rglob("*.mlir*"))
 
 
 def test_failing_is_the_default_and_drops_only_a_verified_ports_ir(tmp_path):
@@ -47,7 +51,7 @@ def test_failing_is_the_default_and_drops_only_a_verified_ports_ir(tmp_path):
     assert _mlir(folders["fx"]) == []
     assert (folders["fx"] / "execution-traced" / "inputs.npz").is_file()
     assert (folders["fx"] / "record.json").is_file()
-    assert _mlir(folders["ts"]) == ["gpt2.2.torch-to-linalg.mlir", "gpt2.torch.mlir"]
+    assert _mlir(folders["ts"]) == ALL_IR
 
 
 def test_a_port_whose_op_level_check_mismatched_keeps_its_ir(tmp_path):
@@ -57,7 +61,7 @@ def test_a_port_whose_op_level_check_mismatched_keeps_its_ir(tmp_path):
     check.parent.mkdir(parents=True)
     check.write_text(json.dumps({"schema": "harness.check/1", "outcome": "numerics-mismatch"}))
     finish("gpt2", record, False, options, time.monotonic())
-    assert _mlir(folders["fx-mismatch"]) == ["gpt2.2.torch-to-linalg.mlir", "gpt2.torch.mlir"]
+    assert _mlir(folders["fx-mismatch"]) == ALL_IR
     assert _mlir(folders["fx"]) == []
 
 
@@ -65,7 +69,7 @@ def test_all_keeps_every_file_and_a_reused_record_is_left_alone(tmp_path):
     options, record, folders = _sweep(tmp_path)
     finish("gpt2", record, False, SweepOptions(out=options.out, keep_files=KeepFiles.ALL), time.monotonic())
     finish("gpt2", record, True, options, time.monotonic())
-    assert all(len(_mlir(f)) == 2 for f in folders.values())
+    assert all(_mlir(f) == ALL_IR for f in folders.values())
 
 
 def test_a_folder_outside_the_sweep_or_behind_a_link_is_not_touched(tmp_path):
@@ -79,5 +83,5 @@ def test_a_folder_outside_the_sweep_or_behind_a_link_is_not_touched(tmp_path):
     freed = drop_ir_files(str(ports / "port"), ports)
     assert freed < 100  # the link's own size, not the 10 kB file it points to
     assert not (ports / "port" / "one.mlir").is_symlink()
-    assert _mlir(outside) == ["gpt2.2.torch-to-linalg.mlir", "gpt2.torch.mlir"]
+    assert _mlir(outside) == ALL_IR
     assert drop_ir_files("../../etc", ports) == 0
