@@ -553,11 +553,7 @@ def count_placeholders(model: torch.nn.Module, call: Callable[[InputSet], Any],
         # an instance attribute shadows the class's method for one call, then is removed
         vars(owner)["get_placeholder_mask"] = spy
         try:
-            call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
-        except _Counted as found:
-            counted = found.count
-        except Exception:  # the size does not run: the caller's eager run will say why
-            counted = None
+            counted = _spied(call, plan, batch, seed)
         finally:
             del vars(owner)["get_placeholder_mask"]
     if not counted:
@@ -584,11 +580,18 @@ def _projected(model: torch.nn.Module, call: Callable[[InputSet], Any], plan: Me
 
     handle = projector.register_forward_hook(hook)
     try:
+        return _spied(call, plan, batch, seed)
+    finally:
+        handle.remove()
+
+
+def _spied(call: Callable[[InputSet], Any], plan: MediaPlan, batch: int, seed: int) -> int | None:
+    """The count a spy raised (:class:`_Counted`) while the model ran on one placeholder; None
+    when it was not reached, or the size does not run (the caller's eager run will say why)."""
+    try:
         call(make_set(replace(plan, placeholders=1), batch, seed=seed, padded=False))
     except _Counted as found:
         return found.count or None
-    except Exception:  # the size does not run: the caller's eager run will say why
+    except Exception:
         return None
-    finally:
-        handle.remove()
     return None
