@@ -287,6 +287,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
     _timm_tower(base, kwargs)
+    _codec_decoder(base, want["hidden"], kwargs)
     _sub_configs(config_class, kwargs)
     return {**kwargs, **overrides.values}
 
@@ -479,6 +480,24 @@ def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
     except Exception:  # any refusal (an unknown argument, no timm) keeps the default
         return
     kwargs["model_args"] = tiny
+
+
+def _codec_decoder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:
+    """A codec whose encoder doubles ``encoder_hidden_size`` at each of its
+    ``downsampling_ratios`` and whose decoder halves ``decoder_hidden_size`` at each upsampling
+    (DAC: 64 -> 1024 and 1536 -> 96 channels, 300 MB of weights at its defaults, in fields no
+    concept names) reaches the tiny hidden width at the encoder's end and starts the decoder
+    there, with at least one channel per stage."""
+    down = base.get("downsampling_ratios")
+    # DAC's upsampling_ratios is not a field: its __post_init__ reverses downsampling_ratios
+    up = base.get("upsampling_ratios") or down
+    encoder, decoder = base.get("encoder_hidden_size"), base.get("decoder_hidden_size")
+    if not (isinstance(down, list | tuple) and down and isinstance(up, list | tuple) and up
+            and is_size(encoder) and is_size(decoder)) \
+            or {"encoder_hidden_size", "decoder_hidden_size"} & kwargs.keys():  # sized already
+        return
+    kwargs["encoder_hidden_size"] = min(encoder, max(1, hidden // 2 ** len(down)))
+    kwargs["decoder_hidden_size"] = min(decoder, max(hidden, 2 ** len(up)))
 
 
 def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:

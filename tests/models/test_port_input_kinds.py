@@ -93,6 +93,18 @@ def test_widths_that_must_agree_follow_the_tiny_hidden_size():
     assert check_type("wavtokenizer", ListDepth.BUILD) == "ok"
 
 
+def test_a_codecs_channel_ladder_ends_at_the_tiny_width_dac():
+    # DAC doubles encoder_hidden_size at each of 4 downsamplings and halves decoder_hidden_size
+    # at each upsampling, fields no concept names: at its defaults 76.6 M parameters (300 MB of
+    # IR, a minute a port); XCodec holds a DAC config as its acoustic model (33.6 M before)
+    kwargs = tiny_kwargs(hf_resolve.config_class("dac"))
+    assert (kwargs["encoder_hidden_size"], kwargs["decoder_hidden_size"]) == (4, 64)
+    for model_type, most in (("dac", 1_000_000), ("xcodec", 2_000_000)):
+        prepared = hf.prepare(model_type)
+        assert sum(p.numel() for p in prepared.model.parameters()) < most, model_type
+        _runs_both_sets(prepared)
+
+
 def test_ssm_heads_span_expand_times_hidden_mamba2():
     kwargs = tiny_kwargs(hf_resolve.config_class("mamba2"))
     assert kwargs["num_heads"] * kwargs["head_dim"] == 2 * kwargs["hidden_size"]
