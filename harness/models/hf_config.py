@@ -80,7 +80,7 @@ TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 6
 ALIASES: Mapping[str, tuple[str, ...]] = {
     "layers": ("num_hidden_layers", "n_layer", "n_layers", "num_layers", "num_decoder_layers", "depth",
                "num_encoder_layers", "encoder_layers", "decoder_layers"),
-    "hidden": ("hidden_size", "n_embd", "n_embed", "d_model", "dim", "embed_dim", "model_dim",
+    "hidden": ("hidden_size", "n_embd", "n_embed", "d_model", "dim", "embed_dim", "emb_dim", "model_dim",
                "word_embed_proj_dim", "embedding_size", "projection_dim"),
     "heads": ("num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads",
               "decoder_attention_heads"),
@@ -92,7 +92,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "moe_intermediate": ("moe_intermediate_size", "shared_expert_intermediate_size"),
     "experts": ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"),
     "experts_per_token": ("num_experts_per_tok", "moe_topk"),
-    "vocab": ("vocab_size",),
+    "vocab": ("vocab_size", "encoder_hash_byte_group_vocab"),  # BLT: its hashed n-gram table
     "positions": ("max_position_embeddings", "n_positions", "max_seq_len", "n_ctx",
                   "max_sequence_length", "original_max_position_embeddings"),
     "window": ("sliding_window", "window_size"),

@@ -105,6 +105,18 @@ def test_a_codecs_channel_ladder_ends_at_the_tiny_width_dac():
         _runs_both_sets(prepared)
 
 
+def test_widths_under_their_own_names_flaubert_xlm_blt():
+    # XLM's (and FlauBERT's) hidden size is emb_dim (2048: 103 M parameters); BLT's hashed
+    # n-gram table has encoder_hash_byte_group_vocab rows (500,002: 192 M parameters)
+    assert tiny_kwargs(hf_resolve.config_class("flaubert"))["emb_dim"] == 64
+    assert tiny_kwargs(hf_resolve.config_class("xlm"))["emb_dim"] == 64
+    assert tiny_kwargs(hf_resolve.config_class("blt"))["encoder_hash_byte_group_vocab"] == 1024
+    for model_type in ("flaubert", "xlm", "blt"):
+        prepared = hf.prepare(model_type)
+        assert sum(p.numel() for p in prepared.model.parameters()) < 1_500_000, model_type
+        _runs_both_sets(prepared)
+
+
 def test_ssm_heads_span_expand_times_hidden_mamba2():
     kwargs = tiny_kwargs(hf_resolve.config_class("mamba2"))
     assert kwargs["num_heads"] * kwargs["head_dim"] == 2 * kwargs["hidden_size"]
