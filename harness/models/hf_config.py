@@ -92,7 +92,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "moe_intermediate": ("moe_intermediate_size", "shared_expert_intermediate_size"),
     "experts": ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"),
     "experts_per_token": ("num_experts_per_tok", "moe_topk"),
-    "vocab": ("vocab_size", "encoder_hash_byte_group_vocab"),  # BLT: its hashed n-gram table
+    # BLT: its hashed n-gram table; Gemma 3n and 4: the per-layer embeddings (262,144 rows)
+    "vocab": ("vocab_size", "encoder_hash_byte_group_vocab", "vocab_size_per_layer_input"),
     "positions": ("max_position_embeddings", "n_positions", "max_seq_len", "n_ctx",
                   "max_sequence_length", "original_max_position_embeddings"),
     "window": ("sliding_window", "window_size"),

@@ -105,13 +105,15 @@ def test_a_codecs_channel_ladder_ends_at_the_tiny_width_dac():
         _runs_both_sets(prepared)
 
 
-def test_widths_under_their_own_names_flaubert_xlm_blt():
+def test_widths_under_their_own_names_flaubert_xlm_blt_gemma4():
     # XLM's (and FlauBERT's) hidden size is emb_dim (2048: 103 M parameters); BLT's hashed
     # n-gram table has encoder_hash_byte_group_vocab rows (500,002: 192 M parameters)
     assert tiny_kwargs(hf_resolve.config_class("flaubert"))["emb_dim"] == 64
     assert tiny_kwargs(hf_resolve.config_class("xlm"))["emb_dim"] == 64
     assert tiny_kwargs(hf_resolve.config_class("blt"))["encoder_hash_byte_group_vocab"] == 1024
-    for model_type in ("flaubert", "xlm", "blt"):
+    # Gemma 4's per-layer embeddings: vocab_size_per_layer_input rows (262,144: 134 M parameters)
+    assert tiny_kwargs(hf_resolve.config_class("gemma4_text"))["vocab_size_per_layer_input"] == 1024
+    for model_type in ("flaubert", "xlm", "blt", "gemma4_text"):
         prepared = hf.prepare(model_type)
         assert sum(p.numel() for p in prepared.model.parameters()) < 1_500_000, model_type
         _runs_both_sets(prepared)
