@@ -300,6 +300,14 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
     conv = base.get("conv_dim")  # raw-audio feature encoders: 7 convs of 512 channels
     if isinstance(conv, (list, tuple)) and conv and all(is_size(v) for v in conv):
         kwargs["conv_dim"] = [min(v, TINY_STAGES["conv_dim"]) for v in conv]
+    # CvT: blocks per stage [1, 2, 10] and widths [64, 192, 384] (19.6 M parameters). Its stage
+    # i reads the i-th of its own blocks' drop rates, so it keeps i + 1 blocks; a quarter of
+    # each width still splits into that stage's heads.
+    depth, width = base.get("depth"), base.get("embed_dim")
+    if isinstance(depth, (list, tuple)) and depth and all(is_size(v) for v in depth):
+        kwargs["depth"] = [min(d, max(TINY_STAGES["depths"], i + 1)) for i, d in enumerate(depth)]
+        if isinstance(width, (list, tuple)) and len(width) == len(depth) and all(is_size(w) for w in width):
+            kwargs["embed_dim"] = [max(1, w // 4) if w % 4 == 0 else w for w in width]
     depths, widths = base.get("depths"), base.get("hidden_sizes")
     if not (isinstance(depths, (list, tuple)) and depths and all(is_size(v) for v in depths)):
         return

@@ -119,6 +119,16 @@ def test_widths_under_their_own_names_flaubert_xlm_blt_gemma4():
         _runs_both_sets(prepared)
 
 
+def test_stage_lists_under_other_names_cvt():
+    # CvT's depth [1, 2, 10] and embed_dim [64, 192, 384] (19.6 M parameters); its stage i reads
+    # its i-th block's drop rate, so [1, 1, 1] does not build
+    kwargs = tiny_kwargs(hf_resolve.config_class("cvt"))
+    assert (kwargs["depth"], kwargs["embed_dim"]) == ([1, 2, 3], [16, 48, 96])
+    prepared = hf.prepare("cvt")
+    assert sum(p.numel() for p in prepared.model.parameters()) < 1_000_000
+    _runs_both_sets(prepared)
+
+
 def test_ssm_heads_span_expand_times_hidden_mamba2():
     kwargs = tiny_kwargs(hf_resolve.config_class("mamba2"))
     assert kwargs["num_heads"] * kwargs["head_dim"] == 2 * kwargs["hidden_size"]
