@@ -88,7 +88,7 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "head_dim": ("head_dim", "d_kv", "kv_channels", "qk_rope_head_dim", "qk_nope_head_dim",
                  "v_head_dim"),
     "intermediate": ("intermediate_size", "n_inner", "ffn_dim", "d_ff", "encoder_ffn_dim",
-                     "decoder_ffn_dim", "ffn_hidden_size"),
+                     "decoder_ffn_dim", "ffn_hidden_size", "projection_intermediate_size"),
     "moe_intermediate": ("moe_intermediate_size", "shared_expert_intermediate_size"),
     "experts": ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"),
     "experts_per_token": ("num_experts_per_tok", "moe_topk"),

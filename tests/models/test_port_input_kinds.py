@@ -113,6 +113,9 @@ def test_widths_under_their_own_names_flaubert_xlm_blt_gemma4():
     assert tiny_kwargs(hf_resolve.config_class("blt"))["encoder_hash_byte_group_vocab"] == 1024
     # Gemma 4's per-layer embeddings: vocab_size_per_layer_input rows (262,144: 134 M parameters)
     assert tiny_kwargs(hf_resolve.config_class("gemma4_text"))["vocab_size_per_layer_input"] == 1024
+    # GLM-5-Next's vision merger: projection_intermediate_size (10,240: 47 M parameters)
+    vision = tiny_kwargs(hf_resolve.config_class("glm5_next"))["vision_config"]
+    assert vision["projection_intermediate_size"] == 128
     for model_type in ("flaubert", "xlm", "blt", "gemma4_text"):
         prepared = hf.prepare(model_type)
         assert sum(p.numel() for p in prepared.model.parameters()) < 1_500_000, model_type
