@@ -118,12 +118,16 @@ def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
                   "imports)")
             models = list(dict.fromkeys(models + library))
     for name in args.suite or ():
-        from ..sweep.suites import SUITES, SuiteName, suite_models
+        from ..sweep.suites import SUITES, SuiteName, absent_classes, suite_models
 
         suite = SuiteName.parse(name)
         found = suite_models(suite)
         print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
               f"{SUITES[suite].commit[:12]}")
+        for model, why in absent_classes(found).items():  # unsupported rows, no port run
+            records.write_failure(out, records.RunFailure(model, records.UNSUPPORTED, 0.0, detail=why))
+            print(f"--suite {suite.value}: {why}")
+            found.remove(model)
         models = list(dict.fromkeys(models + found))
     return models
 

@@ -50,3 +50,24 @@ def test_an_unknown_suite_is_refused():
 
     with pytest.raises(UsageError):
         SuiteName.parse("torchbench")
+
+
+def test_a_class_the_installed_transformers_lacks_is_an_unsupported_row(tmp_path, capsys):
+    """Speech2Text2ForCausalLM (removed in transformers 5): no port runs for it; its record is
+    ``unsupported`` with why, and the rest of the list is swept (it was 'crashed (no-record,
+    exit 2)', the darkest cell, from the port's unknown-name error)."""
+    import argparse
+
+    from harness.commands.sweep import _models
+    from harness.sweep import records
+    from harness.sweep.suites import absent_classes
+
+    assert list(absent_classes(["Speech2Text2ForCausalLM", "BertForMaskedLM", "timm:resnet18"])) == [
+        "Speech2Text2ForCausalLM"]
+    args = argparse.Namespace(models=[], all=False, suite=["dynamo-hf"], force=False, jobs=1, cold=False)
+    models = _models(args, tmp_path, None)
+    assert "Speech2Text2ForCausalLM" not in models and len(models) == 51  # 53 entries, 52 distinct
+    failure = records.read_result(tmp_path / "records" / "Speech2Text2ForCausalLM.json")
+    assert isinstance(failure, records.RunFailure) and failure.reason == records.UNSUPPORTED
+    assert "transformers 5.24.0 has no class of that name" in failure.detail
+    assert "Speech2Text2ForCausalLM" in capsys.readouterr().out
