@@ -107,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
                 all_verified = False
                 rows.append(f"{model:34s} no record (exit {status}) {wall:6.1f} s: {tail}")
                 continue
+            if record.get("modality") != "vision":  # the board groups rows by it
+                all_verified = False
+                rows.append(f"{model:34s} modality {record.get('modality')!r}, not 'vision'")
             for variant in record["variants"]:
                 settings = variant["settings"]
                 for p in variant["ports"]:

@@ -124,10 +124,11 @@ def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
         found = suite_models(suite)
         print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
               f"{SUITES[suite].commit[:12]}")
-        for model, why in absent_classes(found).items():  # unsupported rows, no port run
+        absent = absent_classes(found)
+        for model, why in absent.items():  # unsupported rows, no port run
             records.write_failure(out, records.RunFailure(model, records.UNSUPPORTED, 0.0, detail=why))
             print(f"--suite {suite.value}: {why}")
-            found.remove(model)
+        found = [model for model in found if model not in absent]
         models = list(dict.fromkeys(models + found))
     return models
 

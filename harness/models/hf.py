@@ -51,7 +51,8 @@ from .choice import Variant
 from .dynamic import DynamicSpec, differ_along, resized_batch, resized_plan
 from .hf_config import Size
 from .hf_inputs import InputSet
-from .hf_resolve import ModelSpec, Part, SourceKind
+from .hf_resolve import LIBRARIES, ModelSpec, Part, SourceKind
+from .modality import Modality, modality_of
 from .opt import CollectedWarning, collecting_warnings, graph_output_type
 
 DEFAULT_BATCH = 1
@@ -214,6 +215,14 @@ class PreparedModel:
     def name(self) -> str:
         """``gpt2``, ``t5-encoder``, ``opt-fixed``: for folders and titles."""
         return self.spec.label + ("-fixed" if self.variant is Variant.FIXED else "")
+
+    @property
+    def modality(self) -> Modality:
+        """What the model reads: a library model (``torchvision:``, ``timm:``) is an image model
+        whatever its forward calls its input (``x``); other models by their input names."""
+        if self.spec.kind in LIBRARIES.values():
+            return Modality.VISION
+        return modality_of(self.inputs.names)
 
     def run_eager(self, inputs: InputSet | None = None) -> tuple[torch.Tensor, ...]:
         with torch.no_grad():

@@ -288,7 +288,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     _layer_pattern(base, want["layers"], kwargs)
     _special_tokens(base, want["vocab"], kwargs)
     _timm_tower(base, kwargs)
-    _codec_decoder(base, want["hidden"], kwargs)
+    _codec_ladder(base, want["hidden"], kwargs)
     _sub_configs(config_class, kwargs)
     return {**kwargs, **overrides.values}
 
@@ -491,7 +491,7 @@ def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
     kwargs["model_args"] = tiny
 
 
-def _codec_decoder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:
+def _codec_ladder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:
     """A codec whose encoder doubles ``encoder_hidden_size`` at each of its
     ``downsampling_ratios`` and whose decoder halves ``decoder_hidden_size`` at each upsampling
     (DAC: 64 -> 1024 and 1536 -> 96 channels, 300 MB of weights at its defaults, in fields no

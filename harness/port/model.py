@@ -29,7 +29,6 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
     from harness.compiler import builds
     from harness.models import drivers, hf, hf_resolve
-    from harness.models.modality import modality_of
 
     started = time.monotonic()
     check_record_path(options.record_path)
@@ -56,7 +55,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         if root is None:  # after the first build: bad input leaves no folder behind
             root = unique_dir(f"{spec.label}-{_size_label(spec, prepared)}-", parent=options.out)
             record.folder = str(root)
-            record.modality = modality_of(prepared.inputs.names)
+            record.modality = prepared.modality
             ids = [t for n, t in zip(prepared.inputs.names, prepared.inputs.tensors, strict=False)
                    if n in ("input_ids", "decoder_input_ids")]
             record.options.update(batch=int(prepared.inputs.tensors[0].shape[0]),

@@ -17,6 +17,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 import torch
@@ -24,6 +25,7 @@ import torch
 from harness.errors import ModelOptionError
 from harness.models import drivers
 from harness.models.hf_resolve import SourceKind, resolve
+from harness.models.modality import Modality
 
 from support import harness
 
@@ -40,6 +42,16 @@ def test_library_names_resolve_to_their_kind():
     for bad in ("torchvision:", "timm:a b", "timm:../x"):
         with pytest.raises(ModelOptionError, match="comes a model name of that library"):
             resolve(bad)
+
+
+def test_a_library_model_is_a_vision_model_whatever_its_input_is_called():
+    # torchvision's and timm's forwards take ``x``: the board grouped them as "unknown"
+    prepared = drivers.prepare("vit")
+    assert prepared.modality is Modality.VISION
+    as_x = replace(prepared.inputs, names=("x",))
+    assert replace(prepared, inputs=as_x).modality is Modality.UNKNOWN
+    for library in ("torchvision:resnet18", "timm:resnet18"):
+        assert replace(prepared, spec=resolve(library), inputs=as_x).modality is Modality.VISION
 
 
 def test_a_head_class_resolves_to_its_type():
