@@ -206,8 +206,9 @@ def register(sub) -> None:
                    help="list the model types (with 'config' or 'build': whether each tiny "
                         "config or model builds)")
     p.add_argument("--size", choices=("tiny", "default"),
-                   help="tiny (2 layers, hidden 64: the default for a type) or the config's own "
-                        "sizes (the default for a folder)")
+                   help="tiny (2 layers, hidden 64: the default for a type; a torchvision or "
+                        "timm model built small, at the smallest image it takes) or the config's "
+                        "own sizes (the default for a folder and for a library model)")
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"),
                    help="TorchScript (trace + the project's importer), FX (torch.export + the "
                         "wheel's fx_importer), or both side by side (default)")

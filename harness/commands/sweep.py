@@ -152,6 +152,7 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
     from dataclasses import replace
 
     from ..sweep import board, records
+    from ..models.hf_config import Size
     from ..sweep.runner import KeepFiles, SweepOptions, run_sweep
 
     say = progress(args)
@@ -163,7 +164,7 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
                            memory_limit_mb=args.memory_limit,
                            jobs=args.jobs, numerics_check=args.numerics_check, timelines=args.timelines,
                            port_args=_port_args(args), cwd=str(Path.cwd()), warm=not args.cold,
-                           keep_files=KeepFiles.parse(args.keep_files))
+                           keep_files=KeepFiles.parse(args.keep_files), size=Size.parse(args.size))
     # --builds: the same ports once per build, each build a sweep folder of its own
     # (DIR/builds/NAME), its ports run with --opt NAME.
     each = [replace(options, out=options.out / records.BUILDS / b, build=b,
@@ -200,10 +201,12 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
 
 
 def register(sub) -> None:
+    from ..models.hf_config import Size
     from ..sweep.runner import (
         DEFAULT_KEEP_FILES,
         DEFAULT_MODEL_TIMEOUT_S,
         DEFAULT_STAGE_TIMEOUT_S,
+        DEFAULT_SWEEP_SIZE,
         KeepFiles,
     )
 
@@ -251,6 +254,9 @@ def register(sub) -> None:
                    help="which ports keep their IR files (they carry the weights): 'failing' drops "
                         "a verified port's .mlir and .mlirbc files once its record is in (default); 'all' "
                         "keeps them")
+    p.add_argument("--size", choices=[s.value for s in Size], default=DEFAULT_SWEEP_SIZE.value,
+                   help="tiny (default): model types at their tiny config, torchvision and timm "
+                        "models built small (port --size tiny); default: each at its own sizes")
     p.add_argument("--timelines", action="store_true",
                    help="for each port that fails at a pipeline stage, write the stage's timeline "
                         "(harness timeline) and link it from the board's cell")

@@ -162,6 +162,12 @@ def _looks_like_path(name: str) -> bool:
     return "/" in name or name.startswith((".", "~"))
 
 
+def library_kind(name: str) -> SourceKind | None:
+    """``torchvision:NAME`` or ``timm:NAME``'s source kind; None for any other MODEL."""
+    library, colon, _ = name.strip().partition(":")
+    return LIBRARIES.get(library.lower()) if colon else None
+
+
 def resolve(name: str) -> ModelSpec:
     """Resolve MODEL; raises :class:`UnknownModelTypeError` (with close matches) or
     :class:`ModelDirectoryError`."""

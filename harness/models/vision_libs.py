@@ -7,9 +7,15 @@ random seeded weights, behind the generic driver's types.
 - The input is one image batch ``[B, C, H, W]``. Its size comes from the library's metadata:
   timm's ``pretrained_cfg["input_size"]``; torchvision's first weights entry, whose transforms
   crop to ``crop_size`` (299 for inception_v3); else 224. ``--input x=1x3x64x64`` gives another;
-  ``--size tiny`` takes the smallest of ``IMAGE_SIDES`` (32, 64) that the model's eager forward
-  takes (the library's size when it takes neither, as a ViT fixed at 224). The model itself
-  keeps its library's sizes either way.
+  ``--size tiny`` takes the smallest of ``LIBRARY_SIDES`` (32, 64, 96, 128) that the model's
+  eager forward takes (the library's size when it takes none). A model whose constructor takes its image
+  size (timm's ``img_size``, torchvision's ``image_size``: the ViTs, fixed at 224 otherwise) is
+  built at that side; a timm model also takes the depth and width knobs its constructor names
+  (:func:`_tiny_knobs`: ``depth`` 2, per-stage ``depths`` 1, ``embed_dim`` 64 with 4 heads, the
+  EfficientNet builders' ``channel_multiplier``), each kept only when the model builds with it
+  on the meta device, and all of them left out when its forward then fails: timm's
+  beit_base_patch16_224 goes from 86.4 M parameters at 224 px to 0.2 M at 32 px. The record's
+  settings name each knob; ``--set`` wins over them.
 - Both libraries are the optional extra ``[vision]``. They must fit the installed torch:
   PyPI's torchvision wheels link against PyPI's torch build (measured: the CPU torch 2.13.0+cpu
   on this machine's disk beside PyPI's torchvision 0.28.0 fails on import with "operator
@@ -31,7 +37,7 @@ from torch import nn
 from harness.errors import ModelOptionError, UnsupportedModelError, VisionLibraryError
 
 from .hf import HFOptions, ModelSettings, PreparedModel, TupleForward, flatten_outputs
-from .hf_config import Size
+from .hf_config import TINY, TINY_TIMM_CHANNELS, Size
 from .hf_inputs import InputSet
 from .hf_media import DEFAULT_IMAGE, IMAGE_SIDES, parse_givens
 from .hf_resolve import ModelSpec, Part, SourceKind
@@ -144,7 +150,112 @@ def _input_size(kind: SourceKind, lib: ModuleType, name: str,
     return (3, DEFAULT_IMAGE, DEFAULT_IMAGE), "no torchvision weights meta: 224"
 
 
-def _build(kind: SourceKind, lib: ModuleType, spec: ModelSpec, kwargs: dict[str, Any]) -> nn.Module:
+#: The image sides ``--size tiny`` tries, smallest first: the transformers towers' sides, then
+#: the smallest that take InceptionV3 (at least 75 px) and a halo attention of blocks of 8 at
+#: stride 16 (128 px).
+LIBRARY_SIDES = (*IMAGE_SIDES, 96, 128)
+#: A timm model's per-stage widths at tiny size: 1/8 of its class's default, at least 16.
+TINY_WIDTH_DIVISOR = 8
+TINY_STAGE_WIDTH = 16
+
+#: The keyword that sets the image size a model is built for, per library (absent: none).
+IMAGE_KNOB = {SourceKind.TIMM: "img_size", SourceKind.TORCHVISION: "image_size"}
+
+
+def _constructor_names(cls: type) -> set[str]:
+    """The keyword names ``cls`` takes, through the classes it hands ``**kwargs`` to
+    (timm's VisionTransformerDistilled takes ``*args, **kwargs`` for VisionTransformer)."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        parameters = inspect.signature(init).parameters
+        names |= {n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+            break
+    return names - {"self"}
+
+
+def _default(cls: type, name: str) -> Any:
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is not None and name in inspect.signature(init).parameters:
+            return inspect.signature(init).parameters[name].default
+    return inspect.Parameter.empty
+
+
+def _create(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]) -> nn.Module:
+    if kind is SourceKind.TIMM:
+        return lib.create_model(name, pretrained=False, **kwargs)
+    return lib.models.get_model(name, weights=None, **kwargs)
+
+
+def _parameters_on_meta(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]) -> int | None:
+    """How many parameters ``name`` has when built with ``kwargs`` on the meta device (no memory,
+    no weights); None when it does not build so."""
+    try:
+        with torch.device("meta"):
+            return sum(p.numel() for p in _create(kind, lib, name, kwargs).parameters())
+    except Exception:  # any refusal: an unknown keyword, a width the heads do not divide
+        return None
+
+
+def _tiny_groups(cls: type) -> list[dict[str, Any]]:
+    """Depth and width keywords that ``cls``'s constructor names, at tiny values."""
+    names = _constructor_names(cls)
+    groups: list[dict[str, Any]] = []
+    for key in ("depth", "num_blocks", "depths", "layers"):  # a count of blocks, or one per stage
+        if key not in names:
+            continue
+        default = _default(cls, key)
+        if isinstance(default, list | tuple):
+            groups.append({key: (1,) * len(default)})
+        elif key in ("depths", "layers"):  # ResNet's layers have no default: four stages
+            groups.append({key: (1,) * 4})
+        else:
+            groups.append({key: TINY["layers"]})
+    for key in ("embed_dim", "embed_dims", "dims"):  # widths: one, or one per stage
+        default = _default(cls, key)
+        if key not in names:
+            continue
+        if isinstance(default, list | tuple):
+            groups.append({key: tuple(max(TINY_STAGE_WIDTH, int(d) // TINY_WIDTH_DIVISOR)
+                                      for d in default)})
+        else:
+            heads = "num_heads" in names and isinstance(_default(cls, "num_heads"), int)
+            groups.append({key: TINY["hidden"], **({"num_heads": TINY["heads"]} if heads else {})})
+    groups.append({"channel_multiplier": TINY_TIMM_CHANNELS})  # EfficientNet's builders take it
+    return groups
+
+
+def _meta_class(kind: SourceKind, lib: ModuleType, name: str, given: dict[str, Any]) -> type | None:
+    """The class of model ``name`` built on the meta device; None when it does not build so."""
+    try:
+        with torch.device("meta"):
+            return type(_create(kind, lib, name, given))
+    except Exception:  # an op without a meta kernel (regnety's aten::_unique2)
+        return None
+
+
+def _tiny_knobs(lib: ModuleType, name: str, cls: type, given: dict[str, Any]) -> dict[str, Any]:
+    """The depth and width keywords of timm model ``name`` (of class ``cls``) at tiny size
+    (:func:`_tiny_groups`), tried group by group on the meta device and kept where it builds with
+    fewer parameters (a constructor that takes ``**kwargs`` may ignore one); ``given``
+    (``--set``) is not overridden."""
+    count = _parameters_on_meta(SourceKind.TIMM, lib, name, given)
+    knobs: dict[str, Any] = {}
+    for group in _tiny_groups(cls):
+        if count is None or any(key in given for key in group):
+            continue
+        fewer = _parameters_on_meta(SourceKind.TIMM, lib, name, {**given, **knobs, **group})
+        if fewer is not None and fewer < count:
+            knobs.update(group)
+            count = fewer
+    return knobs
+
+
+def _check_name(kind: SourceKind, lib: ModuleType, spec: ModelSpec) -> None:
     names = model_names(kind)
     known = lib.is_model(spec.model_type) if kind is SourceKind.TIMM else spec.model_type in names
     if not known:  # timm.is_model takes its deprecated aliases too (adv_inception_v3)
@@ -155,10 +266,14 @@ def _build(kind: SourceKind, lib: ModuleType, spec: ModelSpec, kwargs: dict[str,
         raise ModelOptionError(
             f"{kind.value} {_version(kind.value)} has no model named '{spec.model_type}'.{hint} "
             "'harness port --list' lists the names.")
+
+
+def _build(spec: ModelSpec, lib: ModuleType, kwargs: dict[str, Any], seed: int) -> nn.Module:
+    """The model with random weights from ``seed``, in float32 and eval mode."""
     try:
-        if kind is SourceKind.TIMM:
-            return lib.create_model(spec.model_type, pretrained=False, **kwargs)
-        return lib.models.get_model(spec.model_type, weights=None, **kwargs)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            return _create(spec.kind, lib, spec.model_type, kwargs).float().eval()
     except Exception as error:
         message = " ".join(str(error).split())[:400]
         raise UnsupportedModelError(spec.name, f"it does not build with {kwargs or 'no arguments'}"
@@ -192,32 +307,85 @@ def _first_runnable(spec: ModelSpec, model: nn.Module, name: str,
     raise AssertionError("no shapes to try")
 
 
+def _input_name(model: nn.Module) -> str:
+    params = [p for p in inspect.signature(model.forward).parameters if p not in ("self", "args", "kwargs")]
+    return params[0] if params else "x"
+
+
+@dataclass
+class _Built:
+    """A library model that ran eagerly on its first image batch."""
+
+    model: nn.Module
+    kwargs: dict[str, Any]  # what it was built with
+    first: InputSet
+    outputs: tuple[str, ...]
+    shape: tuple[int, ...]
+    size_from: str
+
+
+def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options: HFOptions
+                ) -> _Built | None:
+    """``--size tiny`` built small (:func:`_tiny_knobs`, the image-size keyword at each side of
+    ``LIBRARY_SIDES``): the first build whose forward runs; None when there are no knobs, it does
+    not build on the meta device, or none runs (the caller builds the library's model)."""
+    cls = _meta_class(spec.kind, lib, spec.model_type, given)
+    if cls is None:
+        return None
+    knobs = _tiny_knobs(lib, spec.model_type, cls, given) if spec.kind is SourceKind.TIMM else {}
+    image = IMAGE_KNOB[spec.kind]
+    tries: list[tuple[dict[str, Any], list[int]]] = []
+    if image not in given and image in _constructor_names(cls):
+        tries += [({**given, **knobs, image: side}, [side]) for side in LIBRARY_SIDES]
+    if knobs:
+        tries.append(({**given, **knobs}, list(LIBRARY_SIDES)))
+    named = ", ".join(f"{k}={v}" for k, v in knobs.items())
+    for kwargs, sides in tries:
+        try:
+            model = _build(spec, lib, kwargs, options.seed)
+            name = _input_name(model)
+            why = (f"--size tiny: built for {sides[0]} px ({image}={sides[0]})" if image in kwargs
+                   else f"--size tiny: the smallest of {', '.join(map(str, sides))} its forward takes")
+            why += f", with {named}" if named else ""
+            shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, 3, side, side), why)
+                                                         for side in sides]
+            first, outputs, shape, size_from = _first_runnable(spec, model, name, shapes, options.seed)
+        except (UnsupportedModelError, RuntimeError):
+            continue  # a knob or side this model does not take: the next try, then its own sizes
+        return _Built(model, kwargs, first, outputs, shape, size_from)
+    return None
+
+
 def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     """Build ``torchvision:NAME`` or ``timm:NAME`` with random weights from ``options.seed``,
     and its two image batches."""
     lib = library(spec.kind, spec.name)
-    kwargs = dict(options.overrides)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(options.seed)
-        model = _build(spec.kind, lib, spec, kwargs).float().eval()
-    params = [p for p in inspect.signature(model.forward).parameters
-              if p not in ("self", "args", "kwargs")]
-    name = params[0] if params else "x"
-    size, size_from = _input_size(spec.kind, lib, spec.model_type, model)
-    shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, *size), size_from)]
-    if options.size is Size.TINY:  # the library's model at the smallest image its forward takes
-        sides = ", ".join(map(str, IMAGE_SIDES))
-        shapes = [((options.batch, size[0], side, side),
-                   f"--size tiny: the smallest of {sides} its forward takes")
-                  for side in IMAGE_SIDES if side < min(size[1:])]
-        shapes.append(((options.batch, *size),
-                       f"--size tiny: its forward takes none of {sides}, so {size_from}"))
-    for given in parse_givens(options.inputs):
-        if given.name != name:
-            raise ModelOptionError(f"--input {given.name}: model '{spec.name}' takes one input, "
-                                   f"{name!r} [B, C, H, W]; write --input {name}=1x3x64x64.")
-        shapes = [(given.shape, "--input")]
-    first, outputs, shape, size_from = _first_runnable(spec, model, name, shapes, options.seed)
+    _check_name(spec.kind, lib, spec)
+    given = dict(options.overrides)
+    givens = parse_givens(options.inputs)
+    built = (_tiny_build(spec, lib, given, options)
+             if options.size is Size.TINY and not givens else None)
+    if built is None:
+        model = _build(spec, lib, given, options.seed)
+        name = _input_name(model)
+        size, size_from = _input_size(spec.kind, lib, spec.model_type, model)
+        shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, *size), size_from)]
+        if options.size is Size.TINY:  # the library's model at the smallest image its forward takes
+            sides = ", ".join(map(str, LIBRARY_SIDES))
+            shapes = [((options.batch, size[0], side, side),
+                       f"--size tiny: the smallest of {sides} its forward takes")
+                      for side in LIBRARY_SIDES if side < min(size[1:])]
+            shapes.append(((options.batch, *size),
+                           f"--size tiny: its forward takes none of {sides}, so {size_from}"))
+        for input_given in givens:
+            if input_given.name != name:
+                raise ModelOptionError(f"--input {input_given.name}: model '{spec.name}' takes one "
+                                       f"input, {name!r} [B, C, H, W]; write --input {name}=1x3x64x64.")
+            shapes = [(input_given.shape, "--input")]
+        built = _Built(model, given, *_first_runnable(spec, model, name, shapes, options.seed))
+    model, kwargs, first, shape, size_from = (built.model, built.kwargs, built.first, built.shape,
+                                              built.size_from)
+    name = first.names[0]
     second = _pixels(name, shape, options.seed + 1)
     module = TupleForward(model, (name,), {}).eval()
     config = LibraryConfig(spec.kind.value, spec.model_type, kwargs,
@@ -234,6 +402,6 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
         call=f"takes ({name}) and returns {type(model).__name__}'s output tensors; the image "
              f"size is from {size_from}.",
         inputs=first.shapes(), first_inputs=first.description,
-        second_inputs=second.description, outputs=outputs,
+        second_inputs=second.description, outputs=built.outputs,
     )
     return PreparedModel(spec, options.variant, config, model, module, first, second, settings)

@@ -178,7 +178,7 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
         for model, run in runs.items():
             progress.finished(model, run.outcome, run.seconds, run.reused)
         started = time.monotonic()
-        futures = {client.submit(port_task, model, port_flags(options), options.timeout_s,
+        futures = {client.submit(port_task, model, port_flags(options, model), options.timeout_s,
                                  key=f"harness-port-{file_name(model)}-{uuid.uuid4().hex[:8]}",
                                  pure=False): model for model in todo}
         try:

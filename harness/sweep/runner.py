@@ -25,6 +25,8 @@ from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
 from harness.execute.outcomes import CheckOutcome
 from harness.fixes.outcomes import StepOutcome
+from harness.models.hf_config import Size
+from harness.models.hf_resolve import library_kind
 from harness.port.record import FrontendPort, InputSetName, PortOutcome, PortRecord, PortStage
 
 from .children import CHILDREN, Process, Stopped
@@ -63,6 +65,10 @@ class KeepFiles(ParsableEnum):
 
 #: A nightly sweep keeps what someone will open: the failing ports' IR.
 DEFAULT_KEEP_FILES = KeepFiles.FAILING
+#: A sweep ports each model at tiny size: a transformers type at its tiny config (the port's own
+#: default), a torchvision or timm model built small (``harness port --size tiny``: at 224 px
+#: and full width, torchvision's inception_v3 took 584 s of the --all sweep).
+DEFAULT_SWEEP_SIZE = Size.TINY
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class SweepOptions:
     warm: bool = True                 # fork the children from one process that imported torch,
                                       # transformers and torch_mlir (.warm); False: a fresh Python each
     keep_files: KeepFiles = DEFAULT_KEEP_FILES
+    size: Size = DEFAULT_SWEEP_SIZE
 
 
 @dataclass
@@ -183,7 +190,7 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
     record_path.unlink(missing_ok=True)
     log = root / LOGS / f"{file_name(model)}.log"
     argv = [options.python, "-m", "harness", "--no-progress", "port", model,
-            "--json", str(record_path), "--out", str(root / PORTS), *port_flags(options)]
+            "--json", str(record_path), "--out", str(root / PORTS), *port_flags(options, model)]
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
     if not timed_out and code in (0, 1) and record_path.is_file():
         return read_result(record_path), False, seconds
@@ -193,10 +200,14 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
     return failure, False, seconds
 
 
-def port_flags(options: SweepOptions) -> list[str]:
-    """The ``harness port`` flags every model of the sweep gets (after MODEL, --json, --out)."""
+def port_flags(options: SweepOptions, model: str) -> list[str]:
+    """The ``harness port`` flags ``model`` gets from the sweep (after MODEL, --json, --out).
+    ``--size``: a library model is at its library's sizes unless told, a model type is tiny
+    unless told, and a folder is at its own sizes always."""
+    library = library_kind(model) is not None
+    size = (["--size", options.size.value] if library or options.size is Size.DEFAULT else [])
     return ["--timeout", f"{options.stage_timeout_s:g}", "--memory-limit", str(options.memory_limit_mb),
-            *(["--fix"] if options.fix else []),
+            *(["--fix"] if options.fix else []), *size,
             *options.port_args]
 
 

@@ -37,8 +37,8 @@ def test_a_negative_memory_limit_is_refused_in_one_paragraph(tmp_path: Path):
 
 
 def test_a_sweep_gives_each_port_its_memory_limit(tmp_path: Path):
-    flags = port_flags(SweepOptions(out=tmp_path))
+    flags = port_flags(SweepOptions(out=tmp_path), "gpt2")
     at = flags.index("--memory-limit")
     assert int(flags[at + 1]) == defaults.SWEEP_MEMORY_LIMIT_MB > 0
-    flags = port_flags(SweepOptions(out=tmp_path, memory_limit_mb=0))
+    flags = port_flags(SweepOptions(out=tmp_path, memory_limit_mb=0), "gpt2")
     assert flags[flags.index("--memory-limit") + 1] == "0"
