@@ -289,6 +289,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     _special_tokens(base, want["vocab"], kwargs)
     _timm_tower(base, kwargs)
     _codec_ladder(base, want["hidden"], kwargs)
+    _video_clip(base, kwargs)
     _sub_configs(config_class, kwargs)
     return {**kwargs, **overrides.values}
 
@@ -489,6 +490,22 @@ def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
     except Exception:  # any refusal (an unknown argument, no timm) keeps the default
         return
     kwargs["model_args"] = tiny
+
+
+def _video_clip(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
+    """A video tower whose tubelet is a [frames, height, width] patch and whose position table is
+    fixed by ``image_size`` and ``num_frames`` (VideoPrism: 16 frames of 288 px, 4,096 patches;
+    ViViT: 32 of 224) is two tubelets long and two patches wide: the planner's small clips do
+    not fit its table, so its own clip was ported (videoprism_vision_model ran past the
+    sweep's 900 s)."""
+    tubelet = base.get("tubelet_size")
+    if not (isinstance(tubelet, list | tuple) and len(tubelet) == 3 and all(is_size(t) for t in tubelet)
+            and is_size(base.get("image_size")) and is_size(base.get("num_frames"))):
+        return
+    frames, height, width = tubelet
+    if height == width:
+        kwargs["image_size"] = 2 * height
+        kwargs["num_frames"] = 2 * frames
 
 
 def _codec_ladder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:

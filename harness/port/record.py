@@ -156,8 +156,10 @@ class Blocker(_Typed):
 
 @dataclass
 class OutputDiff(_Typed):
-    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"max_abs_diff": float,
-                                                          "max_rel_diff": float}
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
+        "max_abs_diff": float, "max_rel_diff": float, "float64_rms": _optional_float,
+        "eager_float64_rms": _optional_float, "float64_max_abs_diff": _optional_float,
+        "eager_float64_max_abs_diff": _optional_float}
 
     index: int
     name: str              # the model output's name (last_hidden_state, ...)
@@ -169,6 +171,12 @@ class OutputDiff(_Typed):
     total: int
     tolerance: str         # "rtol 0.0001, atol 1e-05" or "exact"
     problem: str = ""      # a shape or dtype difference
+    # Off the elementwise tolerance: the errors against eager in float64 (rms, worst element) of
+    # the compiled output and of float32 eager itself (closeness.float_noise). None: not judged so.
+    float64_rms: float | None = None
+    eager_float64_rms: float | None = None
+    float64_max_abs_diff: float | None = None
+    eager_float64_max_abs_diff: float | None = None
 
 
 
@@ -200,6 +208,9 @@ class NumericsCheck(_Typed):
     excluded_max_abs_diff: float | None = None
     padding_mask: int | None = None  # the mask's argument index (harness check --padding-mask)
     culprit: str = ""          # the one op that computes wrong: op, line, own difference (or why none)
+    # Verified by float64 eager although off the elementwise tolerance (float32 rounding of
+    # large values): why, per output. "" when the elementwise rule decided.
+    float_noise: str = ""
     culprit_command: str = ""  # `harness check` of its one-op reproducer
 
 

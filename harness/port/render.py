@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from harness.compiler.outcomes import Outcome
+from harness.execute.closeness import NOISE_FACTOR, FloatNoise
 from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
@@ -147,10 +148,20 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
     if check.excluded:
         lines.append(f"      left out: {check.excluded} (max abs diff there "
                      f"{_num(check.excluded_max_abs_diff)})")
+    if check.float_noise:
+        lines.append("      verified by float64 eager: off the elementwise tolerance only as far as "
+                     "float32 eager itself is (float32 rounding of large values)")
     for o in check.outputs:
         dims = ",".join(str(d) for d in o.shape)
         state = "ok" if not o.problem and not o.mismatched else (
             f"MISMATCH: {o.problem}" if o.problem else f"MISMATCH ({o.mismatched} of {o.total} elements)")
+        if o.mismatched and not o.problem and o.float64_rms is not None:
+            noise = FloatNoise(o.index, o.float64_rms, o.eager_float64_rms or 0.0,
+                               o.float64_max_abs_diff or 0.0, o.eager_float64_max_abs_diff or 0.0)
+            state = (f"{'float32 rounding' if noise.within else 'MISMATCH'} ({o.mismatched} of "
+                     f"{o.total} elements off; against float64 eager: rms {_num(noise.compiled_rms)}, "
+                     f"float32 eager's own {_num(noise.eager_rms)}; worst {_num(noise.compiled_max)}, "
+                     f"float32 eager's own {_num(noise.eager_max)}; at most {NOISE_FACTOR:g}x passes)")
         lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} {o.dtype}[{dims}]: "
                      f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} "
                      f"({o.tolerance}) {state}")
@@ -209,7 +220,9 @@ def _result(port: FrontendPort) -> str:
     elif port.numerics:
         worst = max(port.numerics, key=lambda c: _worst_first(c.max_abs_diff))
         if port.outcome is PortOutcome.VERIFIED:
-            text += f" on {len(port.numerics)} input sets (max abs diff {_num(worst.max_abs_diff)})"
+            text += f" on {len(port.numerics)} input sets (max abs diff {_num(worst.max_abs_diff)}"
+            text += (", float32 rounding by float64 eager)" if any(c.float_noise for c in port.numerics)
+                     else ")")
         else:
             bad = [c.inputs.value for c in port.numerics if c.verdict is not PortOutcome.VERIFIED]
             text += f" on the {' and '.join(bad)} inputs (max abs diff {_num(worst.max_abs_diff)})"

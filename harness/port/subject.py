@@ -38,6 +38,19 @@ class Subject:
     _expected: list[tuple[InputSet, tuple[torch.Tensor, ...]]] = field(
         default_factory=list, repr=False, compare=False)
 
+    def expected_float64(self, inputs: InputSet) -> tuple[torch.Tensor, ...] | None:
+        """Eager in float64 (a copy of the module, float inputs widened): the reference that
+        tells float32 rounding from a wrong result; None when the model does not run so."""
+        import copy
+
+        try:
+            wide = copy.deepcopy(self.eager).double()
+            tensors = [t.double() if t.is_floating_point() else t for t in inputs.tensors]
+            with torch.no_grad():
+                return as_tuple(wide(*tensors))
+        except Exception:  # a float32-only kernel or dtype check: no float64 opinion
+            return None
+
     def expected(self, inputs: InputSet) -> tuple[torch.Tensor, ...]:
         for seen, outputs in self._expected:
             if seen is inputs:

@@ -61,6 +61,19 @@ def test_video_fewest_tubelet_frames_vjepa2():
     _runs_both_sets(prepared)
 
 
+def test_a_fixed_video_table_is_two_tubelets_videoprism():
+    # VideoPrism's position table is fixed at 16 frames of 288 px (tubelets of 1x18x18): the
+    # planner's small clips did not fit it, so 4,096 patches were ported (past the sweep's 900 s)
+    kwargs = tiny_kwargs(hf_resolve.config_class("videoprism_vision_model"))
+    assert (kwargs["image_size"], kwargs["num_frames"]) == (36, 2)
+    vivit = tiny_kwargs(hf_resolve.config_class("vivit"))  # tubelets of 2x16x16
+    assert (vivit["image_size"], vivit["num_frames"]) == (32, 4)
+    assert "image_size" not in tiny_kwargs(hf_resolve.config_class("videomae"))  # int tubelet
+    prepared = hf.prepare("videoprism_vision_model")
+    assert _shapes(prepared) == {"pixel_values_videos": (1, 2, 3, 36, 36)}
+    _runs_both_sets(prepared)
+
+
 def test_flat_patches_read_as_images_kimi_k25_vision():
     # Kimi-K2.5's tower convolves each patch: [patches, C, P, P], merged by its 2x2 kernel
     prepared = hf.prepare("kimi_k25_vision")
