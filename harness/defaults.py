@@ -15,6 +15,10 @@ MEMORY_LIMIT_MB = 0
 SWEEP_MEMORY_LIMIT_MB = 8192
 #: Wall-clock seconds a reduction (``harness reduce``, a report's reduce step) may spend.
 REDUCE_BUDGET_S = 60.0
+#: A port's search for the one op that computes wrong stops narrowing its chain after this
+#: many seconds, and names the op from the chain it has (``harness check`` searches on, without
+#: a limit): gemma3n_vision's search took 250 s of a 327 s port.
+ONE_OP_BUDGET_S = 60.0
 #: Candidates a reduction may run at most.
 REDUCE_MAX_TRIES = 10_000
 #: Input files over this many MiB are refused (0 = no limit): see ``compiler.runner.check_input``.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from harness import defaults
 from harness.execute.closeness import Tolerances
 
 from .options import PortOptions
@@ -33,7 +34,7 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
         found = one_op(torch_ir, pipeline, options=NumericsBisectOptions(
             inputs_path=check.inputs_file, opt=options.opt, timeout_s=options.timeout_s,
             tolerances=Tolerances().with_overrides(options.tolerances), out_dir=str(folder),
-            blame=False))
+            blame=False, budget_s=defaults.ONE_OP_BUDGET_S))
     except Exception as error:  # the port's verdict stands without it
         first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
         check.culprit = f"not narrowed: {type(error).__name__}: {first}"
@@ -41,7 +42,7 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
     if found.culprit is None:
         check.culprit = f"no single op: {found.reason}"
         return
-    check.culprit = found.culprit.headline()
+    check.culprit = found.culprit.headline() + (f" ({found.cut_short})" if found.cut_short else "")
     check.culprit_command = f"{options.invocation} " + shlex.join([
         "check", found.culprit.program_path, "--pipeline", found.culprit.pipeline, "--inputs",
         found.culprit.inputs_path])

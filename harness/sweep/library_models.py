@@ -3,7 +3,8 @@ the optional ``[vision]`` extra imports (a torchvision, and timm, that fit the i
 
 Thirty of each, chosen to cover the families porting engineers bring (residual, mobile and
 searched convnets, dense and inception blocks, vision transformers, hybrids, MLP mixers), and
-small enough to build in seconds; each is ported at its library's own input size. The README
+small enough to build in seconds; a sweep ports each built small (``--size tiny``, the sweep's
+default: the smallest image it takes, and a timm model's depth and width keywords). The README
 names them; ``tests/test_library_models.py`` checks the lists, and each builds in the vision
 venv (measured with torchvision 0.28.0 and timm 1.0.29)."""
 

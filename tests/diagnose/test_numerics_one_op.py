@@ -341,3 +341,23 @@ func.func @forward(%x: {T}) -> ({T}, {T}) {{
 """)
     found = one_op(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path), blame=False))
     assert found.candidates == ["aten.sin"] and found.culprit.name == "aten.sin"
+
+
+def test_a_spent_budget_keeps_the_chain_it_has(tmp_path, monkeypatch):
+    # a port gives the chain's search ONE_OP_BUDGET_S: past it, every bound found so far holds,
+    # so the chain is longer (here the whole function, nothing narrowed), never wrong
+    from harness.diagnose.numerics.programs import END
+    from harness.diagnose.numerics.search import Searcher, localize
+    from harness.diagnose.numerics.subject import SubjectOptions, prepare
+    from harness.execute.worker import RefBackendWorker
+
+    off_by(monkeypatch, "sin", 0.05)
+    src = tmp_path / "m.mlir"
+    src.write_text(MODULE)
+    subject = prepare(src, SubjectOptions.of("torch-to-linalg", NumericsBisectOptions(out_dir=str(tmp_path))))
+    with RefBackendWorker(timeout_s=120, work_dir=subject.work_dir) as worker:
+        spent = localize(Searcher(subject, worker, subject.probe_options(), deadline=0.0),
+                         confirm_first=False)
+        full = localize(Searcher(subject, worker, subject.probe_options()), confirm_first=False)
+    assert spent.cut_short and (spent.start, spent.end) == (-1, END) and spent.result.mismatch
+    assert not full.cut_short and full.result.mismatch and len(full.chain) < len(spent.chain)

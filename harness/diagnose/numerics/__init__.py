@@ -88,6 +88,8 @@ class NumericsBisectOptions:
     # it a localization of a known miscompile takes about 2 * log2(ops) runs.
     confirm_first: bool = False
     progress: Callable[[str], None] | None = None  # one line per step
+    # one_op: seconds after which the chain's search takes the chain it has (None: no limit)
+    budget_s: float | None = None
 
 
 _DEFAULT_OPTIONS = NumericsBisectOptions()  # the defaults below (frozen, so shared safely)
@@ -150,16 +152,24 @@ def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
     the miscompile. ``known_wrong``: the caller has seen the function mismatch (``check``, a
     port), so the search does not run it whole first. ``options.blame``: the second opinion."""
     say = options.progress or (lambda _line: None)
+    deadline = None if options.budget_s is None else time.monotonic() + options.budget_s
     subject = prepare(path, SubjectOptions.of(pipeline, options), reference_of_file=False)
     probe_options = subject.probe_options()
+    short: list[bool] = []
     with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         def chain() -> Program | None:
-            found = localize(Searcher(subject, worker, probe_options, say), confirm_first=not known_wrong)
+            found = localize(Searcher(subject, worker, probe_options, say, deadline),
+                             confirm_first=not known_wrong)
+            short.append(isinstance(found, Localization) and found.cut_short)
             return found.program if isinstance(found, Localization) else None
 
-        return find_culprit(subject, worker, probe_options, localize_chain=chain,
-                            chain_pipeline=pipeline_name(subject.split.to_linalg),
-                            opinions=options.blame, say=say)
+        result = find_culprit(subject, worker, probe_options, localize_chain=chain,
+                              chain_pipeline=pipeline_name(subject.split.to_linalg),
+                              opinions=options.blame, say=say)
+    if any(short):
+        result.cut_short = (f"the chain's search stopped at its {options.budget_s:g} s budget: a "
+                            "shorter chain may exist")
+    return result
 
 
 def _whole(found: ProbeResult, subject: Subject) -> str:

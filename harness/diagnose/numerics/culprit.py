@@ -110,17 +110,19 @@ class OneOpResult:
     seconds: float = 0.0
     candidates: list[str] = field(default_factory=list)  # departing with agreeing operands, in order
     program: Program | None = field(default=None, repr=False)  # the reproducer's program
+    cut_short: str = ""            # why the chain may not be the shortest (a search budget)
 
     def render(self) -> list[str]:
         if self.culprit is None:
             return [f"no single op: {self.reason}"]
         return [*self.culprit.render(),
-                f"  found by {self.reason} ({self.runs} RefBackend runs, {self.seconds:.1f} s)"]
+                f"  found by {self.reason} ({self.runs} RefBackend runs, {self.seconds:.1f} s)",
+                *([f"  {self.cut_short}"] if self.cut_short else [])]
 
     def to_json(self) -> dict:
         return {"culprit": self.culprit.to_json() if self.culprit else None, "reason": self.reason,
                 "runs": self.runs, "observed": self.observed, "ops": self.ops, "seconds": self.seconds,
-                "candidates": list(self.candidates)}
+                "candidates": list(self.candidates), "cut_short": self.cut_short}
 
 
 def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptions, *,

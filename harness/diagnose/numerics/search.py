@@ -63,6 +63,7 @@ class Localization:
     result: ProbeResult         # its run: a mismatch
     probes: list[Probe] = field(default_factory=list)
     literal_args: bool = True   # weights were fed as arguments
+    cut_short: bool = False     # the search stopped at its deadline: a shorter chain may exist
 
     @property
     def chain(self) -> list[int]:
@@ -79,8 +80,9 @@ class Searcher:
     """Runs pieces of ``subject``'s function and remembers what each gave."""
 
     def __init__(self, subject: Subject, worker: RefBackendWorker, options: ProbeOptions,
-                 say: Callable[[str], None] | None = None):
+                 say: Callable[[str], None] | None = None, deadline: float | None = None):
         self.subject = subject
+        self.deadline = deadline  # time.monotonic() past which the search takes the chain it has
         self.worker = worker
         self.options = options
         self.say = say or (lambda _line: None)
@@ -89,6 +91,9 @@ class Searcher:
         self._cache: dict[tuple[int, int, bool], tuple[Program, ProbeResult]] = {}
         self._folder = subject.work_dir / "pieces"
         self._folder.mkdir(exist_ok=True)
+
+    def spent(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
     def run(self, start: int, end: int) -> tuple[Program, ProbeResult]:
         """The piece's run; a piece built before (the same text) is not run again."""
@@ -153,7 +158,10 @@ def _search(searcher: Searcher, last: int) -> Localization:
     cuts = searcher.subject.cuts
     starts = [-1] + [c for c in cuts.valid if c < last]
     lo, hi = 0, len(starts)  # starts[lo] goes wrong; starts[hi] is past the last
+    short = False
     while hi - lo > 1:
+        if short := searcher.spent():  # each bound so far holds: the chain is longer, not wrong
+            break
         mid = (lo + hi) // 2
         if searcher.run(starts[mid], END)[1].mismatch:
             lo = mid
@@ -163,13 +171,16 @@ def _search(searcher: Searcher, last: int) -> Localization:
     ends = [c for c in cuts.valid if start < c < last] + [END]
     lo, hi = -1, len(ends) - 1  # ends[hi] goes wrong (the end of the function does)
     while hi - lo > 1:
+        if short := short or searcher.spent():
+            break
         mid = (lo + hi + 1) // 2  # the later half first: a chain tends to end where it shows
         if searcher.run(start, ends[mid])[1].mismatch:
             hi = mid
         else:
             lo = mid
     program, result = searcher.run(start, ends[hi])
-    return Localization(start, ends[hi], program, result, list(searcher.probes), searcher.literal_args)
+    return Localization(start, ends[hi], program, result, list(searcher.probes), searcher.literal_args,
+                        cut_short=short)
 
 
 def run_bound(ops: int) -> float:
