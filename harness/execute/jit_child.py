@@ -1,5 +1,6 @@
 """``python -m harness.execute.jit_child LLVM_FILE --function F --inputs IN.npz --outputs OUT.npz``:
-one RefBackend call in a child process.
+one RefBackend call in a child process (``--inputs``/``--outputs`` repeated: one call per pair,
+on one parse and JIT of the module: at opt level 2 the JIT is most of a tiny model's run).
 
 The JIT-compiled code runs unchecked in the process that calls it: an out-of-bounds access
 crashes it, and a failed runtime check (``generate-runtime-verification``, torch-to-linalg's
@@ -7,7 +8,7 @@ shape asserts) calls ``abort()``. Here that ends the child, and the parent recor
 checks print their message with C ``puts``; C's stdout is made unbuffered first, or ``abort()``
 would drop the message with the buffer.
 
-Prints one JSON line of timings on success. Exit status: 0, 1 (an error, printed), or the signal.
+Prints one JSON line of timings per call on success. Exit status: 0, 1 (an error, printed), or the signal.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import ctypes
 import faulthandler
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from collections.abc import Sequence
 
@@ -32,12 +34,18 @@ def _unbuffer_c_stdout() -> None:
     libc.setvbuf(stdout, None, 2, 0)  # _IONBF
 
 
+def _savez(f, arrays) -> None:
+    import numpy as np
+
+    np.savez(f, allow_pickle=False, **arrays)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m harness.execute.jit_child")
     p.add_argument("llvm")
     p.add_argument("--function", help="default: the only public function")
-    p.add_argument("--inputs", required=True)
-    p.add_argument("--outputs", required=True)
+    p.add_argument("--inputs", required=True, action="append")
+    p.add_argument("--outputs", required=True, action="append")
     p.add_argument("--signature", help="JSON of the Signature (dtypes of ui8 results)")
     p.add_argument("--opt-level", type=int, default=0)
     args = p.parse_args(argv)
@@ -56,24 +64,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         data = json.loads(Path(args.signature).read_text())
         spec = lambda d: TensorSpec(DType.parse(d["dtype"]), tuple(d["shape"]))  # noqa: E731
         signature = Signature(data["name"], tuple(map(spec, data["args"])), tuple(map(spec, data["results"])))
-    with np.load(args.inputs) as npz:
-        inputs = [npz[f"arg{i}"] for i in range(len(npz.files))]
+    if len(args.inputs) != len(args.outputs):
+        p.error("give one --outputs per --inputs")
+    sets = []
+    for path in args.inputs:
+        with np.load(path) as npz:
+            sets.append([npz[f"arg{i}"] for i in range(len(npz.files))])
     try:
         with open(args.llvm, "rb") as f:
             jit = JitModule.load(f.read(), opt_level=args.opt_level)
-        results = jit.invoke(args.function, inputs, signature)
+        for inputs, outputs in zip(sets, args.outputs, strict=True):
+            results = jit.invoke(args.function, inputs, signature)
+            arrays = {f"{RESULT_PREFIX}{i}": r for i, r in enumerate(results)}
+            write_atomically(outputs, partial(_savez, arrays=arrays), binary=True)
+            sys.stdout.write(json.dumps({"parse_s": jit.timings.parse_s, "jit_s": jit.timings.jit_s,
+                                         "run_s": jit.timings.run_s}) + "\n")
+            sys.stdout.flush()
     except HarnessError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except (RuntimeError, ValueError) as e:  # the engine's own failures (symbols, lookup)
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    write_atomically(args.outputs, lambda f: np.savez(f, allow_pickle=False,
-                                                      **{f"{RESULT_PREFIX}{i}": r
-                                                         for i, r in enumerate(results)}),
-                     binary=True)
-    sys.stdout.write(json.dumps({"parse_s": jit.timings.parse_s, "jit_s": jit.timings.jit_s,
-                                 "run_s": jit.timings.run_s}) + "\n")
     return 0
 
 

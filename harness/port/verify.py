@@ -14,7 +14,6 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from harness.execute.refbackend import (
     RefBackendResult,
     Stage,
     execute_llvm,
+    execute_llvm_sets,
     lower_to_llvm,
 )
 from harness.execute.dtypes import Signature
@@ -180,17 +180,19 @@ class _Runs:
         self.lowered: bool | None = None
         self.seconds = 0.0  # the unchecked runs' wall time
 
-    def execute(self, which: InputSetName, inputs: InputSet) -> tuple[Path, RefBackendResult]:
-        work = unique_dir(f"execution-{which}-", self.folder)
-        arrays = [t.numpy() for t in inputs.tensors]
+    def execute_all(self, sets: Sequence[tuple[InputSetName, InputSet]]
+                    ) -> list[tuple[Path, RefBackendResult]]:
+        """Each set's run, the sets in one child that JITs the module once
+        (refbackend.execute_llvm_sets)."""
+        works = [unique_dir(f"execution-{which}-", self.folder) for which, _ in sets]
         start = time.perf_counter()
         try:
-            return work, execute_llvm(self.llvm, arrays, self.signature, options=self.unchecked,
-                                      work_dir=work)
+            arrays = [[t.numpy() for t in inputs.tensors] for _, inputs in sets]
+            results = execute_llvm_sets(self.llvm, arrays, self.signature, works, options=self.unchecked)
         except HarnessError as error:  # inputs that do not fit the lowered signature
-            return work, RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))
-        finally:
-            self.seconds = max(self.seconds, time.perf_counter() - start)
+            results = [RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))] * len(sets)
+        self.seconds = max(self.seconds, time.perf_counter() - start)
+        return list(zip(works, results, strict=True))
 
     def first_failure(self, sets: Sequence[tuple[InputSetName, InputSet]]) -> RefBackendResult | None:
         """The first of ``sets`` whose checked run fails a runtime check (None: none did, or
@@ -227,8 +229,7 @@ def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], ru
     execution = PortStage.EXECUTION
     failed: RefBackendResult | None = None
     with progress.stage(f"{label} {execution}") as step:
-        with ThreadPoolExecutor(max_workers=len(sets)) as pool:
-            done = list(pool.map(lambda s: runs.execute(*s), sets))
+        done = runs.execute_all(sets)
         index = next((i for i, (_, result) in enumerate(done) if not result.ok), None)
         if index is not None:
             failed = runs.first_failure([sets[index]]) or done[index][1]

@@ -205,3 +205,33 @@ def test_runtime_checks_are_asked_for(tmp_path):
     assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT"
     assert "Runtime op verification failed" in bad.error and "memref.cast" in bad.error
     assert "size mismatch of dim 1" in bad.error
+
+
+def test_input_sets_share_one_jit_and_keep_their_own_failures(tmp_path):
+    from harness.execute.refbackend import execute_llvm_sets, lower_to_llvm
+
+    linalg = to_linalg(tmp_path, DYNAMIC_ADD)
+    llvm = tmp_path / "m.llvm.mlir"
+    assert lower_to_llvm(linalg, llvm).ok
+    signature = read_signature(linalg)
+    ones, twos, fours = np.ones(3, np.float32), np.full(3, 2, np.float32), np.ones(4, np.float32)
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        folder.mkdir()
+    first, second = execute_llvm_sets(llvm, [[ones, twos], [twos, twos]], signature, folders)
+    assert first.ok and first.outputs[0].tolist() == [3.0, 3.0, 3.0]
+    assert second.ok and second.outputs[0].tolist() == [4.0, 4.0, 4.0]
+    assert first.seconds["process"] == second.seconds["process"]  # one child ran both
+    # each keeps the command that reruns it alone, and it does
+    assert first.command.count("--inputs") == 1 and str(folders[0]) in first.command
+    rerun = subprocess.run(first.command, shell=True, capture_output=True, text=True, check=False,
+                           cwd=Path(__file__).resolve().parents[2])
+    assert rerun.returncode == 0, rerun.stderr
+    # sizes 3 and 4 abort the shared child: each set runs again alone, so the failure is the second's
+    folders = [tmp_path / "c", tmp_path / "d"]
+    for folder in folders:
+        folder.mkdir()
+    good, bad = execute_llvm_sets(llvm, [[ones, twos], [ones, fours]], signature, folders)
+    assert good.ok and good.outputs[0].tolist() == [3.0, 3.0, 3.0]
+    assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT"
+    assert "mismatched size for broadcast" in bad.error
