@@ -25,8 +25,10 @@ import torch
 
 from harness.errors import ModelOptionError
 
-#: Square image sides tried below the config's own (the config's own is tried last).
-IMAGE_SIDES = (32, 64)
+#: Square image sides tried below the config's own (the config's own is tried last): 96 and 128
+#: are the smallest that take an InceptionV3 stem (at least 75 px), a text-line recognizer's
+#: (PP-OCRv5's) and a halo attention of blocks of 8 at stride 16; without them those ran at 224.
+IMAGE_SIDES = (32, 64, 96, 128)
 #: Spectrogram frame counts tried when the config fixes none.
 FRAME_COUNTS = (16, 32, 64, 128)
 #: Frames a raw-audio model's conv stack should leave: more than one, so the padded set leaves

@@ -7,7 +7,7 @@ random seeded weights, behind the generic driver's types.
 - The input is one image batch ``[B, C, H, W]``. Its size comes from the library's metadata:
   timm's ``pretrained_cfg["input_size"]``; torchvision's first weights entry, whose transforms
   crop to ``crop_size`` (299 for inception_v3); else 224. ``--input x=1x3x64x64`` gives another;
-  ``--size tiny`` takes the smallest of ``LIBRARY_SIDES`` (32, 64, 96, 128) that the model's
+  ``--size tiny`` takes the smallest of ``IMAGE_SIDES`` (32, 64, 96, 128) that the model's
   eager forward takes (the library's size when it takes none). A model whose constructor takes its image
   size (timm's ``img_size``, torchvision's ``image_size``: the ViTs, fixed at 224 otherwise) is
   built at that side; a timm model also takes the depth and width knobs its constructor names
@@ -150,10 +150,6 @@ def _input_size(kind: SourceKind, lib: ModuleType, name: str,
     return (3, DEFAULT_IMAGE, DEFAULT_IMAGE), "no torchvision weights meta: 224"
 
 
-#: The image sides ``--size tiny`` tries, smallest first: the transformers towers' sides, then
-#: the smallest that take InceptionV3 (at least 75 px) and a halo attention of blocks of 8 at
-#: stride 16 (128 px).
-LIBRARY_SIDES = (*IMAGE_SIDES, 96, 128)
 #: A timm model's per-stage widths at tiny size: 1/8 of its class's default, at least 16.
 TINY_WIDTH_DIVISOR = 8
 TINY_STAGE_WIDTH = 16
@@ -327,7 +323,7 @@ class _Built:
 def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options: HFOptions
                 ) -> _Built | None:
     """``--size tiny`` built small (:func:`_tiny_knobs`, the image-size keyword at each side of
-    ``LIBRARY_SIDES``): the first build whose forward runs; None when there are no knobs, it does
+    ``IMAGE_SIDES``): the first build whose forward runs; None when there are no knobs, it does
     not build on the meta device, or none runs (the caller builds the library's model)."""
     cls = _meta_class(spec.kind, lib, spec.model_type, given)
     if cls is None:
@@ -336,9 +332,9 @@ def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options
     image = IMAGE_KNOB[spec.kind]
     tries: list[tuple[dict[str, Any], list[int]]] = []
     if image not in given and image in _constructor_names(cls):
-        tries += [({**given, **knobs, image: side}, [side]) for side in LIBRARY_SIDES]
+        tries += [({**given, **knobs, image: side}, [side]) for side in IMAGE_SIDES]
     if knobs:
-        tries.append(({**given, **knobs}, list(LIBRARY_SIDES)))
+        tries.append(({**given, **knobs}, list(IMAGE_SIDES)))
     named = ", ".join(f"{k}={v}" for k, v in knobs.items())
     for kwargs, sides in tries:
         try:
@@ -371,10 +367,10 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
         size, size_from = _input_size(spec.kind, lib, spec.model_type, model)
         shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, *size), size_from)]
         if options.size is Size.TINY:  # the library's model at the smallest image its forward takes
-            sides = ", ".join(map(str, LIBRARY_SIDES))
+            sides = ", ".join(map(str, IMAGE_SIDES))
             shapes = [((options.batch, size[0], side, side),
                        f"--size tiny: the smallest of {sides} its forward takes")
-                      for side in LIBRARY_SIDES if side < min(size[1:])]
+                      for side in IMAGE_SIDES if side < min(size[1:])]
             shapes.append(((options.batch, *size),
                            f"--size tiny: its forward takes none of {sides}, so {size_from}"))
         for input_given in givens:
