@@ -252,15 +252,16 @@ def describe_excluded(count: int) -> str:
 
 
 #: A float output that misses the elementwise tolerance is still right when its error against
-#: eager in float64 is at most this many times float32 eager's own, both in root mean square and
-#: at its worst element (PyTorch's compiler benchmarks judge float noise by rms, at 2x; the
-#: RefBackend's loops sum in order, which rounds more than oneDNN's blocked sums, and the worst
-#: element keeps one wrong element from hiding in the mean). Measured at the pinned versions:
-#: random-init timm convnets at tiny size (logits up to 1.9e9) at 1.5-2.2x rms and 1.4-2.3x worst
-#: (dla102: 8.75 off float32 eager, where the elementwise rule had named aten.convolution);
-#: univnet's waveform at 0.95-1.05x rms; the mismatches that stay, t5gemma and gemma4_text, at
-#: 85-155x rms.
+#: eager in float64 is at most NOISE_FACTOR times float32 eager's own in root mean square, and at
+#: most WORST_FACTOR times at its worst element (PyTorch's compiler benchmarks judge float noise by
+#: rms, at 2x; the RefBackend's loops sum in order, which rounds more than oneDNN's blocked sums;
+#: the worst of many rounding errors varies more than their mean, and keeps one wrong element
+#: from hiding in it). Measured at the pinned versions: random-init timm convnets at tiny size
+#: (logits up to 1.9e9) at 1.5-3.1x rms and 1.4-4.0x worst (dla102: 8.75 off float32 eager,
+#: where the elementwise rule had named aten.convolution; hrnet_w18 3.1x and 4.0x); univnet's
+#: waveform at 0.95-1.05x rms; the mismatches that stay, t5gemma and gemma4_text, at 85-155x rms.
 NOISE_FACTOR = 4.0
+WORST_FACTOR = 2 * NOISE_FACTOR
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ class FloatNoise:
     def within(self) -> bool:
         return (math.isfinite(self.compiled_rms) and math.isfinite(self.compiled_max)
                 and self.compiled_rms <= NOISE_FACTOR * self.eager_rms
-                and self.compiled_max <= NOISE_FACTOR * self.eager_max)
+                and self.compiled_max <= WORST_FACTOR * self.eager_max)
 
     def render(self) -> str:
         def times(a: float, b: float) -> str:
@@ -287,7 +288,7 @@ class FloatNoise:
         return (f"output {self.index}: error against float64 eager {rms} "
                 f"float32 eager's own in rms ({self.compiled_rms:.3g} to {self.eager_rms:.3g}), "
                 f"{times(self.compiled_max, self.eager_max)} at the worst element ({self.compiled_max:.3g} "
-                f"to {self.eager_max:.3g}); at most {NOISE_FACTOR:g}x passes")
+                f"to {self.eager_max:.3g}); at most {NOISE_FACTOR:g}x and {WORST_FACTOR:g}x pass")
 
 
 def _errors(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from harness.compiler.outcomes import Outcome
-from harness.execute.closeness import NOISE_FACTOR, FloatNoise
+from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR, FloatNoise
 from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
@@ -161,7 +161,8 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
             state = (f"{'float32 rounding' if noise.within else 'MISMATCH'} ({o.mismatched} of "
                      f"{o.total} elements off; against float64 eager: rms {_num(noise.compiled_rms)}, "
                      f"float32 eager's own {_num(noise.eager_rms)}; worst {_num(noise.compiled_max)}, "
-                     f"float32 eager's own {_num(noise.eager_max)}; at most {NOISE_FACTOR:g}x passes)")
+                     f"float32 eager's own {_num(noise.eager_max)}; at most {NOISE_FACTOR:g}x and "
+                     f"{WORST_FACTOR:g}x pass)")
         lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} {o.dtype}[{dims}]: "
                      f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} "
                      f"({o.tolerance}) {state}")

@@ -15,7 +15,7 @@ import pytest
 import torch
 from torch import nn
 
-from harness.execute.closeness import NOISE_FACTOR, compare, float_noise
+from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR, compare, float_noise
 from harness.frontends.names import FrontendName
 from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
@@ -30,7 +30,7 @@ class Cancelling(nn.Module):
     def __init__(self, x0: torch.Tensor):
         super().__init__()
         g = torch.Generator().manual_seed(0)
-        self.w = nn.Parameter(torch.randn(256, 16, generator=g) * 100, requires_grad=False)
+        self.w = nn.Parameter(torch.randn(256, 256, generator=g) * 100, requires_grad=False)
         self.register_buffer("b", -(x0.double() @ self.w.double()).float())
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -38,11 +38,12 @@ class Cancelling(nn.Module):
 
 
 class Off(Cancelling):
-    """The same, wrong by 1 in one element of 64 (where float32 eager is off by about 0.1)."""
+    """The same, wrong by 3 in one element of 1,024 (where float32 eager is off by up to ~0.3)."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = x @ self.w + self.b
-        return y + (torch.arange(y.numel()).reshape(y.shape) == 5).float() if torch.jit.is_tracing() else y
+        wrong = (torch.arange(y.numel()).reshape(y.shape) == 5).float() * 3
+        return y + wrong if torch.jit.is_tracing() else y
 
 
 def _subject(module_class: type[Cancelling]) -> Subject:
@@ -61,9 +62,10 @@ def test_float32_rounding_of_large_values_is_verified_by_float64(tmp_path: Path)
     assert port.outcome == PortOutcome.VERIFIED.value
     traced, second = port.numerics
     [output] = traced.outputs
-    assert output.mismatched > 32  # elementwise, most of the 64 elements are off
+    assert output.mismatched > 512  # elementwise, most of the 1,024 elements are off
     assert output.eager_float64_rms > 0.01 and output.float64_rms <= NOISE_FACTOR * output.eager_float64_rms
-    assert traced.verdict is PortOutcome.VERIFIED and traced.float_noise.startswith("output 0: error against float64 eager")
+    assert traced.verdict is PortOutcome.VERIFIED
+    assert traced.float_noise.startswith("output 0: error against float64 eager")
     assert not traced.culprit  # no op is searched for
     assert second.outputs[0].mismatched == 0 and second.outputs[0].float64_rms is None  # not judged
     text = "\n".join(_numerics_lines(traced, FrontendName.FX))
@@ -78,9 +80,9 @@ def test_a_wrong_element_stays_a_mismatch(tmp_path: Path):
     traced = port.numerics[0]
     [output] = traced.outputs
     assert traced.verdict is PortOutcome.NUMERICS_MISMATCH and not traced.float_noise
-    # in rms it hides among 64 elements; at its worst element it does not
+    # in rms it hides among 1,024 elements; at its worst element it does not
     assert output.float64_rms < NOISE_FACTOR * output.eager_float64_rms
-    assert output.float64_max_abs_diff > NOISE_FACTOR * output.eager_float64_max_abs_diff
+    assert output.float64_max_abs_diff > WORST_FACTOR * output.eager_float64_max_abs_diff
 
 
 def test_float_noise_judges_only_float_outputs_off_the_tolerance():
@@ -89,6 +91,7 @@ def test_float_noise_judges_only_float_outputs_off_the_tolerance():
     noise = eager.astype(np.float64) - exact
     off = compare([eager * 1.01 + 1], [eager])  # elementwise, off the tolerance
     for times, within in ((1.0, True), (NOISE_FACTOR, True), (NOISE_FACTOR * 1.5, False)):
+        # (here the worst element scales as the rms does: the rms bound decides)
         judged = float_noise(off, [exact + times * noise], [eager], [exact])
         assert judged is not None and [j.within for j in judged] == [within]
         assert judged[0].compiled_rms == pytest.approx(times * judged[0].eager_rms)
