@@ -118,13 +118,13 @@ def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
                   "imports)")
             models = list(dict.fromkeys(models + library))
     for name in args.suite or ():
-        from ..sweep.suites import SUITES, SuiteName, absent_classes, suite_models
+        from ..sweep.suites import SUITES, SuiteName, absent_models, suite_models
 
         suite = SuiteName.parse(name)
         found = suite_models(suite)
         print(f"--suite {suite.value}: {len(found)} models from {SUITES[suite].origin} at "
               f"{SUITES[suite].commit[:12]}")
-        absent = absent_classes(found)
+        absent = absent_models(found)
         for model, why in absent.items():  # unsupported rows, no port run
             records.write_failure(out, records.RunFailure(model, records.UNSUPPORTED, 0.0, detail=why))
             print(f"--suite {suite.value}: {why}")

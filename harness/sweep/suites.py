@@ -18,8 +18,10 @@ The batch sizes are the benchmarks' GPU batches; the port keeps its own (1).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from harness.enums import ParsableEnum
 from harness.errors import UnsupportedModelError
@@ -81,15 +83,38 @@ def suite_models(name: SuiteName) -> list[str]:
     return [HF_ALIASES.get(entry, entry) for entry in entries(name)]
 
 
-def absent_classes(models: list[str]) -> dict[str, str]:
-    """The transformers class names among ``models`` that the installed transformers does not
-    have, each with its refusal: PyTorch's list is not pinned to our transformers, and a class
-    it names may since have been removed (Speech2Text2ForCausalLM, gone in transformers 5).
-    ``library:NAME`` models are left to their library. Imports transformers, not torch."""
+def absent_models(models: list[str]) -> dict[str, str]:
+    """The entries of ``models`` the installed libraries do not have, each with its refusal:
+    PyTorch's lists are not pinned to our versions, and a name they give may since have been
+    removed (transformers 5 dropped Speech2Text2ForCausalLM; timm 1.0 has no gluon_xception65).
+    A ``timm:`` name is checked when timm imports here (else its port says why it cannot run).
+    Imports transformers (and timm), not to build anything."""
+    import difflib
+
     import transformers
 
     have = set(dir(transformers))
-    return {m: (f"{UnsupportedModelError.PREFIX} '{m}': transformers {transformers.__version__} has "
-                "no class of that name (removed or renamed since the list was written); the "
-                "rest of the suite runs without it")
-            for m in models if ":" not in m and m not in have}
+    absent = {m: (f"{UnsupportedModelError.PREFIX} '{m}': transformers {transformers.__version__} has "
+                  "no class of that name (removed or renamed since the list was written); the "
+                  "rest of the suite runs without it")
+              for m in models if ":" not in m and m not in have}
+    names = [m.partition(":")[2] for m in models if m.lower().startswith("timm:")]
+    timm = _timm() if names else None
+    if timm is None:
+        return absent
+    for name in names:
+        if not timm.is_model(name):
+            close = difflib.get_close_matches(name, timm.list_models(), n=3)
+            hint = f" (timm names {', '.join(close)})" if close else ""
+            absent[f"timm:{name}"] = (
+                f"{UnsupportedModelError.PREFIX} 'timm:{name}': timm {timm.__version__} has no model "
+                f"of that name{hint}: removed or renamed since the list was written; the rest of "
+                "the suite runs without it")
+    return absent
+
+
+def _timm() -> ModuleType | None:
+    try:
+        return importlib.import_module("timm")  # the [vision] extra: no stubs in CI's venv
+    except Exception:  # absent, or beside a torch its torchvision does not fit: the ports say
+        return None

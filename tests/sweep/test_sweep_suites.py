@@ -3,9 +3,14 @@ names the port resolves."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from harness.errors import HarnessError
 from harness.models.hf_resolve import SourceKind, resolve
@@ -60,9 +65,9 @@ def test_a_class_the_installed_transformers_lacks_is_an_unsupported_row(tmp_path
 
     from harness.commands.sweep import _models
     from harness.sweep import records
-    from harness.sweep.suites import absent_classes
+    from harness.sweep.suites import absent_models
 
-    assert list(absent_classes(["Speech2Text2ForCausalLM", "BertForMaskedLM", "timm:resnet18"])) == [
+    assert list(absent_models(["Speech2Text2ForCausalLM", "BertForMaskedLM", "timm:resnet18"])) == [
         "Speech2Text2ForCausalLM"]
     args = argparse.Namespace(models=[], all=False, suite=["dynamo-hf"], force=False, jobs=1, cold=False)
     models = _models(args, tmp_path, None)
@@ -71,3 +76,28 @@ def test_a_class_the_installed_transformers_lacks_is_an_unsupported_row(tmp_path
     assert isinstance(failure, records.RunFailure) and failure.reason == records.UNSUPPORTED
     assert "transformers 5.24.0 has no class of that name" in failure.detail
     assert "Speech2Text2ForCausalLM" in capsys.readouterr().out
+
+
+VISION_PYTHON = os.environ.get("HARNESS_VISION_PYTHON", "/work/venv-vision213/bin/python")
+
+
+@pytest.mark.skipif(not Path(VISION_PYTHON).is_file(), reason="no vision venv (HARNESS_VISION_PYTHON)")
+def test_a_name_the_installed_timm_lacks_is_an_unsupported_row():
+    # timm 1.0.29 has no gluon_xception65 (the dynamo list's): its port exited 2, "no-record"
+    code = ("import json; from harness.sweep.suites import absent_models; "
+            "print(json.dumps(absent_models(['timm:gluon_xception65', 'timm:resnet18'])))")
+    proc = subprocess.run([VISION_PYTHON, "-c", code], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    absent = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert list(absent) == ["timm:gluon_xception65"]
+    assert "timm 1.0.29 has no model of that name" in absent["timm:gluon_xception65"]
+    assert "xception65" in absent["timm:gluon_xception65"]
+
+
+def test_timm_names_are_left_to_the_ports_where_timm_does_not_import():
+    from harness.sweep.suites import _timm, absent_models
+
+    if _timm() is not None:
+        pytest.skip("timm imports in this Python")
+    assert absent_models(["timm:gluon_xception65"]) == {}
