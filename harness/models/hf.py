@@ -222,7 +222,7 @@ class PreparedModel:
         whatever its forward calls its input (``x``); other models by their input names."""
         if self.spec.kind in LIBRARIES.values():
             return Modality.VISION
-        return modality_of(self.inputs.names)
+        return modality_of(self.inputs.names, self.settings.outputs)
 
     def run_eager(self, inputs: InputSet | None = None) -> tuple[torch.Tensor, ...]:
         with torch.no_grad():

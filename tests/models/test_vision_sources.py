@@ -54,6 +54,13 @@ def test_a_library_model_is_a_vision_model_whatever_its_input_is_called():
         assert replace(prepared, spec=resolve(library), inputs=as_x).modality is Modality.VISION
 
 
+def test_a_decoder_of_latents_into_audio_is_audio_mimi_decoder():
+    # its input is latents, which no modality names: the board grouped it as "unknown"
+    prepared = drivers.prepare("mimi_decoder")
+    assert prepared.inputs.names == ("latents",) and prepared.settings.outputs == ("audio_values",)
+    assert prepared.modality is Modality.AUDIO
+
+
 def test_a_head_class_resolves_to_its_type():
     spec = resolve("BertForQuestionAnswering")
     assert (spec.kind, spec.model_type, spec.head, spec.label) == (
