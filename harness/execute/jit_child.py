@@ -1,6 +1,6 @@
 """``python -m harness.execute.jit_child LLVM_FILE --function F --inputs IN.npz --outputs OUT.npz``:
 one RefBackend call in a child process (``--inputs``/``--outputs`` repeated: one call per pair,
-on one parse and JIT of the module: at opt level 2 the JIT is most of a tiny model's run).
+on one parse and JIT of the module: they are most of a tiny model's run).
 
 The JIT-compiled code runs unchecked in the process that calls it: an out-of-bounds access
 crashes it, and a failed runtime check (``generate-runtime-verification``, torch-to-linalg's
