@@ -493,11 +493,8 @@ def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
 
 
 def _video_clip(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
-    """A video tower whose tubelet is a [frames, height, width] patch and whose position table is
-    fixed by ``image_size`` and ``num_frames`` (VideoPrism: 16 frames of 288 px, 4,096 patches;
-    ViViT: 32 of 224) is two tubelets long and two patches wide: the planner's small clips do
-    not fit its table, so its own clip was ported (videoprism_vision_model ran past the
-    sweep's 900 s)."""
+    """A video tower with [frames, h, w] tubelets and a position table fixed by ``image_size`` and
+    ``num_frames`` (VideoPrism: 16 of 288 px) is two tubelets long and wide (it ran past 900 s)."""
     tubelet = base.get("tubelet_size")
     if not (isinstance(tubelet, list | tuple) and len(tubelet) == 3 and all(is_size(t) for t in tubelet)
             and is_size(base.get("image_size")) and is_size(base.get("num_frames"))):

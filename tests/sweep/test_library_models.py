@@ -85,6 +85,7 @@ def test_size_tiny_takes_the_smallest_image_the_model_takes():
                           env=env, check=False, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     sides = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert sides["torchvision:resnet18"] == [32, "--size tiny: the smallest of 32, 64 its forward takes"]
+    assert sides["torchvision:resnet18"] == [
+        32, "--size tiny: the smallest of 32, 64, 96, 128 its forward takes"]
     side, why = sides["torchvision:vit_b_16"]
-    assert side == 224 and why.startswith("--size tiny: its forward takes none of 32, 64")
+    assert side == 32 and why.startswith("--size tiny: built for 32 px (image_size=32)")
