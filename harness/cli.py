@@ -77,9 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with stop_on_signals():
         try:
             args = parser.parse_args(argv)
-            _import_mlir_uninterrupted()
             if hasattr(args, "opt"):  # it runs torch-mlir-opt: before any model is built
                 from .compiler.runner import check_temp_dir
+
+                _import_mlir_uninterrupted()
 
                 check_temp_dir()
             if hasattr(args, "opt") and getattr(args, "announce_binary", True) \

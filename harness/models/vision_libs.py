@@ -13,7 +13,7 @@ random seeded weights, behind the generic driver's types.
   built at that side; a timm model also takes the depth and width knobs its constructor names
   (:func:`_tiny_knobs`: ``depth`` 2, per-stage ``depths`` 1, ``embed_dim`` 64 with 4 heads, the
   EfficientNet builders' ``channel_multiplier``), each kept only when the model builds with it
-  on the meta device, and all of them left out when its forward then fails: timm's
+  on the meta device with fewer parameters, and all of them left out when its forward then fails: timm's
   beit_base_patch16_224 goes from 86.4 M parameters at 224 px to 0.2 M at 32 px. The record's
   settings name each knob; ``--set`` wins over them.
 - Both libraries are the optional extra ``[vision]``. They must fit the installed torch:
@@ -158,27 +158,22 @@ TINY_STAGE_WIDTH = 16
 IMAGE_KNOB = {SourceKind.TIMM: "img_size", SourceKind.TORCHVISION: "image_size"}
 
 
-def _constructor_names(cls: type) -> set[str]:
-    """The keyword names ``cls`` takes, through the classes it hands ``**kwargs`` to
-    (timm's VisionTransformerDistilled takes ``*args, **kwargs`` for VisionTransformer)."""
-    names: set[str] = set()
+def _constructor_parameters(cls: type) -> dict[str, inspect.Parameter]:
+    """The keyword parameters ``cls`` takes, through the classes it hands ``**kwargs`` to
+    (timm's VisionTransformerDistilled takes ``*args, **kwargs`` for VisionTransformer); the
+    nearest class's own where two name one."""
+    found: dict[str, inspect.Parameter] = {}
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
         if init is None:
             continue
         parameters = inspect.signature(init).parameters
-        names |= {n for n, p in parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        for name, p in parameters.items():
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and name != "self":
+                found.setdefault(name, p)
         if not any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
             break
-    return names - {"self"}
-
-
-def _default(cls: type, name: str) -> Any:
-    for klass in cls.__mro__:
-        init = klass.__dict__.get("__init__")
-        if init is not None and name in inspect.signature(init).parameters:
-            return inspect.signature(init).parameters[name].default
-    return inspect.Parameter.empty
+    return found
 
 
 def _create(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]) -> nn.Module:
@@ -187,24 +182,29 @@ def _create(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]
     return lib.models.get_model(name, weights=None, **kwargs)
 
 
-def _parameters_on_meta(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]) -> int | None:
-    """How many parameters ``name`` has when built with ``kwargs`` on the meta device (no memory,
-    no weights); None when it does not build so."""
+def _meta_model(kind: SourceKind, lib: ModuleType, name: str, kwargs: dict[str, Any]) -> nn.Module | None:
+    """Model ``name`` built with ``kwargs`` on the meta device (no memory, no weights); None when
+    it does not build so: an unknown keyword, a width the heads do not divide, an op without a
+    meta kernel (regnety's aten::_unique2)."""
     try:
         with torch.device("meta"):
-            return sum(p.numel() for p in _create(kind, lib, name, kwargs).parameters())
-    except Exception:  # any refusal: an unknown keyword, a width the heads do not divide
+            return _create(kind, lib, name, kwargs)
+    except Exception:  # any refusal
         return None
+
+
+def _parameter_count(model: nn.Module | None) -> int | None:
+    return None if model is None else sum(p.numel() for p in model.parameters())
 
 
 def _tiny_groups(cls: type) -> list[dict[str, Any]]:
     """Depth and width keywords that ``cls``'s constructor names, at tiny values."""
-    names = _constructor_names(cls)
+    parameters = _constructor_parameters(cls)
     groups: list[dict[str, Any]] = []
     for key in ("depth", "num_blocks", "depths", "layers"):  # a count of blocks, or one per stage
-        if key not in names:
+        if key not in parameters:
             continue
-        default = _default(cls, key)
+        default = parameters[key].default
         if isinstance(default, list | tuple):
             groups.append({key: (1,) * len(default)})
         elif key in ("depths", "layers"):  # ResNet's layers have no default: four stages
@@ -212,46 +212,39 @@ def _tiny_groups(cls: type) -> list[dict[str, Any]]:
         else:
             groups.append({key: TINY["layers"]})
     for key in ("embed_dim", "embed_dims", "dims"):  # widths: one, or one per stage
-        default = _default(cls, key)
-        if key not in names:
+        if key not in parameters:
             continue
+        default = parameters[key].default
         if isinstance(default, list | tuple):
             groups.append({key: tuple(max(TINY_STAGE_WIDTH, int(d) // TINY_WIDTH_DIVISOR)
                                       for d in default)})
         else:
-            heads = "num_heads" in names and isinstance(_default(cls, "num_heads"), int)
+            heads = "num_heads" in parameters and isinstance(parameters["num_heads"].default, int)
             groups.append({key: TINY["hidden"], **({"num_heads": TINY["heads"]} if heads else {})})
     groups.append({"channel_multiplier": TINY_TIMM_CHANNELS})  # EfficientNet's builders take it
     return groups
 
 
-def _meta_class(kind: SourceKind, lib: ModuleType, name: str, given: dict[str, Any]) -> type | None:
-    """The class of model ``name`` built on the meta device; None when it does not build so."""
-    try:
-        with torch.device("meta"):
-            return type(_create(kind, lib, name, given))
-    except Exception:  # an op without a meta kernel (regnety's aten::_unique2)
-        return None
-
-
-def _tiny_knobs(lib: ModuleType, name: str, cls: type, given: dict[str, Any]) -> dict[str, Any]:
-    """The depth and width keywords of timm model ``name`` (of class ``cls``) at tiny size
-    (:func:`_tiny_groups`), tried group by group on the meta device and kept where it builds with
-    fewer parameters (a constructor that takes ``**kwargs`` may ignore one); ``given``
-    (``--set``) is not overridden."""
-    count = _parameters_on_meta(SourceKind.TIMM, lib, name, given)
+def _tiny_knobs(lib: ModuleType, name: str, meta: nn.Module, given: dict[str, Any]) -> dict[str, Any]:
+    """The depth and width keywords of timm model ``name`` at tiny size (:func:`_tiny_groups` of
+    the class of ``meta``, the model as given on the meta device), tried group by group on the
+    meta device and kept where it builds with fewer parameters (a constructor that takes
+    ``**kwargs`` may ignore one); ``given`` (``--set``) is not overridden."""
+    count = _parameter_count(meta)
     knobs: dict[str, Any] = {}
-    for group in _tiny_groups(cls):
-        if count is None or any(key in given for key in group):
+    for group in _tiny_groups(type(meta)):
+        if any(key in given for key in group):
             continue
-        fewer = _parameters_on_meta(SourceKind.TIMM, lib, name, {**given, **knobs, **group})
-        if fewer is not None and fewer < count:
+        fewer = _parameter_count(_meta_model(SourceKind.TIMM, lib, name, {**given, **knobs, **group}))
+        if fewer is not None and count is not None and fewer < count:
             knobs.update(group)
             count = fewer
     return knobs
 
 
-def _check_name(kind: SourceKind, lib: ModuleType, spec: ModelSpec) -> None:
+def check_name(kind: SourceKind, lib: ModuleType, spec: ModelSpec) -> None:
+    """:class:`ModelOptionError`, with the library's close names, when ``lib`` has no model
+    ``spec.model_type``."""
     names = model_names(kind)
     known = lib.is_model(spec.model_type) if kind is SourceKind.TIMM else spec.model_type in names
     if not known:  # timm.is_model takes its deprecated aliases too (adv_inception_v3)
@@ -325,13 +318,13 @@ def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options
     """``--size tiny`` built small (:func:`_tiny_knobs`, the image-size keyword at each side of
     ``IMAGE_SIDES``): the first build whose forward runs; None when there are no knobs, it does
     not build on the meta device, or none runs (the caller builds the library's model)."""
-    cls = _meta_class(spec.kind, lib, spec.model_type, given)
-    if cls is None:
+    meta = _meta_model(spec.kind, lib, spec.model_type, given)
+    if meta is None:
         return None
-    knobs = _tiny_knobs(lib, spec.model_type, cls, given) if spec.kind is SourceKind.TIMM else {}
+    knobs = _tiny_knobs(lib, spec.model_type, meta, given) if spec.kind is SourceKind.TIMM else {}
     image = IMAGE_KNOB[spec.kind]
     tries: list[tuple[dict[str, Any], list[int]]] = []
-    if image not in given and image in _constructor_names(cls):
+    if image not in given and image in _constructor_parameters(type(meta)):
         tries += [({**given, **knobs, image: side}, [side]) for side in IMAGE_SIDES]
     if knobs:
         tries.append(({**given, **knobs}, list(IMAGE_SIDES)))
@@ -346,7 +339,7 @@ def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options
             shapes: list[tuple[tuple[int, ...], str]] = [((options.batch, 3, side, side), why)
                                                          for side in sides]
             first, outputs, shape, size_from = _first_runnable(spec, model, name, shapes, options.seed)
-        except (UnsupportedModelError, RuntimeError):
+        except UnsupportedModelError:  # _build and _first_runnable say every failure so
             continue  # a knob or side this model does not take: the next try, then its own sizes
         return _Built(model, kwargs, first, outputs, shape, size_from)
     return None
@@ -356,7 +349,7 @@ def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     """Build ``torchvision:NAME`` or ``timm:NAME`` with random weights from ``options.seed``,
     and its two image batches."""
     lib = library(spec.kind, spec.name)
-    _check_name(spec.kind, lib, spec)
+    check_name(spec.kind, lib, spec)
     given = dict(options.overrides)
     givens = parse_givens(options.inputs)
     built = (_tiny_build(spec, lib, given, options)

@@ -190,7 +190,8 @@ class _Runs:
             arrays = [[t.numpy() for t in inputs.tensors] for _, inputs in sets]
             results = execute_llvm_sets(self.llvm, arrays, self.signature, works, options=self.unchecked)
         except HarnessError as error:  # inputs that do not fit the lowered signature
-            results = [RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))] * len(sets)
+            results = [RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))
+                       for _ in sets]
         self.seconds = max(self.seconds, time.perf_counter() - start)
         return list(zip(works, results, strict=True))
 

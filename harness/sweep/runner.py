@@ -202,8 +202,9 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
 
 def port_flags(options: SweepOptions, model: str) -> list[str]:
     """The ``harness port`` flags ``model`` gets from the sweep (after MODEL, --json, --out).
-    ``--size``: a library model is at its library's sizes unless told, a model type is tiny
-    unless told, and a folder is at its own sizes always."""
+    ``--size``: a library model always gets the sweep's (a port's own default for one is its
+    library's sizes); a model type only ``default`` (tiny is already a port's default for it),
+    and so does a folder (whose only size is its own)."""
     library = library_kind(model) is not None
     size = (["--size", options.size.value] if library or options.size is Size.DEFAULT else [])
     return ["--timeout", f"{options.stage_timeout_s:g}", "--memory-limit", str(options.memory_limit_mb),

@@ -18,13 +18,11 @@ The batch sizes are the benchmarks' GPU batches; the port keeps its own (1).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 from harness.enums import ParsableEnum
-from harness.errors import UnsupportedModelError
+from harness.errors import ModelOptionError, UnsupportedModelError, VisionLibraryError
 
 FOLDER = Path(__file__).resolve().parent / "suite_lists"
 
@@ -87,10 +85,9 @@ def absent_models(models: list[str]) -> dict[str, str]:
     """The entries of ``models`` the installed libraries do not have, each with its refusal:
     PyTorch's lists are not pinned to our versions, and a name they give may since have been
     removed (transformers 5 dropped Speech2Text2ForCausalLM; timm 1.0 has no gluon_xception65).
-    A ``timm:`` name is checked when timm imports here (else its port says why it cannot run).
-    Imports transformers (and timm), not to build anything."""
-    import difflib
-
+    A ``timm:``/``torchvision:`` name is checked as its port checks it, when its library imports
+    here (else its port says why it cannot run). Imports transformers (and the libraries named),
+    not to build anything."""
     import transformers
 
     have = set(dir(transformers))
@@ -98,23 +95,25 @@ def absent_models(models: list[str]) -> dict[str, str]:
                   "no class of that name (removed or renamed since the list was written); the "
                   "rest of the suite runs without it")
               for m in models if ":" not in m and m not in have}
-    names = [m.partition(":")[2] for m in models if m.lower().startswith("timm:")]
-    timm = _timm() if names else None
-    if timm is None:
-        return absent
-    for name in names:
-        if not timm.is_model(name):
-            close = difflib.get_close_matches(name, timm.list_models(), n=3)
-            hint = f" (timm names {', '.join(close)})" if close else ""
-            absent[f"timm:{name}"] = (
-                f"{UnsupportedModelError.PREFIX} 'timm:{name}': timm {timm.__version__} has no model "
-                f"of that name{hint}: removed or renamed since the list was written; the rest of "
-                "the suite runs without it")
+    return {**absent, **_absent_library_names(models)}
+
+
+def _absent_library_names(models: list[str]) -> dict[str, str]:
+    from harness.models.hf_resolve import library_kind, resolve
+
+    named = [m for m in models if library_kind(m) is not None]
+    if not named:
+        return {}
+    from harness.models import vision_libs
+
+    absent: dict[str, str] = {}
+    for model in named:
+        spec = resolve(model)
+        try:
+            vision_libs.check_name(spec.kind, vision_libs.library(spec.kind, model), spec)
+        except VisionLibraryError:  # the library does not import here: its port says why
+            continue
+        except ModelOptionError as error:
+            absent[model] = (f"{UnsupportedModelError.PREFIX} '{model}': {error} (removed or renamed "
+                             "since the list was written); the rest of the suite runs without it")
     return absent
-
-
-def _timm() -> ModuleType | None:
-    try:
-        return importlib.import_module("timm")  # the [vision] extra: no stubs in CI's venv
-    except Exception:  # absent, or beside a torch its torchvision does not fit: the ports say
-        return None

@@ -17,7 +17,7 @@ from support import ROOT
 from torch import nn
 
 from harness.models.hf_config import Size
-from harness.models.vision_libs import _constructor_names, _tiny_groups
+from harness.models.vision_libs import _constructor_parameters, _tiny_groups
 from harness.sweep.runner import SweepOptions, port_flags
 
 VISION_PYTHON = os.environ.get("HARNESS_VISION_PYTHON", "/work/venv-vision213/bin/python")
@@ -46,8 +46,9 @@ class Residual(nn.Module):
 
 
 def test_a_constructor_that_hands_on_kwargs_names_its_bases_keywords():
-    assert {"img_size", "depth", "embed_dim", "num_heads"} <= _constructor_names(Distilled)
-    assert _constructor_names(Staged) == {"depths", "dims"}
+    assert {"img_size", "depth", "embed_dim", "num_heads"} <= set(_constructor_parameters(Distilled))
+    assert set(_constructor_parameters(Staged)) == {"depths", "dims"}
+    assert _constructor_parameters(Distilled)["depth"].default == 12  # Towers' own default
 
 
 def test_tiny_keywords_per_kind_of_constructor():
