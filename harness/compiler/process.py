@@ -10,7 +10,10 @@ its own children. Three ways out, each covered:
   process per harness process holds the read end of a pipe and learns each group as it is
   spawned; when the pipe reaches end-of-file (the kernel closes it whatever killed the
   harness) it SIGKILLs the groups still listed, removes the staged outputs still listed
-  (``remove_on_death``), then exits.
+  (``remove_on_death``), then exits. A child is told of only after Popen returns, so a harness
+  killed between the child's exec and that pipe write left it running (a CI run caught one):
+  each child also carries the watchdog's token in its environment (:data:`WATCHDOG_ENV`), and
+  at end-of-file the watchdog kills every process /proc shows with it, listed or not.
 
 Why a watchdog and not PR_SET_PDEATHSIG:
 
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import os
 import resource
+import secrets
 import selectors
 import signal
 import subprocess
@@ -43,6 +47,10 @@ from .capture import KEEP_BYTES, Capture
 TIMEOUT_DUMP_GRACE_S = 10.0
 # The signals that stop the harness: Ctrl-C, kill's default, a closed terminal.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: The environment variable each child carries, its value the token of the watchdog that
+#: kills it if the harness dies: the child of a harness killed before it could tell its watchdog
+#: of it (see the module docstring) is found by it in /proc.
+WATCHDOG_ENV = "TORCH_MLIR_HARNESS_WATCHDOG"
 
 
 @dataclass
@@ -126,9 +134,26 @@ def _signals_deferred() -> Iterator[None]:
 # The watchdog
 
 _WATCHDOG = r"""
-import os, signal
+import os, signal, sys
 for s in (signal.SIGINT, signal.SIGHUP):
     signal.signal(s, signal.SIG_IGN)
+mark = b"\0" + sys.argv[1].encode() + b"\0"
+def marked():
+    # Every process whose environment holds the mark (Linux's /proc; elsewhere none).
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open("/proc/" + entry + "/environ", "rb") as f:
+                    if mark in b"\0" + f.read():
+                        found.append(int(entry))
+            except OSError:
+                pass
+    return found
 groups, files = set(), set()
 with os.fdopen(0, "rb") as pipe:
     for line in pipe:
@@ -145,6 +170,12 @@ for pgid in groups:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
+for _ in range(2):  # twice: a wrapper may have started another child meanwhile
+    for pid in marked():
+        try:  # a child in a session of its own takes its group; never the harness's group
+            os.killpg(pid, signal.SIGKILL) if os.getpgid(pid) == pid else os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 for path in files:
     try:
         os.unlink(path)
@@ -160,6 +191,7 @@ class _Watchdog:
         self.lock = threading.Lock()
         self.fd: int | None = None
         self.pid = 0
+        self.token = secrets.token_hex(8)
 
     def _start(self) -> int | None:
         """Starts the watchdog; the pipe's write end (``self.fd``), None when none started."""
@@ -174,7 +206,10 @@ class _Watchdog:
         read, write = os.pipe()
         try:
             self.pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-I", "-S", "-c", _WATCHDOG], os.environ,
+                sys.executable, [sys.executable, "-I", "-S", "-c", _WATCHDOG, self._mark()],
+                # not a parent harness's token: its watchdog must not kill this one, which has
+                # this harness's children to kill when this harness dies
+                {k: v for k, v in os.environ.items() if k != WATCHDOG_ENV},
                 file_actions=[(os.POSIX_SPAWN_DUP2, read, 0),
                               # not the harness's stdout/stderr: a reader of those would wait
                               # for the watchdog's end too
@@ -225,12 +260,21 @@ class _Watchdog:
     def keep(self, path: str | os.PathLike) -> None:
         self._send(b"k%s\n" % os.fsencode(os.path.abspath(path)).hex().encode(), start=False)
 
+    def _mark(self) -> str:
+        return f"{WATCHDOG_ENV}={self.token}"
+
+    def environment(self, env: Mapping[str, str] | None = None) -> dict[str, str]:
+        """``env`` (None: this process's) for a child to start, with this process's watchdog
+        token: the watchdog kills it at the harness's death even if it was never told of it."""
+        return {**(os.environ if env is None else env), WATCHDOG_ENV: self.token}
+
     def after_fork_in_child(self) -> None:
         """A forked child (a reduce verifier, a multiprocessing worker) starts its own."""
         if self.fd is not None:
             os.close(self.fd)
         self.lock = threading.Lock()
         self.fd, self.pid = None, 0
+        self.token = secrets.token_hex(8)
 
 
 watchdog = _Watchdog()
@@ -271,7 +315,7 @@ def _spawn(cmd: Sequence[str], env: Mapping[str, str] | None,
             return child
     exact = bool(memory_limit_mb) or not hasattr(resource, "prlimit")
     proc = subprocess.Popen(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env,
+                            stderr=subprocess.PIPE, env=watchdog.environment(env),
                             start_new_session=True,
                             # Only setrlimit runs there (async-signal-safe enough).
                             preexec_fn=_child_limits(memory_limit_mb) if exact else None)  # noqa: PLW1509

@@ -166,9 +166,11 @@ class RefBackendWorker:
         with open(self._log, "ab") as log:
             self._proc = _forked(cmd, log.fileno(), write_fd, env) if forked.forkable(cmd) else None
             if self._proc is None:
+                watchdog.ready()
                 self._proc = subprocess.Popen(
                     cmd, stdin=subprocess.PIPE, stdout=log, stderr=log, pass_fds=(write_fd,),
-                    start_new_session=True, env=env)
+                    start_new_session=True, env=watchdog.environment(env))
+                watchdog.watch(self._proc.pid)
         os.close(write_fd)
         self._reply_fd = read_fd
         self._buffer = b""
@@ -249,8 +251,7 @@ class RefBackendWorker:
         if proc.poll() is None:
             _kill_group(proc.pid)
             proc.wait()
-        if isinstance(proc, forked.ForkedProcess):
-            watchdog.forget(proc.pid)
+        watchdog.forget(proc.pid)
         if proc.stdin is not None:
             try:
                 proc.stdin.close()

@@ -63,8 +63,11 @@ class Children:
             if self.stopping:
                 raise Stopped(argv[0])
             watchdog.ready()
-            process = spawn() if spawn is not None else \
-                subprocess.Popen(list(argv), start_new_session=True, **popen)
+            if spawn is not None:
+                process = spawn()
+            else:
+                env = watchdog.environment(popen.pop("env", None))
+                process = subprocess.Popen(list(argv), start_new_session=True, env=env, **popen)
             watchdog.watch(process.pid)
             self._running.add(process)
         return process

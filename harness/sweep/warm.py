@@ -356,7 +356,7 @@ class WarmServer:
                 [self.python, "-m", MODULE, "--fd", str(theirs.fileno()), "--room", " " * TITLE_ROOM],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=self.cwd,
-                start_new_session=True)
+                start_new_session=True, env=watchdog.environment())
             watchdog.watch(self._proc.pid)
         finally:
             theirs.close()

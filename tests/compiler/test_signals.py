@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.compiler import process
 from support import CRASHERS, ROOT
 from support.processes import alive, catches, children, compiler_processes, processes_mentioning, wait_for
 
@@ -174,3 +175,49 @@ def test_the_watchdog_runs_before_the_first_child_exists():
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
                          timeout=60)
     assert out.stdout.splitlines() == ["watchdog running at spawn: True", "exit 0"], out.stderr
+
+
+def test_a_child_the_watchdog_was_never_told_of_dies_with_the_harness(tmp_path):
+    # The watchdog learns of a child by a pipe write after Popen returns; a harness killed
+    # between the child's exec and that write left the child running (a CI run killed it there,
+    # in test_a_killed_harness_takes_the_hung_compiler_with_it). The child's environment carries
+    # the watchdog's token, and the watchdog finds it in /proc. Here the write never happens.
+    marker = uuid.uuid4().hex
+    harness = (
+        "import subprocess, time\n"
+        "from harness.compiler.process import watchdog\n"
+        "watchdog.ready()\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 1000; : {marker}'], start_new_session=True,\n"
+        "                 env=watchdog.environment())\n"
+        "time.sleep(1000)\n"
+    )
+    script = tmp_path / "harness_like.py"  # the marker in a file: not in this process's argv
+    script.write_text(harness)
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        shell = wait_for(lambda: processes_mentioning(marker))[0]
+        sleeper = wait_for(lambda: children(shell))[0]
+        proc.kill()
+        proc.communicate(timeout=60)
+        wait_for(lambda: not alive(shell) and not alive(sleeper), timeout_s=10)
+    finally:
+        stop(proc)
+
+
+def test_a_watchdog_does_not_carry_a_parent_harness_token(monkeypatch):
+    # A harness started by a harness (a sweep's port) inherits its parent's token; its own
+    # watchdog must not, or the parent's watchdog would kill it first and this harness's
+    # children would outlive both.
+    monkeypatch.setenv(process.WATCHDOG_ENV, "a-parent-token")
+    dog = process._Watchdog()
+    dog.ready()
+    try:
+        assert dog.pid
+        environ = (Path("/proc") / str(dog.pid) / "environ").read_bytes().split(b"\0")
+        assert not [v for v in environ if v.startswith(process.WATCHDOG_ENV.encode() + b"=")]
+        assert dog.environment()[process.WATCHDOG_ENV] == dog.token != "a-parent-token"
+    finally:
+        assert dog.fd is not None
+        os.close(dog.fd)
+        os.waitpid(dog.pid, 0)
