@@ -337,8 +337,7 @@ def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
 
 
 def _default_language(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
-    """X-MOD's adapters: one per language and none chosen by default, which its forward refuses;
-    the first listed is chosen."""
+    """X-MOD's adapters: one per language, none chosen by default (its forward refuses): the first."""
     languages = base.get("languages")
     if base.get("default_language", "") is None and isinstance(languages, (list, tuple)) and languages:
         kwargs["default_language"] = languages[0]
@@ -506,14 +505,15 @@ def _video_clip(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
 
 
 def _codec_ladder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:
-    """A codec whose encoder doubles ``encoder_hidden_size`` at each of its
-    ``downsampling_ratios`` and whose decoder halves ``decoder_hidden_size`` at each upsampling
-    (DAC: 64 -> 1024 and 1536 -> 96 channels, 300 MB of weights at its defaults, in fields no
-    concept names) reaches the tiny hidden width at the encoder's end and starts the decoder
-    there, with at least one channel per stage."""
+    """A codec whose encoder doubles its width at each of its ``downsampling_ratios`` and whose
+    decoder halves it at each upsampling reaches the tiny hidden width at the encoder's end: DAC
+    (``encoder_hidden_size`` 64 -> 1024, 300 MB of weights), EnCodec, Mimi and VibeVoice
+    (``num_filters``; VibeVoice's 32 -> 2048 channels, 172 M parameters, 30 s to execute)."""
     down = base.get("downsampling_ratios")
-    # DAC's upsampling_ratios is not a field: its __post_init__ reverses downsampling_ratios
-    up = base.get("upsampling_ratios") or down
+    up = base.get("upsampling_ratios") or down  # DAC's is no field: it reverses downsampling's
+    filters, ratios = base.get("num_filters"), down or up  # at least 4 in the first stage
+    if is_size(filters) and isinstance(ratios, list | tuple) and ratios and "num_filters" not in kwargs:
+        kwargs["num_filters"] = min(filters, max(4, hidden // 2 ** len(ratios)))
     encoder, decoder = base.get("encoder_hidden_size"), base.get("decoder_hidden_size")
     if not (isinstance(down, list | tuple) and down and isinstance(up, list | tuple) and up
             and is_size(encoder) and is_size(decoder)) \

@@ -118,6 +118,17 @@ def test_a_codecs_channel_ladder_ends_at_the_tiny_width_dac():
         _runs_both_sets(prepared)
 
 
+
+def test_a_codecs_filter_ladder_ends_at_the_tiny_width_vibevoice_encodec_mimi():
+    # num_filters doubles at each ratio: VibeVoice's 32 filters reach 2048 channels after 6
+    # (172 M parameters, 224 s a sweep port), EnCodec's 32 and Mimi's 64 after 4 (14.4 M, 23.0 M)
+    assert tiny_kwargs(hf_resolve.config_class("vibevoice_acoustic_tokenizer"))["num_filters"] == 4
+    assert tiny_kwargs(hf_resolve.config_class("encodec"))["num_filters"] == 4
+    for model_type in ("vibevoice_acoustic_tokenizer", "encodec", "mimi"):
+        prepared = hf.prepare(model_type)
+        assert sum(p.numel() for p in prepared.model.parameters()) < 3_000_000, model_type
+        _runs_both_sets(prepared)
+
 def test_widths_under_their_own_names_flaubert_xlm_blt_gemma4():
     # XLM's (and FlauBERT's) hidden size is emb_dim (2048: 103 M parameters); BLT's hashed
     # n-gram table has encoder_hash_byte_group_vocab rows (500,002: 192 M parameters)
