@@ -11,11 +11,19 @@ Why the numbers stay: persistence decides only whether ``state_dict()`` saves a 
 ``forward`` reads (and writes) the same tensor either way. The change goes through the public
 ``register_buffer(name, tensor, persistent=True)`` and is undone with ``persistent=False``.
 Buffers that are None (registered but unset) are left alone: export does not keep them.
+
+The port applies the same change to the program it exported already
+(:func:`persistent_in_program`): export and decomposition are most of an FX import, and the
+fixed module's export is that program with the buffers moved from its constants to its state
+(the same IR: tests/fixes/test_buffers_program.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import torch
+from torch.export.graph_signature import ExportGraphSignature, InputKind
 
 from .base import Application, ModuleEvidence, ModuleFix, Site
 
@@ -56,3 +64,23 @@ def non_persistent_buffers(module: torch.nn.Module) -> list[str]:
             for prefix, sub in module.named_modules()
             for name in sorted(sub._non_persistent_buffers_set)
             if sub._buffers.get(name) is not None]
+
+
+def persistent_in_program(exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram | None:
+    """``exported`` as the module with persistent buffers exports it: each non-persistent
+    buffer's tensor moved from the program's constants to its state_dict, its input spec made
+    persistent (None when it has none). The graph is shared, not copied: the importer replaces
+    its placeholders, so the program it is made from is not imported too."""
+    signature = exported.graph_signature
+    state, constants = dict(exported.state_dict), dict(exported.constants)
+    specs = []
+    for spec in signature.input_specs:
+        moved = spec.kind is InputKind.BUFFER and not spec.persistent and spec.target in constants
+        if moved:
+            state[spec.target] = constants.pop(spec.target)
+        specs.append(dataclasses.replace(spec, persistent=True) if moved else spec)
+    if len(state) == len(exported.state_dict):
+        return None
+    return exported._update(exported.graph_module,
+                            ExportGraphSignature(specs, list(signature.output_specs)),
+                            state_dict=state, constants=constants)

@@ -32,6 +32,8 @@ class Program:
     exported: torch.export.ExportedProgram | None = None
     # TorchScript: per example, the axes imported as -1 (``--dynamic``; empty: all static)
     dynamic_axes: tuple[tuple[int, ...], ...] = ()
+    # FX: ``exported`` went through the wheel's decomposition table already (not run again)
+    decomposed: bool = False
 
 
 @dataclass
@@ -93,7 +95,8 @@ def _fx(program: Program) -> tuple[ir.Module, None]:
     source = program.exported if program.exported is not None else program.eager
     if source is None:
         raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
-    return export_and_import(source, program.examples, name=program.name), None
+    return export_and_import(source, program.examples, name=program.name,
+                             decomposed=program.decomposed), None
 
 
 FRONTENDS: dict[FrontendName, Frontend] = {

@@ -62,20 +62,41 @@ def _literal_hooks():
     return _TensorLiterals()
 
 
-def export_and_import(model: torch.nn.Module | torch.export.ExportedProgram,
-                      examples: Sequence[torch.Tensor], *, name: str):
-    """``model`` exported on ``examples`` (or its export, as it is) and imported as raw torch
-    dialect (an ``ir.Module``)."""
-    from torch_mlir import fx
+class ImportFailed(ModelError):
+    """torch.export or the FX importer failed; ``decomposed``: the decomposed program it failed
+    on (None when the wheel exported the module itself)."""
 
+    def __init__(self, message: str, decomposed: torch.export.ExportedProgram | None):
+        super().__init__(message)
+        self.decomposed = decomposed
+
+
+def export_and_import(model: torch.nn.Module | torch.export.ExportedProgram,
+                      examples: Sequence[torch.Tensor], *, name: str, decomposed: bool = False):
+    """``model`` exported on ``examples`` (or its export, as it is) and imported as raw torch
+    dialect (an ``ir.Module``). An export goes through the wheel's decomposition table here,
+    as the wheel's own ``export_and_import`` would (``decomposed``: it did already); on a
+    failure the decomposed program rides on the error (:class:`ImportFailed`): the
+    decomposition is most of an import (tiny BERT: 1.5 of 1.6 s), and the persistent-buffers
+    fix imports that very program again (harness.fixes.buffers.persistent_in_program)."""
+    from torch_mlir import fx
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    program = model
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+            if isinstance(model, torch.export.ExportedProgram):
+                if not decomposed:
+                    program = model.run_decompositions(get_decomposition_table())
+                # an empty table: the wheel decomposes nothing again
+                return fx.export_and_import(program, *examples, output_type="raw",
+                                            hooks=_literal_hooks(), decomposition_table={})
             return fx.export_and_import(model, *examples, output_type="raw",
                                         hooks=_literal_hooks())
     except Exception as e:  # torch.export's own errors are many and deep; name the model
-        raise ModelError(
+        raise ImportFailed(
             f"torch.export / the FX importer could not import '{name}': {type(e).__name__}: "
             f"{str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}. Use "
-            "--importer torchscript, or make the model exportable (torch.export docs)."
-        ) from e
+            "--importer torchscript, or make the model exportable (torch.export docs).",
+            program if isinstance(program, torch.export.ExportedProgram) else None) from e

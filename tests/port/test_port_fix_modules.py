@@ -98,6 +98,9 @@ def test_missing_state_mapping_is_answered_by_persistent_buffers_with_fix(tmp_pa
     assert [s["what"] for s in step["application"]["changed"]] == ["buffer scale made persistent"]
     assert [s.name for s in port.stages][:2] == ["export", "import"] and port.stages[1].ok
     assert any(n.startswith("Before --fix: export") for n in port.notes)
+    # the first export's decomposed program imported again, not a second export
+    assert [s.name for s in port.stages].count("export") == 1
+    assert any("imported again with its buffers persistent" in n for n in port.notes)
     assert "scale" in module._non_persistent_buffers_set  # undone after the export
 
 
