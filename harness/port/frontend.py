@@ -68,9 +68,12 @@ LINALG = "torch-to-linalg"
 
 class _Stopped(Exception):
     """A Python stage failed: the port of this frontend ends there (already recorded).
-    ``decomposed``: the FX import's decomposed program, kept where persistent-buffers answers
-    its failure (the fix then imports it again instead of exporting the fixed module)."""
+    ``exported`` and ``decomposed``: the failed FX import's program and its decomposition, kept
+    where persistent-buffers answers the failure (the fix then imports the decomposition again
+    instead of exporting the fixed module; the export, which the importer did not touch, is
+    what PyTorch runs to compare)."""
 
+    exported: torch.export.ExportedProgram | None = None
     decomposed: torch.export.ExportedProgram | None = None
 
 
@@ -93,7 +96,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
             if not options.fix:
                 raise
             program, run_program, ir_path = _fixed_import(subject, chosen, folder, port, options,
-                                                          progress, label, stopped.decomposed)
+                                                          progress, label, stopped)
     except _Stopped:
         return port
     stages = (chosen.torch_pipeline,) if options.torch_only else (chosen.torch_pipeline, LINALG)
@@ -301,14 +304,13 @@ def _fixed_trace(subject: Subject, program: Program, run_program: Callable | Non
 
 def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: FrontendPort,
                   options: PortOptions, progress: Progress, label: str,
-                  decomposed: torch.export.ExportedProgram | None = None,
-                  ) -> tuple[Program, Callable | None, Path]:
+                  stopped: _Stopped) -> tuple[Program, Callable | None, Path]:
     """``--fix`` after a failed export or import: the module fix that answers its error
     (``persistent-buffers`` for "Could not find state mapping for buffer"), then export and
     import again. Raises :class:`_Stopped` (the first failure stands) when none answers.
-    When persistent-buffers alone answers and the failed import's ``decomposed`` program is
-    at hand, that program is imported again with its buffers persistent (the fixed module's
-    export, without exporting and decomposing it again: tiny BERT 2.4 s -> 0.06 s)."""
+    When persistent-buffers alone answers and the failed import's decomposed program is at
+    hand (``stopped``), that program is imported again with its buffers persistent (the fixed
+    module's export, without exporting and decomposing it again: tiny BERT 2.4 s -> 0.06 s)."""
     failed = port.stages[-1]
     first_export = next((s for s in port.stages if s.name == PortStage.EXPORT and s.ok), None)
     seen = [BlockerSeen(message=" ".join(filter(None, (b.message, b.explanation))),
@@ -321,11 +323,12 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
                       for s in port.stages)
     port.notes.append(f"Before --fix: {first}: {port.blockers[0].message[:200]}")
     port.stages, port.blockers, port.failed_stage = [], [], None
-    reused = persistent_in_program(decomposed) if (
-        decomposed is not None and first_export is not None
+    reused = persistent_in_program(stopped.decomposed) if (
+        stopped.decomposed is not None and stopped.exported is not None
+        and first_export is not None
         and [step.fix for step in kept] == [PersistentBuffers.name]) else None
     try:
-        if reused is None or first_export is None:
+        if reused is None or first_export is None or stopped.exported is None:
             program, run_program = _program(subject, chosen.name, port, options, progress, label,
                                             module)
         else:
@@ -334,7 +337,9 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
                               "with its buffers persistent (what exporting the fixed module gives)")
             program = Program(subject.name, module, subject.inputs.tensors, exported=reused,
                               decomposed=True)
-            run_program = _run_exported(reused)
+            # the import replaces the decomposition's placeholders: PyTorch runs the export
+            # (persistence changes what state_dict() saves, not what forward computes)
+            run_program = _run_exported(stopped.exported)
         ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
     finally:
         undo(kept)
@@ -363,7 +368,7 @@ def _import(subject: Subject, chosen, program: Program, folder: Path, port: Fron
             write_module(imported.module, path, WriteOptions(keep_weights=options.weights_kept,
                                                               bytecode=bytecode))
     except _Stopped as stopped:
-        stopped.decomposed = decomposed
+        stopped.exported, stopped.decomposed = program.exported, decomposed
         raise
     port.stages[-1].output = str(path)
     return path
