@@ -4,7 +4,9 @@ the trace or the import showed, and the program traced or exported again from th
 - TorchScript: a ``prim::PythonOp`` in the trace (a ``torch.autograd.Function``; Bloom's GeLU)
   would fail ``torchscript-to-torch``: ``autograd-function-forward``, then trace again.
 - FX: the import's "Could not find state mapping for buffer" (non-persistent buffers):
-  ``persistent-buffers``, then export and import again.
+  ``persistent-buffers``, then import again: the failed import's decomposed program with the
+  same buffers persistent (``fixes.buffers.persistent_in_program``: the IR the fixed module's
+  export gives), not a second export.
 
 Each fix is checked at once in eager (the module before and after, on both input sets) and
 rolled back when the numbers moved; the lowered module is still checked against the original
