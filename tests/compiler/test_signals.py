@@ -93,6 +93,18 @@ def test_a_killed_harness_takes_the_hung_compiler_with_it(tmp_path):
         stop(proc)
 
 
+def _kill_and_check_the_shell_and_its_sleeper_die(proc: subprocess.Popen, marker: str) -> None:
+    """SIGKILLs ``proc`` once the shell whose command line holds ``marker`` has its child, and
+    waits for both to be gone."""
+    try:
+        shell = wait_for(lambda: processes_mentioning(marker))[0]
+        sleeper = wait_for(lambda: children(shell))[0]
+        proc.kill()
+        proc.communicate(timeout=60)
+        wait_for(lambda: not alive(shell) and not alive(sleeper), timeout_s=10)
+    finally:
+        stop(proc)
+
 def test_a_killed_harness_takes_a_wrappers_children_too(tmp_path):
     # A --opt wrapper script (like the wheel's bin/torch-mlir-opt) runs the work in a child of
     # its own: a parent-death signal on the direct child would not reach it; the group kill does.
@@ -106,14 +118,7 @@ def test_a_killed_harness_takes_a_wrappers_children_too(tmp_path):
     ir = tmp_path / "x.mlir"
     ir.write_text("func.func @f() {\n  return\n}\n")
     proc = start("run", str(ir), "--pipeline", "torch-to-linalg", "--opt", str(wrapper))
-    try:
-        shell = wait_for(lambda: processes_mentioning(marker))[0]
-        sleeper = wait_for(lambda: children(shell))[0]
-        proc.kill()
-        proc.communicate(timeout=60)
-        wait_for(lambda: not alive(shell) and not alive(sleeper), timeout_s=10)
-    finally:
-        stop(proc)
+    _kill_and_check_the_shell_and_its_sleeper_die(proc, marker)
 
 
 def test_ctrl_c_while_the_cli_imports_exits_130_quietly(tmp_path):
@@ -195,14 +200,7 @@ def test_a_child_the_watchdog_was_never_told_of_dies_with_the_harness(tmp_path):
     script.write_text(harness)
     proc = subprocess.Popen([sys.executable, str(script)], cwd=ROOT, stdin=subprocess.DEVNULL,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        shell = wait_for(lambda: processes_mentioning(marker))[0]
-        sleeper = wait_for(lambda: children(shell))[0]
-        proc.kill()
-        proc.communicate(timeout=60)
-        wait_for(lambda: not alive(shell) and not alive(sleeper), timeout_s=10)
-    finally:
-        stop(proc)
+    _kill_and_check_the_shell_and_its_sleeper_die(proc, marker)
 
 
 def test_a_watchdog_does_not_carry_a_parent_harness_token(monkeypatch):
