@@ -15,7 +15,10 @@ Buffers that are None (registered but unset) are left alone: export does not kee
 The port applies the same change to the program it exported already
 (:func:`persistent_in_program`): export and decomposition are most of an FX import, and the
 fixed module's export is that program with the buffers moved from its constants to its state
-(the same IR: tests/fixes/test_buffers_program.py).
+(the same IR: tests/fixes/test_buffers_program.py). Where the forward assigns the buffer again
+(CTRL's ``self.pos_encoding = self.pos_encoding.to(...)``, Wav2Vec2-Conformer's ``self.pe``),
+torch.export refuses the fixed module ("Non-persistent buffer ... is in the state dict") and
+only the program's form imports.
 """
 
 from __future__ import annotations

@@ -334,7 +334,8 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
         else:
             port.stages.append(first_export)  # the export that stands: not run again
             port.notes.append("--fix: the first export's decomposed program was imported again "
-                              "with its buffers persistent (what exporting the fixed module gives)")
+                              "with its buffers persistent (the same IR as the fixed module's "
+                              "export, where torch.export takes the fixed module)")
             program = Program(subject.name, module, subject.inputs.tensors, exported=reused,
                               decomposed=True)
             # the import replaces the decomposition's placeholders: PyTorch runs the export
