@@ -113,7 +113,9 @@ def _import_mlir_uninterrupted() -> None:
     their C extension's initialization (``torch_mlir._mlir_libs``) segfaulted the process
     (exit -11, seen in tests/compiler/test_signals.py's Ctrl-C test at 0.1 s) instead of
     stopping it; held, the signal arrives right after, at a point where it stops cleanly."""
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+    from .compiler.process import STOP_SIGNALS
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set(STOP_SIGNALS))
     try:
         import torch_mlir.ir  # noqa: F401  (0.13 s; every command that runs torch-mlir-opt needs it)
     finally:
