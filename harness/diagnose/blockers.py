@@ -27,6 +27,9 @@ renamed __and__ too: 22 torch-mlir-opt runs, 2 at a time, ``tools/bench_blockers
 for tiny, 1.4 s for 125m, beside 0.13 s and 0.39 s for one plain run of the pipeline.
 Results are kept per input content, pipeline and binary for the life of the process, so report
 (which bisects and titles from the same file) analyses once.
+
+The run of step 1 also names the failing pass (``failing_pass``): MLIR prints the innermost
+failed pass's dump first, so a caller that only wants the pass's name needs no bisect run.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from harness.compiler.pipeline_text import PassRef, dumped_pipeline, parse_pipel
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (ELIDE_PRINTED_WEIGHTS, RunOptions,
                                      run_pipeline)
+from harness.compiler.text import DUMP_HEADER
 from harness.knowledge import fixes
 
 _DUMP_HEADER = "// -----// IR Dump After "
@@ -127,6 +131,7 @@ class BlockerAnalysis:
     illegal: list[IllegalOp] = field(default_factory=list)
     conversions: list[str] = field(default_factory=list)  # the conversion passes replayed
     detail: str = ""               # why there is no analysis, when there is none
+    failing_pass: str = ""         # the innermost pass that failed (its argument), from the dump
     runs: int = 0
     seconds: float = 0.0
 
@@ -168,7 +173,7 @@ class BlockerAnalysis:
         return {"input": self.input_path, "pipeline": self.pipeline,
                 "blockers": self.names(), "illegal": [op.to_json() for op in self.illegal],
                 "conversions": list(self.conversions), "detail": self.detail,
-                "runs": self.runs, "seconds": round(self.seconds, 3)}
+                "failing_pass": self.failing_pass, "runs": self.runs, "seconds": round(self.seconds, 3)}
 
 
 def _op_label(op: ir.Operation) -> str:
@@ -226,6 +231,18 @@ def failure_ir(input_path: str | os.PathLike, pipeline: str, *, opt: str | None,
     path = workdir / "after-failure.mlir"
     path.write_text(body)
     return path, record
+
+
+def failed_pass(stderr: str) -> str:
+    """The argument of the pass named by the first ``IR Dump After X Failed: ARG`` header
+    (``torch-reduce-op-variants``): MLIR prints the innermost failed pass first, then the passes
+    that ran it (``torch-lower-to-backend-contract``). "" when there is no such header."""
+    at = stderr.find(_DUMP_HEADER)
+    if at < 0:
+        return ""
+    end = stderr.find("\n", at)
+    found = DUMP_HEADER.match(stderr[at:end if end >= 0 else len(stderr)])
+    return found["arg"] if found and found["failed"] else ""
 
 
 def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
@@ -338,6 +355,7 @@ def _analyze(input_path: str | os.PathLike, pipeline: str, opt: str, timeout_s: 
         if record.ok:
             result.detail = "the pipeline succeeds"
             return result
+        result.failing_pass = failed_pass(record.stderr)
         if dump is None:
             result.detail = "MLIR printed no IR after the failure (a crash, or a failure outside a pass)"
             return result

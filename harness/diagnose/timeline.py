@@ -39,6 +39,7 @@ from harness.compiler.irfile import write_atomically
 from harness.compiler.locations import file_locations
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, run_pipeline
+from harness.compiler.text import DUMP_HEADER
 
 from .timeline_record import RECORD_NAME, Follow, FollowKind, PassRow, RowState, Timeline
 from .timing import Instance, assign_timers, read_timing
@@ -67,8 +68,6 @@ def printing_flags(follow: Follow | None) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------------------------
 # Reading the dumps
 
-_HEADER = re.compile(r"^// -----// IR Dump After (?P<cls>.+?)(?P<failed> Failed)?: "
-                     r"(?P<arg>[^\s{(]+)(?P<rest>.*?) //----- //$")
 _ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
 _ALIAS_REF = re.compile(r"#loc\d*\b")
 # An alias, unknown, or one file position: most locations; the rest (callsite, fused) are
@@ -115,7 +114,7 @@ def read_tree(root: Path, base: Path) -> list[Group]:
             continue
         counts = tuple(int(f) for f in fields[:-1])
         header, _, text = path.read_text(errors="replace").partition("\n")
-        m = _HEADER.match(header)
+        m = DUMP_HEADER.match(header)
         if m is None:
             continue
         dump = Dump(m["cls"], m["arg"], bool(m["failed"]), text, path.relative_to(base).as_posix())

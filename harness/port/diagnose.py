@@ -2,9 +2,10 @@
 
 A pipeline failure is diagnosed by the tools, not here: ``tools.blockers.analyze`` tells the op
 whose conversion failed from the ops left over because of it (stock OPT reports the literal
-``dense<true>``; the blocker is its user ``aten.__and__.Tensor``), ``tools.bisect`` names the
-pass that failed, ``tools.explain`` the Python line of what MLIR reported. A failure in Python
-(trace, export, import) is its exception, located at the innermost frame of the model's code.
+``dense<true>``; the blocker is its user ``aten.__and__.Tensor``) and names the pass that failed
+(``tools.bisect`` does when the analysis cannot), ``tools.explain`` the Python line of what MLIR
+reported. A failure in Python (trace, export, import) is its exception, located at the innermost
+frame of the model's code.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: F
 _MACHINERY = ("/torch/", "/torch_mlir/", "/harness/", "/site-packages/_pytest/", "/contextlib.py",
               "/functools.py")
 
+#: Where a blocker's failing pass was read (``Blocker.failing_pass_from``), as the report says it.
+CRASH_STACK = "the crash's stack"
+AFTER_FAILURE_DUMP = "MLIR's after-failure dump"
+BISECT = "bisect"
+
 #: What the harness knows of an import failure, by a fragment of its message.
 STATE_MAPPING = "Could not find state mapping for buffer"
 
@@ -74,11 +80,22 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
     # A crash whose stack names its pass is not run again to be bisected: audioflamingo3's
     # runaway convert-torch-to-linalg took its 56 s to the memory limit a second time.
     crashed_in = record.crash.signature.pass_name if record.crash else ""
-    failing_pass = crashed_in
+    found: list[Blocker] = []
+    legalization = options.diagnose and record.outcome is Outcome.LEGALIZATION_FAILURE
+    if legalization:
+        if analysis is None:  # --fix's analysis of this run, else one now: analysed once
+            analysis = _analysis(record, options)
+        if analysis is not None:
+            found = _analyzed_blockers(record, stage, folder, options, reported, analysis)
+    failing_pass, found_by = crashed_in, CRASH_STACK if crashed_in else ""
     if options.diagnose and not crashed_in:
-        failing_pass = _failing_pass(record, folder, options)
-    found = _analyzed_blockers(record, stage, folder, options, reported, analysis) if (
-        options.diagnose and record.outcome is Outcome.LEGALIZATION_FAILURE) else []
+        # The analysis's after-failure dump names the pass already: a bisect would be one more
+        # whole run of the pipeline (30 s on glm5_next) for the same name.
+        if legalization and analysis is not None and analysis.failing_pass:
+            failing_pass, found_by = analysis.failing_pass, AFTER_FAILURE_DUMP
+        else:
+            failing_pass = _failing_pass(record, folder, options)
+            found_by = BISECT if failing_pass else ""
     if not found:
         frames = [f"{f.file}:{f.line}" for f in first.frames] if first else []
         hints = first.hints if first else []
@@ -87,9 +104,8 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
             count=len([d for d in record.errors() if d.op == reported]) if reported else 0,
             location=frames[0] if frames else "", frames=frames,
             message=one_line(first.message if first else str(record.signature)),
-            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints),
-            failing_pass=failing_pass)]
-    return [replace(b, failing_pass=b.failing_pass or failing_pass) for b in found]
+            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))]
+    return [replace(b, failing_pass=failing_pass, failing_pass_from=found_by) for b in found]
 
 
 def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
@@ -104,17 +120,26 @@ def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
     return result.failing_pass
 
 
+def _analysis(record: RunRecord, options: PortOptions) -> BlockerAnalysis | None:
+    """``tools.blockers.analyze`` of the failed run; None when it refuses (a second opinion: a
+    refusal or a full disk costs only it)."""
+    from harness.diagnose import blockers
+
+    try:
+        return blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
+                                timeout_s=options.timeout_s)
+    except (HarnessError, OSError):
+        return None
+
+
 def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, options: PortOptions,
                        reported: str, known: BlockerAnalysis | None = None) -> list[Blocker]:
     """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
-    from harness.diagnose import blockers
     from harness.diagnose.explain import explain_record
 
-    try:
-        analysis = known or blockers.analyze(record.input_path, record.pipeline, opt=options.opt,
-                                             timeout_s=options.timeout_s)
-    except (HarnessError, OSError):  # a second opinion: fall back to what the diagnostic says
+    analysis = known or _analysis(record, options)
+    if analysis is None:  # fall back to what the diagnostic says
         return []
     explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
     found = []

@@ -144,7 +144,8 @@ class Blocker(_Typed):
     message: str = ""              # the diagnostic or exception, one line
     reported_op: str = ""          # the op MLIR's diagnostic named, when it is a symptom
     symptoms: list[str] = field(default_factory=list)  # ops left only because of this one
-    failing_pass: str = ""         # bisect: the pass that failed
+    failing_pass: str = ""         # the pass that failed (its argument, or a crash's class)
+    failing_pass_from: str = ""    # where it was read: the crash's stack, MLIR's dump, bisect
     converted_by: list[str] = field(default_factory=list)  # conversions that lower it alone
     hint: str = ""                 # a known idiom's fix: "NAME: TEXT"
     fixes: list[str] = field(default_factory=list)  # harness.knowledge.fixes names that answer it

@@ -122,7 +122,9 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     if b.lowering:
         lines.append(f"    lowering: {b.lowering}")
     if b.failing_pass:
-        found_by = "the crash's stack" if b.signature.startswith("crash") else "bisect"
+        # A record written before failing_pass_from had only these two sources.
+        found_by = b.failing_pass_from or ("the crash's stack" if b.signature.startswith("crash")
+                                           else "bisect")
         lines.append(f"    failing pass ({found_by}): {b.failing_pass}")
     if b.reproducer:
         lowered = (f"lowered alone by {', '.join(b.converted_by)}" if b.converted_by

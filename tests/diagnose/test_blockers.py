@@ -160,3 +160,40 @@ def test_the_fix_loop_finds_torch_operator_blockers(tmp_path):
     assert sorted(b.op for b in found) == ['torch.operator "aten._grouped_mm"',
                                            'torch.operator "aten.histc"']
     assert analysis is not None and {b.stage for b in found} == {"torch-to-linalg"}
+
+
+# __and__ alone, on two arguments: the finalizing type conversion is the pass that fails.
+AND_ONLY = """\
+func.func @forward(%arg0: !torch.vtensor<[2],i1>, %arg1: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
+  %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  return %0 : !torch.vtensor<[2],i1>
+}
+"""  # noqa: E501
+
+
+def test_the_analysis_names_the_failing_pass_as_bisect_does(tmp_path):
+    """The after-failure dump the analysis reads names the pass bisect finds (the port takes it
+    from there instead of running the pipeline once more)."""
+    from harness.diagnose.bisect import Replay, bisect
+
+    path = _write(tmp_path, AND_ONLY)
+    analysis = analyze(path, LINALG, replay_conversions=False)
+    assert analysis.failing_pass == "torch-finalizing-backend-type-conversion"
+    assert analysis.to_json()["failing_pass"] == analysis.failing_pass
+    found = bisect(path, LINALG, out_dir=tmp_path / "bisect", blockers=False, replay=Replay.NONE)
+    assert found.failing_pass == analysis.failing_pass
+
+
+def test_the_failing_pass_is_the_innermost_one_mlir_printed_first():
+    """A pass failing inside another's dynamic pipeline is printed first, then the outer pass:
+    the first header names the pass (its argument, options and operation cut off)."""
+    from harness.diagnose.blockers import failed_pass
+
+    stderr = ("error: failed to legalize\n"
+              "// -----// IR Dump After ReduceOpVariants Failed: torch-reduce-op-variants"
+              "{extra-library=} ('func.func' operation: @forward) //----- //\nfunc.func @forward\n"
+              "// -----// IR Dump After LowerToBackendContract Failed: "
+              "torch-lower-to-backend-contract{backend-legal-ops= max-iterations=10} "
+              "('builtin.module' operation) //----- //\nmodule {}\n")
+    assert failed_pass(stderr) == "torch-reduce-op-variants"
+    assert failed_pass("error: failed to legalize\n") == ""

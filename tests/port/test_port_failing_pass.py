@@ -1,0 +1,86 @@
+"""The port names a legalization failure's failing pass from the blocker analysis (MLIR's
+after-failure dump), not from a bisect run: on a big model that is one whole pipeline run less
+(glm5_next: 30 s). Bisect stays the fallback when the analysis has no pass to give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.compiler.records import Outcome, RunRecord
+from harness.compiler.runner import run_pipeline
+from harness.diagnose import blockers
+from harness.port import diagnose
+from harness.port.options import PortOptions
+from harness.port.record import PortStage
+
+LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
+AND_ONLY = """\
+func.func @forward(%arg0: !torch.vtensor<[2],i1>, %arg1: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
+  %0 = torch.aten.__and__.Tensor %arg0, %arg1 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  return %0 : !torch.vtensor<[2],i1>
+}
+"""  # noqa: E501
+
+
+@pytest.fixture
+def failed(tmp_path) -> RunRecord:
+    path = tmp_path / "in.mlir"
+    path.write_text(AND_ONLY)
+    record = run_pipeline(path, LINALG)
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE, record.stderr[-500:]
+    return record
+
+
+def _no_bisect(*args, **kwargs):
+    raise AssertionError("bisect ran though the blocker analysis names the failing pass")
+
+
+def test_the_analysis_given_names_the_failing_pass_without_bisect(failed, tmp_path, monkeypatch):
+    analysis = blockers.analyze(failed.input_path, LINALG, replay_conversions=False, cache=False)
+    assert analysis.failing_pass
+    monkeypatch.setattr("harness.diagnose.bisect.bisect", _no_bisect)
+    found = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
+                                       analysis)
+    assert [b.op for b in found] == ["torch.aten.__and__.Tensor"]
+    assert all(b.failing_pass == analysis.failing_pass for b in found)
+    assert all(b.failing_pass_from == diagnose.AFTER_FAILURE_DUMP for b in found)
+
+
+def test_without_an_analysis_the_port_analyses_once_and_does_not_bisect(failed, tmp_path,
+                                                                         monkeypatch):
+    calls: list[str] = []
+    real = blockers.analyze
+
+    def counted(*args, **kwargs):
+        calls.append(str(args[0]))
+        return real(*args, **{**kwargs, "cache": False})
+
+    monkeypatch.setattr("harness.diagnose.blockers.analyze", counted)
+    monkeypatch.setattr("harness.diagnose.bisect.bisect", _no_bisect)
+    [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions())
+    assert calls == [failed.input_path]
+    assert blocker.failing_pass == "torch-finalizing-backend-type-conversion"
+
+
+def test_an_analysis_without_the_pass_falls_back_to_bisect(failed, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    empty = blockers.BlockerAnalysis(failed.input_path, LINALG, detail="no dump")
+    monkeypatch.setattr("harness.diagnose.bisect.bisect",
+                        lambda *a, **k: SimpleNamespace(failing_pass="from-bisect"))
+    [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
+                                           empty)
+    assert (blocker.failing_pass, blocker.failing_pass_from) == ("from-bisect", diagnose.BISECT)
+
+
+def test_the_port_says_where_the_failing_pass_came_from(failed, tmp_path):
+    from harness.port.render import _blocker_lines
+
+    analysis = blockers.analyze(failed.input_path, LINALG, replay_conversions=False)
+    [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
+                                           analysis)
+    assert ("    failing pass (MLIR's after-failure dump): torch-finalizing-backend-type-conversion"
+            in _blocker_lines(blocker, 1))
+    assert Path(blocker.reproducer).is_file()
