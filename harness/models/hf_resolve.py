@@ -29,7 +29,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from harness.errors import ModelDirectoryError, ModelOptionError, UnknownModelTypeError
+from harness.errors import (ModelDirectoryError, ModelOptionError, UnknownModelTypeError,
+                            UnsupportedModelError)
 
 from .choice import Choice
 
@@ -267,7 +268,14 @@ def model_class(model_type: str, head: str = "") -> type[PreTrainedModel]:
     from transformers.models.auto.modeling_auto import MODEL_MAPPING
 
     # object: transformers types the value as a pair, but most model types map to one class.
-    found: object = MODEL_MAPPING[config_class(model_type)]
+    try:
+        found: object = MODEL_MAPPING[config_class(model_type)]
+    except ValueError:  # a class name the mapping holds and the library does not define
+        raise UnsupportedModelError(
+            model_type, f"transformers {_transformers_version()} maps it to "
+            f"{model_class_name(model_type)}, a class it does not define",
+            "Port a transformers class it does define by its name (harness port CLASS), or use "
+            "the transformers release that defines this one.") from None
     first = found[0] if isinstance(found, (list, tuple)) else found
     # cast: the mapping holds PreTrainedModel classes, or (a backend missing) transformers'
     # placeholder class, which raises its missing-backend error when built; both are built alike.

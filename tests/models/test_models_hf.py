@@ -399,3 +399,15 @@ def test_a_type_with_several_base_classes_builds_the_first():
     cls = model_class("funnel")
     assert isinstance(cls, type)
     assert cls.__name__ == model_class_name("funnel") == "FunnelModel"
+
+
+def test_a_type_mapped_to_a_class_transformers_does_not_define_is_refused():
+    """transformers 5.24.0 maps voxtral_realtime_text to VoxtralRealtimeTextModel and defines no
+    such class (its mapping raises ValueError): a refusal naming the class, not an internal
+    error; ``sweep --all`` then lists the type with that why."""
+    from harness.models.hf_resolve import model_class
+
+    with pytest.raises(UnsupportedModelError,
+                       match=r"'voxtral_realtime_text': transformers 5\.24\.0 maps it to "
+                             r"VoxtralRealtimeTextModel, a class it does not define"):
+        model_class("voxtral_realtime_text")

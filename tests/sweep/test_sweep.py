@@ -8,7 +8,6 @@ import json
 import re
 from pathlib import Path
 
-import pytest
 
 from conftest import SWEEP_MODELS
 
@@ -138,62 +137,52 @@ def test_bad_usage_is_exit_2(tmp_path):
     assert proc.returncode == 2 and "is not a sweep folder" in proc.stderr
 
 
-def test_all_lists_what_builds_and_why_the_rest_is_skipped(tmp_path):
-    """--all's catalog on a few types: a base model that builds, and one that does not."""
-    from harness.sweep.catalog import all_models
+def test_all_is_every_transformers_type_with_a_base_model_opt_first():
+    """--all's types at the pinned transformers (5.24.0): 622 with a config class and a base
+    model; each is ported, none built beforehand."""
+    from harness.sweep.catalog import all_types
 
-    built, skipped = all_models(tmp_path, candidates=["gpt2", "nosuchtype"])
+    types = all_types()
+    assert types[0] == "opt" and types.count("opt") == 1
+    assert {"gpt2", "bert", "vit", "whisper", "dinat"} <= set(types)
+    assert len(types) == len(set(types)) == 622
+
+
+def test_all_a_type_that_does_not_build_is_refused_by_its_port_and_listed_with_why(tmp_path):
+    """dinat needs natten (not installed): its own port refuses it, an unsupported record with
+    the refusal; models.json then lists it as skipped with that why. A type whose port crashed
+    built (its record says what happened next); a type with no record is in neither list."""
+    from harness.sweep import catalog
+    from harness.sweep.records import UNSUPPORTED, RunFailure, read_result, write_failure
+    from harness.sweep.runner import SweepOptions, run_sweep
+
+    out = tmp_path / "s"
+    runs = run_sweep(["dinat"], SweepOptions(out=out, jobs=1, warm=False))
+    assert [r.outcome.split(":")[0] for r in runs] == ["unsupported"]
+    refused = read_result(out / "records" / "dinat.json")
+    assert isinstance(refused, RunFailure) and refused.reason == UNSUPPORTED
+    assert "natten" in refused.detail
+    write_failure(out, RunFailure("gpt2", "crash", 1.0, -11, "Segmentation fault", "logs/gpt2.log"))
+    built, skipped = catalog.write_models_file(out, ["gpt2", "dinat", "bert"])
     assert built == ["gpt2"]
-    assert [s["model_type"] for s in skipped] == ["nosuchtype"]
-    assert "nosuchtype" in skipped[0]["why"]
-    saved = json.loads((tmp_path / "models.json").read_text())
-    assert saved == {"built": built, "skipped": skipped}
-    # Reused: a second call reads the file instead of building models again.
-    assert all_models(tmp_path) == (built, skipped)
+    assert skipped == [{"model_type": "dinat", "why": refused.detail}]
+    assert json.loads((out / "models.json").read_text()) == {"built": built, "skipped": skipped}
 
 
-def _fake_python(tmp_path: Path, cases: str) -> Path:
-    """Plays the catalog's child (``python -m harness.sweep.catalog TYPE...``): a verdict line
-    per type, except for the types ``cases`` (bash case arms) handle."""
-    fake = tmp_path / "python"
-    fake.write_text('#!/bin/bash\nshift 2\nfor t in "$@"; do\n'
-                    f'  case "$t" in {cases} esac\n'
-                    '  echo "{\\"model_type\\": \\"$t\\", \\"why\\": \\"ok\\"}"\n'
-                    'done\n')
-    fake.chmod(0o755)
-    return fake
+def test_the_board_lists_a_skipped_type_once(tmp_path):
+    """A type refused by its port is an unsupported row; the board's 'Skipped by --all' list
+    keeps only the types an older --all listed without a port."""
+    from harness.sweep import board, records
+    from harness.sweep.records import RunFailure, write_failure
 
-
-def test_all_charges_a_crash_hang_or_exit_to_the_type_and_goes_on(tmp_path, monkeypatch):
-    """'boom' kills its process with SIGSEGV, 'stuck' hangs, 'watched' is ended by the
-    child's watchdog (faulthandler's message), 'quits' exits 0 early: each is charged with it,
-    and every other type gets its verdict, also the ones after them in the batch."""
-    from harness.sweep import catalog
-
-    fake = _fake_python(tmp_path, "boom) kill -SEGV $$;; stuck) sleep 600;; "
-                                  "watched) echo 'Timeout (0:01:30)!' >&2; exit 1;; quits) exit 0;;")
-    monkeypatch.setattr(catalog, "BUILD_TIMEOUT_S", 1.0)
-    monkeypatch.setattr(catalog, "_START_S", 1.0)
-    built, skipped = catalog.all_models(
-        tmp_path, candidates=["a", "boom", "b", "stuck", "c", "watched", "d", "quits", "e"],
-        python=str(fake), jobs=1)
-    assert built == ["a", "b", "c", "d", "e"]
-    assert skipped == [{"model_type": "boom", "why": "building the tiny model crashed (signal 11)"},
-                       {"model_type": "stuck", "why": "building the tiny model hung"},
-                       {"model_type": "watched", "why": "building the tiny model hung"},
-                       {"model_type": "quits", "why": "building the tiny model ended its process (exit 0)"}]
-
-
-def test_all_stops_when_the_check_cannot_start(tmp_path):
-    from harness.errors import HarnessError
-    from harness.sweep import catalog
-
-    fake = tmp_path / "python"
-    fake.write_text("#!/bin/bash\necho 'ModuleNotFoundError: No module named transformers' >&2\nexit 1\n")
-    fake.chmod(0o755)
-    with pytest.raises(HarnessError,
-                       match=r"failed before trying any type \(exit 1\).*No module named transformers"):
-        catalog.all_models(tmp_path, candidates=["a", "b"], python=str(fake))
+    out = tmp_path / "s"
+    write_failure(out, RunFailure("dinat", records.UNSUPPORTED, 3.0, 2, "cannot drive model 'dinat'"))
+    (out / "models.json").write_text(json.dumps({"built": [], "skipped": [
+        {"model_type": "dinat", "why": "cannot drive model 'dinat'"},
+        {"model_type": "bark", "why": "cannot drive model 'bark'"}]}))
+    page = board.render(records.load(out))
+    listed = page[page.index('<table id="skipped">'):]
+    assert "Skipped by --all (1:" in page and "bark" in listed and "dinat" not in listed
 
 
 def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():

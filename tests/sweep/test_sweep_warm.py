@@ -288,18 +288,3 @@ def test_a_stop_signal_ends_a_warm_sweep_within_seconds(tmp_path, when):
     assert took < 15, f"the sweep took {took:.1f} s to stop"
     assert proc.returncode == 128 + signal.SIGTERM
     assert not (out / "records" / "hang-a.json").exists()
-
-
-def test_the_all_check_forks_from_the_server_and_agrees_with_the_cold_one(tmp_path):
-    """``--all``'s model-type check (``harness port --list build``'s, in batches): the same
-    verdicts from forked children as from fresh Pythons."""
-    from harness.sweep import catalog
-
-    types = ["gpt2", "bert", "nosuchtype"]
-    warm = catalog.all_models(tmp_path / "warm", candidates=types, warm=True)
-    cold = catalog.all_models(tmp_path / "cold", candidates=types, warm=False)
-    assert warm == cold
-    assert warm[0] == ["gpt2", "bert"]
-    log = (tmp_path / "warm" / "logs" / "warm-server.log").read_text()
-    assert "unavailable" not in log
-    assert not (tmp_path / "cold" / "logs" / "warm-server.log").exists()
