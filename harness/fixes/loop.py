@@ -263,8 +263,10 @@ def blockers_of(record: RunRecord, stage: str, options: FixOptions,
     (the reported op when the analysis finds none), else the first error's message. ``known``:
     the analysis of this very run, when the caller made it already."""
     if record.outcome is Outcome.LEGALIZATION_FAILURE:
+        # The blockers only: their conversion replays (most of an analysis's runs) are for a
+        # diagnosis, made by with_replays when the port stays blocked.
         analysis = known or analyze(record.input_path, resolve(stage)[0], opt=record.binary,
-                                    timeout_s=options.timeout_s)
+                                    timeout_s=options.timeout_s, replay_conversions=False)
         found = [BlockerSeen(op=b.name, stage=stage) for b in analysis.blockers]
         if not found and record.signature.op:
             found = [BlockerSeen(op=record.signature.op, stage=stage)]

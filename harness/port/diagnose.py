@@ -138,9 +138,12 @@ def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, option
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
     from harness.diagnose.explain import explain_record
 
+    from harness.diagnose.blockers import with_replays
+
     analysis = known or _analysis(record, options)
     if analysis is None:  # fall back to what the diagnostic says
         return []
+    analysis = with_replays(analysis)  # --fix's analysis left its conversion replays for here
     explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
     found = []
     ranked = sorted(analysis.blockers, key=lambda b: (-b.count, b.name))

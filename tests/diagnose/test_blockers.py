@@ -197,3 +197,27 @@ def test_the_failing_pass_is_the_innermost_one_mlir_printed_first():
               "('builtin.module' operation) //----- //\nmodule {}\n")
     assert failed_pass(stderr) == "torch-reduce-op-variants"
     assert failed_pass("error: failed to legalize\n") == ""
+
+
+def test_replays_left_for_later_give_the_analysis_made_at_once(tmp_path):
+    """--fix's loop analyses without the conversion replays (the blockers are all it needs);
+    with_replays then gives what one analysis with them gives (the literal converted by
+    convert-torch-to-arith, __and__ by none, its renamed bitwise_and by convert-torch-to-linalg),
+    without the failing run again."""
+    from harness.diagnose.blockers import with_replays
+
+    path = _write(tmp_path, AND_MASK)
+    whole = analyze(path, LINALG, cache=False)
+    first = analyze(path, LINALG, replay_conversions=False, cache=False)
+    assert first.names() == whole.names() == ["torch.aten.__and__.Tensor"]
+    assert first.conversions == [] and not any(op.converted_by for op in first.illegal)
+    assert first.runs < whole.runs
+    later = with_replays(first)
+    assert later is first and later.pending is None
+    drop = ("runs", "seconds")
+    assert ({k: v for k, v in later.to_json().items() if k not in drop}
+            == {k: v for k, v in whole.to_json().items() if k not in drop})
+    assert later.runs == whole.runs
+    assert later.get("torch.vtensor.literal").converted_by == ["convert-torch-to-arith"]
+    assert later.blockers[0].equivalent.converted_by == ["convert-torch-to-linalg"]
+    assert with_replays(later).runs == whole.runs  # once: nothing is left to replay
