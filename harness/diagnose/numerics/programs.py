@@ -131,7 +131,9 @@ class Cuts:
                     if p is not None:
                         ref = ValueRef(p, v.result_number)
                         self.last_use[ref] = max(self.last_use.get(ref, -1), q)
-        self.valid = [j for j in range(n) if not self.movable[j] and self._valid(j)]
+        # (defining op, result), last use: in program order, sorted once
+        self._live = sorted(self.last_use.items(), key=lambda kv: (kv[0].op, kv[0].index))
+        self.valid = self._valid_cuts(n)
 
     def _owner(self, value: ir.Value) -> int | None:
         """The position of the op that defines ``value`` in the entry block, if one does."""
@@ -144,12 +146,31 @@ class Cuts:
         """Non-movable values defined at or before ``cut`` and used after it."""
         if cut < 0:
             return []
-        return [ref for ref, last in sorted(self.last_use.items(), key=lambda kv: (kv[0].op, kv[0].index))
-                if ref.op <= cut < last and not self.movable[ref.op]]
+        return [ref for ref, last in self._live if ref.op <= cut < last and not self.movable[ref.op]]
 
-    def _valid(self, cut: int) -> bool:
-        return all(self.values.fits(ref, self.ops[ref.op].results[ref.index].type)
-                   for ref in self.frontier(cut))
+    def _valid_cuts(self, n: int) -> list[int]:
+        """The computing ops after which the program may be cut: every value live across the
+        cut (its frontier) has a recorded value that fits its type. Each value is checked once
+        and the cuts are swept with a count of the misfits live across them; a frontier per cut
+        took gemma3n_vision's 3,226 cuts 40 s."""
+        misfits = [0] * (n + 1)  # +1 where a misfit's live range starts, -1 where it ends
+        for ref, last in self._live:
+            if self.movable[ref.op] or last <= ref.op or self._fits(ref):
+                continue
+            misfits[ref.op] += 1
+            misfits[min(last, n)] -= 1
+        valid, live = [], 0
+        for j in range(n):
+            live += misfits[j]
+            if not self.movable[j] and live == 0:
+                valid.append(j)
+        return valid
+
+    def _fits(self, ref: ValueRef) -> bool:
+        try:
+            return self.values.fits(ref, self.ops[ref.op].results[ref.index].type)
+        except (IndexError, KeyError):  # no value recorded for it: it cannot stand as an argument
+            return False
 
     def computing(self) -> list[int]:
         """Positions of the ops that compute (not constants, literals or lists of constants)."""
