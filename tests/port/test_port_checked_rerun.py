@@ -51,6 +51,7 @@ def test_the_checked_lowering_and_runs_share_one_budget(tmp_path, monkeypatch):
     run starts past the budget (gemma3n_vision's two sets each ran into a 60 s budget of their
     own). Each run here is held 4 s longer than it takes: of a 6 s budget, the first run gets
     what the lowering left, the second what is left after the first, a third none."""
+    import itertools
     import time
 
     monkeypatch.setattr(verify, "CHECKED_MIN_S", 6.0)
@@ -66,4 +67,4 @@ def test_the_checked_lowering_and_runs_share_one_budget(tmp_path, monkeypatch):
     monkeypatch.setattr(verify, "execute_llvm", held)
     assert runs.first_failure([_set(1), _set(1), _set(1)]) is None
     assert 1 <= len(budgets) <= 2 and budgets[0] <= 6.0
-    assert all(later <= first - 4.0 for first, later in zip(budgets, budgets[1:]))
+    assert all(later <= first - 4.0 for first, later in itertools.pairwise(budgets))

@@ -42,6 +42,7 @@ from .programs import END, Program, ValueRef
 from .subject import Subject, pipeline_name
 
 MAX_CANDIDATES = 3  # one-op runs tried from the observed run before the chain's ops
+CHAIN_NAMED = 6  # a headline names at most this many of the ops that go wrong together
 
 
 @dataclass
@@ -71,9 +72,13 @@ class Culprit:
                            "--inputs", self.inputs_path])
 
     def headline(self) -> str:
-        """One line: the op, its Python line, its own difference."""
+        """One line: the op, its Python line, its own difference; a long chain by its length
+        and the ops nearest the culprit (gemma3n_vision's listed 436 ops)."""
+        before = self.chain[:-1]
+        named = ", ".join(before) if len(before) <= CHAIN_NAMED else (
+            f"the {len(before)} ops before it (nearest: {', '.join(before[-CHAIN_NAMED:])})")
         how = "computes wrong" if self.alone else \
-            f"computes wrong only together with {', '.join(self.chain[:-1])} (none is wrong alone)"
+            f"computes wrong only together with {named} (none is wrong alone)"
         return f"{self.name} {how} at {self.where()}: {self.own.render()}"
 
     def render(self) -> list[str]:
