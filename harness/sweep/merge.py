@@ -48,7 +48,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
             skipped[row.get("model_type", "")] = row
     if skipped:
         write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted({model for _, model in seen}),
+            {"built": sorted({model for _, model in seen} - set(skipped)),  # refused: a record too
              "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
     return merged
 

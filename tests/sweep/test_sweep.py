@@ -197,3 +197,22 @@ def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():
     second.verdict = "numerics-mismatch"
     assert check_inputs(port) == ("s.npz", 1)
     assert check_inputs(FrontendPort("fx", "fails")) == ("", None)
+
+
+def test_merged_shards_of_all_list_a_refused_type_as_skipped_not_built(tmp_path):
+    """Each --all shard writes its models.json; the merge's lists the refused types once, as
+    skipped, though each has a record (its unsupported row)."""
+    from harness.sweep import catalog
+    from harness.sweep.merge import merge
+    from harness.sweep.records import UNSUPPORTED, write_failure
+
+    shards = [tmp_path / "1", tmp_path / "2"]
+    write_failure(shards[0], RunFailure("gpt2", "crash", 1.0, -11, "Segmentation fault"))
+    write_failure(shards[0], RunFailure("dinat", UNSUPPORTED, 0.2, 2, "cannot drive model 'dinat'"))
+    write_failure(shards[1], RunFailure("bark", UNSUPPORTED, 0.2, 2, "cannot drive model 'bark'"))
+    catalog.write_models_file(shards[0], ["gpt2", "dinat"])
+    catalog.write_models_file(shards[1], ["bark"])
+    merge(shards, tmp_path / "all")
+    saved = json.loads((tmp_path / "all" / "models.json").read_text())
+    assert saved["built"] == ["gpt2"]
+    assert [s["model_type"] for s in saved["skipped"]] == ["bark", "dinat"]
