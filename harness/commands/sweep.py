@@ -94,8 +94,8 @@ def _check_baseline_build(sweep, name: str) -> None:
 
 
 def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
-    """The MODELs given, then --all's (the transformers types that build, and the torchvision
-    and timm models when the [vision] extra imports), then each --suite's."""
+    """The MODELs given, then --all's (every transformers type with a base model, and the
+    torchvision and timm models when the [vision] extra imports), then each --suite's."""
     from ..sweep import records
 
     models = list(dict.fromkeys(args.models))
@@ -184,9 +184,10 @@ def _sweep(args: argparse.Namespace, out: Path, shard, baseline, baseline_build:
         from ..sweep.catalog import all_types, write_models_file
 
         types = set(all_types())
-        built, skipped = write_models_file(out, [m for m in models if m in types])
-        print(f"--all: {len(built)} model types built a tiny model and were ported; {len(skipped)} "
-              f"were refused (why: on the board, and in {out / records.MODELS_FILE})")
+        listed = write_models_file(out, [m for m in models if m in types])
+        print(f"--all: {len(listed.built)} model types ported, {len(listed.skipped)} refused by "
+              f"their port (why: on the board, and in {out / records.MODELS_FILE}), "
+              f"{len(listed.failed)} left no record")
     sweep = records.load(out)
     _check_baseline_build(sweep, baseline_build)
     if args.reports:
@@ -221,8 +222,8 @@ def register(sub) -> None:
                                      "static HTML status board of where each stops")
     p.add_argument("models", nargs="*", metavar="MODEL", help="model types, folders, or opt")
     p.add_argument("--all", action="store_true",
-                   help="every transformers model type whose tiny base model builds on the CPU "
-                        "(the others are listed on the board with why)")
+                   help="every transformers model type with a base model (one whose tiny model "
+                        "does not build is refused by its port: an unsupported row with why)")
     p.add_argument("--suite", action="append", choices=("dynamo-hf", "dynamo-timm"),
                    help="PyTorch's compiler benchmark lists (benchmarks/dynamo/ in "
                         "pytorch/pytorch): dynamo-hf (transformers classes with their heads), "

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 _SSA = re.compile(r"%[\w.#-]+")
 #: A header of MLIR's IR dumps (``--mlir-print-ir-after*``): the pass's class, " Failed" for
 #: ``--mlir-print-ir-after-failure``'s, its argument and options, and what it ran on.
-DUMP_HEADER = re.compile(r"^// -----// IR Dump After (?P<cls>.+?)(?P<failed> Failed)?: "
+DUMP_HEADER_PREFIX = "// -----// IR Dump After "
+DUMP_HEADER = re.compile(rf"^{re.escape(DUMP_HEADER_PREFIX)}(?P<cls>.+?)(?P<failed> Failed)?: "
                          r"(?P<arg>[^\s{(]+)(?P<rest>.*?) //----- //$")
 _NUMBER = re.compile(r"\b\d+\b")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")

@@ -39,6 +39,7 @@ import hashlib
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,10 +56,9 @@ from harness.compiler.pipeline_text import PassRef, dumped_pipeline, parse_pipel
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (ELIDE_PRINTED_WEIGHTS, RunOptions,
                                      run_pipeline)
-from harness.compiler.text import DUMP_HEADER
+from harness.compiler.text import DUMP_HEADER, DUMP_HEADER_PREFIX
 from harness.knowledge import fixes
 
-_DUMP_HEADER = "// -----// IR Dump After "
 # The dump is read from stderr whole, not as the head and tail a run keeps by default: 64 MiB
 # at each end is many times a large model's module with its weights elided.
 DUMP_KEEP_BYTES = 64 * 2**20
@@ -133,6 +133,7 @@ class _Replays:
     renamed: dict[str, str]
     opt: str
     timeout_s: float
+    key: tuple | None = None  # analyze's cache key, where the replayed analysis is kept too
 
 
 @dataclass
@@ -237,7 +238,7 @@ def failure_ir(input_path: str | os.PathLike, pipeline: str, *, opt: str | None,
                     "--mlir-print-debuginfo", "--dump-pass-pipeline",
                     # Printed to find op kinds and constants: weights only cost time here.
                     *ELIDE_PRINTED_WEIGHTS)))
-    at = record.stderr.find(_DUMP_HEADER)
+    at = record.stderr.find(DUMP_HEADER_PREFIX)
     if at < 0:
         return None, record
     body = record.stderr[record.stderr.index("\n", at) + 1:]
@@ -250,7 +251,7 @@ def failed_pass(stderr: str) -> str:
     """The argument of the pass named by the first ``IR Dump After X Failed: ARG`` header
     (``torch-reduce-op-variants``): MLIR prints the innermost failed pass first, then the passes
     that ran it (``torch-lower-to-backend-contract``). "" when there is no such header."""
-    at = stderr.find(_DUMP_HEADER)
+    at = stderr.find(DUMP_HEADER_PREFIX)
     if at < 0:
         return ""
     end = stderr.find("\n", at)
@@ -322,6 +323,7 @@ def _conversion_passes(pipeline: str, stderr: str) -> list[PassRef]:
 # Per process: (input digest, pipeline, binary, replay) -> the analysis.
 _CACHE: dict[tuple, BlockerAnalysis] = {}
 _CACHE_LOCK = threading.Lock()
+_REPLAY_LOCK = threading.Lock()
 
 
 def _digest(path: str | os.PathLike) -> str:
@@ -347,11 +349,11 @@ def analyze(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = N
             hit = _CACHE.get(key)
         if hit is not None:
             return hit
-    import time
-
     start = time.monotonic()
     result = _analyze(input_path, pipeline, exe, timeout_s, replay_conversions)
     result.seconds = time.monotonic() - start
+    if result.pending is not None:
+        result.pending.key = key
     if key is not None:
         with _CACHE_LOCK:
             _CACHE[key] = result
@@ -392,19 +394,26 @@ def with_replays(analysis: BlockerAnalysis) -> BlockerAnalysis:
     left them for later: the ``--fix`` loop needs only the blockers (tiny BERT's through
     torch-to-linalg: 4 runs, 0.10 s, against 22 runs, 0.30-0.39 s with the replays), and a
     port that stays blocked replays them once for its diagnosis, without the failing run again."""
-    replays, analysis.pending = analysis.pending, None
-    if replays is None:
-        return analysis
-    with tempfile.TemporaryDirectory(prefix="harness-blockers-") as tmp:
-        jobs = _Jobs(Path(tmp), analysis.pipeline, replays.opt, replays.timeout_s)
-        _replay(analysis.illegal, replays, jobs)
-        analysis.runs += jobs.done
-    analysis.conversions = [c.name for c in replays.conversions]
-    order = {c.name: i for i, c in enumerate(replays.conversions)}
-    for entry in analysis.illegal:  # pipeline order, whatever order the runs finished in
-        entry.converted_by.sort(key=order.__getitem__)
-        if entry.equivalent is not None:
-            entry.equivalent.converted_by.sort(key=order.__getitem__)
+    with _REPLAY_LOCK:  # an analysis is replayed once, whoever shares it
+        replays, analysis.pending = analysis.pending, None
+        if replays is None:
+            return analysis
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix="harness-blockers-") as tmp:
+            jobs = _Jobs(Path(tmp), analysis.pipeline, replays.opt, replays.timeout_s)
+            _replay(analysis.illegal, replays, jobs)
+            analysis.runs += jobs.done
+        analysis.conversions = [c.name for c in replays.conversions]
+        order = {c.name: i for i, c in enumerate(replays.conversions)}
+        for entry in analysis.illegal:  # pipeline order, whatever order the runs finished in
+            entry.converted_by.sort(key=order.__getitem__)
+            if entry.equivalent is not None:
+                entry.equivalent.converted_by.sort(key=order.__getitem__)
+        analysis.seconds += time.monotonic() - start
+    if replays.key is not None:  # what analyze(replay_conversions=True) of it would give
+        digest, pipeline, exe, _, timeout_s = replays.key
+        with _CACHE_LOCK:
+            _CACHE.setdefault((digest, pipeline, exe, True, timeout_s), analysis)
     return analysis
 
 

@@ -30,7 +30,7 @@ from harness.knowledge import idioms
 from harness.diagnose.source import is_library
 
 from .options import PortOptions
-from .record import Blocker, PortStage
+from .record import Blocker, PassSource, PortStage
 
 if TYPE_CHECKING:
     from harness.diagnose.blockers import BlockerAnalysis
@@ -40,11 +40,6 @@ _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: F
 # the innermost frame outside them (transformers' own modeling files count as the model).
 _MACHINERY = ("/torch/", "/torch_mlir/", "/harness/", "/site-packages/_pytest/", "/contextlib.py",
               "/functools.py")
-
-#: Where a blocker's failing pass was read (``Blocker.failing_pass_from``), as the report says it.
-CRASH_STACK = "the crash's stack"
-AFTER_FAILURE_DUMP = "MLIR's after-failure dump"
-BISECT = "bisect"
 
 #: What the harness knows of an import failure, by a fragment of its message.
 STATE_MAPPING = "Could not find state mapping for buffer"
@@ -87,15 +82,16 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
             analysis = _analysis(record, options)
         if analysis is not None:
             found = _analyzed_blockers(record, stage, folder, options, reported, analysis)
-    failing_pass, found_by = crashed_in, CRASH_STACK if crashed_in else ""
+    failing_pass = crashed_in
+    found_by: PassSource | None = PassSource.CRASH_STACK if crashed_in else None
     if options.diagnose and not crashed_in:
         # The analysis's after-failure dump names the pass already: a bisect would be one more
         # whole run of the pipeline (30 s on glm5_next) for the same name.
         if legalization and analysis is not None and analysis.failing_pass:
-            failing_pass, found_by = analysis.failing_pass, AFTER_FAILURE_DUMP
+            failing_pass, found_by = analysis.failing_pass, PassSource.AFTER_FAILURE_DUMP
         else:
             failing_pass = _failing_pass(record, folder, options)
-            found_by = BISECT if failing_pass else ""
+            found_by = PassSource.BISECT if failing_pass else None
     if not found:
         frames = [f"{f.file}:{f.line}" for f in first.frames] if first else []
         hints = first.hints if first else []
@@ -133,16 +129,12 @@ def _analysis(record: RunRecord, options: PortOptions) -> BlockerAnalysis | None
 
 
 def _analyzed_blockers(record: RunRecord, stage: PortStage, folder: Path, options: PortOptions,
-                       reported: str, known: BlockerAnalysis | None = None) -> list[Blocker]:
+                       reported: str, analysis: BlockerAnalysis) -> list[Blocker]:
     """The blockers as ``harness explain`` names them (tools.blockers' one-op runs): each with
     its fixes (knowledge.fixes), idiom, symptoms and the conversion that would lower it."""
+    from harness.diagnose.blockers import with_replays
     from harness.diagnose.explain import explain_record
 
-    from harness.diagnose.blockers import with_replays
-
-    analysis = known or _analysis(record, options)
-    if analysis is None:  # fall back to what the diagnostic says
-        return []
     analysis = with_replays(analysis)  # --fix's analysis left its conversion replays for here
     explained = {b.op: b for b in explain_record(record, context=0, analysis=analysis).blockers}
     found = []

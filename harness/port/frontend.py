@@ -12,7 +12,7 @@ import contextlib
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import torch
 
@@ -62,6 +62,7 @@ from .subject import Subject
 
 if TYPE_CHECKING:
     from harness.fixes.loop import PriorRun
+    from harness.models.hf_inputs import InputSet
 
 LINALG = "torch-to-linalg"
 
@@ -267,7 +268,7 @@ def _run_exported(exported: torch.export.ExportedProgram) -> Callable:
     ``module()``: 0.05 s, which each of the two input sets paid)."""
     made: list[torch.nn.Module] = []
 
-    def run(inputs):
+    def run(inputs: InputSet) -> Any:
         if not made:
             made.append(exported.module())
         return made[0](*inputs.tensors)

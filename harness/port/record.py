@@ -100,6 +100,25 @@ def _optional_float(value: object) -> float | None:
     return None if value is None else float(value)  # type: ignore[arg-type]
 
 
+class PassSource(ParsableEnum):
+    """Where a blocker's failing pass was read."""
+
+    CRASH_STACK = "crash-stack"              # the crash's stack names its pass
+    AFTER_FAILURE_DUMP = "after-failure-dump"  # MLIR's --mlir-print-ir-after-failure header
+    BISECT = "bisect"                        # harness bisect's run of the pipeline
+
+    @property
+    def said(self) -> str:
+        return {PassSource.CRASH_STACK: "the crash's stack",
+                PassSource.AFTER_FAILURE_DUMP: "MLIR's after-failure dump",
+                PassSource.BISECT: "bisect"}[self]
+
+
+def _optional_source(value: object) -> PassSource | None:
+    """A record written before the field was kept, or a blocker with no failing pass: None."""
+    return PassSource.parse(value) if value else None  # type: ignore[arg-type]
+
+
 class _Typed:
     """A record whose closed sets are enums however they are set: each field named in
     ``_COERCE`` is parsed on every assignment (the constructor's too), so a value, its string
@@ -130,7 +149,8 @@ class StageRecord(_Typed):
 class Blocker(_Typed):
     """What stops a frontend: an op no pass lowers (not the op left over because of it), a
     crash, or an error in Python (trace, export, import)."""
-    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"stage": PortStage.parse}
+    _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {"stage": PortStage.parse,
+                                                          "failing_pass_from": _optional_source}
 
 
     rank: int                      # 1 = the first to fix (most occurrences first)
@@ -145,7 +165,7 @@ class Blocker(_Typed):
     reported_op: str = ""          # the op MLIR's diagnostic named, when it is a symptom
     symptoms: list[str] = field(default_factory=list)  # ops left only because of this one
     failing_pass: str = ""         # the pass that failed (its argument, or a crash's class)
-    failing_pass_from: str = ""    # where it was read: the crash's stack, MLIR's dump, bisect
+    failing_pass_from: PassSource | None = None  # where it was read (None: an older record)
     converted_by: list[str] = field(default_factory=list)  # conversions that lower it alone
     hint: str = ""                 # a known idiom's fix: "NAME: TEXT"
     fixes: list[str] = field(default_factory=list)  # harness.knowledge.fixes names that answer it

@@ -20,6 +20,7 @@ from .record import (
     Blocker,
     FrontendPort,
     NumericsCheck,
+    PassSource,
     PortOutcome,
     PortRecord,
     StageError,
@@ -123,9 +124,9 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
         lines.append(f"    lowering: {b.lowering}")
     if b.failing_pass:
         # A record written before failing_pass_from had only these two sources.
-        found_by = b.failing_pass_from or ("the crash's stack" if b.signature.startswith("crash")
-                                           else "bisect")
-        lines.append(f"    failing pass ({found_by}): {b.failing_pass}")
+        found_by = b.failing_pass_from or (PassSource.CRASH_STACK if b.signature.startswith("crash")
+                                           else PassSource.BISECT)
+        lines.append(f"    failing pass ({found_by.said}): {b.failing_pass}")
     if b.reproducer:
         lowered = (f"lowered alone by {', '.join(b.converted_by)}" if b.converted_by
                    else "no conversion pass of the pipeline lowers it")

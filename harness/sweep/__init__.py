@@ -3,7 +3,7 @@
 - :mod:`.runner`: ``harness port MODEL --json FILE`` per model in its own process (per-model
   timeout, records reused unless forced, ``--shard I/N``) and ``harness check`` on each port
   that lowered (``--numerics-check``);
-- :mod:`.catalog`: ``--all``, the model types whose tiny base model builds, and the skipped ones;
+- :mod:`.catalog`: ``--all``'s model types, and ``models.json`` (ported, refused, no record);
 - :mod:`.records`: the sweep folder read back (port records, run failures, checks);
 - :mod:`.merge`: ``--merge DIR...``, the shards' records joined;
 - :mod:`.status`: the board's cells and the comparison with a baseline sweep;

@@ -11,11 +11,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from harness.compiler.irfile import write_atomically
 
 from .records import MODELS_FILE, UNSUPPORTED, load
+
+
+@dataclass
+class ModelsFile:
+    """What ``DIR/models.json`` holds after an ``--all`` sweep."""
+
+    built: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)  # model_type, why (the refusal)
+    failed: list[dict[str, str]] = field(default_factory=list)   # model_type, why (crash, timeout)
 
 
 def all_types() -> list[str]:
@@ -25,21 +35,23 @@ def all_types() -> list[str]:
     return [OPT, *[t for t in model_types() if t != OPT]]
 
 
-def write_models_file(out: Path, types: Sequence[str]) -> tuple[list[str], list[dict[str, str]]]:
-    """``out/models.json`` from the sweep's records of ``types``: (the types whose port ran,
-    the refused ones as {model_type, why}). A type whose port crashed or timed out built (its
-    record says what happened after); a type with no record yet is in neither list."""
+def write_models_file(out: Path, types: Sequence[str]) -> ModelsFile:
+    """``out/models.json`` from the sweep's records of ``types``: the types whose port ran
+    (``built``), the ones it refused with why (``skipped``), and the ones whose port left no
+    record for another reason (``failed``: a crash, a timeout, an error before the build was
+    done; the board's "Ports that left no record" says more). A type with no record yet is in
+    none of them."""
     results = load(out).by_model()
-    built: list[str] = []
-    skipped: list[dict[str, str]] = []
+    listed = ModelsFile()
     for model_type in types:
         result = results.get(model_type)
         if result is None:
             continue
-        if result.failure is not None and result.failure.reason == UNSUPPORTED:
-            skipped.append({"model_type": model_type, "why": result.failure.detail})
-        else:
-            built.append(model_type)
-    write_atomically(out / MODELS_FILE, json.dumps({"built": built, "skipped": skipped},
-                                                   indent=1) + "\n")
-    return built, skipped
+        if result.record is not None:
+            listed.built.append(model_type)
+        elif result.failure is not None and result.failure.reason == UNSUPPORTED:
+            listed.skipped.append({"model_type": model_type, "why": result.failure.detail})
+        elif result.failure is not None:
+            listed.failed.append({"model_type": model_type, "why": result.failure.reason})
+    write_atomically(out / MODELS_FILE, json.dumps(asdict(listed), indent=1) + "\n")
+    return listed

@@ -1,5 +1,5 @@
-"""The sweep's child processes (``harness port``, ``harness check``, the ``--all`` model-type
-check), each in its own process group, that never outlive the sweep:
+"""The sweep's child processes (``harness port``, ``harness check``), each in its own process
+group, that never outlive the sweep:
 
 - a stop signal (SIGINT, SIGTERM, SIGHUP: raised in the main thread by ``stop_on_signals``)
   stops them all at once: SIGTERM to each group (the harness child kills its torch-mlir-opt and

@@ -35,6 +35,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
     merged = Merged()
     seen: set[tuple[str, str]] = set()
     skipped: dict[str, dict[str, str]] = {}
+    built: set[str] = set()
     for source, sweep in _load_all(sources, out):
         for result in sweep.models:
             label = f"{result.model} on {result.build}" if result.build else result.model
@@ -46,10 +47,11 @@ def merge(sources: list[Path], out: Path) -> Merged:
             _copy(result, source, out)
         for row in sweep.skipped:
             skipped[row.get("model_type", "")] = row
-    if skipped:
+        built.update(sweep.built)
+    if skipped or built:  # the shards' lists, joined (a type one shard ported is not skipped)
         write_atomically(out / MODELS_FILE, json.dumps(
-            {"built": sorted({model for _, model in seen} - set(skipped)),  # refused: a record too
-             "skipped": [skipped[k] for k in sorted(skipped)]}, indent=1) + "\n")
+            {"built": sorted(built),
+             "skipped": [skipped[k] for k in sorted(skipped) if k not in built]}, indent=1) + "\n")
     return merged
 
 

@@ -29,7 +29,7 @@ RECORDS, CHECKS, LOGS, PORTS = "records", "checks", "logs", "ports"
 BUILDS = "builds"
 #: A RunFailure's reason for a model the harness cannot drive (the board's own status).
 UNSUPPORTED = "unsupported"
-MODELS_FILE = "models.json"  # --all: the model types that build, and the skipped ones with why
+MODELS_FILE = "models.json"  # --all: the types ported, refused (with why), and left no record
 
 
 def file_name(model: str) -> str:
@@ -87,6 +87,7 @@ class SweepDir:
     root: Path
     models: list[ModelResult] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)  # model_type, why
+    built: list[str] = field(default_factory=list)  # --all: the types whose port ran
 
     def by_model(self) -> dict[str, ModelResult]:
         return {m.model: m for m in self.models}
@@ -208,7 +209,9 @@ def load(root: str | os.PathLike) -> SweepDir:
     models_file = root / MODELS_FILE
     if models_file.is_file():
         try:
-            sweep.skipped = list(json.loads(models_file.read_text()).get("skipped", []))
-        except (OSError, json.JSONDecodeError, AttributeError):
-            sweep.skipped = []
+            listed = json.loads(models_file.read_text())
+            sweep.skipped = list(listed.get("skipped", []))
+            sweep.built = [str(t) for t in listed.get("built", [])]
+        except (OSError, json.JSONDecodeError, AttributeError, TypeError):
+            sweep.skipped, sweep.built = [], []
     return sweep

@@ -1,6 +1,6 @@
 """Warm workers: one process imports torch, transformers, torch_mlir and the harness once, then
 forks a child per ``python -m MODULE ARGS`` the sweep would have started (``harness port``,
-``harness check``, the ``--all`` model-type check). Each cold start paid those imports again
+``harness check``). Each cold start paid those imports again
 (5-7 s of a 15-25 s port).
 
 - **The server** (``python -m harness.sweep.warm --fd N``) is started by the sweep, in its own

@@ -221,3 +221,13 @@ def test_replays_left_for_later_give_the_analysis_made_at_once(tmp_path):
     assert later.get("torch.vtensor.literal").converted_by == ["convert-torch-to-arith"]
     assert later.blockers[0].equivalent.converted_by == ["convert-torch-to-linalg"]
     assert with_replays(later).runs == whole.runs  # once: nothing is left to replay
+
+
+def test_a_replayed_analysis_is_the_one_a_full_analysis_of_the_same_file_reuses(tmp_path):
+    """Kept in the process's cache under both keys: report or explain after the port's --fix
+    loop analyse the failing run no second time."""
+    from harness.diagnose.blockers import with_replays
+
+    path = _write(tmp_path, AND_MASK + f"// {tmp_path.name}: a content of its own\n")
+    first = with_replays(analyze(path, LINALG, replay_conversions=False))
+    assert analyze(path, LINALG) is first

@@ -13,7 +13,7 @@ from harness.compiler.runner import run_pipeline
 from harness.diagnose import blockers
 from harness.port import diagnose
 from harness.port.options import PortOptions
-from harness.port.record import PortStage
+from harness.port.record import PassSource, PortStage
 
 LINALG = "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"
 AND_ONLY = """\
@@ -45,7 +45,7 @@ def test_the_analysis_given_names_the_failing_pass_without_bisect(failed, tmp_pa
                                        analysis)
     assert [b.op for b in found] == ["torch.aten.__and__.Tensor"]
     assert all(b.failing_pass == analysis.failing_pass for b in found)
-    assert all(b.failing_pass_from == diagnose.AFTER_FAILURE_DUMP for b in found)
+    assert all(b.failing_pass_from == PassSource.AFTER_FAILURE_DUMP for b in found)
 
 
 def test_without_an_analysis_the_port_analyses_once_and_does_not_bisect(failed, tmp_path,
@@ -72,13 +72,13 @@ def test_an_analysis_without_the_pass_falls_back_to_bisect(failed, tmp_path, mon
                         lambda *a, **k: SimpleNamespace(failing_pass="from-bisect"))
     [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
                                            empty)
-    assert (blocker.failing_pass, blocker.failing_pass_from) == ("from-bisect", diagnose.BISECT)
+    assert (blocker.failing_pass, blocker.failing_pass_from) == ("from-bisect", PassSource.BISECT)
 
 
 def test_the_port_says_where_the_failing_pass_came_from(failed, tmp_path):
     from harness.port.render import _blocker_lines
 
-    analysis = blockers.analyze(failed.input_path, LINALG, replay_conversions=False)
+    analysis = blockers.analyze(failed.input_path, LINALG, replay_conversions=False, cache=False)
     [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
                                            analysis)
     assert ("    failing pass (MLIR's after-failure dump): torch-finalizing-backend-type-conversion"

@@ -149,12 +149,14 @@ def test_all_is_every_transformers_type_with_a_base_model_opt_first():
 
 
 def test_all_a_type_that_does_not_build_is_refused_by_its_port_and_listed_with_why(tmp_path):
-    """dinat needs natten (not installed): its own port refuses it, an unsupported record with
-    the refusal; models.json then lists it as skipped with that why. A type whose port crashed
-    built (its record says what happened next); a type with no record is in neither list."""
+    """dinat needs natten (not installed here): its own port refuses it, an unsupported record
+    with the refusal; models.json then lists it as skipped with that why. A type with a port
+    record is built; one whose port crashed left no record (failed, with the reason); a type
+    with no record yet is in no list."""
     from harness.sweep import catalog
-    from harness.sweep.records import UNSUPPORTED, RunFailure, read_result, write_failure
+    from harness.sweep.records import UNSUPPORTED, RunFailure, read_result
     from harness.sweep.runner import SweepOptions, run_sweep
+    from support.sweep_fakes import port, record, write
 
     out = tmp_path / "s"
     runs = run_sweep(["dinat"], SweepOptions(out=out, jobs=1, warm=False))
@@ -162,11 +164,14 @@ def test_all_a_type_that_does_not_build_is_refused_by_its_port_and_listed_with_w
     refused = read_result(out / "records" / "dinat.json")
     assert isinstance(refused, RunFailure) and refused.reason == UNSUPPORTED
     assert "natten" in refused.detail
-    write_failure(out, RunFailure("gpt2", "crash", 1.0, -11, "Segmentation fault", "logs/gpt2.log"))
-    built, skipped = catalog.write_models_file(out, ["gpt2", "dinat", "bert"])
-    assert built == ["gpt2"]
-    assert skipped == [{"model_type": "dinat", "why": refused.detail}]
-    assert json.loads((out / "models.json").read_text()) == {"built": built, "skipped": skipped}
+    write(out, record("gpt2", "text", port("torchscript"), port("fx")),
+          RunFailure("bloom", "crash", 1.0, -11, "Segmentation fault", "logs/bloom.log"))
+    listed = catalog.write_models_file(out, ["gpt2", "dinat", "bloom", "bert"])
+    assert listed.built == ["gpt2"]
+    assert listed.skipped == [{"model_type": "dinat", "why": refused.detail}]
+    assert listed.failed == [{"model_type": "bloom", "why": "crash"}]
+    assert json.loads((out / "models.json").read_text()) == {
+        "built": ["gpt2"], "skipped": listed.skipped, "failed": listed.failed}
 
 
 def test_the_board_lists_a_skipped_type_once(tmp_path):
@@ -200,16 +205,19 @@ def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():
 
 
 def test_merged_shards_of_all_list_a_refused_type_as_skipped_not_built(tmp_path):
-    """Each --all shard writes its models.json; the merge's lists the refused types once, as
-    skipped, though each has a record (its unsupported row)."""
+    """Each --all shard writes its models.json; the merge's joins the shards' lists: the
+    refused types once, as skipped, though each has a record (its unsupported row), and only
+    the types a shard ported as built (not a library model of the sweep)."""
     from harness.sweep import catalog
     from harness.sweep.merge import merge
-    from harness.sweep.records import UNSUPPORTED, write_failure
+    from harness.sweep.records import UNSUPPORTED
+    from support.sweep_fakes import port, record, write
 
     shards = [tmp_path / "1", tmp_path / "2"]
-    write_failure(shards[0], RunFailure("gpt2", "crash", 1.0, -11, "Segmentation fault"))
-    write_failure(shards[0], RunFailure("dinat", UNSUPPORTED, 0.2, 2, "cannot drive model 'dinat'"))
-    write_failure(shards[1], RunFailure("bark", UNSUPPORTED, 0.2, 2, "cannot drive model 'bark'"))
+    write(shards[0], record("gpt2", "text", port("torchscript"), port("fx")),
+          record("timm:resnet18", "vision", port("torchscript"), port("fx")),
+          RunFailure("dinat", UNSUPPORTED, 0.2, 2, "cannot drive model 'dinat'"))
+    write(shards[1], RunFailure("bark", UNSUPPORTED, 0.2, 2, "cannot drive model 'bark'"))
     catalog.write_models_file(shards[0], ["gpt2", "dinat"])
     catalog.write_models_file(shards[1], ["bark"])
     merge(shards, tmp_path / "all")
