@@ -115,8 +115,12 @@ class PassSource(ParsableEnum):
 
 
 def _optional_source(value: object) -> PassSource | None:
-    """A record written before the field was kept, or a blocker with no failing pass: None."""
-    return PassSource.parse(value) if value else None  # type: ignore[arg-type]
+    """A record written before the field was kept, or a blocker with no failing pass: None; a
+    source as the port says it ("MLIR's after-failure dump") is its member too."""
+    if not value:
+        return None
+    said = next((m for m in PassSource if m.said == value), None)
+    return said or PassSource.parse(value)  # type: ignore[arg-type]
 
 
 class _Typed:

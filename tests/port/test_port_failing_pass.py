@@ -84,3 +84,20 @@ def test_the_port_says_where_the_failing_pass_came_from(failed, tmp_path):
     assert ("    failing pass (MLIR's after-failure dump): torch-finalizing-backend-type-conversion"
             in _blocker_lines(blocker, 1))
     assert Path(blocker.reproducer).is_file()
+
+
+def test_where_the_pass_was_read_is_a_closed_set_in_records():
+    """A record keeps the source's value; one written before the field (none) or by this stop's
+    first version (the sentence the port prints) reads back as the same member; a value
+    outside the set is refused."""
+    from harness.errors import UsageError
+    from harness.port.record import Blocker
+
+    def read(value):
+        return Blocker(rank=1, stage="torch-to-linalg", signature="s", failing_pass_from=value)
+
+    assert read("after-failure-dump").failing_pass_from is PassSource.AFTER_FAILURE_DUMP
+    assert read("MLIR's after-failure dump").failing_pass_from is PassSource.AFTER_FAILURE_DUMP
+    assert read("").failing_pass_from is None and read(None).failing_pass_from is None
+    with pytest.raises(UsageError, match="unknown pass source 'somewhere'"):
+        read("somewhere")
