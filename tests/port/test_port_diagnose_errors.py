@@ -10,6 +10,7 @@ from harness.compiler.records import Outcome, RunRecord
 from harness.errors import NothingToReduceError
 from harness.port import diagnose
 from harness.port.options import PortOptions
+from harness.port.record import PortStage
 
 
 def _record(tmp_path) -> RunRecord:
@@ -43,7 +44,8 @@ def test_a_bug_in_the_blocker_analysis_is_not_swallowed(tmp_path, monkeypatch):
 
     monkeypatch.setattr("harness.diagnose.blockers.analyze", broken)
     with pytest.raises(AttributeError, match="startswith"):
-        diagnose._analyzed_blockers(_record(tmp_path), "torch-to-linalg", tmp_path, PortOptions(), "")
+        diagnose.pipeline_blockers(_record(tmp_path), PortStage.TORCH_TO_LINALG, tmp_path,
+                                   PortOptions())
 
 
 def test_a_crash_whose_stack_names_its_pass_is_not_run_again(tmp_path, monkeypatch):
