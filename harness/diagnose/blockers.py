@@ -133,7 +133,7 @@ class _Replays:
     renamed: dict[str, str]
     opt: str
     timeout_s: float
-    key: tuple | None = None  # analyze's cache key, where the replayed analysis is kept too
+    key: tuple | None = None  # the cache key of the analysis with its replays, kept there too
 
 
 @dataclass
@@ -353,7 +353,7 @@ def analyze(input_path: str | os.PathLike, pipeline: str, *, opt: str | None = N
     result = _analyze(input_path, pipeline, exe, timeout_s, replay_conversions)
     result.seconds = time.monotonic() - start
     if result.pending is not None:
-        result.pending.key = key
+        result.pending.key = (key[0], pipeline, exe, True, timeout_s) if key else None
     if key is not None:
         with _CACHE_LOCK:
             _CACHE[key] = result
@@ -411,9 +411,8 @@ def with_replays(analysis: BlockerAnalysis) -> BlockerAnalysis:
                 entry.equivalent.converted_by.sort(key=order.__getitem__)
         analysis.seconds += time.monotonic() - start
     if replays.key is not None:  # what analyze(replay_conversions=True) of it would give
-        digest, pipeline, exe, _, timeout_s = replays.key
         with _CACHE_LOCK:
-            _CACHE.setdefault((digest, pipeline, exe, True, timeout_s), analysis)
+            _CACHE.setdefault(replays.key, analysis)
     return analysis
 
 
