@@ -113,6 +113,7 @@ class StagesFixed:
     stages: list[str]
     records: list[RunRecord] = field(default_factory=list)  # one per stage reached, in order
     inputs: list[str] = field(default_factory=list)          # the file each of them ran on
+    results: list[StageResult] = field(default_factory=list)  # those runs, as run_stages gave them
     steps: list[FixStep] = field(default_factory=list)
     remaining: list[BlockerSeen] = field(default_factory=list)  # what still blocks
     elsewhere: list[tuple[str, BlockerSeen]] = field(default_factory=list)  # other-level fixes
@@ -203,6 +204,7 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
                      options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
                                           memory_limit_mb=options.memory_limit_mb),
                      hooks=StageHooks(before=before, failed=failed, run=_runner(options.opt, reuse)))
+    result.results = ran
     result.records = [r.record for r in ran]
     result.inputs = [r.input_path for r in ran]
     if result.ok:

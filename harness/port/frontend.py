@@ -187,12 +187,12 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
            port: FrontendPort, options: PortOptions, progress: Progress,
            label: str) -> tuple[list[StageResult], PriorRun | None]:
     """``--fix``: the torch IR fixes (harness.fixes) from the first failing stage (or, when all
-    pass, the linalg stage, for known miscompiles), and the stages rerun on the fixed input.
-    Each fix is checked afterwards by the port's numbers against eager, not one by one (the
-    per-fix check and rollback are ``harness fix FILE``'s). The module fixes ran before
-    (:func:`_fixed_trace`, :func:`_fixed_import`). The loop starts from the stage's run made
-    already (not a second run of it). Also returns the failing run the loop analysed, with its
-    blockers, so the diagnosis does not analyse it again."""
+    pass, the linalg stage, for known miscompiles), and the stages as the loop last ran them on
+    the fixed input (not run a third time). Each fix is checked afterwards by the port's numbers
+    against eager, not one by one (the per-fix check and rollback are ``harness fix FILE``'s).
+    The module fixes ran before (:func:`_fixed_trace`, :func:`_fixed_import`). The loop starts
+    from the stage's run made already (not a second run of it). Also returns the failing run the
+    loop analysed, with its blockers, so the diagnosis does not analyse it again."""
     from harness.fixes.loop import FixOptions, PriorRun, fix_stages
 
     folder = Path(port.folder)  # the stage files' folder, where the fixed files go too
@@ -210,12 +210,9 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
     if not run.kept:
         return results, analysed
     j = k + max(list(run.stages).index(s.stage) for s in run.kept)
-    rerun = run_stages(Path(run.inputs[j - k]), stages[j:], folder, stem=f"{stem}.fixed",
-                       options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
-                                            bytecode=False, memory_limit_mb=options.memory_limit_mb))
     port.notes.append("--fix applied: " + ", ".join(dict.fromkeys(s.fix for s in run.kept))
                       + f" (to the input of {stages[j]})")
-    return results[:j] + rerun, None
+    return results[:k] + run.results, analysed
 
 
 def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,

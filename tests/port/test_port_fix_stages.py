@@ -1,0 +1,67 @@
+"""``harness port --fix`` on a torch IR blocker: the stages after the fix are the fix loop's own
+runs of them (each ran once on the fixed input), not a third run, and the port reads as the
+loop left it. A small module through the real TorchScript frontend and torch-mlir-opt."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from harness.frontends.names import FrontendName
+from harness.models.hf_inputs import InputSet
+from harness.port import PortOptions
+from harness.port.frontend import port_frontend
+from harness.port.progress import QUIET
+from harness.port.record import PortOutcome
+from harness.port.subject import Subject
+
+
+class AndMask(nn.Module):
+    """``&`` of two boolean masks: traced as ``aten::__and__``, which torch-to-linalg does not
+    lower at the pinned torch-mlir (the bitwise-and-or fix renames it)."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        keep = (mask > 0) & (x > 0)
+        return x * keep.float()
+
+
+def _port(folder: Path, fix: bool):
+    module = AndMask().eval()
+    x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7 - 0.5
+    ones = torch.ones(2, 4, dtype=torch.int64)
+    padded = ones.clone()
+    padded[0, :2] = 0
+    names = ("x", "mask")
+    first = InputSet(names, (x, ones), "x, mask all ones")
+    second = InputSet(names, (x + 0.25, padded), "x + 0.25, mask padded")
+
+    def traced():
+        return torch.jit.trace(module, first.tensors, check_trace=False), ["traced in the test"]
+
+    subject = Subject("andmask", module, first, second, trace=traced, output_names=("y",))
+    return port_frontend(subject, FrontendName.TORCHSCRIPT, folder / "torchscript",
+                         PortOptions(out=str(folder), fix=fix), QUIET)
+
+
+def test_without_fix_the_literal_blocks_torch_to_linalg(tmp_path):
+    port = _port(tmp_path, fix=False)
+    assert port.outcome == PortOutcome.FAILS.value
+    assert port.failed_stage == "torch-to-linalg"
+    assert port.blockers[0].op == "torch.aten.__and__.Tensor"
+
+
+def test_the_fixed_stage_is_the_loops_run_not_a_third_one(tmp_path):
+    port = _port(tmp_path, fix=True)
+    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"]
+    assert port.fixes[0]["outcome"] == "kept"
+    linalg = [s for s in port.stages if s.name == "torch-to-linalg"]
+    assert len(linalg) == 1 and linalg[0].ok
+    folder = tmp_path / "torchscript"
+    # the loop's run of torch-to-linalg on the fixed input is the stage's record
+    assert Path(linalg[0].output).name == "andmask.fix.1.torch-to-linalg.mlir"
+    assert "torch.aten.bitwise_and.Tensor" in Path(port.fixes[0]["output_path"]).read_text()
+    assert not list(folder.glob("*.fixed.*"))  # no third run of the stage wrote a file
+    assert any(n.startswith("--fix applied: bitwise-and-or") for n in port.notes)
