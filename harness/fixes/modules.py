@@ -33,12 +33,15 @@ def module_fixes(blockers: Sequence[BlockerSeen],
 
 def apply_module_fix(fix: ModuleFix, blocker: BlockerSeen, module: torch.nn.Module,
                      examples: Sequence[Sequence[torch.Tensor]], *, script=None,
-                     tolerances: Tolerances = Tolerances()) -> FixStep:
+                     tolerances: Tolerances = Tolerances(),
+                     expected: Sequence[tuple] | None = None) -> FixStep:
     """Applies ``fix`` to ``module`` and compares the fixed module with the original on each
     input set in ``examples``. A fix that changes nothing, or changes the numbers, is undone
     (its step says so); a kept one leaves the module to trace or export in
-    ``step.application.module``."""
-    expected = [_run(module, inputs) for inputs in examples]
+    ``step.application.module``. ``expected``: the module's own outputs on ``examples``, when
+    the caller ran it already (a port has its eager outputs), as a tuple of tensors each."""
+    if expected is None or len(expected) != len(examples):
+        expected = [_run(module, inputs) for inputs in examples]
     app = fix.apply(module, ModuleEvidence(script=script, examples=tuple(examples[0]) if examples else ()))
     step = FixStep(fix.name, fix.level.value, blocker, blocker.stage, StepOutcome.NOTHING_CHANGED,
                    application=app)

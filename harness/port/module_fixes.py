@@ -53,9 +53,10 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
     applied: list[str] = []  # each kept fix as the note names it
     examples = [subject.inputs.tensors, subject.second_inputs.tensors]
     for fix, blocker in module_fixes(blockers):
+        expected = _unfixed_outputs(subject) if module is subject.eager else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            step = apply_module_fix(fix, blocker, module, examples, script=script)
+            step = apply_module_fix(fix, blocker, module, examples, script=script, expected=expected)
         port.fixes.append(step.to_json())
         if step.kept and step.application is not None:  # a kept step holds its application
             kept.append(step)
@@ -66,6 +67,15 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
         return None, []
     port.notes.append("--fix applied: " + ", ".join(applied))
     return module, kept
+
+
+def _unfixed_outputs(subject: Subject) -> list[tuple[torch.Tensor, ...]] | None:
+    """The subject's eager outputs on both sets: the unfixed module's, run once for the port's
+    numbers too (None when they are not plain tensors: the fix then runs the module itself)."""
+    try:
+        return [subject.expected(subject.inputs), subject.expected(subject.second_inputs)]
+    except TypeError:
+        return None
 
 
 def undo(steps: list[FixStep]) -> None:

@@ -128,3 +128,44 @@ def test_a_module_fix_that_changes_the_numbers_is_rolled_back():
     assert step.verification.verdict.value == "numbers-changed"
     assert step.verification.max_abs_diff > 0.1
     assert torch.equal(module.scale, torch.tensor([1.0, 2.0, 3.0, 4.0]))  # undone
+
+
+class CountsEagerRuns(NonPersistentBuffer):
+    """Counts its forward calls on real tensors (export traces it on fake ones)."""
+
+    def __init__(self):
+        super().__init__()
+        self.eager_runs = 0
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        if type(x) is torch.Tensor:
+            self.eager_runs += 1
+        return super().forward(x, mask)
+
+
+def test_the_fix_is_checked_against_the_ports_own_eager_outputs(tmp_path):
+    """The unfixed module's outputs the fix is checked against are the subject's eager ones
+    (which the numbers compare with too), not a second eager run of each set: two runs for the
+    fix's check and none more; the check still compares (the rolled-back case above)."""
+    module = CountsEagerRuns()
+    port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
+    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert port.fixes[0]["outcome"] == "kept"
+    # the subject's outputs on both sets, then the fixed module on both sets
+    assert module.eager_runs == 4
+
+
+def test_given_outputs_stand_for_the_module_before_the_fix():
+    module = CountsEagerRuns().eval()
+    subject = _subject(module)
+    examples = [subject.inputs.tensors, subject.second_inputs.tensors]
+    wrong = [(torch.zeros(2, 4),), (torch.zeros(2, 4),)]  # not what the module computes
+    step = apply_module_fix(ZeroesTheBuffer(), BlockerSeen(message="test", stage="import"),
+                            module, examples, expected=wrong)
+    # the fixed module on the first set only (its numbers moved: the check stops there); zeroing
+    # the scale leaves mask.float(), ones, not the zeros given
+    assert module.eager_runs == 1 and step.outcome.value == "rolled-back"
+    module.eager_runs = 0
+    step = apply_module_fix(ZeroesTheBuffer(), BlockerSeen(message="test", stage="import"),
+                            module, examples)
+    assert module.eager_runs == 3 and step.outcome.value == "rolled-back"  # 2 before, 1 after
