@@ -5,7 +5,8 @@ forks a child per ``python -m MODULE ARGS`` the sweep would have started (``harn
 
 - **The server** (``python -m harness.sweep.warm --fd N``) is started by the sweep, in its own
   session, its group known to the sweep's watchdog. It only imports (:data:`PRELOAD`) and
-  builds the tables of :data:`WARM_UP` (no torch op runs there, so no intra-op thread pool
+  does the work of :data:`WARM_UP` (tables, and LLVM's code generation warmed on a small MLIR
+  program compiled but not run; no torch op runs there, so no intra-op thread pool
   exists to be broken by fork; the one extra thread is OpenBLAS's, which handles fork itself),
   then forks on request. It never runs model code:
   the job runs in the child, after the fork. It talks over one ``SOCK_SEQPACKET`` socket: a
@@ -64,11 +65,14 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "harness.models.drivers", "harness.port.render", "harness.fixes.loop",
            "harness.diagnose.blockers", "harness.execute.worker", "harness.execute.jit_child",
            "harness.execute.bindings_tool")
-#: Tables built on first use that every port builds the same, built once in the server: pure
-#: Python over the op registry (no torch op runs, no thread starts). The FX importer's
-#: decomposition table (``functools.cache``) took 0.5 s a port on a quiet machine, 2 s under load.
+#: Work every port would do the same, done once in the server (no torch op runs, no thread
+#: starts): tables built on first use, pure Python over the op registry (the FX importer's
+#: decomposition table, ``functools.cache``, took 0.5 s a port on a quiet machine, 2 s under
+#: load), and LLVM's code generation warmed for the RefBackend's execution children (0.035 s
+#: each, two a port).
 WARM_UP = (("torch_mlir.extras.fx_decomp_util", "get_decomposition_table"),
-           ("harness.compiler.pipelines", "default"))
+           ("harness.compiler.pipelines", "default"),
+           ("harness.execute.refbackend", "warm_up"))
 #: How long the server may take to import PRELOAD (5-12 s on a quiet 2-core machine).
 READY_TIMEOUT_S = 180.0
 #: How long a fork may take to be reported (milliseconds when the server is well).
@@ -327,10 +331,12 @@ class WarmProcess:
 class WarmServer:
     """One server process and the thread that reads its replies."""
 
-    def __init__(self, python: str, cwd: str | None, log: Path | None = None):
+    def __init__(self, python: str, cwd: str | None, log: Path | None = None,
+                 env: Mapping[str, str] | None = None):
         self.python = python
         self.cwd = cwd
         self.log = log
+        self.env = dict(env or {})     # added to the server's environment (read by its imports)
         self.failure = ""             # why the server is not there, once it is not
         self.ready_seconds = 0.0      # its imports' time
         self.threads = 0              # its threads when ready (1, or 2 with OpenBLAS's pool)
@@ -356,7 +362,7 @@ class WarmServer:
                 [self.python, "-m", MODULE, "--fd", str(theirs.fileno()), "--room", " " * TITLE_ROOM],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, cwd=self.cwd,
-                start_new_session=True, env=watchdog.environment())
+                start_new_session=True, env=watchdog.environment({**os.environ, **self.env}))
             watchdog.watch(self._proc.pid)
         finally:
             theirs.close()
@@ -471,15 +477,17 @@ class Warm:
 
     @contextmanager
     def serving(self, python: str, cwd: str | None, log: Path | None = None,
-                say: Callable[[str], None] | None = None) -> Iterator[WarmServer | None]:
-        """A server for the block (its imports overlap the first models' queueing); nested
-        blocks share the outer one."""
+                say: Callable[[str], None] | None = None,
+                env: Mapping[str, str] | None = None) -> Iterator[WarmServer | None]:
+        """A server for the block (its imports overlap the first models' queueing), ``env``
+        added to its environment (the thread pools' sizes: its children inherit the pools it
+        sized at import); nested blocks share the outer one."""
         with self._lock:
             if self.server is not None:
                 outer = self.server
             else:
                 outer = None
-                self.server = WarmServer(python, cwd, log)
+                self.server = WarmServer(python, cwd, log, env)
                 self.server.start()
                 self._said = False
                 self._say = say
