@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .children import CHILDREN
 from .records import LOGS, SweepDir, file_name
-from .runner import SweepOptions, rebuilt_command, run_logged
+from .runner import SweepOptions, rebuilt_command, run_logged, thread_env
 
 
 @dataclass
@@ -58,7 +58,8 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                     continue
                 log = (options.out / LOGS /
                        f"{file_name(result.model)}.{file_name(variant.name)}.{port.frontend}.report.log")
-                code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
+                code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd,
+                                                      env=thread_env(options.jobs))
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()
                 runs.append(ReportRun(blocker.signature, bundle, ok))
                 if say is not None:

@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -123,19 +123,37 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
     return ", ".join(words) or "no ports", ok
 
 
+#: The thread pools a port's libraries size from the environment: torch's intra-op pool
+#: (OpenMP), MKL's, numpy's OpenBLAS. Dask's nanny sets the same three for its workers.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+
+
+def thread_env(jobs: int) -> dict[str, str]:
+    """Each of ``jobs`` ports at a time sizes its thread pools to its share of this machine's
+    CPUs (at least 1), unless this process's environment already says. A pool as large as the
+    machine in each port makes the ports' idle OpenMP threads spin against each other: tiny
+    llama and mistral side by side on 2 cores took 2.98 and 3.01 s with 2 threads each, 2.60 and
+    2.68 s with 1 (each port's own CPU 1.59-1.68 s against 1.26-1.30 s; alone 2.53 against 2.56)."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    share = str(max(1, cpus // max(1, jobs)))
+    return {name: share for name in THREAD_VARIABLES if name not in os.environ}
+
+
 def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
-         stdout: Path | None = None) -> tuple[int | None, bool, float]:
+               stdout: Path | None = None,
+               env: Mapping[str, str] | None = None) -> tuple[int | None, bool, float]:
     """Runs ``argv`` in its own process group, output to ``log`` (stdout to ``stdout`` when
-    given): (exit code, timed out, seconds). On timeout the whole group goes, torch-mlir-opt
-    children included; a stop signal or the sweep's death ends it too (:mod:`.children`), and
-    :class:`~.children.Stopped` is raised when the sweep stopped it."""
+    given), with ``env`` added to this process's environment: (exit code, timed out, seconds).
+    On timeout the whole group goes, torch-mlir-opt children included; a stop signal or the
+    sweep's death ends it too (:mod:`.children`), and :class:`~.children.Stopped` is raised
+    when the sweep stopped it."""
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     with open(log, "w", encoding="utf-8") as out, \
             open(stdout if stdout else os.devnull, "w", encoding="utf-8") as result:
         out.write("$ " + shlex.join(argv) + "\n")
         out.flush()
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
         process = _start_warm(argv, (result if stdout else out).fileno(), out.fileno(), cwd, env)
         if process is None:
             process = CHILDREN.start(argv, stdout=result if stdout else out,
@@ -191,7 +209,8 @@ def port_model(model: str, options: SweepOptions) -> tuple[PortRecord | RunFailu
     log = root / LOGS / f"{file_name(model)}.log"
     argv = [options.python, "-m", "harness", "--no-progress", "port", model,
             "--json", str(record_path), "--out", str(root / PORTS), *port_flags(options, model)]
-    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd)
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd,
+                                          env=thread_env(options.jobs))
     if not timed_out and code in (0, 1) and record_path.is_file():
         return read_result(record_path), False, seconds
     written = record_path.read_text(encoding="utf-8", errors="replace") if record_path.is_file() else ""
@@ -299,7 +318,8 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
             *(["--inputs", inputs, *(["--padding-mask", str(mask)] if mask is not None else [])]
               if inputs and Path(inputs).is_file() else ["--random-inputs"])]
     path.parent.mkdir(parents=True, exist_ok=True)
-    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json)
+    code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json,
+                                          env=thread_env(options.jobs))
     try:
         data = json.loads(out_json.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -323,7 +343,7 @@ def timeline_port(model: str, port: FrontendPort, options: SweepOptions) -> None
         return
     if options.force or not (Path(argv[-1]) / "index.html").is_file():
         log = options.out / LOGS / f"{file_name(model)}.{port.frontend}.timeline.log"
-        run_logged(argv, log, options.timeout_s, options.cwd)
+        run_logged(argv, log, options.timeout_s, options.cwd, env=thread_env(options.jobs))
 
 
 def timeline_command(port: FrontendPort, options: SweepOptions) -> list[str] | None:
@@ -425,7 +445,7 @@ def run_sweep(models: Sequence[str], options: SweepOptions,
         return run
 
     warm = WARM.serving(options.python, options.cwd, options.out / LOGS / "warm-server.log",
-                        say) if options.warm else nullcontext()
+                        say, env=thread_env(options.jobs)) if options.warm else nullcontext()
     # The server closes before the pool waits for its workers: one still waiting for the
     # server's imports then goes cold, or stops when the sweep is stopping.
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, warm, \

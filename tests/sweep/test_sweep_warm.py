@@ -22,7 +22,7 @@ import psutil
 import pytest
 
 from harness.sweep import records
-from harness.sweep.runner import run_logged
+from harness.sweep.runner import THREAD_VARIABLES, run_logged, thread_env
 from harness.sweep.warm import WARM, WarmServer
 
 from support import ROOT
@@ -288,3 +288,69 @@ def test_a_stop_signal_ends_a_warm_sweep_within_seconds(tmp_path, when):
     assert took < 15, f"the sweep took {took:.1f} s to stop"
     assert proc.returncode == 128 + signal.SIGTERM
     assert not (out / "records" / "hang-a.json").exists()
+
+
+WARM_UP_THREADS = """
+import json, os, sys
+from harness.sweep.warm import PRELOAD, WARM_UP
+for name in PRELOAD:
+    __import__(name)
+counts = {"imported": len(os.listdir("/proc/self/task"))}
+for module, function in WARM_UP:
+    getattr(__import__(module, fromlist=[function]), function)()  # raises if it cannot
+    counts[f"{module}.{function}"] = len(os.listdir("/proc/self/task"))
+print(json.dumps(counts))
+"""
+
+
+def test_the_servers_warm_up_starts_no_thread(tmp_path):
+    """What the server does before it forks (the tables, the RefBackend's code generation on a
+    small program) leaves it with the threads the imports left: a thread alive at fork time
+    would be missing, half-done, in every child."""
+    done = subprocess.run([sys.executable, "-c", WARM_UP_THREADS], cwd=ROOT, text=True,
+                          capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "harness.execute.refbackend.warm_up" in counts
+    assert set(counts.values()) == {counts["imported"]}, counts
+
+
+def test_thread_env_gives_each_port_its_share_of_the_cpus(monkeypatch):
+    for name in THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)
+    assert thread_env(2) == dict.fromkeys(THREAD_VARIABLES, "2")
+    assert thread_env(3) == dict.fromkeys(THREAD_VARIABLES, "1")
+    assert thread_env(8) == dict.fromkeys(THREAD_VARIABLES, "1")  # at least one
+    assert thread_env(1) == dict.fromkeys(THREAD_VARIABLES, "4")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's own setting stands
+    assert "OMP_NUM_THREADS" not in thread_env(2)
+
+
+def test_ports_warm_and_cold_run_with_the_thread_pools_the_sweep_sized(tmp_path):
+    """torch's intra-op pool in a forked child is the one the server sized at its imports:
+    the sweep's thread environment goes to the server as to a cold child."""
+    env = _env(tmp_path)
+    old = dict(os.environ)
+    os.environ.update(env)
+    for name in THREAD_VARIABLES:
+        os.environ.pop(name, None)
+    code = "import torch; print('threads', torch.get_num_threads())"
+    sized = dict.fromkeys(THREAD_VARIABLES, "1")
+    try:
+        with WARM.serving(sys.executable, str(ROOT), tmp_path / "server.log", env=sized) as server:
+            assert server is not None and server.wait_ready(), server and server.failure
+            got, _, _ = run_logged([sys.executable, "-m", "warm_probe", code], tmp_path / "warm.log",
+                                   60, None, env=sized)
+            assert got == 0 and "threads 1" in (tmp_path / "warm.log").read_text()
+            assert int((tmp_path / "pids").read_text().split()[2]) == server.pid  # forked
+        got, _, _ = run_logged([sys.executable, "-m", "warm_probe", code], tmp_path / "cold.log",
+                               60, None, env=sized)
+        assert got == 0 and "threads 1" in (tmp_path / "cold.log").read_text()
+        got, _, _ = run_logged([sys.executable, "-m", "warm_probe", code], tmp_path / "two.log",
+                               60, None, env=dict.fromkeys(THREAD_VARIABLES, "2"))
+        assert got == 0 and "threads 2" in (tmp_path / "two.log").read_text()
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
