@@ -85,3 +85,23 @@ def test_a_folder_outside_the_sweep_or_behind_a_link_is_not_touched(tmp_path):
     assert not (ports / "port" / "one.mlir").is_symlink()
     assert _mlir(outside) == ALL_IR
     assert drop_ir_files("../../etc", ports) == 0
+
+
+def test_a_cluster_task_drops_a_verified_ports_ir_before_packing_it(tmp_path):
+    """On a worker (``--keep-files failing`` without ``--numerics-check``) the verified port's IR
+    is not packed to be deleted on arrival; the failing port's goes back whole."""
+    import io
+    import tarfile
+
+    from harness.sweep.cluster import _drop_verified, _pack
+
+    options, record, folders = _sweep(tmp_path)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record.to_json()))
+    _drop_verified(path, options.out / PORTS)
+    with tarfile.open(fileobj=io.BytesIO(_pack(options.out / PORTS)[0]), mode="r:gz") as archive:
+        names = archive.getnames()
+    packed = sorted(Path(n).name for n in names if n.endswith((".mlir", ".mlirbc")))
+    assert packed == sorted(ALL_IR)  # the failing TorchScript port's, nothing of the verified two
+    assert any(n.endswith("fx/execution-traced/inputs.npz") for n in names)
+    assert _mlir(folders["ts"]) == ALL_IR and _mlir(folders["fx"]) == []
