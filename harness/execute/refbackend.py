@@ -221,7 +221,11 @@ def warm_up() -> float:
     """Lowers :data:`WARM_UP_PROGRAM` on the bindings and JIT-compiles it (not run), in this
     process: LLVM's code generation then starts warm in the children forked from it (a sweep's
     warm server: each forked port's execution child JITs its module 0.035 s sooner, tiny
-    llama's 0.14 -> 0.10 s). No thread is left behind and no torch op runs. Returns the seconds."""
+    llama's 0.14 -> 0.10 s). No thread is left behind, no torch op runs, and the engine is
+    collected before returning (its callbacks make a cycle; the server freezes what is left).
+    Returns the seconds."""
+    import gc
+
     from torch_mlir import passmanager
     from torch_mlir.ir import Module
 
@@ -234,7 +238,8 @@ def warm_up() -> float:
         jit = JitModule.from_module(module)
         for name in jit.functions:
             jit.engine.lookup(name)  # the code is generated on the first lookup
-        del jit
+        del jit, module
+    gc.collect()
     return time.perf_counter() - start
 
 

@@ -111,13 +111,20 @@ class StagesFixed:
     """The stages as they last ran (on the fixed inputs), and every fix tried."""
 
     stages: list[str]
-    records: list[RunRecord] = field(default_factory=list)  # one per stage reached, in order
-    inputs: list[str] = field(default_factory=list)          # the file each of them ran on
-    results: list[StageResult] = field(default_factory=list)  # those runs, as run_stages gave them
+    results: list[StageResult] = field(default_factory=list)  # one per stage reached, in order
     steps: list[FixStep] = field(default_factory=list)
     remaining: list[BlockerSeen] = field(default_factory=list)  # what still blocks
     elsewhere: list[tuple[str, BlockerSeen]] = field(default_factory=list)  # other-level fixes
     analysis: BlockerAnalysis | None = None                  # of the last failure
+
+    @property
+    def records(self) -> list[RunRecord]:
+        return [r.record for r in self.results]
+
+    @property
+    def inputs(self) -> list[str]:
+        """The file each stage ran on (a fix may have put another in place)."""
+        return [r.input_path for r in self.results]
 
     @property
     def ok(self) -> bool:
@@ -205,8 +212,6 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
                                           memory_limit_mb=options.memory_limit_mb),
                      hooks=StageHooks(before=before, failed=failed, run=_runner(options.opt, reuse)))
     result.results = ran
-    result.records = [r.record for r in ran]
-    result.inputs = [r.input_path for r in ran]
     if result.ok:
         result.remaining, result.elsewhere = [], []
     return result

@@ -31,7 +31,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +43,10 @@ from .children import CHILDREN
 from .progress import SweepProgress
 from .records import LOGS, PORTS, RECORDS, RunFailure, file_name, read_result, write_failure
 from .runner import (
-    KeepFiles,
     ModelRun,
     SweepOptions,
     drop_ir_files,
+    drops_before_checks,
     finish,
     port_flags,
     recorded_refusal,
@@ -193,12 +193,14 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
     except ImportError:
         raise UsageError(f"--cluster {address}: {_EXTRA_HINT}") from None
     (options.out / RECORDS).mkdir(parents=True, exist_ok=True)
+    # the records' checks run here, one at a time: each gets the whole machine's threads
+    serial = replace(options, jobs=1)
     runs: dict[str, ModelRun] = {}
     todo = []
     for model in models:
         path = options.out / RECORDS / f"{file_name(model)}.json"
         if path.is_file() and not options.force:
-            runs[model] = finish(model, read_result(path), True, options, time.monotonic())
+            runs[model] = finish(model, read_result(path), True, serial, time.monotonic())
         else:
             path.unlink(missing_ok=True)
             todo.append(model)
@@ -208,7 +210,7 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
         for model, run in runs.items():
             progress.finished(model, run.outcome, run.seconds, run.reused)
         started = time.monotonic()
-        drop = options.keep_files is KeepFiles.FAILING and not options.numerics_check
+        drop = drops_before_checks(options)
         futures = {client.submit(port_task, model, port_flags(options, model), options.timeout_s, drop,
                                  key=f"harness-port-{file_name(model)}-{uuid.uuid4().hex[:8]}",
                                  pure=False): model for model in todo}
@@ -221,7 +223,7 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
                     begun = time.monotonic() - task.seconds  # the model's own time, not the queue's
                 except KilledWorker as e:
                     result, begun = _lost(model, e, time.monotonic() - started, options), started
-                runs[model] = run = finish(model, result, False, options, begun)
+                runs[model] = run = finish(model, result, False, serial, begun)
                 progress.finished(model, run.outcome, run.seconds, run.reused)
         finally:
             client.cancel(list(futures), force=True)

@@ -59,7 +59,7 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                 log = (options.out / LOGS /
                        f"{file_name(result.model)}.{file_name(variant.name)}.{port.frontend}.report.log")
                 code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd,
-                                                      env=thread_env(options.jobs))
+                                                      env=thread_env(1))  # one at a time
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()
                 runs.append(ReportRun(blocker.signature, bundle, ok))
                 if say is not None:

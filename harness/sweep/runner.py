@@ -400,13 +400,26 @@ def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: S
         for _, port in result.ports():
             if port.outcome == PortOutcome.FAILS:
                 timeline_port(model, port, options)
-    if options.keep_files is KeepFiles.FAILING and isinstance(result, PortRecord) and not reused:
+    if drops_verified_ir(options) and isinstance(result, PortRecord) and not reused:
         for variant, port in result.ports():
             mismatch = checks.get(f"{variant.name}.{port.frontend}") == CheckOutcome.NUMERICS_MISMATCH.value
             if port.outcome is PortOutcome.VERIFIED and not mismatch:
                 drop_ir_files(port.folder, options.out / PORTS)
     word, ok = _summary(result, checks)
     return ModelRun(model, word, time.monotonic() - start, reused, ok)
+
+
+def drops_verified_ir(options: SweepOptions) -> bool:
+    """Whether a verified port's IR files go once its record is in (``--keep-files failing``);
+    with ``--numerics-check``, a port whose op-level check mismatched keeps them, so they must
+    reach the check first."""
+    return options.keep_files is KeepFiles.FAILING
+
+
+def drops_before_checks(options: SweepOptions) -> bool:
+    """Whether a verified port's IR may go before the sweep's own checks read it (a cluster
+    task drops it on the worker, unsent): nothing of the sweep reads it then."""
+    return drops_verified_ir(options) and not options.numerics_check
 
 
 #: The IR files a port writes: text, and bytecode (where the weights are kept: numbers checked).

@@ -27,8 +27,8 @@ class AndMask(nn.Module):
         return x * keep.float()
 
 
-def _port(folder: Path, fix: bool):
-    module = AndMask().eval()
+def _port(folder: Path, fix: bool, module: nn.Module | None = None):
+    module = (module or AndMask()).eval()
     x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7 - 0.5
     ones = torch.ones(2, 4, dtype=torch.int64)
     padded = ones.clone()
@@ -65,3 +65,37 @@ def test_the_fixed_stage_is_the_loops_run_not_a_third_one(tmp_path):
     assert "torch.aten.bitwise_and.Tensor" in Path(port.fixes[0]["output_path"]).read_text()
     assert not list(folder.glob("*.fixed.*"))  # no third run of the stage wrote a file
     assert any(n.startswith("--fix applied: bitwise-and-or") for n in port.notes)
+
+
+class AndThenErfinv(nn.Module):
+    """``&`` (the fix renames it) and ``erfinv`` (no fix, no lowering at the pinned torch-mlir):
+    the port stays blocked at torch-to-linalg after a kept fix."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        keep = (mask > 0) & (x > 0)
+        return torch.special.erfinv(x * 0.5) * keep.float()
+
+
+def test_a_port_blocked_again_after_a_kept_fix_is_diagnosed_from_the_loops_analysis(
+        tmp_path, monkeypatch):
+    import harness.diagnose.blockers as blockers_module
+    import harness.fixes.loop as loop_module
+
+    runs: list[str] = []
+    real = blockers_module.analyze
+
+    def counted(*args, **kwargs):
+        runs.append(str(args[0]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(blockers_module, "analyze", counted)  # the port's diagnosis calls it so
+    monkeypatch.setattr(loop_module, "analyze", counted)      # the fix loop by its own name
+    port = _port(tmp_path, fix=True, module=AndThenErfinv())
+    assert port.outcome == PortOutcome.FAILS.value and port.failed_stage == "torch-to-linalg"
+    assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"] and port.fixes[0]["outcome"] == "kept"
+    assert [b.op for b in port.blockers] == ["torch.aten.erfinv"]
+    # the stage failed twice (before and after the fix), each failure analysed once: the
+    # diagnosis took the loop's analysis of the second one instead of analysing it again
+    assert len(runs) == 2 and runs[1] == port.fixes[0]["output_path"]
+    failed = [s for s in port.stages if s.name == "torch-to-linalg"]
+    assert len(failed) == 1 and not failed[0].ok

@@ -105,3 +105,14 @@ def test_a_cluster_task_drops_a_verified_ports_ir_before_packing_it(tmp_path):
     assert packed == sorted(ALL_IR)  # the failing TorchScript port's, nothing of the verified two
     assert any(n.endswith("fx/execution-traced/inputs.npz") for n in names)
     assert _mlir(folders["ts"]) == ALL_IR and _mlir(folders["fx"]) == []
+
+
+def test_what_may_go_before_the_checks_and_what_only_after(tmp_path):
+    from harness.sweep.runner import drops_before_checks, drops_verified_ir
+
+    out = tmp_path / "sweep"
+    assert drops_verified_ir(SweepOptions(out=out)) and drops_before_checks(SweepOptions(out=out))
+    checked = SweepOptions(out=out, numerics_check=True)  # the check reads the IR on arrival
+    assert drops_verified_ir(checked) and not drops_before_checks(checked)
+    kept = SweepOptions(out=out, keep_files=KeepFiles.ALL)
+    assert not drops_verified_ir(kept) and not drops_before_checks(kept)
