@@ -89,7 +89,7 @@ def test_raw_audio_wav2vec2_names_its_runtime_blocker(tmp_path, monkeypatch):
     checks from the start, so the check aborts at the load every time."""
     import functools
 
-    import harness.port.verify as verify
+    from harness.port import verify
     from harness.execute.refbackend import RefBackendOptions
 
     monkeypatch.setattr(verify, "RefBackendOptions",
