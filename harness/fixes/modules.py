@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
 from harness.execute.closeness import Tolerances, compare
-from harness.models.hf import as_tuple
 
 from .base import BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
@@ -35,21 +34,25 @@ def module_fixes(blockers: Sequence[BlockerSeen],
 def apply_module_fix(fix: ModuleFix, blocker: BlockerSeen, module: torch.nn.Module,
                      examples: Sequence[Sequence[torch.Tensor]], *, script=None,
                      tolerances: Tolerances = Tolerances(),
-                     expected: Sequence[tuple] | None = None) -> FixStep:
+                     expected: Sequence[tuple] | None = None,
+                     run: Callable[[torch.nn.Module, Sequence[torch.Tensor]], tuple] | None = None,
+                     ) -> FixStep:
     """Applies ``fix`` to ``module`` and compares the fixed module with the original on each
     input set in ``examples``. A fix that changes nothing, or changes the numbers, is undone
     (its step says so); a kept one leaves the module to trace or export in
-    ``step.application.module``. ``expected``: the module's own outputs on ``examples``, when
-    the caller ran it already (a port has its eager outputs), as a tuple of tensors each."""
+    ``step.application.module``. ``run``: a module's outputs on one set as a tuple of tensors
+    (default: every tensor it returns, in order); ``expected``: the module's own outputs on
+    ``examples`` so flattened, when the caller ran it already (a port has its eager outputs)."""
+    run = run or _run
     if expected is None or len(expected) != len(examples):
-        expected = [_run(module, inputs) for inputs in examples]
+        expected = [run(module, inputs) for inputs in examples]
     app = fix.apply(module, ModuleEvidence(script=script, examples=tuple(examples[0]) if examples else ()))
     step = FixStep(fix.name, fix.level.value, blocker, blocker.stage, StepOutcome.NOTHING_CHANGED,
                    application=app)
     if not app.applied or app.module is None:
         _undo(app)
         return step
-    step.verification = verify_module(app.module, examples, expected, tolerances)
+    step.verification = verify_module(app.module, examples, expected, tolerances, run=run)
     if step.verification.changed:
         _undo(app)
         step.outcome = StepOutcome.ROLLED_BACK
@@ -59,14 +62,16 @@ def apply_module_fix(fix: ModuleFix, blocker: BlockerSeen, module: torch.nn.Modu
 
 
 def verify_module(fixed: torch.nn.Module, examples: Sequence[Sequence[torch.Tensor]],
-                  expected: Sequence[tuple], tolerances: Tolerances = Tolerances()) -> Verification:
+                  expected: Sequence[tuple], tolerances: Tolerances = Tolerances(), *,
+                  run: Callable[[torch.nn.Module, Sequence[torch.Tensor]], tuple] | None = None,
+                  ) -> Verification:
     """The fixed module against the original's outputs, in eager, on every input set; the
     worst set decides."""
     start = time.perf_counter()
     worst = None
     try:
         for inputs, want in zip(examples, expected, strict=False):
-            result = compare(_run(fixed, inputs), want, tolerances)
+            result = compare((run or _run)(fixed, inputs), want, tolerances)
             check = from_numerics(Method.EAGER, result)
             if worst is None or check.changed or _larger(check.max_abs_diff, worst.max_abs_diff):
                 worst = check
@@ -87,10 +92,24 @@ def _larger(a: float, b: float) -> bool:
 
 
 def _run(module: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> tuple:
-    """The module's outputs as the port flattens them (harness.models.hf.as_tuple): a fix is
-    checked on the outputs the numbers compare."""
     with torch.no_grad():
-        return as_tuple(module(*inputs))
+        out = module(*inputs)
+    if isinstance(out, torch.Tensor):
+        return (out,)
+    if isinstance(out, dict):
+        return tuple(v for v in out.values() if isinstance(v, torch.Tensor))
+    return tuple(_flat(out))
+
+
+def _flat(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _flat(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _flat(item)
 
 
 def _undo(app) -> None:

@@ -23,6 +23,7 @@ from harness.fixes.autograd import PYTHON_OP
 from harness.fixes.base import BlockerSeen
 from harness.fixes.loop import FixStep
 from harness.fixes.modules import apply_module_fix, module_fixes
+from harness.models.hf import as_tuple
 
 from .record import FrontendPort
 from .subject import Subject
@@ -56,7 +57,8 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
         expected = _unfixed_outputs(subject) if module is subject.eager else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            step = apply_module_fix(fix, blocker, module, examples, script=script, expected=expected)
+            step = apply_module_fix(fix, blocker, module, examples, script=script, expected=expected,
+                                    run=_outputs if expected is not None else None)
         port.fixes.append(step.to_json())
         if step.kept and step.application is not None:  # a kept step holds its application
             kept.append(step)
@@ -67,6 +69,13 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
         return None, []
     port.notes.append("--fix applied: " + ", ".join(applied))
     return module, kept
+
+
+def _outputs(module: torch.nn.Module, inputs) -> tuple[torch.Tensor, ...]:
+    """A module's outputs flattened as the port's eager ones (``Subject.expected``), so a fix is
+    checked on the outputs the numbers compare."""
+    with torch.no_grad():
+        return as_tuple(module(*inputs))
 
 
 def _unfixed_outputs(subject: Subject) -> list[tuple[torch.Tensor, ...]] | None:
