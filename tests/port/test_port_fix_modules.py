@@ -12,12 +12,13 @@ from torch import nn
 from harness.fixes.base import Application, BlockerSeen, ModuleEvidence, ModuleFix, Site
 from harness.fixes.modules import apply_module_fix
 from harness.frontends.names import FrontendName
-from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
 from harness.port.progress import QUIET
 from harness.port.record import PortOutcome
 from harness.port.subject import Subject
+
+from support.subjects import masked_subject
 
 
 class Swish(torch.autograd.Function):
@@ -48,19 +49,7 @@ class NonPersistentBuffer(nn.Module):
 
 
 def _subject(module: nn.Module) -> Subject:
-    x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7 - 0.5
-    ones = torch.ones(2, 4, dtype=torch.int64)
-    padded = ones.clone()
-    padded[0, :1] = 0
-    names = ("x", "mask")
-    first = InputSet(names, (x, ones), "x, mask all ones")
-    second = InputSet(names, (x + 1, padded), "x + 1, mask padded")
-
-    def traced():
-        return torch.jit.trace(module, first.tensors, check_trace=False), ["traced in the test"]
-
-    return Subject(type(module).__name__.lower(), module.eval(), first, second, trace=traced,
-                   output_names=("y",))
+    return masked_subject(module)
 
 
 def _port(module: nn.Module, frontend: FrontendName, folder, fix: bool):

@@ -10,12 +10,12 @@ import torch
 from torch import nn
 
 from harness.frontends.names import FrontendName
-from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
 from harness.port.progress import QUIET
 from harness.port.record import PortOutcome
-from harness.port.subject import Subject
+
+from support.subjects import masked_subject
 
 
 class AndMask(nn.Module):
@@ -28,21 +28,8 @@ class AndMask(nn.Module):
 
 
 def _port(folder: Path, fix: bool, module: nn.Module | None = None):
-    module = (module or AndMask()).eval()
-    x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7 - 0.5
-    ones = torch.ones(2, 4, dtype=torch.int64)
-    padded = ones.clone()
-    padded[0, :2] = 0
-    names = ("x", "mask")
-    first = InputSet(names, (x, ones), "x, mask all ones")
-    second = InputSet(names, (x + 0.25, padded), "x + 0.25, mask padded")
-
-    def traced():
-        return torch.jit.trace(module, first.tensors, check_trace=False), ["traced in the test"]
-
-    subject = Subject("andmask", module, first, second, trace=traced, output_names=("y",))
-    return port_frontend(subject, FrontendName.TORCHSCRIPT, folder / "torchscript",
-                         PortOptions(out=str(folder), fix=fix), QUIET)
+    return port_frontend(masked_subject(module or AndMask()), FrontendName.TORCHSCRIPT,
+                         folder / "torchscript", PortOptions(out=str(folder), fix=fix), QUIET)
 
 
 def test_without_fix_the_literal_blocks_torch_to_linalg(tmp_path):

@@ -19,12 +19,13 @@ import torch
 from torch import nn
 
 from harness.frontends.names import FrontendName
-from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
 from harness.port.progress import QUIET
 from harness.port.record import PortOutcome
 from harness.port.subject import Subject
+
+from support.subjects import masked_subject
 
 
 class FrozenBranch(nn.Module):
@@ -48,19 +49,7 @@ class Doubling(nn.Module):
 
 
 def _subject(module: nn.Module, *, trace=None) -> Subject:
-    x = torch.arange(8, dtype=torch.float32).reshape(2, 4) / 7
-    ones = torch.ones(2, 4, dtype=torch.int64)
-    padded = ones.clone()
-    padded[0, :1] = 0
-    names = ("x", "mask")
-    first = InputSet(names, (x, ones), "x, mask all ones")
-    second = InputSet(names, (x + 1, padded), "x + 1, mask padded")
-
-    def traced():
-        return torch.jit.trace(module, first.tensors, check_trace=False), ["traced in the test"]
-
-    return Subject(type(module).__name__.lower(), module.eval(), first, second,
-                   trace=trace or traced, output_names=("y",))
+    return masked_subject(module, x_shift=0.0, trace=trace)
 
 
 @pytest.fixture(scope="module")
