@@ -77,9 +77,10 @@ class ProbeResult:
 
 def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected: Sequence,
                 signature: Signature, *, worker: RefBackendWorker, options: ProbeOptions,
-                work_dir: str | os.PathLike) -> ProbeResult:
+                work_dir: str | os.PathLike, wide: Sequence | None = None) -> ProbeResult:
     """``path`` (at the torch backend contract) through ``options.to_linalg``, then the worker;
-    its outputs against ``expected``."""
+    its outputs against ``expected`` (and ``wide``, their float64 evaluation, by the float64
+    rule of ``closeness``)."""
     path = Path(path)
     linalg = Path(work_dir) / f"{path.name.removesuffix('.mlir')}.linalg.mlir"
     start = time.perf_counter()
@@ -99,15 +100,15 @@ def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected:
         result.failed_stage = ran.failed_stage.value if ran.failed_stage else "refbackend"
         result.error = ran.error
         return result
-    return judge(result, ran.outputs, expected, options.tolerances)
+    return judge(result, ran.outputs, expected, options.tolerances, wide)
 
 
 def judge(result: ProbeResult, actual: Sequence[np.ndarray], expected: Sequence,
-          tolerances: Tolerances) -> ProbeResult:
+          tolerances: Tolerances, wide: Sequence | None = None) -> ProbeResult:
     """Fills ``result`` from a comparison. A mismatch of shape or dtype is a failure of its
     own kind, not wrong values: a search must not take one for the other."""
     result.outputs = tuple(actual)
-    result.numerics = compare(actual, expected, tolerances)
+    result.numerics = compare(actual, expected, tolerances, wide)
     if result.numerics.ok:
         result.outcome = CheckOutcome.VERIFIED
     elif result.numerics.problem or any(o.problem for o in result.numerics.outputs):

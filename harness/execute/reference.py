@@ -382,6 +382,37 @@ def evaluate(module_op, inputs: Sequence, options: ReferenceOptions = ReferenceO
                            time.perf_counter() - start, ev.random_ops, ev.type_notes, ev.values)
 
 
+def widen(value):
+    """A float tensor (and the float tensors of a list or tuple) as float64; the rest as is."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != torch.float64:
+        return value.double()
+    if isinstance(value, (list, tuple)):
+        return type(value)(widen(v) for v in value)
+    return value
+
+
+class OpEvaluator:
+    """One op of a module at a time, on operand values given: the float64 evaluation of an op
+    on the reference's float32 operands (widened), by which the float64 rule measures the op's
+    own error (``harness.execute.closeness``), apart from what its operands carry in."""
+
+    def __init__(self, module_op):
+        self._ev = _Evaluator(module_op, ReferenceOptions(check_types=False))
+
+    def widened(self, op, operands: Sequence) -> list | None:
+        """The op's results on ``operands`` widened to float64; None when it cannot run so (an
+        op with regions, a float32-only kernel, an op that raises)."""
+        if len(op.regions) or handler_for(op) is None:
+            return None
+        env = dict(zip(op.operands, (widen(v.clone() if isinstance(v, torch.Tensor) else v)
+                                     for v in operands), strict=False))
+        try:
+            with torch.no_grad():
+                return list(self._ev.eval_op(op, env))
+        except Exception:  # no float64 opinion: the flat tolerance judges the op
+            return None
+
+
 def evaluate_file(path: str | os.PathLike, inputs: Sequence,
                   options: ReferenceOptions = ReferenceOptions()) -> ReferenceResult:
     """``evaluate`` on the IR file at ``path`` (text or bytecode)."""

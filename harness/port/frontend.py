@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -78,6 +79,17 @@ class _Stopped(Exception):
     decomposed: torch.export.ExportedProgram | None = None
 
 
+def _ported_ir(ir_path: Path, torch_pipeline: str, results: list[StageResult]) -> PortedIR:
+    """What the numbers check reads; where a torch-IR fix put another contract in place before
+    torch-to-linalg, the numbers' diagnosis reads that contract (what lowered), not the import."""
+    ir = PortedIR(torch_ir=ir_path, torch_pipeline=torch_pipeline,
+                  contract_ir=Path(results[0].output_path), linalg=Path(results[-1].output_path))
+    lowered_from = results[-1].input_path
+    if len(results) > 1 and lowered_from and lowered_from != results[0].output_path:
+        ir = replace(ir, torch_ir=Path(lowered_from), torch_pipeline="")
+    return ir
+
+
 def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: PortOptions,
                   progress: Progress) -> FrontendPort:
     """``subject`` through frontend ``name``, files in ``folder``; never raises for a failure
@@ -134,8 +146,7 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     if options.torch_only or not options.numerics:
         port.outcome = PortOutcome.LOWERED
         return port
-    ir = PortedIR(torch_ir=ir_path, torch_pipeline=chosen.torch_pipeline,
-                  contract_ir=Path(results[0].output_path), linalg=Path(results[-1].output_path))
+    ir = _ported_ir(ir_path, chosen.torch_pipeline, results)
     run = check_numerics(subject, ir, program=run_program, folder=folder, options=options,
                          progress=progress, label=label)
     port.stages += run.stages

@@ -184,7 +184,9 @@ class OutputDiff(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "max_abs_diff": float, "max_rel_diff": float, "float64_rms": _optional_float,
         "eager_float64_rms": _optional_float, "float64_max_abs_diff": _optional_float,
-        "eager_float64_max_abs_diff": _optional_float}
+        "eager_float64_max_abs_diff": _optional_float, "float64_scale_rms": _optional_float,
+        "float64_scale_max": _optional_float, "float64_ratio": _optional_float,
+        "float64_worst_ratio": _optional_float, "float64_bias": _optional_float}
 
     index: int
     name: str              # the model output's name (last_hidden_state, ...)
@@ -196,12 +198,21 @@ class OutputDiff(_Typed):
     total: int
     tolerance: str         # "rtol 0.0001, atol 1e-05" or "exact"
     problem: str = ""      # a shape or dtype difference
-    # Off the elementwise tolerance: the errors against eager in float64 (rms, worst element) of
-    # the compiled output and of float32 eager itself (closeness.float_noise). None: not judged so.
+    # The float64 rule (closeness.FloatNoise), which decides for a float output when eager runs
+    # in float64: the errors against eager in float64 (rms, worst element) of the compiled
+    # output and of float32 eager itself, their ratios, the error's bias (mean signed error over
+    # rms), and the output's scale (the float64 value's rms and largest magnitude). None: not
+    # judged so (an integer output, no float64 run); records before stop 42 hold the errors only
+    # where the flat tolerance was missed.
     float64_rms: float | None = None
     eager_float64_rms: float | None = None
     float64_max_abs_diff: float | None = None
     eager_float64_max_abs_diff: float | None = None
+    float64_scale_rms: float | None = None
+    float64_scale_max: float | None = None
+    float64_ratio: float | None = None
+    float64_worst_ratio: float | None = None
+    float64_bias: float | None = None
 
 
 
@@ -233,10 +244,14 @@ class NumericsCheck(_Typed):
     excluded_max_abs_diff: float | None = None
     padding_mask: int | None = None  # the mask's argument index (harness check --padding-mask)
     culprit: str = ""          # the one op that computes wrong: op, line, own difference (or why none)
-    # Verified by float64 eager although off the elementwise tolerance (float32 rounding of
-    # large values): why, per output. "" when the elementwise rule decided.
+    # Where the float64 rule and the flat tolerance disagree, the rule's numbers per output:
+    # verified although off the tolerance (float32 rounding of large values), or a mismatch
+    # within it (a wrong constant). "" when they agree.
     float_noise: str = ""
     culprit_command: str = ""  # `harness check` of its one-op reproducer
+    # Under the culprit: its call (operands, constants spelled out) and its error's profile by
+    # the float64 rule (rms and max against float64, noise ratio, bias, worst elements).
+    culprit_detail: list[str] = field(default_factory=list)
 
 
 

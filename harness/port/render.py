@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from harness.compiler.outcomes import Outcome
-from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR, FloatNoise
+from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR
 from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
@@ -20,6 +20,7 @@ from .record import (
     Blocker,
     FrontendPort,
     NumericsCheck,
+    OutputDiff,
     PassSource,
     PortOutcome,
     PortRecord,
@@ -143,6 +144,27 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     return lines
 
 
+def _output_state(o: OutputDiff) -> str:
+    """One output: the flat filter's numbers, then the float64 rule's, which decide when present."""
+    flat = f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} ({o.tolerance}"
+    if o.problem:
+        return f"{flat}) MISMATCH: {o.problem}"
+    flat += f": {o.mismatched} of {o.total} elements off)" if o.mismatched else ")"
+    if o.float64_ratio is None or o.float64_worst_ratio is None:  # flat decided (or an old record)
+        return f"{flat} {'ok' if not o.mismatched else 'MISMATCH'}"
+    within = o.float64_ratio <= NOISE_FACTOR and o.float64_worst_ratio <= WORST_FACTOR
+    state = ("ok" if not o.mismatched else "float32 rounding") if within else "MISMATCH"
+    return (f"{flat} {state} (against float64 eager: {_times(o.float64_ratio)} float32 eager's own "
+            f"error in rms ({_num(o.float64_rms)} to {_num(o.eager_float64_rms)}), "
+            f"{_times(o.float64_worst_ratio)} at the worst element ({_num(o.float64_max_abs_diff)} to "
+            f"{_num(o.eager_float64_max_abs_diff)}); at most {NOISE_FACTOR:g}x and {WORST_FACTOR:g}x "
+            f"pass; scale {_num(o.float64_scale_max)})")
+
+
+def _times(x: float) -> str:
+    return f"{x:.2f}x" if math.isfinite(x) else "inf x"
+
+
 def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
     lines = [f"    {check.inputs} inputs ({check.description}): {check.verdict}, max abs diff "
              f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}"]
@@ -153,22 +175,14 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
                      f"{_num(check.excluded_max_abs_diff)})")
     if check.float_noise:
         lines.append("      verified by float64 eager: off the elementwise tolerance only as far as "
-                     "float32 eager itself is (float32 rounding of large values)")
+                     "float32 eager itself is (float32 rounding of large values)"
+                     if check.verdict is PortOutcome.VERIFIED else
+                     "      a mismatch by float64 eager, within the elementwise tolerance: further "
+                     "from float64 eager than float32 eager is (a wrong constant, or a wrong "
+                     "result smaller than the tolerance)")
     for o in check.outputs:
-        dims = ",".join(str(d) for d in o.shape)
-        state = "ok" if not o.problem and not o.mismatched else (
-            f"MISMATCH: {o.problem}" if o.problem else f"MISMATCH ({o.mismatched} of {o.total} elements)")
-        if o.mismatched and not o.problem and o.float64_rms is not None:
-            noise = FloatNoise(o.index, o.float64_rms, o.eager_float64_rms or 0.0,
-                               o.float64_max_abs_diff or 0.0, o.eager_float64_max_abs_diff or 0.0)
-            state = (f"{'float32 rounding' if noise.within else 'MISMATCH'} ({o.mismatched} of "
-                     f"{o.total} elements off; against float64 eager: rms {_num(noise.compiled_rms)}, "
-                     f"float32 eager's own {_num(noise.eager_rms)}; worst {_num(noise.compiled_max)}, "
-                     f"float32 eager's own {_num(noise.eager_max)}; at most {NOISE_FACTOR:g}x and "
-                     f"{WORST_FACTOR:g}x pass)")
-        lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} {o.dtype}[{dims}]: "
-                     f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} "
-                     f"({o.tolerance}) {state}")
+        lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} "
+                     f"{o.dtype}[{','.join(str(d) for d in o.shape)}]: {_output_state(o)}")
     if check.verdict is not PortOutcome.VERIFIED and (check.program_failed
                                                       or check.program_max_abs_diff is not None):
         program = PROGRAM.get(frontend, "imported program")
@@ -183,6 +197,7 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
                          "from the lowering or the RefBackend (run the 'check' command below)")
     if check.culprit:
         lines.append(f"      the op that computes wrong: {check.culprit}")
+        lines += [f"        {line}" for line in check.culprit_detail]
     return lines
 
 

@@ -25,11 +25,11 @@ from harness.compiler.records import RunRecord
 from harness.errors import HarnessError
 from harness.execute.closeness import (
     NumericsResult,
+    OutputComparison,
     Tolerances,
     compare,
     describe_excluded,
     exclude_positions,
-    float_noise,
     padding_of,
 )
 from harness.execute.refbackend import (
@@ -76,7 +76,7 @@ class PortedIR:
     """The files a frontend's stages wrote that the numbers check reads."""
 
     torch_ir: Path       # the frontend's torch IR: `harness check` compares it with the reference
-    torch_pipeline: str  # the pipeline that took torch_ir to the backend contract
+    torch_pipeline: str  # the pipeline that took torch_ir to the backend contract ("": it is there)
     contract_ir: Path    # the backend contract: the signature with signedness (linalg lost it)
     linalg: Path         # what the RefBackend lowers and runs
 
@@ -262,18 +262,19 @@ def _failed_execution(run: NumericsRun, failed: RefBackendResult, seconds: float
 def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBackendResult,
               subject: Subject, program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
               tolerances: Tolerances) -> NumericsCheck:
-    """One set's outputs against eager, padded positions (tokens, audio frames) left out."""
+    """One set's outputs against eager, padded positions (tokens, audio frames) left out; each
+    float output judged by the float64 rule (closeness) when eager runs in float64."""
     actual, expected = list(result.outputs), [_numpy(e) for e in subject.expected(inputs)]
-    whole = expected
+    reference = subject.expected_float64(inputs)
+    wide = [_numpy(r) for r in reference] if reference is not None else None
     padded = padded_positions(inputs)
     excluded = None
     if padded is not None:
+        if wide is not None:
+            wide, _, _ = exclude_positions(wide, expected, padded)
         actual, expected, excluded = exclude_positions(actual, expected, padded)
-    numerics = compare(actual, expected, tolerances)
+    numerics = compare(actual, expected, tolerances, wide)
     check = _check(which, inputs, numerics, subject, program, str(work / "inputs.npz"))
-    if not numerics.ok:
-        _judge_float_noise(check, numerics, actual, expected, whole, subject.expected_float64(inputs),
-                           padded)
     if excluded is not None:
         count, diff = excluded
         check.excluded = (describe_excluded(count) if inputs.padded is None else
@@ -284,27 +285,11 @@ def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBack
     return check
 
 
-def _judge_float_noise(check: NumericsCheck, numerics: NumericsResult, actual: list, expected: list,
-                       whole: list, reference: Sequence[torch.Tensor] | None,
-                       padded: np.ndarray | None) -> None:
-    """A mismatch whose every off output is as close to float64 eager as float32 eager is
-    (closeness.NOISE_FACTOR) is verified, and says so; the numbers go in the record either way.
-    ``expected``: eager's outputs as compared (padded positions left out); ``whole``: before."""
-    if reference is None:
-        return
-    wide = [_numpy(r) for r in reference]
-    if padded is not None:
-        wide, _, _ = exclude_positions(wide, whole, padded)
-    noise = float_noise(numerics, actual, expected, wide)
-    if noise is None:
-        return
-    for judged in noise:
-        out = check.outputs[judged.index]
-        out.float64_rms, out.eager_float64_rms = judged.compiled_rms, judged.eager_rms
-        out.float64_max_abs_diff, out.eager_float64_max_abs_diff = judged.compiled_max, judged.eager_max
-    if noise and all(n.within for n in noise):
-        check.verdict = PortOutcome.VERIFIED
-        check.float_noise = "; ".join(n.render() for n in noise)
+def _float64_disagreements(numerics: NumericsResult) -> str:
+    """The outputs whose float64 verdict differs from the flat tolerance's, with the rule's
+    numbers: rounding of large values off the tolerance, or a wrong constant within it."""
+    return "; ".join(f"output {o.index}: {o.noise.render()}" for o in numerics.outputs
+                     if o.noise is not None and not o.problem and o.ok != (o.mismatched == 0))
 
 
 def _mismatch(run: NumericsRun, torch_ir: Path, torch_pipeline: str, folder: Path,
@@ -315,11 +300,11 @@ def _mismatch(run: NumericsRun, torch_ir: Path, torch_pipeline: str, folder: Pat
     given = ["--opt", opt_argument(options.opt)] if options.opt else []
     if bad.padding_mask is not None:
         given += ["--padding-mask", str(bad.padding_mask)]
+    pipeline = ",".join(p for p in (torch_pipeline, "torch-to-linalg") if p)
     run.commands = [harness_command(options.invocation, [
-        "check", str(torch_ir), "--pipeline", f"{torch_pipeline},torch-to-linalg",
-        "--inputs", bad.inputs_file, *given])]
+        "check", str(torch_ir), "--pipeline", pipeline, "--inputs", bad.inputs_file, *given])]
     with progress.stage(f"{label} one-op verdict"):
-        narrow(run.checks, torch_ir, f"{torch_pipeline},torch-to-linalg", folder, options)
+        narrow(run.checks, torch_ir, pipeline, folder, options)
     run.commands += [c.culprit_command for c in run.checks if c.culprit_command]
 
 
@@ -407,18 +392,31 @@ def _numpy(value):
 
 def _check(which: InputSetName, inputs: InputSet, numerics: NumericsResult, subject: Subject,
            program: Callable[[InputSet], Sequence[torch.Tensor]] | None, npz: str) -> NumericsCheck:
-    outputs = [OutputDiff(
-        index=o.index, name=subject.output_names[o.index] if o.index < len(subject.output_names) else "",
-        dtype=o.dtype, shape=list(o.shape), max_abs_diff=float(o.max_abs_diff),
-        max_rel_diff=float(o.max_rel_diff), mismatched=o.mismatched, total=o.total,
-        tolerance=o.tolerance.render(), problem=o.problem) for o in numerics.outputs]
+    outputs = [_output_diff(o, subject.output_names[o.index] if o.index < len(subject.output_names) else "")
+               for o in numerics.outputs]
     program_diff, program_failed = _program_diff(program, subject, inputs)
     return NumericsCheck(
         inputs=which, description=inputs.description, verdict=PortOutcome.parse(numerics.verdict.value),
         max_abs_diff=max((float(o.max_abs_diff) for o in numerics.outputs), default=0.0),
         max_rel_diff=max((float(o.max_rel_diff) for o in numerics.outputs), default=0.0),
         outputs=outputs, problem=numerics.problem,
-        program_max_abs_diff=program_diff, program_failed=program_failed, inputs_file=npz)
+        program_max_abs_diff=program_diff, program_failed=program_failed, inputs_file=npz,
+        float_noise=_float64_disagreements(numerics))
+
+
+def _output_diff(o: OutputComparison, name: str) -> OutputDiff:
+    diff = OutputDiff(index=o.index, name=name, dtype=o.dtype, shape=list(o.shape),
+                      max_abs_diff=float(o.max_abs_diff), max_rel_diff=float(o.max_rel_diff),
+                      mismatched=o.mismatched, total=o.total, tolerance=o.tolerance.render(),
+                      problem=o.problem)
+    noise = o.noise
+    if noise is not None:
+        diff.float64_rms, diff.eager_float64_rms = noise.compiled_rms, noise.eager_rms
+        diff.float64_max_abs_diff, diff.eager_float64_max_abs_diff = noise.compiled_max, noise.eager_max
+        diff.float64_scale_rms, diff.float64_scale_max = noise.scale_rms, noise.scale_max
+        diff.float64_ratio, diff.float64_worst_ratio = noise.ratio, noise.worst_ratio
+        diff.float64_bias = noise.bias
+    return diff
 
 
 def _program_diff(program, subject: Subject, inputs: InputSet) -> tuple[float | None, bool]:

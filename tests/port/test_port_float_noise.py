@@ -1,6 +1,6 @@
-"""A float output off the elementwise tolerance is judged again against eager in float64
-(harness.execute.closeness.float_noise): float32 rounding of large values is verified, and said;
-a wrong result stays a mismatch.
+"""A float output is judged against eager in float64 (harness.execute.closeness, the float64
+rule): float32 rounding of large values is verified although off the elementwise tolerance, and
+said; a wrong result stays a mismatch, within the tolerance too (a wrong constant, tiny outputs).
 
 The module sums values of about 1e4 to about 0 on the traced inputs (its bias is minus the
 product in float64), so float32 eager itself is off the exact result by about 0.05 there:
@@ -15,7 +15,7 @@ import pytest
 import torch
 from torch import nn
 
-from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR, compare, float_noise
+from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR, compare, noise_of
 from harness.frontends.names import FrontendName
 from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
@@ -65,9 +65,14 @@ def test_float32_rounding_of_large_values_is_verified_by_float64(tmp_path: Path)
     assert output.mismatched > 512  # elementwise, most of the 1,024 elements are off
     assert output.eager_float64_rms > 0.01 and output.float64_rms <= NOISE_FACTOR * output.eager_float64_rms
     assert traced.verdict is PortOutcome.VERIFIED
-    assert traced.float_noise.startswith("output 0: error against float64 eager")
+    assert traced.float_noise.startswith("output 0: error against float64")
     assert not traced.culprit  # no op is searched for
-    assert second.outputs[0].mismatched == 0 and second.outputs[0].float64_rms is None  # not judged
+    # within the tolerance on the other set, and judged by float64 there too; the flat rule and
+    # float64 agree, so nothing is said
+    assert second.outputs[0].mismatched == 0 and second.outputs[0].float64_ratio is not None
+    assert second.verdict is PortOutcome.VERIFIED and not second.float_noise
+    # the scale is kept: the exact sums cancel to within 0.1 of 0, where float32 eager is off by ~0.3
+    assert output.float64_scale_max is not None and 0 < output.float64_scale_max < 0.1
     text = "\n".join(_numerics_lines(traced, FrontendName.FX))
     assert "verified by float64 eager" in text and "float32 rounding (" in text
 
@@ -85,24 +90,65 @@ def test_a_wrong_element_stays_a_mismatch(tmp_path: Path):
     assert output.float64_max_abs_diff > WORST_FACTOR * output.eager_float64_max_abs_diff
 
 
-def test_float_noise_judges_only_float_outputs_off_the_tolerance():
+def test_the_float64_rule_decides_for_float_outputs():
     exact = np.linspace(-1e4, 1e4, 64)
     eager = exact.astype(np.float32)
     noise = eager.astype(np.float64) - exact
-    off = compare([eager * 1.01 + 1], [eager])  # elementwise, off the tolerance
     for times, within in ((1.0, True), (NOISE_FACTOR, True), (NOISE_FACTOR * 1.5, False)):
         # (here the worst element scales as the rms does: the rms bound decides)
-        judged = float_noise(off, [exact + times * noise], [eager], [exact])
-        assert judged is not None and [j.within for j in judged] == [within]
-        assert judged[0].compiled_rms == pytest.approx(times * judged[0].eager_rms)
-        assert judged[0].compiled_max == pytest.approx(times * judged[0].eager_max)
+        judged = noise_of(0, exact + times * noise, eager, exact)
+        assert judged is not None and judged.within is within
+        assert judged.compiled_rms == pytest.approx(times * judged.eager_rms)
+        assert judged.compiled_max == pytest.approx(times * judged.eager_max)
+    off = eager + np.float32(1.5)  # far off: flat and float64 agree
+    [judged] = compare([off], [eager], wide=[exact]).outputs
+    assert judged.mismatched and judged.noise is not None and not judged.ok
     ints = np.arange(6, dtype=np.int64)
-    assert float_noise(compare([ints + 1], [ints]), [ints + 1], [ints], [ints]) is None
-    assert float_noise(compare([eager[:3]], [eager]), [eager[:3]], [eager], [exact]) is None  # shape
+    [judged] = compare([ints + 1], [ints], wide=[ints.astype(np.float64)]).outputs
+    assert judged.noise is None and not judged.ok  # integers: exact, by the flat rule
+    [judged] = compare([eager[:3]], [eager], wide=[exact]).outputs
+    assert judged.problem and not judged.ok  # a shape is never noise
     overflowed = exact.copy()
-    overflowed[0] = np.inf
-    assert float_noise(off, [eager], [eager], [overflowed]) is None
-    assert float_noise(compare([eager], [eager]), [eager], [eager], [exact]) == []  # none off
+    overflowed[0] = np.nan  # float64 not finite where float32 eager is: no reference
+    [judged] = compare([eager * 1.01], [eager], wide=[overflowed]).outputs
+    assert judged.noise is None and not judged.ok  # the flat tolerance decides
+    both = eager.copy()
+    both[0], overflowed[0] = -np.inf, -np.inf  # not finite in both: that element by the flat rule
+    [judged] = compare([both], [both], wide=[overflowed]).outputs
+    assert judged.ok and judged.noise is not None and judged.off_nonfinite == 0
+    moved = both.copy()
+    moved[0] = 0.0
+    [judged] = compare([moved], [both], wide=[overflowed]).outputs
+    assert not judged.ok and judged.off_nonfinite == 1
+
+
+def test_a_wrong_constant_within_the_tolerance_is_a_mismatch():
+    """Every element within rtol 1e-4, every error of one sign: ~250x float32's own error."""
+    exact = np.linspace(-3, 3, 256)
+    eager = exact.astype(np.float32)
+    wrong = (exact * (1 + 3e-5)).astype(np.float32)
+    result = compare([wrong], [eager], wide=[exact])
+    [judged] = result.outputs
+    assert judged.mismatched == 0 and not judged.ok and not result.ok
+    assert judged.noise is not None and judged.noise.ratio > 100 * NOISE_FACTOR / 4
+    assert judged.noise.bias == pytest.approx(0.0, abs=0.2)  # odd around 0: both signs
+    shifted = (exact + 3e-5).astype(np.float32)  # a wrong additive constant: one sign
+    [judged] = compare([shifted], [eager], wide=[exact]).outputs
+    assert not judged.ok and judged.noise is not None and judged.noise.bias > 0.9
+    assert len(judged.noise.worst) == 3 and judged.noise.worst[0].got > judged.noise.worst[0].expected
+
+
+def test_tiny_outputs_are_judged_whatever_their_scale():
+    """Outputs of ~4e-10: an all-zero answer passes atol 1e-5, never the float64 rule."""
+    exact = np.linspace(-4.3e-10, 4.3e-10, 128)
+    eager = exact.astype(np.float32)
+    zeros = np.zeros_like(eager)
+    [flat] = compare([zeros], [eager]).outputs
+    assert flat.ok  # what the flat tolerance alone said
+    [judged] = compare([zeros], [eager], wide=[exact]).outputs
+    assert not judged.ok and judged.noise is not None and judged.noise.scale_max == pytest.approx(4.3e-10)
+    [right] = compare([eager], [eager], wide=[exact]).outputs
+    assert right.ok
 
 
 @pytest.mark.parametrize("wide", [True, False])

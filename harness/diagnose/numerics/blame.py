@@ -157,6 +157,7 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
     full = lowered[0]
     inputs = program.inputs(subject.values)
     expected = program.expected(subject.values)
+    wide = subject.program_wide(program)
     seen: dict[str, Choice] = {}
     # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
     names: Counter[str] = Counter()
@@ -176,7 +177,7 @@ def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeRes
         if not ran.ok:  # it lowers but does not run without it: a pass the lowering needs
             seen[variant.digest] = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, CheckOutcome.FAILS)
             continue
-        judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances)
+        judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances, wide)
         choice = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, judged.outcome, judged.describe()
                         if not judged.numerics or not judged.numerics.ok else "")
         seen[variant.digest] = choice
@@ -207,6 +208,7 @@ def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefB
     decomposable = [k for k in kinds if f"torch.{k} " not in text]
     inputs = program.inputs(subject.values)
     expected = program.expected(subject.values)
+    wide = subject.program_wide(program)
     for kind in decomposable:
         keep = tuple(k for k in kinds if k != kind)
         pipeline = decompose_pipeline(keep)
@@ -220,7 +222,7 @@ def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefB
         run_folder = folder / kind
         run_folder.mkdir(exist_ok=True)
         judged = run_program(out, inputs, expected, program.signature, worker=worker,
-                             options=options, work_dir=run_folder)
+                             options=options, work_dir=run_folder, wide=wide)
         choices.append(Choice(ChoiceKind.DECOMPOSE_OP, kind, judged.outcome,
                               judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""))
 

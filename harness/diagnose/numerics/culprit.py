@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from collections.abc import Callable
@@ -30,18 +31,19 @@ from torch_mlir import ir
 
 from harness.compiler.locations import SourceLocation, file_locations
 from harness.execute.inputs import save_npz
-from harness.execute.closeness import compare_one
+from harness.execute.closeness import NOISE_FACTOR, compare_one
 from harness.execute.ref_ops import UNINITIALIZED_OPS, is_random
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.reference import ReferenceOptions, describe_value, evaluate
 from harness.execute.worker import RefBackendWorker
 
-from .diffs import OwnDiff, computes_in, own_diff, value_ref
+from .diffs import OwnDiff, computes_in, own_diff
 from .opinion import Opinion, second_opinions
-from .programs import END, Program, ValueRef
+from .programs import END, Program, ValueRef, value_ref
 from .subject import Subject, pipeline_name
 
-MAX_CANDIDATES = 3  # one-op runs tried from the observed run before the chain's ops
+MAX_CANDIDATES = 4  # one-op runs tried from the observed run before the chain's ops
+LARGEST_SHOWN = 5  # ops named with their ratios when no single op is wrong
 CHAIN_NAMED = 6  # a headline names at most this many of the ops that go wrong together
 
 
@@ -63,6 +65,9 @@ class Culprit:
     expected_path: str = ""
     pipeline: str = "torch-to-linalg"
     opinions: list[Opinion] = field(default_factory=list)
+    # Its error's shape (float64 rule): the bias (mean signed error over rms: one sign is a wrong
+    # constant) and the worst elements, each with its operands there, expected (float64) and got.
+    profile: list[str] = field(default_factory=list)
 
     def where(self) -> str:
         return str(self.frames[0]) if self.frames else "no location"
@@ -83,7 +88,7 @@ class Culprit:
 
     def render(self) -> list[str]:
         lines = [f"the op that computes wrong: {self.headline()}", f"  call: {self.call}",
-                 f"  computes in {self.computes_in}"]
+                 f"  computes in {self.computes_in}", *(f"  {line}" for line in self.profile)]
         if self.inside is not None:
             lines.append(f"  inside the whole program: {self.inside.render()}")
         if self.share is not None:
@@ -102,6 +107,8 @@ class Culprit:
         d = asdict(self)
         d["frames"] = [asdict(f) for f in self.frames]
         d["opinions"] = [o.to_json() for o in self.opinions]
+        d["own"] = self.own.to_json()
+        d["inside"] = self.inside.to_json() if self.inside is not None else None
         return d
 
 
@@ -139,7 +146,9 @@ def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptio
     began, runs_before = time.perf_counter(), worker.runs
     say = say or (lambda _line: None)
     finder = _Finder(subject, worker, options, say)
-    result = finder.observed_run()
+    result = finder.isolated_run()
+    if result is None:
+        result = finder.observed_run()
     if result is None and finder.hidden and (chain is not None or localize_chain is not None):
         if chain is None and localize_chain is not None:
             chain = localize_chain()
@@ -174,6 +183,8 @@ class _Finder:
         self.why = "the function's results agree with the reference"
         self.observed = 0
         self.candidates: list[str] = []
+        # Each op's own difference on the reference's operands (the isolated run).
+        self.own: dict[int, OwnDiff] = {}
         self.hidden = False  # the observed run is right: returning values hid the miscompile
         self.final_abs = 0.0
         # Each op run alone: its program, run and own difference; None when it cannot run alone.
@@ -186,7 +197,50 @@ class _Finder:
         work.mkdir(exist_ok=True)
         values = self.subject.values
         return run_program(path, program.inputs(values), program.expected(values), program.signature,
-                           worker=self.worker, options=self.options, work_dir=work)
+                           worker=self.worker, options=self.options, work_dir=work,
+                           wide=self.subject.program_wide(program))
+
+    def isolated_run(self) -> OneOpResult | None:
+        """Every op on the reference's operands in one run (``Cuts.isolated``): the ops whose own
+        error passes the float64 rule's bound, in program order; the first that is still wrong
+        cut out alone is the culprit. None when none is (a fusion across ops, which the observed
+        run and the chain then look for), or the run fails."""
+        positions = [p for p in self.cuts.computing() if _defined(self.cuts.ops[p], self.cuts.label(p))]
+        try:
+            program = self.cuts.isolated(positions)
+        except Exception as e:  # the observed run still looks
+            self.say(f"the ops cannot run each on its own operands: {e}")
+            return None
+        if not program.ops:
+            return None
+        self.say(f"running {len(program.ops)} ops, each on the reference's values of its operands")
+        ran = self._run(program, "isolated")
+        if not ran.outputs:
+            self.say(f"the isolated run {ran.describe()}")
+            return None
+        by_op: dict[int, list[int]] = {}
+        for i, ref in enumerate(program.results):
+            by_op.setdefault(ref.op, []).append(i)
+        for p, indices in by_op.items():
+            self.own[p] = own_diff(self.subject, p, [ran.outputs[i] for i in indices],
+                                   [program.results[i] for i in indices])
+        departing = [p for p in sorted(self.own) if self.own[p].departs]
+        self.candidates = [self.cuts.label(p) for p in departing]
+        for p in departing[:MAX_CANDIDATES]:
+            culprit = self._alone(p, None)
+            if culprit is not None:
+                culprit.final_abs_diff = self.final_abs = self._final_abs()
+                return OneOpResult(culprit, "each op on the reference's operands, then the op alone")
+        return None
+
+    def _final_abs(self) -> float:
+        """The whole function's largest difference from the reference as lowered (what the
+        culprit's share is a share of); 0 when that run fails."""
+        program = self.cuts.build(-1, END)
+        ran = self._run(program, "whole")
+        values = self.subject.values
+        return max((compare_one(i, a, values.get(r)).max_abs_diff for i, (a, r) in
+                    enumerate(zip(ran.outputs, program.results, strict=False))), default=0.0)
 
     def observed_run(self) -> OneOpResult | None:
         """The whole function with every computing op's values returned; None when that run
@@ -202,9 +256,11 @@ class _Finder:
             self.hidden = True
             return None
         values = self.subject.values
-        final = [compare_one(i, a, values.get(r), self.subject.options.tolerances)
-                 for i, (a, r) in enumerate(zip(ran.outputs[:returned], program.results[:returned],
-                                                strict=False))]
+        wide = self.subject.wide_outputs()
+        own = program.results[:returned]
+        wide = wide if wide is not None and len(wide) == len(own) else [None] * len(own)
+        final = [compare_one(i, a, values.get(r), self.subject.options.tolerances, w)
+                 for i, (a, r, w) in enumerate(zip(ran.outputs[:returned], own, wide, strict=False))]
         self.final_abs = max((o.max_abs_diff for o in final), default=0.0)
         if all(o.ok for o in final):
             self.why = "the function's results agree with the reference when its values are returned"
@@ -216,21 +272,46 @@ class _Finder:
             by_op.setdefault(ref.op, []).append(i)
         for p, indices in by_op.items():
             inside[p] = own_diff(self.subject, p, [ran.outputs[i] for i in indices],
-                                 [values.get(program.results[i]) for i in indices])
+                                 [program.results[i] for i in indices])
         candidates = [p for p in sorted(inside) if inside[p].departs and self._operands_agree(p, inside)]
-        self.candidates = [self.cuts.label(p) for p in candidates]
-        for p in candidates[:MAX_CANDIDATES]:
+        self.candidates = self.candidates or [self.cuts.label(p) for p in candidates]
+        # Tried alone: the candidates furthest off first (an op whose own error is amplified by
+        # its operands' rounding, a subtraction of near-equal values, departs inside too, by
+        # less than a wrong op); the culprit is the first in program order that is wrong alone.
+        tried = sorted(sorted(candidates, key=lambda q: -_ratio(inside[q]))[:MAX_CANDIDATES])
+        for p in tried:
             culprit = self._alone(p, inside[p])
             if culprit is not None:
                 return OneOpResult(culprit, "the values inside the program, then the op alone")
-        self.why = ("no op whose output departs while its operands agree is wrong alone "
-                    f"({', '.join(self.cuts.label(p) for p in candidates[:MAX_CANDIDATES])} fed the "
-                    "reference's operands agree): the difference is errors within each op's "
-                    "tolerance adding up" if candidates else
-                    "every op's output is within the tolerance of the dtype it computes in, or "
-                    "departs only where an operand does: the difference is errors within tolerance "
-                    "adding up")
+        self.why = self._no_single_op(inside, tried)
         return None
+
+    def _no_single_op(self, inside: dict[int, OwnDiff], tried: list[int]) -> str:
+        """Why no op is named, with the largest ratios, so the claim can be checked: each op's
+        own on the reference's operands when the isolated run gave them, else inside the run."""
+        measured, where = (self.own, "fed the reference's operands") if self.own else \
+            (inside, "inside the program, operands as lowered")
+        largest = sorted((p for p in measured if measured[p].ratio is not None),
+                         key=lambda q: -_ratio(measured[q]))[:LARGEST_SHOWN]
+        ratios = ", ".join(f"{self.cuts.label(p)} {_ratio(measured[p]):.3g}x" for p in largest)
+        shown = (f" (largest ratios of an op's own error to float32 eager's, {where}: {ratios}; at "
+                 f"most {NOISE_FACTOR:g}x passes)") if ratios else ""
+        if self.own and not any(d.departs for d in self.own.values()):
+            return (f"each of {len(self.own)} ops, fed the reference's operands, is within the "
+                    f"float64 rule, and no op whose output departs inside the program while its "
+                    f"operands agree is wrong alone: the difference is rounding adding up{shown}")
+        if not tried:
+            return ("every op's output is within the float64 rule, or departs only where an "
+                    f"operand does: the difference is rounding adding up{shown}")
+        alone = []
+        for p in tried:
+            found = self.tried.get(p)
+            own = found[2] if found is not None else None
+            alone.append(f"{self.cuts.label(p)} " + (f"{_ratio(own):.3g}x" if own is not None and
+                                                     own.ratio is not None else "not run"))
+        return ("no op whose output departs while its operands agree is wrong alone: fed the "
+                f"reference's operands, {'; '.join(alone)} of float32 eager's own error: the "
+                f"difference is rounding adding up{shown}")
 
     def _operands_agree(self, position: int, inside: dict[int, OwnDiff]) -> bool:
         for v in self.cuts.ops[position].operands:
@@ -256,8 +337,7 @@ class _Finder:
                 return None
             own = None
             if ran.outputs:
-                own = own_diff(self.subject, position, list(ran.outputs),
-                               program.expected(self.subject.values))
+                own = own_diff(self.subject, position, list(ran.outputs), list(program.results))
             self.tried[position] = (program, ran, own)
         tried = self.tried[position]
         if tried is None:
@@ -286,9 +366,8 @@ class _Finder:
             if trimmed.mismatch:
                 chain, ran = feeding, trimmed
         mine = [i for i, r in enumerate(chain.results) if r.op == last]
-        values = self.subject.values
         own = own_diff(self.subject, last, [ran.outputs[i] for i in mine],
-                       [values.get(chain.results[i]) for i in mine]) if ran.outputs else \
+                       [chain.results[i] for i in mine]) if ran.outputs else \
             OwnDiff(0.0, 0.0, "", True)
         culprit = self._culprit(last, own, None, alone=False)
         culprit.chain = [self.cuts.label(p) for p in chain.ops]
@@ -302,7 +381,32 @@ class _Finder:
         return Culprit(position, self.cuts.label(position),
                        file_locations(str(self.cuts.ops[position].location)), self._call(position),
                        dtype.value if dtype else "", own, inside, alone,
-                       final_abs_diff=self.final_abs, pipeline=pipeline_name(self.subject.split.to_linalg))
+                       final_abs_diff=self.final_abs, pipeline=pipeline_name(self.subject.split.to_linalg),
+                       profile=self._profile(position, own))
+
+    def _profile(self, position: int, own: OwnDiff) -> list[str]:
+        """The error's bias, and its worst elements with the operands' values there (operands of
+        the result's shape: an elementwise op's inputs at that element)."""
+        noise = own.noise
+        if noise is None:
+            return []
+        lines = [f"error profile: rms {noise.compiled_rms:.3g} ({_ratio(own):.3g}x float32 eager's "
+                 f"own), max {noise.compiled_max:.3g}, bias {noise.bias:+.2f} (mean signed error "
+                 "over rms; near +-1: one sign, as a wrong constant gives)"]
+        result = self.subject.values.get(ValueRef(position, noise.index))
+        operands = []
+        for v in self.cuts.ops[position].operands:
+            ref = value_ref(self.cuts, v)
+            value = self.subject.values.get(ref) if ref is not None else None
+            if isinstance(value, torch.Tensor) and isinstance(result, torch.Tensor) \
+                    and value.shape == result.shape:
+                operands.append(value)
+        for worst in noise.worst:
+            inputs = [float(t[worst.at]) for t in operands]
+            given = f"input {', '.join(f'{x:.9g}' for x in inputs)}: " if inputs else ""
+            lines.append(f"  at [{','.join(str(i) for i in worst.at)}]: {given}expected {worst.expected:.9g} "
+                         f"(float64), got {worst.got:.9g}, float32 eager {worst.eager:.9g}")
+        return lines
 
     def _call(self, position: int) -> str:
         op = self.cuts.ops[position]
@@ -357,6 +461,14 @@ class _Finder:
             return
         if self.final_abs > 0:
             culprit.share = float(moved) / self.final_abs
+
+
+def _ratio(diff: OwnDiff | None) -> float:
+    """An op's float64 ratio; an op judged only by the flat tolerance ranks as departing most."""
+    if diff is None:
+        return 0.0
+    ratio = diff.ratio
+    return ratio if ratio is not None else (math.inf if diff.departs else 0.0)
 
 
 def _own_results(cuts, program: Program) -> int:

@@ -1,17 +1,19 @@
-"""One op's values against the reference's, at the tolerance of the dtype the op computes in."""
+"""One op's values against the reference's, by the float64 rule (``harness.execute.closeness``):
+its error against the float64 evaluation of the op on the reference's operands, in units of
+float32 eager's own error there. Where there is no float64 evaluation, the flat tolerance of the
+dtype the op computes in decides."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import torch
-from torch_mlir import ir
 
 from harness.errors import UnsupportedDTypeError
 from harness.execute.dtypes import DType
-from harness.execute.closeness import OutputComparison, Tolerances, compare_one
+from harness.execute.closeness import FloatNoise, OutputComparison, Tolerances, compare_one
 
-from .programs import ValueRef
+from .programs import ValueRef, value_ref
 from .subject import Subject
 
 # Ops that only change the dtype: they compute in their input's dtype, so their error is judged
@@ -22,24 +24,39 @@ CASTS = frozenset({"aten.to.dtype", "aten.to.dtype_layout", "aten.to.other", "at
 
 @dataclass
 class OwnDiff:
-    """One value against the reference's, at the tolerance of the dtype the op computes in."""
+    """One op's values against the reference's: the flat filter's numbers, and the float64 rule's
+    (its worst result's), which decide when present."""
 
     max_abs_diff: float
     max_rel_diff: float
     tolerance: str
     departs: bool
+    noise: FloatNoise | None = None
 
     @classmethod
     def of(cls, outputs: list[OutputComparison]) -> OwnDiff:
         worst = max(outputs, key=lambda o: o.max_abs_diff, default=None)
         if worst is None:
             return cls(0.0, 0.0, "", False)
+        noises = [o.noise for o in outputs if o.noise is not None]
+        noise = max(noises, key=lambda n: (n.ratio, n.worst_ratio), default=None)
         return cls(float(worst.max_abs_diff), max(float(o.max_rel_diff) for o in outputs),
-                   worst.tolerance.render(), any(not o.ok for o in outputs))
+                   worst.tolerance.render(), any(not o.ok for o in outputs), noise)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.noise.ratio if self.noise is not None else None
 
     def render(self) -> str:
-        return (f"max abs diff {self.max_abs_diff:.3g}, max rel diff {self.max_rel_diff:.3g} "
-                f"({self.tolerance})")
+        text = f"max abs diff {self.max_abs_diff:.3g}, max rel diff {self.max_rel_diff:.3g}"
+        if self.noise is None:
+            return f"{text} ({self.tolerance})"
+        return f"{text}; {self.noise.render()}"
+
+    def to_json(self) -> dict:
+        return {"max_abs_diff": self.max_abs_diff, "max_rel_diff": self.max_rel_diff,
+                "tolerance": self.tolerance, "departs": self.departs,
+                "noise": self.noise.to_json() if self.noise is not None else None}
 
 
 def computes_in(subject: Subject, position: int) -> DType | None:
@@ -59,8 +76,10 @@ def computes_in(subject: Subject, position: int) -> DType | None:
         return None
 
 
-def own_diff(subject: Subject, position: int, actual: list, expected: list) -> OwnDiff:
+def own_diff(subject: Subject, position: int, actual: list, refs: list[ValueRef]) -> OwnDiff:
+    """``actual``: the values of ``refs`` (results of the op at ``position``) as lowered and run."""
     tolerances = subject.options.tolerances
+    expected = [subject.values.get(r) for r in refs]
     dtype = computes_in(subject, position)
     if dtype is not None:
         by = dict(tolerances.by_dtype)
@@ -69,12 +88,5 @@ def own_diff(subject: Subject, position: int, actual: list, expected: list) -> O
             if isinstance(e, torch.Tensor) and e.dtype.is_floating_point:
                 by[DType.of(e)] = tol
         tolerances = Tolerances(by)
-    pairs = zip(actual, expected, strict=False)
-    return OwnDiff.of([compare_one(i, a, e, tolerances) for i, (a, e) in enumerate(pairs)])
-
-
-def value_ref(cuts, value: ir.Value) -> ValueRef | None:
-    if isinstance(value, ir.BlockArgument):
-        return ValueRef(-1, value.arg_number)
-    p = cuts._owner(value)
-    return ValueRef(p, value.result_number) if p is not None else None
+    triples = zip(actual, expected, (subject.wide(r) for r in refs), strict=False)
+    return OwnDiff.of([compare_one(i, a, e, tolerances, w) for i, (a, e, w) in enumerate(triples)])

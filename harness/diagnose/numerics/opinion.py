@@ -28,8 +28,8 @@ from harness.execute.probe import ProbeOptions, run_program
 from harness.execute.ref_ops import torch_overload
 from harness.execute.worker import RefBackendWorker
 
-from .diffs import OwnDiff, own_diff, value_ref
-from .programs import Program, ValueRef
+from .diffs import OwnDiff, own_diff
+from .programs import Program, ValueRef, value_ref
 from .subject import Subject
 
 
@@ -69,7 +69,7 @@ class Opinion:
 
     def to_json(self) -> dict:
         return {"way": self.way.name.lower(), "verdict": self.verdict.value, "detail": self.detail,
-                "diff": None if self.diff is None else vars(self.diff)}
+                "diff": None if self.diff is None else self.diff.to_json()}
 
 
 def second_opinions(subject: Subject, position: int, own: OwnDiff, program: Program,
@@ -98,10 +98,10 @@ def _decomposed(subject: Subject, position: int, program: Program, worker: RefBa
     values = subject.values
     expected = program.expected(values)
     ran = run_program(out, program.inputs(values), expected, program.signature, worker=worker,
-                      options=options, work_dir=folder)
+                      options=options, work_dir=folder, wide=subject.program_wide(program))
     if not ran.outputs:
         return Opinion(Way.DECOMPOSED, Says.FAILS, detail=ran.describe())
-    diff = own_diff(subject, position, list(ran.outputs), expected)
+    diff = own_diff(subject, position, list(ran.outputs), list(program.results))
     return Opinion(Way.DECOMPOSED, Says.WRONG if diff.departs else Says.RIGHT, diff)
 
 
@@ -138,7 +138,6 @@ def _fx(subject: Subject, position: int) -> Opinion:
     except Exception as e:  # a decomposition that raises is an answer too
         return Opinion(Way.FX, Says.FAILS, detail=f"{type(e).__name__}: {str(e).strip()[:200]}")
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    expected = [values.get(ValueRef(position, i)) for i in range(len(outs))]
-    diff = own_diff(subject, position, outs, expected)
+    diff = own_diff(subject, position, outs, [ValueRef(position, i) for i in range(len(outs))])
     return Opinion(Way.FX, Says.WRONG if diff.departs else Says.RIGHT, diff)
 

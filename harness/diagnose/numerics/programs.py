@@ -235,6 +235,72 @@ class Cuts:
             [a.type for a in block.arguments], [v.type for v in returned]))
         return Program(print_op(clone), start, end, args, results, signature_of(func), kept)
 
+    def isolated(self, positions: list[int]) -> Program:
+        """Every op of ``positions`` fed the reference's values: each operand a computing op (or
+        the function's argument) defines becomes an argument of its own, so one run gives each
+        op's own output on exact operands, free of what the ops before it carry in (the float64
+        rule's measure of one op, for all of them in one lowering). Ops that cannot stand so
+        (an operand with no value that fits its type, regions) are left out; ``ops`` lists the
+        ones kept, and the results are theirs, in order."""
+        with self.module.context, ir.Location.unknown():
+            clone = self.module.clone()
+            try:
+                return self._isolated(clone, positions)
+            finally:
+                clone.erase()
+
+    def _isolated(self, clone: ir.Operation, positions: list[int]) -> Program:
+        func = find_function(clone, self.function, "the module")
+        block = func.regions[0].blocks[0]
+        body = [o.operation for o in block.operations]
+        ops, ret = body[:-1], body[-1]
+        originals = self.ops
+        args: list[ValueRef] = [ValueRef(-1, i) for i in range(len(block.arguments))]
+        fed: dict[ValueRef, ir.Value] = {ValueRef(-1, i): a for i, a in enumerate(block.arguments)}
+        kept: list[int] = []
+        returned: list[ir.Value] = []
+        results: list[ValueRef] = []
+        for p in positions:
+            op = ops[p]
+            refs = [value_ref(self, v) for v in originals[p].operands]
+            if len(op.regions) or any(r is None for r in refs):
+                continue
+            feeds = [r for r in refs if r is not None and (r.op < 0 or not self.movable[r.op])]
+            if any(r.op >= 0 and not self._fits(r) for r in feeds):
+                continue
+            own = [ValueRef(p, i) for i, v in enumerate(op.results)
+                   if self.values.fits(ValueRef(p, i), v.type)]
+            if not own:
+                continue
+            for i, r in enumerate(refs):
+                if r is None or (r.op >= 0 and self.movable[r.op]):
+                    continue
+                if r not in fed:
+                    source = ops[r.op].results[r.index] if r.op >= 0 else block.arguments[r.index]
+                    fed[r] = block.add_argument(source.type, op.location)
+                    args.append(r)
+                op.operands[i] = fed[r]
+            kept.append(p)
+            returned += [op.results[ref.index] for ref in own]
+            results += own
+        ir.Operation.create("func.return", operands=returned, loc=ret.location, ip=ir.InsertionPoint(ret))
+        ret.erase()
+        keep = set(kept)
+        alive = []
+        for p in range(len(ops) - 1, -1, -1):
+            if p in keep or any(_has_uses(r) for r in ops[p].results):
+                alive.append(p)
+            else:
+                ops[p].erase()
+        args += _weights_to_arguments(ops, sorted(alive), block)
+        _erase_unused_arguments(block, args)
+        for name in ("arg_attrs", "res_attrs"):
+            if name in func.attributes:
+                del func.attributes[name]
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], [v.type for v in returned]))
+        return Program(print_op(clone), -1, END, args, results, signature_of(func), kept)
+
     def _ref_of(self, value: ir.Value, ops, block, args: list[ValueRef]) -> ValueRef:
         if isinstance(value, ir.BlockArgument):
             return args[value.arg_number]
@@ -321,3 +387,11 @@ def _elements(type_: ir.Type) -> int:
         return LITERAL_ARG_ELEMENTS + 1
     dims = [d for d in spec.shape if d is not None]  # every one: none is dynamic
     return int(np.prod(dims, dtype=np.int64)) if dims else 1
+
+
+def value_ref(cuts: Cuts, value: ir.Value) -> ValueRef | None:
+    """Which entry-function value ``value`` is (None: defined elsewhere)."""
+    if isinstance(value, ir.BlockArgument):
+        return ValueRef(-1, value.arg_number)
+    p = cuts._owner(value)
+    return ValueRef(p, value.result_number) if p is not None else None

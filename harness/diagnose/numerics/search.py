@@ -113,7 +113,8 @@ class Searcher:
         began = time.perf_counter()
         result = run_program(path, program.inputs(self.subject.values),
                              program.expected(self.subject.values), program.signature,
-                             worker=self.worker, options=self.options, work_dir=folder)
+                             worker=self.worker, options=self.options, work_dir=folder,
+                             wide=self.subject.program_wide(program))
         probe = Probe(start, end, len(program.ops), result.describe(), time.perf_counter() - began)
         self.probes.append(probe)
         self.say(f"probe {len(self.probes)}: {probe.render(self.subject)}")

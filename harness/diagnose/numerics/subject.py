@@ -12,11 +12,12 @@ inputs, and the reference's value of every op of its entry function.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import torch
 from torch_mlir import ir
 
 from harness import defaults
@@ -32,13 +33,15 @@ from harness.execute.lowering import run_stage
 from harness.execute.closeness import NumericsResult, Tolerances, compare
 from harness.execute.probe import ProbeOptions
 from harness.execute.reference import (
+    OpEvaluator,
     ReferenceOptions,
     ReferenceResult,
     entry_signature,
     evaluate,
+    widen,
 )
 
-from .programs import Cuts, Values
+from .programs import Cuts, Program, ValueRef, Values, value_ref
 
 
 class NumericsRun(Protocol):
@@ -99,6 +102,66 @@ class Subject:
     torch_level: NumericsResult | None      # the contract's outputs against the file's
     work_dir: Path
     options: SubjectOptions
+    # The float64 evaluations, made when first asked for: per op (on the reference's operands),
+    # and of the whole function (on the inputs widened).
+    _wide: dict[int, list | None] = field(default_factory=dict, repr=False)
+    _op_evaluator: OpEvaluator | None = field(default=None, repr=False)
+    _wide_outputs: list | None = field(default=None, repr=False)
+    _wide_programs: dict[str, list | None] = field(default_factory=dict, repr=False)
+
+    def wide(self, ref: ValueRef):
+        """The float64 evaluation of the op that defines ``ref`` on the reference's values of its
+        operands (None: an argument, or no float64 evaluation of it): the measure of the op's
+        own error, free of what its operands carry in."""
+        if ref.op < 0:
+            return None
+        if ref.op not in self._wide:
+            self._wide[ref.op] = self._widened(ref.op)
+        found = self._wide[ref.op]
+        return found[ref.index] if found is not None and ref.index < len(found) else None
+
+    def _widened(self, position: int) -> list | None:
+        op = self.cuts.ops[position]
+        operands = []
+        for v in op.operands:
+            ref = value_ref(self.cuts, v)
+            if ref is None:
+                return None
+            value = self.values.get(ref)
+            operands.append(torch.from_numpy(value) if isinstance(value, np.ndarray) else value)
+        with self.context:
+            if self._op_evaluator is None:
+                self._op_evaluator = OpEvaluator(self.module)
+            return self._op_evaluator.widened(op, operands)
+
+    def wide_outputs(self) -> list | None:
+        """The function's results evaluated in float64 on the inputs widened (the literals stay
+        the float32 values they are); None when it does not evaluate so."""
+        if self._wide_outputs is None:
+            with self.context:
+                found = self._evaluate_wide(self.module, self.inputs, self.function)
+            self._wide_outputs = found if found is not None else []
+        return self._wide_outputs or None
+
+    def program_wide(self, program: Program) -> list | None:
+        """A piece of the function evaluated in float64 on the reference's values of its
+        arguments (widened): what the piece's results are judged against, by the float64 rule
+        (None: it does not evaluate so; the flat tolerance judges it)."""
+        if program.text not in self._wide_programs:
+            with self.context:
+                module = ir.Module.parse(program.text)
+                self._wide_programs[program.text] = self._evaluate_wide(
+                    module.operation, program.inputs(self.values), None)
+        return self._wide_programs[program.text]
+
+    @staticmethod
+    def _evaluate_wide(module: ir.Operation, inputs: list, function: str | None) -> list | None:
+        try:
+            found = evaluate(module, [widen(torch.from_numpy(np.asarray(a))) for a in inputs],
+                             ReferenceOptions(function=function, check_types=False))
+            return flatten_outputs(found.outputs)
+        except Exception:  # a float32-only kernel, an op it cannot run: no float64 opinion
+            return None
 
     def probe_options(self) -> ProbeOptions:
         """How a piece of this subject is lowered (the split's torch-to-linalg part) and judged."""
