@@ -11,7 +11,7 @@ import sys
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
-from .common import stderr_progress, textual_pipeline
+from .common import seconds, stderr_progress, textual_pipeline
 
 
 def cmd_builds(args: argparse.Namespace) -> int:
@@ -210,7 +210,7 @@ def register(sub) -> None:
     p.add_argument("--opt", action="append", metavar="BUILD",
                    help="a build name or torch-mlir-opt path; give it twice: A, then B")
     p.add_argument("--pipeline", help="the pipeline for IR files (name, upstream name or text)")
-    p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
+    p.add_argument("--timeout", type=seconds, default=defaults.TIMEOUT_S,
                    help="seconds per torch-mlir-opt run before it counts as a hang (default %(default)g)")
     p.add_argument("--lit", action="store_true",
                    help="folder targets are lit suites, or folders inside one (lit finds the "

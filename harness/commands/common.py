@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shlex
 import sys
@@ -13,6 +14,29 @@ from collections.abc import Sequence
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
+
+
+def seconds(text: str) -> float:
+    """An argparse type for a time limit: a finite number of seconds above 0 (nan, inf, 0 and
+    negative limits were a traceback, a limit that never ends, or a false 'timeout')."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expects a number of seconds above 0 (e.g. 60), got {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """An argparse type for a count of workers: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expects a whole number of at least 1 (e.g. 2), got {text!r}")
+    return value
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -127,7 +151,7 @@ def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEO
                    help="the tool that runs the pipeline (default: a named pipeline's own, "
                         "torch-mlir-opt for a textual one); 'bindings' runs upstream MLIR passes "
                         "torch-mlir-opt does not register (python -m harness.execute.bindings_tool)")
-    p.add_argument("--timeout", type=float, default=timeout, help=timeout_help)
+    p.add_argument("--timeout", type=seconds, default=timeout, help=timeout_help)
     if json_help:
         p.add_argument("--json", action="store_true", help=json_help)
     return p

@@ -13,7 +13,7 @@ from .. import defaults
 from ..errors import HarnessError, UsageError
 from . import numerics
 from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, ir_tool, print_bounded,
-                     progress, reproduce, say, textual_pipeline, tool_opt)
+                     progress, reproduce, say, seconds, textual_pipeline, tool_opt)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -237,7 +237,7 @@ def _register_reduce(sub) -> None:
                                             "(default: from the original run)")
     p.add_argument("-o", "--output", required=True,
                    help="write the reduced IR here (atomically); with --each, a folder")
-    p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
+    p.add_argument("--budget-s", type=seconds, default=defaults.REDUCE_BUDGET_S,
                    help="wall-clock seconds to search (default %(default)g); the best file so far is kept")
     p.add_argument("--max-tries", type=int, default=defaults.REDUCE_MAX_TRIES,
                    help="most runs of torch-mlir-opt on candidates")
@@ -265,7 +265,7 @@ def _register_report(sub) -> None:
                    help="keep resource blobs in input.mlir (default: elided when that keeps the failure)")
     p.add_argument("--no-redact", action="store_true",
                    help="keep the home folder, user name and absolute paths in the bundle")
-    p.add_argument("--budget-s", type=float, default=defaults.REDUCE_BUDGET_S,
+    p.add_argument("--budget-s", type=seconds, default=defaults.REDUCE_BUDGET_S,
                    help=f"seconds to reduce (default {defaults.REDUCE_BUDGET_S:g})")
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     p.add_argument("--search-upstream", action="store_true",

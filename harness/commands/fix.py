@@ -9,7 +9,8 @@ import json
 from .. import defaults
 
 from ..errors import UsageError
-from .common import DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, progress, random_inputs, tolerances, value_flags
+from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, progress, random_inputs, seconds, tolerances,
+                     value_flags)
 
 #: The stages an imported file goes through by default: the TorchScript importer's output to
 #: the backend contract, then to linalg (the RefBackend's input).
@@ -74,7 +75,7 @@ def register(sub) -> None:
     p.add_argument("--out", default=DEFAULT_OUT,
                    help=f"parent folder of the unique work folder (default: {DEFAULT_OUT})")
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
-    p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
+    p.add_argument("--timeout", type=seconds, default=defaults.TIMEOUT_S,
                    help="seconds per torch-mlir-opt run before it counts as a hang (default: %(default)g)")
     p.add_argument("--json", action="store_true", help="print the result (or --list) as JSON")
     p.set_defaults(fn=cmd_fix)

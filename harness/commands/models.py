@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides
+from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides, seconds
 
 if TYPE_CHECKING:
     from ..port.options import PortOptions
@@ -39,7 +39,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "timeout_s": args.timeout, "record_path": args.json,
         "memory_limit_mb": getattr(args, "memory_limit", None),
         "fix": getattr(args, "fix", False) or None,
-        "dynamic": parse_dynamic(args.dynamic) if getattr(args, "dynamic", None) else None,
+        "dynamic": parse_dynamic(args.dynamic) if getattr(args, "dynamic", None) is not None else None,
     }
     return replace(base, invocation=invocation(),
                    **{k: v for k, v in given.items() if v is not None})
@@ -187,7 +187,7 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
                    help="keep these input dimensions dynamic: batch, seq, height, width, each "
                         "optionally NAME=MIN..MAX, or INPUT.AXIS=MIN..MAX; the second input set "
                         "is larger along them, so one compiled module runs at two shapes")
-    p.add_argument("--timeout", type=float,
+    p.add_argument("--timeout", type=seconds,
                    help=f"seconds per stage before it counts as a hang (default: {PortOptions.timeout_s:g})")
     p.add_argument("--memory-limit", type=int, metavar="MB",
                    help="address space each torch-mlir-opt run may take, in MiB (default: "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import defaults
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, progress
+from .common import EXIT_FAILURE, EXIT_OK, count, progress, seconds
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -26,7 +26,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise UsageError(f"--memory-limit {args.memory_limit}: give MiB of address space per "
                          "torch-mlir-opt run, or 0 for no limit.")
     shard = Shard.parse(args.shard) if args.shard else None
-    if args.dynamic:  # a bad value stops here, before any model runs
+    if args.dynamic is not None:  # a bad value (an empty one too) stops here, before any model runs
         from ..models.dynamic import parse_dynamic
 
         args.dynamic = parse_dynamic(args.dynamic)
@@ -232,15 +232,15 @@ def register(sub) -> None:
                    help="the sweep folder: records/, logs/, ports/, index.html")
     p.add_argument("--no-fix", action="store_true", help="port the models as they are (default: --fix)")
     p.add_argument("--force", action="store_true", help="port again even where DIR has a record")
-    p.add_argument("--timeout", type=float, default=DEFAULT_MODEL_TIMEOUT_S,
+    p.add_argument("--timeout", type=seconds, default=DEFAULT_MODEL_TIMEOUT_S,
                    help=f"seconds per model before its process group is killed (default: "
                         f"{DEFAULT_MODEL_TIMEOUT_S:g})")
-    p.add_argument("--stage-timeout", type=float, default=DEFAULT_STAGE_TIMEOUT_S,
+    p.add_argument("--stage-timeout", type=seconds, default=DEFAULT_STAGE_TIMEOUT_S,
                    help=f"the port's --timeout, per stage (default: {DEFAULT_STAGE_TIMEOUT_S:g})")
     p.add_argument("--memory-limit", type=int, default=defaults.SWEEP_MEMORY_LIMIT_MB, metavar="MB",
                    help="the port's --memory-limit: MiB of address space per torch-mlir-opt run "
                         "(default: %(default)s; 0: no limit)")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="models ported side by side (default: 1)")
+    p.add_argument("--jobs", "-j", type=count, default=1, help="models ported side by side (default: 1)")
     p.add_argument("--cold", action="store_true",
                    help="start each child in a fresh Python (default: fork it from one warm "
                         "process that imported torch, transformers and torch_mlir once)")

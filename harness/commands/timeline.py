@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import defaults
 from ..errors import InputFileError, UsageError
-from .common import EXIT_FAILURE, EXIT_OK, pipeline_names, say, textual_pipeline
+from .common import EXIT_FAILURE, EXIT_OK, pipeline_names, say, seconds, textual_pipeline
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
@@ -65,7 +65,7 @@ def register(sub) -> None:
                         "at this Python line (modeling_opt.py:339)")
     p.add_argument("--opt", help="torch-mlir-opt binary or build name (default: $TORCH_MLIR_OPT, "
                                  "then the wheel's)")
-    p.add_argument("--timeout", type=float, default=defaults.TIMEOUT_S,
+    p.add_argument("--timeout", type=seconds, default=defaults.TIMEOUT_S,
                    help="seconds before the run counts as a hang (default %(default)g)")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.set_defaults(fn=cmd_timeline)

@@ -27,7 +27,8 @@ from collections.abc import Sequence
 
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.pipelines import default as default_pipelines
-from harness.errors import InputFileError, UsageError
+from harness.compiler.pipeline_text import check_pipeline
+from harness.errors import InputFileError, PipelineConfigError, UsageError
 
 from . import timeline_record
 
@@ -86,8 +87,10 @@ def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = F
         record = path / timeline_record.RECORD_NAME if path.is_dir() else path
         if record.is_file() and timeline_record.is_timeline_record(record):
             timeline = timeline_record.load(record)
-            targets.append(Target(TargetKind.TIMELINE, str(record.parent), input=timeline.input_path,
-                                  pipeline=timeline.pipeline))
+            targets.append(Target(TargetKind.TIMELINE, str(record.parent),
+                                  # its folder's copy of the input (older records: the path)
+                                  input=str(_record_input(record, timeline.input_ir or timeline.input_path)),
+                                  pipeline=_record_pipeline(record, timeline.pipeline)))
         elif path.is_dir():
             targets += _lit_suite(path, named=lit) or _sweep(path)
         elif path.suffix == ".json":
@@ -139,16 +142,43 @@ def _record_target(path: Path, root: Path | None = None) -> Target:
     if not isinstance(d, dict) or not {"input_path", "pipeline"} <= d.keys():
         raise InputFileError(f"diff target {path} is JSON but not a run record (no input_path "
                              "and pipeline): write one with 'harness run FILE --pipeline P --json'.")
-    src = Path(str(d["input_path"]))
-    if not src.is_absolute() and not src.exists():
-        src = path.parent / src
+    return Target(TargetKind.IR, str(path), input=str(_record_input(path, d["input_path"], root)),
+                  pipeline=_record_pipeline(path, d["pipeline"]))
+
+
+def _record_input(path: Path, raw: object, root: Path | None = None) -> Path:
+    """A record's input file: a relative one read against the record's folder (then the
+    current one), and never outside ``root`` (default: the record's folder), symlinks resolved."""
+    if not isinstance(raw, str) or not raw:
+        raise InputFileError(f"diff target {path} has no input file name (input_path is "
+                             f"{raw!r}): write the record again with the harness.")
+    src = Path(raw)
+    if not src.is_absolute():
+        src = path.parent / src if (path.parent / src).exists() or not src.exists() else src
     root = (root or path.parent).resolve()
     if not src.resolve().is_relative_to(root):
         raise InputFileError(
             f"diff target {path} names the input {src}, outside {root}: a record is not followed "
             "out of its folder. Keep the IR file beside its record (in the folder), or name the IR "
             "file itself with --pipeline.")
-    return Target(TargetKind.IR, str(path), input=str(src), pipeline=str(d["pipeline"]))
+    return src
+
+
+def _record_pipeline(path: Path, raw: object) -> str:
+    """A record's pipeline, run again only as a textual pipeline: pass flags read from a file
+    would reach torch-mlir-opt as its own options (-load-pass-plugin=X.so runs X's code,
+    --mlir-generate-reproducer=PATH overwrites PATH)."""
+    text = raw if isinstance(raw, str) else ""
+    try:
+        if not text or text.lstrip().startswith("-"):
+            raise PipelineConfigError("not a textual pipeline")
+        check_pipeline(text)
+    except PipelineConfigError:
+        raise InputFileError(
+            f"diff target {path} holds the pipeline {str(raw)[:200]!r}, which is not a textual "
+            "pipeline (builtin.module(...)): a pipeline read from a record is never passed to "
+            "torch-mlir-opt as flags. Name the IR file itself with --pipeline instead.") from None
+    return text
 
 
 def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:

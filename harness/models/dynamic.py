@@ -119,9 +119,11 @@ def parse_dynamic(text: str) -> DynamicSpec:
             low, high = DYNAMIC_RANGES[named.value]
         else:
             low, high = int(found["low"]), int(found["high"])
-        if low < 1 or high < low:
-            raise ModelOptionError(f"--dynamic {item}: the range must have 1 <= MIN <= MAX (a size "
-                                   "of 0 is not a tensor dimension torch.export can keep dynamic).")
+        if low < 1 or high <= low:
+            raise ModelOptionError(f"--dynamic {item}: the range must have 1 <= MIN < MAX (a size "
+                                   "of 0 is not a tensor dimension torch.export can keep dynamic, "
+                                   "and a range of one size is a static one: torch.export refuses "
+                                   "MIN == MAX; leave the dimension out for a static port).")
         key = named.value if named is not None else name
         if any(d.name == key for d in dims):
             raise ModelOptionError(f"--dynamic names {key} twice; give each dimension once.")

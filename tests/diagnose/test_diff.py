@@ -226,3 +226,67 @@ def test_a_record_is_not_followed_out_of_its_folder(env, inputs, tmp_path):
         collect_targets([str(records / "planted.json")], None)
     proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
     assert proc.returncode == 2 and "SECRET" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("pipeline", [
+    "-load-pass-plugin=PLUGIN -canonicalize",              # would load and run the library's code
+    "--mlir-generate-reproducer=VICTIM -canonicalize",     # would overwrite the user's file
+    " -canonicalize",
+    "builtin.module(canonicalize)\nrm -rf ~",
+    42,
+])
+def test_a_record_pipeline_never_reaches_the_compiler_as_flags(env, inputs, tmp_path, pipeline):
+    """A planted record whose pipeline starts with '-': diff handed it to torch-mlir-opt as its
+    own flags (round-4 probes: a -load-pass-plugin library's constructor wrote a marker file)."""
+    cumsum, _ = inputs
+    records = tmp_path / "records"
+    records.mkdir()
+    shutil.copy(cumsum, records)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's file\n")
+    if isinstance(pipeline, str):
+        pipeline = pipeline.replace("PLUGIN", str(tmp_path / "evil.so")).replace("VICTIM", str(victim))
+    (records / "planted.json").write_text(json.dumps(
+        {"outcome": "success", "input_path": "cumsum.mlir", "pipeline": pipeline}))
+    with pytest.raises(InputFileError, match="not a textual pipeline"):
+        collect_targets([str(records / "planted.json")], None)
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", str(records))
+    assert proc.returncode == 2 and "never passed to torch-mlir-opt as flags" in proc.stderr, proc.stderr
+    assert victim.read_text() == "the user's file\n"
+
+
+def test_a_timeline_record_is_held_to_its_folder_and_a_textual_pipeline(env, inputs, tmp_path):
+    cumsum, _ = inputs
+    folder = tmp_path / "timeline"
+    proc = harness("timeline", str(cumsum), "--pipeline", "torch-to-linalg", "--out", str(folder))
+    assert proc.returncode == 0, proc.stderr
+    record = folder / "timeline.json"
+    assert [t.kind for t in collect_targets([str(folder)], None)] == [TargetKind.TIMELINE]
+    data = json.loads(record.read_text())
+    planted = dict(data, pipeline="-load-pass-plugin=evil.so -canonicalize")
+    record.write_text(json.dumps(planted))
+    with pytest.raises(InputFileError, match="not a textual pipeline"):
+        collect_targets([str(folder)], None)
+    [target] = collect_targets([str(folder)], None) if record.write_text(json.dumps(data)) else []
+    assert Path(target.input) == folder / "input.mlir"  # the folder's copy, not the user's file
+    older = {k: v for k, v in data.items() if k != "input_ir"}  # a record before input_ir
+    older["input_path"] = str(tmp_path / "cumsum.mlir")  # a file outside the folder
+    record.write_text(json.dumps(older))
+    with pytest.raises(InputFileError, match="outside"):
+        collect_targets([str(folder)], None)
+
+
+def test_a_relative_input_is_read_against_the_record_folder(env, inputs, tmp_path, monkeypatch):
+    """From the sweep's parent folder, not only from inside it."""
+    cumsum, _ = inputs
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    shutil.copy(cumsum, sweep)
+    (sweep / "cumsum.json").write_text(json.dumps(
+        {"outcome": "success", "input_path": "cumsum.mlir",
+         "pipeline": "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)"}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    [target] = collect_targets([str(sweep)], None)
+    assert Path(target.input) == sweep / "cumsum.mlir"

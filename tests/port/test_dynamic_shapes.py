@@ -46,8 +46,10 @@ def test_named_dimensions_take_the_default_ranges():
 
 @pytest.mark.parametrize("text, says", [
     ("colour", "unknown dimension 'colour'"),
-    ("seq=9..3", "1 <= MIN <= MAX"),
-    ("seq=0..3", "1 <= MIN <= MAX"),
+    ("seq=9..3", "1 <= MIN < MAX"),
+    ("seq=0..3", "1 <= MIN < MAX"),
+    ("seq=2..2", "torch.export refuses MIN == MAX"),  # was exit 3 from torch.export
+    ("", "item '' is not a dimension"),  # --dynamic '' silently ran a static port
     ("seq,seq", "names seq twice"),
     ("x.1", "needs a range"),
     ("seq=2-9", "is not a dimension"),
@@ -56,6 +58,16 @@ def test_bad_values_are_one_paragraph_errors(text, says):
     with pytest.raises(ModelOptionError) as caught:
         parse_dynamic(text)
     assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_empty_dynamic_value_is_refused_by_the_cli():
+    from harness.cli import build_parser
+    from harness.commands.models import _port_options
+    from harness.port import PortOptions
+
+    args = build_parser().parse_args(["port", "gpt2", "--dynamic", ""])
+    with pytest.raises(ModelOptionError, match="is not a dimension"):
+        _port_options(args, PortOptions())
 
 
 def test_seq_is_capped_at_the_positions():
@@ -292,7 +304,7 @@ def test_the_board_gets_a_dynamic_column_group(gpt2_record, tmp_path):
 
 def test_sweep_refuses_a_bad_dynamic_before_any_port(tmp_path):
     done = harness("sweep", "gpt2", "--dynamic", "seq=5..2", "--out", tmp_path / "sweep", timeout=120)
-    assert done.returncode != 0 and "1 <= MIN <= MAX" in done.stderr
+    assert done.returncode != 0 and "1 <= MIN < MAX" in done.stderr
     assert not (tmp_path / "sweep" / "records").exists()
 
 
