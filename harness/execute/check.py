@@ -213,6 +213,7 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
             result.reference = evaluate(module.operation, inputs, ReferenceOptions(function=signature.name))
     except (UnsupportedOpsError, ReferenceEvaluationError) as e:
         reference_error = str(e)
+    wide = _float64(context, module.operation, inputs, signature.name) if result.reference else None
     result.seconds[REFERENCE_STAGE] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -242,7 +243,7 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
         return result
     result.numerics, result.excluded, result.excluded_max_abs_diff = _compared(
         list(result.refbackend.outputs), flatten_outputs(result.reference.outputs), padded, folder,
-        options.tolerances)
+        options.tolerances, wide)
     result.outcome = CheckOutcome.VERIFIED if result.numerics.ok else CheckOutcome.NUMERICS_MISMATCH
     return result
 
@@ -259,20 +260,36 @@ def _to_linalg(path: Path, folder: Path, options: CheckOptions) -> list[StageRes
                       hooks=StageHooks(run=run))
 
 
-def _compared(actual: list, expected: list, padded, folder: Path, tolerances: Tolerances
-              ) -> tuple[NumericsResult, str, float | None]:
-    """actual.npz and expected.npz written, then the comparison, padded positions left out:
-    the report, what was left out ("" when no mask was given) and its largest difference."""
+def _float64(context, module_op, inputs: list, function: str) -> list | None:
+    """The file evaluated again in float64 (float inputs widened; weights stay the float32
+    values they are): what the float64 rule judges float outputs against. None when it does
+    not evaluate so (a float32-only kernel): the flat tolerance decides."""
+    try:
+        with context:
+            found = evaluate(module_op, inputs, ReferenceOptions(function=function, check_types=False,
+                                                                 widen=True))
+    except Exception:  # no float64 opinion
+        return None
+    return flatten_outputs(found.outputs)
+
+
+def _compared(actual: list, expected: list, padded, folder: Path, tolerances: Tolerances,
+              wide: list | None = None) -> tuple[NumericsResult, str, float | None]:
+    """actual.npz and expected.npz written, then the comparison (by the float64 rule where
+    ``wide`` has the file's float64 evaluation), padded positions left out: the report, what
+    was left out ("" when no mask was given) and its largest difference."""
     save_npz(folder / "actual.npz", actual, prefix="result")
     save_npz(folder / "expected.npz", [_numpy(v) for v in expected], prefix="result")
     excluded_text, excluded_diff = "", None
     if padded is not None:
+        if wide is not None:
+            wide, _, _ = exclude_positions(wide, expected, padded)
         actual, expected, excluded = exclude_positions(actual, expected, padded)
         if excluded is None:
             excluded_text = "nothing: no floating-point output is laid out [batch, seq, ...]"
         else:
             excluded_text, excluded_diff = describe_excluded(excluded[0]), excluded[1]
-    return compare(actual, expected, tolerances), excluded_text, excluded_diff
+    return compare(actual, expected, tolerances, wide), excluded_text, excluded_diff
 
 
 def _padding(inputs: list, index: int | None):

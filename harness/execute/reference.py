@@ -42,6 +42,12 @@ from .signature import find_function, function_name, public_functions
 # Ops that end a block: their operands are the block's results.
 TERMINATORS = frozenset({"func.return", "torch.prim.If.yield", "torch.prim.Loop.condition",
                          "torch.global_slot.init"})
+# Under ReferenceOptions.widen: casts between float dtypes keep the float64 value (the IR's
+# to(float32) would round it back), and assertions of a tensor's dtype hold by construction.
+FLOAT_CASTS = frozenset({"torch.aten.to.dtype", "torch.aten.to.dtype_layout", "torch.aten.to.other",
+                         "torch.aten._to_copy", "torch.aten.type_as", "torch.prims.convert_element_type",
+                         "torch.aten.to.prim_Device", "torch.aten.to.device"})
+METADATA_ASSERTS = frozenset({"torch.aten._assert_tensor_metadata"})
 # Ops that only declare structure (classes, slots): read where they are used, never evaluated.
 STRUCTURE = frozenset({"func.func", "torch.class_type", "torch.attr", "torch.method", "torch.slot",
                        "torch.class_type_terminator", "torch.nn_module_terminator"})
@@ -55,6 +61,9 @@ class ReferenceOptions:
     function: str | None = None  # entry; None = the only public function, or the root forward
     keep_values: bool = False    # record the values of every op of the entry function
     check_types: bool = True     # compare tensors with their IR types (dtype, static dims)
+    # In float64: float inputs and float literals (weights) widened, so every float op computes
+    # in float64 (the float64 rule's reference); ops that name a dtype still give theirs.
+    widen: bool = False
 
 
 @dataclass
@@ -290,14 +299,21 @@ class _Evaluator:
         if handler is None:
             raise UnsupportedOpsError("?", {display_name(op): 1})
         args = [env[v] for v in op.operands]
-        results = handler(self, op, args)
+        kept = _kept_wide(op, args) if self.options.widen else None
+        results: Sequence
+        if kept is not None:
+            results = kept
+        else:
+            results = handler(self, op, args)
+            if self.options.widen:
+                results = tuple(widen(r) for r in results)
         self.ops_evaluated += 1
         if len(results) != len(op.results):
             raise ReferenceEvaluationError(op.operation.name, self.where(op),
                                            f"gave {len(results)} values for {len(op.results)} results")
         for i, (value, result) in enumerate(zip(results, op.results, strict=False)):
             env[result] = value
-            if self.options.check_types and isinstance(value, torch.Tensor):
+            if self.options.check_types and not self.options.widen and isinstance(value, torch.Tensor):
                 self._check_type(op, i, value, result)
         if is_random(op):
             self.random_ops.append(f"{display_name(op)} at {self.where(op)}")
@@ -376,10 +392,29 @@ def evaluate(module_op, inputs: Sequence, options: ReferenceOptions = ReferenceO
     if len(inputs) != expected:
         raise InputsError("the inputs", f"{len(inputs)} values for the {expected} arguments of "
                           f"@{function_name(func)}")
-    outputs = ev.run_region(func.regions[0], [*leading, *(_to_torch(v) for v in inputs)],
+    given = [_to_torch(v) for v in inputs]
+    outputs = ev.run_region(func.regions[0], [*leading, *(widen(v) for v in given)] if options.widen
+                            else [*leading, *given],
                             ev.module_env, record=options.keep_values)
     return ReferenceResult(function_name(func), tuple(outputs), ev.ops_evaluated,
                            time.perf_counter() - start, ev.random_ops, ev.type_notes, ev.values)
+
+
+def _kept_wide(op, args: Sequence) -> tuple | None:
+    """What an op gives in a float64 evaluation without running it (None: run it, then widen
+    its results): a float-to-float cast keeps its operand's float64 value, a dtype assertion
+    holds."""
+    name = op.operation.name
+    if name in METADATA_ASSERTS:
+        return ()
+    if name in FLOAT_CASTS and args and isinstance(args[0], torch.Tensor) and args[0].is_floating_point():
+        try:
+            spec = torch_tensor_spec(str(op.results[0].type))
+        except UnsupportedDTypeError:
+            return None
+        if spec is not None and spec.dtype.is_float:
+            return (args[0].clone(),)
+    return None
 
 
 def widen(value):

@@ -35,7 +35,10 @@ def test_check_verifies_a_small_module(tmp_path):
     assert lines[0] == (f"verified: @forward of {src} through function-to-torch,torch-to-linalg and the "
                         "RefBackend matches the reference evaluator (5 ops in eager PyTorch)")
     assert lines[1] == "  inputs: random (seed 3; integers in [0, 2))"
-    assert lines[2].startswith("  output 0: float32[2,3]  max abs diff ") and lines[2].endswith("ok")
+    assert lines[2].startswith("  output 0: float32[2,3]  max abs diff ")
+    # the float output is judged by the float64 rule (the file evaluated again in float64)
+    flat, _, rule = lines[2].partition("; by float64, which decides: ")
+    assert flat.endswith("ok") and rule.startswith("error against float64 ") and rule.endswith("pass")
     assert lines[3] == "  output 1: int64[]  max abs diff 0  max rel diff 0  (exact)  ok"
     [work] = list(tmp_path.glob("harness-check-*"))
     with np.load(work / "inputs.npz") as inputs, np.load(work / "actual.npz") as actual:

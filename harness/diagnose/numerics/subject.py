@@ -38,7 +38,6 @@ from harness.execute.reference import (
     ReferenceResult,
     entry_signature,
     evaluate,
-    widen,
 )
 
 from .programs import Cuts, Program, ValueRef, Values, value_ref
@@ -157,8 +156,8 @@ class Subject:
     @staticmethod
     def _evaluate_wide(module: ir.Operation, inputs: list, function: str | None) -> list | None:
         try:
-            found = evaluate(module, [widen(torch.from_numpy(np.asarray(a))) for a in inputs],
-                             ReferenceOptions(function=function, check_types=False))
+            found = evaluate(module, inputs, ReferenceOptions(function=function, check_types=False,
+                                                              widen=True))
             return flatten_outputs(found.outputs)
         except Exception:  # a float32-only kernel, an op it cannot run: no float64 opinion
             return None

@@ -44,7 +44,7 @@ from harness.execute.inputs import RandomInputs, save_npz
 from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.check import flatten_outputs
-from harness.execute.reference import ReferenceOptions, evaluate, widen
+from harness.execute.reference import ReferenceOptions, evaluate
 from harness.execute.signature import find_function, signature_of
 from harness.execute.worker import RefBackendWorker
 
@@ -400,8 +400,7 @@ def _wide(module: ir.Operation, inputs: list) -> list | None:
     """The candidate evaluated in float64 on its inputs widened: the float64 rule judges it as it
     judged the op the reduction started from (None: it does not evaluate so)."""
     try:
-        found = evaluate(module, [widen(torch.from_numpy(np.asarray(a))) for a in inputs],
-                         ReferenceOptions(check_types=False))
+        found = evaluate(module, inputs, ReferenceOptions(check_types=False, widen=True))
     except Exception:  # a float32-only kernel: the flat tolerance judges it
         return None
     return flatten_outputs(found.outputs)
