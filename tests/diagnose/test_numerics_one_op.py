@@ -401,3 +401,62 @@ def test_a_long_chain_is_named_by_its_length_and_the_ops_nearest_the_culprit():
     short = Culprit(7, "aten.mul.Tensor", [], "", "f32", own, None, alone=False,
                     chain=["aten.exp", "aten.mul.Tensor"])
     assert "only together with aten.exp (none is wrong alone)" in short.headline()
+
+
+CLONE = f"""\
+func.func @forward(%x: {T}) -> {T} {{
+  %none = torch.constant.none
+  %0 = torch.aten.clone %x, %none : {T}, !torch.none -> {T}
+  %1 = torch.aten.tanh %0 : {T} -> {T}
+  return %1 : {T}
+}}
+"""
+
+
+def test_the_reproducer_shows_an_op_whose_linalg_vanishes(tmp_path, monkeypatch):
+    """The reference says clone moves its values (off by 5%); the lowering's one-op linalg,
+    after canonicalize, returns its input: the verdict says so, with both files kept."""
+    from harness.diagnose.numerics.lowered import Computes
+
+    off_by(monkeypatch, "clone", 0.05)
+    src = tmp_path / "m.mlir"
+    src.write_text(CLONE)
+    found = one_op(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path)))
+    culprit = found.culprit
+    assert culprit is not None and culprit.name == "aten.clone"
+    assert culprit.lowered is not None and culprit.lowered.computes is Computes.VANISHES
+    canonical = Path(culprit.lowered.canonical_path).read_text()
+    assert "return %arg0" in canonical and "linalg." not in canonical
+    assert "func.func @forward" in Path(culprit.lowered.linalg_path).read_text()  # as lowered, kept
+    assert any("linalg computes nothing" in line for line in culprit.profile)
+    assert "linalg computes nothing" in "\n".join(culprit.render())
+
+
+@pytest.mark.parametrize("text, computes", [
+    ("func.func @f(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n  return %arg0 : tensor<4xf32>\n}",
+     "vanishes"),
+    ("%0 = tensor.empty() : tensor<5x4xf32>\n%t = linalg.transpose ins(%arg0 : tensor<4x5xf32>) "
+     "outs(%0 : tensor<5x4xf32>) permutation = [1, 0]\nreturn %t", "copies"),
+    ("%1 = linalg.generic {indexing_maps = [#map, #map]} ins(%arg0) outs(%0) {\n^bb0(%in: f32, "
+     "%out: f32):\n  %2 = math.tanh %in : f32\n  linalg.yield %2 : f32\n} -> tensor<4xf32>", "computes"),
+])
+def test_what_a_linalg_module_computes(text, computes):
+    from harness.diagnose.numerics.lowered import computes as classify
+
+    assert classify(text)[0].value == computes
+
+
+def test_the_bundle_root_cause_shows_the_vanishing_op(tmp_path, monkeypatch):
+    """A reduced bundle whose linalg is `return %arg0` says why in its root cause, with the
+    canonicalized one-op linalg, instead of "Not determined"."""
+    from harness.diagnose.report.miscompile import NumericsReportOptions, make_numerics_report
+
+    off_by(monkeypatch, "clone", 0.05)
+    src = tmp_path / "m.mlir"
+    src.write_text(CLONE)
+    result = make_numerics_report(src, "torch-to-linalg", options=NumericsReportOptions(
+        out_dir=tmp_path / "r", redact=False, reduce=False))
+    issue = (Path(result.folder) / "issue.md").read_text()
+    cause = issue.split("Root cause", 1)[1]
+    assert "The lowering of `aten.clone` computes nothing" in cause
+    assert "return %arg0" in cause and not cause.lstrip(" #\n").startswith("Not determined")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import shlex
 import time
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -38,6 +39,7 @@ from harness.execute.reference import ReferenceOptions, describe_value, evaluate
 from harness.execute.worker import RefBackendWorker
 
 from .diffs import OwnDiff, computes_in, own_diff
+from .lowered import Lowered, lowered_view
 from .opinion import Opinion, second_opinions
 from .programs import END, Program, ValueRef, value_ref
 from .subject import Subject, pipeline_name
@@ -68,6 +70,8 @@ class Culprit:
     # Its error's shape (float64 rule): the bias (mean signed error over rms: one sign is a wrong
     # constant) and the worst elements, each with its operands there, expected (float64) and got.
     profile: list[str] = field(default_factory=list)
+    # The reproducer's linalg as lowered and after canonicalize (None: not made).
+    lowered: Lowered | None = None
 
     def where(self) -> str:
         return str(self.frames[0]) if self.frames else "no location"
@@ -108,6 +112,7 @@ class Culprit:
         d["frames"] = [asdict(f) for f in self.frames]
         d["opinions"] = [o.to_json() for o in self.opinions]
         d["own"] = self.own.to_json()
+        d["lowered"] = self.lowered.to_json() if self.lowered is not None else None
         d["inside"] = self.inside.to_json() if self.inside is not None else None
         return d
 
@@ -347,6 +352,11 @@ class _Finder:
             return None
         culprit = self._culprit(position, own, inside, alone=True)
         self._write(culprit, program, list(ran.outputs))
+        culprit.lowered = lowered_view(Path(ran.linalg_path), self.folder, "culprit", opt=self.options.opt,
+                                       timeout_s=self.options.timeout_s)
+        said = culprit.lowered.sentence(culprit.name) if culprit.lowered is not None else ""
+        if said:
+            culprit.profile.append(said)
         return culprit
 
     def from_chain(self, chain: Program, pipeline: str) -> OneOpResult:

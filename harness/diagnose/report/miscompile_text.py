@@ -75,6 +75,10 @@ def root_cause_text(f: MiscompileFindings) -> str:
     tried = []
     if not f.bisected.found:
         tried.append(f"the numerics bisection of reduced.mlir: {f.bisected.detail}")
+    culprit = f.bisected.one_op.culprit if f.bisected.one_op is not None else None
+    lowered = culprit.lowered.finding(culprit.name) if culprit is not None and culprit.lowered else ""
+    if lowered:  # the one op's own linalg shows it: an op that folds away or into a copy
+        return root_cause(lowered, [c.describe() for c in blame.choices] if blame is not None else [])
     if blame is None:
         tried.append("the pass-choice replays did not run (no localized chain)")
         return root_cause("", tried)
