@@ -50,3 +50,25 @@ def is_library(file: str) -> bool:
     except OSError:
         return False
     return any(resolved.startswith(root + "/") for root in _LIBRARY_ROOTS)
+
+
+#: Where a model library keeps its models' own code (a transformers modeling file, a
+#: torchvision or timm model module): inside an installed package, and still the model's line.
+_MODEL_DIRS = ("/transformers/models/", "/torchvision/models/", "/timm/models/")
+
+
+def is_model_code(file: str) -> bool:
+    """The model's own code: the user's file (not installed, not the harness), or a model
+    library's model definition (``transformers/models/NAME/modeling_NAME.py``, a torchvision or
+    timm model module); ``torch/nn/...`` and ``transformers/activations.py`` are library code."""
+    if not file:
+        return False
+    posix = file.replace("\\", "/")
+    if any(d in posix for d in _MODEL_DIRS) or Path(posix).name.startswith("modeling_"):
+        return True
+    return not is_library(file) and not is_harness(file)
+
+
+def model_frame(files: list[str]) -> int | None:
+    """The index of the deepest frame (innermost first) in the model's own code, or None."""
+    return next((i for i, f in enumerate(files) if is_model_code(f)), None)

@@ -43,7 +43,9 @@ def narrow(checks: list[NumericsCheck], torch_ir: Path, pipeline: str, folder: P
         check.culprit = f"no single op: {found.reason}"
         return
     check.culprit = found.culprit.headline() + (f" ({found.cut_short})" if found.cut_short else "")
-    check.culprit_detail = [f"call: {found.culprit.call}", *found.culprit.profile]
+    library = found.culprit.library_frame()
+    check.culprit_detail = [*([f"in library code at {library}"] if library else []),
+                            f"call: {found.culprit.call}", *found.culprit.profile]
     check.culprit_command = f"{options.invocation} " + shlex.join([
         "check", found.culprit.program_path, "--pipeline", found.culprit.pipeline, "--inputs",
         found.culprit.inputs_path])

@@ -27,7 +27,7 @@ from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
-from harness.diagnose.source import is_library
+from harness.diagnose.source import model_frame
 
 from .options import PortOptions
 from .record import Blocker, PassSource, PortStage
@@ -219,8 +219,8 @@ def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
         if not stack:
             out.append(blocker)
             continue
-        caller = next((f for f in stack[1:] if Path(f.rpartition(":")[0]).name.startswith("modeling_")
-                       or not is_library(f.rpartition(":")[0])), "")
+        at = model_frame([f.rpartition(":")[0] for f in stack[1:]])
+        caller = stack[1 + at] if at is not None else ""
         out.append(replace(blocker, frames=stack[:12], called_from=caller))
     return out
 

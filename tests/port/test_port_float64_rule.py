@@ -112,3 +112,27 @@ def test_tiny_outputs_are_judged_at_their_scale(tmp_path: Path):
     assert output.float64_scale_max is not None and output.float64_scale_max < 1e-8  # the scale, kept
     zeros = compare([torch.zeros(8, 32)], [torch.full((8, 32), 4e-10)]).outputs[0]
     assert zeros.ok  # what a flat tolerance says of an all-zero answer at that scale
+
+
+class LibraryGelu(TanhGelu):
+    """The same gelu through a library module (torch/nn/modules/activation.py) this file calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.act = nn.GELU(approximate="tanh")
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.act(x @ self.w1)  # the model's line: the culprit is named here
+        return (hidden @ self.w2) * self.scale
+
+
+@pytest.mark.parametrize("frontend", [FrontendName.FX, FrontendName.TORCHSCRIPT])
+def test_the_culprit_is_placed_at_the_model_line_above_the_library(tmp_path: Path, frontend):
+    port = port_frontend(_subject(LibraryGelu(), "libgelu"), frontend, tmp_path / frontend.value,
+                         PortOptions(out=str(tmp_path)), QUIET)
+    traced = port.numerics[0]
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1)
+                if "the model's line: the culprit is named here" in text)
+    assert traced.culprit.startswith(f"aten.gelu computes wrong at {__file__}:{line}:"), traced.culprit
+    library = traced.culprit_detail[0]
+    assert library.startswith("in library code at ") and "torch/nn/modules/activation.py" in library

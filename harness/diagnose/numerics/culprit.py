@@ -38,6 +38,7 @@ from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.reference import ReferenceOptions, describe_value, evaluate
 from harness.execute.worker import RefBackendWorker
 
+from ..source import model_frame
 from .diffs import OwnDiff, computes_in, own_diff
 from .lowered import Lowered, lowered_view
 from .opinion import Opinion, second_opinions
@@ -74,7 +75,16 @@ class Culprit:
     lowered: Lowered | None = None
 
     def where(self) -> str:
-        return str(self.frames[0]) if self.frames else "no location"
+        """The model's line: the deepest frame in the model's own code (a transformers modeling
+        file, a torchvision or timm model, the user's file), else the innermost frame."""
+        found = model_frame([f.file for f in self.frames])
+        frame = self.frames[found if found is not None else 0] if self.frames else None
+        return str(frame) if frame is not None else "no location"
+
+    def library_frame(self) -> str:
+        """The innermost frame when it is library code below the model's line ("" otherwise)."""
+        found = model_frame([f.file for f in self.frames])
+        return str(self.frames[0]) if self.frames and found is not None and found > 0 else ""
 
     def reproduce(self) -> str:
         return shlex.join(["harness", "check", self.program_path, "--pipeline", self.pipeline,
@@ -91,7 +101,9 @@ class Culprit:
         return f"{self.name} {how} at {self.where()}: {self.own.render()}"
 
     def render(self) -> list[str]:
-        lines = [f"the op that computes wrong: {self.headline()}", f"  call: {self.call}",
+        lines = [f"the op that computes wrong: {self.headline()}",
+                 *([f"  in library code at {self.library_frame()}"] if self.library_frame() else []),
+                 f"  call: {self.call}",
                  f"  computes in {self.computes_in}", *(f"  {line}" for line in self.profile)]
         if self.inside is not None:
             lines.append(f"  inside the whole program: {self.inside.render()}")

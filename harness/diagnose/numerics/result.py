@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from harness.compiler.locations import SourceLocation
 from harness.enums import ParsableEnum
 
-from ..source import excerpt, is_library
+from ..source import excerpt, is_library, model_frame
 from .blame import Blame
 from .culprit import OneOpResult
 
@@ -141,7 +141,8 @@ class NumericsBisectResult:
 
 
 def _source(op: ChainOp, context: int) -> list[str]:
-    frame = next((f for f in op.frames if not is_library(f.file)), op.frames[0] if op.frames else None)
+    found = model_frame([f.file for f in op.frames])
+    frame = op.frames[found if found is not None else 0] if op.frames else None
     if frame is None:
         return []
     return excerpt(frame.file, frame.line, context)
