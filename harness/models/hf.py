@@ -210,6 +210,9 @@ class PreparedModel:
     second_inputs: InputSet
     settings: ModelSettings
     dynamic: DynamicSpec = DynamicSpec()  # --dynamic, seq capped at the model's positions
+    # What part of the model the inputs leave unrun ("" when none): the text-only fallback of a
+    # model that also reads images or audio, when no size of those ran the model.
+    not_run: str = ""
 
     @property
     def name(self) -> str:
@@ -315,7 +318,7 @@ def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> Prepare
         outputs=outputs,
     )
     return PreparedModel(spec, options.variant, config, model_, module, first, second, settings,
-                         dynamic)
+                         dynamic, not_run=plan.note)
 
 
 def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None) -> Any:

@@ -46,7 +46,7 @@ from .diagnose import (
 )
 from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
-from .verify import PortedIR, check_numerics
+from .verify import NumericsRun, PortedIR, check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
 from .record import (
@@ -149,14 +149,22 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
     ir = _ported_ir(ir_path, chosen.torch_pipeline, results)
     run = check_numerics(subject, ir, program=run_program, folder=folder, options=options,
                          progress=progress, label=label)
+    _numbers(port, run, subject.not_run)
+    return port
+
+
+def _numbers(port: FrontendPort, run: NumericsRun, not_run: str) -> None:
+    """The numbers check's result in the port: its stages, checks and outcome; a verified port
+    whose inputs left a part of the model unrun is PARTIAL (what ran is right; not all ran)."""
     port.stages += run.stages
     port.numerics, port.blockers, port.commands = run.checks, run.blockers, run.commands
     port.outcome = run.outcome
+    if run.outcome is PortOutcome.VERIFIED and not_run:
+        port.outcome, port.not_run = PortOutcome.PARTIAL, not_run
     if run.outcome is PortOutcome.FAILS:
         port.failed_stage = run.stages[-1].name
     else:
         port.reached = run.stages[-1].name
-    return port
 
 
 def _record_stages(port: FrontendPort, results: list[StageResult], options: PortOptions) -> None:

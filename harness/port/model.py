@@ -66,7 +66,8 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
         warned: list[str] = []
         subject = Subject(prepared.name, prepared.module, prepared.inputs, prepared.second_inputs,
                           trace=_tracer(prepared, warned), output_names=tuple(prepared.settings.outputs),
-                          dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned)
+                          dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned,
+                          not_run=prepared.not_run)
         for name in options.frontends:
             entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
                                              options, progress))

@@ -40,6 +40,9 @@ class PortOutcome(ParsableEnum):
 
     VERIFIED = "verified"                    # lowered, and the RefBackend matches eager
     NUMERICS_MISMATCH = "numerics-mismatch"  # lowered, and the RefBackend's numbers differ
+    # lowered and the numbers match, but an input the model's modality needs was not made: a
+    # part of the model (an image tower) never ran, so "verified" would claim what was not checked
+    PARTIAL = "partial"
     LOWERED = "lowered"                      # reached its last stage; numbers not checked
     FAILS = "fails"                          # stopped at a stage (failed_stage says which)
 
@@ -289,6 +292,7 @@ class FrontendPort(_Typed):
     diagnosis_seconds: float = 0.0  # blockers and bisect on a failing pipeline (not a stage)
     fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
     dynamic: DynamicDims | None = None  # --dynamic: which dimensions stayed dynamic (None: static port)
+    not_run: str = ""      # PARTIAL: the part of the model its inputs left unrun, and why
 
 
     @property

@@ -97,6 +97,8 @@ def outcome_text(port: FrontendPort) -> str:
     if outcome is PortOutcome.LOWERED:
         lowered = [s.name.value for s in port.stages if s.name in PIPELINE_STAGES]
         return f"lowers through {', '.join(lowered)} (numbers not checked)"
+    if outcome is PortOutcome.PARTIAL:
+        return "partial (not verified: a part of the model never ran)"
     return outcome.value
 
 
@@ -238,7 +240,10 @@ def _result(port: FrontendPort) -> str:
             text += f" (+{len(port.blockers) - 1} more blocker{'s' if len(port.blockers) > 2 else ''})"
     elif port.numerics:
         worst = max(port.numerics, key=lambda c: _worst_first(c.max_abs_diff))
-        if port.outcome is PortOutcome.VERIFIED:
+        if port.outcome is PortOutcome.PARTIAL:
+            text += (f": the numbers match on {len(port.numerics)} input sets, but only for what "
+                     f"ran: {port.not_run}")
+        elif port.outcome is PortOutcome.VERIFIED:
             text += f" on {len(port.numerics)} input sets (max abs diff {_num(worst.max_abs_diff)}"
             text += (", float32 rounding by float64 eager)" if any(c.float_noise for c in port.numerics)
                      else ")")

@@ -28,6 +28,9 @@ class Subject:
     dynamic_axes: tuple[dict[int, DynamicDim], ...] = ()
     # FILE:LINE of each TracerWarning of the last trace (filled by ``trace``)
     tracer_warnings: list[str] = field(default_factory=list)
+    # The part of the model its inputs leave unrun ("" when none): a verified port is then
+    # "partial", never "verified" (a vision-language model's image tower that never ran).
+    not_run: str = ""
 
     @property
     def dynamic(self) -> bool:

@@ -31,6 +31,7 @@ COLOURS = {  # background, text: the word is always printed too (colour is never
     Status.VERIFIED: ("#1e7b34", "#fff"),
     Status.LOWERED: ("#7fbf7f", "#000"),
     Status.NUMERICS_MISMATCH: ("#e69500", "#000"),
+    Status.PARTIAL: ("#d4c24a", "#000"),
     Status.MISCOMPILE: ("#8e24aa", "#fff"),
     Status.FAILS: ("#c62828", "#fff"),
     Status.CRASHED: ("#424242", "#fff"),
@@ -508,7 +509,8 @@ def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
               "first: crashed (no record), unsupported (the harness cannot drive the model: the "
               "reason is in the cell), fails (stopped at a stage), miscompile (lowered, and "
               "the op-level reference check differs), numerics-mismatch (lowered, differs from "
-              "eager), lowered (numbers not checked), verified.</p>",
+              "eager), partial (the numbers match, but an input the model's modality needs was not "
+              "made: a part of the model never ran), lowered (numbers not checked), verified.</p>",
               "</body></html>"]
     return "\n".join(parts) + "\n"
 

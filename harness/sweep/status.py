@@ -26,6 +26,7 @@ class Status(ParsableEnum):
     FAILS = "fails"                           # stopped at a stage
     MISCOMPILE = "miscompile"                 # lowered; the op-level check's numbers differ
     NUMERICS_MISMATCH = "numerics-mismatch"   # lowered; differs from eager (frontend or torch-mlir)
+    PARTIAL = "partial"                       # lowered; matches eager, but part of the model never ran
     LOWERED = "lowered"                       # lowered; numbers not checked
     VERIFIED = "verified"                     # lowered; matches eager (and the op-level check)
 
