@@ -343,7 +343,8 @@ class PortRecord(_Typed):
 
     @property
     def ok(self) -> bool:
-        """Every port verified (or lowered, where numerics were not asked for)."""
+        """Every port verified (or lowered, where numerics were not asked for); a partial
+        port is not."""
         return bool(self.ports()) and all(
             p.outcome in (PortOutcome.VERIFIED, PortOutcome.LOWERED) for _, p in self.ports())
 
@@ -371,7 +372,7 @@ class PortRecord(_Typed):
     def write(self, path: str | os.PathLike) -> None:
         from harness.compiler.irfile import write_atomically
 
-        write_atomically(path, json.dumps(self.to_json(), indent=1) + "\n")
+        write_atomically(path, json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n")
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> PortRecord:
@@ -397,6 +398,8 @@ def _jsonable(value: Any) -> Any:
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # strict JSON: no bare Infinity/NaN (browsers' JSON.parse and jq refuse them)
     if not hasattr(value, "__dataclass_fields__"):
         return value
     out: dict[str, Any] = {}

@@ -167,3 +167,33 @@ class _Float32Only(nn.Module):
         if x.dtype is not torch.float32:
             raise TypeError("float32 only")
         return x
+
+
+def test_the_record_is_strict_json_with_infinite_ratios(tmp_path: Path):
+    """A ratio of an exact eager value (0 error) to a wrong compiled one is infinite: the record
+    writes it as the string "inf" (json.loads refusing Infinity/NaN reads it), and reads it back."""
+    import json
+    import math
+
+    from harness.port.record import OutputDiff, PortRecord
+
+    port = port_frontend(_subject(Cancelling), FrontendName.FX, tmp_path / "fx",
+                         PortOptions(out=str(tmp_path)), QUIET)
+    port.numerics[0].outputs[0] = OutputDiff(0, "y", "float32", [4, 256], math.inf, math.nan, 1, 1024,
+                                             "rtol 0.0001, atol 1e-05", float64_ratio=math.inf,
+                                             float64_rms=math.nan)
+    from harness.models.choice import Variant
+    from harness.port.record import SourceKind, VariantRecord
+
+    record = PortRecord("m", SourceKind.TYPE, "m", variants=[VariantRecord(Variant.STOCK, "m", ports=[port])])
+    path = tmp_path / "record.json"
+    record.write(path)
+
+    def refuse(name: str):
+        raise ValueError(f"bare {name} in the record")
+
+    data = json.loads(path.read_text(), parse_constant=refuse)
+    written = data["variants"][0]["ports"][0]["numerics"][0]["outputs"][0]
+    assert written["float64_ratio"] == "inf" and written["float64_rms"] == "nan"
+    back = PortRecord.read(path).variants[0].ports[0].numerics[0].outputs[0]
+    assert back.float64_ratio == math.inf and back.float64_rms is not None and math.isnan(back.float64_rms)

@@ -109,7 +109,7 @@ class Culprit:
             lines.append(f"  inside the whole program: {self.inside.render()}")
         if self.share is not None:
             lines.append(f"  share of the final difference: {self.share:.0%} of max abs diff "
-                         f"{self.final_abs_diff:.3g} (the run with the values returned)")
+                         f"{self.final_abs_diff:.3g} (the whole function as lowered)")
         if self.opinions:
             lines.append("  second opinion (each way against eager PyTorch's value of the op):")
             lines += [f"    {opinion.render()}" for opinion in self.opinions]
