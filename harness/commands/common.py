@@ -192,5 +192,5 @@ def int_range(text: str) -> tuple[int, int]:
             raise ValueError
         return int(low), int(high)
     except ValueError:
-        raise HarnessError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), "
+        raise UsageError(f"--int-range expects LOW,HIGH with LOW < HIGH (e.g. 0,100), "
                            f"got {text!r}.") from None

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from harness.enums import ParsableEnum
-from harness.errors import HarnessError
+from harness.errors import HarnessError, UsageError
 
 from .dtypes import DType
 
@@ -89,7 +89,7 @@ class Tolerances:
                 if not (rtol >= 0 and atol >= 0 and math.isfinite(rtol) and math.isfinite(atol)):
                     raise ValueError
             except ValueError:
-                raise HarnessError(
+                raise UsageError(
                     f"--tolerance expects DTYPE=RTOL,ATOL with two non-negative numbers (e.g. "
                     f"--tolerance f32=1e-3,1e-5), got {spec!r}."
                 ) from None

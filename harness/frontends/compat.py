@@ -31,7 +31,7 @@ from harness.compiler.runner import repro_command
 from harness.compiler.pipelines import Pipeline
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.enums import ParsableEnum
-from harness.errors import HarnessError, PipelineFailure
+from harness.errors import HarnessError, InputFileError, PipelineFailure, UsageError
 
 from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
 
@@ -86,7 +86,7 @@ def _example_list(example_args) -> list:
         return [example_args]
     if isinstance(example_args, (list, tuple)):
         return list(example_args)
-    raise HarnessError(
+    raise UsageError(
         f"example_args must be a tensor, a TensorPlaceholder or a list/tuple of them, got "
         f"{type(example_args).__name__}."
     )
@@ -96,12 +96,12 @@ def _script(model, examples: list, use_tracing: bool) -> torch.jit.ScriptModule:
     if isinstance(model, torch.jit.ScriptModule):
         return model
     if not isinstance(model, torch.nn.Module):
-        raise HarnessError(
+        raise UsageError(
             f"compile expects a torch.nn.Module or torch.jit.ScriptModule, got {type(model).__name__}."
         )
     if use_tracing:
         if any(isinstance(e, TensorPlaceholder) for e in examples):
-            raise HarnessError(
+            raise UsageError(
                 "use_tracing=True needs example tensors, not TensorPlaceholders: tracing runs the "
                 "model. Pass real tensors of the shapes you want."
             )
@@ -253,12 +253,12 @@ def _stage_options(backend_legal_ops: Sequence[str] | None,
     if extra_library is None:
         return per_stage
     if not isinstance(extra_library, (str, os.PathLike)):
-        raise HarnessError(
+        raise UsageError(
             "extra_library must be the path of an MLIR file of shape/dtype functions (the "
             "pipeline's extra-library option); generate it once and pass its path."
         )
     if not Path(extra_library).is_file():
-        raise HarnessError(f"extra_library file {extra_library} does not exist. Check the path.")
+        raise InputFileError(f"extra_library file {extra_library} does not exist. Check the path.")
     per_stage.setdefault("torchscript-to-torch", {})["extra-library"] = os.fspath(
         Path(extra_library).resolve())
     return per_stage

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from harness.enums import ParsableEnum
-from harness.errors import HarnessError
+from harness.errors import InputFileError
 
 CATALOG_FILE = "upstream.toml"
 
@@ -89,7 +89,7 @@ def _report(entry: dict) -> UpstreamReport:
             messages=tuple(entry.get("messages", ())), note=str(entry.get("note", "")),
             checked=str(entry.get("checked", "")), related=tuple(int(n) for n in entry.get("related", ())))
     except (KeyError, ValueError, TypeError) as e:
-        raise HarnessError(f"harness/knowledge/{CATALOG_FILE}: entry {entry.get('number', '?')} is "
+        raise InputFileError(f"harness/knowledge/{CATALOG_FILE}: entry {entry.get('number', '?')} is "
                            f"malformed ({type(e).__name__}: {e}); every [[report]] needs repo, "
                            "number, kind and state.") from None
 

@@ -199,3 +199,20 @@ def test_the_cycle_checker_sees_a_planted_cycle_in_real_files():
         first.unlink()
         second.unlink()
     test_no_import_cycle_inside_a_folder()  # and the tree itself has none
+
+
+def _bare_base_raises(text: str) -> list[int]:
+    """Lines that raise the base HarnessError itself (an error class says what kind it is)."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) \
+                and isinstance(node.exc.func, ast.Name) and node.exc.func.id == "HarnessError":
+            found.append(node.lineno)
+    return found
+
+
+def test_no_bare_harness_error_is_raised():
+    bare = {str(p.relative_to(PACKAGE)): lines for p in _modules()
+            if (lines := _bare_base_raises(p.read_text()))}
+    assert not bare, f"raise a HarnessError subclass (UsageError, InputFileError, ...): {bare}"
+    assert _bare_base_raises("raise HarnessError('x')\n") == [1]  # the checker sees one

@@ -35,6 +35,7 @@ from harness import defaults
 from harness.compiler.mlir import parse_ir, print_op
 from harness.errors import (
     HarnessError,
+    InputFileError,
     NoMiscompileError,
     ReferenceEvaluationError,
     UnsupportedDTypeError,
@@ -231,7 +232,8 @@ class NumericsSession(Session):
         """The piece, keyed, as the best so far (after one run through the oracle)."""
         parsed = parse_ir(text)
         if parsed is None:
-            raise HarnessError("the chain's program does not parse on the bindings")
+            raise InputFileError("the chain's program does not parse on the bindings: the IR the "
+                                 "reduction started from is not one the wheel's MLIR reads")
         context, module = parsed
         with context:
             func = find_function(module, None, "the chain")
