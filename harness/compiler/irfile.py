@@ -140,3 +140,21 @@ def _mode_for(path: Path) -> int:
         umask = os.umask(0o022)  # no /proc: read it the only other way, and put it back
         os.umask(umask)
     return 0o666 & ~umask
+
+
+def unlink_link(path: str | os.PathLike) -> None:
+    """Removes ``path`` when it is a symbolic link: a folder that may hold earlier output (a
+    sweep's ``--out``) is written into, never through a link planted there (round-4 probes: the
+    lock file, a model's log and merged records overwrote the files their links named)."""
+    if os.path.islink(path):
+        os.unlink(path)
+
+
+def open_fresh(path: str | os.PathLike, mode: str = "w", **kwargs) -> IO:
+    """``open(path, mode)`` for writing ("w", "a", "wb", "ab") that replaces a symbolic link at
+    ``path`` with a file of its own, and refuses to follow one that appears in between
+    (``O_NOFOLLOW``)."""
+    unlink_link(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    flags |= os.O_APPEND if "a" in mode else os.O_TRUNC
+    return os.fdopen(os.open(path, flags, 0o644), mode, **kwargs)

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.compiler.irfile import unlink_link
 from harness.errors import OutputError
 
 LOCK_FILE = ".sweep.lock"
@@ -75,7 +76,8 @@ def hold(out: Path) -> Iterator[Holder]:
         raise _unusable(out, "it is a file, not a folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        unlink_link(out / LOCK_FILE)  # a planted link is replaced, never written through
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
     except OSError as e:
         raise _unusable(out, _said(e)) from None
     try:

@@ -11,7 +11,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.compiler.irfile import write_atomically
+from harness.compiler.irfile import unlink_link, write_atomically
 from harness.errors import UsageError
 
 from .records import BUILDS, CHECKS, LOGS, MODELS_FILE, RECORDS, ModelResult, SweepDir, load, within
@@ -80,6 +80,7 @@ def _copy(result: ModelResult, source: Path, out: Path) -> None:
                   if result.build else (source, out))
     target = into / RECORDS / result.path.name
     target.parent.mkdir(parents=True, exist_ok=True)
+    unlink_link(target)
     shutil.copyfile(result.path, target)
     stem = result.path.stem
     checks = base / CHECKS / stem
@@ -92,4 +93,5 @@ def _copy(result: ModelResult, source: Path, out: Path) -> None:
         if log.is_symlink() or not log.is_file():
             continue
         (into / LOGS).mkdir(parents=True, exist_ok=True)
+        unlink_link(into / LOGS / log.name)
         shutil.copyfile(log, into / LOGS / log.name)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import defaults
-from harness.compiler.irfile import write_atomically
+from harness.compiler.irfile import open_fresh, write_atomically
 from harness.compiler.process import signal_group
 from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
@@ -149,8 +149,9 @@ def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
     when the sweep stopped it."""
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    with open(log, "w", encoding="utf-8") as out, \
-            open(stdout if stdout else os.devnull, "w", encoding="utf-8") as result:
+    with open_fresh(log, "w", encoding="utf-8") as out, \
+            (open_fresh(stdout, "w", encoding="utf-8") if stdout else
+             open(os.devnull, "w", encoding="utf-8")) as result:
         out.write("$ " + shlex.join(argv) + "\n")
         out.flush()
         env = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}

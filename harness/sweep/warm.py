@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
+from harness.compiler.irfile import open_fresh
 from harness.compiler.process import signal_group, watchdog
 
 MODULE = "harness.sweep.warm"
@@ -355,7 +356,7 @@ class WarmServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         if self.log:
             self.log.parent.mkdir(parents=True, exist_ok=True)
-        out = open(self.log, "ab") if self.log else open(os.devnull, "wb")  # noqa: SIM115
+        out = open_fresh(self.log, "ab") if self.log else open(os.devnull, "wb")  # noqa: SIM115
         try:
             watchdog.ready()
             self._proc = subprocess.Popen(
@@ -524,7 +525,7 @@ class Warm:
             return
         line = f"warm workers unavailable ({why}); the models start cold from here"
         if server.log is not None:
-            with open(server.log, "a", encoding="utf-8") as log:
+            with open_fresh(server.log, "a", encoding="utf-8") as log:
                 log.write(f"harness sweep: {line}\n")
         if self._say is not None:
             self._say(line)

@@ -139,3 +139,51 @@ def test_the_numerics_check_runs_on_no_file_outside_the_sweep(tmp_path):
                                 StageRecord("torch-to-linalg", True, 1.0)])
     assert check_port("gpt2", "gpt2", port, SweepOptions(out=sweep, python="/bin/false")) == ""
     assert not (sweep / records.LOGS).exists()
+
+
+def _victim(tmp_path: Path) -> Path:
+    victim = tmp_path / "victim" / "user-file.txt"
+    victim.parent.mkdir(parents=True)
+    victim.write_text("the user's own file\n")
+    return victim
+
+
+def test_the_lock_and_logs_replace_a_planted_link(tmp_path):
+    """Round-4 probes: a link planted in --out as .sweep.lock or logs/MODEL.log had the sweep
+    truncate and write the file it named."""
+    from harness.compiler.irfile import open_fresh
+    from harness.sweep.lock import LOCK_FILE, hold
+
+    victim = _victim(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK_FILE).symlink_to(victim)
+    with hold(out):
+        assert not (out / LOCK_FILE).is_symlink() and (out / LOCK_FILE).is_file()
+    log = out / "model.log"
+    log.symlink_to(victim)
+    for mode in ("w", "a"):
+        with open_fresh(log, mode) as f:
+            f.write("ported\n")
+        assert not log.is_symlink()
+        log.unlink()
+        log.symlink_to(victim)
+    assert victim.read_text() == "the user's own file\n"
+
+
+def test_merge_replaces_links_in_its_out_folder(tmp_path):
+    """--merge into a folder whose records/ and logs/ hold links: the links are replaced."""
+    victim = _victim(tmp_path)
+    shard = failing_sweep(tmp_path / "shard", reproducer="")
+    (shard / records.LOGS).mkdir()
+    (shard / records.LOGS / "gpt2.log").write_text("the shard's log\n")
+    merged = tmp_path / "m"
+    for folder in (records.RECORDS, records.LOGS):
+        (merged / folder).mkdir(parents=True)
+    (merged / records.RECORDS / "gpt2.json").symlink_to(victim)
+    (merged / records.LOGS / "gpt2.log").symlink_to(victim)
+    proc = harness("sweep", "--merge", str(shard), "--out", str(merged), timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert victim.read_text() == "the user's own file\n"
+    assert not (merged / records.RECORDS / "gpt2.json").is_symlink()
+    assert (merged / records.LOGS / "gpt2.log").read_text() == "the shard's log\n"
