@@ -32,12 +32,15 @@ import numpy as np
 
 from harness import defaults
 from harness.compiler import builds as builds_module
+from harness.compiler.mlir import new_context
 from harness.compiler.runner import RunOptions
 from harness.errors import NoMiscompileError, OutputError, ReportError
-from harness.execute.inputs import RandomInputs
+from harness.execute.check import flatten_outputs
+from harness.execute.inputs import RandomInputs, load_npz, save_npz
 from harness.execute.levels import split_pipeline
 from harness.execute.lowering import run_stage
 from harness.execute.closeness import Tolerances
+from harness.execute.reference import ReferenceOptions, entry_signature, evaluate
 
 from ..numerics import NumericsBisectOptions, bisect_numerics
 from ..reduce.miscompile import NumericsReduceOptions, reduce_numerics
@@ -48,7 +51,7 @@ from .redact import Redactor
 from .repro_check import run_repro
 from .result import BundleKind, Refusal, SelfCheck
 from .sections import PortEvidence, Provenance, verdict_for, with_evidence
-from .standalone import write_standalone
+from .standalone import WIDE_NPZ, write_standalone
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
@@ -163,6 +166,7 @@ def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir:
     redactor = Redactor.for_machine([staging], enabled=options.redact,
                                     other_dirs=[src.parent, out_dir, scratch])
     redactor.redact_file(staging / "reduced.mlir", ir=True)
+    _write_wide(staging)
 
     say("bisecting reduced.mlir and replaying its chain with each pass choice")
     bisected = bisect_numerics(
@@ -229,3 +233,21 @@ def _arrays(path: Path) -> list[np.ndarray]:
 
 __all__ = ["MISCOMPILE_FILES", "NumericsReportOptions", "NumericsReportResult",
            "make_numerics_report"]
+
+
+def _write_wide(staging: Path) -> None:
+    """The bundle's float64 evaluation of reduced.mlir on inputs.npz (``standalone.WIDE_NPZ``),
+    by which repro.py judges float results as the harness does (nothing when it does not
+    evaluate so: repro.py then uses the flat tolerance)."""
+    from torch_mlir import ir
+
+    try:
+        with new_context():
+            module = ir.Module.parseFile(str(staging / "reduced.mlir"))
+            inputs = load_npz(str(staging / "inputs.npz"), entry_signature(module.operation, None))
+            found = evaluate(module.operation, inputs, ReferenceOptions(check_types=False, widen=True))
+    except Exception:  # a float32-only kernel: no float64 values
+        return
+    values = [v.detach().numpy() if hasattr(v, "detach") else np.asarray(v)
+              for v in flatten_outputs(found.outputs)]
+    save_npz(staging / WIDE_NPZ, values, prefix="result")

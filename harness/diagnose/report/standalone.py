@@ -71,6 +71,8 @@ class ReproPy:
     expected_error: str = ""        # PASS: the error text that shows the bug
     inputs_npz: bytes = b""
     expected_npz: bytes = b""
+    # the same function evaluated in float64 (b"": none), by which float results are judged
+    wide_npz: bytes = b""
     timeout_s: float = defaults.TIMEOUT_S
 
 
@@ -100,6 +102,7 @@ def repro_py(spec: ReproPy) -> str:
         "ARRAYS_DOC": _arrays_doc(spec.inputs_npz, "argument") + _arrays_doc(spec.expected_npz, "expected"),
         "INPUTS_NPZ": _b64(spec.inputs_npz),
         "EXPECTED_NPZ": _b64(spec.expected_npz),
+        "WIDE_NPZ": _b64(spec.wide_npz),
     })
 
 
@@ -140,7 +143,14 @@ def numerics_repro(folder: Path, kind: BundleKind, pipeline: str, summary: str,
         to_linalg=join((*split.to_torch_passes, *split.to_linalg_passes)),
         to_llvm=resolve(LLVM_PIPELINE)[0], function=read_signature(ir_file, None).name,
         inputs_npz=(folder / "inputs.npz").read_bytes(),
-        expected_npz=(folder / "expected.npz").read_bytes(), timeout_s=timeout_s)
+        expected_npz=(folder / "expected.npz").read_bytes(),
+        wide_npz=(folder / WIDE_NPZ).read_bytes() if (folder / WIDE_NPZ).is_file() else b"",
+        timeout_s=timeout_s)
+
+
+#: A miscompile bundle's float64 evaluation of reduced.mlir on inputs.npz: what repro.py judges
+#: float results against (the harness's float64 rule, harness.execute.closeness).
+WIDE_NPZ = "expected-float64.npz"
 
 
 def write_standalone(folder: Path, kind: BundleKind, pipeline: str, summary: str,
