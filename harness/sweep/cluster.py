@@ -145,6 +145,61 @@ def _tail_text(path: Path, limit: int) -> str:
         return ""
 
 
+#: How long a scheduler address may take to answer (connect, then its handshake) before the
+#: sweep gives up with exit 2: a listener that accepts and never answers hung Dask's Client.
+CONNECT_TIMEOUT_S = 30.0
+#: A Dask comm message starts with its length (a little-endian u64); a handshake is small. A
+#: length past this is not Dask (an HTTP server's "HTTP/1.1" read so asked for exabytes).
+MAX_HANDSHAKE_BYTES = 1 << 26
+_START_ONE = ("Start one ('dask scheduler', then 'dask worker ADDRESS' on each machine) or use "
+              "--cluster local:N.")
+
+
+def scheduler_address(address: str) -> tuple[str, int]:
+    """``tcp://HOST:PORT`` (or ``tls://``) as (host, port); UsageError for anything else."""
+    from urllib.parse import urlsplit
+
+    scheme, sep, _ = address.partition("://")
+    try:
+        parts = urlsplit(address)
+        host, port = parts.hostname, parts.port
+    except ValueError:  # an unclosed '[', a port that is not a number or out of range
+        host, port = None, None
+    if not sep or scheme not in ("tcp", "tls") or not host or port is None or not 0 < port < 65536:
+        raise UsageError(f"--cluster {address!r} is neither local:N nor a scheduler address "
+                         "tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786, tcp://[::1]:8786).")
+    return host, port
+
+
+def probe(address: str, host: str, port: int, timeout_s: float | None = None) -> None:
+    """Connects and reads the first 16 bytes a Dask scheduler sends on its own (its handshake's
+    length and frame count), within ``timeout_s``: UsageError when nothing listens, nothing
+    comes, or what comes is not Dask's framing."""
+    import socket
+    import struct
+
+    limit = CONNECT_TIMEOUT_S if timeout_s is None else timeout_s
+    try:
+        with socket.create_connection((host, port), timeout=limit) as sock:
+            sock.settimeout(limit)
+            data = b""
+            while len(data) < 16:
+                chunk = sock.recv(16 - len(data))
+                if not chunk:
+                    break
+                data += chunk
+    except TimeoutError:
+        raise UsageError(f"--cluster {address}: it accepts connections but sent nothing in "
+                         f"{limit:g} s, as a Dask scheduler does at once. {_START_ONE}") from None
+    except OSError as e:
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there "
+                         f"({e.strerror or e}). {_START_ONE}") from None
+    length, frames = struct.unpack("<QQ", data) if len(data) == 16 else (0, 0)
+    if len(data) < 16 or not (0 < length < MAX_HANDSHAKE_BYTES and 0 < frames < 1024):
+        raise UsageError(f"--cluster {address}: what answers there is not a Dask scheduler (its "
+                         f"first bytes {data[:16]!r}). {_START_ONE}")
+
+
 @contextmanager
 def connect(address: str) -> Iterator[Any]:
     """A Dask client of the cluster ``address`` names; the cluster it started goes with it."""
@@ -163,15 +218,13 @@ def connect(address: str) -> Iterator[Any]:
                              dashboard_address=None) as cluster, Client(cluster) as client:
             yield client
         return
-    if "://" not in address:
-        raise UsageError(f"--cluster {address!r} is neither local:N nor a scheduler address such "
-                         "as tcp://host:8786.")
+    host, port = scheduler_address(address)
+    probe(address, host, port)
     try:
-        client = Client(address, timeout=30)
-    except (OSError, TimeoutError) as e:
-        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({e}). Start "
-                         "one ('dask scheduler', then 'dask worker ADDRESS' on each machine) "
-                         "or use --cluster local:N.") from None
+        client = Client(address, timeout=CONNECT_TIMEOUT_S)
+    except Exception as e:  # a scheduler that breaks off: one paragraph, never a traceback
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({type(e).__name__}: "
+                         f"{e}). {_START_ONE}") from None
     try:
         client.run_on_scheduler(_limit_failures)
         yield client

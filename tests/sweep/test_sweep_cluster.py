@@ -223,3 +223,71 @@ def test_without_dask_the_error_names_the_extra(tmp_path):
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2, stdout + stderr
     assert "pip install -e '.[cluster]'" in stderr and "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("address", ["tcp://", ":notaport", "tcp://[::1", "inproc://", "ucx://h:1",
+                                     "tcp://127.0.0.1:99999", "tcp://127.0.0.1:x"])
+def test_a_malformed_scheduler_address_is_a_usage_error(address):
+    """Round-4 probes: these were tracebacks (exit 3)."""
+    from harness.errors import UsageError
+    from harness.sweep.cluster import connect
+
+    with pytest.raises(UsageError, match="neither local:N nor a scheduler address"):
+        with connect(address):
+            pass
+
+
+def _listener(reply: bytes | None):
+    """A TCP listener on 127.0.0.1 that accepts, sends ``reply`` (None: nothing) and holds the
+    connection open: (port, stop)."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    held = []
+    stop = threading.Event()
+
+    def serve():
+        server.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            if reply is not None:
+                conn.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def close():
+        stop.set()
+        for conn in held:
+            conn.close()
+        server.close()
+
+    return server.getsockname()[1], close
+
+
+@pytest.mark.parametrize("reply, says", [
+    (None, "sent nothing in 2 s"),                                       # accepts, never answers: hung
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "is not a Dask scheduler"),  # MemoryError (exabytes)
+])
+def test_a_listener_that_is_no_scheduler_is_refused_in_time(reply, says, monkeypatch):
+    import time
+
+    from harness.errors import UsageError
+    from harness.sweep import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT_S", 2.0)
+    port, close = _listener(reply)
+    try:
+        began = time.monotonic()
+        with pytest.raises(UsageError, match=says):
+            with cluster.connect(f"tcp://127.0.0.1:{port}"):
+                pass
+        assert time.monotonic() - began < 10
+    finally:
+        close()
