@@ -46,6 +46,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
               f"the module, in {timeline.elapsed_s:.2f} s")
         if failing is not None:
             print(f"failing pass: #{failing.index} {failing.pass_name} on {failing.anchor or '?'}")
+        if timeline.lost_dumps:
+            print(f"incomplete: {timeline.error.splitlines()[-1]}")
         print(f"page: {page}")
         print(f"record: {out / 'timeline.json'}")
     return EXIT_OK if timeline.ok else EXIT_FAILURE

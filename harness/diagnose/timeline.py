@@ -419,11 +419,27 @@ def build(record: RunRecord, input_text: str, groups: list[Group], out: Path,
                             ir_file=dump.path, diff_file=diff_file, error=errors if dump.failed else ""))
     if not record.ok and not any(r.state is RowState.FAILED for r in rows):
         rows.append(_stopped_row(record, len(rows) + 1, errors, module.digest()))
+    lost = lost_dumps(record.stderr)
+    if lost:
+        errors = "\n".join(filter(None, [errors, (
+            f"MLIR could not write {len(lost)} of its IR dumps ({lost[0][:300]}): the passes on "
+            "those ops are missing from this timeline (an op name too long for a file name; the "
+            "pipeline itself ran to its end)")]))
     return Timeline(input_path=record.input_path, pipeline=record.pipeline, binary=record.binary,
                     outcome=record.outcome, elapsed_s=record.elapsed_s, command=list(record.command),
                     initial_counts=dict(sorted(initial_counts.items())), rows=rows, timers=timers,
                     follow=follow, initial_followed=initial_followed, error=errors,
-                    input_digest=input_digest)
+                    input_digest=input_digest, lost_dumps=lost)
+
+
+#: MLIR's own complaint when it cannot write a dump of -mlir-print-ir-tree-dir (it goes on, and
+#: exits 0): "Error while creating directory DIR: File name too long", "Error opening file ...".
+_LOST_DUMP = re.compile(r"^Error (?:while creating directory|opening file|while opening) .*$", re.MULTILINE)
+
+
+def lost_dumps(stderr: str) -> list[str]:
+    """Each distinct line in which MLIR said it could not write a dump."""
+    return list(dict.fromkeys(m.group(0).strip() for m in _LOST_DUMP.finditer(stderr)))
 
 
 def _error_text(record: RunRecord) -> str:

@@ -156,10 +156,13 @@ class Timeline:
     input_ir: str = ""         # the input as printed with the same flags, relative
     input_digest: str = ""     # of the input module, as PassRow.digest
     error: str = ""            # the run's first error, or its crash, in one paragraph
+    # MLIR's own errors writing its dump files (a folder name past the file system's limit):
+    # the passes on those ops are missing from the rows, so the timeline is not whole
+    lost_dumps: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.outcome is Outcome.SUCCESS
+        return self.outcome is Outcome.SUCCESS and not self.lost_dumps
 
     @property
     def changed(self) -> list[PassRow]:
@@ -200,7 +203,8 @@ class Timeline:
                 "follow": self.follow.to_json() if self.follow else None,
                 "initial_followed": self.initial_followed, "input_ir": self.input_ir,
                 "input_digest": self.input_digest,
-                "error": self.error, "initial_counts": self.initial_counts,
+                "error": self.error, "lost_dumps": list(self.lost_dumps),
+                "initial_counts": self.initial_counts,
                 "timers": [t.to_json() for t in self.timers],
                 "rows": [r.to_json() for r in self.rows]}
 
@@ -219,7 +223,7 @@ class Timeline:
                    follow=Follow.from_json(d["follow"]) if d.get("follow") else None,
                    initial_followed=d.get("initial_followed"), input_ir=_inside(d.get("input_ir", "")),
                    input_digest=d.get("input_digest", ""),
-                   error=d.get("error", ""))
+                   error=d.get("error", ""), lost_dumps=[str(x) for x in d.get("lost_dumps", [])])
 
 
 def is_timeline_record(path: Path) -> bool:

@@ -299,3 +299,21 @@ def test_rows_run_in_the_order_mlir_ran_the_passes(tmp_path):
     assert sorted(rows(timeline)) == sorted(printed)
     for fn in ("@forward", "@scale"):
         assert [r for r in rows(timeline) if r[1] == fn] == [r for r in printed if r[1] == fn]
+
+
+def test_dumps_mlir_could_not_write_make_the_timeline_incomplete(tmp_path):
+    """A 300-character function name: MLIR cannot create that op's dump folder, says so, and
+    exits 0. The timeline had shown 'success' with those passes missing."""
+    name = "f" * 300
+    src = tmp_path / "long.mlir"
+    src.write_text(f"func.func @{name}(%x: !torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32> {{\n"
+                   "  %0 = torch.aten.tanh %x : !torch.vtensor<[4,5],f32> -> !torch.vtensor<[4,5],f32>\n"
+                   "  return %0 : !torch.vtensor<[4,5],f32>\n}\n")
+    timeline = run_timeline(str(src), "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)",
+                            tmp_path / "t")
+    assert timeline.outcome is Outcome.SUCCESS  # the pipeline itself ran to its end
+    assert timeline.lost_dumps and "File name too long" in timeline.lost_dumps[0]
+    assert not timeline.ok and "could not write" in timeline.error
+    assert load(tmp_path / "t").lost_dumps == timeline.lost_dumps  # kept in the record
+    proc = harness("timeline", src, "--pipeline", "torch-to-linalg", "--out", tmp_path / "cli")
+    assert proc.returncode == 1 and "incomplete: MLIR could not write" in proc.stdout, proc.stdout
