@@ -258,7 +258,8 @@ def _final_check(run: StagesFixed, cache: ReferenceCache, signature: Signature |
                           time.perf_counter() - start)
     save_npz(folder / "actual.npz", list(rb.outputs), prefix="result")
     return from_numerics(Method.REFBACKEND,
-                         compare(list(rb.outputs), list(cache.outputs(path)), options.fix.tolerances),
+                         compare(list(rb.outputs), list(cache.outputs(path)), options.fix.tolerances,
+                                 cache.wide(path)),
                          time.perf_counter() - start)
 
 

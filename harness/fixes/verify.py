@@ -93,6 +93,7 @@ class ReferenceCache:
         self.inputs = list(inputs)
         self.function = function
         self._outputs: dict[str, tuple] = {}
+        self._wide: dict[str, tuple | None] = {}
 
     def outputs(self, path: str | os.PathLike) -> tuple:
         """The flattened outputs; raises the reference evaluator's typed errors."""
@@ -104,6 +105,23 @@ class ReferenceCache:
             result = evaluate_file(path, self.inputs, ReferenceOptions(function=self.function))
             self._outputs[key] = tuple(flatten_outputs(result.outputs))
         return self._outputs[key]
+
+    def wide(self, path: str | os.PathLike) -> tuple | None:
+        """The outputs evaluated in float64 (inputs and weights widened): what the float64 rule
+        of ``closeness`` judges a fixed file's outputs against; None when it does not
+        evaluate so (the flat tolerance decides)."""
+        from harness.execute.check import flatten_outputs
+        from harness.execute.reference import ReferenceOptions, evaluate_file
+
+        key = os.path.abspath(path)
+        if key not in self._wide:
+            try:
+                result = evaluate_file(path, self.inputs, ReferenceOptions(
+                    function=self.function, check_types=False, widen=True))
+                self._wide[key] = tuple(flatten_outputs(result.outputs))
+            except Exception:  # a float32-only kernel: no float64 opinion
+                self._wide[key] = None
+        return self._wide[key]
 
 
 #: Why the reference evaluator could not run: these make a fix unverified, not failed.
@@ -121,5 +139,5 @@ def verify_ir(before: str | os.PathLike, after: str | os.PathLike, cache: Refere
     except CANNOT_EVALUATE as e:
         return unverified(Method.REFERENCE, f"the reference evaluator cannot run it: {e}",
                           time.perf_counter() - start)
-    return from_numerics(Method.REFERENCE, compare(actual, expected, tolerances),
+    return from_numerics(Method.REFERENCE, compare(actual, expected, tolerances, cache.wide(before)),
                          time.perf_counter() - start)
