@@ -188,10 +188,10 @@ def _as_numpy(value) -> np.ndarray:
 
 
 def compare_one(index: int, actual, expected, tolerances: Tolerances = Tolerances(),
-                wide=None) -> OutputComparison:
+                wide=None, terms: int = 1) -> OutputComparison:
     """``actual`` against ``expected`` (float32 eager's value); ``wide``: the float64
     evaluation of the same computation, when there is one (then the float64 rule decides for a
-    float value)."""
+    float value); ``terms``: how many values each element sums (FloatNoise.terms)."""
     a, e = _as_numpy(actual), _as_numpy(expected)
     dtype, expected_dtype = DType.of(a), DType.of(e)
     tol = tolerances.for_dtype(expected_dtype)
@@ -236,7 +236,7 @@ def compare_one(index: int, actual, expected, tolerances: Tolerances = Tolerance
         if w.shape == e.shape and np.issubdtype(w.dtype, np.floating) \
                 and not (~np.isfinite(w) & np.isfinite(e64)).any():
             judged = np.isfinite(w) & np.isfinite(e64)
-            out.noise = noise_of(index, a, e, w, judged)
+            out.noise = noise_of(index, a, e, w, judged, terms)
             if out.noise is not None:
                 out.off_nonfinite = int(np.count_nonzero(~close & ~judged))
     return out
@@ -347,15 +347,24 @@ class FloatNoise:
     eps: float = float(np.finfo(np.float32).eps)  # of the value's dtype, at least float32's
     bias: float = 0.0     # mean signed error over its rms: near +-1 when one sign dominates
     worst: tuple[WorstElement, ...] = ()
+    # Terms summed into each element (an op's reduction length; 1 for elementwise ops and whole
+    # outputs): the floor grows with their square root, as an in-order sum's rounding does.
+    terms: int = 1
+
+    @property
+    def floor(self) -> float:
+        """The unit below which float32 eager's own error does not go: its rounding of a
+        correctly rounded value, times the square root of the terms summed in order."""
+        return FLOOR_EPS * self.eps * math.sqrt(max(1, self.terms))
 
     @property
     def ratio(self) -> float:
         """The compiled rms error in units of float32 eager's own (or of the floor)."""
-        return _times(self.compiled_rms, max(self.eager_rms, FLOOR_EPS * self.eps * self.scale_rms))
+        return _times(self.compiled_rms, max(self.eager_rms, self.floor * self.scale_rms))
 
     @property
     def worst_ratio(self) -> float:
-        return _times(self.compiled_max, max(self.eager_max, FLOOR_EPS * self.eps * self.scale_max))
+        return _times(self.compiled_max, max(self.eager_max, self.floor * self.scale_max))
 
     @property
     def within(self) -> bool:
@@ -394,7 +403,8 @@ def _ratio_text(x: float) -> str:
     return f"{x:.2f}x" if math.isfinite(x) else "inf x"
 
 
-def noise_of(index: int, actual, eager, wide, where: np.ndarray | None = None) -> FloatNoise | None:
+def noise_of(index: int, actual, eager, wide, where: np.ndarray | None = None,
+             terms: int = 1) -> FloatNoise | None:
     """``actual`` and float32 ``eager`` against ``wide`` (the float64 evaluation) over the
     elements ``where`` selects (default: where both eager and wide are finite); None when no
     element is left."""
@@ -423,4 +433,4 @@ def noise_of(index: int, actual, eager, wide, where: np.ndarray | None = None) -
         return FloatNoise(index, compiled_rms, float(np.sqrt(np.mean(np.square(own)))),
                           float(compiled.max()), float(own.max()),
                           float(np.sqrt(np.mean(np.square(w64)))), float(np.abs(w64).max()),
-                          eps, bias, worst)
+                          eps, bias, worst, terms)

@@ -146,8 +146,9 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     return lines
 
 
-def _output_state(o: OutputDiff) -> str:
-    """One output: the flat filter's numbers, then the float64 rule's, which decide when present."""
+def _output_state(o: OutputDiff, added_up: bool = False) -> str:
+    """One output: the flat filter's numbers, then the float64 rule's, which decide when present
+    (``added_up``: its set was verified as rounding that added up, no op being off)."""
     flat = f"max abs {_num(o.max_abs_diff)}, max rel {_num(o.max_rel_diff)} ({o.tolerance}"
     if o.problem:
         return f"{flat}) MISMATCH: {o.problem}"
@@ -155,7 +156,8 @@ def _output_state(o: OutputDiff) -> str:
     if o.float64_ratio is None or o.float64_worst_ratio is None:  # flat decided (or an old record)
         return f"{flat} {'ok' if not o.mismatched else 'MISMATCH'}"
     within = o.float64_ratio <= NOISE_FACTOR and o.float64_worst_ratio <= WORST_FACTOR
-    state = ("ok" if not o.mismatched else "float32 rounding") if within else "MISMATCH"
+    state = ("ok" if not o.mismatched else "float32 rounding") if within else \
+        "rounding that added up" if added_up else "MISMATCH"
     return (f"{flat} {state} (against float64 eager: {_times(o.float64_ratio)} float32 eager's own "
             f"error in rms ({_num(o.float64_rms)} to {_num(o.eager_float64_rms)}), "
             f"{_times(o.float64_worst_ratio)} at the worst element ({_num(o.float64_max_abs_diff)} to "
@@ -175,7 +177,10 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
     if check.excluded:
         lines.append(f"      left out: {check.excluded} (max abs diff there "
                      f"{_num(check.excluded_max_abs_diff)})")
-    if check.float_noise:
+    added_up = check.verdict is PortOutcome.VERIFIED and check.float_noise.startswith("rounding adding up")
+    if added_up:
+        lines.append(f"      verified: {check.float_noise}")
+    elif check.float_noise:
         lines.append("      verified by float64 eager: off the elementwise tolerance only as far as "
                      "float32 eager itself is (float32 rounding of large values)"
                      if check.verdict is PortOutcome.VERIFIED else
@@ -184,7 +189,7 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
                      "result smaller than the tolerance)")
     for o in check.outputs:
         lines.append(f"      output {o.index}{' ' + o.name if o.name else ''} "
-                     f"{o.dtype}[{','.join(str(d) for d in o.shape)}]: {_output_state(o)}")
+                     f"{o.dtype}[{','.join(str(d) for d in o.shape)}]: {_output_state(o, added_up)}")
     if check.verdict is not PortOutcome.VERIFIED and (check.program_failed
                                                       or check.program_max_abs_diff is not None):
         program = PROGRAM.get(frontend, "imported program")

@@ -136,3 +136,28 @@ def test_the_culprit_is_placed_at_the_model_line_above_the_library(tmp_path: Pat
     assert traced.culprit.startswith(f"aten.gelu computes wrong at {__file__}:{line}:"), traced.culprit
     library = traced.culprit_detail[0]
     assert library.startswith("in library code at ") and "torch/nn/modules/activation.py" in library
+
+
+class LongSum(nn.Module):
+    """Rows of 1,024 positive terms summed: the RefBackend sums in order, PyTorch in blocks, so
+    its result is many times further from float64 than eager's, every term right."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (x * x).sum(dim=-1, keepdim=True)
+
+
+def test_rounding_that_adds_up_in_a_long_sum_is_verified_when_no_op_is_off(tmp_path: Path):
+    g = torch.Generator().manual_seed(2)
+    x0, x1 = torch.rand(8, 1024, generator=g) + 1, torch.rand(8, 1024, generator=g) + 1
+    module = LongSum().eval()
+    subject = Subject("longsum", module, InputSet(("x",), (x0,), "seed 2"),
+                      InputSet(("x",), (x1,), "seed 2, second"),
+                      trace=lambda: (torch.jit.trace(module, (x0,), check_trace=False), []),
+                      output_names=("y",))
+    port = port_frontend(subject, FrontendName.FX, tmp_path / "fx", PortOptions(out=str(tmp_path)), QUIET)
+    assert port.outcome == PortOutcome.VERIFIED.value
+    added = [c for c in port.numerics if c.float_noise.startswith("rounding adding up")]
+    assert added, [c.outputs[0].float64_ratio for c in port.numerics]  # the outputs were past 4x
+    [output] = added[0].outputs
+    assert output.mismatched == 0 and output.float64_ratio is not None and output.float64_ratio > NOISE_FACTOR
+    assert "is within the float64 rule" in added[0].float_noise and not added[0].culprit

@@ -232,9 +232,8 @@ def test_a_malformed_scheduler_address_is_a_usage_error(address):
     from harness.errors import UsageError
     from harness.sweep.cluster import connect
 
-    with pytest.raises(UsageError, match="neither local:N nor a scheduler address"):
-        with connect(address):
-            pass
+    with pytest.raises(UsageError, match="neither local:N nor a scheduler address"), connect(address):
+        pass
 
 
 def _listener(reply: bytes | None):
@@ -285,9 +284,8 @@ def test_a_listener_that_is_no_scheduler_is_refused_in_time(reply, says, monkeyp
     port, close = _listener(reply)
     try:
         began = time.monotonic()
-        with pytest.raises(UsageError, match=says):
-            with cluster.connect(f"tcp://127.0.0.1:{port}"):
-                pass
+        with pytest.raises(UsageError, match=says), cluster.connect(f"tcp://127.0.0.1:{port}"):
+            pass
         assert time.monotonic() - began < 10
     finally:
         close()

@@ -89,4 +89,39 @@ def own_diff(subject: Subject, position: int, actual: list, refs: list[ValueRef]
                 by[DType.of(e)] = tol
         tolerances = Tolerances(by)
     triples = zip(actual, expected, (subject.wide(r) for r in refs), strict=False)
-    return OwnDiff.of([compare_one(i, a, e, tolerances, w) for i, (a, e, w) in enumerate(triples)])
+    terms = summed_terms(subject, position)
+    return OwnDiff.of([compare_one(i, a, e, tolerances, w, terms) for i, (a, e, w) in enumerate(triples)])
+
+
+#: Ops each of whose output elements is a sum of products over the first operand's last
+#: dimension (the second's, for the ones that add a bias first).
+MATMULS = {"aten.mm": 0, "aten.bmm": 0, "aten.matmul": 0, "aten.linear": 0, "aten.addmm": 1,
+           "aten.baddbmm": 1}
+CONVOLUTIONS = frozenset({"aten.convolution", "aten._convolution", "aten.conv1d", "aten.conv2d",
+                          "aten.conv3d", "aten.conv_transpose1d", "aten.conv_transpose2d",
+                          "aten.conv_transpose3d"})
+
+
+def summed_terms(subject: Subject, position: int) -> int:
+    """How many values each output element of the op sums: the reduction's length (a matmul's
+    inner dimension, a convolution's input channels times its kernel, a sum's reduced
+    elements), 1 for an elementwise op. An in-order sum of n terms rounds about sqrt(n) times
+    as far as a correctly rounded one: the RefBackend sums in order, PyTorch's kernels in
+    blocks, so the float64 rule's floor for the op grows with it (a 1,024-term sum was 21x
+    float32 eager's own error, every term right)."""
+    label = subject.cuts.label(position)
+    tensors = []
+    for v in subject.cuts.ops[position].operands:
+        ref = value_ref(subject.cuts, v)
+        value = subject.values.get(ref) if ref is not None else None
+        if isinstance(value, torch.Tensor):
+            tensors.append(value)
+    result = subject.values.get(ValueRef(position, 0)) if subject.cuts.ops[position].results else None
+    if label in MATMULS and len(tensors) > MATMULS[label] and tensors[MATMULS[label]].dim():
+        return max(1, int(tensors[MATMULS[label]].shape[-1]))
+    if label in CONVOLUTIONS and len(tensors) > 1 and tensors[1].dim():
+        weight = tensors[1]
+        return max(1, weight.numel() // max(1, int(weight.shape[0])))
+    if isinstance(result, torch.Tensor) and tensors and result.numel():
+        return max(1, max(t.numel() for t in tensors) // result.numel())
+    return 1
