@@ -227,13 +227,7 @@ class Cuts:
         kept = sorted(p for p in alive if not self.movable[p])
         if literal_args:
             args += _weights_to_arguments(ops, sorted(alive), block)
-        _erase_unused_arguments(block, args)
-        for name in ("arg_attrs", "res_attrs"):
-            if name in func.attributes:
-                del func.attributes[name]
-        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], [v.type for v in returned]))
-        return Program(print_op(clone), start, end, args, results, signature_of(func), kept)
+        return _finished(clone, func, args, returned, results, start, end, kept)
 
     def isolated(self, positions: list[int]) -> Program:
         """Every op of ``positions`` fed the reference's values: each operand a computing op (or
@@ -293,13 +287,7 @@ class Cuts:
             else:
                 ops[p].erase()
         args += _weights_to_arguments(ops, sorted(alive), block)
-        _erase_unused_arguments(block, args)
-        for name in ("arg_attrs", "res_attrs"):
-            if name in func.attributes:
-                del func.attributes[name]
-        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-            [a.type for a in block.arguments], [v.type for v in returned]))
-        return Program(print_op(clone), -1, END, args, results, signature_of(func), kept)
+        return _finished(clone, func, args, returned, results, -1, END, kept)
 
     def _ref_of(self, value: ir.Value, ops, block, args: list[ValueRef]) -> ValueRef:
         if isinstance(value, ir.BlockArgument):
@@ -307,6 +295,19 @@ class Cuts:
         owner = value.owner
         return ValueRef(ops.index(owner.operation if hasattr(owner, "operation") else owner),
                         value.result_number)
+
+
+def _finished(clone: ir.Operation, func: ir.Operation, args: list[ValueRef], returned: list,
+              results: list[ValueRef], start: int, end: int, kept: list[int]) -> Program:
+    """The cut-out function's unused arguments dropped and its type set: the program."""
+    block = func.regions[0].blocks[0]
+    _erase_unused_arguments(block, args)
+    for name in ("arg_attrs", "res_attrs"):
+        if name in func.attributes:
+            del func.attributes[name]
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+        [a.type for a in block.arguments], [v.type for v in returned]))
+    return Program(print_op(clone), start, end, args, results, signature_of(func), kept)
 
 
 def movable_flags(ops: list[ir.Operation]) -> list[bool]:
