@@ -143,11 +143,24 @@ def _mode_for(path: Path) -> int:
 
 
 def unlink_link(path: str | os.PathLike) -> None:
-    """Removes ``path`` when it is a symbolic link: a folder that may hold earlier output (a
-    sweep's ``--out``) is written into, never through a link planted there (round-4 probes: the
-    lock file, a model's log and merged records overwrote the files their links named)."""
-    if os.path.islink(path):
+    """Removes ``path`` when it is a symbolic link or a hard link to a file named elsewhere too:
+    a folder that may hold earlier output (a sweep's ``--out``) is written into, never through a
+    link planted there (round-4 probes: the lock file, a model's log and merged records
+    overwrote the files their links named)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
         os.unlink(path)
+
+
+def copy_fresh(source: str | os.PathLike, target: str | os.PathLike) -> None:
+    """``source``'s bytes into a file of ``target``'s own (``open_fresh``)."""
+    import shutil
+
+    with open(source, "rb") as src, open_fresh(target, "wb") as dst:
+        shutil.copyfileobj(src, dst)
 
 
 def open_fresh(path: str | os.PathLike, mode: str = "w", **kwargs) -> IO:

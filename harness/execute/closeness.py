@@ -394,6 +394,10 @@ class FloatNoise:
 
 
 def _times(a: float, b: float) -> float:
+    """``a`` in units of ``b``; a compiled error that is not finite (NaN where float64 is
+    finite) is infinitely off, never NaN (which sorts and compares as nothing)."""
+    if not math.isfinite(a):
+        return math.inf
     if b > 0:
         return a / b
     return 0.0 if a == 0 else math.inf
@@ -425,7 +429,7 @@ def noise_of(index: int, actual, eager, wide, where: np.ndarray | None = None,
         positions = np.argwhere(where)
         worst = tuple(WorstElement(tuple(int(i) for i in positions[k]), float(w64[k]), float(a64[k]),
                                    float(e64[k]))
-                      for k in order if compiled[k] > 0)
+                      for k in order if not compiled[k] <= 0)  # NaN errors are kept
         # float64 values are judged by float32's epsilon too: the harness checks float32
         # models, and an f32 value cast up is only as exact as float32 (never f64's tolerance)
         eps = max(float(np.finfo(e.dtype).eps) if np.issubdtype(e.dtype, np.floating) else 0.0,

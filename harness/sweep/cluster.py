@@ -171,18 +171,31 @@ def scheduler_address(address: str) -> tuple[str, int]:
     return host, port
 
 
-def probe(address: str, host: str, port: int, timeout_s: float | None = None) -> None:
-    """Connects and reads the first 16 bytes a Dask scheduler sends on its own (its handshake's
-    length and frame count), within ``timeout_s``: UsageError when nothing listens, nothing
-    comes, or what comes is not Dask's framing."""
+def probe(address: str, host: str, port: int, *, speaks_first: bool = True,
+          timeout_s: float | None = None) -> None:
+    """Connects within ``timeout_s`` and, over plain TCP (``speaks_first``: a TLS server waits
+    for the client's hello), reads the first 16 bytes a Dask scheduler sends on its own (its
+    handshake's length and frame count): UsageError when nothing listens, nothing comes, or
+    what comes is not Dask's framing."""
     import socket
     import struct
 
     limit = CONNECT_TIMEOUT_S if timeout_s is None else timeout_s
     try:
-        with socket.create_connection((host, port), timeout=limit) as sock:
+        sock = socket.create_connection((host, port), timeout=limit)
+    except TimeoutError:
+        raise UsageError(f"--cluster {address}: no connection within {limit:g} s. "
+                         f"{_START_ONE}") from None
+    except OSError as e:
+        raise UsageError(f"--cluster {address}: no Dask scheduler answers there "
+                         f"({e.strerror or e}). {_START_ONE}") from None
+    if not speaks_first:
+        sock.close()
+        return
+    data = b""
+    try:
+        with sock:
             sock.settimeout(limit)
-            data = b""
             while len(data) < 16:
                 chunk = sock.recv(16 - len(data))
                 if not chunk:
@@ -192,7 +205,7 @@ def probe(address: str, host: str, port: int, timeout_s: float | None = None) ->
         raise UsageError(f"--cluster {address}: it accepts connections but sent nothing in "
                          f"{limit:g} s, as a Dask scheduler does at once. {_START_ONE}") from None
     except OSError as e:
-        raise UsageError(f"--cluster {address}: no Dask scheduler answers there "
+        raise UsageError(f"--cluster {address}: the connection broke off "
                          f"({e.strerror or e}). {_START_ONE}") from None
     length, frames = struct.unpack("<QQ", data) if len(data) == 16 else (0, 0)
     if len(data) < 16 or not (0 < length < MAX_HANDSHAKE_BYTES and 0 < frames < 1024):
@@ -219,7 +232,7 @@ def connect(address: str) -> Iterator[Any]:
             yield client
         return
     host, port = scheduler_address(address)
-    probe(address, host, port)
+    probe(address, host, port, speaks_first=address.startswith("tcp://"))
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S)
     except Exception as e:  # a scheduler that breaks off: one paragraph, never a traceback

@@ -11,8 +11,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.compiler.irfile import unlink_link, write_atomically
-from harness.errors import UsageError
+from harness.compiler.irfile import copy_fresh, unlink_link, write_atomically
+from harness.errors import OutputError, UsageError
 
 from .records import BUILDS, CHECKS, LOGS, MODELS_FILE, RECORDS, ModelResult, SweepDir, load, within
 
@@ -79,12 +79,13 @@ def _copy(result: ModelResult, source: Path, out: Path) -> None:
     base, into = ((source / BUILDS / result.build, out / BUILDS / result.build)
                   if result.build else (source, out))
     target = into / RECORDS / result.path.name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    unlink_link(target)
-    shutil.copyfile(result.path, target)
+    _real_folder(out, target.parent)
+    copy_fresh(result.path, target)
     stem = result.path.stem
     checks = base / CHECKS / stem
     if checks.is_dir() and not checks.is_symlink():
+        _real_folder(out, into / CHECKS)
+        unlink_link(into / CHECKS / stem)
         shutil.rmtree(into / CHECKS / stem, ignore_errors=True)
         skip = shutil.ignore_patterns("harness-check-*")
         shutil.copytree(checks, into / CHECKS / stem,
@@ -92,6 +93,17 @@ def _copy(result: ModelResult, source: Path, out: Path) -> None:
     for log in (base / LOGS).glob(f"{stem}.*log"):
         if log.is_symlink() or not log.is_file():
             continue
-        (into / LOGS).mkdir(parents=True, exist_ok=True)
-        unlink_link(into / LOGS / log.name)
-        shutil.copyfile(log, into / LOGS / log.name)
+        _real_folder(out, into / LOGS)
+        copy_fresh(log, into / LOGS / log.name)
+
+
+def _real_folder(out: Path, folder: Path) -> None:
+    """``folder`` (inside ``out``) made if missing; OutputError when it, or a folder between it
+    and ``out``, is a link: a merge writes into its own folders, never through a planted link."""
+    at = folder
+    while at != out and out in at.parents:
+        if at.is_symlink():
+            raise OutputError(f"{at} in the merge's --out is a symbolic link: a merge writes into "
+                              "its own folders only. Remove the link, or merge into a new folder.")
+        at = at.parent
+    folder.mkdir(parents=True, exist_ok=True)

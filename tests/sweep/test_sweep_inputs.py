@@ -187,3 +187,26 @@ def test_merge_replaces_links_in_its_out_folder(tmp_path):
     assert victim.read_text() == "the user's own file\n"
     assert not (merged / records.RECORDS / "gpt2.json").is_symlink()
     assert (merged / records.LOGS / "gpt2.log").read_text() == "the shard's log\n"
+
+
+def test_merge_refuses_a_linked_folder_in_its_out(tmp_path):
+    victim_dir = tmp_path / "elsewhere"
+    victim_dir.mkdir()
+    shard = failing_sweep(tmp_path / "shard", reproducer="")
+    merged = tmp_path / "m"
+    merged.mkdir()
+    (merged / records.RECORDS).symlink_to(victim_dir, target_is_directory=True)
+    proc = harness("sweep", "--merge", str(shard), "--out", str(merged), timeout=120)
+    assert proc.returncode == 2 and "is a symbolic link" in proc.stderr, proc.stderr
+    assert not list(victim_dir.iterdir())
+
+
+def test_a_hard_link_is_replaced_too(tmp_path):
+    from harness.compiler.irfile import open_fresh
+
+    victim = _victim(tmp_path)
+    log = tmp_path / "model.log"
+    os.link(victim, log)
+    with open_fresh(log, "w") as f:
+        f.write("ported\n")
+    assert victim.read_text() == "the user's own file\n" and log.read_text() == "ported\n"

@@ -177,8 +177,7 @@ def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptio
     if result is None:
         # every op measured on exact operands within the rule; an op that departed only inside
         # the observed run (its operands' rounding amplified) and was right alone is no culprit
-        result = OneOpResult(None, finder.why, every_op_within=bool(finder.own) and not any(
-            d.departs for d in finder.own.values()))
+        result = OneOpResult(None, finder.why, every_op_within=finder.every_op_within())
     elif result.culprit is not None:
         tried = finder.tried.get(result.culprit.position)
         result.program = tried[0] if tried is not None else None
@@ -207,14 +206,18 @@ class _Finder:
         self.why = "the function's results agree with the reference"
         self.observed = 0
         self.candidates: list[str] = []
-        # Each op's own difference on the reference's operands (the isolated run).
+        # Each op's own difference on the reference's operands (the isolated run), and the ops
+        # it could not feed so (an operand with no value of its type: a list of tensors).
         self.own: dict[int, OwnDiff] = {}
+        self.unmeasured: list[int] = []
         self.hidden = False  # the observed run is right: returning values hid the miscompile
         self.final_abs = 0.0
         # Each op run alone: its program, run and own difference; None when it cannot run alone.
         self.tried: dict[int, tuple[Program, ProbeResult, OwnDiff | None] | None] = {}
 
-    def _run(self, program: Program, name: str) -> ProbeResult:
+    def _run(self, program: Program, name: str, *, judged: bool = True) -> ProbeResult:
+        """``judged``: its results compared by the float64 rule (the program evaluated in
+        float64 once more); the observed, isolated and whole runs judge their values themselves."""
         path = self.folder / f"{name}.mlir"
         path.write_text(program.text)
         work = self.folder / name
@@ -222,7 +225,14 @@ class _Finder:
         values = self.subject.values
         return run_program(path, program.inputs(values), program.expected(values), program.signature,
                            worker=self.worker, options=self.options, work_dir=work,
-                           wide=self.subject.program_wide(program))
+                           wide=self.subject.program_wide(program) if judged else None)
+
+    def every_op_within(self) -> bool:
+        """Whether the isolated run measured every op that computes floats by the float64 rule
+        (an op it left out only moves values, or computes none) and found each within it."""
+        measured = all(d.judged and not d.departs for d in self.own.values())
+        return bool(self.own) and measured and all(
+            self.cuts.label(p) in EXACT_OPS or not _floats(self.cuts.ops[p]) for p in self.unmeasured)
 
     def isolated_run(self) -> OneOpResult | None:
         """Every op on the reference's operands in one run (``Cuts.isolated``): the ops whose own
@@ -235,10 +245,11 @@ class _Finder:
         except Exception as e:  # the observed run still looks
             self.say(f"the ops cannot run each on its own operands: {e}")
             return None
+        self.unmeasured = [p for p in positions if p not in set(program.ops)]
         if not program.ops:
             return None
         self.say(f"running {len(program.ops)} ops, each on the reference's values of its operands")
-        ran = self._run(program, "isolated")
+        ran = self._run(program, "isolated", judged=False)
         if not ran.outputs:
             self.say(f"the isolated run {ran.describe()}")
             return None
@@ -261,7 +272,7 @@ class _Finder:
         """The whole function's largest difference from the reference as lowered (what the
         culprit's share is a share of); 0 when that run fails."""
         program = self.cuts.build(-1, END)
-        ran = self._run(program, "whole")
+        ran = self._run(program, "whole", judged=False)
         values = self.subject.values
         return max((compare_one(i, a, values.get(r)).max_abs_diff for i, (a, r) in
                     enumerate(zip(ran.outputs, program.results, strict=False))), default=0.0)
@@ -274,7 +285,7 @@ class _Finder:
         returned = _own_results(self.cuts, program)
         self.observed = len(program.results) - returned
         self.say(f"running the function with {self.observed} values inside it returned")
-        ran = self._run(program, "observed")
+        ran = self._run(program, "observed", judged=False)
         if not ran.outputs:
             self.why = f"the observed run {ran.describe()}"
             self.hidden = True
@@ -490,6 +501,26 @@ class _Finder:
             return
         if self.final_abs > 0:
             culprit.share = float(moved) / self.final_abs
+
+
+#: Ops that only move, select or cast values: exact in any lowering that runs them right, so an
+#: op of these the isolated run leaves out leaves no float64 measure missing.
+EXACT_OPS = frozenset({
+    "prim.ListConstruct", "prim.TupleConstruct", "prim.ListUnpack", "prim.TupleIndex", "aten.cat",
+    "aten.stack", "aten.split.Tensor", "aten.split_with_sizes", "aten.unbind.int", "aten.chunk",
+    "aten.view", "aten.reshape", "aten._reshape_alias", "aten.transpose.int", "aten.permute",
+    "aten.slice.Tensor", "aten.select.int", "aten.expand", "aten.unsqueeze", "aten.squeeze.dim",
+    "aten.squeeze", "aten.flatten.using_ints", "aten.contiguous", "aten.clone", "aten.index.Tensor",
+    "aten.index.Tensor_hacked_twin", "aten.index_select", "aten.gather", "aten.where.self",
+    "aten.masked_fill.Scalar", "aten.masked_fill.Tensor", "aten.broadcast_to", "aten.t",
+    "aten.detach", "aten.alias", "aten.copy", "aten.to.dtype", "aten._to_copy", "aten.size.int",
+    "aten.embedding", "aten.repeat", "aten.tile", "aten.roll", "aten.flip", "aten.pad",
+    "aten.constant_pad_nd"})
+
+
+def _floats(op) -> bool:
+    """Whether an op gives a float tensor (by its IR result types)."""
+    return any(t in str(r.type) for r in op.results for t in (",f16>", ",bf16>", ",f32>", ",f64>"))
 
 
 def _ratio(diff: OwnDiff | None) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from harness.errors import UnsupportedDTypeError
@@ -16,6 +17,7 @@ from harness.execute.closeness import FloatNoise, OutputComparison, Tolerances, 
 from .programs import ValueRef, value_ref
 from .subject import Subject
 
+FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 # Ops that only change the dtype: they compute in their input's dtype, so their error is judged
 # at their input's tolerance.
 CASTS = frozenset({"aten.to.dtype", "aten.to.dtype_layout", "aten.to.other", "aten.to.device",
@@ -32,6 +34,7 @@ class OwnDiff:
     tolerance: str
     departs: bool
     noise: FloatNoise | None = None
+    floats: bool = False  # some result is a float tensor (which the float64 rule should judge)
 
     @classmethod
     def of(cls, outputs: list[OutputComparison]) -> OwnDiff:
@@ -41,7 +44,13 @@ class OwnDiff:
         noises = [o.noise for o in outputs if o.noise is not None]
         noise = max(noises, key=lambda n: (n.ratio, n.worst_ratio), default=None)
         return cls(float(worst.max_abs_diff), max(float(o.max_rel_diff) for o in outputs),
-                   worst.tolerance.render(), any(not o.ok for o in outputs), noise)
+                   worst.tolerance.render(), any(not o.ok for o in outputs), noise,
+                   any(o.expected_dtype in FLOATS for o in outputs))
+
+    @property
+    def judged(self) -> bool:
+        """Judged by the float64 rule wherever it has float values (exact ones by equality)."""
+        return self.noise is not None or not self.floats
 
     @property
     def ratio(self) -> float | None:
@@ -110,18 +119,29 @@ def summed_terms(subject: Subject, position: int) -> int:
     blocks, so the float64 rule's floor for the op grows with it (a 1,024-term sum was 21x
     float32 eager's own error, every term right)."""
     label = subject.cuts.label(position)
-    tensors = []
+    operands = []  # by position: an argument's value is a numpy array, an op's a tensor
     for v in subject.cuts.ops[position].operands:
         ref = value_ref(subject.cuts, v)
-        value = subject.values.get(ref) if ref is not None else None
-        if isinstance(value, torch.Tensor):
-            tensors.append(value)
+        operands.append(subject.values.get(ref) if ref is not None else None)
+    shapes = [tuple(np.shape(x)) if isinstance(x, (torch.Tensor, np.ndarray)) else None for x in operands]
     result = subject.values.get(ValueRef(position, 0)) if subject.cuts.ops[position].results else None
-    if label in MATMULS and len(tensors) > MATMULS[label] and tensors[MATMULS[label]].dim():
-        return max(1, int(tensors[MATMULS[label]].shape[-1]))
-    if label in CONVOLUTIONS and len(tensors) > 1 and tensors[1].dim():
-        weight = tensors[1]
-        return max(1, weight.numel() // max(1, int(weight.shape[0])))
-    if isinstance(result, torch.Tensor) and tensors and result.numel():
-        return max(1, max(t.numel() for t in tensors) // result.numel())
+    if label in MATMULS:
+        shape = shapes[MATMULS[label]] if len(shapes) > MATMULS[label] else None
+        return max(1, int(shape[-1])) if shape else 1
+    if label in CONVOLUTIONS:
+        weight = shapes[1] if len(shapes) > 1 else None
+        return max(1, int(np.prod(weight)) // max(1, int(weight[0]))) if weight else 1
+    if label in SOFTMAXES and shapes and shapes[0] and len(operands) > 1 and isinstance(operands[1], int):
+        return max(1, int(shapes[0][operands[1]]))
+    if label in REDUCTIONS and shapes and shapes[0] and isinstance(result, torch.Tensor) and result.numel():
+        return max(1, int(np.prod(shapes[0])) // result.numel())
     return 1
+
+
+#: Ops that sum over a dimension of their first operand and keep its shape.
+SOFTMAXES = frozenset({"aten.softmax.int", "aten._softmax", "aten.log_softmax.int", "aten._log_softmax"})
+#: Ops whose output elements each sum (or average) the first operand's reduced elements.
+REDUCTIONS = frozenset({"aten.sum", "aten.sum.dim_IntList", "aten.mean", "aten.mean.dim", "aten.var.dim",
+                        "aten.var.correction", "aten.std.dim", "aten.std.correction",
+                        "aten.linalg_vector_norm", "aten.norm.ScalarOpt_dim", "aten.logsumexp",
+                        "aten.prod.dim_int", "aten.cumsum"})

@@ -43,7 +43,7 @@ class Lowered:
         """One line for the verdict and the bundle's root cause ("" when the op computes)."""
         if self.computes is Computes.VANISHES:
             return (f"{op}'s linalg computes nothing: after canonicalize the one-op function returns "
-                    f"its input unchanged ({self.canonical_path}; as lowered: {self.linalg_path})")
+                    f"its input or a constant ({self.canonical_path}; as lowered: {self.linalg_path})")
         if self.computes is Computes.COPIES:
             return (f"{op}'s linalg only moves values: after canonicalize it is "
                     f"{', '.join(sorted(set(self.left)))} ({self.canonical_path}; as lowered: "
@@ -56,11 +56,12 @@ class Lowered:
         if self.computes is Computes.COMPUTES:
             return ""
         what = ("computes nothing: after `canonicalize` the one-op function returns its input "
-                "unchanged" if self.computes is Computes.VANISHES else
+                "or a constant" if self.computes is Computes.VANISHES else
                 f"only moves values: after `canonicalize` it is {', '.join(sorted(set(self.left)))}")
         text = Path(self.canonical_path).read_text().strip() if Path(self.canonical_path).is_file() else ""
         shown = f"\n\nThe op's linalg after `canonicalize`:\n\n```mlir\n{text}\n```" if text else ""
-        return f"The lowering of `{op}` {what}, where eager PyTorch computes a value.{shown}"
+        return (f"The lowering of `{op}` {what}, and its values differ from eager PyTorch's for "
+                f"the same op on the same operands.{shown}")
 
     def to_json(self) -> dict:
         return {**asdict(self), "computes": self.computes.value}
