@@ -61,8 +61,9 @@ class ReferenceOptions:
     function: str | None = None  # entry; None = the only public function, or the root forward
     keep_values: bool = False    # record the values of every op of the entry function
     check_types: bool = True     # compare tensors with their IR types (dtype, static dims)
-    # In float64: float inputs and float literals (weights) widened, so every float op computes
-    # in float64 (the float64 rule's reference); ops that name a dtype still give theirs.
+    # In float64 (the float64 rule's reference): float inputs and literals (weights) widened,
+    # every float result widened, a float-to-float cast keeping its float64 operand; an op that
+    # names a float dtype (softmax's, sum's) still computes in it before its result is widened.
     widen: bool = False
 
 
@@ -432,7 +433,7 @@ class OpEvaluator:
     own error (``harness.execute.closeness``), apart from what its operands carry in."""
 
     def __init__(self, module_op):
-        self._ev = _Evaluator(module_op, ReferenceOptions(check_types=False))
+        self._ev = _Evaluator(module_op, ReferenceOptions(check_types=False, widen=True))
 
     def widened(self, op, operands: Sequence) -> list | None:
         """The op's results on ``operands`` widened to float64; None when it cannot run so (an
