@@ -433,7 +433,8 @@ class _Finder:
         lines = [f"error profile: rms {noise.compiled_rms:.3g} ({_ratio(own):.3g}x float32 eager's "
                  f"own), max {noise.compiled_max:.3g}, bias {noise.bias:+.2f} (mean signed error "
                  "over rms; near +-1: one sign, as a wrong constant gives)"]
-        result = self.subject.values.get(ValueRef(position, noise.index))
+        results = self.subject.values.by_op.get(position, ())
+        result = results[noise.index] if noise.index < len(results) else None
         operands = []
         for v in self.cuts.ops[position].operands:
             ref = value_ref(self.cuts, v)

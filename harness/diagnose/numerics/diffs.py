@@ -5,7 +5,7 @@ dtype the op computes in decides."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -99,7 +99,11 @@ def own_diff(subject: Subject, position: int, actual: list, refs: list[ValueRef]
         tolerances = Tolerances(by)
     triples = zip(actual, expected, (subject.wide(r) for r in refs), strict=False)
     terms = summed_terms(subject, position)
-    return OwnDiff.of([compare_one(i, a, e, tolerances, w, terms) for i, (a, e, w) in enumerate(triples)])
+    outputs = [compare_one(i, a, e, tolerances, w, terms) for i, (a, e, w) in enumerate(triples)]
+    for o in outputs:  # the noise's index is the op's result it measures, not its place here
+        if o.noise is not None and o.index < len(refs):
+            o.noise = replace(o.noise, index=refs[o.index].index)
+    return OwnDiff.of(outputs)
 
 
 #: Ops each of whose output elements is a sum of products over the first operand's last
