@@ -135,8 +135,10 @@ class OutputComparison:
         head = f"output {self.index}: {self.dtype}[{dims}]"
         if self.problem:
             return f"{head}  MISMATCH: {self.problem}"
-        off = f" ({self.mismatched} of {self.total} elements off the tolerance)" if self.mismatched else ""
-        verdict = ("ok" if self.ok else "MISMATCH") + off
+        verdict = "MISMATCH" if not self.ok else "ok"
+        if self.mismatched:  # off the flat tolerance: MISMATCH (N of M elements), as before the rule
+            verdict += (f" ({self.mismatched} of {self.total} elements)" if not self.ok else
+                        f" ({self.mismatched} of {self.total} elements off the tolerance)")
         text = (f"{head}  max abs diff {self.max_abs_diff:.3g}  max rel diff {self.max_rel_diff:.3g}  "
                 f"({self.tolerance.render()})  {verdict}")
         if self.noise is not None:
