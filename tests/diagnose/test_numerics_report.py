@@ -72,7 +72,9 @@ def test_the_bundle_holds_the_miscompile(bundle):
         x, w = inputs["arg0"], inputs["arg1"]
         np.testing.assert_allclose(expected["result0"], x.mean((2, 3)) @ w, atol=1e-6)
         assert not np.allclose(actual["result0"], expected["result0"], rtol=1e-4, atol=1e-5)
-    assert all((folder / n).stat().st_size < 20_000 for n in MISCOMPILE_FILES)
+    # small files; repro.py embeds the IR, the three arrays and the float64 rule (22.5 kB)
+    limits = {"repro.py": 25_000}
+    assert all((folder / n).stat().st_size < limits.get(n, 20_000) for n in MISCOMPILE_FILES)
     with tarfile.open(result["archive"]) as tar:
         assert sorted(Path(n).name for n in tar.getnames() if "/" in n) == sorted(MISCOMPILE_FILES)
 
@@ -83,13 +85,15 @@ def test_repro_exits_1_exactly_when_the_numbers_are_wrong(bundle, tmp_path):
     wrong = repro(folder, PYTHON=sys.executable)
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     assert "repro.py: REPRODUCED: wrong numbers: result0: " in wrong.stdout
-    assert "(max abs diff 0.0893, " in wrong.stdout
+    # judged by the float64 rule, as the harness judges it (expected-float64.npz is embedded)
+    assert "max abs diff 0.0893; its error against float64 is " in wrong.stdout
     # The same IR on inputs whose pool windows sum to zero: 0/49 stays 0, the numbers are right.
     copy = tmp_path / "copy"
     shutil.copytree(folder, copy)
     with np.load(folder / "inputs.npz") as inputs:
         np.savez(copy / "inputs.npz", arg0=np.zeros_like(inputs["arg0"]), arg1=inputs["arg1"])
         np.savez(copy / "expected.npz", result0=np.zeros((1, inputs["arg1"].shape[1]), "f4"))
+        np.savez(copy / "expected-float64.npz", result0=np.zeros((1, inputs["arg1"].shape[1]), "f8"))
     rewrite(copy)  # repro.py embeds the arrays
     right = repro(copy, PYTHON=sys.executable)
     assert right.returncode == 0, right.stdout

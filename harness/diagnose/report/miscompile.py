@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
 
 MISCOMPILE_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
-                    "expected.npz", "actual.npz", "record.json")
+                    "expected.npz", WIDE_NPZ, "actual.npz", "record.json")
 
 
 @dataclass(frozen=True, kw_only=True)
