@@ -22,6 +22,8 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
 
     from ..models.dynamic import parse_dynamic
     from ..models.hf_config import Size
+    from ..compiler.targets import parse_targets
+    from ..execute.backend_names import parse_backends
     from ..port.options import parse_frontends
 
     if (getattr(args, "memory_limit", None) or 0) < 0:
@@ -33,6 +35,8 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "batch": args.batch, "seq": args.seq, "seed": args.seed,
         "inputs": tuple(getattr(args, "input", None) or ()) or None,
         "variants": args.variants, "frontends": parse_frontends(args.frontend) if args.frontend else None,
+        "targets": parse_targets(args.target) if getattr(args, "target", None) else None,
+        "backends": parse_backends(args.backend) if getattr(args, "backend", None) else None,
         "numerics": False if args.no_numerics else None,
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
@@ -85,12 +89,12 @@ def _fixes_answered(record: PortRecord) -> list[str]:
                 known = {f.name: f for f in CATALOG}.get(step.get("fix", ""))
                 verb = ("lowers with wrong numbers in" if known and answers["op"] in known.miscompiles
                         else "stopped")
-                lines.append(f"{variant.name} {port.frontend}: {answers['op']}{at}"
+                lines.append(f"{variant.name} {port.path}: {answers['op']}{at}"
                              f"{f' {verb} {stage}' if stage else ''}")
             else:  # an error (a module fix's): the stage, the module, the error's start
                 message = answers.get("message", "")
                 message = message if len(message) <= 160 else message[:160] + "…"
-                lines.append(f"{variant.name} {port.frontend}: {stage or 'a stage'} stopped"
+                lines.append(f"{variant.name} {port.path}: {stage or 'a stage'} stopped"
                              f"{f' (in {where})' if where else ''}: {message or 'a known miscompile'}")
             path, _, line = where.rpartition(":")
             lines += [f"    {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
@@ -212,6 +216,18 @@ def register(sub) -> None:
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"),
                    help="TorchScript (trace + the project's importer), FX (torch.export + the "
                         "wheel's fx_importer), or both side by side (default)")
+    p.add_argument("--target", metavar="LIST",
+                   help="the backend contracts to lower to and check, separated by commas: "
+                        "linalg (the default: what the RefBackend and IREE take as it is), tosa, "
+                        "stablehlo. TOSA and StableHLO go on to linalg-on-tensors and the "
+                        "RefBackend, as torch-mlir's e2e suite checks them; each frontend "
+                        "imports once for all of them")
+    p.add_argument("--backend", metavar="LIST",
+                   help="what compiles and runs each target's module, separated by commas: "
+                        "refbackend (the default: torch-mlir's test backend, in the wheel) and "
+                        "iree (iree-compile for llvm-cpu and iree-run-module; pip install -e "
+                        "'.[iree]'), which takes linalg and StableHLO as printed, TOSA in "
+                        "generic form")
     p.add_argument("--variant", dest="variants", action="append", choices=("stock", "fixed", "all"),
                    help="which of the model's variants (opt has stock and fixed; default: all)")
     p.add_argument("--no-numerics", action="store_true",

@@ -135,9 +135,16 @@ def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
 
 def _port_args(args: argparse.Namespace) -> tuple[str, ...]:
     """The flags each model's `harness port` gets from the sweep's."""
+    from ..compiler.targets import parse_targets
+    from ..execute.backend_names import parse_backends
+
     port_args: list[str] = []
     if args.frontend:
         port_args += ["--frontend", args.frontend]
+    if args.target:
+        port_args += ["--target", ",".join(t.value for t in parse_targets(args.target))]
+    if args.backend:
+        port_args += ["--backend", ",".join(b.value for b in parse_backends(args.backend))]
     if args.no_numerics:
         port_args.append("--no-numerics")
     if args.opt:
@@ -274,6 +281,12 @@ def register(sub) -> None:
     p.add_argument("--reports", action="store_true",
                    help="run 'harness report' once per distinct blocker (the board links each bundle)")
     p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
+    p.add_argument("--target", metavar="LIST",
+                   help="the port's --target (linalg, tosa, stablehlo; default linalg): the "
+                        "board gets a column per frontend and target")
+    p.add_argument("--backend", metavar="LIST",
+                   help="the port's --backend (refbackend, iree; default refbackend): a column "
+                        "per frontend, target and backend")
     p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
     p.add_argument("--dynamic", metavar="DIMS",
                    help="the port's --dynamic (batch, seq, height, width, NAME=MIN..MAX); the "

@@ -85,11 +85,12 @@ def stage_file_name(stem: str, index: int, name: str, *, bytecode: bool = False)
 
 def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: str | os.PathLike,
                *, stem: str, options: StageOptions = StageOptions(),
-               hooks: StageHooks = StageHooks()) -> list[StageResult]:
+               hooks: StageHooks = StageHooks(), start: int = 0) -> list[StageResult]:
     """Runs ``stages`` (pipelines.toml names, upstream names or textual pipelines) in order on
     ``input_path``, each on the previous one's output; stops at the first failure ``hooks.failed``
     does not answer with a new input. Outputs are ``OUT_DIR/STEM.N.STAGE.mlir`` (``.mlirbc``
-    with ``bytecode``). The result holds each stage's last run, in order."""
+    with ``bytecode``), N counting from ``start`` + 1 (stages that go on from an earlier run's
+    output). The result holds each stage's last run, in order."""
     defined = pipelines_module.default()
     run = hooks.run or _torch_mlir_opt(options.opt)
     current = Path(input_path)
@@ -101,7 +102,7 @@ def run_stages(input_path: str | os.PathLike, stages: Sequence[str], out_dir: st
         else:
             pipeline = defined.get(name)
             textual, contract = pipeline.textual(options.options.get(name)), pipeline.output
-        out = Path(out_dir) / stage_file_name(stem, i, name, bytecode=options.bytecode)
+        out = Path(out_dir) / stage_file_name(stem, start + i, name, bytecode=options.bytecode)
         if hooks.before is not None:
             current = hooks.before(i, name, current)
         while True:

@@ -20,6 +20,7 @@ import torch
 
 from harness import defaults
 from harness.compiler.irfile import unique_dir
+from harness.compiler.targets import LINALG_LOWERING
 from harness.compiler.records import RunRecord, render_record
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
 from harness.compiler.runner import (
@@ -56,7 +57,7 @@ REFERENCE_STAGE = "reference"
 
 @dataclass(frozen=True)
 class CheckOptions:
-    pipeline: str = "torch-to-linalg"   # FILE -> linalg-on-tensors: a name of ours, upstream's, or textual
+    pipeline: str = LINALG_LOWERING     # FILE -> linalg-on-tensors: a name of ours, upstream's, or textual
     function: str | None = None         # entry point; None = the only public function
     inputs_path: str | None = None      # .npz of the arguments; None = random inputs
     random: RandomInputs = RandomInputs()

@@ -3,9 +3,11 @@ backend contract, and the ones that lower the contract to linalg-on-tensors.
 
 Localizing a miscompile cuts functions at the torch backend contract: there every op is one
 ``torch.aten.*`` op the reference evaluator runs, every value a ``!torch.vtensor`` with a
-rank and a dtype, and a cut program is something torch-to-linalg accepts. So the split is at
-``torch-backend-to-linalg-on-tensors-backend-pipeline``: what comes before it runs once (with
-debug locations kept), what comes from it on runs on every cut program.
+rank and a dtype, and a cut program is something each target's lowering accepts. So the split is
+at the target's lowering (``torch-backend-to-linalg-on-tensors-backend-pipeline``, or TOSA's or
+StableHLO's, harness.compiler.targets): what comes before it runs once (with debug locations
+kept), what comes from it on (the lowering, and TOSA's or StableHLO's way on to linalg) runs on
+every cut program.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.compiler import pipelines
+from harness.compiler.targets import TARGETS
 from harness.compiler.pipeline_text import PassRef, parse_pipeline
 from harness.errors import PipelineConfigError
 
-TO_LINALG = "torch-backend-to-linalg-on-tensors-backend-pipeline"
 TO_TORCH = "torch-function-to-torch-backend-pipeline"
 _BACKEND_LEGAL = "backend-legal-ops"
 
@@ -89,11 +91,18 @@ def split_pipeline(spec: str) -> SplitPipeline:
                 f"a numerics bisection needs a textual pipeline or pipeline names, not pass "
                 f"flags ({stage!r}): e.g. --pipeline torchscript-to-torch,torch-to-linalg.")
         passes += parse_pipeline(textual)
-    at = next((i for i, p in enumerate(passes) if p.name == TO_LINALG), 0)
+    lowerings = _target_lowering_passes()
+    at = next((i for i, p in enumerate(passes) if p.name in lowerings), 0)
     if not passes[at:]:
         raise PipelineConfigError(f"the pipeline {spec!r} has no passes to lower the torch "
                                   "backend contract to linalg; end it with torch-to-linalg.")
     return SplitPipeline(spec, tuple(passes[:at]), tuple(passes[at:]))
+
+
+def _target_lowering_passes() -> frozenset[str]:
+    """The registered pipelines that lower the torch backend contract to a target."""
+    known = pipelines.default()
+    return frozenset(known.get(path.lowering).pass_name for path in TARGETS.values())
 
 
 def decompose_pipeline(keep: tuple[str, ...]) -> str:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from harness.compiler import pipelines as pipelines_module
 from harness.compiler.crash import parse_crash
+from harness.compiler.pipeline_text import parse_pipeline
+from harness.compiler.targets import TARGETS
 from harness.compiler.records import Outcome, RunRecord, parse_diagnostics
 from harness.compiler.runner import (
     RunOptions,
@@ -38,13 +40,36 @@ BINDINGS_MODULE = "harness.execute.bindings_tool"
 
 def resolve(spec: str) -> tuple[str, Driver]:
     """The textual pipeline of ``spec`` (a name of ours, an upstream name, or textual) and the
-    tool that runs it: a pipeline of ours says; anything else is torch-mlir-opt's."""
+    tool that runs it: a pipeline of ours says; a textual one that holds a pass only the
+    bindings run (a bindings pipeline's, such as TOSA's tosa-to-linalg: the numbers search's
+    lowering of a TOSA cut) runs there; anything else is torch-mlir-opt's."""
     pipelines = pipelines_module.default()
     textual = pipelines.resolve(spec)
     stripped = spec.strip()
     if stripped in pipelines.pipelines:
         return textual, pipelines.pipelines[stripped].driver
+    if pipelines_module.is_textual(stripped) and not stripped.startswith("-"):
+        try:
+            names = {p.name for p in parse_pipeline(textual)}
+        except PipelineConfigError:
+            names = set()
+        if names & _bindings_only_passes():
+            return textual, Driver.BINDINGS
     return textual, Driver.TORCH_MLIR_OPT
+
+
+def _bindings_only_passes() -> frozenset[str]:
+    """The passes of a target's way on to linalg that only the bindings run (TOSA's
+    tosa-to-*, which torch-mlir-opt does not register). The RefBackend's own lowering is not
+    among them: its generic passes (inline, canonicalize) are torch-mlir-opt's too, and a
+    textual pipeline of them keeps running there unless --driver says otherwise."""
+    pipelines = pipelines_module.default()
+    found: set[str] = set()
+    for path in TARGETS.values():
+        pipeline = pipelines.get(path.to_linalg) if path.to_linalg else None
+        if pipeline is not None and pipeline.driver is Driver.BINDINGS:
+            found |= {p.name for p in parse_pipeline(pipeline.textual())}
+    return frozenset(found)
 
 
 def driver_for(spec: str, driver: Driver | str | None = None) -> Driver:

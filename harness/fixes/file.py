@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness.compiler.irfile import unique_dir, write_atomically
+from harness.compiler.targets import LINALG_LOWERING
 from harness.compiler.mlir import parse_ir
 from harness.compiler.runner import check_output
 from harness.enums import ParsableEnum
@@ -52,7 +53,7 @@ from .verify import (
 
 SCHEMA = "harness.fix/1"
 #: The stage outputs the RefBackend can take (pipelines.toml names).
-LINALG_STAGES = ("torch-to-linalg",)
+LINALG_STAGES = (LINALG_LOWERING,)
 
 
 class FixOutcome(ParsableEnum):
@@ -65,7 +66,7 @@ class FixOutcome(ParsableEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class FileFixOptions:
-    pipeline: str = "torch-to-linalg"     # names chained with commas, or one textual pipeline
+    pipeline: str = LINALG_LOWERING       # names chained with commas, or one textual pipeline
     fix: FixOptions = FixOptions()
     inputs_path: str | None = None        # .npz of the arguments; None = random from the signature
     random: RandomInputs = RandomInputs()

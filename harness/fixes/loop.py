@@ -26,6 +26,7 @@ from pathlib import Path
 
 from harness import defaults
 from harness.compiler.mlir import WriteOptions, write_module
+from harness.compiler.targets import LINALG_LOWERING
 from harness.compiler.mlir import is_bytecode, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
@@ -219,7 +220,7 @@ def fix_stages(input_path: str | os.PathLike, stages: Sequence[str], folder: str
 
 #: Stages whose lowering has known miscompiles: a fix with ``miscompiles`` runs on their input
 #: when one of its ops is there (no error shows them; the numbers would).
-MISCOMPILE_STAGES = ("torch-to-linalg",)
+MISCOMPILE_STAGES = (LINALG_LOWERING,)
 
 
 def _preempt(fix: IRFix, stage: str, input_path: Path, folder: Path, number: int,

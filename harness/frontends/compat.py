@@ -30,6 +30,7 @@ from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.runner import repro_command
 from harness.compiler.pipelines import Pipeline
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, run_stages
+from harness.compiler.targets import TARGETS, Target
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError, PipelineFailure, UsageError
 
@@ -75,9 +76,9 @@ class TensorPlaceholder:
 
 _DESCRIPTIONS = {
     "torchscript-to-torch": "Lowering TorchScript IR -> Torch Backend IR",
-    "torch-to-linalg": "Lowering Torch Backend IR -> Linalg-on-Tensors Backend IR",
-    "torch-to-tosa": "Lowering Torch Backend IR -> TOSA Backend IR",
-    "torch-to-stablehlo": "Lowering Torch Backend IR -> StableHLO Backend IR",
+    TARGETS[Target.LINALG].lowering: "Lowering Torch Backend IR -> Linalg-on-Tensors Backend IR",
+    TARGETS[Target.TOSA].lowering: "Lowering Torch Backend IR -> TOSA Backend IR",
+    TARGETS[Target.STABLEHLO].lowering: "Lowering Torch Backend IR -> StableHLO Backend IR",
 }
 
 

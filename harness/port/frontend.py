@@ -1,16 +1,18 @@
 """One model through one frontend, stage by stage, into a :class:`FrontendPort`.
 
-TorchScript (the mission's path): trace -> the project's importer -> torchscript-to-torch ->
-torch-to-linalg. FX: torch.export -> the wheel's fx_importer -> fx-to-torch -> torch-to-linalg.
-Then the RefBackend against eager (:mod:`.numerics`). The first failing stage ends the path and
-is diagnosed (:mod:`.diagnose`); every stage is timed and shown as it runs.
+TorchScript (the mission's path): trace -> the project's importer -> torchscript-to-torch.
+FX: torch.export -> the wheel's fx_importer -> fx-to-torch. Then each target asked for
+(harness.compiler.targets: linalg, TOSA, StableHLO) from that one torch backend contract, on to
+linalg-on-tensors, and the RefBackend against eager (:mod:`.verify`). The first failing stage
+ends the path and is diagnosed (:mod:`.diagnose`); every stage is timed and shown as it runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import warnings
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -19,6 +21,12 @@ import torch
 
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.outcomes import Outcome
+from harness.compiler.records import RunRecord
+from harness.compiler.runner import RunOptions
+from harness.compiler.targets import DEFAULT_TARGETS, LINALG_LOWERING, Target, target_path
+from harness.execute.backend_names import BackendName
+from harness.execute.backends import backend
+from harness.execute.lowering import Driver, driver_for, run_stage
 from harness.compiler.stages import (
     StageHooks,
     StageOptions,
@@ -65,9 +73,6 @@ if TYPE_CHECKING:
     from harness.fixes.loop import PriorRun
     from harness.models.hf_inputs import InputSet
 
-LINALG = "torch-to-linalg"
-
-
 class _Stopped(Exception):
     """A Python stage failed: the port of this frontend ends there (already recorded).
     ``exported`` and ``decomposed``: the failed FX import's program and its decomposition, kept
@@ -79,11 +84,14 @@ class _Stopped(Exception):
     decomposed: torch.export.ExportedProgram | None = None
 
 
-def _ported_ir(ir_path: Path, torch_pipeline: str, results: list[StageResult]) -> PortedIR:
+def _ported_ir(ir_path: Path, torch_pipeline: str, lowering: tuple[str, ...], target: Target,
+               results: list[StageResult]) -> PortedIR:
     """What the numbers check reads; where a torch-IR fix put another contract in place before
-    torch-to-linalg, the numbers' diagnosis reads that contract (what lowered), not the import."""
-    ir = PortedIR(torch_ir=ir_path, torch_pipeline=torch_pipeline,
-                  contract_ir=Path(results[0].output_path), linalg=Path(results[-1].output_path))
+    the target's lowering, the numbers' diagnosis reads that contract (what lowered), not the
+    import."""
+    ir = PortedIR(torch_ir=ir_path, torch_pipeline=torch_pipeline, lowering=lowering,
+                  contract_ir=Path(results[0].output_path), target_ir=Path(results[1].output_path),
+                  linalg=Path(results[-1].output_path), target=target)
     lowered_from = results[-1].input_path
     if len(results) > 1 and lowered_from and lowered_from != results[0].output_path:
         ir = replace(ir, torch_ir=Path(lowered_from), torch_pipeline="")
@@ -92,11 +100,24 @@ def _ported_ir(ir_path: Path, torch_pipeline: str, results: list[StageResult]) -
 
 def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: PortOptions,
                   progress: Progress) -> FrontendPort:
-    """``subject`` through frontend ``name``, files in ``folder``; never raises for a failure
-    of the model or the compiler (those are the record's outcome)."""
+    """``subject`` through frontend ``name`` to the first target of ``options.targets``."""
+    return port_targets(subject, name, folder, replace(options, targets=options.targets[:1]),
+                        progress)[0]
+
+
+def port_targets(subject: Subject, name: FrontendName, folder: Path, options: PortOptions,
+                 progress: Progress) -> list[FrontendPort]:
+    """``subject`` through frontend ``name``, files in ``folder``: one port per target asked
+    for (``options.targets``), which share the trace or export, the import and the torch
+    backend contract (made once); never raises for a failure of the model or the compiler
+    (those are the record's outcome)."""
     chosen = frontend(name)
-    port = FrontendPort(frontend=name, outcome=PortOutcome.FAILS, folder=str(folder))
-    label = f"[{subject.name} {name.value}]"
+    targets = options.targets[:1] if options.torch_only else options.targets
+    backends = options.backends[:1] if options.torch_only or not options.numerics else options.backends
+    folder = _target_folder(folder, targets[0])
+    port = FrontendPort(frontend=name, outcome=PortOutcome.FAILS, folder=str(folder),
+                        target=targets[0])
+    label = f"[{subject.name} {port.path}]"
     folder.mkdir(parents=True, exist_ok=True)
     try:
         try:
@@ -110,9 +131,66 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
                 raise
             program, run_program, ir_path = _fixed_import(subject, chosen, folder, port, options,
                                                           progress, label, stopped)
-    except _Stopped:
-        return port
-    stages = (chosen.torch_pipeline,) if options.torch_only else (chosen.torch_pipeline, LINALG)
+    except _Stopped:  # every target and backend stops at the same Python stage
+        firsts = [port, *(_for_backend(port, b) for b in backends[1:])]
+        return firsts + [_for_target(p, t) for t in targets[1:] for p in firsts]
+    imported = _Imported(chosen, program, run_program, ir_path)
+    before = copy.deepcopy(port)
+    shared, ports = _lower(subject, imported, port, options, progress, None)
+    for target in targets[1:]:
+        if shared is not None and not shared.ok:  # the torch backend contract failed: the same for all
+            ports += [_for_target(p, target) for p in ports if p.target is targets[0]]
+            continue
+        other = _for_target(before, target)
+        other.folder = str(_target_folder(folder, target))
+        Path(other.folder).mkdir(parents=True, exist_ok=True)
+        ports += _lower(subject, imported, other, options, progress, shared)[1]
+    return ports
+
+
+@dataclass(frozen=True)
+class _Imported:
+    """What the frontend made once for all targets: the program and its torch IR."""
+
+    chosen: Frontend
+    program: Program
+    run_program: Callable | None
+    ir_path: Path
+
+
+def _target_folder(folder: Path, target: Target) -> Path:
+    """A target's own folder beside the frontend's (``gpt2.fx-tosa``), where its stage files,
+    one-op reproducers and the commands' outputs go; the default target's is the frontend's."""
+    return folder if target is DEFAULT_TARGETS[0] else folder.with_name(f"{folder.name}-{target.value}")
+
+
+def _for_target(port: FrontendPort, target: Target) -> FrontendPort:
+    """A copy of ``port`` (its stages so far) as the port to ``target``."""
+    other = copy.deepcopy(port)
+    other.target = target
+    return other
+
+
+def _for_backend(port: FrontendPort, backend: BackendName) -> FrontendPort:
+    """A copy of ``port`` (its stages so far) as the port on ``backend``."""
+    other = copy.deepcopy(port)
+    other.backend = backend
+    return other
+
+
+def _lower(subject: Subject, imported: _Imported, port: FrontendPort, options: PortOptions,
+           progress: Progress, shared: StageResult | None
+           ) -> tuple[StageResult | None, list[FrontendPort]]:
+    """The imported torch IR to ``port.target`` through its pipelines, then its numbers on each
+    backend asked for: the torch-backend-contract stage's result (what the other targets start
+    from), and the target's ports, ``port`` first (on the first backend). ``shared``: that
+    stage's result already made by the first target (not run again)."""
+    backends = options.backends[:1] if options.torch_only or not options.numerics else options.backends
+    chosen, program, ir_path = imported.chosen, imported.program, imported.ir_path
+    label = f"[{subject.name} {port.path}]"
+    folder = Path(port.folder)
+    lowering = () if options.torch_only else target_path(port.target).stages
+    stages = (chosen.torch_pipeline, *lowering)
     running: dict[str, float] = {}
 
     def started(stage: str) -> None:
@@ -122,35 +200,57 @@ def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: P
         progress.finish(f"{label} {result.name}", result.record.elapsed_s,
                         "ok" if result.ok else "FAILED")
 
-    results = run_stages(ir_path, stages, folder, stem=subject.name, options=StageOptions(
-        opt=options.opt, timeout_s=options.timeout_s, bytecode=_bytecode(subject, options),
-        memory_limit_mb=options.memory_limit_mb),
-        hooks=StageHooks(starting=started, finished=finished))
+    def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
+        return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
+
+    stage_options = StageOptions(opt=options.opt, timeout_s=options.timeout_s,
+                                 bytecode=_bytecode(subject, options),
+                                 memory_limit_mb=options.memory_limit_mb)
+    hooks = StageHooks(starting=started, finished=finished, run=run)
+    if shared is None:
+        results = run_stages(ir_path, stages, folder, stem=subject.name, options=stage_options,
+                             hooks=hooks)
+    else:
+        results = [shared, *run_stages(Path(shared.output_path), lowering, folder, stem=subject.name,
+                                       options=stage_options, hooks=hooks, start=1)]
     analysed: PriorRun | None = None
     if options.fix:
         results, analysed = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
     _record_stages(port, results, options)
     if subject.dynamic:
-        port.dynamic = _dynamic(subject, name, port, results, ir_path, options)
+        port.dynamic = _dynamic(subject, port.frontend, port, results, ir_path, options)
     failed = next((r for r in results if not r.ok), None)
     if failed is not None:
         port.failed_stage = failed_stage = PortStage.parse(failed.name)
         known = analysed.analysis if analysed and analysed.record is failed.record else None
         with progress.stage(f"{label} diagnose {failed.name}") as step:
-            port.blockers = with_trace_stacks(
-                pipeline_blockers(failed.record, failed_stage, folder, options, known), program.script)
+            port.blockers = with_trace_stacks(pipeline_blockers(
+                failed.record, failed_stage, folder, _diagnosable(failed.name, options), known),
+                program.script)
         port.diagnosis_seconds = step.seconds
         port.commands = pipeline_commands(failed.record, failed.name, folder, options)
         port.reproduce = reproduce_command(failed.record)
-        return port
+        return results[0], [port, *(_for_backend(port, b) for b in backends[1:])]
     if options.torch_only or not options.numerics:
         port.outcome = PortOutcome.LOWERED
-        return port
-    ir = _ported_ir(ir_path, chosen.torch_pipeline, results)
-    run = check_numerics(subject, ir, program=run_program, folder=folder, options=options,
-                         progress=progress, label=label)
-    _numbers(port, run, subject.not_run)
-    return port
+        return results[0], [port]
+    ir = _ported_ir(ir_path, chosen.torch_pipeline, lowering, port.target, results)
+    lowered = copy.deepcopy(port)
+    ports = []
+    for i, name in enumerate(backends):
+        each = port if i == 0 else _for_backend(lowered, name)
+        run_numbers = check_numerics(subject, ir, backend=backend(name), program=imported.run_program,
+                                     folder=folder, options=options, progress=progress,
+                                     label=f"[{subject.name} {each.path}]")
+        _numbers(each, run_numbers, subject.not_run)
+        ports.append(each)
+    return results[0], ports
+
+
+def _diagnosable(stage: str, options: PortOptions) -> PortOptions:
+    """The blocker tools run torch-mlir-opt: a stage that runs on the bindings (TOSA on to
+    linalg) keeps the record's own diagnostics, without them."""
+    return replace(options, diagnose=False) if driver_for(stage) is Driver.BINDINGS else options
 
 
 def _numbers(port: FrontendPort, run: NumericsRun, not_run: str) -> None:
@@ -190,7 +290,7 @@ def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
     (a size read as a Python int froze it)."""
     passed = [r for r in results if r.ok]
     contract = passed[0].output_path if passed else ir_path
-    linalg = [r.output_path for r in passed if r.name == LINALG]
+    linalg = [passed[-1].output_path] if len(passed) > 1 and len(passed) == len(results) else []
     # TorchScript's raw import types its arguments by bounds, behind the module argument: no
     # signature to read until torchscript-to-torch passed (then nothing is known static)
     reached = bool(passed) or name is not FrontendName.TORCHSCRIPT
@@ -216,7 +316,8 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
 
     folder = Path(port.folder)  # the stage files' folder, where the fixed files go too
     failed = next((i for i, r in enumerate(results) if not r.ok), None)
-    k = failed if failed is not None else (stages.index(LINALG) if LINALG in stages else None)
+    k = failed if failed is not None else (
+        stages.index(LINALG_LOWERING) if LINALG_LOWERING in stages else None)
     if k is None:
         return results, None
     start = ir_path if k == 0 else Path(results[k - 1].output_path)

@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 
 from harness.compiler import pipelines as pipelines_module
+from harness.compiler.targets import LINALG_LOWERING
 from harness.compiler.pipelines import PipelineConfigError
 from harness.compiler.stages import StageOptions, run_stages
 from harness.diagnose.report.sections import FxTry
@@ -93,15 +94,15 @@ def fx_stages(pipeline: str) -> tuple[str, ...]:
     try:
         found = defined.get(pipeline.strip())
     except PipelineConfigError:
-        return ("fx-to-torch", "torch-to-linalg")
+        return ("fx-to-torch", LINALG_LOWERING)
     name = next(n for n, p in defined.pipelines.items() if p is found)
     if found.output == BACKEND_CONTRACT:
         return ("fx-to-torch",)
     if found.input == BACKEND_CONTRACT:
         return ("fx-to-torch", name)
     if found.input == LINALG_CONTRACT:
-        return ("fx-to-torch", "torch-to-linalg", name)
-    return ("fx-to-torch", "torch-to-linalg")
+        return ("fx-to-torch", LINALG_LOWERING, name)
+    return ("fx-to-torch", LINALG_LOWERING)
 
 
 def try_fx(spec: str, pipeline: str, *, opt: str | None = None, timeout_s: float | None = None,

@@ -17,7 +17,7 @@ from pathlib import Path
 from harness.compiler.irfile import unique_dir
 from harness.errors import ModelOptionError, OutputError, UnsupportedModelError
 
-from .frontend import port_frontend
+from .frontend import port_targets
 from .options import PortOptions
 from .progress import QUIET, Progress
 from .record import PortRecord, VariantRecord
@@ -28,12 +28,15 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                progress: Progress = QUIET) -> PortRecord:
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
     from harness.compiler import builds
+    from harness.execute.backends import backend
     from harness.models import drivers, hf, hf_resolve
 
     started = time.monotonic()
     check_record_path(options.record_path)
     check_out_folder(options.out)
     opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
+    for asked in options.backends if options.numerics and not options.torch_only else ():
+        backend(asked).check()  # so does a backend this machine lacks (IREE without the extra)
     spec = hf_resolve.resolve(model)
     variants = _variants(spec, options.variants)
     record = PortRecord(model=model, source=spec.kind, model_type=spec.model_type,
@@ -69,8 +72,8 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                           dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned,
                           not_run=prepared.not_run)
         for name in options.frontends:
-            entry.ports.append(port_frontend(subject, name, root / f"{prepared.name}.{name.value}",
-                                             options, progress))
+            entry.ports += port_targets(subject, name, root / f"{prepared.name}.{name.value}",
+                                        options, progress)
         record.variants.append(entry)
         del prepared, subject  # OPT-125m twice would hold both models at once
     assert root is not None, "_variants returns at least one variant, and the first makes root"

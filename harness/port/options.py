@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import defaults
+from harness.compiler.targets import DEFAULT_TARGETS, Target
+from harness.execute.backend_names import DEFAULT_BACKENDS, BackendName
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import DynamicSpec
 from harness.models.hf_config import Size
@@ -31,6 +33,8 @@ class PortOptions:
     inputs: tuple[str, ...] = ()      # --input NAME=SHAPE[:DTYPE]: inputs the planner cannot make
     variants: tuple[str, ...] = ()    # () = every variant the model has (OPT: stock and fixed)
     frontends: tuple[FrontendName, ...] = (FrontendName.TORCHSCRIPT, FrontendName.FX)
+    targets: tuple[Target, ...] = DEFAULT_TARGETS  # --target: the backend contracts, each checked
+    backends: tuple[BackendName, ...] = DEFAULT_BACKENDS  # --backend: what compiles and runs each
     numerics: bool = True             # run the lowered module on the RefBackend against eager
     torch_only: bool = False          # stop at the torch backend contract
     keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
@@ -59,6 +63,8 @@ class PortOptions:
             "inputs": list(self.inputs),
             "variants": list(self.variants),
             "frontends": [f.value for f in self.frontends],
+            "targets": [t.value for t in self.targets],
+            "backends": [b.value for b in self.backends],
             "numerics": self.numerics and not self.torch_only,
             "torch_only": self.torch_only,
             "keep_weights": self.weights_kept,

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeAlias
 
 from harness.compiler.outcomes import Outcome
+from harness.compiler.targets import Target
+from harness.execute.backend_names import BackendName
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError
 from harness.frontends.names import FrontendName
@@ -32,7 +34,10 @@ from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
 from harness.models.modality import Modality
 
-SCHEMA = "harness.port/1"
+#: 1.1 (stop 43): each port names its target (``target``: linalg, tosa, stablehlo) and backend
+#: (``backend``: refbackend, iree); a record without them is linalg's on the RefBackend, which
+#: were the only ones.
+SCHEMA = "harness.port/1.1"
 
 
 class PortOutcome(ParsableEnum):
@@ -56,13 +61,20 @@ class PortStage(ParsableEnum):
     TORCHSCRIPT_TO_TORCH = "torchscript-to-torch"
     FX_TO_TORCH = "fx-to-torch"
     TORCH_TO_LINALG = "torch-to-linalg"
+    TORCH_TO_TOSA = "torch-to-tosa"          # --target tosa (harness.compiler.targets)
+    TOSA_TO_LINALG = "tosa-to-linalg"        # TOSA on to linalg, as upstream's e2e checks it
+    TORCH_TO_STABLEHLO = "torch-to-stablehlo"
+    STABLEHLO_TO_LINALG = "stablehlo-to-linalg"
     REFBACKEND_LOWERING = "refbackend-lowering"
+    IREE_COMPILE = "iree-compile"            # --backend iree (harness.execute.backend_iree)
     EXECUTION = "execution"
 
 
 #: The stages that are torch-mlir pipelines (the rest run in Python or on the RefBackend).
 PIPELINE_STAGES = frozenset({PortStage.TORCHSCRIPT_TO_TORCH, PortStage.FX_TO_TORCH,
-                             PortStage.TORCH_TO_LINALG})
+                             PortStage.TORCH_TO_LINALG, PortStage.TORCH_TO_TOSA,
+                             PortStage.TOSA_TO_LINALG, PortStage.TORCH_TO_STABLEHLO,
+                             PortStage.STABLEHLO_TO_LINALG})
 
 
 class StageError(ParsableEnum):
@@ -149,6 +161,7 @@ class StageRecord(_Typed):
     outcome: StageOutcome = Outcome.SUCCESS
     output: str = ""       # the file the stage wrote
     detail: str = ""       # why it failed, in one line
+    command: str = ""      # a backend's compile, as it ran (iree-compile ...): pastes and runs
 
 
 
@@ -239,7 +252,8 @@ class NumericsCheck(_Typed):
     # a difference here is frozen into the program, not made by torch-mlir. None: not run.
     program_max_abs_diff: float | None = None
     program_failed: bool = False  # the program did not run on these inputs ("error" in the JSON)
-    inputs_file: str = ""  # the .npz the RefBackend ran on
+    inputs_file: str = ""  # the .npz the backend ran on
+    run_command: str = ""  # the backend's run on this set, as it ran (iree-run-module ...)
     # Positions left out of the comparison: padded tokens (attention_mask 0), whose rows attend
     # to no key, so what they hold is undefined (eager's own attention implementations disagree
     # there). Their largest difference is still recorded.
@@ -274,7 +288,7 @@ class DynamicDims:
 class FrontendPort(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "frontend": FrontendName.parse, "outcome": PortOutcome.parse, "reached": _optional_stage,
-        "failed_stage": _optional_stage}
+        "failed_stage": _optional_stage, "target": Target.parse, "backend": BackendName.parse}
 
     frontend: FrontendName
     outcome: PortOutcome
@@ -293,7 +307,21 @@ class FrontendPort(_Typed):
     fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
     dynamic: DynamicDims | None = None  # --dynamic: which dimensions stayed dynamic (None: static port)
     not_run: str = ""      # PARTIAL: the part of the model its inputs left unrun, and why
+    target: Target = Target.LINALG  # the backend contract it was lowered to (and checked through)
+    backend: BackendName = BackendName.REFBACKEND  # what compiled and ran it
 
+    @property
+    def path(self) -> str:
+        """The port's name among its variant's ports: the frontend's (``fx``) on the default
+        target and backend, with the others added (``fx-tosa``, ``fx-iree``,
+        ``fx-stablehlo-iree``). The board's column, the sweep's key and file names use it, so
+        records of linalg-only RefBackend ports read as they always did."""
+        parts = [self.frontend.value]
+        if self.target is not Target.LINALG:
+            parts.append(self.target.value)
+        if self.backend is not BackendName.REFBACKEND:
+            parts.append(self.backend.value)
+        return "-".join(parts)
 
     @property
     def seconds(self) -> float:
@@ -358,7 +386,8 @@ class PortRecord(_Typed):
         document: dict[str, Any] = data if isinstance(data, dict) else {}
         schema = document.get("schema", "")
         name, _, version = str(schema).partition("/")
-        if (name, version.split(".")[0]) != tuple(SCHEMA.split("/")):
+        ours, _, ours_version = SCHEMA.partition("/")
+        if (name, version.split(".")[0]) != (ours, ours_version.split(".")[0]):
             raise InputFileError(
                 f"not a port record of schema {SCHEMA}: its schema is {schema!r}. Write it again "
                 "with this version's 'harness port --json FILE'.")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 from harness.compiler.outcomes import Outcome
+from harness.compiler.targets import DEFAULT_TARGETS
+from harness.execute.backend_names import DEFAULT_BACKENDS
 from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR
 from harness.frontends.names import FrontendName
 from harness.knowledge.fixes import FIXES
@@ -62,14 +64,24 @@ def dynamic_summary(dims) -> str:
     return "; ".join(parts)
 
 
+def _through(port: FrontendPort) -> str:
+    """``fx``, with ``to tosa`` and ``on iree`` where the target or backend is not the default."""
+    words = [port.frontend.value]
+    if port.target is not DEFAULT_TARGETS[0]:
+        words.append(f"to {port.target.value}")
+    if port.backend is not DEFAULT_BACKENDS[0]:
+        words.append(f"on {port.backend.value}")
+    return " ".join(words)
+
+
 def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
-    lines = [f"== {variant.name} through {port.frontend}: {outcome_text(port)} =="]
+    lines = [f"== {variant.name} through {_through(port)}: {outcome_text(port)} =="]
     lines.append("  stages: " + ", ".join(
         f"{s.name} {'' if s.ok else ('TIMEOUT ' if s.outcome == 'timeout' else 'FAILED ')}{s.seconds:.2f} s"
         for s in port.stages))
     if port.signature and port.contract:
-        verb = "lowered to" if not port.failed_stage or port.failed_stage not in (
-            "torchscript-to-torch", "fx-to-torch", "torch-to-linalg") else "reached"
+        stopped = port.failed_stage is not None and port.failed_stage in PIPELINE_STAGES
+        verb = "reached" if stopped else "lowered to"
         lines.append(f"  {verb} the {port.contract}: {port.signature}")
     if port.dynamic is not None:
         lines.append(f"  dynamic: {dynamic_summary(port.dynamic)}")
@@ -211,7 +223,7 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
 def summary(record: PortRecord) -> list[str]:
     lines = ["== result =="]
     for variant, port in record.ports():
-        lines.append(f"{variant.name} {port.frontend}: {_result(port)}")
+        lines.append(f"{variant.name} {_through(port)}: {_result(port)}")
     if (record.source is SourceKind.OPT and [v.variant for v in record.variants] == [Variant.STOCK]
             and not record.ok):
         lines.append("hint: the project's static-structure rewrite of OPT (FixedOPT) lowers: "
@@ -223,7 +235,7 @@ def summary(record: PortRecord) -> list[str]:
                 if port.outcome is PortOutcome.NUMERICS_MISMATCH else
                 "failure (the Python line and the fix, the failing pass, a minimal IR file, "
                 "an upstream bug report)" if len(port.commands) > 1 else "failure")
-        lines += ["", f"to dig into the {variant.name} {port.frontend} {what}:"]
+        lines += ["", f"to dig into the {variant.name} {_through(port)} {what}:"]
         lines += [f"  {c}" for c in port.commands]
     return lines
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import re
-import time
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,7 +21,6 @@ import numpy as np
 import torch
 
 from harness.compiler.irfile import unique_dir
-from harness.compiler.records import RunRecord
 from harness.errors import HarnessError
 from harness.execute.closeness import (
     NumericsResult,
@@ -32,16 +31,9 @@ from harness.execute.closeness import (
     exclude_positions,
     padding_of,
 )
-from harness.execute.refbackend import (
-    RefBackendOptions,
-    RefBackendResult,
-    Stage,
-    execute_llvm,
-    execute_llvm_sets,
-    lower_to_llvm,
-)
-from harness.execute.dtypes import Signature
-from harness.execute.signature import read_signature
+from harness.compiler.targets import Target
+from harness.execute.backend import Backend, BackendOptions, Compiled, Lowered
+from harness.execute.refbackend import RefBackendResult, Stage
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
@@ -77,28 +69,35 @@ class PortedIR:
 
     torch_ir: Path       # the frontend's torch IR: `harness check` compares it with the reference
     torch_pipeline: str  # the pipeline that took torch_ir to the backend contract ("": it is there)
+    lowering: tuple[str, ...]  # the target's pipelines: the torch backend contract -> linalg
     contract_ir: Path    # the backend contract: the signature with signedness (linalg lost it)
-    linalg: Path         # what the RefBackend lowers and runs
+    target_ir: Path      # the target's contract (TOSA, StableHLO; the linalg file for linalg)
+    linalg: Path         # linalg-on-tensors: what the RefBackend lowers and runs
+    target: Target = Target.LINALG
+
+    def lowered(self, stem: str) -> Lowered:
+        return Lowered(self.target, self.contract_ir, self.target_ir, self.linalg, stem)
 
 
-def check_numerics(subject: Subject, ir: PortedIR, *,
+def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
                    program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
                    folder: Path, options: PortOptions, progress: Progress,
                    label: str) -> NumericsRun:
-    """``ir.linalg`` on the RefBackend against ``subject``'s eager outputs on both input sets.
+    """``ir`` compiled and run by ``backend`` against ``subject``'s eager outputs on both
+    input sets.
 
-    Phases: lower, execute, compare, and on a mismatch the commands (``harness check`` on
+    Phases: compile, execute, compare, and on a mismatch the commands (``harness check`` on
     ``ir.torch_ir``) and the one-op verdict; a phase that fails ends the run with its stage and
     blocker recorded.
     """
     run = NumericsRun(PortOutcome.FAILS)
-    rb_options = RefBackendOptions(timeout_s=options.timeout_s)
-    llvm = folder / f"{subject.name}.llvm.mlir"
-    signature = _lower(run, ir, llvm, rb_options, folder, options, progress, label)
-    if signature is None:
+    lowered = ir.lowered(subject.name)
+    backend_options = BackendOptions(timeout_s=options.timeout_s)
+    compiled = _compile(run, backend, lowered, backend_options, folder, options, progress, label)
+    if compiled is None:
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
-    runs = _Runs(ir.linalg, llvm, signature, rb_options, folder)
+    runs = _Runs(backend, compiled, lowered, backend_options, folder)
     done = _execute(run, sets, runs, ir.torch_ir, progress, label)
     if done is None:
         return run
@@ -106,7 +105,7 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
                   for (which, inputs), (work, result) in zip(sets, done, strict=False)]
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
-    if mismatch:  # a bad access read garbage? With runtime checks on, it aborts naming the op
+    if mismatch and backend.checked_runs:  # a bad access read garbage? Checked, it aborts naming the op
         wrong = [s for s, c in zip(sets, run.checks, strict=False) if c.verdict is not PortOutcome.VERIFIED]
         with progress.stage(f"{label} execution with runtime checks") as step:
             aborted = runs.first_failure(wrong)
@@ -116,124 +115,78 @@ def check_numerics(subject: Subject, ir: PortedIR, *,
             return run
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
-        _mismatch(run, ir.torch_ir, ir.torch_pipeline, folder, options, progress, label)
+        _mismatch(run, ir.torch_ir, (ir.torch_pipeline, *ir.lowering), folder, options, progress, label)
     return run
 
 
-def _lower(run: NumericsRun, ir: PortedIR, llvm: Path, rb_options: RefBackendOptions,
-           folder: Path, options: PortOptions, progress: Progress, label: str) -> Signature | None:
-    """linalg -> LLVM for the RefBackend, and the entry signature; None (the stage and its
-    blocker recorded in ``run``) when the signature is refused or the lowering fails."""
-    linalg = ir.linalg
-    lowering = PortStage.REFBACKEND_LOWERING
-    with progress.stage(f"{label} {lowering}") as step:
-        lowered = _lowered(linalg, llvm, ir.contract_ir, rb_options)
-        step.ok = not isinstance(lowered, HarnessError) and lowered.record.ok
-    if isinstance(lowered, HarnessError):  # recorded once the stage is over: its seconds are known then
-        refused = lowered
-        run.stages.append(StageRecord(lowering, False, step.seconds, StageError.IN_PYTHON,
+def _compile(run: NumericsRun, backend: Backend, lowered: Lowered, backend_options: BackendOptions,
+             folder: Path, options: PortOptions, progress: Progress, label: str) -> Compiled | None:
+    """The backend's compile, and the entry signature; None (the stage and its blocker
+    recorded in ``run``) when the signature is refused or the compile fails."""
+    stage = PortStage.parse(backend.stage)
+    with progress.stage(f"{label} {stage}") as step:
+        try:
+            compiled: Compiled | HarnessError = backend.compile(lowered, folder, backend_options)
+        except HarnessError as error:
+            compiled = error
+        step.ok = not isinstance(compiled, HarnessError) and compiled.record.ok
+    if isinstance(compiled, HarnessError):  # recorded once the stage is over: its seconds are known then
+        refused = compiled
+        run.stages.append(StageRecord(stage, False, step.seconds, StageError.IN_PYTHON,
                                       detail=one_line(str(refused))))
-        run.blockers = [Blocker(rank=1, stage=lowering,
-                                signature=f"{lowering}: {type(refused).__name__}",
+        run.blockers = [Blocker(rank=1, stage=stage,
+                                signature=f"{stage}: {type(refused).__name__}",
                                 message=one_line(str(refused)))]
         return None
-    record = lowered.record
-    run.stages.append(StageRecord(lowering, record.ok, step.seconds, record.outcome,
-                                  str(llvm) if record.ok else "",
-                                  "" if record.ok else str(record.signature)))
+    record = compiled.record
+    run.stages.append(StageRecord(stage, record.ok, step.seconds, record.outcome,
+                                  str(compiled.artifact) if record.ok else "",
+                                  "" if record.ok else str(record.signature),
+                                  command=shlex.join(record.command)))
     if record.ok:
-        return lowered.signature
-    run.blockers = pipeline_blockers(record, lowering, folder, _no_diagnosis(options))
-    given = ["--opt", opt_argument(options.opt)] if options.opt else []
-    run.commands = [harness_command(options.invocation,
-                                    ["run", str(linalg), "--pipeline", "linalg-to-llvm", *given])]
+        return compiled
+    run.blockers = pipeline_blockers(record, stage, folder, _no_diagnosis(options))
+    if compiled.harness_rerun:  # `harness run`: the bindings' lowering, as the harness runs it
+        given = ["--opt", opt_argument(options.opt)] if options.opt else []
+        run.commands = [harness_command(options.invocation, [*compiled.rerun, *given])]
+    else:
+        run.commands = [shlex.join(compiled.rerun)]
     return None
 
 
-@dataclass
-class _Lowered:
-    signature: Signature  # the entry's, read from the torch backend contract
-    record: RunRecord     # linalg -> LLVM on the bindings
-
-
-def _lowered(linalg: Path, llvm: Path, contract_ir: Path,
-             rb_options: RefBackendOptions) -> _Lowered | HarnessError:
-    """The entry signature, then linalg -> LLVM; the error when the signature is one the
-    RefBackend cannot take (or the lowering refuses its input)."""
-    try:
-        return _Lowered(read_signature(contract_ir), lower_to_llvm(linalg, llvm, options=rb_options))
-    except HarnessError as error:
-        return error
-
-
 class _Runs:
-    """The lowered module's runs: each set on ``llvm`` (lowered without runtime checks), and
-    again on the module lowered with MLIR's runtime op verification (once, when first asked)
-    for a set whose run crashed or mismatched: a bad access then aborts naming the op."""
+    """The compiled module's runs: each set, and again with the backend's own checks (the
+    RefBackend's runtime op verification) for a set whose run crashed or mismatched."""
 
-    def __init__(self, linalg: Path, llvm: Path, signature: Signature, options: RefBackendOptions,
-                 folder: Path):
-        self.linalg, self.llvm, self.signature, self.folder = linalg, llvm, signature, folder
-        self.unchecked = options
-        self.checked_llvm = llvm.with_name(llvm.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
-        self.options = replace(options, runtime_checks=True)
-        self.lowered: bool | None = None
-        self.seconds = 0.0  # the unchecked runs' wall time
+    def __init__(self, backend: Backend, compiled: Compiled, lowered: Lowered,
+                 options: BackendOptions, folder: Path):
+        self.backend, self.compiled, self.lowered = backend, compiled, lowered
+        self.options, self.folder = options, folder
 
     def execute_all(self, sets: Sequence[tuple[InputSetName, InputSet]]
                     ) -> list[tuple[Path, RefBackendResult]]:
-        """Each set's run, the sets in one child that JITs the module once
-        (refbackend.execute_llvm_sets)."""
         works = [unique_dir(f"execution-{which}-", self.folder) for which, _ in sets]
-        start = time.perf_counter()
+        arrays = [[t.numpy() for t in inputs.tensors] for _, inputs in sets]
         try:
-            arrays = [[t.numpy() for t in inputs.tensors] for _, inputs in sets]
-            results = execute_llvm_sets(self.llvm, arrays, self.signature, works, options=self.unchecked)
-        except HarnessError as error:  # inputs that do not fit the lowered signature
-            results = [RefBackendResult(self.signature.name, Stage.EXECUTION, error=str(error))
+            results = self.backend.run_sets(self.compiled, arrays, works, self.options)
+        except HarnessError as error:  # inputs that do not fit the compiled signature
+            results = [RefBackendResult(self.compiled.signature.name, Stage.EXECUTION, error=str(error))
                        for _ in sets]
-        self.seconds = max(self.seconds, time.perf_counter() - start)
         return list(zip(works, results, strict=True))
 
     def first_failure(self, sets: Sequence[tuple[InputSetName, InputSet]]) -> RefBackendResult | None:
-        """The first of ``sets`` whose checked run fails a runtime check (None: none did, or
-        the checked lowering or run failed otherwise or ran out of time: the unchecked run's
-        result stands). The checked lowering and runs together get CHECKED_BUDGET times the
-        unchecked run's time (at least CHECKED_MIN_S): its code generation grows faster than
-        linear on big models, and an answer that takes longer is not worth a sweep's minutes
-        (gemma3n_vision: 9 s of lowering, then each set's run cut at 60 s, 129 s for no answer,
-        when each had a budget of its own)."""
-        budget = min(self.options.timeout_s, max(CHECKED_MIN_S, CHECKED_BUDGET * self.seconds))
-        deadline = time.monotonic() + budget
-        if self.lowered is None:
-            self.lowered = lower_to_llvm(self.linalg, self.checked_llvm,
-                                         options=replace(self.options, timeout_s=budget)).ok
-        for which, inputs in sets if self.lowered else ():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            work = unique_dir(f"execution-{which}-checked-", self.folder)
-            try:
-                result = execute_llvm(self.checked_llvm, [t.numpy() for t in inputs.tensors],
-                                      self.signature, options=replace(self.options, timeout_s=left),
-                                      work_dir=work)
-            except HarnessError:
-                continue
-            if not result.ok and _RUNTIME_CHECK.search(f"{result.error}\n{result.stderr}"):
-                return result
-        return None
-
-
-#: The checked rerun's time budget: this many times the unchecked run's, at least CHECKED_MIN_S.
-CHECKED_BUDGET = 4.0
-CHECKED_MIN_S = 60.0
+        """The first of ``sets`` whose checked run fails a check (None: none did, or the backend
+        has no checks: the unchecked run's result stands)."""
+        named = [(str(which), [t.numpy() for t in inputs.tensors]) for which, inputs in sets]
+        return self.backend.explain_failure(self.compiled, self.lowered, named, self.folder,
+                                            self.options.timeout_s)
 
 
 def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,
              torch_ir: Path, progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
-    """The lowered module on each input set, side by side (one child process each); None (the
-    stage and its blocker recorded) when a run fails: the checked run's failure when it names
-    what failed (a runtime check), else the run's own."""
+    """The compiled module on each input set; None (the stage and its blocker recorded) when a
+    run fails: the checked run's failure when it names what failed (a runtime check), else the
+    run's own."""
     execution = PortStage.EXECUTION
     failed: RefBackendResult | None = None
     with progress.stage(f"{label} {execution}") as step:
@@ -275,6 +228,7 @@ def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBack
         actual, expected, excluded = exclude_positions(actual, expected, padded)
     numerics = compare(actual, expected, tolerances, wide)
     check = _check(which, inputs, numerics, subject, program, str(work / "inputs.npz"))
+    check.run_command = result.command
     if excluded is not None:
         count, diff = excluded
         check.excluded = (describe_excluded(count) if inputs.padded is None else
@@ -292,7 +246,7 @@ def _float64_disagreements(numerics: NumericsResult) -> str:
                      if o.noise is not None and not o.problem and o.ok != (o.mismatched == 0))
 
 
-def _mismatch(run: NumericsRun, torch_ir: Path, torch_pipeline: str, folder: Path,
+def _mismatch(run: NumericsRun, torch_ir: Path, pipelines: Sequence[str], folder: Path,
               options: PortOptions, progress: Progress, label: str) -> None:
     """The ``harness check`` command on the first mismatching set, then the one op that
     computes wrong (its reproducer's command too)."""
@@ -300,7 +254,7 @@ def _mismatch(run: NumericsRun, torch_ir: Path, torch_pipeline: str, folder: Pat
     given = ["--opt", opt_argument(options.opt)] if options.opt else []
     if bad.padding_mask is not None:
         given += ["--padding-mask", str(bad.padding_mask)]
-    pipeline = ",".join(p for p in (torch_pipeline, "torch-to-linalg") if p)
+    pipeline = ",".join(p for p in pipelines if p)
     run.commands = [harness_command(options.invocation, [
         "check", str(torch_ir), "--pipeline", pipeline, "--inputs", bad.inputs_file, *given])]
     with progress.stage(f"{label} one-op verdict"):

@@ -38,7 +38,9 @@ COLOURS = {  # background, text: the word is always printed too (colour is never
     Status.UNSUPPORTED: ("#e0e0e0", "#000"),  # not a compiler result: light, not the darkest
 }
 STAGE_ABBREV = {"torchscript-to-torch": "ts→torch", "fx-to-torch": "fx→torch",
-                "torch-to-linalg": "→linalg", "refbackend-lowering": "refback", "execution": "run"}
+                "torch-to-linalg": "→linalg", "torch-to-tosa": "→tosa", "tosa-to-linalg": "tosa→linalg",
+                "torch-to-stablehlo": "→stablehlo", "stablehlo-to-linalg": "stablehlo→linalg",
+                "refbackend-lowering": "refback", "execution": "run"}
 
 CSS = """
 body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }

@@ -71,7 +71,7 @@ class ModelResult:
     path: Path
     record: PortRecord | None = None
     failure: RunFailure | None = None
-    checks: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (variant, frontend)
+    checks: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (variant, port path)
     build: str = ""        # --builds: the build's name (its folder DIR/builds/NAME); "" without
 
     @property
@@ -202,9 +202,9 @@ def load(root: str | os.PathLike) -> SweepDir:
                 continue
             item = ModelResult(result.model, path, record=result, build=build)
             for variant, port in result.ports():
-                check = read_check(check_path(base, result.model, variant.name, port.frontend))
+                check = read_check(check_path(base, result.model, variant.name, port.path))
                 if check is not None:
-                    item.checks[(variant.name, port.frontend)] = check
+                    item.checks[(variant.name, port.path)] = check
             sweep.models.append(item)
     models_file = root / MODELS_FILE
     if models_file.is_file():

@@ -57,7 +57,7 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                     runs.append(ReportRun(blocker.signature, bundle, True, reused=True))
                     continue
                 log = (options.out / LOGS /
-                       f"{file_name(result.model)}.{file_name(variant.name)}.{port.frontend}.report.log")
+                       f"{file_name(result.model)}.{file_name(variant.name)}.{port.path}.report.log")
                 code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd,
                                                       env=thread_env(1))  # one at a time
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from harness import defaults
 from harness.compiler.irfile import open_fresh, write_atomically
+from harness.compiler.targets import target_path
 from harness.compiler.process import signal_group
 from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
@@ -112,12 +113,12 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
         word = port.outcome.value
         if port.outcome is PortOutcome.FAILS:
             word += f" at {port.failed_stage}"
-        check = checks.get(f"{variant.name}.{port.frontend}")
+        check = checks.get(f"{variant.name}.{port.path}")
         if check == CheckOutcome.NUMERICS_MISMATCH:
             word, ok = "miscompile (op-level check)", False
         elif check:
             word += f", check {check}"
-        name = port.frontend if len(result.variants) == 1 else f"{variant.name} {port.frontend}"
+        name = port.path if len(result.variants) == 1 else f"{variant.name} {port.path}"
         words.append(f"{name} {word}")
         ok = ok and port.outcome in (PortOutcome.VERIFIED, PortOutcome.LOWERED)
     return ", ".join(words) or "no ports", ok
@@ -301,7 +302,7 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     ``DIR/checks``. Returns the check's outcome ("" when not run)."""
     if port.outcome is PortOutcome.FAILS:
         return ""
-    path = check_path(options.out, model, variant, port.frontend)
+    path = check_path(options.out, model, variant, port.path)
     old = None if options.force else read_check(path)
     if old is not None:
         return str(old.get("outcome", ""))
@@ -311,10 +312,10 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     inputs = str(within(inputs, [options.out]) or "")
     if not source or not Path(source).is_file():
         return ""
-    log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.frontend}.check.log"
+    log = options.out / LOGS / f"{file_name(model)}.{file_name(variant)}.{port.path}.check.log"
     out_json = path.with_suffix(".out")
     argv = [options.python, "-m", "harness", "--no-progress", "check", source,
-            "--pipeline", "torch-to-linalg", "--json", "--out", str(path.parent),
+            "--pipeline", ",".join(target_path(port.target).stages), "--json", "--out", str(path.parent),
             "--timeout", f"{options.stage_timeout_s:g}",
             *(["--inputs", inputs, *(["--padding-mask", str(mask)] if mask is not None else [])]
               if inputs and Path(inputs).is_file() else ["--random-inputs"])]
@@ -343,7 +344,7 @@ def timeline_port(model: str, port: FrontendPort, options: SweepOptions) -> None
     if argv is None:
         return
     if options.force or not (Path(argv[-1]) / "index.html").is_file():
-        log = options.out / LOGS / f"{file_name(model)}.{port.frontend}.timeline.log"
+        log = options.out / LOGS / f"{file_name(model)}.{port.path}.timeline.log"
         run_logged(argv, log, options.timeout_s, options.cwd, env=thread_env(options.jobs))
 
 
@@ -396,14 +397,14 @@ def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: S
         for variant, port in result.ports():
             outcome = check_port(model, variant.name, port, options)
             if outcome:
-                checks[f"{variant.name}.{port.frontend}"] = outcome
+                checks[f"{variant.name}.{port.path}"] = outcome
     if options.timelines and isinstance(result, PortRecord):
         for _, port in result.ports():
             if port.outcome == PortOutcome.FAILS:
                 timeline_port(model, port, options)
     if drops_verified_ir(options) and isinstance(result, PortRecord) and not reused:
         for variant, port in result.ports():
-            mismatch = checks.get(f"{variant.name}.{port.frontend}") == CheckOutcome.NUMERICS_MISMATCH.value
+            mismatch = checks.get(f"{variant.name}.{port.path}") == CheckOutcome.NUMERICS_MISMATCH.value
             if port.outcome is PortOutcome.VERIFIED and not mismatch:
                 drop_ir_files(port.folder, options.out / PORTS)
     word, ok = _summary(result, checks)

@@ -114,10 +114,10 @@ def cells_of(result: ModelResult) -> list[Row]:
     for variant in result.record.variants:
         row = Row(result.model, variant.name, build=result.build, modality=modality)
         for port in variant.ports:
-            check = result.checks.get((variant.name, port.frontend))
+            check = result.checks.get((variant.name, port.path))
             report = next((c for c in port.commands if " report " in f" {c} "), "")
-            row.cells[port.frontend] = Cell(
-                result.model, variant.name, port.frontend, _status(port, check),
+            row.cells[port.path] = Cell(
+                result.model, variant.name, port.path, _status(port, check),
                 reached=port.reached, failed_stage=port.failed_stage, blockers=list(port.blockers),
                 fixes=_applied(port), max_abs_diff=_worst_diff(port),
                 stage_seconds=port.stage_seconds(), check=check, folder=port.folder,

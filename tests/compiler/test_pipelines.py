@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from harness.compiler import builds, pipelines
+from harness.compiler.pipeline_text import parse_pipeline
 from harness.errors import PipelineConfigError
 
 
@@ -15,7 +16,9 @@ def test_every_pipeline_is_registered_in_the_binary():
     for p in pipelines.default().pipelines.values():
         if p.driver is not pipelines.Driver.TORCH_MLIR_OPT:
             continue
-        assert f"--{p.pass_name} " in helped, p.pass_name
+        names = [p.pass_name] if p.pass_name else [r.name for r in parse_pipeline(p.textual())]
+        for name in names:
+            assert f"--{name} " in helped, (p.name, name)
         for option in p.defaults:
             assert f"--{option}" in helped, (p.name, option)
 
@@ -26,12 +29,14 @@ def test_bindings_pipelines_parse_in_the_bindings_and_not_in_the_binary():
 
     helped = subprocess.run([builds.resolve().path, "--help"], capture_output=True, text=True).stdout
     bindings = [p for p in pipelines.default().pipelines.values() if p.driver is pipelines.Driver.BINDINGS]
-    assert [p.name for p in bindings] == ["linalg-to-llvm"]
+    assert [p.name for p in bindings] == ["tosa-to-linalg", "linalg-to-llvm"]
     for p in bindings:
         with ir.Context():
             passmanager.PassManager.parse(p.textual())  # raises on an unknown pass or option
-        # Why it is not torch-mlir-opt's: the wheel's binary lacks upstream's bufferization.
-        assert "--one-shot-bufferize" not in helped and "one-shot-bufferize{" in p.textual()
+    # Why they are not torch-mlir-opt's: the wheel's binary lacks upstream's bufferization and
+    # MLIR's TOSA conversions.
+    assert "--one-shot-bufferize" not in helped and "one-shot-bufferize{" in bindings[1].textual()
+    assert "--tosa-to-linalg " not in helped and "func.func(tosa-to-linalg)" in bindings[0].textual()
 
 
 def test_textual_with_options():

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.compiler import pipelines
+from harness.compiler.targets import TARGETS
 from harness.compiler.runner import RunOptions
 from harness.enums import ParsableEnum
 from harness.execute.levels import decompose_pipeline, join
@@ -142,7 +143,10 @@ def blame(subject: Subject, program: Program, piece: Path, result: ProbeResult,
 
 
 def _short(textual: str) -> str:
-    return "torch-to-linalg" if "torch-backend-to-linalg-on-tensors-backend-pipeline" in textual else textual
+    """A target's lowering by our name where the textual pipeline runs it."""
+    known = pipelines.default()
+    return next((path.lowering for path in TARGETS.values()
+                 if known.get(path.lowering).pass_name in textual), textual)
 
 
 def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeResult,

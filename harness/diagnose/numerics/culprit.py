@@ -31,6 +31,7 @@ import torch
 from torch_mlir import ir
 
 from harness.compiler.locations import SourceLocation, file_locations
+from harness.compiler.targets import LINALG_LOWERING
 from harness.execute.inputs import save_npz
 from harness.execute.closeness import NOISE_FACTOR, compare_one
 from harness.execute.ref_ops import UNINITIALIZED_OPS, is_random
@@ -66,7 +67,7 @@ class Culprit:
     program_path: str = ""         # the one-op reproducer (the chain's, when not alone)
     inputs_path: str = ""
     expected_path: str = ""
-    pipeline: str = "torch-to-linalg"
+    pipeline: str = LINALG_LOWERING
     opinions: list[Opinion] = field(default_factory=list)
     # Its error's shape (float64 rule): the bias (mean signed error over rms: one sign is a wrong
     # constant) and the worst elements, each with its operands there, expected (float64) and got.
@@ -159,7 +160,7 @@ class OneOpResult:
 
 
 def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptions, *,
-                 chain: Program | None = None, chain_pipeline: str = "torch-to-linalg",
+                 chain: Program | None = None, chain_pipeline: str = LINALG_LOWERING,
                  localize_chain: Callable[[], Program | None] | None = None,
                  opinions: bool = True, say: Callable[[str], None] | None = None) -> OneOpResult:
     """The one op that computes wrong (see the module docstring). ``chain``: the localized

@@ -7,6 +7,7 @@ import shlex
 from dataclasses import asdict, dataclass, field
 
 from harness.compiler.locations import SourceLocation
+from harness.compiler.targets import LINALG_LOWERING
 from harness.enums import ParsableEnum
 
 from ..source import excerpt, is_library, model_frame
@@ -62,7 +63,7 @@ class NumericsBisectResult:
     piece_path: str = ""                  # the chain as a program of its own
     piece_inputs: str = ""                # its inputs (.npz)
     piece_expected: str = ""              # the reference's values of what it returns (.npz)
-    piece_pipeline: str = "torch-to-linalg"  # what lowers the piece (the pipeline's to-linalg part)
+    piece_pipeline: str = LINALG_LOWERING  # what lowers the piece (the pipeline's to-linalg part)
     max_abs_diff: float = 0.0             # of the chain's wrong values
     probes: list[str] = field(default_factory=list)
     blame: Blame | None = None

@@ -242,8 +242,12 @@ def _contract_function(module_op: ir.Operation, name: str | None) -> str:
 
 
 def pipeline_name(textual: str) -> str:
-    """Our name for a textual pipeline when it is one of ours unchanged (torch-to-linalg)."""
+    """Our name for a textual pipeline when it is one of ours unchanged (torch-to-linalg), or
+    a target's stages chained (torch-to-tosa,tosa-to-linalg)."""
     from harness.compiler import pipelines
+    from harness.compiler.targets import TARGETS
+    from harness.execute.levels import join
+    from harness.compiler.pipeline_text import parse_pipeline
 
     known = pipelines.default()
     for name in known.pipelines:
@@ -252,4 +256,8 @@ def pipeline_name(textual: str) -> str:
                 return name
         except PipelineConfigError:  # a pipeline that needs options is no match
             continue
+    for path in TARGETS.values():
+        if len(path.stages) > 1 and join([p for stage in path.stages
+                                          for p in parse_pipeline(known.resolve(stage))]) == textual:
+            return ",".join(path.stages)
     return textual

@@ -1,0 +1,85 @@
+"""What a backend is: compile a lowered module to something runnable, then run it on input sets.
+
+The port's numbers check (port/verify.py) takes a :class:`Backend`, not one backend's functions:
+the RefBackend (torch-mlir's test backend: linalg -> LLVM -> the ExecutionEngine) and IREE
+(``iree-compile`` for llvm-cpu, ``iree-run-module``) are two implementations, registered by name
+in harness/execute/backends.py. A backend is a small class with a compile and a run, as upstream's
+e2e backends are; the target (linalg, TOSA, StableHLO) decides what it is given
+(:class:`Lowered` holds every level the port made).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from harness import defaults
+from harness.compiler.records import RunRecord
+from harness.compiler.targets import Target
+
+from .backend_names import BackendName
+from .dtypes import Signature
+from .refbackend import RefBackendResult
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """What the port's stages made, for a backend to take the level it compiles."""
+
+    target: Target
+    contract_ir: Path    # the torch backend contract: the entry's signature, with signedness
+    target_ir: Path      # the target's contract (the linalg file itself for linalg)
+    linalg: Path         # linalg-on-tensors (the target lowered on to it)
+    stem: str            # the model's name: the artifacts' file names start with it
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    timeout_s: float = defaults.TIMEOUT_S  # per child process (compile, each run)
+
+
+@dataclass
+class Compiled:
+    """A compile's result: the artifact a run takes, or the failed compile's record."""
+
+    stage: str                 # the record's stage name (refbackend-lowering, iree-compile)
+    record: RunRecord          # the compile as run: ok, or its diagnostics and command
+    artifact: Path             # the LLVM module, the .vmfb
+    signature: Signature       # the entry's, from the torch backend contract
+    rerun: list[str] = field(default_factory=list)  # argv that compiles it again by hand
+    harness_rerun: bool = False  # ``rerun`` is harness's arguments (`harness run ...`), not a tool's
+
+
+class Backend(Protocol):
+    """Compiles a :class:`Lowered` module and runs it on input sets, each run a
+    :class:`RefBackendResult` (its outputs, or the failure's stage, error, signal and command)."""
+
+    name: BackendName
+    stage: str  # the compile's stage name in the record (refbackend-lowering, iree-compile)
+    checked_runs: bool  # explain_failure can rerun with checks that name a failing op
+
+    def check(self) -> None:
+        """Raises HarnessError (one paragraph: what is missing, how to install it) when the
+        backend cannot run on this machine: said before a model is built."""
+        ...
+
+    def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
+        """Compiles into ``folder``; a signature the backend cannot take raises HarnessError."""
+        ...
+
+    def run_sets(self, compiled: Compiled, sets: Sequence[Sequence[np.ndarray]],
+                 works: Sequence[Path], options: BackendOptions) -> list[RefBackendResult]:
+        """Each set's run, its files in its own folder of ``works``."""
+        ...
+
+    def explain_failure(self, compiled: Compiled, lowered: Lowered,
+                        sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,
+                        budget_s: float) -> RefBackendResult | None:
+        """A run again with the backend's own checks (the RefBackend's runtime op verification)
+        for sets that crashed or mismatched: the first that fails one, naming the op; None when
+        none does, or the backend has no such checks."""
+        ...

@@ -1,0 +1,136 @@
+"""IREE as a :class:`~harness.execute.backend.Backend`: ``iree-compile`` for the llvm-cpu target,
+then ``iree-run-module`` on each input set, both from the ``[iree]`` extra
+(``iree-base-compiler``, ``iree-base-runtime``), each in its own process with a time limit.
+
+IREE takes each target's contract the way its users hand it over, not the harness's linalg:
+linalg-on-tensors and StableHLO as torch-mlir prints them, TOSA in MLIR's generic form (IREE
+3.13 does not parse the short form the wheel's TOSA prints, e.g. ``tosa.const_shape``). So an
+IREE result on TOSA or StableHLO checks IREE's own input conversion, as a deployment would.
+
+Every command is kept (the record's, and each run's folder), and pastes and runs as shown.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from harness.compiler.crash import decode_exit_status, parse_crash
+from harness.compiler.records import RunRecord, parse_diagnostics
+from harness.compiler.runner import RunOptions, classify, execute, run_pipeline, shell_command
+from harness.compiler.targets import Target
+from harness.errors import HarnessEnvironmentError
+
+from .backend import BackendOptions, Compiled, Lowered
+from .backend_names import BackendName
+from .jit import check_inputs
+from .refbackend import RefBackendResult, Stage
+from .signature import read_signature
+
+#: The llvm-cpu target, for the machine it runs on (a testcase for another CPU drops the last).
+COMPILE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
+                 "--iree-llvmcpu-target-cpu=host")
+RUN_DEVICE = "--device=local-task"
+
+#: How IREE is told what a target's contract is (linalg: IREE's default input).
+INPUT_TYPES = {Target.LINALG: (), Target.STABLEHLO: ("--iree-input-type=stablehlo",),
+               Target.TOSA: ("--iree-input-type=tosa",)}
+
+MISSING = ("the iree backend needs IREE's compiler and runtime ({tool} was not found next to this "
+           "Python, {python}, nor on PATH). Install them with pip install -e '.[iree]' (pins "
+           "iree-base-compiler and iree-base-runtime 3.13.0), or leave iree out of --backend.")
+
+
+def tool(name: str) -> str:
+    """An IREE tool of this Python's environment (the extra's console scripts), else PATH's."""
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise HarnessEnvironmentError(MISSING.format(tool=name, python=sys.executable))
+    return found
+
+
+class IreeBackend:
+    """IREE's llvm-cpu target and its local-task runtime."""
+
+    name = BackendName.IREE
+    stage = "iree-compile"
+    checked_runs = False
+
+    def check(self) -> None:
+        tool("iree-compile")
+        tool("iree-run-module")
+
+    def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
+        compiler = tool("iree-compile")
+        signature = read_signature(lowered.contract_ir)
+        vmfb = folder / f"{lowered.stem}.{lowered.target.value}.vmfb"
+        source = lowered.linalg if lowered.target is Target.LINALG else lowered.target_ir
+        if lowered.target is Target.TOSA:
+            source = _generic(source, folder / f"{lowered.stem}.tosa.generic.mlir", options)
+        cmd = [compiler, *INPUT_TYPES[lowered.target], *COMPILE_FLAGS, str(source), "-o", str(vmfb)]
+        done = execute(cmd, RunOptions(timeout_s=options.timeout_s))
+        diagnostics = parse_diagnostics(done.stderr)
+        crash = parse_crash(done.stderr, returncode=done.returncode, at_timeout=done.timed_out)
+        outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
+        record = RunRecord(outcome=outcome, command=cmd, pipeline="iree-compile llvm-cpu",
+                           input_path=str(source), binary=compiler, returncode=done.returncode,
+                           elapsed_s=done.elapsed_s, stderr=done.stderr,
+                           output_path=str(vmfb) if done.returncode == 0 else "",
+                           signal=crash.signal if crash is not None and not crash.at_timeout else "",
+                           diagnostics=diagnostics, crash=crash if outcome.is_crash else None)
+        return Compiled(self.stage, record, vmfb, signature, rerun=cmd)
+
+    def run_sets(self, compiled: Compiled, sets: Sequence[Sequence[np.ndarray]],
+                 works: Sequence[Path], options: BackendOptions) -> list[RefBackendResult]:
+        return [self._run(compiled, [np.asarray(a) for a in inputs], Path(work), options)
+                for inputs, work in zip(sets, works, strict=True)]
+
+    def _run(self, compiled: Compiled, inputs: list[np.ndarray], work: Path,
+             options: BackendOptions) -> RefBackendResult:
+        signature = compiled.signature
+        check_inputs(inputs, signature.args, "the inputs")
+        np.savez(work / "inputs.npz", allow_pickle=False,  # as the RefBackend's: harness check --inputs
+                 **{f"arg{i}": a for i, a in enumerate(inputs)})
+        arguments = []
+        for i, array in enumerate(inputs):
+            path = work / f"input{i}.npy"
+            np.save(path, array, allow_pickle=False)
+            arguments.append(f"--input=@{path}")
+        outputs = [work / f"output{i}.npy" for i in range(len(signature.results))]
+        cmd = [tool("iree-run-module"), RUN_DEVICE, f"--module={compiled.artifact}",
+               f"--function={signature.name}", *arguments, *(f"--output=@{o}" for o in outputs)]
+        result = RefBackendResult(signature.name, work_dir=str(work), command=shell_command(cmd))
+        done = execute(cmd, RunOptions(timeout_s=options.timeout_s))
+        result.seconds["run"] = done.elapsed_s
+        if done.timed_out or done.returncode != 0 or not all(o.is_file() for o in outputs):
+            result.failed_stage, result.stderr = Stage.EXECUTION, done.stderr
+            result.signal = decode_exit_status(done.returncode, done.stderr) if not done.timed_out else ""
+            printed = (done.stdout + done.stderr).strip()
+            result.error = (f"timed out after {options.timeout_s:g} s" if done.timed_out else
+                            printed[-2000:] or f"exit status {done.returncode}")
+            return result
+        result.outputs = tuple(np.load(o, allow_pickle=False) for o in outputs)
+        return result
+
+    def explain_failure(self, compiled: Compiled, lowered: Lowered,
+                        sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,
+                        budget_s: float) -> RefBackendResult | None:
+        """IREE's runtime has no op-level checks to rerun with: the run's own error stands."""
+        return None
+
+
+def _generic(source: Path, out: Path, options: BackendOptions) -> Path:
+    """``source`` printed in MLIR's generic form by torch-mlir-opt (what IREE's TOSA input
+    parses); ``source`` itself when that fails (IREE's parse error then says why)."""
+    record = run_pipeline(source, "builtin.module()", options=RunOptions(
+        timeout_s=options.timeout_s, output_path=str(out),
+        extra_args=("--mlir-print-op-generic", "--mlir-print-debuginfo")))
+    return out if record.ok else source

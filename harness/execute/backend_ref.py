@@ -1,0 +1,104 @@
+"""The RefBackend as a :class:`~harness.execute.backend.Backend`: the linalg file lowered to LLVM
+on the bindings (``refbackend-lowering``), each input set run by the ExecutionEngine in a child.
+
+Runs are unchecked (MLIR's runtime op verification costs minutes of code generation on big
+models); :meth:`RefBackend.explain_failure` lowers again with the checks for sets that crashed
+or mismatched, so a bad access then aborts naming the op and the model's line.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from harness.compiler.irfile import unique_dir
+from harness.errors import HarnessError
+
+from .backend import BackendOptions, Compiled, Lowered
+from .backend_names import BackendName
+from .lowering import LLVM_PIPELINE
+from .refbackend import (
+    RefBackendOptions,
+    RefBackendResult,
+    Stage,
+    execute_llvm,
+    execute_llvm_sets,
+    lower_to_llvm,
+)
+from .signature import read_signature
+
+#: The checked rerun's time budget: this many times the unchecked run's, at least CHECKED_MIN_S.
+CHECKED_BUDGET = 4.0
+CHECKED_MIN_S = 60.0
+
+#: What a failed runtime check prints (MLIR's ``generate-runtime-verification``).
+RUNTIME_CHECK_FAILED = re.compile(r"Runtime op verification failed")
+
+
+class RefBackend:
+    """torch-mlir's RefBackend, with the harness's process isolation and runtime checks."""
+
+    name = BackendName.REFBACKEND
+    stage = Stage.LOWERING.value
+    checked_runs = True
+
+    def __init__(self) -> None:
+        self.run_seconds = 0.0  # the unchecked runs' wall time (the checked rerun's budget)
+        self.checked: dict[Path, bool] = {}  # each checked lowering made, and whether it lowered
+
+    def check(self) -> None:
+        """The RefBackend is the wheel's: it runs wherever the harness does."""
+
+    def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
+        signature = read_signature(lowered.contract_ir)  # a refused signature raises first
+        llvm = folder / f"{lowered.stem}.llvm.mlir"
+        record = lower_to_llvm(lowered.linalg, llvm, options=RefBackendOptions(timeout_s=options.timeout_s))
+        return Compiled(self.stage, record, llvm, signature, harness_rerun=True,
+                        rerun=["run", str(lowered.linalg), "--pipeline", LLVM_PIPELINE])
+
+    def run_sets(self, compiled: Compiled, sets: Sequence[Sequence[np.ndarray]],
+                 works: Sequence[Path], options: BackendOptions) -> list[RefBackendResult]:
+        """The sets in one child that JITs the module once (refbackend.execute_llvm_sets)."""
+        start = time.perf_counter()
+        try:
+            results = execute_llvm_sets(compiled.artifact, [list(s) for s in sets], compiled.signature,
+                                        list(works), options=RefBackendOptions(timeout_s=options.timeout_s))
+        except HarnessError as error:  # inputs that do not fit the lowered signature
+            results = [RefBackendResult(compiled.signature.name, Stage.EXECUTION, error=str(error))
+                       for _ in sets]
+        self.run_seconds = max(self.run_seconds, time.perf_counter() - start)
+        return results
+
+    def explain_failure(self, compiled: Compiled, lowered: Lowered,
+                        sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,
+                        budget_s: float) -> RefBackendResult | None:
+        """The first of ``sets`` whose run, lowered again with runtime op verification, fails a
+        runtime check. The checked lowering and runs together get CHECKED_BUDGET times the
+        unchecked run's time (at least CHECKED_MIN_S, at most ``budget_s``): its code generation
+        grows faster than linear on big models (gemma3n_vision: 9 s of lowering, then each
+        set's run cut at 60 s, 129 s for no answer, when each had a budget of its own)."""
+        budget = min(budget_s, max(CHECKED_MIN_S, CHECKED_BUDGET * self.run_seconds))
+        deadline = time.monotonic() + budget
+        checked_llvm = compiled.artifact.with_name(
+            compiled.artifact.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
+        checked = RefBackendOptions(timeout_s=budget, runtime_checks=True)
+        if checked_llvm not in self.checked:
+            self.checked[checked_llvm] = lower_to_llvm(lowered.linalg, checked_llvm, options=checked).ok
+        for which, inputs in sets if self.checked[checked_llvm] else ():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            work = unique_dir(f"execution-{which}-checked-", folder)
+            try:
+                result = execute_llvm(checked_llvm, list(inputs), compiled.signature,
+                                      options=replace(checked, timeout_s=left), work_dir=work)
+            except HarnessError:
+                continue
+            if not result.ok and RUNTIME_CHECK_FAILED.search(f"{result.error}\n{result.stderr}"):
+                return result
+        return None

@@ -1,0 +1,212 @@
+"""One import, every target and backend: the port lowers the one torch backend contract to
+linalg, TOSA and StableHLO (harness.compiler.targets), checks each one's numbers on the
+RefBackend and on IREE (harness.execute.backends), and records each as its own port."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from harness.compiler.targets import Target
+from harness.errors import HarnessEnvironmentError
+from harness.execute import backend_iree
+from harness.execute.backend_names import BackendName
+from harness.frontends.names import FrontendName
+from harness.models.hf_inputs import InputSet
+from harness.port import PortOptions
+from harness.port.frontend import port_targets
+from harness.port.progress import QUIET
+from harness.port.record import PortOutcome, PortRecord, PortStage, SourceKind, VariantRecord
+from harness.port.render import summary
+from harness.models.choice import Variant
+from harness.port.subject import Subject
+
+from support.subjects import masked_subject
+
+ALL = (Target.LINALG, Target.TOSA, Target.STABLEHLO)
+
+
+class TanhGelu(nn.Module):
+    """HF's gelu_pytorch_tanh after a matmul: torch-to-linalg's tanh-gelu constant is sqrt(7/11),
+    not sqrt(2/pi) (2e-4 relative: off by the float64 rule, within rtol 1e-4); TorchToTosa and
+    TorchToStablehlo lower the same op right."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 16, generator=torch.Generator().manual_seed(3)) / 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.functional.gelu(x @ self.w, approximate="tanh")
+
+
+class AndMask(nn.Module):
+    """``&`` of two boolean masks, which TorchScript records as aten.__and__.Tensor."""
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return x * ((mask > 0) & (x > 0)).float()
+
+
+def _subject(module: nn.Module, name: str) -> Subject:
+    g = torch.Generator().manual_seed(0)
+    x0, x1 = torch.randn(4, 16, generator=g) * 2, torch.randn(4, 16, generator=g) * 2
+    module = module.eval()
+    return Subject(name, module, InputSet(("x",), (x0,), "seed 0"), InputSet(("x",), (x1,), "seed 0, 2"),
+                   trace=lambda: (torch.jit.trace(module, (x0,), check_trace=False), []),
+                   output_names=("y",))
+
+
+def _ports(subject: Subject, frontend: FrontendName, tmp_path: Path, **options):
+    return port_targets(subject, frontend, tmp_path / f"{subject.name}.{frontend.value}",
+                        PortOptions(out=str(tmp_path), **options), QUIET)
+
+
+def test_each_target_is_its_own_port_from_one_import(tmp_path: Path):
+    ports = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path, targets=ALL)
+    assert [p.target for p in ports] == list(ALL)
+    assert [p.path for p in ports] == ["fx", "fx-tosa", "fx-stablehlo"]
+    # the wrong constant is torch-to-linalg's alone: the other two contracts compute it right
+    assert [p.outcome for p in ports] == [PortOutcome.NUMERICS_MISMATCH, PortOutcome.VERIFIED,
+                                          PortOutcome.VERIFIED]
+    names = [[s.name for s in p.stages] for p in ports]
+    assert names[1][2:5] == [PortStage.FX_TO_TORCH, PortStage.TORCH_TO_TOSA, PortStage.TOSA_TO_LINALG]
+    assert names[2][2:5] == [PortStage.FX_TO_TORCH, PortStage.TORCH_TO_STABLEHLO,
+                             PortStage.STABLEHLO_TO_LINALG]
+    # export, import and the torch backend contract made once: the same stage, the same file
+    contracts = {p.stages[2].output for p in ports}
+    assert len(contracts) == 1 and {p.stages[0].seconds for p in ports} == {ports[0].stages[0].seconds}
+    folders = [Path(p.folder).name for p in ports]
+    assert folders == ["gelu.fx", "gelu.fx-tosa", "gelu.fx-stablehlo"]
+    tosa = Path(ports[1].stages[3].output).read_text()
+    assert "tosa." in tosa and Path(ports[1].stages[3].output).parent.name == "gelu.fx-tosa"
+    assert "stablehlo." in Path(ports[2].stages[3].output).read_text()
+    # the mismatch's check command names the target's own stages
+    assert "fx-to-torch,torch-to-linalg" in ports[0].commands[0]
+
+
+def test_a_target_that_fails_is_diagnosed_while_another_verifies(tmp_path: Path):
+    """TorchScript records ``&`` as aten.__and__.Tensor: torch-to-linalg and torch-to-tosa have
+    no pattern for it; torch-to-stablehlo has one."""
+    ports = _ports(masked_subject(AndMask()), FrontendName.TORCHSCRIPT, tmp_path, targets=ALL)
+    linalg, tosa, stablehlo = ports
+    assert linalg.failed_stage is PortStage.TORCH_TO_LINALG
+    assert tosa.failed_stage is PortStage.TORCH_TO_TOSA
+    assert tosa.blockers[0].op == "torch.aten.__and__.Tensor"
+    assert tosa.blockers[0].failing_pass == "convert-torch-to-tosa"
+    assert "--pipeline torch-to-tosa" in " ".join(tosa.commands)
+    assert stablehlo.outcome is PortOutcome.VERIFIED
+    record = PortRecord("and", SourceKind.TYPE, "and",
+                        variants=[VariantRecord(Variant.STOCK, "and", ports=ports)])
+    lines = summary(record)
+    assert any(line.startswith("and torchscript to stablehlo: verified") for line in lines)
+    assert any(line.startswith("and torchscript to tosa: fails at torch-to-tosa") for line in lines)
+    again = PortRecord.from_json(json.loads(json.dumps(record.to_json())))
+    assert [p.path for _, p in again.ports()] == ["torchscript", "torchscript-tosa",
+                                                  "torchscript-stablehlo"]
+
+
+def test_a_record_without_targets_reads_as_linalg_on_the_refbackend():
+    path = Path(__file__).parents[1] / "data" / "port" / "opt-tiny-stock.record.json"
+    record = PortRecord.read(path)
+    assert all(p.target is Target.LINALG and p.backend is BackendName.REFBACKEND
+               for _, p in record.ports())
+    assert [p.path for _, p in record.ports()] == [p.frontend.value for _, p in record.ports()]
+
+
+def test_iree_runs_linalg_and_stablehlo_and_refuses_tosa_outside_its_profile(tmp_path: Path):
+    ports = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path, targets=ALL,
+                   backends=(BackendName.REFBACKEND, BackendName.IREE))
+    by_path = {p.path: p for p in ports}
+    assert list(by_path) == ["fx", "fx-iree", "fx-tosa", "fx-tosa-iree", "fx-stablehlo",
+                             "fx-stablehlo-iree"]
+    # IREE runs the same linalg file: the same wrong constant, the same verdict
+    assert by_path["fx-iree"].outcome is PortOutcome.NUMERICS_MISMATCH
+    # StableHLO as printed goes through IREE's own input conversion, which is right
+    assert by_path["fx-stablehlo-iree"].outcome is PortOutcome.VERIFIED
+    iree = by_path["fx-stablehlo-iree"]
+    assert [s.name for s in iree.stages][-2:] == [PortStage.IREE_COMPILE, PortStage.EXECUTION]
+    assert Path(iree.stages[-2].output).suffix == ".vmfb"
+    # TOSA in generic form through IREE's TOSA input: right too (no f64, no i64 casts here)
+    assert by_path["fx-tosa-iree"].outcome is PortOutcome.VERIFIED
+
+
+class LayerNorm(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(x)
+
+
+class Positions(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + torch.arange(16).float()
+
+
+@pytest.mark.parametrize(("module", "said"), [
+    (LayerNorm(), "element type 'f64' is not legal"),  # the FX path's variance in float64
+    (Positions(), "got (i64,f32)"),                     # an int64 -> float32 cast
+])
+def test_tosa_outside_iree_s_profiles_fails_at_iree_compile(tmp_path: Path, module, said):
+    port = _ports(_subject(module, "m"), FrontendName.FX, tmp_path, targets=(Target.TOSA,),
+                  backends=(BackendName.IREE,))[0]
+    assert port.failed_stage is PortStage.IREE_COMPILE
+    blocker = port.blockers[0]
+    assert blocker.op == "tosa.cast" and said in blocker.message
+    assert "--iree-input-type=tosa" in port.commands[0] and port.commands[0].endswith(".vmfb")
+    rerun = subprocess.run(shlex.split(port.commands[0]), capture_output=True, text=True)
+    assert rerun.returncode != 0 and said in rerun.stderr
+
+
+def test_the_records_iree_commands_paste_and_run(tmp_path: Path):
+    import numpy as np
+
+    port = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path,
+                  targets=(Target.STABLEHLO,), backends=(BackendName.IREE,))[0]
+    compile_stage = port.stages[-2]
+    vmfb = Path(compile_stage.output)
+    assert compile_stage.name is PortStage.IREE_COMPILE
+    assert "--iree-input-type=stablehlo" in compile_stage.command
+    vmfb.unlink()
+    assert subprocess.run(shlex.split(compile_stage.command), capture_output=True).returncode == 0
+    assert vmfb.is_file()
+    check = port.numerics[0]
+    assert check.run_command.startswith(shlex.quote(backend_iree.tool("iree-run-module")))
+    output = Path(next(w[len("--output=@"):] for w in shlex.split(check.run_command)
+                       if w.startswith("--output=@")))
+    before = np.load(output)
+    output.unlink()
+    assert subprocess.run(shlex.split(check.run_command), capture_output=True).returncode == 0
+    assert np.array_equal(np.load(output), before)
+    with np.load(check.inputs_file) as inputs:  # what harness check --inputs takes
+        assert list(inputs.files) == ["arg0"]
+
+
+def test_iree_run_module_fails_on_wrong_expected_output(tmp_path: Path):
+    """IREE's own check (``--expected_output``) can fail: the numbers it is given decide."""
+    ports = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path,
+                   targets=(Target.STABLEHLO,), backends=(BackendName.IREE,))
+    vmfb = Path(ports[0].stages[-2].output)
+    work = next(Path(ports[0].folder).glob("execution-traced-*"))
+    import numpy as np
+
+    right = np.load(work / "output0.npy")
+    np.save(tmp_path / "wrong.npy", right + 1e-2)
+    base = [backend_iree.tool("iree-run-module"), backend_iree.RUN_DEVICE, f"--module={vmfb}",
+            "--function=main", f"--input=@{work / 'input0.npy'}"]
+    ok = subprocess.run([*base, f"--expected_output=@{work / 'output0.npy'}"], capture_output=True)
+    bad = subprocess.run([*base, f"--expected_output=@{tmp_path / 'wrong.npy'}"], capture_output=True)
+    assert ok.returncode == 0 and bad.returncode != 0
+
+
+def test_a_missing_iree_is_said_in_one_paragraph(monkeypatch, tmp_path: Path):
+    monkeypatch.setattr(backend_iree.sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(HarnessEnvironmentError, match=r"pip install -e '\.\[iree\]'.*--backend"):
+        backend_iree.IreeBackend().check()
