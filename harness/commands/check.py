@@ -30,7 +30,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = ir_tool(sub, "check", "lower a torch-dialect file, run it on the RefBackend and compare "
                                "with the reference evaluator (eager PyTorch, op by op)",
-                 json_help="print the result as JSON")
+                 json_help="print the result as JSON", whole_target=True)
     source = p.add_mutually_exclusive_group()
     source.add_argument("--inputs", metavar="FILE.npz",
                         help="the arguments, as arg0, arg1, ... or in order (np.savez)")

@@ -135,17 +135,50 @@ def pipeline_names() -> str:
         return "see 'harness pipelines'"
 
 
+class TargetPipeline(argparse.Action):
+    """``--target T``: the pipeline of backend contract T (harness.compiler.targets), stored
+    as ``--pipeline``: its lowering alone, or (``whole``) its stages on to linalg-on-tensors,
+    for a tool that runs the result."""
+
+    def __init__(self, option_strings, dest, whole: bool = False, **kwargs):
+        self.whole = whole
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        from harness.compiler.targets import Target, target_path
+
+        try:
+            path = target_path(Target.parse(value))
+        except HarnessError as e:
+            parser.error(f"--target: {e}")  # exits
+            raise
+        setattr(namespace, self.dest, ",".join(path.stages) if self.whole else path.lowering)
+
+
+def pipeline_or_target(p: argparse.ArgumentParser, pipeline_help: str, *, whole: bool = False,
+                       default: str | None = None) -> None:
+    """``--pipeline`` or ``--target`` (one of them required unless there is a default)."""
+    group = p.add_mutually_exclusive_group(required=default is None)
+    group.add_argument("--pipeline", default=default, help=pipeline_help)
+    group.add_argument("--target", dest="pipeline", action=TargetPipeline, whole=whole,
+                       metavar="linalg|tosa|stablehlo",
+                       help="instead of --pipeline: the file at the torch backend contract, "
+                            + ("lowered to this backend contract and on to linalg-on-tensors (TOSA "
+                               "and StableHLO as torch-mlir's e2e suite does)" if whole else
+                               "lowered to this backend contract (torch-to-linalg, "
+                               "torch-to-tosa, torch-to-stablehlo)"))
+
+
 def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
                                  f"(default: {defaults.TIMEOUT_S:g})",
-             json_help: str = "") -> argparse.ArgumentParser:
+             json_help: str = "", whole_target: bool = False) -> argparse.ArgumentParser:
     """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
     p = sub.add_parser(name, help=help)
     p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help=f"a pipeline name ({pipeline_names()}; 'harness pipelines' shows what "
-                        "each runs), an upstream pipeline name, a textual pipeline, or pass "
-                        "flags as --pipeline=-canonicalize")
+    pipeline_or_target(p, f"a pipeline name ({pipeline_names()}; 'harness pipelines' shows what "
+                          "each runs), an upstream pipeline name, a textual pipeline, or pass "
+                          "flags as --pipeline=-canonicalize", whole=whole_target)
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--driver", choices=["torch-mlir-opt", "bindings"],
                    help="the tool that runs the pipeline (default: a named pipeline's own, "

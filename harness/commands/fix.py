@@ -9,7 +9,8 @@ import json
 from .. import defaults
 
 from ..errors import UsageError
-from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, progress, random_inputs, seconds, tolerances,
+from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, pipeline_or_target, progress, random_inputs,
+                     seconds, tolerances,
                      value_flags)
 
 #: The stages an imported file goes through by default: the TorchScript importer's output to
@@ -62,10 +63,9 @@ def register(sub) -> None:
     p.add_argument("--list", action="store_true",
                    help="list the fixes: name, level, blockers, what each changes and why the "
                         "numbers stay")
-    p.add_argument("--pipeline", default=DEFAULT_PIPELINE,
-                   help="pipeline names chained with commas, or one textual pipeline "
-                        f"(default: {DEFAULT_PIPELINE}; an FX-imported file: "
-                        "fx-to-torch,torch-to-linalg)")
+    pipeline_or_target(p, "pipeline names chained with commas, or one textual pipeline "
+                          f"(default: {DEFAULT_PIPELINE}; an FX-imported file: "
+                          "fx-to-torch,torch-to-linalg)", default=DEFAULT_PIPELINE)
     p.add_argument("--only", action="append", default=[], metavar="NAME[,NAME]",
                    help="consider only these fixes (repeatable; default: the whole catalog)")
     p.add_argument("--no-verify", dest="verify", action="store_false",

@@ -8,7 +8,15 @@ from pathlib import Path
 
 from .. import defaults
 from ..errors import InputFileError, UsageError
-from .common import EXIT_FAILURE, EXIT_OK, pipeline_names, say, seconds, textual_pipeline
+from .common import (
+    EXIT_FAILURE,
+    EXIT_OK,
+    pipeline_names,
+    pipeline_or_target,
+    say,
+    seconds,
+    textual_pipeline,
+)
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
@@ -57,9 +65,8 @@ def register(sub) -> None:
     p = sub.add_parser("timeline", help="run a pipeline once and write a page of what each pass "
                                         "did: changed or not, time, ops, diff (exits 1 when it fails)")
     p.add_argument("file")
-    p.add_argument("--pipeline", required=True,
-                   help=f"a pipeline name ({pipeline_names()}), an upstream pipeline name, or a "
-                        "textual pipeline")
+    pipeline_or_target(p, f"a pipeline name ({pipeline_names()}), an upstream pipeline name, or "
+                          "a textual pipeline")
     p.add_argument("--out", help="folder of index.html, timeline.json and ir/ (default: a new "
                                  "folder in the temp dir)")
     p.add_argument("--follow", metavar="OP|FILE:LINE",

@@ -210,3 +210,31 @@ def test_a_missing_iree_is_said_in_one_paragraph(monkeypatch, tmp_path: Path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(HarnessEnvironmentError, match=r"pip install -e '\.\[iree\]'.*--backend"):
         backend_iree.IreeBackend().check()
+
+
+def test_the_ir_tools_take_a_target_for_a_pipeline(tmp_path: Path):
+    """``--target T`` for ``--pipeline``: check lowers through T's stages on to linalg; the
+    other tools run T's lowering; a wrong name is argparse's usage error (exit 2)."""
+    import sys
+
+    ports = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path, numerics=False,
+                   keep_weights=True)
+    contract = ports[0].stages[2].output  # fx-to-torch's: the torch backend contract
+    np_inputs = tmp_path / "in.npz"
+    import numpy as np
+
+    np.savez(np_inputs, np.random.default_rng(0).standard_normal((4, 16)).astype(np.float32))
+
+    def harness(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "harness", "--no-progress", *args],
+                              capture_output=True, text=True, cwd=tmp_path)
+
+    checked = harness("check", contract, "--target", "stablehlo", "--inputs", str(np_inputs))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "through torch-to-stablehlo,stablehlo-to-linalg and the RefBackend" in checked.stdout
+    linalg = harness("check", contract, "--target", "linalg", "--inputs", str(np_inputs))
+    assert linalg.returncode == 1 and "numerics-mismatch" in linalg.stdout  # the gelu constant
+    explained = harness("explain", contract, "--target", "tosa")
+    assert "torch-backend-to-tosa-backend-pipeline" in explained.stdout
+    wrong = harness("check", contract, "--target", "mhlo")
+    assert wrong.returncode == 2 and "unknown target 'mhlo'" in wrong.stderr
