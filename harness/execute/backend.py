@@ -62,6 +62,11 @@ class Backend(Protocol):
     stage: str  # the compile's stage name in the record (refbackend-lowering, iree-compile)
     checked_runs: bool  # explain_failure can rerun with checks that name a failing op
 
+    def needs_linalg(self, target: Target) -> bool:
+        """Whether it compiles the linalg the target was lowered on to (the RefBackend), not
+        the target's own contract (IREE takes TOSA and StableHLO as they are)."""
+        ...
+
     def check(self) -> None:
         """Raises HarnessError (one paragraph: what is missing, how to install it) when the
         backend cannot run on this machine: said before a model is built."""

@@ -64,6 +64,10 @@ class IreeBackend:
     stage = "iree-compile"
     checked_runs = False
 
+    def needs_linalg(self, target: Target) -> bool:
+        """IREE takes TOSA and StableHLO through its own input conversions."""
+        return target is Target.LINALG
+
     def check(self) -> None:
         tool("iree-compile")
         tool("iree-run-module")

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.compiler.irfile import unique_dir
+from harness.compiler.targets import Target
 from harness.errors import HarnessError
 
 from .backend import BackendOptions, Compiled, Lowered
@@ -50,6 +51,9 @@ class RefBackend:
     def __init__(self) -> None:
         self.run_seconds = 0.0  # the unchecked runs' wall time (the checked rerun's budget)
         self.checked: dict[Path, bool] = {}  # each checked lowering made, and whether it lowered
+
+    def needs_linalg(self, target: Target) -> bool:
+        return True
 
     def check(self) -> None:
         """The RefBackend is the wheel's: it runs wherever the harness does."""

@@ -92,8 +92,8 @@ def _ported_ir(ir_path: Path, torch_pipeline: str, lowering: tuple[str, ...], ta
     ir = PortedIR(torch_ir=ir_path, torch_pipeline=torch_pipeline, lowering=lowering,
                   contract_ir=Path(results[0].output_path), target_ir=Path(results[1].output_path),
                   linalg=Path(results[-1].output_path), target=target)
-    lowered_from = results[-1].input_path
-    if len(results) > 1 and lowered_from and lowered_from != results[0].output_path:
+    lowered_from = results[1].input_path  # what the target's lowering (its first stage) took
+    if lowered_from and lowered_from != results[0].output_path:
         ir = replace(ir, torch_ir=Path(lowered_from), torch_pipeline="")
     return ir
 
@@ -216,35 +216,56 @@ def _lower(subject: Subject, imported: _Imported, port: FrontendPort, options: P
     analysed: PriorRun | None = None
     if options.fix:
         results, analysed = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
-    _record_stages(port, results, options)
-    if subject.dynamic:
-        port.dynamic = _dynamic(subject, port.frontend, port, results, ir_path, options)
-    failed = next((r for r in results if not r.ok), None)
-    if failed is not None:
-        port.failed_stage = failed_stage = PortStage.parse(failed.name)
-        known = analysed.analysis if analysed and analysed.record is failed.record else None
-        with progress.stage(f"{label} diagnose {failed.name}") as step:
-            port.blockers = with_trace_stacks(pipeline_blockers(
-                failed.record, failed_stage, folder, _diagnosable(failed.name, options), known),
-                program.script)
-        port.diagnosis_seconds = step.seconds
-        port.commands = pipeline_commands(failed.record, failed.name, folder, options)
-        port.reproduce = reproduce_command(failed.record)
-        return results[0], [port, *(_for_backend(port, b) for b in backends[1:])]
-    if options.torch_only or not options.numerics:
-        port.outcome = PortOutcome.LOWERED
-        return results[0], [port]
-    ir = _ported_ir(ir_path, chosen.torch_pipeline, lowering, port.target, results)
-    lowered = copy.deepcopy(port)
-    ports = []
+    path = target_path(port.target)
+    base = copy.deepcopy(port)  # the frontend's stages (and --fix's notes): each backend's port starts there
+    ports: list[FrontendPort] = []
+    diagnosed: dict[int, FrontendPort] = {}  # a failed stage's run, by id: diagnosed once
     for i, name in enumerate(backends):
-        each = port if i == 0 else _for_backend(lowered, name)
-        run_numbers = check_numerics(subject, ir, backend=backend(name), program=imported.run_program,
+        chosen_backend = backend(name)
+        each = port if i == 0 else _for_backend(base, name)
+        # a backend that compiles the target's own contract (IREE: TOSA, StableHLO) does not
+        # wait for the target's way on to linalg, which is the RefBackend's
+        mine = results if chosen_backend.needs_linalg(port.target) else [
+            r for r in results if r.name != path.to_linalg]
+        ports.append(each)
+        _record_stages(each, mine, options)
+        if subject.dynamic:
+            each.dynamic = _dynamic(subject, each.frontend, each, mine, ir_path, options)
+        failed = next((r for r in mine if not r.ok), None)
+        if failed is not None:
+            _failed_stage(each, failed, diagnosed.get(id(failed)), analysed, program, options, progress,
+                          label)
+            diagnosed[id(failed)] = each
+            continue
+        if options.torch_only or not options.numerics:
+            each.outcome = PortOutcome.LOWERED
+            continue
+        ir = _ported_ir(ir_path, chosen.torch_pipeline, lowering, port.target, mine)
+        run_numbers = check_numerics(subject, ir, backend=chosen_backend, program=imported.run_program,
                                      folder=folder, options=options, progress=progress,
                                      label=f"[{subject.name} {each.path}]")
         _numbers(each, run_numbers, subject.not_run)
-        ports.append(each)
     return results[0], ports
+
+
+def _failed_stage(port: FrontendPort, failed: StageResult, known_port: FrontendPort | None,
+                  analysed: PriorRun | None, program: Program, options: PortOptions,
+                  progress: Progress, label: str) -> None:
+    """A pipeline stage failed: its blockers, commands and reproducer in ``port``; copied from
+    ``known_port`` when another backend's port diagnosed the same run already."""
+    port.failed_stage = failed_stage = PortStage.parse(failed.name)
+    if known_port is not None:
+        port.blockers = copy.deepcopy(known_port.blockers)
+        port.commands, port.reproduce = list(known_port.commands), known_port.reproduce
+        return
+    known = analysed.analysis if analysed and analysed.record is failed.record else None
+    with progress.stage(f"{label} diagnose {failed.name}") as step:
+        port.blockers = with_trace_stacks(pipeline_blockers(
+            failed.record, failed_stage, Path(port.folder), _diagnosable(failed.name, options), known),
+            program.script)
+    port.diagnosis_seconds = step.seconds
+    port.commands = pipeline_commands(failed.record, failed.name, Path(port.folder), options)
+    port.reproduce = reproduce_command(failed.record)
 
 
 def _diagnosable(stage: str, options: PortOptions) -> PortOptions:

@@ -8,26 +8,39 @@ from pathlib import Path
 
 import torch
 
+from harness.compiler.targets import Target
+from harness.execute import backend_ref
+from harness.execute.backend import BackendOptions, Lowered
 from harness.execute.lowering import run_stage
-from harness.execute.refbackend import RefBackendOptions
-from harness.execute.signature import read_signature
-from harness.models.hf_inputs import InputSet
-from harness.port import verify
-from harness.port.record import InputSetName
 
 from support.programs import FLATTEN
 
 
-def _runs(tmp_path: Path) -> verify._Runs:
-    src, backend, linalg = (tmp_path / f"m.{s}.mlir" for s in ("torch", "backend", "linalg"))
-    src.write_text(textwrap.dedent(FLATTEN))
-    for stage, a, b in (("function-to-torch", src, backend), ("torch-to-linalg", backend, linalg)):
-        assert run_stage(a, stage, output_path=b).ok
-    return verify._Runs(linalg, tmp_path / "m.llvm.mlir", read_signature(src), RefBackendOptions(), tmp_path)
+class _Runs:
+    """The RefBackend's checked rerun (explain_failure) on one compiled module."""
+
+    def __init__(self, tmp_path: Path):
+        src, backend, linalg = (tmp_path / f"m.{s}.mlir" for s in ("torch", "backend", "linalg"))
+        src.write_text(textwrap.dedent(FLATTEN))
+        for stage, a, b in (("function-to-torch", src, backend), ("torch-to-linalg", backend, linalg)):
+            assert run_stage(a, stage, output_path=b).ok
+        self.backend = backend_ref.RefBackend()
+        self.lowered = Lowered(Target.LINALG, src, linalg, linalg, "m")
+        self.compiled = self.backend.compile(self.lowered, tmp_path, BackendOptions())
+        assert self.compiled.record.ok
+        self.folder = tmp_path
+        self.checked_llvm = tmp_path / "m.checked.llvm.mlir"
+
+    def first_failure(self, sets):
+        return self.backend.explain_failure(self.compiled, self.lowered, sets, self.folder, 600.0)
 
 
-def _set(seq: int) -> tuple[InputSetName, InputSet]:
-    return InputSetName.TRACED, InputSet(("x",), (torch.ones(2, seq, 4),), f"seq {seq}")
+def _runs(tmp_path: Path) -> _Runs:
+    return _Runs(tmp_path)
+
+
+def _set(seq: int):
+    return "traced", [torch.ones(2, seq, 4).numpy()]
 
 
 def test_the_checked_rerun_names_the_failed_check(tmp_path):
@@ -40,10 +53,10 @@ def test_the_checked_rerun_names_the_failed_check(tmp_path):
 
 
 def test_a_checked_rerun_out_of_its_budget_leaves_the_runs_own_result(tmp_path, monkeypatch):
-    monkeypatch.setattr(verify, "CHECKED_MIN_S", 0.01)  # the lowering alone takes longer
+    monkeypatch.setattr(backend_ref, "CHECKED_MIN_S", 0.01)  # the lowering alone takes longer
     runs = _runs(tmp_path)
     assert runs.first_failure([_set(3)]) is None
-    assert runs.lowered is False
+    assert runs.backend.checked[runs.checked_llvm] is False
 
 
 def test_the_checked_lowering_and_runs_share_one_budget(tmp_path, monkeypatch):
@@ -54,17 +67,17 @@ def test_the_checked_lowering_and_runs_share_one_budget(tmp_path, monkeypatch):
     import itertools
     import time
 
-    monkeypatch.setattr(verify, "CHECKED_MIN_S", 6.0)
+    monkeypatch.setattr(backend_ref, "CHECKED_MIN_S", 6.0)
     runs = _runs(tmp_path)
     budgets: list[float] = []
-    real = verify.execute_llvm
+    real = backend_ref.execute_llvm
 
     def held(*args, options, **kwargs):
         budgets.append(options.timeout_s)
         time.sleep(4.0)
         return real(*args, options=options, **kwargs)
 
-    monkeypatch.setattr(verify, "execute_llvm", held)
+    monkeypatch.setattr(backend_ref, "execute_llvm", held)
     assert runs.first_failure([_set(1), _set(1), _set(1)]) is None
     assert 1 <= len(budgets) <= 2 and budgets[0] <= 6.0
     assert all(later <= first - 4.0 for first, later in itertools.pairwise(budgets))

@@ -213,6 +213,7 @@ class _Finder:
         self.unmeasured: list[int] = []
         self.hidden = False  # the observed run is right: returning values hid the miscompile
         self.final_abs = 0.0
+        self.final_within = True  # the outputs within the elementwise tolerance (the rule aside)
         # Each op run alone: its program, run and own difference; None when it cannot run alone.
         self.tried: dict[int, tuple[Program, ProbeResult, OwnDiff | None] | None] = {}
 
@@ -298,6 +299,9 @@ class _Finder:
         final = [compare_one(i, a, values.get(r), self.subject.options.tolerances, w)
                  for i, (a, r, w) in enumerate(zip(ran.outputs[:returned], own, wide, strict=False))]
         self.final_abs = max((o.max_abs_diff for o in final), default=0.0)
+        # Rounding can add up past the float64 rule; past the elementwise tolerance it cannot
+        # make values wrong outright (falcon on StableHLO: every element off, 2.6 absolute).
+        self.final_within = all(not o.problem and not o.mismatched for o in final)
         if all(o.ok for o in final):
             self.why = "the function's results agree with the reference when its values are returned"
             self.hidden = True
@@ -332,13 +336,14 @@ class _Finder:
         ratios = ", ".join(f"{self.cuts.label(p)} {_ratio(measured[p]):.3g}x" for p in largest)
         shown = (f" (largest ratios of an op's own error to float32 eager's, {where}: {ratios}; at "
                  f"most {NOISE_FACTOR:g}x passes)") if ratios else ""
+        cause = "rounding adding up" if self.final_within else TOGETHER
         if self.own and not any(d.departs for d in self.own.values()):
             return (f"each of {len(self.own)} ops, fed the reference's operands, is within the "
                     f"float64 rule, and no op whose output departs inside the program while its "
-                    f"operands agree is wrong alone: the difference is rounding adding up{shown}")
+                    f"operands agree is wrong alone: the difference is {cause}{shown}")
         if not tried:
             return ("every op's output is within the float64 rule, or departs only where an "
-                    f"operand does: the difference is rounding adding up{shown}")
+                    f"operand does: the difference is {cause}{shown}")
         alone = []
         for p in tried:
             found = self.tried.get(p)
@@ -347,7 +352,7 @@ class _Finder:
                                                      own.ratio is not None else "not run"))
         return ("no op whose output departs while its operands agree is wrong alone: fed the "
                 f"reference's operands, {'; '.join(alone)} of float32 eager's own error: the "
-                f"difference is rounding adding up{shown}")
+                f"difference is {cause}{shown}")
 
     def _operands_agree(self, position: int, inside: dict[int, OwnDiff]) -> bool:
         for v in self.cuts.ops[position].operands:
@@ -531,6 +536,13 @@ def _ratio(diff: OwnDiff | None) -> float:
         return 0.0
     ratio = diff.ratio
     return ratio if ratio is not None else (math.inf if diff.departs else 0.0)
+
+
+#: Why no single op is named when the outputs are wrong past the elementwise tolerance.
+TOGETHER = ("not rounding (the outputs are off past the elementwise tolerance): the ops compute "
+            "right one at a time and wrong together, so the lowering of several ops at once is "
+            "at fault (a pattern or fusion across ops, or a choice made for the whole function); "
+            "'harness bisect --numerics' on the same file names the pass")
 
 
 def _own_results(cuts, program: Program) -> int:
