@@ -37,6 +37,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "variants": args.variants, "frontends": parse_frontends(args.frontend) if args.frontend else None,
         "targets": parse_targets(args.target) if getattr(args, "target", None) else None,
         "backends": parse_backends(args.backend) if getattr(args, "backend", None) else None,
+        "testcase_dir": getattr(args, "iree_testcase", None),
         "numerics": False if args.no_numerics else None,
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
@@ -228,6 +229,11 @@ def register(sub) -> None:
                         "iree (iree-compile for llvm-cpu and iree-run-module; pip install -e "
                         "'.[iree]'), which takes linalg and StableHLO as printed, TOSA in "
                         "generic form")
+    p.add_argument("--iree-testcase", metavar="DIR",
+                   help="with --backend iree: write each IREE port's test case to "
+                        "DIR/MODEL.PORT/ (the module, inputs and eager's expected outputs as "
+                        ".npy, iree-run-module flag files, run.sh): IREE's tools alone run it, "
+                        "exit 1 on a mismatch")
     p.add_argument("--variant", dest="variants", action="append", choices=("stock", "fixed", "all"),
                    help="which of the model's variants (opt has stock and fixed; default: all)")
     p.add_argument("--no-numerics", action="store_true",

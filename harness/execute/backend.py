@@ -54,6 +54,15 @@ class Compiled:
     harness_rerun: bool = False  # ``rerun`` is harness's arguments (`harness run ...`), not a tool's
 
 
+@dataclass(frozen=True)
+class TestcaseSet:
+    """One input set of a portable test case: its name, arguments and expected results."""
+
+    name: str
+    inputs: Sequence[np.ndarray]
+    expected: Sequence[np.ndarray]
+
+
 class Backend(Protocol):
     """Compiles a :class:`Lowered` module and runs it on input sets, each run a
     :class:`RefBackendResult` (its outputs, or the failure's stage, error, signal and command)."""
@@ -79,6 +88,13 @@ class Backend(Protocol):
     def run_sets(self, compiled: Compiled, sets: Sequence[Sequence[np.ndarray]],
                  works: Sequence[Path], options: BackendOptions) -> list[RefBackendResult]:
         """Each set's run, its files in its own folder of ``works``."""
+        ...
+
+    def testcase(self, compiled: Compiled, sets: Sequence[TestcaseSet], folder: Path,
+                 tolerance: tuple[float, float]) -> Path | None:
+        """A test case the backend's own tools run without the harness: the module, each
+        set's inputs and expected outputs, the commands (the script's path); None when the
+        backend has no tools of its own (the RefBackend)."""
         ...
 
     def explain_failure(self, compiled: Compiled, lowered: Lowered,

@@ -13,6 +13,7 @@ Every command is kept (the record's, and each run's folder), and pastes and runs
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -26,7 +27,7 @@ from harness.compiler.runner import RunOptions, classify, execute, run_pipeline,
 from harness.compiler.targets import Target
 from harness.errors import HarnessEnvironmentError
 
-from .backend import BackendOptions, Compiled, Lowered
+from .backend import BackendOptions, Compiled, Lowered, TestcaseSet
 from .backend_names import BackendName
 from .jit import check_inputs
 from .refbackend import RefBackendResult, Stage
@@ -123,6 +124,39 @@ class IreeBackend:
             return result
         result.outputs = tuple(np.load(o, allow_pickle=False) for o in outputs)
         return result
+
+    def testcase(self, compiled: Compiled, sets: Sequence[TestcaseSet], folder: Path,
+                 tolerance: tuple[float, float]) -> Path | None:
+        """``folder``/run.sh and what it reads: the module IREE compiled (``module.mlir``), per set
+        ``NAME/inputN.npy`` and ``NAME/expectedN.npy`` (eager PyTorch's outputs) and
+        ``NAME.flagfile`` for iree-run-module (``--expected_output`` with the harness's flat
+        tolerance: exit 1 on a mismatch). Relative paths only: the folder moves as it is."""
+        rtol, atol = tolerance
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(compiled.record.input_path, folder / "module.mlir")
+        flags = [f for f in compiled.record.command[1:-3]]  # between the tool and SOURCE -o VMFB
+        lines = ["#!/bin/sh", "# An IREE test case written by torch-mlir-harness: IREE's own tools, nothing "
+                 "else (pip install iree-base-compiler==3.13.0 iree-base-runtime==3.13.0).",
+                 "# Exit 0: every set matches eager PyTorch's outputs (rtol "
+                 f"{rtol:g}, atol {atol:g}); 1: a set does not.", "set -e", 'cd "$(dirname "$0")"',
+                 shlex.join(["iree-compile", *flags, "module.mlir", "-o", "module.vmfb"])]
+        for each in sets:
+            (folder / each.name).mkdir(exist_ok=True)
+            run = ["--module=module.vmfb", RUN_DEVICE, f"--function={compiled.signature.name}",
+                   f"--expected_f32_threshold={atol:g}", f"--expected_f64_threshold={atol:g}",
+                   f"--expected_rtol={rtol:g}"]
+            for i, array in enumerate(each.inputs):
+                np.save(folder / each.name / f"input{i}.npy", np.asarray(array), allow_pickle=False)
+                run.append(f"--input=@{each.name}/input{i}.npy")
+            for i, array in enumerate(each.expected):
+                np.save(folder / each.name / f"expected{i}.npy", np.asarray(array), allow_pickle=False)
+                run.append(f"--expected_output=@{each.name}/expected{i}.npy")
+            (folder / f"{each.name}.flagfile").write_text("\n".join(run) + "\n")
+            lines.append(shlex.join(["iree-run-module", f"--flagfile={each.name}.flagfile"]))
+        script = folder / "run.sh"
+        script.write_text("\n".join(lines) + "\n")
+        script.chmod(0o755)
+        return script
 
     def explain_failure(self, compiled: Compiled, lowered: Lowered,
                         sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,

@@ -20,7 +20,7 @@ from harness.compiler.irfile import unique_dir
 from harness.compiler.targets import Target
 from harness.errors import HarnessError
 
-from .backend import BackendOptions, Compiled, Lowered
+from .backend import BackendOptions, Compiled, Lowered, TestcaseSet
 from .backend_names import BackendName
 from .lowering import LLVM_PIPELINE
 from .refbackend import (
@@ -77,6 +77,11 @@ class RefBackend:
                        for _ in sets]
         self.run_seconds = max(self.run_seconds, time.perf_counter() - start)
         return results
+
+    def testcase(self, compiled: Compiled, sets: Sequence[TestcaseSet], folder: Path,
+                 tolerance: tuple[float, float]) -> Path | None:
+        """The RefBackend is the harness's own: `harness check` is its test case."""
+        return None
 
     def explain_failure(self, compiled: Compiled, lowered: Lowered,
                         sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,

@@ -54,7 +54,7 @@ from .diagnose import (
 )
 from .dynamic import dynamic_dims, export_blocker, import_blocker, trace_frozen
 from .module_fixes import fix_module, trace_blockers, undo
-from .verify import NumericsRun, PortedIR, check_numerics
+from .verify import NumericsRun, PortedIR, Where, check_numerics
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress, StageTimeout, time_limit
 from .record import (
@@ -116,7 +116,7 @@ def port_targets(subject: Subject, name: FrontendName, folder: Path, options: Po
     backends = options.backends[:1] if options.torch_only or not options.numerics else options.backends
     folder = _target_folder(folder, targets[0])
     port = FrontendPort(frontend=name, outcome=PortOutcome.FAILS, folder=str(folder),
-                        target=targets[0])
+                        target=targets[0], backend=backends[0])
     label = f"[{subject.name} {port.path}]"
     folder.mkdir(parents=True, exist_ok=True)
     try:
@@ -241,10 +241,13 @@ def _lower(subject: Subject, imported: _Imported, port: FrontendPort, options: P
             each.outcome = PortOutcome.LOWERED
             continue
         ir = _ported_ir(ir_path, chosen.torch_pipeline, lowering, port.target, mine)
+        testcase = (Path(options.testcase_dir) / f"{subject.name}.{each.path}"
+                    if options.testcase_dir else None)
         run_numbers = check_numerics(subject, ir, backend=chosen_backend, program=imported.run_program,
-                                     folder=folder, options=options, progress=progress,
-                                     label=f"[{subject.name} {each.path}]")
+                                     where=Where(folder, f"[{subject.name} {each.path}]", testcase),
+                                     options=options, progress=progress)
         _numbers(each, run_numbers, subject.not_run)
+        each.testcase = run_numbers.testcase
     return results[0], ports
 
 

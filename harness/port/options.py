@@ -35,6 +35,7 @@ class PortOptions:
     frontends: tuple[FrontendName, ...] = (FrontendName.TORCHSCRIPT, FrontendName.FX)
     targets: tuple[Target, ...] = DEFAULT_TARGETS  # --target: the backend contracts, each checked
     backends: tuple[BackendName, ...] = DEFAULT_BACKENDS  # --backend: what compiles and runs each
+    testcase_dir: str | None = None   # --iree-testcase DIR: each IREE port's portable test case
     numerics: bool = True             # run the lowered module on the RefBackend against eager
     torch_only: bool = False          # stop at the torch backend contract
     keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
@@ -65,6 +66,7 @@ class PortOptions:
             "frontends": [f.value for f in self.frontends],
             "targets": [t.value for t in self.targets],
             "backends": [b.value for b in self.backends],
+            "testcase_dir": self.testcase_dir,
             "numerics": self.numerics and not self.torch_only,
             "torch_only": self.torch_only,
             "keep_weights": self.weights_kept,

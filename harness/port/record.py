@@ -309,6 +309,7 @@ class FrontendPort(_Typed):
     not_run: str = ""      # PARTIAL: the part of the model its inputs left unrun, and why
     target: Target = Target.LINALG  # the backend contract it was lowered to (and checked through)
     backend: BackendName = BackendName.REFBACKEND  # what compiled and ran it
+    testcase: str = ""     # --iree-testcase: the backend's own test case (its run.sh), "" for none
 
     @property
     def path(self) -> str:

@@ -4,6 +4,7 @@ then one result line per port and the commands to dig further."""
 from __future__ import annotations
 
 import math
+import shlex
 
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import DEFAULT_TARGETS
@@ -85,6 +86,9 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
         lines.append(f"  {verb} the {port.contract}: {port.signature}")
     if port.dynamic is not None:
         lines.append(f"  dynamic: {dynamic_summary(port.dynamic)}")
+    if port.testcase:
+        lines.append(f"  {port.backend.value} test case, run by its own tools alone: "
+                     + shlex.join(["sh", port.testcase]))
     if port.notes and port.frontend is FrontendName.TORCHSCRIPT:
         lines.append("  trace:")
         lines += [f"    - {n}" for n in port.notes]

@@ -32,7 +32,7 @@ from harness.execute.closeness import (
     padding_of,
 )
 from harness.compiler.targets import Target
-from harness.execute.backend import Backend, BackendOptions, Compiled, Lowered
+from harness.execute.backend import Backend, BackendOptions, Compiled, Lowered, TestcaseSet
 from harness.execute.refbackend import RefBackendResult, Stage
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
@@ -61,6 +61,21 @@ class NumericsRun:
     checks: list[NumericsCheck] = field(default_factory=list)
     blockers: list[Blocker] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
+    testcase: str = ""  # the portable test case's script, when one was written
+
+
+def _testcase(backend: Backend, compiled: Compiled, sets: Sequence[tuple[InputSetName, InputSet]],
+              subject: Subject, folder: Path, tolerances: Tolerances) -> str:
+    """The backend's own test case of the sets with nothing padded (a padded row's values are
+    undefined: eager and a compiler may both be right there and differ); "" when it has none."""
+    from harness.execute.dtypes import DType
+
+    kept = [TestcaseSet(str(which), [t.numpy() for t in inputs.tensors],
+                        [_numpy(e) for e in subject.expected(inputs)])
+            for which, inputs in sets if padded_positions(inputs) is None]
+    f32 = tolerances.for_dtype(DType.FLOAT32)
+    script = backend.testcase(compiled, kept, folder, (f32.rtol, f32.atol)) if kept else None
+    return str(script) if script is not None else ""
 
 
 @dataclass(frozen=True)
@@ -79,10 +94,19 @@ class PortedIR:
         return Lowered(self.target, self.contract_ir, self.target_ir, self.linalg, stem)
 
 
+@dataclass(frozen=True)
+class Where:
+    """Where a numbers check writes and what it says: its folder, its progress label, and a
+    folder for the backend's portable test case (None: none asked for)."""
+
+    folder: Path
+    label: str
+    testcase: Path | None = None
+
+
 def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
                    program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
-                   folder: Path, options: PortOptions, progress: Progress,
-                   label: str) -> NumericsRun:
+                   where: Where, options: PortOptions, progress: Progress) -> NumericsRun:
     """``ir`` compiled and run by ``backend`` against ``subject``'s eager outputs on both
     input sets.
 
@@ -90,6 +114,7 @@ def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
     ``ir.torch_ir``) and the one-op verdict; a phase that fails ends the run with its stage and
     blocker recorded.
     """
+    folder, label, testcase = where.folder, where.label, where.testcase
     run = NumericsRun(PortOutcome.FAILS)
     lowered = ir.lowered(subject.name)
     backend_options = BackendOptions(timeout_s=options.timeout_s)
@@ -104,6 +129,8 @@ def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
     tolerances = Tolerances().with_overrides(options.tolerances)
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
                   for (which, inputs), (work, result) in zip(sets, done, strict=False)]
+    if testcase is not None:
+        run.testcase = _testcase(backend, compiled, sets, subject, testcase, tolerances)
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
     if mismatch and backend.checked_runs:  # a bad access read garbage? Checked, it aborts naming the op
         wrong = [s for s, c in zip(sets, run.checks, strict=False) if c.verdict is not PortOutcome.VERIFIED]

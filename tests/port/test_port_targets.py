@@ -238,3 +238,30 @@ def test_the_ir_tools_take_a_target_for_a_pipeline(tmp_path: Path):
     assert "torch-backend-to-tosa-backend-pipeline" in explained.stdout
     wrong = harness("check", contract, "--target", "mhlo")
     assert wrong.returncode == 2 and "unknown target 'mhlo'" in wrong.stderr
+
+
+class LastColumn(nn.Module):
+    """``x[:, [-1]]``, Falcon's ``qkv[:, :, :, [-1]]``: TorchToStablehlo's index lowering does
+    not wrap a negative index (stablehlo.gather clamps it to 0); linalg and TOSA wrap it."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x[:, [-1]] * 2
+
+
+def test_an_iree_test_case_runs_with_iree_tools_alone(tmp_path: Path):
+    cases = tmp_path / "cases"
+    ports = _ports(_subject(LastColumn(), "last"), FrontendName.FX, tmp_path,
+                   targets=(Target.LINALG, Target.STABLEHLO), backends=(BackendName.IREE,),
+                   testcase_dir=str(cases))
+    assert [(p.path, p.outcome) for p in ports] == [
+        ("fx-iree", PortOutcome.VERIFIED), ("fx-stablehlo-iree", PortOutcome.NUMERICS_MISMATCH)]
+    for port, status in zip(ports, (0, 1), strict=True):
+        folder = cases / f"last.{port.path}"
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "module.mlir", "run.sh", "second", "second.flagfile", "traced", "traced.flagfile"]
+        assert port.testcase == str(folder / "run.sh")
+        moved = tmp_path / f"moved-{port.path}"
+        folder.rename(moved)  # relative paths only: it runs wherever it is put
+        env = {"PATH": str(Path(backend_iree.tool("iree-compile")).parent) + ":/usr/bin:/bin"}
+        done = subprocess.run(["sh", str(moved / "run.sh")], capture_output=True, text=True, env=env)
+        assert done.returncode == status, done.stdout + done.stderr
