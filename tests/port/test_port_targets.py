@@ -265,3 +265,16 @@ def test_an_iree_test_case_runs_with_iree_tools_alone(tmp_path: Path):
         env = {"PATH": str(Path(backend_iree.tool("iree-compile")).parent) + ":/usr/bin:/bin"}
         done = subprocess.run(["sh", str(moved / "run.sh")], capture_output=True, text=True, env=env)
         assert done.returncode == status, done.stdout + done.stderr
+
+
+def test_the_one_op_search_cuts_an_op_with_its_list_of_tensors(tmp_path: Path):
+    """``aten.index.Tensor_hacked_twin`` takes its indices as a ``!torch.list<vtensor>``, which
+    cannot be an argument: the op's own program takes the list's construction along. Before, the
+    search skipped it ("cannot run alone") and named no op for falcon on StableHLO."""
+    port = _ports(_subject(LastColumn(), "last"), FrontendName.FX, tmp_path,
+                  targets=(Target.STABLEHLO,))[0]
+    assert port.outcome is PortOutcome.NUMERICS_MISMATCH
+    culprit = next(c.culprit for c in port.numerics if c.culprit)
+    assert culprit.startswith("aten.index.Tensor_hacked_twin computes wrong"), culprit
+    command = next(c.culprit_command for c in port.numerics if c.culprit_command)
+    assert "--pipeline torch-to-stablehlo,stablehlo-to-linalg" in command

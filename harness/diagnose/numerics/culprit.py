@@ -366,7 +366,7 @@ class _Finder:
         if position not in self.tried:
             try:
                 op = self.cuts.ops[position]
-                program = self.cuts.build(position - 1, position, returning=tuple(
+                program = self.cuts.build(self._alone_start(position), position, returning=tuple(
                     ValueRef(position, i) for i, r in enumerate(op.results)
                     if self.subject.values.fits(ValueRef(position, i), r.type)))
                 name = f"op{position}_{self.cuts.label(position).replace('.', '_')}"
@@ -394,6 +394,19 @@ class _Finder:
         if said:
             culprit.profile.append(said)
         return culprit
+
+    def _alone_start(self, position: int) -> int:
+        """Where an op's own program starts: just before it, or before the lists of tensors it
+        takes (``prim.ListConstruct``), which cannot be arguments: they come along, their
+        tensors fed the reference's values (falcon's ``aten.index.Tensor_hacked_twin``, whose
+        negative index TorchToStablehlo does not wrap, was skipped as "cannot run alone")."""
+        start = position - 1
+        for v in self.cuts.ops[position].operands:
+            ref = value_ref(self.cuts, v)
+            if (ref is not None and ref.op >= 0 and not self.cuts.movable[ref.op]
+                    and self.cuts.ops[ref.op].operation.name == "torch.prim.ListConstruct"):
+                start = min(start, ref.op - 1)
+        return start
 
     def from_chain(self, chain: Program, pipeline: str) -> OneOpResult:
         for p in chain.ops:
