@@ -278,3 +278,26 @@ def test_the_one_op_search_cuts_an_op_with_its_list_of_tensors(tmp_path: Path):
     assert culprit.startswith("aten.index.Tensor_hacked_twin computes wrong"), culprit
     command = next(c.culprit_command for c in port.numerics if c.culprit_command)
     assert "--pipeline torch-to-stablehlo,stablehlo-to-linalg" in command
+
+
+def test_a_backend_of_ones_own_registered_in_the_table_ports_a_model(tmp_path: Path, monkeypatch):
+    """The backend seam: a backend written in one module under tests/ (the reference evaluator
+    in PyTorch, no compiler) put in BACKENDS; the port runs through it with nothing else
+    changed: it compiles, runs both sets, and the verdict stands on its outputs."""
+    from harness.execute import backends
+    from support.reference_backend import ReferenceBackend
+
+    made: list[ReferenceBackend] = []
+
+    def factory() -> ReferenceBackend:
+        made.append(ReferenceBackend())
+        return made[-1]
+
+    monkeypatch.setitem(backends.BACKENDS, BackendName.REFBACKEND, factory)
+    port = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path, targets=(Target.TOSA,))[0]
+    assert made and made[0].ran == [2]
+    # its outputs are eager PyTorch's own ops: the float64 rule finds nothing wrong
+    assert port.outcome is PortOutcome.VERIFIED, [c.max_abs_diff for c in port.numerics]
+    # it took the torch backend contract, not TOSA's linalg: TOSA's way on to linalg never ran
+    assert [s.name for s in port.stages][-2:] == [PortStage.REFBACKEND_LOWERING, PortStage.EXECUTION]
+    assert PortStage.TOSA_TO_LINALG not in [s.name for s in port.stages]
