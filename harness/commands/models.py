@@ -214,9 +214,11 @@ def register(sub) -> None:
                    help="tiny (2 layers, hidden 64: the default for a type; a torchvision or "
                         "timm model built small, at the smallest image it takes) or the config's "
                         "own sizes (the default for a folder and for a library model)")
-    p.add_argument("--frontend", choices=("torchscript", "fx", "both"),
-                   help="TorchScript (trace + the project's importer), FX (torch.export + the "
-                        "wheel's fx_importer), or both side by side (default)")
+    p.add_argument("--frontend", metavar="LIST",
+                   help="the frontends, separated by commas: torchscript (trace + the project's "
+                        "importer), fx (torch.export + the wheel's fx_importer), onnx "
+                        "(torch.export + torch.onnx.export + the wheel's onnx_importer; the "
+                        "[onnx] extra); 'both' (the default) is torchscript,fx")
     p.add_argument("--target", metavar="LIST",
                    help="the backend contracts to lower to and check, separated by commas: "
                         "linalg (the default: what the RefBackend and IREE take as it is), tosa, "

@@ -136,11 +136,12 @@ def _models(args: argparse.Namespace, out: Path, say) -> list[str]:
 def _port_args(args: argparse.Namespace) -> tuple[str, ...]:
     """The flags each model's `harness port` gets from the sweep's."""
     from ..compiler.targets import parse_targets
+    from ..port.options import parse_frontends
     from ..execute.backend_names import parse_backends
 
     port_args: list[str] = []
     if args.frontend:
-        port_args += ["--frontend", args.frontend]
+        port_args += ["--frontend", ",".join(f.value for f in parse_frontends(args.frontend))]
     if args.target:
         port_args += ["--target", ",".join(t.value for t in parse_targets(args.target))]
     if args.backend:
@@ -280,7 +281,9 @@ def register(sub) -> None:
                         "lowers: a silent miscompile gets its own colour")
     p.add_argument("--reports", action="store_true",
                    help="run 'harness report' once per distinct blocker (the board links each bundle)")
-    p.add_argument("--frontend", choices=("torchscript", "fx", "both"), help="the port's --frontend")
+    p.add_argument("--frontend", metavar="LIST",
+                   help="the port's --frontend (torchscript, fx, onnx, separated by commas; "
+                        "default both: torchscript,fx)")
     p.add_argument("--target", metavar="LIST",
                    help="the port's --target (linalg, tosa, stablehlo; default linalg): the "
                         "board gets a column per frontend and target")

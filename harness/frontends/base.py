@@ -8,8 +8,9 @@ contract, since the two differ (TorchScript object graphs vs FX functions).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import torch
 from torch_mlir import ir
@@ -34,6 +35,7 @@ class Program:
     dynamic_axes: tuple[tuple[int, ...], ...] = ()
     # FX: ``exported`` went through the wheel's decomposition table already (not run again)
     decomposed: bool = False
+    onnx_path: Path | None = None  # ONNX: the .onnx file torch.onnx.export wrote from ``exported``
 
 
 @dataclass
@@ -46,11 +48,29 @@ class Imported:
 
 
 @dataclass(frozen=True)
+class Conversion:
+    """A frontend that starts from another one's program and converts it (ONNX: torch.onnx.export
+    of the FX frontend's export), as a stage of its own."""
+
+    source: FrontendName   # whose program it starts from
+    stage: str             # the stage's name in the record (onnx-export)
+    convert: Callable[[Program, Path], Program]  # the program, and the folder its files go in
+    runner: Callable[[Program], Callable[[Sequence[torch.Tensor]], Sequence[torch.Tensor]]]
+    check: Callable[[], None]  # the one-paragraph error when what it needs is not installed
+
+
+@dataclass(frozen=True)
 class Frontend:
     name: FrontendName
     torch_pipeline: str  # pipelines.toml name that reaches the backend contract from this IR
     description: str
     run: Callable[[Program], tuple[ir.Module, object | None]]
+    conversion: Conversion | None = None  # made from another frontend's program (ONNX)
+
+    @property
+    def source(self) -> FrontendName:
+        """The frontend whose way of making the program (trace, export) this one starts with."""
+        return self.conversion.source if self.conversion is not None else self.name
 
     def import_program(self, program: Program) -> Imported:
         start = time.monotonic()
@@ -99,12 +119,47 @@ def _fx(program: Program) -> tuple[ir.Module, None]:
                              decomposed=program.decomposed), None
 
 
+def _onnx(program: Program) -> tuple[ir.Module, None]:
+    from .onnx import import_file
+
+    if program.onnx_path is None:
+        raise UsageError(f"the ONNX frontend needs the .onnx file of '{program.name}' "
+                         "(torch.onnx.export of its torch.export program).")
+    return import_file(program.onnx_path), None
+
+
+def _to_onnx(program: Program, folder: Path) -> Program:
+    from .onnx import export
+
+    if program.exported is None:
+        raise UsageError(f"the ONNX frontend exports '{program.name}' from its torch.export program.")
+    path = export(program.exported, program.examples, folder / f"{program.name}.onnx", name=program.name)
+    return replace(program, onnx_path=path)
+
+
+def _onnx_runner(program: Program):
+    from .onnx import runner
+
+    assert program.onnx_path is not None
+    return runner(program.onnx_path)
+
+
+def _onnx_check() -> None:
+    from .onnx import check
+
+    check()
+
+
 FRONTENDS: dict[FrontendName, Frontend] = {
     FrontendName.TORCHSCRIPT: Frontend(
         FrontendName.TORCHSCRIPT, "torchscript-to-torch",
         "torch.jit.trace -> the project's TorchScript importer", _torchscript),
     FrontendName.FX: Frontend(
         FrontendName.FX, "fx-to-torch", "torch.export -> the torch-mlir wheel's fx_importer", _fx),
+    FrontendName.ONNX: Frontend(
+        FrontendName.ONNX, "onnx-to-torch",
+        "torch.export -> torch.onnx.export -> the torch-mlir wheel's onnx_importer", _onnx,
+        Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check)),
 }
 
 

@@ -8,3 +8,4 @@ from harness.enums import ParsableEnum
 class FrontendName(ParsableEnum):
     TORCHSCRIPT = "torchscript"  # torch.jit.trace/script -> the project's importer (the mission's)
     FX = "fx"                    # torch.export -> the wheel's fx_importer
+    ONNX = "onnx"                # torch.export -> torch.onnx.export -> the wheel's onnx_importer

@@ -40,7 +40,8 @@ def _narrow(check: NumericsCheck, torch_ir: Path, pipeline: str, folder: Path,
             options: PortOptions) -> None:
     from harness.diagnose.numerics import NumericsBisectOptions, one_op
 
-    if check.program_max_abs_diff is not None and not check.program_max_abs_diff <= 0:
+    diff = check.program_max_abs_diff
+    if check.program_ok is False or (check.program_ok is None and diff is not None and not diff <= 0):
         check.culprit = ("not narrowed: the imported program itself differs from eager PyTorch "
                          "here (the frontend froze the difference in), not an op of torch-mlir's")
         return

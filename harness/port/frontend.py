@@ -362,8 +362,26 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
 def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
              progress: Progress, label: str,
              module: torch.nn.Module | None = None) -> tuple[Program, Callable | None]:
-    """Trace (TorchScript) or export (FX): the program the importer takes, and how to run it
-    in PyTorch (to tell a value frozen by the frontend from one torch-mlir got wrong).
+    """The program frontend ``name``'s importer takes, and how to run it outside torch-mlir
+    (to tell a value the frontend froze or an exporter got wrong from one torch-mlir got wrong):
+    its source's trace or export, then its own conversion when it has one (ONNX:
+    torch.onnx.export, a stage of its own, run by onnxruntime)."""
+    chosen = frontend(name)
+    program, run_program = _source_program(subject, chosen.source, port, options, progress, label,
+                                           module)
+    conversion = chosen.conversion
+    if conversion is None:
+        return program, run_program
+    with _PythonStage(port, PortStage.parse(conversion.stage), options, progress, label):
+        program = conversion.convert(program, Path(port.folder))
+    runs = conversion.runner(program)
+    return program, lambda inputs: runs(inputs.tensors)
+
+
+def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
+                    progress: Progress, label: str,
+                    module: torch.nn.Module | None = None) -> tuple[Program, Callable | None]:
+    """Trace (TorchScript) or export (FX): the program, and how to run it in PyTorch.
     ``module``: a module fixed by ``--fix``, traced or exported instead of ``subject.eager``."""
     if name is FrontendName.TORCHSCRIPT:
         stage = PortStage.TRACE
@@ -475,7 +493,7 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
     port.notes.append(f"Before --fix: {first}: {port.blockers[0].message[:200]}")
     port.stages, port.blockers, port.failed_stage = [], [], None
     reused = persistent_in_program(stopped.decomposed) if (
-        stopped.decomposed is not None and stopped.exported is not None
+        chosen.conversion is None and stopped.decomposed is not None and stopped.exported is not None
         and first_export is not None
         and [step.fix for step in kept] == [PersistentBuffers.name]) else None
     try:

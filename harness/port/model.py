@@ -29,6 +29,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
     from harness.compiler import builds
     from harness.execute.backends import backend
+    from harness.frontends.base import frontend
     from harness.models import drivers, hf, hf_resolve
 
     started = time.monotonic()
@@ -36,7 +37,11 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     check_out_folder(options.out)
     opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
     for asked in options.backends if options.numerics and not options.torch_only else ():
-        backend(asked).check()  # so does a backend this machine lacks (IREE without the extra)
+        backend(asked).check()
+    for name in options.frontends:  # and a frontend's (ONNX without the [onnx] extra)
+        conversion = frontend(name).conversion
+        if conversion is not None:
+            conversion.check()  # so does a backend this machine lacks (IREE without the extra)
     spec = hf_resolve.resolve(model)
     variants = _variants(spec, options.variants)
     record = PortRecord(model=model, source=spec.kind, model_type=spec.model_type,

@@ -56,10 +56,12 @@ class PortStage(ParsableEnum):
     """The stages of a port, in order; a frontend runs the ones on its path."""
 
     TRACE = "trace"                          # torch.jit.trace (TorchScript)
-    EXPORT = "export"                        # torch.export (FX)
+    EXPORT = "export"                        # torch.export (FX, and ONNX's start)
+    ONNX_EXPORT = "onnx-export"              # torch.onnx.export of that program (ONNX)
     IMPORT = "import"                        # the frontend's importer, IR written
     TORCHSCRIPT_TO_TORCH = "torchscript-to-torch"
     FX_TO_TORCH = "fx-to-torch"
+    ONNX_TO_TORCH = "onnx-to-torch"          # torch-onnx-to-torch-backend-pipeline
     TORCH_TO_LINALG = "torch-to-linalg"
     TORCH_TO_TOSA = "torch-to-tosa"          # --target tosa (harness.compiler.targets)
     TOSA_TO_LINALG = "tosa-to-linalg"        # TOSA on to linalg, as upstream's e2e checks it
@@ -72,6 +74,7 @@ class PortStage(ParsableEnum):
 
 #: The stages that are torch-mlir pipelines (the rest run in Python or on the RefBackend).
 PIPELINE_STAGES = frozenset({PortStage.TORCHSCRIPT_TO_TORCH, PortStage.FX_TO_TORCH,
+                             PortStage.ONNX_TO_TORCH,
                              PortStage.TORCH_TO_LINALG, PortStage.TORCH_TO_TOSA,
                              PortStage.TOSA_TO_LINALG, PortStage.TORCH_TO_STABLEHLO,
                              PortStage.STABLEHLO_TO_LINALG})
@@ -252,6 +255,9 @@ class NumericsCheck(_Typed):
     # a difference here is frozen into the program, not made by torch-mlir. None: not run.
     program_max_abs_diff: float | None = None
     program_failed: bool = False  # the program did not run on these inputs ("error" in the JSON)
+    # The program judged against eager by the same rule as the compiled module (the float64
+    # rule): an ONNX file in onnxruntime is never bit-exact. None: not judged (older records).
+    program_ok: bool | None = None
     inputs_file: str = ""  # the .npz the backend ran on
     run_command: str = ""  # the backend's run on this set, as it ran (iree-run-module ...)
     # Positions left out of the comparison: padded tokens (attention_mask 0), whose rows attend

@@ -31,7 +31,8 @@ from .record import (
     VariantRecord,
 )
 
-PROGRAM = {FrontendName.TORCHSCRIPT: "trace", FrontendName.FX: "exported program"}
+PROGRAM = {FrontendName.TORCHSCRIPT: "trace", FrontendName.FX: "exported program",
+           FrontendName.ONNX: "ONNX file in onnxruntime"}
 
 
 def render(record: PortRecord) -> list[str]:
@@ -212,9 +213,12 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
         diff = check.program_max_abs_diff
         if check.program_failed or diff is None:
             lines.append(f"      the {program} itself does not run on these inputs in PyTorch")
-        elif not diff <= 0:  # nan counts as a difference
+        elif check.program_ok is False or (check.program_ok is None and not diff <= 0):  # nan too
             lines.append(f"      the {program} itself differs from eager by {_num(diff)} here: the "
-                         "frontend froze the difference in (see the TracerWarnings), not torch-mlir")
+                         "frontend froze the difference in (see the TracerWarnings), not torch-mlir"
+                         if frontend is not FrontendName.ONNX else
+                         f"      the {program} itself differs from eager by {_num(diff)} here, past "
+                         "the float64 rule: the ONNX exporter got it wrong, not torch-mlir")
         else:
             lines.append(f"      the {program} itself matches eager here: the difference comes "
                          "from the lowering or the RefBackend (run the 'check' command below)")

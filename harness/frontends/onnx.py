@@ -1,0 +1,118 @@
+"""The ONNX path: torch.onnx.export of the FX frontend's ``torch.export`` program, then the
+torch-mlir wheel's ``onnx_importer`` (``torch.operator "onnx.X"`` ops in the torch dialect), then
+``torch-onnx-to-torch-backend-pipeline``: how torch-mlir's own CI (the ``onnx`` e2e config),
+SHARK and IREE's ONNX input reach torch-mlir.
+
+The export reuses the FX export (``torch.onnx.export`` takes an ``ExportedProgram``) rather than
+exporting twice. The ``.onnx`` file is kept in the port's folder, and onnxruntime runs it against
+eager PyTorch: an exporter bug is told apart from a torch-mlir bug.
+
+Needs the ``[onnx]`` extra (onnx, onnxscript for the dynamo exporter, onnxruntime).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from harness.errors import HarnessEnvironmentError, ModelError
+
+MISSING = ("the ONNX frontend needs {what} ({error}). Install the [onnx] extra: pip install -e "
+           "'.[onnx]' (onnx 1.23.2, onnxscript 0.7.2 for torch.onnx.export's dynamo exporter, "
+           "onnxruntime 1.31.1), or leave onnx out of --frontend.")
+
+
+def _require(module: str, what: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise HarnessEnvironmentError(MISSING.format(what=what, error=e)) from None
+
+
+def check() -> None:
+    """The one-paragraph error when a package of the [onnx] extra is missing."""
+    _require("onnx", "the onnx package")
+    _require("onnxscript", "onnxscript (torch.onnx.export's dynamo exporter)")
+    _require("onnxruntime", "onnxruntime (it runs the .onnx file against eager PyTorch)")
+
+
+class ExportFailed(ModelError):
+    """torch.onnx.export refused the program: the exporter's error, with the model named."""
+
+
+def export(exported: torch.export.ExportedProgram, examples: Sequence[torch.Tensor], path: Path,
+           *, name: str) -> Path:
+    """``exported`` (torch.export's program) as an ONNX file at ``path`` (the dynamo exporter,
+    its optimizer on), written with its weights inside."""
+    check()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")  # the exporter's own progress and deprecations
+            program = torch.onnx.export(exported, tuple(examples), dynamo=True)
+            assert program is not None
+            program.save(os.fspath(path))
+    except Exception as e:  # the exporter's errors are many and deep; name the model
+        first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+        raise ExportFailed(f"torch.onnx.export could not export '{name}': {type(e).__name__}: "
+                           f"{first}. Port it through --frontend fx, or make it exportable.") from e
+    return path
+
+
+def import_file(path: Path):
+    """The ONNX file as the torch dialect (``torch.operator "onnx.X"``), through the wheel's
+    onnx_importer, with the ONNX model's shapes inferred first (the importer types each value
+    from the graph's value_info)."""
+    onnx = _require("onnx", "the onnx package")
+    from torch_mlir import ir
+    from torch_mlir.dialects import torch as torch_dialect
+    from torch_mlir.extras import onnx_importer
+
+    model = onnx.shape_inference.infer_shapes(onnx.load(os.fspath(path)), data_prop=True)
+    context = ir.Context()
+    torch_dialect.register_dialect(context)
+    info = onnx_importer.ModelInfo(model)
+    module = info.create_module(context=context)
+    importer = onnx_importer.NodeImporter.define_function(info.main_graph, module.operation)
+    importer.import_all()
+    return module
+
+
+def runner(path: Path) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]:
+    """How onnxruntime runs the ONNX file (its session made once, at the first run)."""
+    ort = _require("onnxruntime", "onnxruntime")
+    made: list[Any] = []
+
+    def run(tensors: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+        if not made:
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            made.append(ort.InferenceSession(os.fspath(path), options,
+                                             providers=["CPUExecutionProvider"]))
+        session = made[0]
+        feeds = {i.name: t.detach().cpu().numpy() for i, t in zip(session.get_inputs(), tensors,
+                                                                   strict=False)}
+        return [torch.from_numpy(o) for o in session.run(None, feeds)]
+
+    return run
+
+
+def node_stack(path: Path) -> dict[str, str]:
+    """Each node's Python stack, as the dynamo exporter records it in the node's metadata
+    (``pkg.torch.onnx.stack_trace``): the model's line behind an ONNX op."""
+    onnx = _require("onnx", "the onnx package")
+    model = onnx.load(os.fspath(path), load_external_data=False)
+    found = {}
+    for node in model.graph.node:
+        for prop in node.metadata_props:
+            if prop.key == "pkg.torch.onnx.stack_trace" and prop.value:
+                found[node.name] = prop.value
+    return found

@@ -1,0 +1,119 @@
+"""The ONNX frontend: the FX frontend's torch.export program through torch.onnx.export, the
+wheel's onnx_importer and torch-onnx-to-torch-backend-pipeline, then any target and backend;
+onnxruntime runs the .onnx file against eager PyTorch, so an exporter's bug is told apart from
+torch-mlir's."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from harness.compiler.targets import Target
+from harness.errors import HarnessEnvironmentError
+from harness.frontends import onnx as onnx_frontend
+from harness.frontends.names import FrontendName
+from harness.models.hf_inputs import InputSet
+from harness.port import PortOptions
+from harness.port.frontend import port_targets
+from harness.port.options import parse_frontends
+from harness.port.progress import QUIET
+from harness.port.record import PortOutcome, PortStage, PortRecord, SourceKind, VariantRecord
+from harness.port.render import render
+from harness.port.subject import Subject
+from harness.models.choice import Variant
+
+
+class Block(nn.Module):
+    """A linear layer, a layer norm and a softmax: ONNX's Gemm, LayerNormalization, Softmax."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear, self.norm = nn.Linear(16, 16), nn.LayerNorm(16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(self.linear(x)).softmax(-1)
+
+
+class TanhGelu(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16, 16, generator=torch.Generator().manual_seed(3)) / 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.functional.gelu(x @ self.w, approximate="tanh")
+
+
+def _subject(module: nn.Module, name: str) -> Subject:
+    torch.manual_seed(0)
+    module = module.eval()
+    g = torch.Generator().manual_seed(0)
+    x0, x1 = torch.randn(4, 16, generator=g) * 2, torch.randn(4, 16, generator=g) * 2
+    return Subject(name, module, InputSet(("x",), (x0,), "seed 0"), InputSet(("x",), (x1,), "seed 0, 2"),
+                   output_names=("y",))
+
+
+def _ports(subject: Subject, tmp_path: Path, **options):
+    return port_targets(subject, FrontendName.ONNX, tmp_path / f"{subject.name}.onnx",
+                        PortOptions(out=str(tmp_path), **options), QUIET)
+
+
+def test_a_module_through_onnx_is_verified_with_its_onnx_file_kept(tmp_path: Path):
+    port = _ports(_subject(Block(), "block"), tmp_path)[0]
+    assert port.outcome is PortOutcome.VERIFIED, port.blockers
+    assert [s.name for s in port.stages] == [
+        PortStage.EXPORT, PortStage.ONNX_EXPORT, PortStage.IMPORT, PortStage.ONNX_TO_TORCH,
+        PortStage.TORCH_TO_LINALG, PortStage.REFBACKEND_LOWERING, PortStage.EXECUTION]
+    onnx_file = Path(port.folder) / "block.onnx"
+    import onnx
+
+    assert [n.op_type for n in onnx.load(str(onnx_file)).graph.node] == [
+        "Gemm", "LayerNormalization", "Softmax"]
+    imported = Path(port.stages[2].output).read_text()
+    assert 'torch.operator "onnx.LayerNormalization"' in imported
+    # onnxruntime ran the file against eager: not bit-exact, and right by the float64 rule
+    assert all(c.program_ok is True and c.program_max_abs_diff is not None for c in port.numerics)
+    assert Path(port.stages[3].output).name == "block.1.onnx-to-torch.mlir"
+
+
+def test_the_gelu_constant_is_met_through_onnx_too_and_only_on_linalg(tmp_path: Path):
+    """The supported path reaches the bug: ONNX's Gelu(approximate="tanh") becomes aten.gelu
+    in TorchOnnxToTorch, then torch-to-linalg's sqrt(7/11)."""
+    ports = _ports(_subject(TanhGelu(), "gelu"), tmp_path,
+                   targets=(Target.LINALG, Target.TOSA, Target.STABLEHLO))
+    assert [(p.path, p.outcome) for p in ports] == [
+        ("onnx", PortOutcome.NUMERICS_MISMATCH), ("onnx-tosa", PortOutcome.VERIFIED),
+        ("onnx-stablehlo", PortOutcome.VERIFIED)]
+    culprit = next(c.culprit for c in ports[0].numerics if c.culprit)
+    assert culprit.startswith("aten.gelu computes wrong"), culprit
+    assert "onnx-to-torch,torch-to-linalg" in ports[0].commands[0]
+
+
+def test_an_exporter_that_gets_it_wrong_is_named_not_torch_mlir(tmp_path: Path, monkeypatch):
+    """onnxruntime's run of the file stands for the exporter: when it differs from eager past
+    the float64 rule, the mismatch is the exporter's, and no torch-mlir op is searched for."""
+    real = onnx_frontend.runner
+
+    def off(path):
+        run = real(path)
+        return lambda tensors: [t + 0.5 for t in run(tensors)]
+
+    monkeypatch.setattr(onnx_frontend, "runner", off)
+    port = _ports(_subject(TanhGelu(), "gelu"), tmp_path)[0]
+    assert port.outcome is PortOutcome.NUMERICS_MISMATCH
+    check = next(c for c in port.numerics if c.verdict is PortOutcome.NUMERICS_MISMATCH)
+    assert check.program_ok is False and check.culprit.startswith("not narrowed")
+    record = PortRecord("gelu", SourceKind.TYPE, "gelu", variants=[VariantRecord(Variant.STOCK, "gelu",
+                                                                               ports=[port])])
+    assert any("ONNX exporter got it wrong" in line for line in render(record))
+
+
+def test_frontends_are_a_list_and_a_missing_onnx_is_one_paragraph(monkeypatch):
+    assert parse_frontends("onnx,fx,onnx") == (FrontendName.ONNX, FrontendName.FX)
+    assert parse_frontends("both") == (FrontendName.TORCHSCRIPT, FrontendName.FX)
+    monkeypatch.setitem(sys.modules, "onnxscript", None)  # import onnxscript raises ImportError
+    with pytest.raises(HarnessEnvironmentError, match=r"pip install -e '\.\[onnx\]'.*--frontend"):
+        onnx_frontend.check()
