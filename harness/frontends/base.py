@@ -57,6 +57,12 @@ class Conversion:
     convert: Callable[[Program, Path], Program]  # the program, and the folder its files go in
     runner: Callable[[Program], Callable[[Sequence[torch.Tensor]], Sequence[torch.Tensor]]]
     check: Callable[[], None]  # the one-paragraph error when what it needs is not installed
+    suffix: str = ""       # the file its conversion writes (.onnx): a model given as one is taken
+    given: Callable[[Program, Path], Program] | None = None  # ... as it is, by this
+
+    def takes(self, path: Path | None) -> bool:
+        """Whether a model given as the file ``path`` is this frontend's own program."""
+        return path is not None and bool(self.suffix) and path.suffix.lower() == self.suffix
 
 
 @dataclass(frozen=True)
@@ -159,9 +165,19 @@ FRONTENDS: dict[FrontendName, Frontend] = {
     FrontendName.ONNX: Frontend(
         FrontendName.ONNX, "onnx-to-torch",
         "torch.export -> torch.onnx.export -> the torch-mlir wheel's onnx_importer", _onnx,
-        Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check)),
+        Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check, ".onnx",
+                   lambda program, path: replace(program, onnx_path=path))),
 }
 
 
 def frontend(name: str | FrontendName) -> Frontend:
     return FRONTENDS[FrontendName.parse(name)]
+
+
+def frontends_taking(path: Path | None, asked: Sequence[FrontendName]) -> tuple[FrontendName, ...]:
+    """The frontends a model runs through: those ``asked``, or for a model given as a program
+    file (an .onnx file) the ones asked that take it, else every one that does."""
+    if path is None:
+        return tuple(asked)
+    taking = [f.name for f in FRONTENDS.values() if f.conversion is not None and f.conversion.takes(path)]
+    return tuple(f for f in asked if f in taking) or tuple(taking)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import hf, hf_opt, hf_resolve, vision_libs
+from . import hf, hf_opt, hf_resolve, onnx_file, vision_libs
 from .hf import HFOptions, PreparedModel, TracedModel
 from .hf_resolve import ModelSpec, SourceKind
 
@@ -15,6 +15,7 @@ PREPARE: dict[SourceKind, Callable[[ModelSpec, HFOptions], PreparedModel]] = {
     SourceKind.OPT: hf_opt.prepare_opt,
     SourceKind.TORCHVISION: vision_libs.prepare_library,
     SourceKind.TIMM: vision_libs.prepare_library,
+    SourceKind.ONNX_FILE: onnx_file.prepare,
 }
 #: How each source kind is traced for the TorchScript path.
 TRACE: dict[SourceKind, Callable[..., TracedModel]] = {

@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -171,6 +172,13 @@ class ModelSettings:
     torch_version: str = torch.__version__
 
     def sentences(self) -> list[str]:
+        if self.source is SourceKind.ONNX_FILE:  # nothing was built: a file was read
+            return [f"The ONNX file {self.model}, run by onnxruntime as the reference (an ONNX "
+                    "file is typed: no float64 run, the flat tolerance decides).",
+                    f"Inputs: {self.inputs}; traced on {self.first_inputs}; checked again on "
+                    f"{self.second_inputs} (symbolic sizes: --batch for a batch, --seq for any other).",
+                    f"Outputs: {', '.join(self.outputs)}.",
+                    f"Versions: torch {self.torch_version}."]
         sized = ", ".join(f"{k} {v}" for k, v in self.sizes.items())
         sets = "" if not self.overrides else " with " + ", ".join(
             f"{k}={v!r}" for k, v in self.overrides.items())
@@ -213,6 +221,9 @@ class PreparedModel:
     # What part of the model the inputs leave unrun ("" when none): the text-only fallback of a
     # model that also reads images or audio, when no size of those ran the model.
     not_run: str = ""
+    # The model given as a frontend's own program file (an .onnx file): that frontend takes it
+    # as it is, and no other frontend can (None: an eager module, every frontend).
+    program_file: Path | None = None
 
     @property
     def name(self) -> str:

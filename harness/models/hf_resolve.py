@@ -52,6 +52,7 @@ class SourceKind(str, Enum):
     MODULE = "module"  # an nn.Module given directly (the Python API), not built by a driver
     TORCHVISION = "torchvision"  # torchvision:NAME, torchvision.models.get_model(weights=None)
     TIMM = "timm"  # timm:NAME, timm.create_model(pretrained=False)
+    ONNX_FILE = "onnx-file"  # a .onnx file: the ONNX frontend takes it as it is (models/onnx_file.py)
 
 
 #: ``LIBRARY:NAME`` prefixes -> their source kind.
@@ -84,6 +85,8 @@ class ModelSpec:
         base = f"dir-{self.directory.name}" if self.directory else (self.head or self.model_type)
         if self.kind in (SourceKind.TORCHVISION, SourceKind.TIMM):
             base = f"{self.kind.value}-{self.model_type}"
+        if self.kind is SourceKind.ONNX_FILE and self.weights is not None:
+            base = f"onnx-{self.weights.stem}"
         base = re.sub(r"[^A-Za-z0-9_.-]+", "-", base)
         return base if self.part is Part.FULL else f"{base}-{self.part.value}"
 
@@ -186,6 +189,8 @@ def resolve(name: str) -> ModelSpec:
         text, part = head, Part.parse(tail)
     if not text:
         raise UnknownModelTypeError(name, [])
+    if text.lower().endswith(".onnx"):
+        return _onnx_file(name, Path(text).expanduser())
     if _looks_like_path(text):
         return _directory(name, Path(text).expanduser(), part)
     if text.lower() == OPT:
@@ -204,6 +209,15 @@ def resolve(name: str) -> ModelSpec:
     if Path(text).is_dir():
         return _directory(name, Path(text), part)
     raise UnknownModelTypeError(name, suggestions(text))
+
+
+def _onnx_file(name: str, path: Path) -> ModelSpec:
+    if not path.is_file():
+        raise ModelOptionError(
+            f"MODEL {name!r} ends in .onnx but is not a file "
+            f"({'a folder' if path.is_dir() else 'no such file'}). Give the path of an ONNX "
+            "model file (torch.onnx.export writes one).")
+    return ModelSpec(name, SourceKind.ONNX_FILE, "onnx", weights=path)
 
 
 def _directory(name: str, path: Path, part: Part) -> ModelSpec:

@@ -367,13 +367,18 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
     its source's trace or export, then its own conversion when it has one (ONNX:
     torch.onnx.export, a stage of its own, run by onnxruntime)."""
     chosen = frontend(name)
-    program, run_program = _source_program(subject, chosen.source, port, options, progress, label,
-                                           module)
     conversion = chosen.conversion
-    if conversion is None:
-        return program, run_program
-    with _PythonStage(port, PortStage.parse(conversion.stage), options, progress, label):
-        program = conversion.convert(program, Path(port.folder))
+    if conversion is not None and conversion.given is not None and conversion.takes(subject.program_file):
+        assert subject.program_file is not None
+        program = conversion.given(Program(subject.name, None, subject.inputs.tensors),
+                                   subject.program_file)
+    else:
+        program, run_program = _source_program(subject, chosen.source, port, options, progress,
+                                               label, module)
+        if conversion is None:
+            return program, run_program
+        with _PythonStage(port, PortStage.parse(conversion.stage), options, progress, label):
+            program = conversion.convert(program, Path(port.folder))
     runs = conversion.runner(program)
     return program, lambda inputs: runs(inputs.tensors)
 

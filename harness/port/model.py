@@ -29,7 +29,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     """Ports ``model``; the record is also written to ``record.json`` in its folder."""
     from harness.compiler import builds
     from harness.execute.backends import backend
-    from harness.frontends.base import frontend
+    from harness.frontends.base import frontend, frontends_taking
     from harness.models import drivers, hf, hf_resolve
 
     started = time.monotonic()
@@ -76,7 +76,9 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                           trace=_tracer(prepared, warned), output_names=tuple(prepared.settings.outputs),
                           dynamic_axes=_dynamic_axes(prepared, entry, options), tracer_warnings=warned,
                           not_run=prepared.not_run)
-        for name in options.frontends:
+        if prepared.program_file is not None:
+            subject.program_file = prepared.program_file
+        for name in frontends_taking(prepared.program_file, options.frontends):
             entry.ports += port_targets(subject, name, root / f"{prepared.name}.{name.value}",
                                         options, progress)
         record.variants.append(entry)
@@ -219,7 +221,10 @@ def _tracer(prepared, warned: list[str]):
 
 
 def _config(config) -> dict:
-    """The config's fields that differ from its class's defaults, as JSON values."""
+    """The config's fields that differ from its class's defaults, as JSON values (none for a
+    model without a config: an ONNX file)."""
+    if config is None:
+        return {}
     try:
         fields = config.to_diff_dict()
     except Exception:  # a config that cannot diff itself: all of it

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 
@@ -31,6 +32,9 @@ class Subject:
     # The part of the model its inputs leave unrun ("" when none): a verified port is then
     # "partial", never "verified" (a vision-language model's image tower that never ran).
     not_run: str = ""
+    # The model given as a frontend's own program file (an .onnx file): that frontend imports
+    # it as it is, with no trace or export (None: an eager module).
+    program_file: Path | None = None
 
     @property
     def dynamic(self) -> bool:

@@ -117,3 +117,42 @@ def test_frontends_are_a_list_and_a_missing_onnx_is_one_paragraph(monkeypatch):
     monkeypatch.setitem(sys.modules, "onnxscript", None)  # import onnxscript raises ImportError
     with pytest.raises(HarnessEnvironmentError, match=r"pip install -e '\.\[onnx\]'.*--frontend"):
         onnx_frontend.check()
+
+
+class Pooled(nn.Module):
+    """Token embeddings averaged over a sequence the ONNX file leaves symbolic."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(32, 16)
+
+    def forward(self, ids: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        return self.embed(ids).mean(1) * scale
+
+
+def test_an_onnx_file_is_a_model_its_inputs_from_its_graph(tmp_path: Path):
+    """``harness port FILE.onnx``: a file the test exports itself, with a dynamic sequence axis;
+    its inputs come from the graph (the symbolic seq given --seq, ints ones), onnxruntime is the
+    reference, and only the ONNX frontend takes it, as it is (no export)."""
+    from support import harness
+
+    ids, scale = torch.ones(2, 5, dtype=torch.int64), torch.ones(2, 1)
+    seq = torch.export.Dim("seq", min=2, max=64)
+    exported = torch.export.export(Pooled().eval(), (ids, scale), dynamic_shapes=({1: seq}, None))
+    path = tmp_path / "pooled.onnx"
+    onnx_frontend.export(exported, (ids, scale), path, name="pooled")
+    record_path = tmp_path / "record.json"
+    proc = harness("--no-progress", "port", str(path), "--seq", "7", "--out", tmp_path / "out",
+                   "--json", record_path, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    record = PortRecord.read(record_path)
+    assert record.source is SourceKind.ONNX_FILE and record.variants[0].name == "onnx-pooled"
+    assert [(p.path, p.outcome) for _, p in record.ports()] == [("onnx", PortOutcome.VERIFIED)]
+    port = record.variants[0].ports[0]
+    assert [s.name for s in port.stages][:2] == [PortStage.IMPORT, PortStage.ONNX_TO_TORCH]
+    assert "ids int64[2, 7]" in " ".join(record.variants[0].sentences)  # seq given its size
+    assert "onnxruntime as the reference" in proc.stdout
+    wrong = harness("--no-progress", "port", str(tmp_path / "none.onnx"), timeout=120)
+    assert wrong.returncode == 2 and "ends in .onnx but is not a file" in wrong.stderr
+    given = harness("--no-progress", "port", str(path), "--input", "nosuch=2x3", timeout=120)
+    assert given.returncode == 2 and "has no input of that name" in given.stderr
