@@ -38,6 +38,16 @@ class HarnessEnvironmentError(HarnessError):
     user's input nor a compiler result, so never a bug report."""
 
 
+class OnnxMissingError(HarnessEnvironmentError):
+    """A package of the [onnx] extra is not installed: the ONNX frontend and ONNX files need it."""
+
+    def __init__(self, what: str, error: object):
+        super().__init__(
+            f"the ONNX frontend needs {what} ({error}). Install the [onnx] extra: pip install -e "
+            "'.[onnx]' (onnx 1.23.2, onnxscript 0.7.2 for torch.onnx.export's dynamo exporter, "
+            "onnxruntime 1.31.1), or leave onnx out of --frontend.")
+
+
 class TorchScriptImportError(HarnessError):
     """Base of the TorchScript importer's errors."""
 

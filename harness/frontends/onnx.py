@@ -22,11 +22,7 @@ from typing import Any
 
 import torch
 
-from harness.errors import HarnessEnvironmentError, ModelError
-
-MISSING = ("the ONNX frontend needs {what} ({error}). Install the [onnx] extra: pip install -e "
-           "'.[onnx]' (onnx 1.23.2, onnxscript 0.7.2 for torch.onnx.export's dynamo exporter, "
-           "onnxruntime 1.31.1), or leave onnx out of --frontend.")
+from harness.errors import ModelError, OnnxMissingError
 
 
 def _require(module: str, what: str) -> Any:
@@ -35,7 +31,7 @@ def _require(module: str, what: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as e:
-        raise HarnessEnvironmentError(MISSING.format(what=what, error=e)) from None
+        raise OnnxMissingError(what, e) from None
 
 
 def check() -> None:

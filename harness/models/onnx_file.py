@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from harness.errors import ModelOptionError
+from harness.errors import ModelOptionError, OnnxMissingError
 
 from .hf import HFOptions, ModelSettings, PreparedModel
 from .hf_config import Size
@@ -57,10 +57,11 @@ class OnnxFileModule(nn.Module):
 
 
 def _graph_inputs(path: Path) -> list[tuple[str, torch.dtype, list[int | str]]]:
-    from harness.frontends.onnx import check
-
-    check()
-    import onnx
+    try:
+        import onnx
+        import onnxruntime  # noqa: F401 (the reference runs there)
+    except ImportError as e:
+        raise OnnxMissingError("onnx and onnxruntime to read and run an ONNX file", e) from None
 
     model = onnx.load(os.fspath(path), load_external_data=False)
     initializers = {i.name for i in model.graph.initializer}

@@ -57,7 +57,8 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "transformers.models.auto.configuration_auto", "torch_mlir.ir",
            "torch_mlir.passmanager", "torch_mlir.execution_engine",
            "torch_mlir.extras.fx_importer", "harness.cli", "harness.commands.models",
-           "harness.port.model", "harness.port.frontend", "harness.port.verify",
+           "harness.port.model", "harness.port.frontend", "harness.port.lowering",
+           "harness.port.verify", "harness.execute.backends",
            "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.hf",
            "harness.execute.refbackend", "harness.execute.check",
            # what every port imported next (416 modules, 0.7 s on a quiet machine): torch.export's
