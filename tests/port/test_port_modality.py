@@ -89,10 +89,10 @@ def test_raw_audio_wav2vec2_names_its_runtime_blocker(tmp_path, monkeypatch):
     checks from the start, so the check aborts at the load every time."""
     import functools
 
-    from harness.port import verify
+    from harness.execute import backend_ref
     from harness.execute.refbackend import RefBackendOptions
 
-    monkeypatch.setattr(verify, "RefBackendOptions",
+    monkeypatch.setattr(backend_ref, "RefBackendOptions",
                         functools.partial(RefBackendOptions, runtime_checks=True))
     fx = _port(tmp_path, "wav2vec2", frontends=(FrontendName.FX,))["fx"]
     assert fx.signature.startswith("func.func @main(%arg0: tensor<1x1360xf32>, %arg1: tensor<1x1360xi64>)")
