@@ -101,6 +101,14 @@ def runner(path: Path) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]
     return run
 
 
+def node_types(path: Path) -> dict[str, str]:
+    """Each node's ONNX op, ``onnx.Unsqueeze`` (with its domain when not the default one)."""
+    onnx = _require("onnx", "the onnx package")
+    model = onnx.load(os.fspath(path), load_external_data=False)
+    return {n.name: f"onnx.{n.op_type}" if not n.domain else f"{n.domain}.{n.op_type}"
+            for n in model.graph.node}
+
+
 def node_stack(path: Path) -> dict[str, str]:
     """Each node's Python stack, as the dynamo exporter records it in the node's metadata
     (``pkg.torch.onnx.stack_trace``): the model's line behind an ONNX op."""

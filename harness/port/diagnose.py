@@ -225,6 +225,38 @@ def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
     return out
 
 
+#: An MLIR name location, as the onnx_importer gives each op its ONNX node's name.
+_NAME_LOC = re.compile(r'loc\("([^"]+)"\)')
+#: A frame of the dynamo exporter's stack trace (outermost first, as Python prints them).
+_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None) -> list[Blocker]:
+    """Blockers of an ONNX port with the Python line behind their op: the onnx_importer names
+    each op's location after its ONNX node (``loc("node_unsqueeze")``), and the dynamo exporter
+    records each node's stack in its metadata (``pkg.torch.onnx.stack_trace``). A blocker that
+    has a file location already, or a node without a stack, stays as it is."""
+    if onnx_path is None or not onnx_path.is_file() or all(b.location for b in found):
+        return found
+    from harness.frontends.onnx import node_stack, node_types
+
+    stacks, types = node_stack(onnx_path), node_types(onnx_path)
+    out = []
+    for blocker in found:
+        named = _NAME_LOC.search(f"{blocker.message} {blocker.signature}")
+        stack = stacks.get(named.group(1), "") if named and not blocker.location else ""
+        frames = [f"{f}:{n}" for f, n in _PY_FRAME.findall(stack)][::-1]  # innermost first
+        if not frames:
+            out.append(blocker)
+            continue
+        node = named.group(1) if named else ""
+        at = model_frame([f.rpartition(":")[0] for f in frames])
+        where = frames[at] if at is not None else frames[0]
+        out.append(replace(blocker, location=where, frames=frames[:12], explanation=" ".join(filter(None, (
+            blocker.explanation, f"ONNX node {node} ({types.get(node, '?')}), exported from {where}.")))))
+    return out
+
+
 def _node_stacks(script) -> dict[str, list[str]]:
     """Innermost FILE:LINE -> the first traced node's stack there (machinery frames dropped)."""
     found: dict[str, list[str]] = {}

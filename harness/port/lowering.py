@@ -28,7 +28,13 @@ from harness.execute.lowering import Driver, driver_for, run_stage
 from harness.frontends.base import Frontend, Program
 from harness.frontends.names import FrontendName
 
-from .diagnose import pipeline_blockers, pipeline_commands, reproduce_command, with_trace_stacks
+from .diagnose import (
+    pipeline_blockers,
+    pipeline_commands,
+    reproduce_command,
+    with_onnx_stacks,
+    with_trace_stacks,
+)
 from .dynamic import dynamic_dims
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress
@@ -154,6 +160,8 @@ def lower(subject: Subject, imported: Imported, port: FrontendPort, options: Por
                                      options=options, progress=progress)
         _numbers(each, run_numbers, subject.not_run)
         each.testcase = run_numbers.testcase
+    for each in ports:  # an ONNX port's blockers: the Python line behind their ONNX node
+        each.blockers = with_onnx_stacks(each.blockers, program.onnx_path)
     return results[0], ports
 
 

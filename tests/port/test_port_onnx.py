@@ -156,3 +156,24 @@ def test_an_onnx_file_is_a_model_its_inputs_from_its_graph(tmp_path: Path):
     assert wrong.returncode == 2 and "ends in .onnx but is not a file" in wrong.stderr
     given = harness("--no-progress", "port", str(path), "--input", "nosuch=2x3", timeout=120)
     assert given.returncode == 2 and "has no input of that name" in given.stderr
+
+
+class Positions(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + (x * 4).long().float()  # float32 <-> int64 casts: outside IREE's TOSA profile
+
+
+def test_an_onnx_blocker_names_the_python_line_behind_its_onnx_node(tmp_path: Path):
+    """The onnx_importer names an op's location after its ONNX node; the dynamo exporter keeps
+    the node's Python stack in the file: the blocker gets the model's line and the node."""
+    from harness.execute.backend_names import BackendName
+
+    port = _ports(_subject(Positions(), "pos"), tmp_path, targets=(Target.TOSA,),
+                  backends=(BackendName.IREE,))[0]
+    assert port.failed_stage is PortStage.IREE_COMPILE
+    blocker = port.blockers[0]
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1)
+                if "(x * 4).long().float()" in text)
+    assert blocker.location == f"{__file__}:{line}", blocker
+    assert "ONNX node" in blocker.explanation and "tosa.cast" in blocker.message
+    assert "did not align with any profile" in blocker.message
