@@ -185,7 +185,7 @@ class ModelSettings:
         part = " (encoder only)" if self.part is Part.ENCODER else ""
         return [
             f"Built {self.model_class}{part} from {self.config_class} ('{self.model_type}'), "
-            f"size {self.size}{sets}: {sized}; weights {self.weights}.",
+            f"size {self.size}{sets}{': ' + sized if sized else ''}; weights {self.weights}.",
             f"Attention implementation: {self.attn_implementation}; KV cache "
             f"{'on' if self.use_cache else 'off (use_cache=False)'}; eval mode (no dropout).",
             f"The traced forward {self.call}",
