@@ -70,6 +70,10 @@ class Backend(Protocol):
     name: BackendName
     stage: str  # the compile's stage name in the record (refbackend-lowering, iree-compile)
     checked_runs: bool  # explain_failure can rerun with checks that name a failing op
+    # The harness's one-op search (which lowers cut programs and runs them on the RefBackend)
+    # speaks for this backend's mismatches: the RefBackend's own; not IREE's, whose wrong values
+    # the RefBackend may compute right (and a mismatch must never be flipped to verified by it).
+    searchable: bool
 
     def needs_linalg(self, target: Target) -> bool:
         """Whether it compiles the linalg the target was lowered on to (the RefBackend), not

@@ -47,6 +47,7 @@ class RefBackend:
     name = BackendName.REFBACKEND
     stage = Stage.LOWERING.value
     checked_runs = True
+    searchable = True
 
     def __init__(self) -> None:
         self.run_seconds = 0.0  # the unchecked runs' wall time (the checked rerun's budget)

@@ -32,7 +32,7 @@ from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
 from harness.compiler.stages import StageHooks, StageOptions, StageResult, StageRunner, run_stages
-from harness.execute.lowering import resolve, run_stage
+from harness.execute.lowering import Driver, resolve, run_stage
 from harness.execute.closeness import Tolerances
 from harness.diagnose.blockers import BlockerAnalysis, analyze
 
@@ -270,9 +270,11 @@ def blockers_of(record: RunRecord, stage: str, options: FixOptions,
     """What blocks a failed stage: the ops whose conversion failed for a legalization failure
     (the reported op when the analysis finds none), else the first error's message. ``known``:
     the analysis of this very run, when the caller made it already."""
-    if record.outcome is Outcome.LEGALIZATION_FAILURE:
-        # The blockers only: their conversion replays (most of an analysis's runs) are for a
-        # diagnosis, made by with_replays when the port stays blocked.
+    if record.outcome is Outcome.LEGALIZATION_FAILURE and resolve(stage)[1] is not Driver.BINDINGS:
+        # (a stage on the bindings, TOSA on to linalg, has no torch-mlir-opt to analyse it
+        # with: its first error stands.) The blockers only: their conversion replays (most of
+        # an analysis's runs) are for a diagnosis, made by with_replays when the port stays
+        # blocked.
         analysis = known or analyze(record.input_path, resolve(stage)[0], opt=record.binary,
                                     timeout_s=options.timeout_s, replay_conversions=False)
         found = [BlockerSeen(op=b.name, stage=stage) for b in analysis.blockers]

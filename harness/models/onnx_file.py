@@ -63,7 +63,12 @@ def _graph_inputs(path: Path) -> list[tuple[str, torch.dtype, list[int | str]]]:
     except ImportError as e:
         raise OnnxMissingError("onnx and onnxruntime to read and run an ONNX file", e) from None
 
-    model = onnx.load(os.fspath(path), load_external_data=False)
+    try:
+        model = onnx.load(os.fspath(path), load_external_data=False)
+    except Exception as e:  # protobuf's DecodeError, an unreadable file
+        raise ModelOptionError(f"cannot read the ONNX file {path}: {type(e).__name__}: "
+                               f"{str(e)[:200]}. Give a model file torch.onnx.export (or another "
+                               "ONNX exporter) wrote.") from None
     initializers = {i.name for i in model.graph.initializer}
     found = []
     for value in model.graph.input:

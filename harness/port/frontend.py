@@ -83,7 +83,7 @@ def port_targets(subject: Subject, name: FrontendName, folder: Path, options: Po
     chosen = frontend(name)
     targets = options.targets[:1] if options.torch_only else options.targets
     backends = options.backends[:1] if options.torch_only or not options.numerics else options.backends
-    folder = target_folder(folder, targets[0])
+    base, folder = folder, target_folder(folder, targets[0])  # each target's beside the frontend's
     port = FrontendPort(frontend=name, outcome=PortOutcome.FAILS, folder=str(folder),
                         target=targets[0], backend=backends[0])
     label = f"[{subject.name} {port.path}]"
@@ -111,7 +111,7 @@ def port_targets(subject: Subject, name: FrontendName, folder: Path, options: Po
             ports += [for_target(p, target) for p in ports if p.target is targets[0]]
             continue
         other = for_target(before, target)
-        other.folder = str(target_folder(folder, target))
+        other.folder = str(target_folder(base, target))
         Path(other.folder).mkdir(parents=True, exist_ok=True)
         ports += lower(subject, imported, other, options, progress, shared)[1]
     return ports

@@ -256,7 +256,9 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
     failed = next((i for i, r in enumerate(results) if not r.ok), None)
     k = failed if failed is not None else (
         stages.index(LINALG_LOWERING) if LINALG_LOWERING in stages else None)
-    if k is None:
+    if k is None or driver_for(stages[k]) is Driver.BINDINGS:
+        # the fixes answer torch-mlir-opt's blockers; a stage on the bindings (TOSA on to
+        # linalg) failing has none they know
         return results, None
     start = ir_path if k == 0 else Path(results[k - 1].output_path)
     with progress.stage(f"{label} fix from {stages[k]}"):

@@ -35,6 +35,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     started = time.monotonic()
     check_record_path(options.record_path)
     check_out_folder(options.out)
+    check_out_folder(options.testcase_dir, what="--iree-testcase")
     opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
     for asked in options.backends if options.numerics and not options.torch_only else ():
         backend(asked).check()
@@ -104,9 +105,10 @@ def check_record_path(path: str | os.PathLike | None) -> None:
                           "path in a writable folder.")
 
 
-def check_out_folder(out: str | os.PathLike | None) -> None:
-    """``--out`` must be able to hold the port's folder before the model is built (the folder
-    itself is made only after the first build, so that bad input leaves none behind)."""
+def check_out_folder(out: str | os.PathLike | None, *, what: str = "--out") -> None:
+    """``--out`` (or ``what``) must be able to hold the port's folder before the model is
+    built (the folder itself is made only after the first build, so that bad input leaves none
+    behind)."""
     if out is None:
         return
     out = Path(out).expanduser()
@@ -116,7 +118,7 @@ def check_out_folder(out: str | os.PathLike | None) -> None:
     problem = (f"{nearest} is a file, not a folder" if not nearest.is_dir()
                else _cannot_create_in(nearest))
     if problem:
-        raise OutputError(f"cannot make the port's folder under {out}: {problem}. Give --out a "
+        raise OutputError(f"cannot make the port's folder under {out}: {problem}. Give {what} a "
                           "writable folder.")
 
 

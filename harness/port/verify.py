@@ -142,7 +142,8 @@ def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
             return run
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
-        _mismatch(run, ir.torch_ir, (ir.torch_pipeline, *ir.lowering), folder, options, progress, label)
+        _mismatch(run, ir.torch_ir, (ir.torch_pipeline, *ir.lowering), folder, options, progress, label,
+                  searched=backend.searchable)
     return run
 
 
@@ -275,9 +276,10 @@ def _float64_disagreements(numerics: NumericsResult) -> str:
 
 
 def _mismatch(run: NumericsRun, torch_ir: Path, pipelines: Sequence[str], folder: Path,
-              options: PortOptions, progress: Progress, label: str) -> None:
+              options: PortOptions, progress: Progress, label: str, *, searched: bool = True) -> None:
     """The ``harness check`` command on the first mismatching set, then the one op that
-    computes wrong (its reproducer's command too)."""
+    computes wrong (its reproducer's command too); ``searched`` False (a backend the search,
+    which runs on the RefBackend, does not speak for): no search, and the verdict stands."""
     bad = next(c for c in run.checks if c.verdict is not PortOutcome.VERIFIED)
     given = ["--opt", opt_argument(options.opt)] if options.opt else []
     if bad.padding_mask is not None:
@@ -285,6 +287,12 @@ def _mismatch(run: NumericsRun, torch_ir: Path, pipelines: Sequence[str], folder
     pipeline = ",".join(p for p in pipelines if p)
     run.commands = [harness_command(options.invocation, [
         "check", str(torch_ir), "--pipeline", pipeline, "--inputs", bad.inputs_file, *given])]
+    if not searched:
+        for check in run.checks:
+            if check.verdict is not PortOutcome.VERIFIED:
+                check.culprit = ("not narrowed: the one-op search runs on the RefBackend, which "
+                                 "does not speak for this backend (compare its RefBackend port)")
+        return
     with progress.stage(f"{label} one-op verdict"):
         narrow(run.checks, torch_ir, pipeline, folder, options)
     run.commands += [c.culprit_command for c in run.checks if c.culprit_command]

@@ -37,7 +37,7 @@ from typing import Any
 
 from harness.compiler.irfile import write_atomically
 from harness.errors import HarnessError, UsageError
-from harness.port.record import PortOutcome, PortRecord
+from harness.port.record import PortRecord
 
 from .children import CHILDREN
 from .progress import SweepProgress
@@ -46,6 +46,7 @@ from .runner import (
     ModelRun,
     SweepOptions,
     drop_ir_files,
+    verified_folders,
     drops_before_checks,
     finish,
     port_flags,
@@ -115,9 +116,8 @@ def _drop_verified(record: Path, ports: Path) -> None:
     except HarnessError:  # no readable record: the folder goes as it is (the sweep says why)
         return
     if isinstance(result, PortRecord):
-        for _, port in result.ports():
-            if port.outcome is PortOutcome.VERIFIED:
-                drop_ir_files(port.folder, ports)
+        for folder in verified_folders(result):
+            drop_ir_files(folder, ports)
 
 
 def _pack(folder: Path) -> tuple[bytes, str]:

@@ -274,14 +274,15 @@ def _refusal(log: Path) -> str:
 
 
 def torch_ir(port: FrontendPort) -> str:
-    """The torch-dialect file torch-to-linalg took: the last kept fix's output, else the output
-    of the stage before torch-to-linalg."""
+    """The torch-dialect file the port's target lowering took: the last kept fix's output, else
+    the output of the stage before that lowering (torch-to-linalg, torch-to-tosa, ...)."""
     kept = [f for f in port.fixes if f.get("outcome") == StepOutcome.KEPT and f.get("output_path")]
     if kept:
         return str(kept[-1]["output_path"])
+    lowering = PortStage.parse(target_path(port.target).lowering)
     before = ""
     for stage in port.stages:
-        if stage.name is PortStage.TORCH_TO_LINALG:
+        if stage.name is lowering:
             return before
         before = stage.output
     return ""
@@ -300,8 +301,10 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     """``harness check`` (the op-level reference check) on a port that lowered, on the inputs
     where its numbers differed from eager (else its traced inputs); its JSON lands in
     ``DIR/checks``. Returns the check's outcome ("" when not run)."""
-    if port.outcome is PortOutcome.FAILS:
-        return ""
+    from harness.execute.backends import backend
+
+    if port.outcome is PortOutcome.FAILS or not backend(port.backend).searchable:
+        return ""  # the check runs on the RefBackend: it does not speak for another backend
     path = check_path(options.out, model, variant, port.path)
     old = None if options.force else read_check(path)
     if old is not None:
@@ -403,10 +406,8 @@ def finish(model: str, result: PortRecord | RunFailure, reused: bool, options: S
             if port.outcome == PortOutcome.FAILS:
                 timeline_port(model, port, options)
     if drops_verified_ir(options) and isinstance(result, PortRecord) and not reused:
-        for variant, port in result.ports():
-            mismatch = checks.get(f"{variant.name}.{port.path}") == CheckOutcome.NUMERICS_MISMATCH.value
-            if port.outcome is PortOutcome.VERIFIED and not mismatch:
-                drop_ir_files(port.folder, options.out / PORTS)
+        for folder in verified_folders(result, checks):
+            drop_ir_files(folder, options.out / PORTS)
     word, ok = _summary(result, checks)
     return ModelRun(model, word, time.monotonic() - start, reused, ok)
 
@@ -418,6 +419,20 @@ def drops_verified_ir(options: SweepOptions) -> bool:
     return options.keep_files is KeepFiles.FAILING
 
 
+def verified_folders(record: PortRecord, checks: dict[str, str] | None = None) -> list[str]:
+    """The port folders whose IR may go: a frontend's ports share its import and torch backend
+    contract (in its first target's folder) and a target's backends share its folder, so a
+    frontend's folders go only when every one of its ports verified (and its op-level check,
+    in ``checks``, found no miscompile)."""
+    kept: set[tuple[str, str]] = set()
+    for variant, port in record.ports():
+        check = (checks or {}).get(f"{variant.name}.{port.path}")
+        if port.outcome is not PortOutcome.VERIFIED or check == CheckOutcome.NUMERICS_MISMATCH.value:
+            kept.add((variant.name, port.frontend.value))
+    return list(dict.fromkeys(p.folder for v, p in record.ports()
+                              if (v.name, p.frontend.value) not in kept))
+
+
 def drops_before_checks(options: SweepOptions) -> bool:
     """Whether a verified port's IR may go before the sweep's own checks read it (a cluster
     task drops it on the worker, unsent): nothing of the sweep reads it then."""
@@ -425,7 +440,7 @@ def drops_before_checks(options: SweepOptions) -> bool:
 
 
 #: The IR files a port writes: text, and bytecode (where the weights are kept: numbers checked).
-IR_SUFFIXES = (".mlir", ".mlirbc")
+IR_SUFFIXES = (".mlir", ".mlirbc", ".vmfb")  # .vmfb: IREE's module, the weights inside
 
 
 def drop_ir_files(folder: str, ports: Path) -> int:

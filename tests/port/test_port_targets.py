@@ -22,7 +22,14 @@ from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
 from harness.port.frontend import port_targets
 from harness.port.progress import QUIET
-from harness.port.record import PortOutcome, PortRecord, PortStage, SourceKind, VariantRecord
+from harness.port.record import (
+    FrontendPort,
+    PortOutcome,
+    PortRecord,
+    PortStage,
+    SourceKind,
+    VariantRecord,
+)
 from harness.port.render import summary
 from harness.models.choice import Variant
 from harness.port.subject import Subject
@@ -110,6 +117,33 @@ def test_a_target_that_fails_is_diagnosed_while_another_verifies(tmp_path: Path)
                                                   "torchscript-stablehlo"]
 
 
+def test_each_target_has_its_folder_whichever_comes_first_and_fix_reaches_tosa(tmp_path: Path):
+    """``--target tosa,linalg``: each target's files in its own folder beside the frontend's
+    (once suffixed: andmask.torchscript-tosa and andmask.torchscript); ``--fix`` answers TorchScript's
+    __and__ on TOSA too (the fix loop skips the bindings stage's analysis)."""
+    ports = _ports(masked_subject(AndMask()), FrontendName.TORCHSCRIPT, tmp_path,
+                   targets=(Target.TOSA, Target.LINALG), fix=True)
+    assert [Path(p.folder).name for p in ports] == ["andmask.torchscript-tosa", "andmask.torchscript"]
+    assert [p.outcome for p in ports] == [PortOutcome.VERIFIED, PortOutcome.VERIFIED]
+    llvm = [s.output for p in ports for s in p.stages if s.name is PortStage.REFBACKEND_LOWERING]
+    assert len(set(llvm)) == 2
+
+
+def test_a_sweep_keeps_a_frontends_shared_files_while_one_of_its_ports_fails():
+    from harness.sweep.runner import verified_folders
+
+    ok = FrontendPort(FrontendName.FX, PortOutcome.VERIFIED, folder="m.fx")
+    tosa = FrontendPort(FrontendName.FX, PortOutcome.FAILS, folder="m.fx-tosa", target=Target.TOSA)
+    iree = FrontendPort(FrontendName.FX, PortOutcome.VERIFIED, folder="m.fx", backend=BackendName.IREE)
+    ts = FrontendPort(FrontendName.TORCHSCRIPT, PortOutcome.VERIFIED, folder="m.torchscript")
+    record = PortRecord("m", SourceKind.TYPE, "m",
+                        variants=[VariantRecord(Variant.STOCK, "m", ports=[ok, tosa, iree, ts])])
+    assert verified_folders(record) == ["m.torchscript"]  # fx-tosa reads m.fx's contract
+    assert verified_folders(record, {"m.torchscript": "numerics-mismatch"}) == []
+    tosa.outcome = PortOutcome.VERIFIED
+    assert verified_folders(record) == ["m.fx", "m.fx-tosa", "m.torchscript"]
+
+
 def test_a_record_without_targets_reads_as_linalg_on_the_refbackend():
     path = Path(__file__).parents[1] / "data" / "port" / "opt-tiny-stock.record.json"
     record = PortRecord.read(path)
@@ -124,8 +158,11 @@ def test_iree_runs_linalg_and_stablehlo_and_refuses_tosa_outside_its_profile(tmp
     by_path = {p.path: p for p in ports}
     assert list(by_path) == ["fx", "fx-iree", "fx-tosa", "fx-tosa-iree", "fx-stablehlo",
                              "fx-stablehlo-iree"]
-    # IREE runs the same linalg file: the same wrong constant, the same verdict
+    # IREE runs the same linalg file: the same wrong constant, the same verdict; the one-op
+    # search (on the RefBackend) does not speak for IREE: no culprit named, no verdict flipped
     assert by_path["fx-iree"].outcome is PortOutcome.NUMERICS_MISMATCH
+    assert all(c.culprit.startswith("not narrowed: the one-op search runs on the RefBackend")
+               for c in by_path["fx-iree"].numerics if c.verdict is PortOutcome.NUMERICS_MISMATCH)
     # StableHLO as printed goes through IREE's own input conversion, which is right
     assert by_path["fx-stablehlo-iree"].outcome is PortOutcome.VERIFIED
     iree = by_path["fx-stablehlo-iree"]

@@ -27,6 +27,7 @@ class ReferenceBackend:
     name = BackendName.REFBACKEND  # the slot a test registers it in
     stage = "refbackend-lowering"   # a stage name the record knows
     checked_runs = False
+    searchable = False
 
     def __init__(self) -> None:
         self.ran: list[int] = []  # how many sets each run_sets call ran (the test reads it)
