@@ -217,7 +217,7 @@ for name, pipeline in sorted(pipeline_set.pipelines.items()):
 # lit_tests/models/ and lit_tests/seed/ start from IR that `%PYTHON -m harness emit NAME` writes,
 # which is slow (tracing OPT-125m takes ~20 s), so it is emitted once and reused.
 # %harness-ir-cache is a directory keyed by the versions that decide what an importer emits
-# (torch, torch-mlir, transformers, this harness); harness.emit keys its own files by model name,
+# (torch, torch-mlir, transformers, this harness); harness.port.emit keys its own files by model name,
 # importer and a hash of the harness sources inside it, locks per key and renames files into
 # place, because lit runs tests in parallel. A test reads:
 #   // RUN: %PYTHON -m harness emit opt-tiny --cache %harness-ir-cache -o %t.mlir

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.compiler import pipelines
 from harness.compiler.runner import RunOptions, run_pipeline
-from harness.emit import emit
+from harness.port.emit import emit
 from harness.diagnose import blockers
 
 

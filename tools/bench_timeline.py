@@ -40,7 +40,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-timeline-") as tmp:
         source = Path(args.input) if args.input else Path(tmp) / "opt.mlir"
         if not args.input:
-            from harness.emit import emit
+            from harness.port.emit import emit
 
             emit("opt-125m", source)
         plain_s, timeline_s = [], []

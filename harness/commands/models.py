@@ -155,7 +155,7 @@ def cmd_emit(args: argparse.Namespace) -> int:
         return 0
     if not args.name or not args.output:
         raise UsageError("harness emit needs a model NAME and -o PATH (or --list to see the names).")
-    from ..emit import EmitOptions, emit
+    from ..port.emit import EmitOptions, emit
 
     result = emit(args.name, args.output, EmitOptions(importer=args.importer,
                                                       keep_weights=args.keep_weights,

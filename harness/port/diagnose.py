@@ -33,6 +33,8 @@ from .options import PortOptions
 from .record import Blocker, PassSource, PortStage
 
 if TYPE_CHECKING:
+    import torch
+
     from harness.diagnose.blockers import BlockerAnalysis
 
 _TS_FRAME = re.compile(r"^(.+)\((\d+)\): \S+$")  # a TorchScript source range: FILE(LINE): FUNCTION
@@ -206,7 +208,7 @@ def reproduce_command(record: RunRecord) -> str:
     return repro_command(record.pipeline, record.input_path, record.binary)
 
 
-def with_trace_stacks(found: list[Blocker], script) -> list[Blocker]:
+def with_trace_stacks(found: list[Blocker], script: torch.jit.ScriptModule | None) -> list[Blocker]:
     """Blockers with the whole Python stack of their op, from the trace.
 
     The importer's locations hold the innermost frame only (``masking_utils.py:54``); the
@@ -257,11 +259,11 @@ def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None) -> list[Block
     return out
 
 
-def _node_stacks(script) -> dict[str, list[str]]:
+def _node_stacks(script: torch.jit.ScriptModule) -> dict[str, list[str]]:
     """Innermost FILE:LINE -> the first traced node's stack there (machinery frames dropped)."""
     found: dict[str, list[str]] = {}
 
-    def visit(block) -> None:
+    def visit(block: torch._C.Block | torch._C.Graph) -> None:
         for node in block.nodes():
             frames = []
             for line in str(node.sourceRange()).splitlines():
@@ -300,7 +302,7 @@ def timeout_blocker(stage: PortStage, seconds: float) -> Blocker:
                    message=f"timed out after {seconds:g} s (--timeout)")
 
 
-def missing_buffers_explanation(exported) -> str:
+def missing_buffers_explanation(exported: torch.export.ExportedProgram) -> str:
     """The FX blocker of non-persistent buffers, with the buffers that cause it."""
     from harness.versions import installed
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,7 +107,8 @@ def fx_stages(pipeline: str) -> tuple[str, ...]:
 
 
 def try_fx(spec: str, pipeline: str, *, opt: str | None = None, timeout_s: float | None = None,
-           work_dir: str | Path | None = None, say=lambda _line: None) -> FxTry:
+           work_dir: str | Path | None = None,
+           say: Callable[[str], None] = lambda _line: None) -> FxTry:
     """The FX path of ``spec`` (``FILE.py:CLASS``) through ``fx_stages(pipeline)``: where it
     stopped and that run, or why torch.export or the import failed."""
     source = load_module(spec)

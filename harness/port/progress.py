@@ -13,7 +13,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from types import FrameType
+from typing import NoReturn, TextIO
 
 
 class StageTimeout(BaseException):
@@ -33,7 +34,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         yield
         return
 
-    def expire(signum, frame):
+    def expire(signum: int, frame: FrameType | None) -> NoReturn:
         raise StageTimeout(seconds)
 
     previous = signal.signal(signal.SIGALRM, expire)

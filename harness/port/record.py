@@ -22,7 +22,7 @@ from pathlib import Path
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import Target
@@ -33,6 +33,9 @@ from harness.frontends.names import FrontendName
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
 from harness.models.modality import Modality
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 #: 1.1 (stop 43): each port names its target (``target``: linalg, tosa, stablehlo) and backend
 #: (``backend``: refbackend, iree); a record without them is linalg's on the RefBackend, which
@@ -454,7 +457,10 @@ def _jsonable(value: Any) -> Any:
     return out
 
 
-def _build(cls, data: dict[str, Any], **nested):
+_Record = TypeVar("_Record", bound="DataclassInstance")
+
+
+def _build(cls: type[_Record], data: dict[str, Any], **nested: Any) -> _Record:
     known = {f.name for f in fields(cls)}
     return cls(**{**{k: v for k, v in data.items() if k in known}, **nested})
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from harness.compiler import pipelines
-from harness.emit import emit
+from harness.port.emit import emit
 from harness.errors import InputFileError
 from harness.models import seed
 from harness.diagnose.explain import explain_file

@@ -10,8 +10,8 @@ import warnings
 
 import pytest
 
-from harness import emit as emit_module
-from harness.emit import EmitOptions, cache_key, emit
+from harness.port import emit as emit_module
+from harness.port.emit import EmitOptions, cache_key, emit
 from harness.errors import OutputError
 from harness.models.catalog import UnknownModelError
 

@@ -67,7 +67,7 @@ def test_emit_list_says_which_seed_idioms_still_fail():
 def test_seed_status_holds_against_the_pinned_torch_mlir(tmp_path, name):
     """The claim emit --list prints, checked: the traced idiom through both pipelines."""
     from harness.compiler.stages import StageOptions, run_stages
-    from harness.emit import emit
+    from harness.port.emit import emit
 
     ir = tmp_path / f"{name}.mlir"
     emit(f"seed-{name}", ir)

@@ -22,14 +22,15 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .compiler.irfile import write_atomically
-from .errors import OutputError
-from .frontends.names import FrontendName
-from .versions import installed as installed_versions
+from ..compiler.irfile import write_atomically
+from ..errors import OutputError
+from ..frontends.names import FrontendName
+from ..versions import installed as installed_versions
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # harness/
 # The sources that decide what IR a name gives (relative to the package; folders recursively).
-_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "emit.py", "compiler/irfile.py")
+_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "port/emit.py",
+               "compiler/irfile.py")
 
 
 @dataclass(frozen=True)
@@ -70,9 +71,9 @@ def cache_key(name: str, options: EmitOptions) -> str:
 
 
 def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
-    from .compiler.mlir import WriteOptions, write_module
-    from .frontends.base import Program, frontend
-    from .models import catalog
+    from ..compiler.mlir import WriteOptions, write_module
+    from ..frontends.base import Program, frontend
+    from ..models import catalog
 
     entry = catalog.get(name)  # an unknown name fails here, before anything is written
     traced = entry.build()
