@@ -33,6 +33,17 @@ class ParsableEnum(str, Enum):
                          + ", ".join(repr(m.value) for m in cls) + ".")
 
     @classmethod
+    def parse_list(cls, text: str, flag: str) -> tuple[Self, ...]:
+        """``flag``'s value: members separated by commas, in the order given, each once (a
+        repeated one is dropped); none at all is refused, naming the valid values."""
+        names = [n for n in (part.strip() for part in text.split(",")) if n]
+        if not names:
+            noun = flag.lstrip("-")
+            raise cls._error()(f"{flag} {text!r} names no {noun}; give one or more of "
+                               + ", ".join(m.value for m in cls) + ", separated by commas.")
+        return tuple(dict.fromkeys(cls.parse(n) for n in names))
+
+    @classmethod
     def _what(cls) -> str:
         return re.sub(r"(?<!^)(?=[A-Z])", " ", cls.__name__).lower()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -65,3 +66,36 @@ def sweep_run(tmp_path_factory):
     proc = harness("--progress", "sweep", *SWEEP_MODELS, "--out", out, "--numerics-check", "--jobs", "2",
                    "--keep-files", "all", timeout=900)
     return out, proc
+
+
+def non_standard_json(folder: Path) -> list[str]:
+    """The .json files under ``folder`` that are not standard JSON (``Infinity``/``NaN`` as bare
+    words, which browsers and jq refuse): every record the harness writes must parse strictly."""
+    from harness.compiler import jsonfile
+
+    bad = []
+    for path in sorted(folder.rglob("*.json")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        try:
+            jsonfile.loads(path.read_bytes())
+        except json.JSONDecodeError as e:
+            if "is not JSON" in str(e):  # a malformed file may be a test's own bad input
+                bad.append(f"{path.relative_to(folder)}: {e}")
+        except UnicodeDecodeError:
+            continue
+    return bad
+
+
+@pytest.fixture(autouse=True)
+def records_are_strict_json(request):
+    """After each test that used ``tmp_path``: every .json file in it parses as standard JSON
+    (issue 41 item 7). A test that plants non-standard JSON as bad input marks itself
+    ``@pytest.mark.plants_bad_json``."""
+    if "tmp_path" not in request.fixturenames or request.node.get_closest_marker("plants_bad_json"):
+        yield
+        return
+    folder = request.getfixturevalue("tmp_path")  # set up first, so it is torn down after this
+    yield
+    bad = non_standard_json(folder)
+    assert not bad, "records written as non-standard JSON:\n" + "\n".join(bad)

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
+from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
@@ -48,7 +48,7 @@ def _builds_list(cache, args: argparse.Namespace) -> int:
     note = lambda line: print(f"harness: note: {line}", file=sys.stderr)  # noqa: E731
     available = cache.unfetched_releases(note) if args.available else []
     if args.json:
-        print(json.dumps({"cache": str(cache.root), "available": available, "builds": [
+        print(jsonfile.dumps({"cache": str(cache.root), "available": available, "builds": [
             {"name": name, "ok": build is not None, "problem": problem,
              "build": build.to_json() if build is not None else None}
             for name, build, problem in rows]}, indent=2))
@@ -85,7 +85,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.output:
         write_json(result, args.output)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
@@ -137,7 +137,7 @@ def _diff_timelines(args: argparse.Namespace, targets) -> int:
                          "one timeline folder with --opt A --opt B (it is run again on each).")
     found = first_difference(a, b, folders[0], folders[1])
     if args.json:
-        print(json.dumps({"a": str(folders[0]), "b": str(folders[1]),
+        print(jsonfile.dumps({"a": str(folders[0]), "b": str(folders[1]),
                           "difference": found.to_json() if found else None}, indent=2))
     else:
         print(f"A: {folders[0]} ({len(a.rows)} passes, {a.outcome.value})")
@@ -159,7 +159,7 @@ def cmd_bisect_builds(args: argparse.Namespace) -> int:
     result = bisect_builds(args.file, textual_pipeline(args.pipeline), order,
                            timeout_s=args.timeout, cache=cache, say=say)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)

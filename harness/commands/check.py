@@ -4,8 +4,8 @@ with the reference evaluator."""
 from __future__ import annotations
 
 import argparse
-import json
 
+from harness.compiler import jsonfile
 from .common import DEFAULT_OUT, ir_tool, random_inputs, tolerances, value_flags
 
 
@@ -20,7 +20,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, out_dir=args.out,
         refbackend=RefBackendOptions(isolate=not args.in_process, opt_level=args.opt_level)))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)

@@ -4,10 +4,10 @@ pipeline listing they all resolve ``--pipeline`` against."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
@@ -26,7 +26,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, output_path=args.output, max_input_mb=args.max_input_mb,
         blockers=args.blockers, say=lambda line: say(args, line)))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         from ..compiler.records import render_record
 
@@ -49,7 +49,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
                           context=args.context, timeout_s=args.timeout,
                           blockers=not args.no_blockers)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         print_bounded(result.render())
     return EXIT_OK if result.record.ok else EXIT_FAILURE
@@ -71,7 +71,7 @@ def cmd_bisect(args: argparse.Namespace) -> int:
     result = bisect(args.file, textual, opt=tool_opt(args), out_dir=args.out, timeout_s=args.timeout,
                     blockers=not args.no_blockers)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         print_bounded(result.render())
     if result.first is not None and result.first.ok:
@@ -153,7 +153,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise
     if args.json:
         found = [result.to_json() for result in results]
-        print(json.dumps(found if args.each else found[0], indent=2))
+        print(jsonfile.dumps(found if args.each else found[0], indent=2))
     else:
         for result in results:
             for line in result.render():
@@ -166,7 +166,7 @@ def cmd_pipelines(args: argparse.Namespace) -> int:
 
     found = pipelines.default()
     if args.json:
-        print(json.dumps({name: {"pass": p.pass_name, "textual": p.textual(), "input": p.input,
+        print(jsonfile.dumps({name: {"pass": p.pass_name, "textual": p.textual(), "input": p.input,
                                  "output": p.output} for name, p in found.pipelines.items()},
                          indent=2))
         return EXIT_OK

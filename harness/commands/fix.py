@@ -4,8 +4,8 @@ its pipeline passes, each verified against the numbers before it (``--list`` sho
 from __future__ import annotations
 
 import argparse
-import json
 
+from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import UsageError
@@ -35,7 +35,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         inputs_path=args.inputs, random=random_inputs(args),
         function=args.function, out_dir=args.out), say=progress(args))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
@@ -46,7 +46,7 @@ def _list(args: argparse.Namespace) -> int:
     from ..fixes.catalog import CATALOG
 
     if args.json:
-        print(json.dumps([f.to_json() for f in CATALOG], indent=2))
+        print(jsonfile.dumps([f.to_json() for f in CATALOG], indent=2))
         return EXIT_OK
     for fix in CATALOG:
         for line in fix.render():

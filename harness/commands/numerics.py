@@ -5,9 +5,9 @@ failing pass. Exit status as for a failure: 1 when the wrong numbers are there."
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 
+from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import UsageError
@@ -51,16 +51,16 @@ def numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def cmd_bisect_numerics(args: argparse.Namespace) -> int:
-    from ..diagnose.numerics import Verdict, bisect_numerics
+    from ..diagnose.numerics import FunctionVerdict, bisect_numerics
 
     result = bisect_numerics(args.file, args.pipeline, options=numerics_options(args))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)
     # Wrong numbers (localized or at the torch level) or no lowering at all: 1; verified: 0.
-    return EXIT_OK if result.verdict is Verdict.VERIFIED else EXIT_FAILURE
+    return EXIT_OK if result.verdict is FunctionVerdict.VERIFIED else EXIT_FAILURE
 
 
 def cmd_reduce_numerics(args: argparse.Namespace) -> int:
@@ -135,7 +135,7 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
         progress=None if args.json else progress(args), search_upstream=args.search_upstream,
         provenance=provenance_of(args), port_evidence=port_evidence(args.port_record)))
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(jsonfile.dumps(result.to_json(), indent=2))
     else:
         for line in result.render():
             print(line)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from .. import defaults
 from ..errors import InputFileError, UsageError
 from .common import (
@@ -47,7 +47,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
                              "Give the IR file that failed (harness opt and harness emit write them).")
     page = timeline_page.write(timeline, out)
     if args.json:
-        print(json.dumps(timeline.to_json(), indent=2))
+        print(jsonfile.dumps(timeline.to_json(), indent=2))
     else:
         failing = timeline.failing
         print(f"{timeline.outcome.value}: {len(timeline.rows)} passes, {len(timeline.changed)} changed "

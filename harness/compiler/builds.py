@@ -20,7 +20,6 @@ checked with ``--version`` (``binary.identify``) before it is published.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -32,6 +31,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from collections.abc import Callable
 
+from harness.compiler import jsonfile
 from harness import versions
 from harness.errors import BinaryError, BuildError
 
@@ -151,7 +151,7 @@ class BuildCache:
         if not meta.is_file():
             return None
         try:
-            return Build.from_json(json.loads(meta.read_text()))
+            return Build.from_json(jsonfile.loads(meta.read_text()))
         except (OSError, ValueError, KeyError, TypeError, BinaryError) as e:
             raise BuildError(
                 f"build '{name}' in {self.root} is broken: {meta} cannot be read ({e}). "
@@ -244,7 +244,7 @@ class BuildCache:
             build = Build(name=name, kind=BuildKind.FETCHED, path=str(final / "torch-mlir-opt"),
                           distribution=distribution, version=version,
                           llvm_version=exe.llvm_version, version_text=exe.version_text)
-            write_atomically(staging / "build.json", json.dumps(build.to_json(), indent=2) + "\n")
+            write_atomically(staging / "build.json", jsonfile.dumps(build.to_json(), indent=2) + "\n")
             self._publish(staging, final, replace_existing=True)
             return build, True
         finally:
@@ -264,7 +264,7 @@ class BuildCache:
                       llvm_version=exe.llvm_version, version_text=exe.version_text)
         staging = unique_dir(f".add-{name}-", parent=self.root)
         try:
-            write_atomically(staging / "build.json", json.dumps(build.to_json(), indent=2) + "\n")
+            write_atomically(staging / "build.json", jsonfile.dumps(build.to_json(), indent=2) + "\n")
             self._publish(staging, self.folder(name), replace_existing=True)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

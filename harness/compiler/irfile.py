@@ -7,7 +7,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 from collections.abc import Callable
 
 from harness.errors import OutputError
@@ -163,7 +163,7 @@ def copy_fresh(source: str | os.PathLike, target: str | os.PathLike) -> None:
         shutil.copyfileobj(src, dst)
 
 
-def open_fresh(path: str | os.PathLike, mode: str = "w", **kwargs) -> IO:
+def open_fresh(path: str | os.PathLike, mode: str = "w", **kwargs: Any) -> IO:
     """``open(path, mode)`` for writing ("w", "a", "wb", "ab") that replaces a symbolic link at
     ``path`` with a file of its own, and refuses to follow one that appears in between
     (``O_NOFOLLOW``)."""

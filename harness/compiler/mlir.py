@@ -101,7 +101,7 @@ def print_op(op: ir.Operation, options: PrintOptions = PrintOptions(),
     return _print(op, options.kwargs(), file)
 
 
-def _print(op: ir.Operation, kwargs: dict, file) -> str | None:
+def _print(op: ir.Operation, kwargs: dict, file: IO[str] | None) -> str | None:
     if file is not None:
         op.print(file=file, **kwargs)
         return None
@@ -114,7 +114,7 @@ def _print_text(op: ir.Operation, kwargs: dict) -> str:
     return buf.getvalue()
 
 
-def _print_elided(op: ir.Operation, options: PrintOptions, file) -> str | None:
+def _print_elided(op: ir.Operation, options: PrintOptions, file: IO[str] | None) -> str | None:
     kwargs = options.kwargs()
     limit = kwargs["large_resource_limit"]
     candidates = resources_that_may_print(op, limit)

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -284,7 +284,7 @@ os.register_at_fork(after_in_child=watchdog.after_fork_in_child)
 # ---------------------------------------------------------------------------------------------
 # Spawning and waiting
 
-def _child_limits(memory_limit_mb: int | None):
+def _child_limits(memory_limit_mb: int | None) -> Callable[[], None]:
     def setup() -> None:  # runs in the child between fork and exec
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if memory_limit_mb:

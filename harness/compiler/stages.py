@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import defaults
 
@@ -20,6 +21,9 @@ from . import pipelines as pipelines_module
 from .mlir import read_module
 from .records import RunRecord
 from .runner import RunOptions, run_pipeline
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 
 @dataclass
@@ -164,7 +168,7 @@ def public_functions(path: str | os.PathLike, *, opt: str | None = None) -> list
     return found
 
 
-def _dynamic_sizes(types) -> tuple[tuple[int, int], ...]:
+def _dynamic_sizes(types: Sequence[ir.Type]) -> tuple[tuple[int, int], ...]:
     """(argument, axis) of each dynamic size of the ranked builtin tensors among ``types`` (a
     ``!torch.vtensor`` is not a builtin shaped type: its ``?`` are read from its text)."""
     from torch_mlir import ir

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.enums import ParsableEnum
-from harness.errors import UsageError
 
 
 class Target(ParsableEnum):
@@ -67,11 +66,7 @@ def target_path(target: Target | str) -> TargetPath:
 
 def parse_targets(text: str) -> tuple[Target, ...]:
     """``--target``: targets separated by commas, in the order given, each once."""
-    names = [t for t in (p.strip() for p in text.split(",")) if t]
-    if not names:
-        raise UsageError(f"--target {text!r} names no target; give one or more of "
-                         + ", ".join(t.value for t in Target) + ", separated by commas.")
-    return tuple(dict.fromkeys(Target.parse(n) for n in names))
+    return Target.parse_list(text, "--target")
 
 
 def stage_target(stage: str) -> Target | None:

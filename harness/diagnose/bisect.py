@@ -27,7 +27,6 @@ does, or which lowers the op a named fix replaces it by. No table of "op -> pass
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -35,6 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.crash import canonical_pass_name
 from harness.compiler.irfile import unique_dir, write_atomically
@@ -462,5 +462,5 @@ def _replay(result: BisectResult, first: RunRecord, pre_ir: Path, replay_pipelin
 
 
 def _finish(result: BisectResult, workdir: Path) -> None:
-    write_atomically(workdir / "bisect.json", json.dumps(result.to_json(), indent=2) + "\n",
+    write_atomically(workdir / "bisect.json", jsonfile.dumps(result.to_json(), indent=2) + "\n",
                      hint="Choose a writable --out directory.")

@@ -13,10 +13,10 @@ at most four runs and fetches (a release is fetched, ~80 MB, only when a probe n
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler import builds as builds_module
 from harness.compiler.builds import Build, BuildCache
@@ -173,4 +173,4 @@ def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
 def write_json(result: BuildBisectResult, path) -> None:
     from harness.compiler.irfile import write_atomically
 
-    write_atomically(path, json.dumps(result.to_json(), indent=2) + "\n")
+    write_atomically(path, jsonfile.dumps(result.to_json(), indent=2) + "\n")

@@ -23,13 +23,13 @@ The JSON written for the board (``DiffResult.to_json``), format ``harness.diff/1
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Sequence
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.builds import Build
 from harness.compiler.outcomes import ParsableEnum
@@ -249,5 +249,5 @@ def lit_sides(results_json: dict) -> dict[str, Side]:
 def write_json(result: DiffResult, path: str | os.PathLike) -> Path:
     from harness.compiler.irfile import write_atomically
 
-    return write_atomically(path, json.dumps(result.to_json(), indent=2) + "\n",
+    return write_atomically(path, jsonfile.dumps(result.to_json(), indent=2) + "\n",
                             hint="Choose a writable -o path for the diff.")

@@ -15,7 +15,6 @@ folder of records in a shared /tmp would run whatever someone planted above it.
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import subprocess
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Sequence
 
+from harness.compiler import jsonfile
 from harness.compiler.outcomes import ParsableEnum
 from harness.compiler.pipelines import default as default_pipelines
 from harness.compiler.pipeline_text import check_pipeline
@@ -124,7 +124,7 @@ def _sweep(folder: Path) -> list[Target]:
 
 def _looks_like_record(path: Path) -> bool:
     try:
-        d = json.loads(path.read_text())
+        d = jsonfile.loads(path.read_text())
     except (OSError, ValueError):
         return False
     return isinstance(d, dict) and {"outcome", "input_path", "pipeline"} <= d.keys()
@@ -136,7 +136,7 @@ def _record_target(path: Path, root: Path | None = None) -> Target:
     resolved; a planted record naming /etc/shadow would have its lines quoted back in the
     parser's errors."""
     try:
-        d = json.loads(path.read_text())
+        d = jsonfile.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise InputFileError(f"diff target {path} is not readable JSON ({e}).") from None
     if not isinstance(d, dict) or not {"input_path", "pipeline"} <= d.keys():
@@ -197,4 +197,4 @@ def run_lit(folder: str, binary: str, extra_args: Sequence[str] = ()) -> dict:
             raise UsageError(f"lit could not run {folder} with {binary} (exit {proc.returncode}): "
                              f"{tail} To see why, run: "
                              f"{shlex.join(['lit', folder, '--param', f'opt={binary}'])}")
-        return json.loads(out.read_text())
+        return jsonfile.loads(out.read_text())

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.errors import OutputError
 from harness.compiler.irfile import write_atomically
@@ -504,5 +504,5 @@ def _fresh(out: Path) -> None:
 
 
 def write(timeline: Timeline, out: Path) -> Path:
-    return write_atomically(out / RECORD_NAME, json.dumps(timeline.to_json(), indent=1) + "\n",
+    return write_atomically(out / RECORD_NAME, jsonfile.dumps(timeline.to_json(), indent=1) + "\n",
                             hint="Choose a writable --out folder.")

@@ -7,13 +7,13 @@ record (``ir_file``, ``diff_file``) are relative to the record's folder and neve
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.locations import SourceLocation
 from harness.compiler.outcomes import Outcome
 from harness.enums import ParsableEnum
@@ -241,7 +241,7 @@ def load(path: str | os.PathLike) -> Timeline:
     if path.is_dir():
         path = path / RECORD_NAME
     try:
-        data = json.loads(path.read_text())
+        data = jsonfile.loads(path.read_text())
     except OSError as e:
         raise InputFileError(f"cannot read the timeline record {path}: {e.strerror or e}. Name the "
                              f"{RECORD_NAME} that 'harness timeline --out DIR' wrote.") from None

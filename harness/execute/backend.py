@@ -10,10 +10,11 @@ e2e backends are; the target (linalg, TOSA, StableHLO) decides what it is given
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from harness.compiler.targets import Target
 from .backend_names import BackendName
 from .dtypes import Signature
 from .refbackend import RefBackendResult
+
+if TYPE_CHECKING:
+    from .worker import VariantLowering
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,35 @@ class TestcaseSet:
     expected: Sequence[np.ndarray]
 
 
+class SearchRunner(Protocol):
+    """What the numbers search needs of a backend (``harness bisect --numerics``, ``reduce``,
+    ``report --numerics`` and the port's one-op search): one long-lived process that lowers the
+    cut pieces of a function and runs them, counting its runs (the search's cost). A search
+    makes hundreds of runs, so the backend keeps its compiler loaded between them."""
+
+    runs: int
+    timeout_s: float  # each request's limit
+
+    def __enter__(self) -> SearchRunner: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def run(self, linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+            *, pipeline: str = ...) -> RefBackendResult:
+        """A linalg-on-tensors file compiled and run on ``inputs``."""
+        ...
+
+    def execute(self, llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray],
+                signature: Signature) -> RefBackendResult:
+        """A file already compiled (:meth:`lower_variants`' output) run on ``inputs``."""
+        ...
+
+    def lower_variants(self, linalg_path: str | os.PathLike,
+                       pipelines: Sequence[str]) -> list[VariantLowering]:
+        """``linalg_path`` compiled by each pass-choice variant of the backend's pipeline."""
+        ...
+
+
 class Backend(Protocol):
     """Compiles a :class:`Lowered` module and runs it on input sets, each run a
     :class:`RefBackendResult` (its outputs, or the failure's stage, error, signal and command)."""
@@ -99,6 +132,12 @@ class Backend(Protocol):
         """A test case the backend's own tools run without the harness: the module, each
         set's inputs and expected outputs, the commands (the script's path); None when the
         backend has no tools of its own (the RefBackend)."""
+        ...
+
+    def search_runner(self, *, timeout_s: float,
+                      work_dir: str | os.PathLike | None) -> SearchRunner | None:
+        """The numbers search's runner on this backend; None when the search does not speak
+        for it (``searchable`` is False)."""
         ...
 
     def explain_failure(self, compiled: Compiled, lowered: Lowered,

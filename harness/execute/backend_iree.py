@@ -66,6 +66,10 @@ class IreeBackend:
     checked_runs = False
     searchable = False
 
+    def search_runner(self, *, timeout_s: float, work_dir: str | os.PathLike | None) -> None:
+        """The search lowers and runs on the RefBackend: it cannot speak for IREE's values."""
+        return None
+
     def needs_linalg(self, target: Target) -> bool:
         """IREE takes TOSA and StableHLO through its own input conversions."""
         return target is Target.LINALG

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from harness.enums import ParsableEnum
-from harness.errors import UsageError
 
 
 class BackendName(ParsableEnum):
@@ -19,8 +18,4 @@ DEFAULT_BACKENDS: tuple[BackendName, ...] = (BackendName.REFBACKEND,)
 
 def parse_backends(text: str) -> tuple[BackendName, ...]:
     """``--backend``: backends separated by commas, in the order given, each once."""
-    names = [b for b in (p.strip() for p in text.split(",")) if b]
-    if not names:
-        raise UsageError(f"--backend {text!r} names no backend; give one or more of "
-                         + ", ".join(b.value for b in BackendName) + ", separated by commas.")
-    return tuple(dict.fromkeys(BackendName.parse(n) for n in names))
+    return BackendName.parse_list(text, "--backend")

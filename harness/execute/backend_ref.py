@@ -8,6 +8,7 @@ or mismatched, so a bad access then aborts naming the op and the model's line.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ from .refbackend import (
     lower_to_llvm,
 )
 from .signature import read_signature
+from .worker import RefBackendWorker
 
 #: The checked rerun's time budget: this many times the unchecked run's, at least CHECKED_MIN_S.
 CHECKED_BUDGET = 4.0
@@ -55,6 +57,11 @@ class RefBackend:
 
     def needs_linalg(self, target: Target) -> bool:
         return True
+
+    def search_runner(self, *, timeout_s: float,
+                      work_dir: str | os.PathLike | None) -> RefBackendWorker:
+        """The worker child that keeps the MLIR bindings loaded between the search's runs."""
+        return RefBackendWorker(timeout_s=timeout_s, work_dir=work_dir)
 
     def check(self) -> None:
         """The RefBackend is the wheel's: it runs wherever the harness does."""

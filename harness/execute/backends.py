@@ -7,9 +7,12 @@ a backend's module.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
-from .backend import Backend
+from harness.errors import UsageError
+
+from .backend import Backend, SearchRunner
 from .backend_iree import IreeBackend
 from .backend_names import BackendName
 from .backend_ref import RefBackend
@@ -23,3 +26,16 @@ BACKENDS: dict[BackendName, Callable[[], Backend]] = {
 def backend(name: BackendName | str) -> Backend:
     """A fresh backend of ``name`` (each port's numbers check makes its own: it keeps timings)."""
     return BACKENDS[BackendName.parse(name)]()
+
+
+def search_runner(name: BackendName | str = BackendName.REFBACKEND, *, timeout_s: float,
+                  work_dir: str | os.PathLike | None) -> SearchRunner:
+    """The numbers search's runner on backend ``name``; a backend the search does not speak for
+    is a usage error naming the one that it does."""
+    runner = backend(name).search_runner(timeout_s=timeout_s, work_dir=work_dir)
+    if runner is None:
+        speaks = ", ".join(n.value for n, make in BACKENDS.items() if make().searchable)
+        raise UsageError(f"the numbers search does not run on backend '{BackendName.parse(name).value}': "
+                         f"it cuts the function into pieces and runs each, which it does on {speaks}. "
+                         "Search there; a backend's own mismatch is shown by its port's numbers.")
+    return runner

@@ -127,7 +127,7 @@ class _stderr_captured:
         os.dup2(self.captured.file.fileno(), 2)
         return self.captured
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         os.dup2(self.saved, 2)
         os.close(self.saved)
 

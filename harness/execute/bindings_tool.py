@@ -27,30 +27,33 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import sys
-from typing import NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 from collections.abc import Sequence
 
 from harness.compiler.locations import first_file_location
+
+if TYPE_CHECKING:
+    from torch_mlir import ir, passmanager
 
 # Not imported from the bindings here: this module must start fast and fail clearly.
 EXIT_FAILURE = 1
 
 
-def _where(location) -> str:
+def _where(location: ir.Location) -> str:
     """``file:line:col`` of the first file location inside ``location`` (named, call-site and
     fused locations wrap one), else ``<unknown>``."""
     found = first_file_location(str(location))
     return str(found) if found is not None else "<unknown>"
 
 
-def _diagnostic_lines(diag, severity: str = "error") -> list[str]:
+def _diagnostic_lines(diag: ir.DiagnosticInfo, severity: str = "error") -> list[str]:
     lines = [f"{_where(diag.location)}: {severity}: {diag.message}"]
     for note in diag.notes:
         lines += _diagnostic_lines(note, "note")
     return lines
 
 
-def diagnostics_text(error) -> str:
+def diagnostics_text(error: ir.MLIRError) -> str:
     """An MLIRError's diagnostics as torch-mlir-opt prints them (or its message when it carries
     none), so ``parse_diagnostics`` reads them."""
     diagnostics = getattr(error, "error_diagnostics", None) or []
@@ -58,7 +61,7 @@ def diagnostics_text(error) -> str:
     return "\n".join(lines or [f"<unknown>:0: error: {str(error).strip()}"])
 
 
-def _fail(error) -> int:
+def _fail(error: ir.MLIRError) -> int:
     print(diagnostics_text(error), file=sys.stderr)
     return EXIT_FAILURE
 
@@ -209,12 +212,12 @@ def _compile(args: argparse.Namespace) -> int:
     return _write(module, args)
 
 
-def _write(module, args: argparse.Namespace) -> int:
+def _write(module: ir.Module, args: argparse.Namespace) -> int:
     """``module`` to ``-o`` (stdout for ``-``), as text or bytecode: 0, or 1 with the error."""
     from harness.compiler.irfile import write_atomically
     from harness.errors import HarnessError
 
-    def write(f) -> None:
+    def write(f: IO[Any]) -> None:
         if args.emit_bytecode:
             module.operation.write_bytecode(f)
         else:
@@ -239,7 +242,7 @@ def _write(module, args: argparse.Namespace) -> int:
     return 0
 
 
-def _run(pm, module, args: argparse.Namespace) -> int:
+def _run(pm: passmanager.PassManager, module: ir.Module, args: argparse.Namespace) -> int:
     """The pipeline on ``module``: in one PassManager, or pass by pass for a local reproducer
     (harness.execute.bindings_steps); 0, or the exit status of a failure."""
     from torch_mlir import ir
@@ -259,7 +262,7 @@ def _run(pm, module, args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_stepwise(module, args: argparse.Namespace) -> int:
+def _run_stepwise(module: ir.Module, args: argparse.Namespace) -> int:
     from .bindings_steps import run_in_steps
 
     stepped = run_in_steps(module, args.pipeline, keep_before=True)
@@ -274,7 +277,7 @@ def _run_stepwise(module, args: argparse.Namespace) -> int:
     return status
 
 
-def _write_reproducer(args: argparse.Namespace, before, pipeline: str, pass_name: str,
+def _write_reproducer(args: argparse.Namespace, before: ir.Operation, pipeline: str, pass_name: str,
                       anchor: str) -> None:
     """The IR before the failing pass with the pass to rerun, and MLIR's note naming both."""
     from harness.compiler.irfile import write_atomically
@@ -289,7 +292,7 @@ def _write_reproducer(args: argparse.Namespace, before, pipeline: str, pass_name
           f"operation]: reproducer generated at `{args.reproducer}`", file=sys.stderr)
 
 
-def _printed(op, debug_info: bool) -> str:
+def _printed(op: ir.Operation, debug_info: bool) -> str:
     import io
 
     buf = io.StringIO()
@@ -297,11 +300,11 @@ def _printed(op, debug_info: bool) -> str:
     return buf.getvalue()
 
 
-def _op_stats_json(op) -> str:
+def _op_stats_json(op: ir.Operation) -> str:
     """``--print-op-stats=json``'s block: each op name and its count, the module included."""
     counts: dict[str, int] = {}
 
-    def visit(o) -> None:
+    def visit(o: ir.Operation) -> None:
         for region in o.regions:
             for block in region.blocks:
                 for inner in block.operations:

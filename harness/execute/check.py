@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -50,6 +52,10 @@ from .closeness import (
 )
 from .refbackend import RefBackendOptions, RefBackendResult, Stage, run_refbackend
 from .reference import ReferenceOptions, ReferenceResult, entry_signature, evaluate
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from torch_mlir import ir
 
 SCHEMA = "harness.check/1"
 REFERENCE_STAGE = "reference"
@@ -159,7 +165,7 @@ class CheckResult:
         }
 
 
-def flatten_outputs(values) -> list:
+def flatten_outputs(values: Iterable[object]) -> list:
     """Tensors of a function's results, tuples and lists flattened in order."""
     out: list = []
     for value in values:
@@ -170,7 +176,7 @@ def flatten_outputs(values) -> list:
     return out
 
 
-def _parse(path: Path):
+def _parse(path: Path) -> tuple[ir.Context, ir.Module]:
     from torch_mlir import ir
 
     from .context import bindings_context
@@ -261,7 +267,7 @@ def _to_linalg(path: Path, folder: Path, options: CheckOptions) -> list[StageRes
                       hooks=StageHooks(run=run))
 
 
-def _float64(context, module_op, inputs: list, function: str) -> list | None:
+def _float64(context: ir.Context, module_op: ir.Operation, inputs: list, function: str) -> list | None:
     """The file evaluated again in float64 (float inputs widened; weights stay the float32
     values they are): what the float64 rule judges float outputs against. None when it does
     not evaluate so (a float32-only kernel): the flat tolerance decides."""
@@ -274,7 +280,7 @@ def _float64(context, module_op, inputs: list, function: str) -> list | None:
     return flatten_outputs(found.outputs)
 
 
-def _compared(actual: list, expected: list, padded, folder: Path, tolerances: Tolerances,
+def _compared(actual: list, expected: list, padded: np.ndarray | None, folder: Path, tolerances: Tolerances,
               wide: list | None = None) -> tuple[NumericsResult, str, float | None]:
     """actual.npz and expected.npz written, then the comparison (by the float64 rule where
     ``wide`` has the file's float64 evaluation), padded positions left out: the report, what
@@ -293,7 +299,7 @@ def _compared(actual: list, expected: list, padded, folder: Path, tolerances: To
     return compare(actual, expected, tolerances, wide), excluded_text, excluded_diff
 
 
-def _padding(inputs: list, index: int | None):
+def _padding(inputs: list, index: int | None) -> np.ndarray | None:
     """The padded positions of ``--padding-mask INDEX`` (None when nothing is padded)."""
     if index is None:
         return None
@@ -330,7 +336,7 @@ def _blame_the_contract(result: CheckResult, linalg: Path, options: CheckOptions
         "--pipeline torchscript-to-torch,torch-to-linalg for imported TorchScript.")
 
 
-def _numpy(value) -> np.ndarray:
+def _numpy(value: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         return value.detach().float().numpy() if value.dtype == torch.bfloat16 else value.detach().numpy()
     return np.asarray(value)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -32,6 +33,10 @@ from harness.enums import ParsableEnum
 from harness.errors import HarnessError, UsageError
 
 from .dtypes import DType
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    import torch
 
 
 class Verdict(ParsableEnum):
@@ -180,7 +185,7 @@ def _json_float(x: float) -> float | str:
     return x if math.isfinite(x) else str(x)
 
 
-def _as_numpy(value) -> np.ndarray:
+def _as_numpy(value: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach()
         if str(value.dtype) == "torch.bfloat16":
@@ -189,8 +194,9 @@ def _as_numpy(value) -> np.ndarray:
     return np.asarray(value)
 
 
-def compare_one(index: int, actual, expected, tolerances: Tolerances = Tolerances(),
-                wide=None, terms: int = 1) -> OutputComparison:
+def compare_one(index: int, actual: torch.Tensor | npt.ArrayLike, expected: torch.Tensor | npt.ArrayLike,
+                tolerances: Tolerances = Tolerances(), wide: torch.Tensor | npt.ArrayLike | None = None,
+                terms: int = 1) -> OutputComparison:
     """``actual`` against ``expected`` (float32 eager's value); ``wide``: the float64
     evaluation of the same computation, when there is one (then the float64 rule decides for a
     float value); ``terms``: how many values each element sums (FloatNoise.terms)."""
@@ -258,7 +264,7 @@ def compare(actual: Sequence, expected: Sequence, tolerances: Tolerances = Toler
     return NumericsResult(Verdict.VERIFIED if ok else Verdict.NUMERICS_MISMATCH, outputs, problem)
 
 
-def padding_of(mask) -> np.ndarray | None:
+def padding_of(mask: torch.Tensor | npt.ArrayLike) -> np.ndarray | None:
     """[batch, seq] True where an attention mask is 0, or None when nothing is padded (or the
     mask is not 2-D)."""
     m = _as_numpy(mask)
@@ -409,7 +415,8 @@ def _ratio_text(x: float) -> str:
     return f"{x:.2f}x" if math.isfinite(x) else "inf x"
 
 
-def noise_of(index: int, actual, eager, wide, where: np.ndarray | None = None,
+def noise_of(index: int, actual: torch.Tensor | npt.ArrayLike, eager: torch.Tensor | npt.ArrayLike,
+             wide: torch.Tensor | npt.ArrayLike, where: np.ndarray | None = None,
              terms: int = 1) -> FloatNoise | None:
     """``actual`` and float32 ``eager`` against ``wide`` (the float64 evaluation) over the
     elements ``where`` selects (default: where both eager and wide are finite); None when no

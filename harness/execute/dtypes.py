@@ -11,10 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from harness.errors import UnsupportedDTypeError
+
+if TYPE_CHECKING:
+    import torch
+    from torch_mlir import ir
 
 
 class DType(str, Enum):
@@ -46,7 +51,7 @@ class DType(str, Enum):
         raise UnsupportedDTypeError(text, "a dtype name", ", ".join(m.value for m in cls))
 
     @classmethod
-    def of(cls, array) -> DType:
+    def of(cls, array: np.ndarray | torch.Tensor) -> DType:
         """The DType of a numpy array or torch tensor."""
         return cls.parse(str(array.dtype))
 
@@ -58,7 +63,7 @@ class DType(str, Enum):
         return np.dtype(self.value)
 
     @property
-    def torch(self):
+    def torch(self) -> torch.dtype:
         import torch
 
         return getattr(torch, self.value if self is not DType.BOOL else "bool")
@@ -153,7 +158,7 @@ def torch_tensor_spec(type_text: str) -> TensorSpec | None:
     return TensorSpec(elt, shape)
 
 
-def builtin_tensor_spec(type_) -> TensorSpec | None:
+def builtin_tensor_spec(type_: ir.Type) -> TensorSpec | None:
     """A builtin ``tensor<2x?xf32>`` (an ``ir.Type``) as a TensorSpec; None for other types."""
     from torch_mlir import ir
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,6 +25,7 @@ from .dtypes import DType, Signature, TensorSpec
 from .flat_globals import flatten_constant_globals
 
 if TYPE_CHECKING:
+    from torch_mlir import ir
     from torch_mlir.execution_engine import ExecutionEngine
 
 CONSUME_PREFIX = "refbackend_consume_func_return"
@@ -112,7 +113,7 @@ def read_memref(unranked: UnrankedMemRef, dtype: np.dtype) -> np.ndarray:
     return np.array(view, copy=True)
 
 
-def _scalar_value(value, dtype: DType) -> np.ndarray:
+def _scalar_value(value: bool | int | float, dtype: DType) -> np.ndarray:
     if dtype is DType.FLOAT16:
         return np.array(value, np.uint16).view(np.float16)
     return np.array(value, dtype.numpy)
@@ -153,7 +154,7 @@ class JitModule:
         return jit
 
     @classmethod
-    def from_module(cls, module, *, opt_level: int = 0) -> JitModule:
+    def from_module(cls, module: ir.Module, *, opt_level: int = 0) -> JitModule:
         """JIT-compiles an LLVM-dialect ``ir.Module`` already in memory (the RefBackend worker's
         lowered module: no print and parse in between)."""
         from torch_mlir import ir
@@ -187,7 +188,7 @@ class JitModule:
             ctypes.POINTER(UnrankedMemRef) if t.memref else DTYPE_TO_CTYPE[t.dtype]
             for t in tokens]
 
-        def consume(*args) -> None:
+        def consume(*args: Any) -> None:
             self._results.append(tuple(
                 read_memref(arg.contents, t.dtype.numpy) if t.memref else _scalar_value(arg, t.dtype)
                 for arg, t in zip(args, tokens, strict=False)))

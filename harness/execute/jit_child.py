@@ -20,7 +20,12 @@ import json
 import sys
 from functools import partial
 from pathlib import Path
-from collections.abc import Sequence
+from typing import IO, TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from harness.compiler import jsonfile
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESULT_PREFIX = "result"
 
@@ -34,7 +39,7 @@ def _unbuffer_c_stdout() -> None:
     libc.setvbuf(stdout, None, 2, 0)  # _IONBF
 
 
-def _savez(f, arrays) -> None:
+def _savez(f: IO[bytes], arrays: Mapping[str, np.ndarray]) -> None:
     import numpy as np
 
     np.savez(f, allow_pickle=False, **arrays)
@@ -61,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signature = None
     if args.signature:
-        data = json.loads(Path(args.signature).read_text())
+        data = jsonfile.loads(Path(args.signature).read_text())
         spec = lambda d: TensorSpec(DType.parse(d["dtype"]), tuple(d["shape"]))  # noqa: E731
         signature = Signature(data["name"], tuple(map(spec, data["args"])), tuple(map(spec, data["results"])))
     if len(args.inputs) != len(args.outputs):

@@ -12,6 +12,7 @@ every cut program.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from harness.compiler import pipelines
@@ -64,7 +65,7 @@ def _options(text: str) -> list[str]:
     return out + ([current] if current else [])
 
 
-def join(passes) -> str:
+def join(passes: Iterable[PassRef]) -> str:
     """A textual pipeline of ``passes`` (each nested as it was, under one builtin.module)."""
     parts = []
     for p in passes:

@@ -12,6 +12,7 @@ torch tensors.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -20,10 +21,13 @@ from harness.errors import ElidedWeightsError, UnsupportedDTypeError
 
 from .dtypes import MLIR_ELEMENT_TO_DTYPE, DType
 
+if TYPE_CHECKING:
+    from torch_mlir import ir
+
 _BLOB = re.compile(r'^\s*(?:"[^"]*"|[^\s:]+)\s*:\s*"0x(?P<hex>[0-9A-Fa-f]*)"', re.M)
 
 
-def literal_tensor(op) -> torch.Tensor:
+def literal_tensor(op: ir.Operation) -> torch.Tensor:
     """The tensor of a ``torch.vtensor.literal`` / ``torch.tensor.literal`` op."""
     from torch_mlir import ir
 
@@ -46,12 +50,12 @@ def literal_tensor(op) -> torch.Tensor:
     return torch.from_numpy(np.ascontiguousarray(array).reshape(shape).copy())
 
 
-def _resource_name(attr) -> str:
+def _resource_name(attr: ir.Attribute) -> str:
     text = str(attr)
     return text[len("dense_resource<"):text.index(">")]
 
 
-def _from_blob(op, name: str, dtype: DType, shape: tuple[int, ...]) -> torch.Tensor:
+def _from_blob(op: ir.Operation, name: str, dtype: DType, shape: tuple[int, ...]) -> torch.Tensor:
     from torch_mlir import ir
 
     with op.context, ir.Location.unknown():

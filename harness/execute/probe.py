@@ -26,7 +26,7 @@ from .dtypes import Signature
 from .lowering import LLVM_PIPELINE, run_stage
 from .closeness import NumericsResult, Tolerances, compare
 from .refbackend import without_runtime_checks
-from .worker import RefBackendWorker
+from .backend import SearchRunner
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class ProbeResult:
 
 
 def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected: Sequence,
-                signature: Signature, *, worker: RefBackendWorker, options: ProbeOptions,
+                signature: Signature, *, worker: SearchRunner, options: ProbeOptions,
                 work_dir: str | os.PathLike, wide: Sequence | None = None) -> ProbeResult:
     """``path`` (at the torch backend contract) through ``options.to_linalg``, then the worker;
     its outputs against ``expected`` (and ``wide``, their float64 evaluation, by the float64

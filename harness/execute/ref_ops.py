@@ -16,14 +16,37 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
-from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from collections.abc import Callable, MutableMapping, Sequence
 
 import torch
 
 from harness.errors import ReferenceEvaluationError
 
 from .literals import literal_tensor
+
+if TYPE_CHECKING:
+    from torch._ops import OpOverload
+    from torch_mlir import ir
+
+
+class Evaluator(Protocol):
+    """What an op's handler may ask of the evaluator running it (reference.py's implements it;
+    a protocol here, so this table does not import the evaluator that imports it)."""
+
+    def where(self, op: ir.Operation) -> str: ...
+
+    def get_slot(self, op: ir.Operation, obj: object, name: str) -> Any: ...
+
+    def set_slot(self, op: ir.Operation, obj: object, name: str, value: object) -> None: ...
+
+    def call_method(self, op: ir.Operation, obj: object, name: str, args: Sequence) -> list: ...
+
+    def call(self, symbol: str, args: Sequence) -> list: ...
+
+    def run_region(self, region: ir.Region, block_args: Sequence,
+                   env: MutableMapping[ir.Value, Any] | None = None, record: bool = False) -> list: ...
+
 
 # (evaluator, op, operand values) -> result values, one per op result
 Handler = Callable[[Any, Any, list], Sequence]
@@ -52,7 +75,7 @@ LAYOUT_SENSITIVE_OPS = frozenset({
 _TYPE_VARIABLE = re.compile(r"\bt\d*\b")
 
 
-def handles(*names: str):
+def handles(*names: str) -> Callable[[Handler], Handler]:
     def register(fn: Handler) -> Handler:
         for name in names:
             HANDLERS[name] = fn
@@ -60,7 +83,7 @@ def handles(*names: str):
     return register
 
 
-def _attr_value(op, name: str = "value"):
+def _attr_value(op: ir.Operation, name: str = "value") -> Any:
     """The Python value of an int, float, bool or string attribute."""
     from torch_mlir import ir
 
@@ -80,49 +103,49 @@ def _attr_value(op, name: str = "value"):
 # --- Constants and literals ---------------------------------------------------------------------
 
 @handles("torch.constant.int", "torch.constant.float", "torch.constant.str", "torch.constant.number")
-def _constant(ev, op, args):
+def _constant(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (_attr_value(op),)
 
 
 @handles("torch.constant.bool")
-def _constant_bool(ev, op, args):
+def _constant_bool(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (bool(_attr_value(op)),)
 
 
 @handles("torch.constant.none", "torch.prim.Uninitialized")
-def _none(ev, op, args):
+def _none(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (None,)
 
 
 @handles("torch.constant.device")
-def _device(ev, op, args):
+def _device(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (torch.device(_attr_value(op)),)
 
 
 @handles("torch.vtensor.literal", "torch.tensor.literal")
-def _literal(ev, op, args):
+def _literal(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (literal_tensor(op),)
 
 
 # --- Lists, tuples, casts of static information ---------------------------------------------------
 
 @handles("torch.prim.ListConstruct")
-def _list(ev, op, args):
+def _list(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (list(args),)
 
 
 @handles("torch.prim.TupleConstruct")
-def _tuple(ev, op, args):
+def _tuple(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (tuple(args),)
 
 
 @handles("torch.prim.TupleIndex")
-def _tuple_index(ev, op, args):
+def _tuple_index(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (args[0][args[1]],)
 
 
 @handles("torch.prim.TupleUnpack", "torch.prim.ListUnpack")
-def _unpack(ev, op, args):
+def _unpack(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     values = tuple(args[0])
     if len(values) != len(op.results):
         raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"unpacks {len(values)} values "
@@ -131,30 +154,30 @@ def _unpack(ev, op, args):
 
 
 @handles("torch.derefine", "torch.prim.unchecked_cast", "torch.tensor_static_info_cast")
-def _identity(ev, op, args):
+def _identity(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (args[0],)
 
 
 @handles("torch.copy.to_vtensor", "torch.copy.to_tensor")
-def _copy(ev, op, args):
+def _copy(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     # value semantics: a snapshot, so a later in-place op on the source does not change it
     return (args[0].clone(),)
 
 
 @handles("torch.overwrite.tensor.contents")
-def _overwrite(ev, op, args):
+def _overwrite(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     value, target = args
     target.copy_(value)
     return ()
 
 
 @handles("torch.prim.Print", "torch.aten.warn", "torch.bind_symbolic_shape")
-def _no_effect(ev, op, args):
+def _no_effect(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return ()
 
 
 @handles("torch.runtime.assert")
-def _runtime_assert(ev, op, args):
+def _runtime_assert(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     if not args[0]:
         raise ReferenceEvaluationError(op.operation.name, ev.where(op),
                                        f"the assertion fails: {_attr_value(op, 'message')}")
@@ -162,7 +185,7 @@ def _runtime_assert(ev, op, args):
 
 
 @handles("torch.prim.RaiseException")
-def _raise(ev, op, args):
+def _raise(ev: Evaluator, op: ir.Operation, args: list[Any]) -> NoReturn:
     raise ReferenceEvaluationError(op.operation.name, ev.where(op),
                                    f"the model raises: {args[0] if args else ''}")
 
@@ -170,95 +193,95 @@ def _raise(ev, op, args):
 # --- Generic list ops (type variables in their schemas) ----------------------------------------------
 
 @handles("torch.aten.__getitem__.t")
-def _getitem(ev, op, args):
+def _getitem(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (args[0][args[1]],)
 
 
 @handles("torch.aten.len.t")
-def _len(ev, op, args):
+def _len(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (len(args[0]),)
 
 
 @handles("torch.aten.add.t")
-def _list_add(ev, op, args):
+def _list_add(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (list(args[0]) + list(args[1]),)
 
 
 @handles("torch.aten.mul.left_t")
-def _list_mul(ev, op, args):
+def _list_mul(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (list(args[0]) * args[1],)
 
 
 @handles("torch.aten.list.t")
-def _list_copy(ev, op, args):
+def _list_copy(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (list(args[0]),)
 
 
 @handles("torch.aten.append.t")
-def _append(ev, op, args):
+def _append(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     args[0].append(args[1])
     return (args[0],)
 
 
 @handles("torch.aten._set_item.t")
-def _set_item(ev, op, args):
+def _set_item(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     args[0][args[1]] = args[2]
     return (args[0],)
 
 
 @handles("torch.aten.slice.t")
-def _list_slice(ev, op, args):
+def _list_slice(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     values, start, end, step = args
     return (list(values)[start:end:step],)
 
 
 @handles("torch.aten.__is__")
-def _is(ev, op, args):
+def _is(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (args[0] is args[1] or (args[0] is None and args[1] is None),)
 
 
 @handles("torch.aten.__isnot__")
-def _isnot(ev, op, args):
+def _isnot(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (not (args[0] is args[1] or (args[0] is None and args[1] is None)),)
 
 
 @handles("torch.aten.__contains__.int_list", "torch.aten.__contains__.float_list")
-def _contains(ev, op, args):
+def _contains(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (args[1] in args[0],)
 
 
 # --- Object graph and control flow of raw TorchScript IR ---------------------------------------------
 
 @handles("torch.prim.GetAttr")
-def _get_attr(ev, op, args):
+def _get_attr(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return (ev.get_slot(op, args[0], _attr_value(op, "name")),)
 
 
 @handles("torch.prim.SetAttr")
-def _set_attr(ev, op, args):
+def _set_attr(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     ev.set_slot(op, args[0], _attr_value(op, "name"), args[1])
     return ()
 
 
 @handles("torch.prim.CallMethod")
-def _call_method(ev, op, args):
+def _call_method(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return tuple(ev.call_method(op, args[0], _attr_value(op, "name"), args[1:]))
 
 
 @handles("func.call")
-def _call(ev, op, args):
+def _call(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     from torch_mlir import ir
 
     return tuple(ev.call(ir.FlatSymbolRefAttr(op.attributes["callee"]).value, args))
 
 
 @handles("torch.prim.If")
-def _if(ev, op, args):
+def _if(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     return tuple(ev.run_region(op.regions[0 if args[0] else 1], []))
 
 
 @handles("torch.prim.Loop")
-def _loop(ev, op, args):
+def _loop(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
     trip_count, condition, carried = args[0], args[1], list(args[2:])
     i = 0
     while condition and i < trip_count:
@@ -270,7 +293,7 @@ def _loop(ev, op, args):
 
 # --- torch.ops ---------------------------------------------------------------------------------------
 
-def qualified_name(op) -> str:
+def qualified_name(op: ir.Operation) -> str:
     """``aten.add.Tensor`` for ``torch.aten.add.Tensor`` and for ``torch.operator "aten.add.Tensor"``."""
     if op.operation.name == "torch.operator":
         return str(_attr_value(op, "name"))
@@ -278,7 +301,7 @@ def qualified_name(op) -> str:
 
 
 @cache
-def torch_overload(qualified: str):
+def torch_overload(qualified: str) -> OpOverload | None:
     """The ``torch.ops`` overload of ``ns.name[.overload]``, or None when torch has none (or
     its schema has type variables, which ``torch.ops`` cannot bind Python values to)."""
     namespace, _, rest = qualified.partition(".")
@@ -299,11 +322,11 @@ def torch_overload(qualified: str):
     return resolved
 
 
-def _torch_op_handler(qualified: str, overload) -> Handler:
+def _torch_op_handler(qualified: str, overload: OpOverload) -> Handler:
     schema = overload._schema
     base = qualified.rsplit(".", 1)[0] if qualified.count(".") >= 2 else qualified
 
-    def run(ev, op, args):
+    def run(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
         if len(args) != len(schema.arguments):
             raise ReferenceEvaluationError(
                 op.operation.name, ev.where(op), f"it has {len(args)} operands, the schema {schema} takes "
@@ -332,7 +355,7 @@ def _torch_op_handler(qualified: str, overload) -> Handler:
     return run
 
 
-def handler_for(op) -> Handler | None:
+def handler_for(op: ir.Operation) -> Handler | None:
     """How to evaluate ``op``, or None when the evaluator cannot (it is then named to the user)."""
     name = op.operation.name
     found = HANDLERS.get(name)
@@ -361,7 +384,7 @@ UNEVALUABLE = {
 }
 
 
-def why_unsupported(op) -> str | None:
+def why_unsupported(op: ir.Operation) -> str | None:
     """Why ``op`` cannot be evaluated, when that is a fact of the IR rather than a gap here."""
     name = op.operation.name
     if name != "torch.operator" and not name.startswith("torch.prim."):
@@ -369,14 +392,14 @@ def why_unsupported(op) -> str | None:
     return UNEVALUABLE.get(qualified_name(op))
 
 
-def display_name(op) -> str:
+def display_name(op: ir.Operation) -> str:
     """The op as users know it: ``torch.aten.foo``, or ``torch.operator "aten.foo"``."""
     if op.operation.name == "torch.operator":
         return f'torch.operator "{qualified_name(op)}"'
     return op.operation.name
 
 
-def is_random(op) -> bool:
+def is_random(op: ir.Operation) -> bool:
     qualified = qualified_name(op)
     base = qualified.rsplit(".", 1)[0] if qualified.count(".") >= 2 else qualified
     return base in RANDOM_OPS or qualified in RANDOM_OPS

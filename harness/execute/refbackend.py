@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from torch_mlir.ir import MLIRError
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.crash import decode_exit_status
 from harness.compiler.irfile import unique_dir, write_atomically
@@ -264,7 +265,7 @@ class _ChildCall:
               options: RefBackendOptions, folder: Path) -> _ChildCall:
         inputs_path = write_atomically(folder / "inputs.npz", lambda f: np.savez(
             f, allow_pickle=False, **{f"arg{i}": a for i, a in enumerate(inputs)}), binary=True)
-        signature_path = write_atomically(folder / "signature.json", json.dumps(signature.to_json()))
+        signature_path = write_atomically(folder / "signature.json", jsonfile.dumps(signature.to_json()))
         return cls(os.fspath(llvm_path), signature.name, options.opt_level, Path(inputs_path),
                    folder / "outputs.npz", Path(signature_path))
 

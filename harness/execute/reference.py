@@ -20,8 +20,8 @@ import re
 import time
 from collections import ChainMap, Counter
 from dataclasses import dataclass, field
-from typing import Any
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, MutableMapping, Sequence
 
 import numpy as np
 import torch
@@ -38,6 +38,9 @@ from harness.errors import (
 from .dtypes import DType, Signature, TensorSpec, torch_tensor_spec
 from .ref_ops import display_name, handler_for, is_random, why_unsupported
 from .signature import find_function, function_name, public_functions
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 # Ops that end a block: their operands are the block's results.
 TERMINATORS = frozenset({"func.return", "torch.prim.If.yield", "torch.prim.Loop.condition",
@@ -126,7 +129,7 @@ class ScriptObject:
     slots: dict[str, Any]
 
 
-def describe_value(value) -> str:
+def describe_value(value: object) -> str:
     if isinstance(value, torch.Tensor):
         return f"{DType.of(value).short}{list(value.shape)}".replace(" ", "")
     if isinstance(value, (list, tuple)):
@@ -135,14 +138,14 @@ def describe_value(value) -> str:
     return repr(value)
 
 
-def where(op) -> str:
+def where(op: ir.Operation) -> str:
     """``file:line`` of an op's location (the first file location inside it), else its text."""
     text = str(op.location)
     found = first_file_location(text)
     return found.file_line if found is not None else text
 
 
-def _walk(op):
+def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
     for region in op.regions:
         for block in region.blocks:
             for child in (o.operation for o in block.operations):
@@ -150,7 +153,7 @@ def _walk(op):
                 yield from _walk(child)
 
 
-def coverage(module_op) -> Coverage:
+def coverage(module_op: ir.Operation) -> Coverage:
     """Op kinds of every function and module-level value of ``module_op``."""
     supported: Counter = Counter()
     unsupported: Counter = Counter()
@@ -171,7 +174,7 @@ def coverage(module_op) -> Coverage:
 
 
 class _Evaluator:
-    def __init__(self, module_op, options: ReferenceOptions):
+    def __init__(self, module_op: ir.Operation, options: ReferenceOptions) -> None:
         from torch_mlir import ir
 
         self.ir = ir
@@ -199,7 +202,7 @@ class _Evaluator:
 
     # --- structure ----------------------------------------------------------------------------
 
-    def where(self, op) -> str:
+    def where(self, op: ir.Operation) -> str:
         return where(op)
 
     def evaluate_module_level(self) -> None:
@@ -220,7 +223,7 @@ class _Evaluator:
             else:
                 self.eval_op(op, self.module_env)
 
-    def entry(self, name: str | None):
+    def entry(self, name: str | None) -> tuple[ir.Operation, list[ScriptObject]]:
         """The entry function and the leading arguments it takes before the user's (self)."""
         if name is None and public_functions(self.module):
             return find_function(self.module, None, "the module"), []
@@ -245,19 +248,19 @@ class _Evaluator:
             return func, [owners[0]]
         return func, []
 
-    def get_slot(self, op, obj, name: str):
+    def get_slot(self, op: ir.Operation, obj: object, name: str) -> Any:
         if not isinstance(obj, ScriptObject) or name not in obj.slots:
             raise ReferenceEvaluationError(op.operation.name, self.where(op),
                                            f"the object has no slot {name!r}")
         return obj.slots[name]
 
-    def set_slot(self, op, obj, name: str, value) -> None:
+    def set_slot(self, op: ir.Operation, obj: object, name: str, value: object) -> None:
         if not isinstance(obj, ScriptObject):
             raise ReferenceEvaluationError(op.operation.name, self.where(op),
                                            "SetAttr on a value that is not an object")
         obj.slots[name] = value
 
-    def call_method(self, op, obj, name: str, args: Sequence) -> list:
+    def call_method(self, op: ir.Operation, obj: object, name: str, args: Sequence) -> list:
         symbol = self.methods.get(getattr(obj, "class_name", ""), {}).get(name)
         if symbol is None:
             raise ReferenceEvaluationError(op.operation.name, self.where(op),
@@ -272,7 +275,8 @@ class _Evaluator:
 
     # --- evaluation ---------------------------------------------------------------------------
 
-    def run_region(self, region, block_args: Sequence, env=None, record: bool = False) -> list:
+    def run_region(self, region: ir.Region, block_args: Sequence,
+                   env: MutableMapping[ir.Value, Any] | None = None, record: bool = False) -> list:
         """Runs the first block of ``region`` with ``block_args``, in a scope over ``env`` (by
         default the scope of the op being evaluated: nested regions see outer values)."""
         block = region.blocks[0]
@@ -295,7 +299,7 @@ class _Evaluator:
             self._scopes.pop()
         return []
 
-    def eval_op(self, op, env) -> Sequence:
+    def eval_op(self, op: ir.Operation, env: MutableMapping[ir.Value, Any]) -> Sequence:
         handler = handler_for(op)
         if handler is None:
             raise UnsupportedOpsError("?", {display_name(op): 1})
@@ -320,7 +324,7 @@ class _Evaluator:
             self.random_ops.append(f"{display_name(op)} at {self.where(op)}")
         return results
 
-    def _check_type(self, op, index: int, value: torch.Tensor, result) -> None:
+    def _check_type(self, op: ir.Operation, index: int, value: torch.Tensor, result: ir.OpResult) -> None:
         try:
             spec = torch_tensor_spec(str(result.type))
         except UnsupportedDTypeError:
@@ -335,7 +339,7 @@ class _Evaluator:
                                             got.describe()))
 
 
-def _to_torch(value):
+def _to_torch(value: object) -> object:
     if isinstance(value, np.ndarray):
         return torch.from_numpy(np.array(value, copy=True))
     if isinstance(value, torch.Tensor):
@@ -343,7 +347,7 @@ def _to_torch(value):
     return value
 
 
-def entry_signature(module_op, function: str | None = None) -> Signature:
+def entry_signature(module_op: ir.Operation, function: str | None = None) -> Signature:
     """The tensor arguments (the user's: ``self`` of a raw TorchScript method is left out) and
     results of the function ``evaluate`` would run."""
     ev = _Evaluator(module_op, ReferenceOptions(function=function))
@@ -377,7 +381,8 @@ def entry_signature(module_op, function: str | None = None) -> Signature:
     return Signature(function_name(func), tuple(args), tuple(results))
 
 
-def evaluate(module_op, inputs: Sequence, options: ReferenceOptions = ReferenceOptions()) -> ReferenceResult:
+def evaluate(module_op: ir.Operation, inputs: Sequence,
+             options: ReferenceOptions = ReferenceOptions()) -> ReferenceResult:
     """Runs the entry function of ``module_op`` (an ``ir.Operation`` of a module) on ``inputs``
     (numpy arrays, torch tensors or Python scalars; copied, never changed)."""
     found = coverage(module_op)
@@ -401,7 +406,7 @@ def evaluate(module_op, inputs: Sequence, options: ReferenceOptions = ReferenceO
                            time.perf_counter() - start, ev.random_ops, ev.type_notes, ev.values)
 
 
-def _kept_wide(op, args: Sequence) -> tuple | None:
+def _kept_wide(op: ir.Operation, args: Sequence) -> tuple | None:
     """What an op gives in a float64 evaluation without running it (None: run it, then widen
     its results): a float-to-float cast keeps its operand's float64 value, a dtype assertion
     holds."""
@@ -418,7 +423,7 @@ def _kept_wide(op, args: Sequence) -> tuple | None:
     return None
 
 
-def widen(value):
+def widen(value: object) -> object:
     """A float tensor (and the float tensors of a list or tuple) as float64; the rest as is."""
     if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != torch.float64:
         return value.double()
@@ -432,10 +437,10 @@ class OpEvaluator:
     on the reference's float32 operands (widened), by which the float64 rule measures the op's
     own error (``harness.execute.closeness``), apart from what its operands carry in."""
 
-    def __init__(self, module_op):
+    def __init__(self, module_op: ir.Operation) -> None:
         self._ev = _Evaluator(module_op, ReferenceOptions(check_types=False, widen=True))
 
-    def widened(self, op, operands: Sequence) -> list | None:
+    def widened(self, op: ir.Operation, operands: Sequence) -> list | None:
         """The op's results on ``operands`` widened to float64; None when it cannot run so (an
         op with regions, a float32-only kernel, an op that raises)."""
         if len(op.regions) or handler_for(op) is None:

@@ -8,13 +8,17 @@ signless), so the RefBackend takes the signature from the module it was lowered 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from harness.errors import InputFileError, UnsupportedDTypeError
 
 from .dtypes import Signature, TensorSpec, builtin_tensor_spec, torch_tensor_spec
 
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
-def public_functions(module_op) -> list:
+
+def public_functions(module_op: ir.Operation) -> list[ir.Operation]:
     """The module's ``func.func`` ops with a body that are not private."""
     from torch_mlir import ir
 
@@ -31,13 +35,13 @@ def public_functions(module_op) -> list:
     return found
 
 
-def function_name(func_op) -> str:
+def function_name(func_op: ir.Operation) -> str:
     from torch_mlir import ir
 
     return ir.StringAttr(func_op.attributes["sym_name"]).value
 
 
-def find_function(module_op, name: str | None, source: str):
+def find_function(module_op: ir.Operation, name: str | None, source: str) -> ir.Operation:
     """The public function ``name``, or the only public function when ``name`` is None."""
     functions = public_functions(module_op)
     names = [function_name(f) for f in functions]
@@ -61,7 +65,7 @@ def find_function(module_op, name: str | None, source: str):
     )
 
 
-def signature_of(func_op, source: str = "") -> Signature:
+def signature_of(func_op: ir.Operation, source: str = "") -> Signature:
     """Tensor arguments and results of a torch-level (``!torch.vtensor``) or linalg-level
     (``tensor<...>``) function; any other type is named in an error."""
     from torch_mlir import ir
@@ -69,7 +73,7 @@ def signature_of(func_op, source: str = "") -> Signature:
     ftype = ir.FunctionType(ir.TypeAttr(func_op.attributes["function_type"]).value)
     name = function_name(func_op)
 
-    def spec(t, what: str) -> TensorSpec:
+    def spec(t: ir.Type, what: str) -> TensorSpec:
         found = torch_tensor_spec(str(t)) or builtin_tensor_spec(t)
         if found is None:
             raise UnsupportedDTypeError(

@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -80,7 +80,7 @@ class RefBackendWorker:
     def __enter__(self) -> RefBackendWorker:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- requests ---------------------------------------------------------------------------
@@ -118,12 +118,14 @@ class RefBackendWorker:
                     out.append(VariantLowering(pipelines[crashed], False, error=failure))
         return out
 
-    def _run(self, path, inputs, signature: Signature, pipeline: str) -> RefBackendResult:
+    def _run(self, path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+             pipeline: str) -> RefBackendResult:
         inputs = [np.asarray(a) for a in inputs]
         check_inputs(inputs, signature.args, "the inputs")
         folder = Path(tempfile.mkdtemp(prefix="run-", dir=self.folder))
         inputs_path, outputs_path = folder / "inputs.npz", folder / "outputs.npz"
-        write_atomically(inputs_path, lambda f: np.savez(f, **{f"arg{i}": a for i, a in enumerate(inputs)}),
+        write_atomically(inputs_path, lambda f: np.savez(f, allow_pickle=False,
+                                                          **{f"arg{i}": a for i, a in enumerate(inputs)}),
                          binary=True)
         request = {"kind": "run", "input": os.fspath(path), "pipeline": pipeline,
                    "function": signature.name, "signature": signature.to_json(),
@@ -288,7 +290,7 @@ def _kill_group(pid: int) -> None:
 # --- the child's side --------------------------------------------------------------------------
 
 
-def _serve_run(request: dict, say) -> dict:
+def _serve_run(request: dict, say: Callable[[dict], None]) -> dict:
     from torch_mlir import ir, passmanager
 
     from .bindings_tool import diagnostics_text
@@ -328,7 +330,7 @@ def _serve_run(request: dict, say) -> dict:
     return {"ok": True, "seconds": seconds}
 
 
-def _serve_variants(request: dict, say) -> dict:
+def _serve_variants(request: dict, say: Callable[[dict], None]) -> dict:
     import hashlib
 
     from torch_mlir import ir, passmanager
@@ -386,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         request = json.loads(line)
         rid = request["id"]
 
-        def say(message: dict, rid=rid) -> None:
+        def say(message: dict, rid: int = rid) -> None:
             replies.write(json.dumps({**message, "id": rid}) + "\n")
 
         handler = {"run": _serve_run, "variants": _serve_variants}[request["kind"]]

@@ -19,7 +19,6 @@ pipeline to run OUT through. The work folder keeps every stage's file, each fix'
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -27,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import unique_dir, write_atomically
 from harness.compiler.targets import LINALG_LOWERING
 from harness.compiler.mlir import parse_ir
@@ -45,7 +45,7 @@ from .verify import (
     CANNOT_EVALUATE,
     Method,
     ReferenceCache,
-    Verdict,
+    FixVerdict,
     Verification,
     from_numerics,
     unverified,
@@ -186,7 +186,7 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
         result.outcome = FixOutcome.LOWERS
         if cache is not None and stages[-1] in LINALG_STAGES:
             result.final = _final_check(run, cache, signature, path, folder, options)
-            if result.final.verdict is Verdict.SAME:
+            if result.final.verdict is FixVerdict.SAME:
                 result.outcome = FixOutcome.VERIFIED
             elif result.final.changed:
                 result.outcome = FixOutcome.NUMERICS_MISMATCH
@@ -194,7 +194,7 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
             result.final = unverified(Method.REFBACKEND, f"the pipeline ends at {stages[-1]}, not "
                                       "at linalg-on-tensors, so the RefBackend cannot run it")
     result.seconds = time.monotonic() - start
-    write_atomically(folder / "fix.json", json.dumps(result.to_json(), indent=1) + "\n")
+    write_atomically(folder / "fix.json", jsonfile.dumps(result.to_json(), indent=1) + "\n")
     return result
 
 

@@ -36,7 +36,7 @@ class Method(ParsableEnum):
     REFBACKEND = "refbackend"  # the lowered module on the RefBackend against the original
 
 
-class Verdict(ParsableEnum):
+class FixVerdict(ParsableEnum):
     SAME = "same-numbers"
     CHANGED = "numbers-changed"
     UNVERIFIED = "unverified"
@@ -45,20 +45,20 @@ class Verdict(ParsableEnum):
 @dataclass
 class Verification:
     method: Method
-    verdict: Verdict
+    verdict: FixVerdict
     max_abs_diff: float = 0.0         # over every output (inf/nan too; strings only in JSON)
     detail: str = ""                  # why unverified, or the first output that differs
     seconds: float = 0.0
 
     @property
     def changed(self) -> bool:
-        return self.verdict is Verdict.CHANGED
+        return self.verdict is FixVerdict.CHANGED
 
     def render(self) -> str:
         how = {Method.REFERENCE: "the IR before and after, in eager PyTorch (reference evaluator)",
                Method.EAGER: "the module before and after, in eager PyTorch",
                Method.REFBACKEND: "the RefBackend against the original"}[self.method]
-        if self.verdict is Verdict.UNVERIFIED:
+        if self.verdict is FixVerdict.UNVERIFIED:
             return f"unverified ({how}): {self.detail}"
         text = f"{self.verdict.value}: {how}, max abs diff {self.max_abs_diff:.3g}"
         return f"{text}; {self.detail}" if self.detail else text
@@ -77,12 +77,12 @@ def from_numerics(method: Method, numerics: NumericsResult, seconds: float = 0.0
     worst = max((o.max_abs_diff for o in numerics.outputs), default=0.0)
     bad = next((o for o in numerics.outputs if not o.ok), None)
     detail = numerics.problem or (bad.render() if bad is not None else "")
-    verdict = Verdict.SAME if numerics.ok else Verdict.CHANGED
+    verdict = FixVerdict.SAME if numerics.ok else FixVerdict.CHANGED
     return Verification(method, verdict, worst, detail, seconds)
 
 
 def unverified(method: Method, why: str, seconds: float = 0.0) -> Verification:
-    return Verification(method, Verdict.UNVERIFIED, detail=why, seconds=seconds)
+    return Verification(method, FixVerdict.UNVERIFIED, detail=why, seconds=seconds)
 
 
 class ReferenceCache:

@@ -143,7 +143,7 @@ def _to_onnx(program: Program, folder: Path) -> Program:
     return replace(program, onnx_path=path)
 
 
-def _onnx_runner(program: Program):
+def _onnx_runner(program: Program) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]:
     from .onnx import runner
 
     assert program.onnx_path is not None

@@ -82,7 +82,7 @@ _DESCRIPTIONS = {
 }
 
 
-def _example_list(example_args) -> list:
+def _example_list(example_args: object) -> list:
     if isinstance(example_args, (torch.Tensor, TensorPlaceholder)):
         return [example_args]
     if isinstance(example_args, (list, tuple)):
@@ -93,7 +93,7 @@ def _example_list(example_args) -> list:
     )
 
 
-def _script(model, examples: list, use_tracing: bool) -> torch.jit.ScriptModule:
+def _script(model: object, examples: list, use_tracing: bool) -> torch.jit.ScriptModule:
     if isinstance(model, torch.jit.ScriptModule):
         return model
     if not isinstance(model, torch.nn.Module):
@@ -112,7 +112,9 @@ def _script(model, examples: list, use_tracing: bool) -> torch.jit.ScriptModule:
     return torch.jit.script(model)
 
 
-def import_torchscript(model, example_args, *, use_tracing: bool = False,
+def import_torchscript(model: torch.nn.Module,
+                       example_args: torch.Tensor | TensorPlaceholder
+                       | Sequence[torch.Tensor | TensorPlaceholder], *, use_tracing: bool = False,
                        ignore_traced_shapes: bool = False) -> ModuleBuilder:
     """Script or trace, then import with ``forward`` exported and its arguments annotated."""
     examples = _example_list(example_args)
@@ -184,8 +186,8 @@ def _next_steps(saved: Path, pipeline: str, binary: str, opt: str | None) -> lis
 
 
 def compile(  # noqa: PLR0913 - the old API's name and parameters
-    model,
-    example_args,
+    model: torch.nn.Module,
+    example_args: torch.Tensor | TensorPlaceholder | Sequence[torch.Tensor | TensorPlaceholder],
     output_type: str | OutputType = OutputType.TORCH,
     use_tracing: bool = False,
     ignore_traced_shapes: bool = False,

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from harness.errors import ModelError
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
+    from torch_mlir.extras.fx_importer import FxImporterHooks, GraphNodeImporter, InputInfo
 
 
 #: The dtypes whose tensors :class:`_TensorLiterals` turns into literals through numpy (the
@@ -21,7 +26,7 @@ _NUMPY_DTYPES = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, to
                            torch.float16, torch.float32, torch.float64})
 
 
-def _literal_hooks():
+def _literal_hooks() -> FxImporterHooks:
     """The fx_importer's hooks with a faster tensor literal (see :class:`_TensorLiterals`)."""
     from torch_mlir.extras.fx_importer import FxImporterHooks
 
@@ -36,7 +41,8 @@ def _literal_hooks():
         def __init__(self) -> None:
             self._made: dict[int, tuple[torch.Tensor, object]] = {}
 
-        def resolve_literal(self, gni, literal, info):
+        def resolve_literal(self, gni: GraphNodeImporter, literal: Any,
+                            info: InputInfo | None) -> ir.Value | None:
             from torch._subclasses.fake_tensor import is_fake
             from torch_mlir.ir import DenseResourceElementsAttr, Operation
 
@@ -72,7 +78,8 @@ class ImportFailed(ModelError):
 
 
 def export_and_import(model: torch.nn.Module | torch.export.ExportedProgram,
-                      examples: Sequence[torch.Tensor], *, name: str, decomposed: bool = False):
+                      examples: Sequence[torch.Tensor], *, name: str, decomposed: bool = False,
+                      ) -> ir.Module:
     """``model`` exported on ``examples`` (or its export, as it is) and imported as raw torch
     dialect (an ``ir.Module``). An export goes through the wheel's decomposition table here,
     as the wheel's own ``export_and_import`` would (``decomposed``: it did already); on a

@@ -18,11 +18,14 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from harness.errors import ModelError, OnnxMissingError
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 
 def _require(module: str, what: str) -> Any:
@@ -63,7 +66,7 @@ def export(exported: torch.export.ExportedProgram, examples: Sequence[torch.Tens
     return path
 
 
-def import_file(path: Path):
+def import_file(path: Path) -> ir.Module:
     """The ONNX file as the torch dialect (``torch.operator "onnx.X"``), through the wheel's
     onnx_importer, with the ONNX model's shapes inferred first (the importer types each value
     from the graph's value_info)."""

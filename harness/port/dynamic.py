@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from harness.compiler.stages import FunctionSignature
 from harness.models.dynamic import DynamicDim, SpecializationLog
@@ -21,6 +22,9 @@ from harness.models.dynamic import DynamicDim, SpecializationLog
 from .diagnose import drop_ssa_names, exception_blocker
 from .record import Blocker, DynamicDims, PortStage
 from .subject import Subject
+
+if TYPE_CHECKING:
+    import torch
 
 #: torch.export's sentence for a dimension it had to make a constant.
 _SPECIALISED = re.compile(r"You marked (\w+) as dynamic but your code specialized it to be a "
@@ -92,7 +96,7 @@ def dynamic_dims(subject: Subject, contract: Sequence[FunctionSignature],
     return record
 
 
-def trace_frozen(script, subject: Subject) -> list[str]:
+def trace_frozen(script: torch.jit.ScriptModule, subject: Subject) -> list[str]:
     """Where a TorchScript trace froze a size it should have kept dynamic: the trace, run on the
     second set (other sizes along the dynamic dimensions), fails or returns other shapes than
     eager. Then each TracerWarning's line (a size read as a Python int), or the trace itself

@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
 from ..compiler.irfile import write_atomically
 from ..errors import OutputError
@@ -114,7 +115,7 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
 
 
 def _copy_atomically(source: Path, target: Path) -> None:
-    def copy(f) -> None:
+    def copy(f: IO[bytes]) -> None:
         with open(source, "rb") as src:
             shutil.copyfileobj(src, f)
 

@@ -16,7 +16,8 @@ import warnings
 from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 import torch
 
@@ -279,7 +280,7 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
     return program, run_program, ir_path
 
 
-def _import(subject: Subject, chosen, program: Program, folder: Path, port: FrontendPort,
+def _import(subject: Subject, chosen: Frontend, program: Program, folder: Path, port: FrontendPort,
             options: PortOptions, progress: Progress, label: str) -> Path:
     stage = PortStage.IMPORT
     as_bytecode = bytecode(subject, options)
@@ -318,14 +319,15 @@ class _PythonStage:
         self.progress, self.label, self.explain = progress, label, explain
         self.blocker = blocker  # a blocker of its own for an error (None: the exception's)
 
-    def __enter__(self):
+    def __enter__(self) -> _PythonStage:
         self._step = self.progress.stage(f"{self.label} {self.stage}")
         self.step = self._step.__enter__()
         self._limit = time_limit(self.options.timeout_s)
         self._limit.__enter__()
         return self
 
-    def __exit__(self, kind, error, tb):
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 tb: TracebackType | None) -> Literal[False]:
         self._limit.__exit__(None, None, None)
         if error is not None and not isinstance(error, (Exception, StageTimeout)):
             self._step.__exit__(kind, error, tb)

@@ -12,7 +12,9 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from harness.compiler.irfile import unique_dir
 from harness.errors import ModelOptionError, OutputError, UnsupportedModelError
@@ -22,6 +24,14 @@ from .options import PortOptions
 from .progress import QUIET, Progress
 from .record import PortRecord, VariantRecord
 from .subject import Subject
+
+if TYPE_CHECKING:
+    import torch
+
+    from harness.compiler.binary import OptBinary
+    from harness.models.choice import Variant
+    from harness.models.hf import HFOptions, PreparedModel
+    from harness.models.hf_resolve import ModelSpec
 
 
 def port_model(model: str, options: PortOptions = PortOptions(), *,
@@ -134,7 +144,7 @@ def _cannot_create_in(folder: Path) -> str:
     return ""
 
 
-def _variants(spec, wanted: tuple[str, ...]):
+def _variants(spec: ModelSpec, wanted: tuple[str, ...]) -> tuple[Variant, ...]:
     from harness.models import hf
 
     offered = hf.variants(spec)
@@ -149,7 +159,7 @@ def _variants(spec, wanted: tuple[str, ...]):
     return chosen
 
 
-def _hf_options(options: PortOptions, variant):
+def _hf_options(options: PortOptions, variant: Variant) -> HFOptions:
     from harness.models import hf
 
     from harness.defaults import DYNAMIC_BATCH
@@ -165,7 +175,7 @@ def _hf_options(options: PortOptions, variant):
                         dynamic=options.dynamic)
 
 
-def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple:
+def _dynamic_axes(prepared: PreparedModel, entry: VariantRecord, options: PortOptions) -> tuple:
     """``--dynamic``'s axes on the prepared inputs; a dimension no input has is a note."""
     from harness.models.dynamic import input_axes, unmatched
 
@@ -180,7 +190,7 @@ def _dynamic_axes(prepared, entry: VariantRecord, options: PortOptions) -> tuple
     return axes
 
 
-def _size_label(spec, prepared) -> str:
+def _size_label(spec: ModelSpec, prepared: PreparedModel) -> str:
     """``tiny``, ``default``; OPT's sizes by their preset names (``125m``), as ``harness opt``
     always named its folders."""
     from harness.models.hf_opt import PRESETS
@@ -200,10 +210,11 @@ def _size_label(spec, prepared) -> str:
     return label
 
 
-def _tracer(prepared, warned: list[str]):
+def _tracer(prepared: PreparedModel, warned: list[str]
+            ) -> Callable[[], tuple[torch.jit.ScriptModule, list[str]]]:
     from harness.models import drivers
 
-    def trace():
+    def trace() -> tuple[torch.jit.ScriptModule, list[str]]:
         warned.clear()
         traced = drivers.trace(prepared)
         notes = list(traced.trace_sentences)
@@ -222,7 +233,7 @@ def _tracer(prepared, warned: list[str]):
     return trace
 
 
-def _config(config) -> dict:
+def _config(config: Any) -> dict:
     """The config's fields that differ from its class's defaults, as JSON values (none for a
     model without a config: an ONNX file)."""
     if config is None:
@@ -234,7 +245,7 @@ def _config(config) -> dict:
     return json.loads(json.dumps(fields, default=str))
 
 
-def _versions(opt_binary) -> dict[str, str]:
+def _versions(opt_binary: OptBinary) -> dict[str, str]:
     from importlib import metadata
 
     from harness.versions import installed

@@ -16,6 +16,7 @@ eager model at the end. Each step goes into the record's ``fixes``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 import torch
 
@@ -45,7 +46,8 @@ def trace_blockers(script: torch.jit.ScriptModule) -> list[BlockerSeen]:
 
 
 def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort, *,
-               script=None) -> tuple[torch.nn.Module | None, list[FixStep]]:
+               script: torch.jit.ScriptModule | None = None,
+               ) -> tuple[torch.nn.Module | None, list[FixStep]]:
     """The module fixes answering ``blockers`` applied to ``subject.eager`` one after the
     other: the module to trace or export now (None when no fix was kept) and the kept steps
     (to undo once the program is made). Every step tried is appended to ``port.fixes``."""
@@ -71,7 +73,7 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
     return module, kept
 
 
-def _outputs(module: torch.nn.Module, inputs) -> tuple[torch.Tensor, ...]:
+def _outputs(module: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
     """A module's outputs flattened as the port's eager ones (``Subject.expected``), so a fix is
     checked on the outputs the numbers compare."""
     with torch.no_grad():

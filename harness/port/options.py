@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness import defaults
-from harness.errors import UsageError
 from harness.compiler.targets import DEFAULT_TARGETS, Target
 from harness.execute.backend_names import DEFAULT_BACKENDS, BackendName
 from harness.frontends.names import FrontendName
@@ -89,11 +88,7 @@ def parse_frontends(text: str) -> tuple[FrontendName, ...]:
     ``both`` is TorchScript and FX (the default: TorchScript first, the mission's path)."""
     if text.strip().lower() == BOTH:
         return (FrontendName.TORCHSCRIPT, FrontendName.FX)
-    names = [n for n in (p.strip() for p in text.split(",")) if n]
-    if not names:
-        raise UsageError(f"--frontend {text!r} names no frontend; give one or more of "
-                         + ", ".join(f.value for f in FrontendName) + ", separated by commas.")
-    return tuple(dict.fromkeys(FrontendName.parse(n) for n in names))
+    return FrontendName.parse_list(text, "--frontend")
 
 
 #: ``harness opt``: the 2022 walkthrough's port of OPT-125m, as it always ran: both variants

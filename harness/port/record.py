@@ -24,6 +24,7 @@ from enum import Enum
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 
+from harness.compiler import jsonfile
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import Target
 from harness.execute.backend_names import BackendName
@@ -411,12 +412,12 @@ class PortRecord(_Typed):
     def write(self, path: str | os.PathLike) -> None:
         from harness.compiler.irfile import write_atomically
 
-        write_atomically(path, json.dumps(self.to_json(), indent=1, allow_nan=False) + "\n")
+        write_atomically(path, jsonfile.dumps(self.to_json(), indent=1) + "\n")
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> PortRecord:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = jsonfile.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InputFileError(f"cannot read the port record {path}: {e}.") from None
         return cls.from_json(data)

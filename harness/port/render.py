@@ -21,6 +21,7 @@ from .diagnose import short_location
 from .record import (
     PIPELINE_STAGES,
     Blocker,
+    DynamicDims,
     FrontendPort,
     NumericsCheck,
     OutputDiff,
@@ -55,7 +56,7 @@ def _variant_lines(record: PortRecord, variant: VariantRecord) -> list[str]:
     return lines
 
 
-def dynamic_summary(dims) -> str:
+def dynamic_summary(dims: DynamicDims) -> str:
     """``--dynamic`` in one line: asked, still ``?`` in linalg, static, frozen lines."""
     parts = [f"asked {', '.join(dims.asked)}"]
     if dims.linalg:

@@ -378,7 +378,7 @@ def mask_argument(inputs: InputSet) -> int | None:
     return inputs.names.index("attention_mask") if padded_positions(inputs) is not None else None
 
 
-def _numpy(value):
+def _numpy(value: torch.Tensor | np.ndarray) -> np.ndarray:
     return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else value
 
 
@@ -411,7 +411,8 @@ def _output_diff(o: OutputComparison, name: str) -> OutputDiff:
     return diff
 
 
-def _program_ok(program, inputs: InputSet, expected: list, padded, tolerances: Tolerances,
+def _program_ok(program: Callable[[InputSet], Sequence[torch.Tensor]] | None, inputs: InputSet,
+                expected: list, padded: np.ndarray | None, tolerances: Tolerances,
                 wide: list | None) -> bool | None:
     """The imported program judged against eager by the same rule as the compiled one (the
     float64 rule where eager runs in float64; padded positions left out): an ONNX file in
@@ -432,7 +433,8 @@ def _program_ok(program, inputs: InputSet, expected: list, padded, tolerances: T
     return compare(got, expected, tolerances, wide).ok
 
 
-def _program_diff(program, subject: Subject, inputs: InputSet) -> tuple[float | None, bool]:
+def _program_diff(program: Callable[[InputSet], Sequence[torch.Tensor]] | None, subject: Subject,
+                  inputs: InputSet) -> tuple[float | None, bool]:
     """The imported program (trace or export) in PyTorch against eager: (max abs diff, whether
     it failed to run); (None, False) when there is no program to run."""
     if program is None:

@@ -9,11 +9,11 @@ from the records."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import write_atomically
 
 from .records import MODELS_FILE, UNSUPPORTED, load
@@ -53,5 +53,5 @@ def write_models_file(out: Path, types: Sequence[str]) -> ModelsFile:
             listed.skipped.append({"model_type": model_type, "why": result.failure.detail})
         elif result.failure is not None:
             listed.failed.append({"model_type": model_type, "why": result.failure.reason})
-    write_atomically(out / MODELS_FILE, json.dumps(asdict(listed), indent=1) + "\n")
+    write_atomically(out / MODELS_FILE, jsonfile.dumps(asdict(listed), indent=1) + "\n")
     return listed

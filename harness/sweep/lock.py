@@ -14,7 +14,6 @@ other's logs and leave ports no record points to; so a sweep holds an ``flock`` 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import shlex
 import socket
@@ -25,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import unlink_link
 from harness.errors import OutputError
 
@@ -51,7 +51,7 @@ class Holder:
     @classmethod
     def read(cls, text: str) -> Holder | None:
         try:
-            data = json.loads(text)
+            data = jsonfile.loads(text)
             return cls(int(data["pid"]), str(data["host"]), float(data["started"]),
                        str(data["command"]))
         except (ValueError, KeyError, TypeError):
@@ -102,7 +102,7 @@ def hold(out: Path) -> Iterator[Holder]:
                 raise _unusable(out, f"{out / name} is not a writable folder")
         holder = Holder(os.getpid(), socket.gethostname(), time.time(),
                         shlex.join(getattr(sys, "orig_argv", sys.argv)))
-        text = json.dumps(asdict(holder)).encode() + b"\n"
+        text = jsonfile.dumps(asdict(holder)).encode() + b"\n"
         try:  # in place: a rename would swap the inode the lock is on
             os.ftruncate(fd, 0)
             os.pwrite(fd, text, 0)

@@ -5,12 +5,12 @@ build folders (``DIR/builds/NAME``) merge build by build."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import copy_fresh, unlink_link, write_atomically
 from harness.errors import OutputError, UsageError
 
@@ -49,7 +49,7 @@ def merge(sources: list[Path], out: Path) -> Merged:
             skipped[row.get("model_type", "")] = row
         built.update(sweep.built)
     if skipped or built:  # the shards' lists, joined (a type one shard ported is not skipped)
-        write_atomically(out / MODELS_FILE, json.dumps(
+        write_atomically(out / MODELS_FILE, jsonfile.dumps(
             {"built": sorted(built),
              "skipped": [skipped[k] for k in sorted(skipped) if k not in built]}, indent=1) + "\n")
     return merged

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import write_atomically
 from harness.errors import HarnessError, InputFileError
 from harness.execute.outcomes import CheckOutcome
@@ -101,7 +102,7 @@ class SweepDir:
 def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
     """One file of ``DIR/records``: a port record or a run failure, by its ``schema``."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = jsonfile.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InputFileError(f"cannot read the sweep record {path}: {e}. Delete it and run the "
                              "sweep again (or pass --force).") from None
@@ -146,7 +147,7 @@ def read_capped(path: str | os.PathLike, roots: Sequence[Path], limit: int = 256
 
 def write_failure(root: Path, failure: RunFailure) -> Path:
     path = root / RECORDS / f"{file_name(failure.model)}.json"
-    write_atomically(path, json.dumps(failure.to_json(), indent=1) + "\n")
+    write_atomically(path, jsonfile.dumps(failure.to_json(), indent=1) + "\n")
     return path
 
 
@@ -157,7 +158,7 @@ def check_path(root: Path, model: str, variant: str, frontend: str) -> Path:
 def read_check(path: Path) -> dict[str, Any] | None:
     """A ``harness check --json`` result, or None when absent or of another schema."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonfile.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     if not isinstance(data, dict) or str(data.get("schema", "")).split("/")[0] != CHECK_SCHEMA.split("/")[0]:
@@ -209,7 +210,7 @@ def load(root: str | os.PathLike) -> SweepDir:
     models_file = root / MODELS_FILE
     if models_file.is_file():
         try:
-            listed = json.loads(models_file.read_text())
+            listed = jsonfile.loads(models_file.read_text())
             sweep.skipped = list(listed.get("skipped", []))
             sweep.built = [str(t) for t in listed.get("built", [])]
         except (OSError, json.JSONDecodeError, AttributeError, TypeError):

@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.irfile import open_fresh, write_atomically
 from harness.compiler.targets import target_path
@@ -255,7 +256,7 @@ def recorded_refusal(text: str) -> str:
     """The refusal a port wrote in its record (``PortRecord.unsupported``) before it exited;
     "" for no record, another record, or one that does not read."""
     try:
-        record = PortRecord.from_json(json.loads(text)) if text.strip() else None
+        record = PortRecord.from_json(jsonfile.loads(text)) if text.strip() else None
     except (ValueError, HarnessError):
         return ""
     return record.unsupported if record is not None else ""
@@ -326,14 +327,14 @@ def check_port(model: str, variant: str, port: FrontendPort, options: SweepOptio
     code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd, stdout=out_json,
                                           env=thread_env(options.jobs))
     try:
-        data = json.loads(out_json.read_text(encoding="utf-8"))
+        data = jsonfile.loads(out_json.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         data = None
     if not isinstance(data, dict):
         data = {"schema": CHECK_SCHEMA, "outcome": CheckOutcome.ERROR.value, "input_path": source,
                 "error": "timed out" if timed_out else f"exit {code}: {_tail(log)}"}
     data["seconds_total"] = round(seconds, 2)
-    write_atomically(path, json.dumps(data, indent=1) + "\n")
+    write_atomically(path, jsonfile.dumps(data, indent=1) + "\n")
     out_json.unlink(missing_ok=True)
     return str(data.get("outcome", ""))
 

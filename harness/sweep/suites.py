@@ -85,9 +85,10 @@ def absent_models(models: list[str]) -> dict[str, str]:
     """The entries of ``models`` the installed libraries do not have, each with its refusal:
     PyTorch's lists are not pinned to our versions, and a name they give may since have been
     removed (transformers 5 dropped Speech2Text2ForCausalLM; timm 1.0 has no gluon_xception65).
-    A ``timm:``/``torchvision:`` name is checked as its port checks it, when its library imports
-    here (else its port says why it cannot run). Imports transformers (and the libraries named),
-    not to build anything."""
+    A ``timm:``/``torchvision:`` name is checked as its port checks it; where its library does
+    not import here (the [vision] extra is not installed), the name is an unsupported row that
+    says so, as ``--all`` does, not a crashed port. Imports transformers (and the libraries
+    named), not to build anything."""
     import transformers
 
     have = set(dir(transformers))
@@ -111,8 +112,11 @@ def _absent_library_names(models: list[str]) -> dict[str, str]:
         spec = resolve(model)
         try:
             vision_libs.check_name(spec.kind, vision_libs.library(spec.kind, model), spec)
-        except VisionLibraryError:  # the library does not import here: its port says why
-            continue
+        except VisionLibraryError as error:
+            absent[model] = (f"{UnsupportedModelError.PREFIX} '{model}': the [vision] extra does "
+                             f"not import in this Python ({error.reason}); install it with "
+                             "pip install -e '.[vision]' (docs/port.md: it needs a torch that "
+                             "fits torchvision) to port it; the rest of the suite runs without it")
         except ModelOptionError as error:
             absent[model] = (f"{UnsupportedModelError.PREFIX} '{model}': {error} (removed or renamed "
                              "since the list was written); the rest of the suite runs without it")

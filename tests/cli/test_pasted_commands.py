@@ -14,7 +14,7 @@ from harness.compiler.pipelines import default as default_pipelines
 from harness.compiler.runner import RunOptions, repro_command, run_pipeline
 from harness.errors import PipelineConfigError
 from harness.port.diagnose import harness_command
-from harness.diagnose.numerics.result import ChainOp, NumericsBisectResult, Verdict
+from harness.diagnose.numerics.result import ChainOp, NumericsBisectResult, FunctionVerdict
 
 from support import CRASHERS, harness
 
@@ -106,7 +106,8 @@ def test_bisect_numerics_reproduce_line_quotes_the_inputs_path():
     # The inputs path was printed bare.
     odd = "/tmp/a b/$(touch x)"
     result = NumericsBisectResult(input_path=f"{odd}/in.mlir", pipeline="torch-to-linalg",
-                                  verdict=Verdict.LOCALIZED, chain=[ChainOp(0, "aten.mm", [], wrong=True)],
+                                  verdict=FunctionVerdict.LOCALIZED,
+                                  chain=[ChainOp(0, "aten.mm", [], wrong=True)],
                                   piece_path=f"{odd}/piece.mlir", piece_inputs=f"{odd}/piece.npz",
                                   piece_expected=f"{odd}/expected.npz")
     line = next(ln for ln in result.render() if "reproduce: " in ln).split("reproduce: ", 1)[1]

@@ -20,7 +20,7 @@ from harness.execute import ref_ops
 from harness.diagnose.numerics import (
     Fault,
     NumericsBisectOptions,
-    Verdict,
+    FunctionVerdict,
     bisect_numerics,
     check_ops,
 )
@@ -49,7 +49,7 @@ def test_the_op_whose_values_are_wrong_is_named_in_log_runs(tmp_path, sin_is_cos
     src = tmp_path / "chain.mlir"
     src.write_text(CHAIN)
     result = bisect_numerics(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path)))
-    assert result.verdict is Verdict.LOCALIZED
+    assert result.verdict is FunctionVerdict.LOCALIZED
     assert [op.name for op in result.chain] == ["aten.sin"]
     assert result.first_wrong().frames[0].line == 9 and result.first_wrong().wrong
     assert result.ops == 14 and result.runs <= 2 * math.log2(14)
@@ -72,7 +72,7 @@ def test_check_ops_is_the_localization_without_replays(tmp_path, sin_is_cos):
     src = tmp_path / "chain.mlir"
     src.write_text(CHAIN)
     result = check_ops(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path)))
-    assert result.verdict is Verdict.LOCALIZED and result.blame is None
+    assert result.verdict is FunctionVerdict.LOCALIZED and result.blame is None
     assert result.to_json()["chain"][0]["op"] == "aten.sin"
 
 
@@ -80,7 +80,7 @@ def test_right_numbers_take_one_run(tmp_path):
     src = tmp_path / "chain.mlir"
     src.write_text(CHAIN)
     result = check_ops(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path)))
-    assert result.verdict is Verdict.VERIFIED and result.runs == 1 and not result.chain
+    assert result.verdict is FunctionVerdict.VERIFIED and result.runs == 1 and not result.chain
     assert "nothing to bisect" in result.detail
 
 
@@ -137,7 +137,7 @@ def test_torch_level_passes_that_change_values_are_named(tmp_path, monkeypatch):
     monkeypatch.setattr("harness.execute.reference.handler_for", wrong_raw_flatten)
     result = bisect_numerics(raw, "torchscript-to-torch,torch-to-linalg",
                              options=NumericsBisectOptions(out_dir=str(tmp_path)))
-    assert result.verdict is Verdict.TORCH_LEVEL and result.runs == 0
+    assert result.verdict is FunctionVerdict.TORCH_LEVEL and result.runs == 0
     assert result.blame.fault is Fault.TORCH_LEVEL
     assert "torchscript-module-to-torch-backend-pipeline" in result.detail
 

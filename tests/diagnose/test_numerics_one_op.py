@@ -17,7 +17,7 @@ import torch
 from harness.execute import ref_ops
 from harness.diagnose.numerics import (
     NumericsBisectOptions,
-    Verdict,
+    FunctionVerdict,
     bisect_numerics,
     one_op,
 )
@@ -75,7 +75,7 @@ def bisect(tmp_path, text=MODULE):
 def test_the_wrong_op_is_named_with_its_own_difference(tmp_path, monkeypatch, name, line, rel):
     off_by(monkeypatch, name, rel)
     result = bisect(tmp_path)
-    assert result.verdict is Verdict.LOCALIZED
+    assert result.verdict is FunctionVerdict.LOCALIZED
     culprit = result.one_op.culprit
     assert culprit is not None and culprit.alone
     assert culprit.name == f"aten.{name}" and culprit.frames[0].line == line
@@ -111,7 +111,7 @@ def test_the_upcast_is_judged_by_float32_noise(tmp_path, monkeypatch):
     by float32's noise, never by f64's tolerance: the function is right."""
     off_by(monkeypatch, "sigmoid", 1e-7)
     result = bisect(tmp_path)
-    assert result.verdict is Verdict.VERIFIED
+    assert result.verdict is FunctionVerdict.VERIFIED
     assert result.one_op is None
 
 

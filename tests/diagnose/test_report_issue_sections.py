@@ -20,7 +20,7 @@ from harness.diagnose.report.sections import (
     blocks,
     reproduces_through,
     root_cause,
-    Verdict,
+    UpstreamVerdict,
     search_upstream,
     section_values,
     triage,
@@ -178,11 +178,12 @@ def test_a_fold_crash_under_canonicalize_is_torch_mlirs():
 
 
 def test_the_projects_finding_leads_the_root_cause():
-    found = section_values(Verdict(), "Not determined. Tried:\n\n- bisect", Provenance(
+    found = section_values(UpstreamVerdict(), "Not determined. Tried:\n\n- bisect", Provenance(
         finding="`AtenAnyDimsOp::fold` reads the sizes of an unranked result."), "x.mlir", str)
     root = found["ROOT_CAUSE"]
     assert root.startswith("`AtenAnyDimsOp::fold` reads the sizes")
     assert "the project's finding, given to `harness report` by hand" in root
     assert root.endswith("- bisect")
-    plain = section_values(Verdict(), "Not determined. Tried:\n\n- bisect", Provenance(), "x.mlir", str)
+    plain = section_values(UpstreamVerdict(), "Not determined. Tried:\n\n- bisect", Provenance(),
+                           "x.mlir", str)
     assert "project's finding" not in plain["ROOT_CAUSE"]

@@ -8,17 +8,17 @@ import json
 import math
 
 from harness.fixes.modules import _larger
-from harness.fixes.verify import Method, Verdict, Verification
+from harness.fixes.verify import Method, FixVerdict, Verification
 
 
 def test_an_infinite_difference_is_a_float_in_memory_and_a_string_in_json():
-    check = Verification(Method.REFERENCE, Verdict.CHANGED, math.inf)
+    check = Verification(Method.REFERENCE, FixVerdict.CHANGED, math.inf)
     assert isinstance(check.max_abs_diff, float)
     data = check.to_json()
     assert data["max_abs_diff"] == "inf"
     json.dumps(data, allow_nan=False)  # valid JSON
     assert "max abs diff inf" in check.render()
-    assert Verification(Method.EAGER, Verdict.SAME, 1.5e-7).to_json()["max_abs_diff"] == 1.5e-7
+    assert Verification(Method.EAGER, FixVerdict.SAME, 1.5e-7).to_json()["max_abs_diff"] == 1.5e-7
 
 
 def test_inf_and_nan_rank_worst():
@@ -51,6 +51,6 @@ def test_a_fix_that_scales_the_values_within_the_tolerance_changed_them(tmp_path
     x = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
     cache = ReferenceCache([x])
     changed = verify_ir(before, after, cache)
-    assert changed.verdict is Verdict.CHANGED and changed.max_abs_diff < 1e-5
+    assert changed.verdict is FixVerdict.CHANGED and changed.max_abs_diff < 1e-5
     assert "by float64, which decides" in changed.detail
-    assert verify_ir(before, before, cache).verdict is Verdict.SAME
+    assert verify_ir(before, before, cache).verdict is FixVerdict.SAME

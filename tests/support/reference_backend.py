@@ -6,6 +6,7 @@ needs nothing else from a backend (docs/DEVELOPING.md, "a backend")."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,9 @@ class ReferenceBackend:
     stage = "refbackend-lowering"   # a stage name the record knows
     checked_runs = False
     searchable = False
+
+    def search_runner(self, *, timeout_s: float, work_dir: str | os.PathLike | None) -> None:
+        return None
 
     def __init__(self) -> None:
         self.ran: list[int] = []  # how many sets each run_sets call ran (the test reads it)

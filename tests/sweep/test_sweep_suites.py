@@ -62,16 +62,17 @@ def test_a_class_the_installed_transformers_lacks_is_an_unsupported_row(tmp_path
     """Speech2Text2ForCausalLM (removed in transformers 5): no port runs for it; its record is
     ``unsupported`` with why, and the rest of the list is swept (it was 'crashed (no-record,
     exit 2)', the darkest cell, from the port's unknown-name error)."""
-    import argparse
-
-    from harness.commands.sweep import _models
     from harness.sweep import records
+    from harness.sweep.orchestrate import SweepRequest, select_models
+    from harness.sweep.runner import SweepOptions
+    from harness.sweep.suites import SuiteName
     from harness.sweep.suites import absent_models
 
+    vision = importlib.util.find_spec("timm") is not None
     assert list(absent_models(["Speech2Text2ForCausalLM", "BertForMaskedLM", "timm:resnet18"])) == [
-        "Speech2Text2ForCausalLM"]
-    args = argparse.Namespace(models=[], all=False, suite=["dynamo-hf"], force=False, jobs=1, cold=False)
-    models = _models(args, tmp_path, None)
+        "Speech2Text2ForCausalLM", *([] if vision else ["timm:resnet18"])]
+    request = SweepRequest(SweepOptions(out=tmp_path), suites=(SuiteName.DYNAMO_HF,))
+    models = select_models(request, note=print)
     assert "Speech2Text2ForCausalLM" not in models and len(models) == 51  # 53 entries, 52 distinct
     failure = records.read_result(tmp_path / "records" / "Speech2Text2ForCausalLM.json")
     assert isinstance(failure, records.RunFailure) and failure.reason == records.UNSUPPORTED
@@ -96,9 +97,25 @@ def test_a_name_the_installed_timm_lacks_is_an_unsupported_row():
     assert "Did you mean timm:xception65" in absent["timm:gluon_xception65"]
 
 
-def test_timm_names_are_left_to_the_ports_where_timm_does_not_import():
-    from harness.sweep.suites import absent_models
+def test_library_names_are_unsupported_rows_where_the_vision_extra_does_not_import(tmp_path):
+    """Issue 45 item 10: --suite dynamo-timm without the [vision] extra showed every model as
+    'crashed', the board's worst status; now each is an unsupported row saying why, as --all
+    says it, and no port runs for it."""
+    from harness.sweep import records
+    from harness.sweep.orchestrate import SweepRequest, select_models
+    from harness.sweep.runner import SweepOptions
+    from harness.sweep.suites import SuiteName, absent_models
 
     if importlib.util.find_spec("timm") is not None:
         pytest.skip("timm is installed in this Python")
-    assert absent_models(["timm:gluon_xception65"]) == {}
+    absent = absent_models(["timm:gluon_xception65", "torchvision:resnet18"])
+    assert list(absent) == ["timm:gluon_xception65", "torchvision:resnet18"]
+    assert all("the [vision] extra does not import in this Python" in why
+               and "pip install -e '.[vision]'" in why for why in absent.values())
+    notes: list[str] = []
+    models = select_models(SweepRequest(SweepOptions(out=tmp_path), suites=(SuiteName.DYNAMO_TIMM,)),
+                           note=notes.append)
+    assert models == []
+    rows = [records.read_result(p) for p in sorted((tmp_path / "records").glob("*.json"))]
+    assert len(rows) > 50 and all(isinstance(r, records.RunFailure)
+                                  and r.reason == records.UNSUPPORTED for r in rows)

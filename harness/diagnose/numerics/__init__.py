@@ -33,14 +33,15 @@ from harness.execute.inputs import RandomInputs, save_npz
 from harness.execute.outcomes import CheckOutcome
 from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeResult
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend_names import BackendName
+from harness.execute.backends import search_runner
 
 from .blame import Blame, Choice, Fault, blame, torch_level_fault
 from .culprit import Culprit, OneOpResult, find_culprit
-from .programs import END, Cuts, Program, ValueRef, Values
-from .result import ChainOp, NumericsBisectResult, Verdict
+from .programs import END, Cuts, CutProgram, ValueRef, Values
+from .result import ChainOp, NumericsBisectResult, FunctionVerdict
 from .search import Localization, Probe, Searcher, localize, run_bound
-from .subject import Subject, SubjectOptions, pipeline_name, prepare
+from .subject import NumericsSubject, SubjectOptions, pipeline_name, prepare
 
 __all__ = [
     "END",
@@ -48,20 +49,20 @@ __all__ = [
     "ChainOp",
     "Choice",
     "Culprit",
+    "CutProgram",
     "Cuts",
     "Fault",
+    "FunctionVerdict",
     "Localization",
     "NumericsBisectOptions",
     "NumericsBisectResult",
+    "NumericsSubject",
     "OneOpResult",
     "Probe",
-    "Program",
     "Searcher",
-    "Subject",
     "SubjectOptions",
     "ValueRef",
     "Values",
-    "Verdict",
     "bisect_numerics",
     "check_ops",
     "find_culprit",
@@ -81,6 +82,7 @@ class NumericsBisectOptions:
     opt: str | None = None              # torch-mlir-opt for the torch-level pipelines
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S  # per subprocess and per RefBackend request
+    backend: BackendName = BackendName.REFBACKEND  # where the cut pieces run (execute.backends)
     out_dir: str | None = None          # parent of the unique work folder
     blame: bool = True                  # replay the chain with each pass choice
     one_op: bool = True                 # narrow the chain to the one op that computes wrong
@@ -103,27 +105,28 @@ def bisect_numerics(path: str | os.PathLike, pipeline: str, *,
     say = options.progress or (lambda _line: None)
     say("taking the file to the torch backend contract and recording the reference's values")
     subject = prepare(path, SubjectOptions.of(pipeline, options))
-    result = NumericsBisectResult(str(path), pipeline, Verdict.FAILS, function=subject.function,
+    result = NumericsBisectResult(str(path), pipeline, FunctionVerdict.FAILS, function=subject.function,
                                   inputs=subject.inputs_text, ops=subject.ops(),
                                   bound=run_bound(subject.ops()), work_dir=str(subject.work_dir))
     if subject.torch_level_changed_values:
-        result.verdict = Verdict.TORCH_LEVEL
+        result.verdict = FunctionVerdict.TORCH_LEVEL
         result.blame = torch_level_fault(subject)
         result.detail = result.blame.reason
         result.seconds = time.perf_counter() - began
         return result
     probe_options = subject.probe_options()
-    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+    with search_runner(options.backend, timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         searcher = Searcher(subject, worker, probe_options, say)
         found = localize(searcher, confirm_first=options.confirm_first)
         result.runs = worker.runs
         result.probes = [p.render(subject) for p in searcher.probes]
         if isinstance(found, ProbeResult):
-            result.verdict = Verdict.VERIFIED if found.outcome is CheckOutcome.VERIFIED else Verdict.FAILS
+            result.verdict = (FunctionVerdict.VERIFIED if found.outcome is CheckOutcome.VERIFIED
+                              else FunctionVerdict.FAILS)
             result.detail = _whole(found, subject)
             result.seconds = time.perf_counter() - began
             return result
-        result.verdict = Verdict.LOCALIZED
+        result.verdict = FunctionVerdict.LOCALIZED
         result.literal_args = found.literal_args
         _describe_chain(result, subject, found)
         if options.one_op:
@@ -156,8 +159,8 @@ def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
     subject = prepare(path, SubjectOptions.of(pipeline, options), reference_of_file=False)
     probe_options = subject.probe_options()
     short: list[bool] = []
-    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
-        def chain() -> Program | None:
+    with search_runner(options.backend, timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+        def chain() -> CutProgram | None:
             found = localize(Searcher(subject, worker, probe_options, say, deadline),
                              confirm_first=not known_wrong)
             short.append(isinstance(found, Localization) and found.cut_short)
@@ -172,7 +175,7 @@ def one_op(path: str | os.PathLike, pipeline: str, *, known_wrong: bool = False,
     return result
 
 
-def _whole(found: ProbeResult, subject: Subject) -> str:
+def _whole(found: ProbeResult, subject: NumericsSubject) -> str:
     what = f"@{subject.function} ({subject.ops()} ops at the torch backend contract)"
     if found.outcome is CheckOutcome.VERIFIED:
         return (f"{what} lowered through {subject.split.to_linalg} and the RefBackend gives the "
@@ -180,7 +183,7 @@ def _whole(found: ProbeResult, subject: Subject) -> str:
     return f"{what} does not lower or run: {found.describe()}"
 
 
-def _describe_chain(result: NumericsBisectResult, subject: Subject, found: Localization) -> None:
+def _describe_chain(result: NumericsBisectResult, subject: NumericsSubject, found: Localization) -> None:
     cuts = subject.cuts
     wrong = set(found.wrong())
     result.start = found.start

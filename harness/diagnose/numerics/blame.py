@@ -32,11 +32,11 @@ from harness.execute.outcomes import CheckOutcome
 from harness.execute.lowering import LLVM_PIPELINE, run_stage
 from harness.execute.probe import ProbeOptions, ProbeResult, judge, run_program
 from harness.execute.refbackend import RefBackendResult
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend import SearchRunner
 from harness.compiler.pipeline_text import parse_pipeline
 
-from .programs import Program
-from .subject import Subject
+from .programs import CutProgram
+from .subject import NumericsSubject
 
 
 class Fault(ParsableEnum):
@@ -100,7 +100,7 @@ class Blame:
                 "choices": [c.to_json() for c in self.choices]}
 
 
-def torch_level_fault(subject: Subject) -> Blame:
+def torch_level_fault(subject: NumericsSubject) -> Blame:
     worst = max((o.max_abs_diff for o in subject.torch_level.outputs), default=0.0) \
         if subject.torch_level else 0.0
     return Blame(Fault.TORCH_LEVEL,
@@ -110,8 +110,8 @@ def torch_level_fault(subject: Subject) -> Blame:
                  "any lowering to linalg")
 
 
-def blame(subject: Subject, program: Program, piece: Path, result: ProbeResult,
-          worker: RefBackendWorker, options: ProbeOptions,
+def blame(subject: NumericsSubject, program: CutProgram, piece: Path, result: ProbeResult,
+          worker: SearchRunner, options: ProbeOptions,
           say: Callable[[str], None] | None = None) -> Blame:
     """Replays ``program`` (written at ``piece``, run as ``result``) with each pass choice."""
     say = say or (lambda _line: None)
@@ -149,8 +149,8 @@ def _short(textual: str) -> str:
                  if known.get(path.lowering).pass_name in textual), textual)
 
 
-def _drop_refbackend_passes(program: Program, subject: Subject, result: ProbeResult,
-                            worker: RefBackendWorker, options: ProbeOptions,
+def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, result: ProbeResult,
+                            worker: SearchRunner, options: ProbeOptions,
                             choices: list[Choice]) -> int:
     passes = list(_refbackend_passes(options.llvm_pipeline))
     variants = [join(parse_pipeline(f"builtin.module({','.join(passes)})"))]
@@ -198,7 +198,7 @@ def _refbackend_passes(spec: str) -> tuple[str, ...]:
                  for p in parse_pipeline(pipelines.default().resolve(spec)))
 
 
-def _decompose_ops(program: Program, subject: Subject, piece: Path, worker: RefBackendWorker,
+def _decompose_ops(program: CutProgram, subject: NumericsSubject, piece: Path, worker: SearchRunner,
                    options: ProbeOptions, choices: list[Choice]) -> None:
     kinds = list(dict.fromkeys(subject.cuts.label(p) for p in program.ops))
     folder = piece.parent / f"{piece.stem}-decomposed"

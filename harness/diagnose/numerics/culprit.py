@@ -37,14 +37,14 @@ from harness.execute.closeness import NOISE_FACTOR, compare_one
 from harness.execute.ref_ops import UNINITIALIZED_OPS, is_random
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.reference import ReferenceOptions, describe_value, evaluate
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend import SearchRunner
 
 from ..source import model_frame
 from .diffs import OwnDiff, computes_in, own_diff
 from .lowered import Lowered, lowered_view
 from .opinion import Opinion, second_opinions
-from .programs import END, Program, ValueRef, value_ref
-from .subject import Subject, pipeline_name
+from .programs import END, CutProgram, ValueRef, value_ref
+from .subject import NumericsSubject, pipeline_name
 
 MAX_CANDIDATES = 4  # one-op runs tried from the observed run before the chain's ops
 LARGEST_SHOWN = 5  # ops named with their ratios when no single op is wrong
@@ -139,7 +139,7 @@ class OneOpResult:
     ops: int = 0                   # of the contract-level function
     seconds: float = 0.0
     candidates: list[str] = field(default_factory=list)  # departing with agreeing operands, in order
-    program: Program | None = field(default=None, repr=False)  # the reproducer's program
+    program: CutProgram | None = field(default=None, repr=False)  # the reproducer's program
     cut_short: str = ""            # why the chain may not be the shortest (a search budget)
     # No culprit, and every op the isolated run measured is within the float64 rule: what
     # differs at the outputs is rounding adding up (the RefBackend's in-order sums), no op's.
@@ -159,9 +159,9 @@ class OneOpResult:
                 "every_op_within": self.every_op_within}
 
 
-def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptions, *,
-                 chain: Program | None = None, chain_pipeline: str = LINALG_LOWERING,
-                 localize_chain: Callable[[], Program | None] | None = None,
+def find_culprit(subject: NumericsSubject, worker: SearchRunner, options: ProbeOptions, *,
+                 chain: CutProgram | None = None, chain_pipeline: str = LINALG_LOWERING,
+                 localize_chain: Callable[[], CutProgram | None] | None = None,
                  opinions: bool = True, say: Callable[[str], None] | None = None) -> OneOpResult:
     """The one op that computes wrong (see the module docstring). ``chain``: the localized
     piece, when the caller has it; ``localize_chain`` finds it when the observed run is right."""
@@ -198,7 +198,7 @@ def find_culprit(subject: Subject, worker: RefBackendWorker, options: ProbeOptio
 
 
 class _Finder:
-    def __init__(self, subject: Subject, worker: RefBackendWorker, options: ProbeOptions,
+    def __init__(self, subject: NumericsSubject, worker: SearchRunner, options: ProbeOptions,
                  say: Callable[[str], None]):
         self.subject, self.worker, self.options, self.say = subject, worker, options, say
         self.cuts = subject.cuts
@@ -215,9 +215,9 @@ class _Finder:
         self.final_abs = 0.0
         self.final_within = True  # the outputs within the elementwise tolerance (the rule aside)
         # Each op run alone: its program, run and own difference; None when it cannot run alone.
-        self.tried: dict[int, tuple[Program, ProbeResult, OwnDiff | None] | None] = {}
+        self.tried: dict[int, tuple[CutProgram, ProbeResult, OwnDiff | None] | None] = {}
 
-    def _run(self, program: Program, name: str, *, judged: bool = True) -> ProbeResult:
+    def _run(self, program: CutProgram, name: str, *, judged: bool = True) -> ProbeResult:
         """``judged``: its results compared by the float64 rule (the program evaluated in
         float64 once more); the observed, isolated and whole runs judge their values themselves."""
         path = self.folder / f"{name}.mlir"
@@ -408,7 +408,7 @@ class _Finder:
                 start = min(start, ref.op - 1)
         return start
 
-    def from_chain(self, chain: Program, pipeline: str) -> OneOpResult:
+    def from_chain(self, chain: CutProgram, pipeline: str) -> OneOpResult:
         for p in chain.ops:
             culprit = self._alone(p, None)
             if culprit is not None:
@@ -485,7 +485,7 @@ class _Finder:
         attrs = [f"{a.name}={a.attr}" for a in op.attributes if a.name not in ("harness.value",)]
         return f"{self.cuts.label(position)}({', '.join(parts + attrs)})"
 
-    def _write(self, culprit: Culprit, program: Program, actual: list) -> None:
+    def _write(self, culprit: Culprit, program: CutProgram, actual: list) -> None:
         folder = self.folder
         stem = "culprit" if culprit.alone else "chain"
         path = folder / f"{stem}.mlir"
@@ -558,7 +558,7 @@ TOGETHER = ("not rounding (the outputs are off past the elementwise tolerance): 
             "'harness bisect --numerics' on the same file names the pass")
 
 
-def _own_results(cuts, program: Program) -> int:
+def _own_results(cuts, program: CutProgram) -> int:
     """How many of the observed program's results are the function's own."""
     func_results = len(list(cuts.block.operations)[-1].operation.operands)
     return min(func_results, len(program.results))

@@ -15,7 +15,7 @@ from harness.execute.dtypes import DType
 from harness.execute.closeness import FloatNoise, OutputComparison, Tolerances, compare_one
 
 from .programs import ValueRef, value_ref
-from .subject import Subject
+from .subject import NumericsSubject
 
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
 # Ops that only change the dtype: they compute in their input's dtype, so their error is judged
@@ -68,7 +68,7 @@ class OwnDiff:
                 "noise": self.noise.to_json() if self.noise is not None else None}
 
 
-def computes_in(subject: Subject, position: int) -> DType | None:
+def computes_in(subject: NumericsSubject, position: int) -> DType | None:
     """The dtype an op computes in: its result's, or a cast's input's."""
     cuts = subject.cuts
     op = cuts.ops[position]
@@ -85,7 +85,7 @@ def computes_in(subject: Subject, position: int) -> DType | None:
         return None
 
 
-def own_diff(subject: Subject, position: int, actual: list, refs: list[ValueRef]) -> OwnDiff:
+def own_diff(subject: NumericsSubject, position: int, actual: list, refs: list[ValueRef]) -> OwnDiff:
     """``actual``: the values of ``refs`` (results of the op at ``position``) as lowered and run."""
     tolerances = subject.options.tolerances
     expected = [subject.values.get(r) for r in refs]
@@ -115,7 +115,7 @@ CONVOLUTIONS = frozenset({"aten.convolution", "aten._convolution", "aten.conv1d"
                           "aten.conv_transpose3d"})
 
 
-def summed_terms(subject: Subject, position: int) -> int:
+def summed_terms(subject: NumericsSubject, position: int) -> int:
     """How many values each output element of the op sums: the reduction's length (a matmul's
     inner dimension, a convolution's input channels times its kernel, a sum's reduced
     elements), 1 for an elementwise op. An in-order sum of n terms rounds about sqrt(n) times

@@ -26,11 +26,11 @@ from harness.execute.lowering import run_stage
 from harness.enums import ParsableEnum
 from harness.execute.probe import ProbeOptions, run_program
 from harness.execute.ref_ops import torch_overload
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend import SearchRunner
 
 from .diffs import OwnDiff, own_diff
-from .programs import Program, ValueRef, value_ref
-from .subject import Subject
+from .programs import CutProgram, ValueRef, value_ref
+from .subject import NumericsSubject
 
 
 class Way(ParsableEnum):
@@ -72,8 +72,8 @@ class Opinion:
                 "diff": None if self.diff is None else self.diff.to_json()}
 
 
-def second_opinions(subject: Subject, position: int, own: OwnDiff, program: Program,
-                    worker: RefBackendWorker, options: ProbeOptions) -> list[Opinion]:
+def second_opinions(subject: NumericsSubject, position: int, own: OwnDiff, program: CutProgram,
+                    worker: SearchRunner, options: ProbeOptions) -> list[Opinion]:
     """The op at ``position`` (its one-op ``program`` gave ``own``) lowered the other ways."""
     opinions = [Opinion(Way.KEPT, Says.WRONG if own.departs else Says.RIGHT, own)]
     opinions.append(_decomposed(subject, position, program, worker, options))
@@ -81,7 +81,7 @@ def second_opinions(subject: Subject, position: int, own: OwnDiff, program: Prog
     return opinions
 
 
-def _decomposed(subject: Subject, position: int, program: Program, worker: RefBackendWorker,
+def _decomposed(subject: NumericsSubject, position: int, program: CutProgram, worker: SearchRunner,
                 options: ProbeOptions) -> Opinion:
     folder = subject.work_dir / "one-op" / "decomposed"
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,7 +105,7 @@ def _decomposed(subject: Subject, position: int, program: Program, worker: RefBa
     return Opinion(Way.DECOMPOSED, Says.WRONG if diff.departs else Says.RIGHT, diff)
 
 
-def _fx(subject: Subject, position: int) -> Opinion:
+def _fx(subject: NumericsSubject, position: int) -> Opinion:
     from torch._decomp import core_aten_decompositions, decomposition_table
 
     overload = torch_overload(subject.cuts.label(position))
@@ -119,7 +119,7 @@ def _fx(subject: Subject, position: int) -> Opinion:
             composite = False
         if composite:
             fn = overload.decompose  # what tracing decomposes it into: its composite kernel
-    if fn is None:
+    if fn is None or overload is None:
         return Opinion(Way.FX, Says.NONE, detail="FX has no decomposition of it")
     op = subject.cuts.ops[position]
     values = subject.values

@@ -45,7 +45,7 @@ class ValueRef:
 
 
 @dataclass
-class Program:
+class CutProgram:
     """A piece of the function as a module of its own, and where its values come from."""
 
     text: str
@@ -184,7 +184,7 @@ class Cuts:
         return where(self.ops[position])
 
     def build(self, start: int, end: int, *, literal_args: bool = True,
-              observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> Program:
+              observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> CutProgram:
         """The program ``(start, end]``; see the module docstring. ``literal_args``: weights
         (literals of more than LITERAL_ARG_ELEMENTS elements) as arguments. ``observe``: ops
         whose results are returned too, after its own (the values inside a program).
@@ -197,7 +197,7 @@ class Cuts:
                 clone.erase()
 
     def _build(self, clone: ir.Operation, start: int, end: int, literal_args: bool,
-               observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> Program:
+               observe: tuple[int, ...] = (), returning: tuple[ValueRef, ...] = ()) -> CutProgram:
         func = find_function(clone, self.function, "the module")
         block = func.regions[0].blocks[0]
         body = [o.operation for o in block.operations]
@@ -229,7 +229,7 @@ class Cuts:
             args += _weights_to_arguments(ops, sorted(alive), block)
         return _finished(clone, func, args, returned, results, start, end, kept)
 
-    def isolated(self, positions: list[int]) -> Program:
+    def isolated(self, positions: list[int]) -> CutProgram:
         """Every op of ``positions`` fed the reference's values: each operand a computing op (or
         the function's argument) defines becomes an argument of its own, so one run gives each
         op's own output on exact operands, free of what the ops before it carry in (the float64
@@ -243,7 +243,7 @@ class Cuts:
             finally:
                 clone.erase()
 
-    def _isolated(self, clone: ir.Operation, positions: list[int]) -> Program:
+    def _isolated(self, clone: ir.Operation, positions: list[int]) -> CutProgram:
         func = find_function(clone, self.function, "the module")
         block = func.regions[0].blocks[0]
         body = [o.operation for o in block.operations]
@@ -298,7 +298,7 @@ class Cuts:
 
 
 def _finished(clone: ir.Operation, func: ir.Operation, args: list[ValueRef], returned: list,
-              results: list[ValueRef], start: int, end: int, kept: list[int]) -> Program:
+              results: list[ValueRef], start: int, end: int, kept: list[int]) -> CutProgram:
     """The cut-out function's unused arguments dropped and its type set: the program."""
     block = func.regions[0].blocks[0]
     _erase_unused_arguments(block, args)
@@ -307,7 +307,7 @@ def _finished(clone: ir.Operation, func: ir.Operation, args: list[ValueRef], ret
             del func.attributes[name]
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
         [a.type for a in block.arguments], [v.type for v in returned]))
-    return Program(print_op(clone), start, end, args, results, signature_of(func), kept)
+    return CutProgram(print_op(clone), start, end, args, results, signature_of(func), kept)
 
 
 def movable_flags(ops: list[ir.Operation]) -> list[bool]:

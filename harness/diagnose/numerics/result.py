@@ -17,7 +17,7 @@ from .culprit import OneOpResult
 SCHEMA = "harness.numerics-bisect/1"
 
 
-class Verdict(ParsableEnum):
+class FunctionVerdict(ParsableEnum):
     """What the whole function did before any search."""
 
     LOCALIZED = "localized"          # wrong numbers, and where they start
@@ -52,7 +52,7 @@ class ChainOp:
 class NumericsBisectResult:
     input_path: str
     pipeline: str
-    verdict: Verdict
+    verdict: FunctionVerdict
     function: str = ""
     inputs: str = ""
     ops: int = 0                          # of the contract-level function
@@ -75,7 +75,7 @@ class NumericsBisectResult:
 
     @property
     def found(self) -> bool:
-        return self.verdict is Verdict.LOCALIZED
+        return self.verdict is FunctionVerdict.LOCALIZED
 
     def chain_text(self) -> str:
         return " -> ".join(c.name for c in self.chain)

@@ -29,10 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend import SearchRunner
 
-from .programs import END, Program
-from .subject import Subject
+from .programs import END, CutProgram
+from .subject import NumericsSubject
 
 
 @dataclass
@@ -45,7 +45,7 @@ class Probe:
     outcome: str
     seconds: float
 
-    def render(self, subject: Subject) -> str:
+    def render(self, subject: NumericsSubject) -> str:
         def cut(c: int) -> str:
             return "start" if c < 0 else "end" if c == END else f"{c}:{subject.cuts.label(c)}"
         return f"({cut(self.start)}, {cut(self.end)}] {self.ops} ops: {self.outcome} ({self.seconds:.1f} s)"
@@ -59,7 +59,7 @@ class Probe:
 class Localization:
     start: int                  # the chain starts after this cut (-1: the function's start)
     end: int                    # and ends at this one (END: the function's end)
-    program: Program            # the piece (start, end]
+    program: CutProgram            # the piece (start, end]
     result: ProbeResult         # its run: a mismatch
     probes: list[Probe] = field(default_factory=list)
     literal_args: bool = True   # weights were fed as arguments
@@ -79,7 +79,7 @@ class Localization:
 class Searcher:
     """Runs pieces of ``subject``'s function and remembers what each gave."""
 
-    def __init__(self, subject: Subject, worker: RefBackendWorker, options: ProbeOptions,
+    def __init__(self, subject: NumericsSubject, worker: SearchRunner, options: ProbeOptions,
                  say: Callable[[str], None] | None = None, deadline: float | None = None):
         self.subject = subject
         self.deadline = deadline  # time.monotonic() past which the search takes the chain it has
@@ -88,14 +88,14 @@ class Searcher:
         self.say = say or (lambda _line: None)
         self.probes: list[Probe] = []
         self.literal_args = True
-        self._cache: dict[tuple[int, int, bool], tuple[Program, ProbeResult]] = {}
+        self._cache: dict[tuple[int, int, bool], tuple[CutProgram, ProbeResult]] = {}
         self._folder = subject.work_dir / "pieces"
         self._folder.mkdir(exist_ok=True)
 
     def spent(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def run(self, start: int, end: int) -> tuple[Program, ProbeResult]:
+    def run(self, start: int, end: int) -> tuple[CutProgram, ProbeResult]:
         """The piece's run; a piece built before (the same text) is not run again."""
         key = (start, end, self.literal_args)
         if key in self._cache:

@@ -40,7 +40,7 @@ from harness.execute.reference import (
     evaluate,
 )
 
-from .programs import Cuts, Program, ValueRef, Values, value_ref
+from .programs import Cuts, CutProgram, ValueRef, Values, value_ref
 
 
 class NumericsRun(Protocol):
@@ -84,7 +84,7 @@ class SubjectOptions:
 
 
 @dataclass
-class Subject:
+class NumericsSubject:
     path: Path                          # the user's file
     split: SplitPipeline
     contract_path: Path                 # that file at the torch backend contract
@@ -142,7 +142,7 @@ class Subject:
             self._wide_outputs = found if found is not None else []
         return self._wide_outputs or None
 
-    def program_wide(self, program: Program) -> list | None:
+    def program_wide(self, program: CutProgram) -> list | None:
         """A piece of the function evaluated in float64 on the reference's values of its
         arguments (widened): what the piece's results are judged against, by the float64 rule
         (None: it does not evaluate so; the flat tolerance judges it)."""
@@ -177,7 +177,7 @@ class Subject:
 
 
 def prepare(path: str | os.PathLike, options: SubjectOptions, *,
-            reference_of_file: bool = True) -> Subject:
+            reference_of_file: bool = True) -> NumericsSubject:
     """``reference_of_file=False``: do not evaluate the user's file itself (a reduction trusts
     the torch-level passes; a bisection checks them)."""
     src = Path(path)
@@ -219,7 +219,7 @@ def prepare(path: str | os.PathLike, options: SubjectOptions, *,
                                   flatten_outputs(file_reference.outputs), options.tolerances)
         values = Values(inputs, reference)
         cuts = Cuts(module.operation, function, values)
-    return Subject(src, split, contract_path, to_torch, context, module.operation, function, inputs,
+    return NumericsSubject(src, split, contract_path, to_torch, context, module.operation, function, inputs,
                    inputs_text, reference, values, cuts, file_reference, torch_level, work, options)
 
 

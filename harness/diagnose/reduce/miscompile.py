@@ -47,7 +47,9 @@ from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.check import flatten_outputs
 from harness.execute.reference import ReferenceOptions, evaluate
 from harness.execute.signature import find_function, signature_of
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend import SearchRunner
+from harness.execute.backend_names import BackendName
+from harness.execute.backends import search_runner
 
 from ..numerics import (
     Searcher,
@@ -77,6 +79,7 @@ class NumericsReduceOptions:
     opt: str | None = None              # torch-mlir-opt
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S  # the file's own runs (to the contract, the whole function)
+    backend: BackendName = BackendName.REFBACKEND  # where the cut pieces run (execute.backends)
     cleanup: bool = True                # try the binary's canonicalize / symbol-dce
     # False: the IR reductions on the whole function (a benchmark's baseline)
     localize_first: bool = True
@@ -142,7 +145,7 @@ def reduce_numerics(path: str | os.PathLike, pipeline: str, *,
     probe_options = subject.probe_options()
     culprit = ""
     try:
-        with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+        with search_runner(options.backend, timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
             if options.localize_first:
                 found = localize(Searcher(subject, worker, probe_options, say), confirm_first=False)
                 if isinstance(found, ProbeResult):
@@ -206,7 +209,7 @@ class NumericsSession(Session):
     """The reducer's session with the numerics oracle: ``interesting`` evaluates and runs."""
 
     def __init__(self, workdir: Path, out: Path, options: NumericsReduceOptions,
-                 probe: ProbeOptions, worker: RefBackendWorker, start: float):
+                 probe: ProbeOptions, worker: SearchRunner, start: float):
         base = ReduceOptions(output_path=out, budget_s=options.budget_s, max_tries=options.max_tries,
                              opt=options.opt, splat_weights=False, cleanup=options.cleanup,
                              progress=options.progress)

@@ -27,7 +27,8 @@ from harness.execute.inputs import RandomInputs
 from harness.execute.closeness import Tolerances
 from harness.execute.probe import ProbeResult
 from harness.execute.signature import find_function
-from harness.execute.worker import RefBackendWorker
+from harness.execute.backend_names import BackendName
+from harness.execute.backends import search_runner
 
 from ..numerics import SubjectOptions, pipeline_name, prepare
 from ..numerics.programs import END, computing_ops
@@ -57,6 +58,7 @@ class RuntimeReduceOptions:
     # the judge of a piece that runs reads them).
     tolerances: Tolerances = Tolerances()
     timeout_s: float = defaults.TIMEOUT_S
+    backend: BackendName = BackendName.REFBACKEND  # where the cut pieces run (execute.backends)
     out_dir: str | None = None
     progress: Callable[[str], None] | None = None
 
@@ -128,7 +130,7 @@ def reduce_runtime(path: str | os.PathLike, pipeline: str, *,
     subject = prepare(src, SubjectOptions.of(pipeline, options), reference_of_file=False)
     probe = subject.probe_options()
     program = subject.cuts.build(-1, END)
-    with RefBackendWorker(timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
+    with search_runner(options.backend, timeout_s=options.timeout_s, work_dir=subject.work_dir) as worker:
         base = NumericsReduceOptions(output_path=out, budget_s=options.budget_s,
                                      max_tries=options.max_tries, opt=options.opt,
                                      tolerances=options.tolerances, progress=options.progress)

@@ -51,7 +51,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .sections import Verdict, root_cause, search_upstream, triage, with_evidence, with_fx_try
+from .sections import UpstreamVerdict, root_cause, search_upstream, triage, with_evidence, with_fx_try
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SelfCheck
 from .versions import binary_versions
 
@@ -373,7 +373,7 @@ def _reduce_line(reduced: ReduceResult) -> str:
 
 
 def _verdict(original: RunRecord, diagnosis: Diagnosis | None, bisected: BisectResult | None,
-             options: ReportOptions, say: Callable[[str], None]) -> Verdict:
+             options: ReportOptions, say: Callable[[str], None]) -> UpstreamVerdict:
     """The catalog's matches (and GitHub's, with --search-upstream) for the failure."""
     failing = bisected.failing_pass if bisected is not None and bisected.found else ""
     blocker = diagnosis.op if diagnosis else ""

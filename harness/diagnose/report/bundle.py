@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import shutil
 import signal
@@ -22,6 +21,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.irfile import unique_dir
 from harness.errors import OutputError, ReportError
 
@@ -109,7 +109,7 @@ def write_text(path: Path, text: str) -> None:
 def write_texts(staging: Path, findings: BundleFindings, issue: str, redactor: Redactor) -> None:
     """record.json (``findings.record()``, redacted) and issue.md (``issue``, written from the
     same findings and redacted already), the same way for every bundle kind."""
-    write_text(staging / "record.json", json.dumps(redactor.json(findings.record()), indent=2) + "\n")
+    write_text(staging / "record.json", jsonfile.dumps(redactor.json(findings.record()), indent=2) + "\n")
     write_text(staging / "issue.md", issue)
 
 

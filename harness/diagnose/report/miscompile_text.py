@@ -24,7 +24,7 @@ from . import markdown as md
 from .issue import bounded
 from .redact import Redactor
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind
-from .sections import Verdict, root_cause, section_values
+from .sections import UpstreamVerdict, root_cause, section_values
 from .template import render
 from .versions import versions_markdown
 
@@ -89,7 +89,7 @@ def root_cause_text(f: MiscompileFindings) -> str:
                       [c.describe() for c in blame.choices])
 
 
-def title(reduced: NumericsReduceResult, bisected: NumericsBisectResult, verdict: Verdict) -> str:
+def title(reduced: NumericsReduceResult, bisected: NumericsBisectResult, verdict: UpstreamVerdict) -> str:
     chain = " -> ".join(op.removeprefix("aten.") for op in reduced.computing_ops) or "a function"
     blame = bisected.blame
     culprit = ""

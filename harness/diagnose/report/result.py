@@ -20,7 +20,7 @@ from ..bisect import BisectResult
 from ..blockers import BlockerAnalysis
 from ..reduce import ReduceResult
 from .diagnosis import Diagnosis
-from .sections import FxTry, PortEvidence, Provenance, Verdict
+from .sections import FxTry, PortEvidence, Provenance, UpstreamVerdict
 
 REPORT_SCHEMA = "harness.report/1"
 BUNDLE_FILES = ("issue.md", "repro.sh", "input.mlir", "reduced.mlir", "backtrace.txt", "record.json")
@@ -175,7 +175,7 @@ class BundleFindings:
     notes: tuple[str, ...] = ()
     redacted: bool = True
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks
-    verdict: Verdict = Verdict()           # the upstream catalog's matches, the label, the repo
+    verdict: UpstreamVerdict = UpstreamVerdict()  # the upstream catalog's matches, label, repo
 
     def header(self) -> dict:
         """record.json's common fields (before redaction), the same keys for every kind."""

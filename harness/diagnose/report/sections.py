@@ -196,7 +196,7 @@ def search_upstream(terms: list[str], repo: str = "llvm/torch-mlir", *,
 
 
 @dataclass(frozen=True)
-class Verdict:
+class UpstreamVerdict:
     """The catalog's matches for a failure and the label they give it."""
 
     matches: tuple[upstream.UpstreamReport, ...] = ()
@@ -230,7 +230,7 @@ def without_title_prefix(title: str) -> tuple[str, str]:
 
 
 def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
-           search: UpstreamSearch | None = None) -> Verdict:
+           search: UpstreamSearch | None = None) -> UpstreamVerdict:
     """The catalog's matches for a blocker or failing op and the failure's text; the target
     repository from the failing pass (an upstream MLIR pass: llvm/llvm-project)."""
     found = upstream.matching(blocker, reported, text)
@@ -241,7 +241,7 @@ def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
               and _is_mlir_core(failing_pass)
               and not _torch_code_at_fault(failing_pass, blocker, reported, text)
               else "llvm/torch-mlir")
-    return Verdict(tuple(found), search, target, related)
+    return UpstreamVerdict(tuple(found), search, target, related)
 
 
 def _torch_code_at_fault(failing_pass: str, blocker: str, reported: str, text: str) -> bool:
@@ -301,7 +301,7 @@ def blocks(p: Provenance) -> str:
     return "\n".join(f"- `{name}`" for name in p.blocks)
 
 
-def upstream_section(t: Verdict) -> str:
+def upstream_section(t: UpstreamVerdict) -> str:
     lines = [f"Target repository: **{t.target_repo}**"
              + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
                 if t.target_repo == LLVM_PROJECT else "") + ".", ""]
@@ -325,7 +325,7 @@ def upstream_section(t: Verdict) -> str:
 
 
 def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
-               search: UpstreamSearch | None = None) -> Verdict:
+               search: UpstreamSearch | None = None) -> UpstreamVerdict:
     """``triage`` over several ops (a miscompile's or run-time failure's chain): the matches of
     each op (``aten.x`` and ``torch.aten.x`` alike) and of the text, once each."""
     found: list[upstream.UpstreamReport] = []
@@ -336,10 +336,10 @@ def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = 
     base = triage("", "", "", failing_pass)
     related = tuple(r for m in found for n in m.related
                     if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
-    return Verdict(tuple(found), search, base.target_repo, related)
+    return UpstreamVerdict(tuple(found), search, base.target_repo, related)
 
 
-def section_values(verdict: Verdict, root: str, provenance: Provenance, input_name: str,
+def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, input_name: str,
                    code) -> dict[str, str]:
     """The four sections' template values; ``code`` quotes a user-given name for markdown."""
     if root.startswith("Not determined") and verdict.matches:
@@ -359,7 +359,7 @@ def section_values(verdict: Verdict, root: str, provenance: Provenance, input_na
 
 
 def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
-                say=lambda _line: None) -> Verdict:
+                say=lambda _line: None) -> UpstreamVerdict:
     """The catalog's matches for a miscompile's or run-time failure's ops and text, and GitHub's
     when ``search`` (--search-upstream)."""
     found = None

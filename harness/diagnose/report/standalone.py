@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness import versions as versions_module
 from harness.execute.levels import join, split_pipeline
@@ -180,7 +180,7 @@ def write_pass_repro(folder: Path, spec: ReproPy, redactor: Redactor | None = No
 
 def summary_of_record(folder: Path) -> str:
     """The bundle's title from its record.json, for a bundle written before repro.py existed."""
-    record = json.loads((folder / "record.json").read_text())
+    record = jsonfile.loads((folder / "record.json").read_text())
     return without_title_prefix(str(record.get("title", "")))[1]
 
 

@@ -10,7 +10,7 @@ wrong number of argument annotations fails at the call that wrote it, not inside
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from typing import Any, TypeGuard
 from collections.abc import Sequence
 
 import torch
@@ -115,7 +115,8 @@ def _layout_of_type(class_type: torch._C.ClassType) -> ClassLayout:
     return layout
 
 
-def class_layout(class_type) -> ClassLayout:
+def class_layout(class_type: torch._C.ClassType | torch.jit.ScriptModule | torch._C.ScriptModule | str,
+                 ) -> ClassLayout:
     """The layout of a class type, given as the type, a ScriptModule or a qualified name."""
     if isinstance(class_type, torch.jit.ScriptModule):
         class_type = class_type._c
@@ -233,7 +234,8 @@ class ClassAnnotator:
             layout = _layout_of_type(t)
         return layout
 
-    def exportNone(self, class_type) -> None:  # upstream's name
+    def exportNone(self, class_type: torch._C.ClassType | torch.jit.ScriptModule
+                   | torch._C.ScriptModule | str) -> None:  # upstream's name
         """Make every attribute and method of this class and its submodules private."""
         stack, seen = [class_layout(class_type)], set()
         while stack:
@@ -247,7 +249,8 @@ class ClassAnnotator:
                 method.is_exported = False
             stack.extend(_layout_of_type(t) for t in layout.attribute_types if _is_module_class(t))
 
-    def exportPath(self, class_type, path: Sequence[str]) -> None:  # upstream's camelCase name
+    def exportPath(self, class_type: torch._C.ClassType | torch.jit.ScriptModule
+                   | torch._C.ScriptModule | str, path: Sequence[str]) -> None:  # upstream's camelCase name
         """Export the member at ``path`` (attribute names, then the member)."""
         path = list(path)
         if not path:
@@ -267,7 +270,8 @@ class ClassAnnotator:
         if member in annotation.methods:
             annotation.methods[member].is_exported = True
 
-    def annotateArgs(self, class_type, path: Sequence[str],  # upstream's camelCase name
+    def annotateArgs(self, class_type: torch._C.ClassType | torch.jit.ScriptModule
+                     | torch._C.ScriptModule | str, path: Sequence[str],  # upstream's camelCase name
                      annotations: Sequence[ArgSpec]) -> None:
         """Shape/dtype bounds of a method's arguments; ``None`` for self and unannotated ones."""
         path = list(path)
@@ -320,7 +324,7 @@ class ClassAnnotator:
         return "\n".join([*lines, "}"])
 
 
-def _arg_annotation(spec, index: int, where: str) -> ArgAnnotation:
+def _arg_annotation(spec: Any, index: int, where: str) -> ArgAnnotation:  # the caller's, checked here
     if spec is None:
         return ArgAnnotation()
     try:
@@ -343,7 +347,7 @@ def _arg_annotation(spec, index: int, where: str) -> ArgAnnotation:
     return ArgAnnotation(None if shape is None else tuple(shape), dtype, bool(value_semantics))
 
 
-def forward_annotator(script_module, examples: Sequence[object]) -> ClassAnnotator:
+def forward_annotator(script_module: torch.jit.ScriptModule, examples: Sequence[object]) -> ClassAnnotator:
     """Exports only ``forward`` and bounds each argument by its example's shape and dtype.
 
     What upstream's ``torch_mlir.compile`` did for every model: examples are tensors or

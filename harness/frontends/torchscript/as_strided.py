@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import torch
 
@@ -83,7 +83,7 @@ def _written(graph: torch._C.Graph) -> set[int]:
     """Values some op of the graph (or of its nested blocks) writes in place."""
     written: set[int] = set()
 
-    def visit(block_nodes) -> None:
+    def visit(block_nodes: Iterable[torch._C.Node]) -> None:
         for node in block_nodes:
             schema = _node_schema(node)
             if schema is not None:

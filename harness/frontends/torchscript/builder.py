@@ -12,6 +12,7 @@ ever scripted in the process), then the object graph (objects.py), which
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 from torch_mlir import ir
@@ -67,7 +68,7 @@ class ImportStats:
         return sum(self.node_kinds.values())
 
 
-def _unwrap_module(script_module) -> torch._C.ScriptModule:
+def _unwrap_module(script_module: object) -> torch._C.ScriptModule:
     if isinstance(script_module, torch.jit.ScriptModule):
         return script_module._c
     if isinstance(script_module, torch._C.ScriptModule):
@@ -97,7 +98,8 @@ class ModuleBuilder:
 
     # ----- public API -------------------------------------------------------------------
 
-    def import_module(self, script_module, class_annotator: ClassAnnotator | None = None,
+    def import_module(self, script_module: torch.jit.ScriptModule | torch._C.ScriptModule,
+                      class_annotator: ClassAnnotator | None = None,
                       import_options: ImportOptions | None = None) -> ImportStats:
         module_c = _unwrap_module(script_module)
         session = _ImportSession(self, import_options or ImportOptions())
@@ -106,7 +108,8 @@ class ModuleBuilder:
         self.last_import = session.stats()
         return self.last_import
 
-    def import_function(self, script_function, import_options: ImportOptions | None = None):
+    def import_function(self, script_function: object, import_options: ImportOptions | None = None,
+                        ) -> torch.jit.ScriptFunction:
         """Imports a public ``func.func``; returns ``script_function``, so that
         ``@mb.import_function`` works as a decorator (statistics are in ``last_import``)."""
         if not isinstance(script_function, torch.jit.ScriptFunction):
@@ -124,7 +127,7 @@ class ModuleBuilder:
         """Runs the MLIR verifier, turning its diagnostics into an TorchScriptImportError."""
         diagnostics: list[str] = []
 
-        def handler(d):
+        def handler(d: ir.Diagnostic) -> bool:
             diagnostics.append(f"{d.location}: {d.message}")
             return True
 
@@ -201,7 +204,9 @@ class _ImportSession:
 
     # ----- functions --------------------------------------------------------------------
 
-    def _signature(self, schema, context: str) -> Signature:
+    # ``schema``: a torch._C.FunctionSchema; torch's .pyi makes ScriptFunction.schema a method, not
+    # the property it is, so a ScriptFunction's would not pass as one.
+    def _signature(self, schema: Any, context: str) -> Signature:
         inputs = tuple(self.types.from_jit(a.type, f"argument '{a.name}' of {context}", refine=False)
                        for a in schema.arguments)
         results = tuple(self.types.from_jit(r.type, f"result of {context}", refine=False)
@@ -292,7 +297,8 @@ class _ImportSession:
             self.builder.module.operation.attributes["torch.debug_module_name"] = ir.StringAttr.get(original)
 
     @staticmethod
-    def _check_annotated_classes(annotator: ClassAnnotator, graph: ObjectGraph, root) -> None:
+    def _check_annotated_classes(annotator: ClassAnnotator, graph: ObjectGraph,
+                                 root: torch._C.ScriptModule) -> None:
         for qualname in annotator.annotated_classes():
             if qualname not in graph.classes:
                 raise AnnotationError(

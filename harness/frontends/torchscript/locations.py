@@ -23,6 +23,7 @@ neighbour's location (``LocationFactory.plan``), so no op of a function body is
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import cast
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -149,7 +150,7 @@ class LocationFactory:
         """
         order: list[torch._C.Node] = []
 
-        def walk(nodes) -> None:
+        def walk(nodes: Iterable[torch._C.Node]) -> None:
             for node in nodes:
                 order.append(node)
                 for block in node.blocks():

@@ -200,7 +200,7 @@ class GraphImporter:
             self.bind(jit_value, value)
 
     def _emit_simple(self, op_name: str, node: torch._C.Node, loc: ir.Location,
-                     attributes=None) -> ir.Operation:
+                     attributes: dict[str, ir.Attribute] | None = None) -> ir.Operation:
         op = ir.Operation.create(
             op_name,
             results=self._result_types(node),
@@ -247,8 +247,8 @@ class GraphImporter:
         target = self.jit_type(out, node)
         self.bind(out, self.adjust(self.constant(value, out.type(), loc, node), target, loc))
 
-    def constant(self, value, jit_type: torch._C.JitType, loc: ir.Location, node: torch._C.Node | None = None,
-                 name_hint: str = "") -> ir.Value:
+    def constant(self, value: object, jit_type: torch._C.JitType, loc: ir.Location,
+                 node: torch._C.Node | None = None, name_hint: str = "") -> ir.Value:
         """An MLIR value holding a Python/IValue constant of the given TorchScript type."""
         if not name_hint and isinstance(value, (torch.Tensor, list, tuple, dict)):
             name_hint = self._const_name(node)  # names resource blobs; only tensors need one
@@ -402,7 +402,7 @@ class GraphImporter:
         self._bind_results(node, op)
 
 
-def emit_constant(env: ImportEnv, value, jit_type: torch._C.JitType, loc: ir.Location, name_hint: str,
+def emit_constant(env: ImportEnv, value: object, jit_type: torch._C.JitType, loc: ir.Location, name_hint: str,
                   context: str) -> ir.Value:
     """Constants of every TorchScript type, shared by graph constants and object slots."""
     if value is None:
@@ -499,7 +499,7 @@ def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hin
     if not tensor.is_quantized:
         return literal
     if scalar is None:
-        def scalar(v, t):
+        def scalar(v: object, t: torch._C.JitType) -> ir.Value:
             return emit_constant(env, v, t, loc, name_hint, context)
     scale = scalar(tensor.q_scale(), torch._C.FloatType.get())
     zero_point = scalar(tensor.q_zero_point(), torch._C.IntType.get())
@@ -509,7 +509,7 @@ def emit_tensor(env: ImportEnv, tensor: torch.Tensor, loc: ir.Location, name_hin
         operands=[literal, scale, zero_point], loc=loc).result
 
 
-def _jit_type_of_python(value) -> torch._C.JitType:
+def _jit_type_of_python(value: object) -> torch._C.JitType:
     if isinstance(value, bool):
         return torch._C.BoolType.get()
     if isinstance(value, int):

@@ -15,6 +15,7 @@ per identity, as upstream's importer did:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 import torch
 from torch_mlir import ir
@@ -44,11 +45,11 @@ class ClassInfo:
     emitted: bool = False
 
 
-def named_attributes(obj) -> list[tuple[str, object]]:
+def named_attributes(obj: torch._C.ScriptModule) -> list[tuple[str, object]]:
     return torch._C._jit_debug_module_iterators(obj)["named_attributes"]  # type: ignore[attr-defined]  # not in torch/_C's .pyi
 
 
-def is_linear_params(value) -> bool:
+def is_linear_params(value: object) -> TypeGuard[torch._C.ScriptObject]:
     return isinstance(value, torch._C.ScriptObject) and value._type().qualified_name() == LINEAR_PARAMS_CLASS
 
 
@@ -182,7 +183,7 @@ class ObjectGraph:
 
     # ----- slot values ------------------------------------------------------------------
 
-    def import_value(self, value, jit_type: torch._C.JitType, path: str) -> ir.Value:
+    def import_value(self, value: object, jit_type: torch._C.JitType, path: str) -> ir.Value:
         if isinstance(value, torch._C.ScriptModule):
             return self.import_object(value, path)
         loc = ir.Location.name(path, self.env.locs.unknown)
@@ -217,7 +218,7 @@ class ObjectGraph:
         self._tensors[tensor._cdata] = (tensor, value)
         return value
 
-    def _import_linear_params(self, packed, loc: ir.Location, path: str) -> ir.Value:
+    def _import_linear_params(self, packed: torch._C.ScriptObject, loc: ir.Location, path: str) -> ir.Value:
         weight, bias = torch.ops.quantized.linear_unpack(packed)
         operands = [self._import_tensor(weight, loc, f"{path}.weight")]
         if bias is not None:

@@ -9,10 +9,12 @@ JIT-only op), ``is_vararg``, ``is_varret``, ``is_mutable``, and ``arguments``/``
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 
-def _argument(arg) -> dict:
+def _argument(arg: Any) -> dict:  # a torch._C.Argument: its .pyi lacks ``N``
     record = {"name": arg.name, "type": str(arg.type), "pytype": arg.type.annotation_str}
     if arg.N is not None:
         record["N"] = arg.N
@@ -28,7 +30,7 @@ def _argument(arg) -> dict:
     return record
 
 
-def _varargs(schema) -> tuple[bool, bool]:
+def _varargs(schema: torch._C.FunctionSchema) -> tuple[bool, bool]:
     # The binding has no is_vararg/is_varret; the schema's text spells both as "...".
     text = str(schema)
     params, _, results = text.partition(") -> ")

@@ -109,7 +109,8 @@ class TypeMapper:
             self._parsed[asm] = t
         return t
 
-    def tensor(self, sizes, dtype, *, context: str = "tensor") -> ir.Type:
+    def tensor(self, sizes: list[int | None] | None, dtype: torch.dtype | None, *,
+               context: str = "tensor") -> ir.Type:
         return self.parse(tensor_type_asm(sizes, dtype, value_semantics=self.value_semantics,
                                           context=context))
 
@@ -131,37 +132,37 @@ class TypeMapper:
         return handler(self, jit_type, context, refine and not self.ignore_tensor_shapes)
 
 
-def _tensor(mapper: TypeMapper, t, context: str, refine: bool) -> str:
+def _tensor(mapper: TypeMapper, t: torch._C.TensorType, context: str, refine: bool) -> str:
     if not refine:
         return "!torch.vtensor" if mapper.value_semantics else "!torch.tensor"
     return tensor_type_asm(t.varyingSizes(), t.dtype(), value_semantics=mapper.value_semantics,
                            context=context)
 
 
-def _contained(mapper: TypeMapper, t, context: str, refine: bool) -> list[str]:
+def _contained(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> list[str]:
     # Inside a torch type, contained torch types drop the dialect prefix: !torch.list<int>.
     return [mapper.asm(c, context, refine=refine).removeprefix("!torch.") for c in t.containedTypes()]
 
 
-def _optional(mapper, t, context, refine):
+def _optional(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> str:
     (inner,) = _contained(mapper, t, context, refine)
     return f"!torch.optional<{inner}>"
 
 
-def _list(mapper, t, context, refine):
+def _list(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> str:
     (inner,) = _contained(mapper, t, context, refine)
     return f"!torch.list<{inner}>"
 
 
-def _tuple(mapper, t, context, refine):
+def _tuple(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> str:
     return "!torch.tuple<" + ", ".join(_contained(mapper, t, context, refine)) + ">"
 
 
-def _union(mapper, t, context, refine):
+def _union(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> str:
     return "!torch.union<" + ", ".join(_contained(mapper, t, context, refine)) + ">"
 
 
-def _dict(mapper, t, context, refine):
+def _dict(mapper: TypeMapper, t: torch._C.Type, context: str, refine: bool) -> str:
     key, value = _contained(mapper, t, context, refine)
     return f"!torch.dict<{key}, {value}>"
 
@@ -170,7 +171,7 @@ def _dict(mapper, t, context, refine):
 LINEAR_PARAMS_CLASS = "__torch__.torch.classes.quantized.LinearPackedParamsBase"
 
 
-def _class(mapper, t, context, refine):
+def _class(mapper: TypeMapper, t: torch._C.ClassType, context: str, refine: bool) -> str:
     # torch-mlir models every class type as an nn.Module; TorchScript classes that are not
     # modules have no object-graph form there and fail in GlobalizeObjectGraph, not here.
     if t.qualified_name() == LINEAR_PARAMS_CLASS:
