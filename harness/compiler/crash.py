@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .outcomes import Outcome, PassSource, Signature
+from .outcomes import Outcome, CrashPassSource, Signature
 from .text import closing_brackets, decimal, drop_numbers, hexadecimal, split_scope
 
 
@@ -80,7 +80,7 @@ class CrashInfo:
     symbolizer: str = ""             # the llvm-symbolizer that symbolized frames offline, if any
     symbolizer_note: str = ""        # why offline symbolization did not happen, if it did not
     pass_name: str = ""              # the pass blamed for the crash
-    pass_source: PassSource = PassSource.NONE  # how pass_name was found
+    pass_source: CrashPassSource = CrashPassSource.NONE  # how pass_name was found
     at_timeout: bool = False         # the harness sent SIGABRT to a hung run to get this dump
 
     @property
@@ -158,7 +158,7 @@ class CrashInfo:
     @classmethod
     def from_json(cls, d: dict) -> CrashInfo:
         d = dict(d)
-        d["pass_source"] = PassSource.parse(d.get("pass_source", ""))
+        d["pass_source"] = CrashPassSource.parse(d.get("pass_source", ""))
         d["frames"] = [Frame(**f) for f in d.get("frames", [])]
         if d.get("assertion"):
             d["assertion"] = Assertion(**d["assertion"])
@@ -512,12 +512,12 @@ def _read_entry(line: str, info: CrashInfo) -> None:
 def blame(info: CrashInfo, pass_hint: str) -> None:
     if info.running_passes:
         info.pass_name = canonical_pass_name(info.running_passes[-1])
-        info.pass_source = PassSource.RUNNING_PASS_LINE
+        info.pass_source = CrashPassSource.RUNNING_PASS_LINE
         return
     from_frames = pass_from_frames(info.frames)
     if from_frames:
-        info.pass_name, info.pass_source = from_frames, PassSource.FRAME
+        info.pass_name, info.pass_source = from_frames, CrashPassSource.FRAME
     elif pass_hint:
-        info.pass_name, info.pass_source = pass_hint, PassSource.CALLER
+        info.pass_name, info.pass_source = pass_hint, CrashPassSource.CALLER
     else:
-        info.pass_name, info.pass_source = "", PassSource.NONE
+        info.pass_name, info.pass_source = "", CrashPassSource.NONE

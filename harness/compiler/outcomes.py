@@ -36,7 +36,7 @@ class Severity(ParsableEnum):
     REMARK = "remark"
 
 
-class PassSource(ParsableEnum):
+class CrashPassSource(ParsableEnum):
     """Where a crash's pass name came from, most to least certain."""
 
     NONE = ""
@@ -45,9 +45,9 @@ class PassSource(ParsableEnum):
     CALLER = "caller"                        # the caller ran one pass and said which
 
     def describe(self) -> str:
-        return {PassSource.RUNNING_PASS_LINE: "its 'Running pass' line",
-                PassSource.FRAME: "its runOnOperation frame",
-                PassSource.CALLER: "the pipeline"}.get(self, "")
+        return {CrashPassSource.RUNNING_PASS_LINE: "its 'Running pass' line",
+                CrashPassSource.FRAME: "its runOnOperation frame",
+                CrashPassSource.CALLER: "the pipeline"}.get(self, "")
 
 
 @dataclass(frozen=True)

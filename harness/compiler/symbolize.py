@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from .crash import CrashInfo, Frame, blame
-from .outcomes import PassSource
+from .outcomes import CrashPassSource
 
 SYMBOLIZER_ENV = "LLVM_SYMBOLIZER_PATH"
 
@@ -78,8 +78,8 @@ def symbolize(info: CrashInfo, binary: str | os.PathLike, *, symbolizer: str | N
     for n, f in enumerate(frames):
         f.index = n
     out = replace(info, frames=frames, symbolizer=tool, symbolizer_note="")
-    if out.pass_source in (PassSource.NONE, PassSource.CALLER):
-        hint = out.pass_name if out.pass_source is PassSource.CALLER else ""
+    if out.pass_source in (CrashPassSource.NONE, CrashPassSource.CALLER):
+        hint = out.pass_name if out.pass_source is CrashPassSource.CALLER else ""
         blame(out, hint)
     return out
 

@@ -23,7 +23,7 @@ from harness.compiler.records import RunRecord
 from harness.compiler.targets import Target
 
 from .backend_names import BackendName
-from .dtypes import Signature
+from .dtypes import TensorSignature
 from .refbackend import RefBackendResult
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ class Compiled:
     stage: str                 # the record's stage name (refbackend-lowering, iree-compile)
     record: RunRecord          # the compile as run: ok, or its diagnostics and command
     artifact: Path             # the LLVM module, the .vmfb
-    signature: Signature       # the entry's, from the torch backend contract
+    signature: TensorSignature       # the entry's, from the torch backend contract
     rerun: list[str] = field(default_factory=list)  # argv that compiles it again by hand
     harness_rerun: bool = False  # ``rerun`` is harness's arguments (`harness run ...`), not a tool's
 
@@ -80,13 +80,13 @@ class SearchRunner(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
-    def run(self, linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+    def run(self, linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: TensorSignature,
             *, pipeline: str = ...) -> RefBackendResult:
         """A linalg-on-tensors file compiled and run on ``inputs``."""
         ...
 
     def execute(self, llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray],
-                signature: Signature) -> RefBackendResult:
+                signature: TensorSignature) -> RefBackendResult:
         """A file already compiled (:meth:`lower_variants`' output) run on ``inputs``."""
         ...
 

@@ -32,7 +32,7 @@ _NOT_PASSES = ("Rest", "Total")
 
 
 @dataclass
-class Step:
+class PassStep:
     ref: PassRef
     name: str                                   # MLIR's name for the pass (its timing row)
     timing_rows: list[str] = field(default_factory=list)
@@ -41,12 +41,12 @@ class Step:
 @dataclass
 class SteppedRun:
     expanded: str                               # the pipeline as run, registered pipelines spelled out
-    steps: list[Step] = field(default_factory=list)
+    steps: list[PassStep] = field(default_factory=list)
     error: ir.MLIRError | None = None           # the failing step's error (the last step)
     before: ir.Operation | None = None          # the module just before the failing step
 
     @property
-    def failed(self) -> Step | None:
+    def failed(self) -> PassStep | None:
         return self.steps[-1] if self.error is not None and self.steps else None
 
     def timing_report(self) -> str:
@@ -90,7 +90,7 @@ def run_in_steps(module: ir.Module, pipeline: str, *, keep_before: bool) -> Step
     return run
 
 
-def _step(ref: PassRef, report: str) -> Step:
+def _step(ref: PassRef, report: str) -> PassStep:
     """The step with its pass's name from its timing rows (the argument when there are none)."""
     at = report.find("----Name----")
     rows: list[str] = []
@@ -106,7 +106,7 @@ def _step(ref: PassRef, report: str) -> Step:
             rows.append(line)
             if not label.endswith(" Pipeline") and not label.startswith("(A)") and not name:
                 name = label
-    return Step(ref, name or ref.name, rows)
+    return PassStep(ref, name or ref.name, rows)
 
 
 class _Captured:

@@ -73,7 +73,7 @@ _CANNOT_HONOUR = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
+class _OptArgumentParser(argparse.ArgumentParser):
     """Errors in torch-mlir-opt's words (exit 1, "Unknown command line argument"), so the runner
     reports them as a rejected command line, not as a compiler failure."""
 
@@ -83,7 +83,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = _OptArgumentParser(
         prog="python -m harness.execute.bindings_tool", allow_abbrev=False,
         description="Run a pass pipeline with the torch-mlir wheel's MLIR Python bindings "
                     "(torch-mlir-opt's flags).")

@@ -38,7 +38,7 @@ from harness.errors import (
     UsageError,
 )
 
-from .dtypes import Signature
+from .dtypes import TensorSignature
 from .outcomes import CheckOutcome
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz
 from .lowering import run_stage
@@ -83,7 +83,7 @@ class CheckResult:
     pipeline: str
     outcome: CheckOutcome
     function: str = ""
-    signature: Signature | None = None
+    signature: TensorSignature | None = None
     failed_stage: str = ""
     inputs: str = ""
     records: list[RunRecord] = field(default_factory=list)  # the pipeline stages to linalg

@@ -122,9 +122,13 @@ class TensorSpec:
     def to_json(self) -> dict:
         return {"dtype": self.dtype.value, "shape": list(self.shape)}
 
+    @classmethod
+    def from_json(cls, data: dict) -> TensorSpec:
+        return cls(DType.parse(data["dtype"]), tuple(data["shape"]))
+
 
 @dataclass(frozen=True)
-class Signature:
+class TensorSignature:
     """A function's tensor arguments and results."""
 
     name: str
@@ -138,6 +142,12 @@ class Signature:
     def to_json(self) -> dict:
         return {"name": self.name, "args": [a.to_json() for a in self.args],
                 "results": [r.to_json() for r in self.results]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> TensorSignature:
+        """What :meth:`to_json` wrote (the worker's and the JIT child's requests)."""
+        return cls(data["name"], tuple(map(TensorSpec.from_json, data["args"])),
+                   tuple(map(TensorSpec.from_json, data["results"])))
 
 
 _TORCH_TENSOR = re.compile(r"^!torch\.v?tensor<\[(?P<dims>[^\]]*)\],(?P<elt>.+)>$")

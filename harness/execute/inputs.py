@@ -18,7 +18,7 @@ import numpy as np
 from harness.compiler.irfile import write_atomically
 from harness.errors import InputFileError, InputsError
 
-from .dtypes import DType, Signature
+from .dtypes import DType, TensorSignature
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class RandomInputs:
         return f"random (seed {self.seed}; integers in [{self.int_low}, {self.int_high}))"
 
 
-def random_inputs(signature: Signature, options: RandomInputs = RandomInputs()) -> list[np.ndarray]:
+def random_inputs(signature: TensorSignature, options: RandomInputs = RandomInputs()) -> list[np.ndarray]:
     rng = np.random.Generator(np.random.PCG64(options.seed))
     arrays = []
     for spec in signature.args:
@@ -51,7 +51,7 @@ def random_inputs(signature: Signature, options: RandomInputs = RandomInputs()) 
     return arrays
 
 
-def load_npz(path: str | os.PathLike, signature: Signature) -> list[np.ndarray]:
+def load_npz(path: str | os.PathLike, signature: TensorSignature) -> list[np.ndarray]:
     """The arrays of an .npz file for ``signature``'s arguments: named ``arg0``, ``arg1``, ... or,
     without those names, in the file's order (``np.savez(FILE, a, b)`` writes ``arr_0``, ``arr_1``)."""
     path = Path(path)

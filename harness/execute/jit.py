@@ -21,7 +21,7 @@ import numpy as np
 
 from harness.errors import InputsError, UnsupportedDTypeError
 
-from .dtypes import DType, Signature, TensorSpec
+from .dtypes import DType, TensorSignature, TensorSpec
 from .flat_globals import flatten_constant_globals
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ class JitModule:
                           f"({', '.join('@' + f for f in self.functions) or 'none'}); name one")
 
     def invoke(self, function: str | None, inputs: Sequence[np.ndarray],
-               signature: Signature | None = None) -> tuple[np.ndarray, ...]:
+               signature: TensorSignature | None = None) -> tuple[np.ndarray, ...]:
         """Runs ``function`` on ``inputs``; results as numpy arrays of the signature's dtypes."""
         function = self.resolve(function)
         if signature is not None:

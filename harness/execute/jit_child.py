@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--function", help="default: the only public function")
     p.add_argument("--inputs", required=True, action="append")
     p.add_argument("--outputs", required=True, action="append")
-    p.add_argument("--signature", help="JSON of the Signature (dtypes of ui8 results)")
+    p.add_argument("--signature", help="JSON of the TensorSignature (dtypes of ui8 results)")
     p.add_argument("--opt-level", type=int, default=0)
     args = p.parse_args(argv)
     faulthandler.enable()
@@ -61,14 +61,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from harness.compiler.irfile import write_atomically
     from harness.errors import HarnessError
 
-    from .dtypes import DType, Signature, TensorSpec
+    from .dtypes import TensorSignature
     from .jit import JitModule
 
     signature = None
     if args.signature:
         data = jsonfile.loads(Path(args.signature).read_text())
-        spec = lambda d: TensorSpec(DType.parse(d["dtype"]), tuple(d["shape"]))  # noqa: E731
-        signature = Signature(data["name"], tuple(map(spec, data["args"])), tuple(map(spec, data["results"])))
+        signature = TensorSignature.from_json(data)
     if len(args.inputs) != len(args.outputs):
         p.error("give one --outputs per --inputs")
     sets = []

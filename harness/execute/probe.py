@@ -22,7 +22,7 @@ from harness.compiler.records import RunRecord
 from harness.compiler.runner import RunOptions
 
 from .check import CheckOutcome
-from .dtypes import Signature
+from .dtypes import TensorSignature
 from .lowering import LLVM_PIPELINE, run_stage
 from .closeness import NumericsResult, Tolerances, compare
 from .refbackend import without_runtime_checks
@@ -76,7 +76,7 @@ class ProbeResult:
 
 
 def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected: Sequence,
-                signature: Signature, *, worker: SearchRunner, options: ProbeOptions,
+                signature: TensorSignature, *, worker: SearchRunner, options: ProbeOptions,
                 work_dir: str | os.PathLike, wide: Sequence | None = None) -> ProbeResult:
     """``path`` (at the torch backend contract) through ``options.to_linalg``, then the worker;
     its outputs against ``expected`` (and ``wide``, their float64 evaluation, by the float64

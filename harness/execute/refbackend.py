@@ -35,7 +35,7 @@ from harness.compiler.runner import RunOptions, execute, shell_command
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError
 
-from .dtypes import Signature
+from .dtypes import TensorSignature
 from .jit import JitModule, check_inputs
 from .lowering import LLVM_PIPELINE, Driver, run_stage
 from .signature import read_signature
@@ -133,7 +133,7 @@ def without_runtime_checks(pipeline: str) -> str:
     return re.sub(rf"(?<=[(,]){re.escape(RUNTIME_CHECKS_PASS)}(?:,|(?=\)))", "", textual).replace(",)", ")")
 
 
-def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature, *,
+def execute_llvm(llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: TensorSignature, *,
                  options: RefBackendOptions = RefBackendOptions(),
                  work_dir: str | os.PathLike | None = None) -> RefBackendResult:
     """Runs ``signature.name`` of a lowered module on ``inputs`` (an InputsError when they do
@@ -261,7 +261,7 @@ class _ChildCall:
     signature_path: Path
 
     @classmethod
-    def write(cls, llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+    def write(cls, llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: TensorSignature,
               options: RefBackendOptions, folder: Path) -> _ChildCall:
         inputs_path = write_atomically(folder / "inputs.npz", lambda f: np.savez(
             f, allow_pickle=False, **{f"arg{i}": a for i, a in enumerate(inputs)}), binary=True)
@@ -286,7 +286,7 @@ class _ChildCall:
 
 
 def execute_llvm_sets(llvm_path: str | os.PathLike, sets: Sequence[Sequence[np.ndarray]],
-                      signature: Signature, work_dirs: Sequence[Path], *,
+                      signature: TensorSignature, work_dirs: Sequence[Path], *,
                       options: RefBackendOptions = RefBackendOptions()) -> list[RefBackendResult]:
     """:func:`execute_llvm` on each of ``sets``, in one child that parses and JITs the module
     once (they are most of a tiny model's run: tiny gpt2's parse 0.14 s and JIT 0.29 s, its call 3 ms).
@@ -316,7 +316,7 @@ def execute_llvm_sets(llvm_path: str | os.PathLike, sets: Sequence[Sequence[np.n
 
 
 def run_refbackend(linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], *,
-                   signature: Signature | None = None,
+                   signature: TensorSignature | None = None,
                    options: RefBackendOptions = RefBackendOptions()) -> RefBackendResult:
     """Lowers a linalg-on-tensors file to LLVM and runs it on ``inputs``.
 

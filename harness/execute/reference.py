@@ -35,7 +35,7 @@ from harness.errors import (
     UnsupportedOpsError,
 )
 
-from .dtypes import DType, Signature, TensorSpec, torch_tensor_spec
+from .dtypes import DType, TensorSignature, TensorSpec, torch_tensor_spec
 from .ref_ops import display_name, handler_for, is_random, why_unsupported
 from .signature import find_function, function_name, public_functions
 
@@ -347,7 +347,7 @@ def _to_torch(value: object) -> object:
     return value
 
 
-def entry_signature(module_op: ir.Operation, function: str | None = None) -> Signature:
+def entry_signature(module_op: ir.Operation, function: str | None = None) -> TensorSignature:
     """The tensor arguments (the user's: ``self`` of a raw TorchScript method is left out) and
     results of the function ``evaluate`` would run."""
     ev = _Evaluator(module_op, ReferenceOptions(function=function))
@@ -378,7 +378,7 @@ def entry_signature(module_op: ir.Operation, function: str | None = None) -> Sig
     # RefBackend's results keep the dtypes it computed).
     specs = [torch_tensor_spec(str(t)) for t in ftype.results]
     results = [s for s in specs if s is not None] if all(specs) else []
-    return Signature(function_name(func), tuple(args), tuple(results))
+    return TensorSignature(function_name(func), tuple(args), tuple(results))
 
 
 def evaluate(module_op: ir.Operation, inputs: Sequence,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import InputFileError, UnsupportedDTypeError
 
-from .dtypes import Signature, TensorSpec, builtin_tensor_spec, torch_tensor_spec
+from .dtypes import TensorSignature, TensorSpec, builtin_tensor_spec, torch_tensor_spec
 
 if TYPE_CHECKING:
     from torch_mlir import ir
@@ -65,7 +65,7 @@ def find_function(module_op: ir.Operation, name: str | None, source: str) -> ir.
     )
 
 
-def signature_of(func_op: ir.Operation, source: str = "") -> Signature:
+def signature_of(func_op: ir.Operation, source: str = "") -> TensorSignature:
     """Tensor arguments and results of a torch-level (``!torch.vtensor``) or linalg-level
     (``tensor<...>``) function; any other type is named in an error."""
     from torch_mlir import ir
@@ -82,12 +82,12 @@ def signature_of(func_op: ir.Operation, source: str = "") -> Signature:
                 "tensor<...>)")
         return found
 
-    return Signature(name,
+    return TensorSignature(name,
                      tuple(spec(t, f"argument {i}") for i, t in enumerate(ftype.inputs)),
                      tuple(spec(t, f"result {i}") for i, t in enumerate(ftype.results)))
 
 
-def read_signature(path: str | os.PathLike, function: str | None = None) -> Signature:
+def read_signature(path: str | os.PathLike, function: str | None = None) -> TensorSignature:
     """The signature of ``function`` (or the only public function) of the IR file at ``path``."""
     from torch_mlir import ir
 

@@ -38,7 +38,7 @@ from harness.compiler.crash import decode_exit_status
 from harness.compiler.process import watchdog
 from harness.compiler.irfile import unique_dir, write_atomically
 
-from .dtypes import Signature
+from .dtypes import TensorSignature
 from .jit import check_inputs
 from .lowering import LLVM_PIPELINE, resolve
 from .refbackend import RefBackendResult, Stage
@@ -85,14 +85,14 @@ class RefBackendWorker:
 
     # --- requests ---------------------------------------------------------------------------
 
-    def run(self, linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+    def run(self, linalg_path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: TensorSignature,
             *, pipeline: str = LLVM_PIPELINE) -> RefBackendResult:
         """``linalg_path`` through ``pipeline`` (a pipelines.toml name or textual), then
         ``signature.name`` on ``inputs``: ``run_refbackend`` without the two process starts."""
         return self._run(linalg_path, inputs, signature, resolve(pipeline)[0])
 
     def execute(self, llvm_path: str | os.PathLike, inputs: Sequence[np.ndarray],
-                signature: Signature) -> RefBackendResult:
+                signature: TensorSignature) -> RefBackendResult:
         """An LLVM-dialect file (already lowered) on ``inputs``."""
         return self._run(llvm_path, inputs, signature, "")
 
@@ -118,7 +118,7 @@ class RefBackendWorker:
                     out.append(VariantLowering(pipelines[crashed], False, error=failure))
         return out
 
-    def _run(self, path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: Signature,
+    def _run(self, path: str | os.PathLike, inputs: Sequence[np.ndarray], signature: TensorSignature,
              pipeline: str) -> RefBackendResult:
         inputs = [np.asarray(a) for a in inputs]
         check_inputs(inputs, signature.args, "the inputs")
@@ -295,7 +295,6 @@ def _serve_run(request: dict, say: Callable[[dict], None]) -> dict:
 
     from .bindings_tool import diagnostics_text
     from .context import bindings_context
-    from .dtypes import DType, TensorSpec
     from .jit import JitModule
 
     seconds: dict[str, float] = {}
@@ -316,8 +315,7 @@ def _serve_run(request: dict, say: Callable[[dict], None]) -> dict:
         seconds["lower"] = time.perf_counter() - start
         say({"stage": Stage.EXECUTION.value})
         data = request["signature"]
-        spec = lambda d: TensorSpec(DType.parse(d["dtype"]), tuple(d["shape"]))  # noqa: E731
-        signature = Signature(data["name"], tuple(map(spec, data["args"])), tuple(map(spec, data["results"])))
+        signature = TensorSignature.from_json(data)
         with np.load(request["inputs"]) as npz:
             inputs = [npz[f"arg{i}"] for i in range(len(npz.files))]
         try:

@@ -34,7 +34,7 @@ from harness.compiler.runner import check_output
 from harness.enums import ParsableEnum
 from harness.errors import ElidedWeightsError, InputFileError, UsageError
 from harness.execute.check import pipeline_stages
-from harness.execute.dtypes import Signature
+from harness.execute.dtypes import TensorSignature
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
 from harness.execute.closeness import compare
 from harness.execute.refbackend import RefBackendOptions, run_refbackend
@@ -247,7 +247,7 @@ def _reference(path: Path, parsed, folder: Path, options: FileFixOptions):
     return cache, signature, text, ""
 
 
-def _final_check(run: StagesFixed, cache: ReferenceCache, signature: Signature | None,
+def _final_check(run: StagesFixed, cache: ReferenceCache, signature: TensorSignature | None,
                  path: Path, folder: Path, options: FileFixOptions) -> Verification:
     start = time.perf_counter()
     rb = run_refbackend(run.output, cache.inputs, signature=signature, options=replace(

@@ -61,7 +61,7 @@ def _ported_ir(ir_path: Path, torch_pipeline: str, lowering: tuple[str, ...], ta
 
 
 @dataclass(frozen=True)
-class Imported:
+class ImportForTargets:
     """What the frontend made once for all targets: the program and its torch IR."""
 
     chosen: Frontend
@@ -90,7 +90,7 @@ def for_backend(port: FrontendPort, backend: BackendName) -> FrontendPort:
     return other
 
 
-def lower(subject: Subject, imported: Imported, port: FrontendPort, options: PortOptions,
+def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, options: PortOptions,
            progress: Progress, shared: StageResult | None
            ) -> tuple[StageResult | None, list[FrontendPort]]:
     """The imported torch IR to ``port.target`` through its pipelines, then its numbers on each
@@ -101,7 +101,12 @@ def lower(subject: Subject, imported: Imported, port: FrontendPort, options: Por
     chosen, program, ir_path = imported.chosen, imported.program, imported.ir_path
     label = f"[{subject.name} {port.path}]"
     folder = Path(port.folder)
-    lowering = () if options.torch_only else target_path(port.target).stages
+    path = target_path(port.target)
+    # the target's way on to linalg runs only for a backend that compiles linalg (the
+    # RefBackend); ports on IREE alone (TOSA, StableHLO as they are) never run it
+    takes_linalg = any(backend(name).needs_linalg(port.target) for name in backends)
+    lowering = () if options.torch_only else tuple(
+        stage for stage in path.stages if takes_linalg or stage != path.to_linalg)
     stages = (chosen.torch_pipeline, *lowering)
     running: dict[str, float] = {}
 
@@ -128,7 +133,6 @@ def lower(subject: Subject, imported: Imported, port: FrontendPort, options: Por
     analysed: PriorRun | None = None
     if options.fix:
         results, analysed = _fixed(results, ir_path, stages, subject.name, port, options, progress, label)
-    path = target_path(port.target)
     base = copy.deepcopy(port)  # the frontend's stages (and --fix's notes): each backend's port starts there
     ports: list[FrontendPort] = []
     diagnosed: dict[int, FrontendPort] = {}  # a failed stage's run, by id: diagnosed once

@@ -46,6 +46,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     check_record_path(options.record_path)
     check_out_folder(options.out)
     check_out_folder(options.testcase_dir, what="--iree-testcase")
+    _check_testcase_asked(options)
     opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
     for asked in options.backends if options.numerics and not options.torch_only else ():
         backend(asked).check()
@@ -257,3 +258,22 @@ def _versions(opt_binary: OptBinary) -> dict[str, str]:
         found["torch-mlir-harness"] = "not installed"
     found["torch-mlir-opt"] = opt_binary.describe()
     return found
+
+
+def _check_testcase_asked(options: PortOptions) -> None:
+    """``--iree-testcase`` is written by an IREE port's numbers check; without one it would be
+    silently ignored."""
+    if options.testcase_dir is None:
+        return
+    from harness.errors import UsageError
+    from harness.execute.backend_names import BackendName
+
+    if BackendName.IREE not in options.backends:
+        raise UsageError(f"--iree-testcase {options.testcase_dir}: the test case is IREE's own "
+                         "(its module, inputs and expected outputs, run by iree-run-module), "
+                         "written by each port on IREE; add --backend iree (or refbackend,iree), "
+                         "or drop --iree-testcase.")
+    if not options.numerics or options.torch_only:
+        raise UsageError(f"--iree-testcase {options.testcase_dir}: the test case is written by "
+                         "the numbers check, which --no-numerics and --torch-only skip; drop "
+                         "one or the other.")

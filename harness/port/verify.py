@@ -255,9 +255,11 @@ def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBack
             wide, _, _ = exclude_positions(wide, expected, padded)
         actual, expected, excluded = exclude_positions(actual, expected, padded)
     numerics = compare(actual, expected, tolerances, wide)
-    check = _check(which, inputs, numerics, subject, program, str(work / "inputs.npz"))
+    ran = _run_program(program, inputs)  # once: its exact diff and the rule's verdict read it
+    check = _check(which, inputs, numerics, subject, _program_diff(ran, subject, inputs),
+                   str(work / "inputs.npz"))
     check.run_command = result.command
-    check.program_ok = _program_ok(program, inputs, expected, padded, tolerances, wide)
+    check.program_ok = _program_ok(ran, expected, padded, tolerances, wide)
     if excluded is not None:
         count, diff = excluded
         check.excluded = (describe_excluded(count) if inputs.padded is None else
@@ -383,10 +385,10 @@ def _numpy(value: torch.Tensor | np.ndarray) -> np.ndarray:
 
 
 def _check(which: InputSetName, inputs: InputSet, numerics: NumericsResult, subject: Subject,
-           program: Callable[[InputSet], Sequence[torch.Tensor]] | None, npz: str) -> NumericsCheck:
+           program_run: tuple[float | None, bool], npz: str) -> NumericsCheck:
     outputs = [_output_diff(o, subject.output_names[o.index] if o.index < len(subject.output_names) else "")
                for o in numerics.outputs]
-    program_diff, program_failed = _program_diff(program, subject, inputs)
+    program_diff, program_failed = program_run
     return NumericsCheck(
         inputs=which, description=inputs.description, verdict=PortOutcome.parse(numerics.verdict.value),
         max_abs_diff=max((float(o.max_abs_diff) for o in numerics.outputs), default=0.0),
@@ -411,20 +413,34 @@ def _output_diff(o: OutputComparison, name: str) -> OutputDiff:
     return diff
 
 
-def _program_ok(program: Callable[[InputSet], Sequence[torch.Tensor]] | None, inputs: InputSet,
-                expected: list, padded: np.ndarray | None, tolerances: Tolerances,
-                wide: list | None) -> bool | None:
+@dataclass(frozen=True)
+class _ProgramRun:
+    """The imported program (trace, export, ONNX file) run once on a set."""
+
+    outputs: tuple[torch.Tensor, ...] | None  # None: no program, or it failed
+    failed: bool = False                      # it raised (a frozen shape, an exporter's bug)
+
+
+def _run_program(program: Callable[[InputSet], Sequence[torch.Tensor]] | None,
+                 inputs: InputSet) -> _ProgramRun:
+    if program is None:
+        return _ProgramRun(None)
+    try:
+        with torch.no_grad():
+            return _ProgramRun(tuple(as_tuple(program(inputs))))
+    except Exception:  # the program may not run on other values (a frozen shape): say so
+        return _ProgramRun(None, failed=True)
+
+
+def _program_ok(ran: _ProgramRun, expected: list, padded: np.ndarray | None,
+                tolerances: Tolerances, wide: list | None) -> bool | None:
     """The imported program judged against eager by the same rule as the compiled one (the
     float64 rule where eager runs in float64; padded positions left out): an ONNX file in
     onnxruntime runs other kernels than eager and is never bit-exact, so "it differs at all"
     cannot tell an exporter's bug from rounding. None: no program, or it did not run."""
-    if program is None:
+    if ran.outputs is None:
         return None
-    try:
-        with torch.no_grad():
-            got = [_numpy(g) for g in as_tuple(program(inputs))]
-    except Exception:
-        return None
+    got = [_numpy(g) for g in ran.outputs]
     if padded is not None:
         try:
             got, _, _ = exclude_positions(got, [_numpy(e) for e in expected], padded)
@@ -433,17 +449,12 @@ def _program_ok(program: Callable[[InputSet], Sequence[torch.Tensor]] | None, in
     return compare(got, expected, tolerances, wide).ok
 
 
-def _program_diff(program: Callable[[InputSet], Sequence[torch.Tensor]] | None, subject: Subject,
-                  inputs: InputSet) -> tuple[float | None, bool]:
+def _program_diff(ran: _ProgramRun, subject: Subject, inputs: InputSet) -> tuple[float | None, bool]:
     """The imported program (trace or export) in PyTorch against eager: (max abs diff, whether
     it failed to run); (None, False) when there is no program to run."""
-    if program is None:
-        return None, False
-    try:
-        with torch.no_grad():
-            got = as_tuple(program(inputs))
-    except Exception:  # the program may not run on other values (a frozen shape): say so
-        return None, True
+    if ran.outputs is None:
+        return None, ran.failed
+    got = ran.outputs
     expected = subject.expected(inputs)
     if len(got) != len(expected):
         return math.inf, False

@@ -338,3 +338,33 @@ def test_a_backend_of_ones_own_registered_in_the_table_ports_a_model(tmp_path: P
     # it took the torch backend contract, not TOSA's linalg: TOSA's way on to linalg never ran
     assert [s.name for s in port.stages][-2:] == [PortStage.REFBACKEND_LOWERING, PortStage.EXECUTION]
     assert PortStage.TOSA_TO_LINALG not in [s.name for s in port.stages]
+
+
+@pytest.mark.parametrize(("options", "said"), [
+    ({}, "add --backend iree"),
+    ({"backends": (BackendName.IREE,), "numerics": False}, "--no-numerics and --torch-only skip"),
+])
+def test_an_iree_testcase_nothing_would_write_is_refused_before_the_model(tmp_path: Path, options, said):
+    """It was silently ignored (review item 12): --iree-testcase without an IREE port, or without
+    the numbers check that writes it."""
+    from harness.errors import UsageError
+    from harness.port import port_model
+
+    with pytest.raises(UsageError, match=said):
+        port_model("no-such-model-type", PortOptions(testcase_dir=str(tmp_path / "cases"), **options))
+    assert not (tmp_path / "cases").exists()
+
+
+def test_a_port_on_iree_alone_never_runs_the_way_on_to_linalg(tmp_path: Path):
+    """IREE takes TOSA as it is: with --no-numerics and IREE the only backend, tosa-to-linalg ran
+    unrecorded (review item 8); now it does not run at all, and the RefBackend beside it still
+    gets it."""
+    alone = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path / "alone",
+                   targets=(Target.TOSA,), backends=(BackendName.IREE,), numerics=False)
+    assert [s.name for s in alone[0].stages][-1] is PortStage.TORCH_TO_TOSA
+    assert alone[0].outcome is PortOutcome.LOWERED
+    assert not list((tmp_path / "alone").rglob("*tosa-to-linalg*"))
+    beside = _ports(_subject(TanhGelu(), "gelu"), FrontendName.FX, tmp_path / "beside",
+                    targets=(Target.TOSA,), numerics=False)
+    assert [s.name for s in beside[0].stages][-1] is PortStage.TOSA_TO_LINALG
+

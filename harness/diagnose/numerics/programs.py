@@ -24,7 +24,7 @@ import torch
 from torch_mlir import ir
 
 from harness.compiler.mlir import print_op
-from harness.execute.dtypes import DType, Signature, torch_tensor_spec
+from harness.execute.dtypes import DType, TensorSignature, torch_tensor_spec
 from harness.execute.reference import ReferenceResult, where
 from harness.execute.signature import find_function, signature_of
 from harness.errors import UnsupportedDTypeError
@@ -53,7 +53,7 @@ class CutProgram:
     end: int                         # the cut it ends at (END: the function's end)
     args: list[ValueRef]             # what feeds each argument
     results: list[ValueRef]          # what each result is
-    signature: Signature
+    signature: TensorSignature
     ops: list[int] = field(default_factory=list)  # positions of the computing ops it keeps
 
     def inputs(self, values: Values) -> list[np.ndarray]:
