@@ -23,7 +23,9 @@ from harness.errors import HarnessError, PipelineConfigError
 
 from .pipeline_text import check_pipeline
 
-PIPELINES_FILE = Path(__file__).resolve().parents[2] / "pipelines" / "pipelines.toml"
+# The package's own copy, so an installed wheel has it: in the source tree a link to
+# pipelines/pipelines.toml (the one definition, which lit reads too); a wheel holds the file.
+PIPELINES_FILE = (Path(__file__).parent / "pipelines.toml").resolve()
 
 
 def is_textual(spec: str) -> bool:
