@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _common_options(sub) -> None:
+def _common_options(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``--verbose`` and ``--progress`` after any subcommand too (also ones added later):
     unset there, they leave the value given before the subcommand."""
     for p in sub.choices.values():

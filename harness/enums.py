@@ -12,7 +12,7 @@ from typing import Self
 from harness.errors import HarnessError, UsageError
 
 
-class ParsableEnum(str, Enum):
+class ParsableEnum(Enum):
     """A closed set of strings: members compare equal to their value; ``parse`` names the valid
     values when given a wrong one."""
 

@@ -7,6 +7,9 @@ tools and tests can inspect them without parsing the text.
 
 from __future__ import annotations
 
+from enum import Enum
+from typing import Any
+
 #: How the CLI starts the one paragraph of an error on stderr.
 ERROR_PREFIX = "harness: error: "
 
@@ -126,7 +129,7 @@ class ReportError(HarnessError):
     """harness report makes no bundle: the input passes, is not valid IR (no compiler bug), or
     the bundle cannot be written."""
 
-    def __init__(self, input_path: str, reason, message: str):
+    def __init__(self, input_path: str, reason: Enum, message: str):
         self.input_path = input_path
         self.reason = reason  # tools.report.Refusal: passes | invalid-input | output
         super().__init__(message)
@@ -162,7 +165,7 @@ class ModelConfigError(ModelError):
 class TraceError(ModelError):
     """``torch.jit.trace`` failed on the model; carries the settings and torch's message."""
 
-    def __init__(self, settings, detail: str, warnings: tuple = ()):
+    def __init__(self, settings: Any, detail: str, warnings: tuple[object, ...] = ()):
         # settings: models.opt.TraceSettings, warnings: its CollectedWarnings (errors.py is a
         # leaf: it names no model types)
         self.settings = settings

@@ -6,12 +6,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
 from .common import seconds, stderr_progress, textual_pipeline
+
+if TYPE_CHECKING:
+    from ..compiler.builds import BuildCache
+    from ..diagnose.diff_targets import DiffTarget
 
 
 def cmd_builds(args: argparse.Namespace) -> int:
@@ -43,7 +48,7 @@ def cmd_builds(args: argparse.Namespace) -> int:
     return 0
 
 
-def _builds_list(cache, args: argparse.Namespace) -> int:
+def _builds_list(cache: BuildCache, args: argparse.Namespace) -> int:
     rows = cache.listing()
     note = lambda line: print(f"harness: note: {line}", file=sys.stderr)  # noqa: E731
     available = cache.unfetched_releases(note) if args.available else []
@@ -103,7 +108,7 @@ def _all_timelines(paths: list[str]) -> bool:
                                for p in paths)
 
 
-def _diff_timelines(args: argparse.Namespace, targets) -> int:
+def _diff_timelines(args: argparse.Namespace, targets: list[DiffTarget]) -> int:
     """Two timeline records compared as they are, or one run again on each of two builds."""
     from pathlib import Path
 
@@ -189,7 +194,7 @@ def announce_binary(args: argparse.Namespace) -> None:
           f"[{exe.build_kind} build]", file=sys.stderr, flush=True)
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("builds", help="named torch-mlir-opt builds: list, fetch releases from "
                                       "PyPI, add your own (use a name wherever --opt is taken)")
     p.add_argument("action", choices=("list", "fetch", "add", "remove"))

@@ -27,7 +27,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = ir_tool(sub, "check", "lower a torch-dialect file, run it on the RefBackend and compare "
                                "with the reference evaluator (eager PyTorch, op by op)",
                  json_help="print the result as JSON", whole_target=True)

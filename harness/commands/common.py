@@ -9,11 +9,16 @@ import math
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import defaults
 
 from ..errors import HarnessError, UsageError
+
+if TYPE_CHECKING:  # numpy: the commands import nothing heavy at start
+    from ..execute.closeness import Tolerances
+    from ..execute.inputs import RandomInputs
 
 
 def seconds(text: str) -> float:
@@ -85,7 +90,7 @@ def invocation() -> str:
     return f"{shlex.quote(sys.executable)} -m harness"
 
 
-def progress(args: argparse.Namespace):
+def progress(args: argparse.Namespace) -> Callable[[str], None] | None:
     """A line printer on stderr, or None: ``--progress``/``--no-progress``, else on when stderr
     is a terminal (quiet when piped or captured)."""
     wanted = getattr(args, "progress", None)
@@ -102,7 +107,7 @@ def say(args: argparse.Namespace, line: str) -> None:
         say(line)
 
 
-def stderr_progress(quiet: bool = False):
+def stderr_progress(quiet: bool = False) -> Callable[[str], None] | None:
     return None if quiet else (lambda line: print(f"  {line}", file=sys.stderr, flush=True))
 
 
@@ -140,11 +145,14 @@ class TargetPipeline(argparse.Action):
     as ``--pipeline``: its lowering alone, or (``whole``) its stages on to linalg-on-tensors,
     for a tool that runs the result."""
 
-    def __init__(self, option_strings, dest, whole: bool = False, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, whole: bool = False,
+                 **kwargs: Any) -> None:
         self.whole = whole
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser, namespace, value, option_string=None):
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 value: Any, option_string: str | None = None) -> None:
+        # value: the one string given (nargs unset); Action's own signature allows more
         from harness.compiler.targets import Target, target_path
 
         try:
@@ -169,7 +177,8 @@ def pipeline_or_target(p: argparse.ArgumentParser, pipeline_help: str, *, whole:
                                "torch-to-tosa, torch-to-stablehlo)"))
 
 
-def ir_tool(sub, name: str, help: str, *, timeout: float | None = defaults.TIMEOUT_S,
+def ir_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, help: str, *,
+             timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
                                  f"(default: {defaults.TIMEOUT_S:g})",
              json_help: str = "", whole_target: bool = False) -> argparse.ArgumentParser:
@@ -203,7 +212,7 @@ def value_flags(p: argparse.ArgumentParser, *, prefix: str = "", tolerance_help:
                         f"{'; ' + tolerance_help if tolerance_help else ''})")
 
 
-def random_inputs(args: argparse.Namespace):
+def random_inputs(args: argparse.Namespace) -> RandomInputs:
     """The RandomInputs of ``value_flags``."""
     from ..execute.inputs import RandomInputs
 
@@ -211,7 +220,7 @@ def random_inputs(args: argparse.Namespace):
     return RandomInputs(seed=args.seed, int_low=low, int_high=high)
 
 
-def tolerances(args: argparse.Namespace):
+def tolerances(args: argparse.Namespace) -> Tolerances:
     """The Tolerances of ``value_flags``: the defaults with each --tolerance over them."""
     from ..execute.closeness import Tolerances
 

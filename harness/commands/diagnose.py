@@ -178,7 +178,7 @@ def cmd_pipelines(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _register_run(sub)
     _register_explain(sub)
     _register_bisect(sub)
@@ -187,7 +187,7 @@ def register(sub) -> None:
     _register_pipelines(sub)
 
 
-def _register_run(sub) -> None:
+def _register_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness run``: one pipeline on a file, its outcome classified."""
     p = ir_tool(sub, "run", "run a pipeline on an IR file and classify the outcome",
                  json_help="print the record as JSON")
@@ -200,7 +200,7 @@ def _register_run(sub) -> None:
     p.set_defaults(fn=cmd_run)
 
 
-def _register_explain(sub) -> None:
+def _register_explain(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness explain``: each error traced back to its Python line."""
     p = ir_tool(sub, "explain", "for each error: the Python line of its op, the source around "
                                  "it, and the fix when it matches a known idiom",
@@ -211,7 +211,7 @@ def _register_explain(sub) -> None:
     p.set_defaults(fn=cmd_explain)
 
 
-def _register_bisect(sub) -> None:
+def _register_bisect(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness bisect``: the first failing pass (or build, or numbers that go wrong)."""
     p = ir_tool(sub, "bisect", "name the first pass of a pipeline that fails or crashes, and "
                                 "write the IR just before it (2 torch-mlir-opt runs)",
@@ -230,7 +230,7 @@ def _register_bisect(sub) -> None:
     p.set_defaults(fn=cmd_bisect)
 
 
-def _register_reduce(sub) -> None:
+def _register_reduce(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness reduce``: a smaller file that fails the same way."""
     p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
                  timeout=None, timeout_help="seconds per candidate before it counts as a hang "
@@ -255,7 +255,7 @@ def _register_reduce(sub) -> None:
     p.set_defaults(fn=cmd_reduce)
 
 
-def _register_report(sub) -> None:
+def _register_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness report``: an upstream bug-report bundle."""
     p = ir_tool(sub, "report", "write an upstream bug-report bundle (issue.md, repro.sh, "
                                 "input/reduced IR, backtrace, record) and its .tar.gz",
@@ -299,7 +299,7 @@ def _register_report(sub) -> None:
     p.set_defaults(fn=cmd_report)
 
 
-def _register_pipelines(sub) -> None:
+def _register_pipelines(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``harness pipelines``: the pipeline names --pipeline takes."""
     p = sub.add_parser("pipelines", help="list the pipeline names --pipeline takes, and what each runs")
     p.add_argument("--json", action="store_true", help="print them as JSON")

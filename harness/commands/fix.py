@@ -55,7 +55,7 @@ def _list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("fix", help="apply the named fixes whose blocker appears to an IR file, "
                                    "each verified against the numbers before it")
     p.add_argument("file", nargs="?", help="torch-dialect IR file (harness emit/opt/port write them)")

@@ -79,7 +79,7 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     lines: list[str] = []
     for variant, port in record.ports():
         for step in port.fixes:
-            if step.get("outcome") != StepOutcome.KEPT:
+            if step.get("outcome") != StepOutcome.KEPT.value:
                 continue
             answers = step.get("answers") or {}
             changed = (step.get("application") or {}).get("changed") or []
@@ -201,7 +201,7 @@ def _port_flags(p: argparse.ArgumentParser, *, seq_help: str) -> None:
                         "to the timeout")
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("port", help="port a Hugging Face model through both frontends to linalg "
                                     "and check its numbers on the RefBackend against eager")
     p.add_argument("model", nargs="?", metavar="MODEL",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from typing import TYPE_CHECKING
 
 from harness.compiler import jsonfile
 from .. import defaults
@@ -22,8 +23,12 @@ from .common import (
     value_flags,
 )
 
+if TYPE_CHECKING:  # torch: only with --numerics
+    from ..diagnose.numerics import NumericsBisectOptions
+    from ..diagnose.report.sections import Provenance
 
-def numerics_options(args: argparse.Namespace):
+
+def numerics_options(args: argparse.Namespace) -> NumericsBisectOptions | None:
     """The inputs, tolerances and work folder of a --numerics bisect, reduce or report; None
     without --numerics (where its flags are a usage error)."""
     if not args.numerics:
@@ -53,7 +58,9 @@ def numerics_flags(p: argparse.ArgumentParser, what: str) -> None:
 def cmd_bisect_numerics(args: argparse.Namespace) -> int:
     from ..diagnose.numerics import FunctionVerdict, bisect_numerics
 
-    result = bisect_numerics(args.file, args.pipeline, options=numerics_options(args))
+    options = numerics_options(args)
+    assert options is not None  # called with --numerics only
+    result = bisect_numerics(args.file, args.pipeline, options=options)
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:
@@ -67,6 +74,7 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     from ..diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
 
     base = numerics_options(args)
+    assert base is not None  # called with --numerics only
     fields = {k: getattr(base, k) for k in ("inputs_path", "function", "opt", "tolerances", "timeout_s")}
     result = reduce_numerics(args.file, args.pipeline, options=NumericsReduceOptions(
         output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
@@ -82,7 +90,7 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     return EXIT_FAILURE
 
 
-def provenance_of(args: argparse.Namespace):
+def provenance_of(args: argparse.Namespace) -> Provenance:
     """issue.md's Reproduces through and Blocks from report's flags."""
     from ..diagnose.report.sections import Provenance, Through
 
@@ -128,6 +136,7 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
     from ..diagnose.report.miscompile import NumericsReportOptions, make_numerics_report
 
     base = numerics_options(args)
+    assert base is not None  # called with --numerics only
     result = make_numerics_report(args.file, args.pipeline, options=NumericsReportOptions(
         out_dir=args.out, opt=args.opt, inputs_path=base.inputs_path, random=base.random,
         function=base.function, tolerances=base.tolerances, redact=not args.no_redact,

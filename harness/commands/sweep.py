@@ -69,7 +69,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     return EXIT_OK if done.ok else EXIT_FAILURE
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from ..models.hf_config import Size
     from ..sweep.runner import (
         DEFAULT_KEEP_FILES,

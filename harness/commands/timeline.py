@@ -61,7 +61,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     return EXIT_OK if timeline.ok else EXIT_FAILURE
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("timeline", help="run a pipeline once and write a page of what each pass "
                                         "did: changed or not, time, ops, diff (exits 1 when it fails)")
     p.add_argument("file")

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from .outcomes import Outcome, CrashPassSource, Signature
 from .text import closing_brackets, decimal, drop_numbers, hexadecimal, split_scope
 
@@ -153,7 +154,7 @@ class CrashInfo:
             from_dump=True)
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return jsonfile.plain(asdict(self))
 
     @classmethod
     def from_json(cls, d: dict) -> CrashInfo:

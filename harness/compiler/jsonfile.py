@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+from enum import Enum
 from typing import Any
 
 #: A non-finite float as the text it is written as.
@@ -24,8 +25,25 @@ def _text_of(value: float) -> str:
     return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
 
 
+def plain(data: Any) -> Any:
+    """``data`` with every enum member (at any depth) replaced by its value: what a record's
+    ``to_json`` returns is JSON's own types, whoever serializes it (the closed sets are plain
+    enums, which ``json`` refuses)."""
+    if isinstance(data, Enum):
+        return plain(data.value)
+    if isinstance(data, dict):
+        return {(key.value if isinstance(key, Enum) else key): plain(value)
+                for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [plain(value) for value in data]
+    return data
+
+
 def encode(data: Any) -> Any:
-    """``data`` with every non-finite float (at any depth) replaced by its text."""
+    """``data`` with every non-finite float (at any depth) replaced by its text, and every enum
+    member by its value (the records' closed sets are plain enums: JSON holds their values)."""
+    if isinstance(data, Enum):
+        return encode(data.value)
     if isinstance(data, float) and not math.isfinite(data):
         return _text_of(data)
     if isinstance(data, dict):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field, fields
 
+from harness.compiler import jsonfile
 from harness.enums import ParsableEnum
 
 
@@ -114,7 +115,7 @@ class Signature:
         return re.sub(r"[^a-z0-9]+", "-", text).strip("-")[:limit].rstrip("-") or "failure"
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = jsonfile.plain(asdict(self))
         d["outcome"] = self.outcome.value
         d["key"] = str(self)
         return d

@@ -140,7 +140,7 @@ class BisectResult:
         return bool(self.failing_pass)
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = jsonfile.plain(asdict(self))
         d["outcome"] = self.outcome.value
         d["signature"] = str(self.signature) if self.signature else ""
         d["blockers"] = self.blockers.to_json() if self.blockers else None

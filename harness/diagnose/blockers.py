@@ -40,7 +40,7 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -197,7 +197,7 @@ def _op_label(op: ir.Operation) -> str:
     return name
 
 
-def _walk(op: ir.Operation):
+def _walk(op: ir.Operation) -> Iterator[ir.Operation]:
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
@@ -536,7 +536,8 @@ class _Jobs:
         path.write_text(text)
         self.pending.append((path, pipeline, then, output))
 
-    def _one(self, job) -> tuple[RunRecord, Callable[[RunRecord], None]]:
+    def _one(self, job: tuple[Path, str, Callable[[RunRecord], None], bool]
+             ) -> tuple[RunRecord, Callable[[RunRecord], None]]:
         path, pipeline, then, output = job
         out = str(path.with_suffix(".out.mlir")) if output else None
         return run_pipeline(path, pipeline, opt=self.opt, options=RunOptions(

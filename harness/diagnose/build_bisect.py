@@ -13,6 +13,7 @@ at most four runs and fetches (a release is fetched, ~80 MB, only when a probe n
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
@@ -29,7 +30,7 @@ BUILD_BISECT_SCHEMA = "harness.build-bisect/1"
 
 
 @dataclass(frozen=True)
-class Probe:
+class BuildProbe:
     """One build's run in the search."""
 
     build: Build
@@ -42,9 +43,9 @@ class BuildBisectResult:
     input_path: str
     pipeline: str
     order: list[str]                       # the builds searched, in order
-    probes: list[Probe] = field(default_factory=list)   # in the order they ran
-    last_same: Probe | None = None         # the last build that behaves like the first
-    first_different: Probe | None = None   # the build right after it, which does not
+    probes: list[BuildProbe] = field(default_factory=list)   # in the order they ran
+    last_same: BuildProbe | None = None         # the last build that behaves like the first
+    first_different: BuildProbe | None = None   # the build right after it, which does not
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -58,7 +59,7 @@ class BuildBisectResult:
         return classify_change(self.last_same.side, self.first_different.side)
 
     def to_json(self) -> dict:
-        def probe(p: Probe | None) -> dict | None:
+        def probe(p: BuildProbe | None) -> dict | None:
             return None if p is None else {"build": p.build.to_json(), "side": p.side.to_json(),
                                            "same_as_first": p.same_as_first}
         return {"schema": BUILD_BISECT_SCHEMA, "input": self.input_path, "pipeline": self.pipeline,
@@ -142,9 +143,9 @@ def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
     result = BuildBisectResult(input_path=str(input_path), pipeline=pipeline, order=list(order))
     if len(order) < 2:
         raise UsageError("bisect --builds needs at least two builds.")
-    runs: dict[int, Probe] = {}
+    runs: dict[int, BuildProbe] = {}
 
-    def probe(i: int) -> Probe:
+    def probe(i: int) -> BuildProbe:
         if i not in runs:
             build = builds_module.ensure(order[i], cache, say)
             say(f"running on {order[i]}")
@@ -152,7 +153,7 @@ def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
                                   options=RunOptions(timeout_s=timeout_s))
             side = Side.of_record(record)
             same = i == 0 or side.signature == runs[0].side.signature
-            runs[i] = Probe(build, side, same)
+            runs[i] = BuildProbe(build, side, same)
             result.probes.append(runs[i])
         return runs[i]
 
@@ -170,7 +171,7 @@ def bisect_builds(input_path: str, pipeline: str, order: list[str], *,
     return result
 
 
-def write_json(result: BuildBisectResult, path) -> None:
+def write_json(result: BuildBisectResult, path: str | os.PathLike) -> None:
     from harness.compiler.irfile import write_atomically
 
     write_atomically(path, jsonfile.dumps(result.to_json(), indent=2) + "\n")

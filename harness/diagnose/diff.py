@@ -38,7 +38,7 @@ from harness.compiler.runner import RunOptions, run_pipeline
 from harness.errors import UsageError
 
 from . import diff_targets
-from .diff_targets import Target, TargetKind
+from .diff_targets import DiffTarget, TargetKind
 
 DIFF_SCHEMA = "harness.diff/1"
 
@@ -96,7 +96,7 @@ def classify_change(a: Side, b: Side) -> Change:
 
 @dataclass(frozen=True)
 class DiffEntry:
-    target: Target
+    target: DiffTarget
     a: Side
     b: Side
 
@@ -119,7 +119,7 @@ class DiffEntry:
 
     @classmethod
     def from_json(cls, d: dict) -> DiffEntry:
-        return cls(Target.from_json(d["target"]), Side.from_json(d["a"]), Side.from_json(d["b"]))
+        return cls(DiffTarget.from_json(d["target"]), Side.from_json(d["a"]), Side.from_json(d["b"]))
 
 
 @dataclass
@@ -203,7 +203,7 @@ class DiffOptions:
     progress: Callable[[str], None] | None = None
 
 
-def diff_builds(a: Build, b: Build, targets: Sequence[Target],
+def diff_builds(a: Build, b: Build, targets: Sequence[DiffTarget],
                 options: DiffOptions = DiffOptions()) -> DiffResult:
     """Runs every target on build ``a`` then ``b`` (one after the other, so times compare)."""
     say = options.progress or (lambda _line: None)
@@ -220,7 +220,7 @@ def diff_builds(a: Build, b: Build, targets: Sequence[Target],
     return result
 
 
-def _diff_lit(a: Build, b: Build, suite: Target, options: DiffOptions,
+def _diff_lit(a: Build, b: Build, suite: DiffTarget, options: DiffOptions,
               say: Callable[[str], None]) -> list[DiffEntry]:
     results = []
     for label, build in (("A", a), ("B", b)):
@@ -229,7 +229,7 @@ def _diff_lit(a: Build, b: Build, suite: Target, options: DiffOptions,
     entries = []
     for name in sorted(set(results[0]) | set(results[1])):
         sides = [r.get(name) or _lit_side("MISSING", 0.0) for r in results]
-        entries.append(DiffEntry(Target(TargetKind.LIT, name, input=suite.input), *sides))
+        entries.append(DiffEntry(DiffTarget(TargetKind.LIT, name, input=suite.input), *sides))
     return entries
 
 

@@ -42,7 +42,7 @@ class TargetKind(ParsableEnum):
 
 
 @dataclass(frozen=True)
-class Target:
+class DiffTarget:
     kind: TargetKind
     id: str                # the file (ir), the suite folder, or lit's test name
     input: str = ""        # the IR file, or the lit folder
@@ -59,7 +59,7 @@ class Target:
                 "pipeline": self.pipeline}
 
     @classmethod
-    def from_json(cls, d: dict) -> Target:
+    def from_json(cls, d: dict) -> DiffTarget:
         return cls(TargetKind.parse(d["kind"]), d["id"], d.get("input", ""), d.get("pipeline", ""))
 
 
@@ -71,14 +71,14 @@ def _short_pipeline(textual: str) -> str:
     return textual
 
 
-def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = False) -> list[Target]:
+def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = False) -> list[DiffTarget]:
     """Targets from command-line paths; ``pipeline`` (a name or text) applies to IR files;
     ``lit``: every folder is (inside) a lit suite."""
     if not paths:
         raise UsageError("harness diff needs at least one TARGET: IR files with --pipeline, a "
                          "record or a folder of records (a sweep), or a lit folder.")
     textual = default_pipelines().resolve(pipeline) if pipeline else ""
-    targets: list[Target] = []
+    targets: list[DiffTarget] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -87,10 +87,10 @@ def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = F
         record = path / timeline_record.RECORD_NAME if path.is_dir() else path
         if record.is_file() and timeline_record.is_timeline_record(record):
             timeline = timeline_record.load(record)
-            targets.append(Target(TargetKind.TIMELINE, str(record.parent),
-                                  # its folder's copy of the input (older records: the path)
-                                  input=str(_record_input(record, timeline.input_ir or timeline.input_path)),
-                                  pipeline=_record_pipeline(record, timeline.pipeline)))
+            # its folder's copy of the input (older records: the path)
+            source = _record_input(record, timeline.input_ir or timeline.input_path)
+            targets.append(DiffTarget(TargetKind.TIMELINE, str(record.parent), input=str(source),
+                                      pipeline=_record_pipeline(record, timeline.pipeline)))
         elif path.is_dir():
             targets += _lit_suite(path, named=lit) or _sweep(path)
         elif path.suffix == ".json":
@@ -99,18 +99,18 @@ def collect_targets(paths: Sequence[str], pipeline: str | None, *, lit: bool = F
             if not textual:
                 raise UsageError(f"diff target {raw} is an IR file: say which pipeline to run "
                                  "it through with --pipeline (e.g. --pipeline torch-to-linalg).")
-            targets.append(Target(TargetKind.IR, str(path), input=str(path), pipeline=textual))
+            targets.append(DiffTarget(TargetKind.IR, str(path), input=str(path), pipeline=textual))
     return targets
 
 
-def _lit_suite(folder: Path, *, named: bool) -> list[Target]:
+def _lit_suite(folder: Path, *, named: bool) -> list[DiffTarget]:
     """The folder as a lit target when it holds a lit config itself, or when ``--lit`` says so."""
     if named or any((folder / name).is_file() for name in LIT_CONFIGS):
-        return [Target(TargetKind.LIT, str(folder), input=str(folder))]
+        return [DiffTarget(TargetKind.LIT, str(folder), input=str(folder))]
     return []
 
 
-def _sweep(folder: Path) -> list[Target]:
+def _sweep(folder: Path) -> list[DiffTarget]:
     records = sorted(folder.rglob("*.json"))
     targets = [_record_target(p, folder) for p in records if _looks_like_record(p)]
     if not targets:
@@ -130,7 +130,7 @@ def _looks_like_record(path: Path) -> bool:
     return isinstance(d, dict) and {"outcome", "input_path", "pipeline"} <= d.keys()
 
 
-def _record_target(path: Path, root: Path | None = None) -> Target:
+def _record_target(path: Path, root: Path | None = None) -> DiffTarget:
     """The IR file and pipeline of a run record. Records are input: its IR must lie inside
     ``root`` (the folder named on the command line, else the record's own folder), symlinks
     resolved; a planted record naming /etc/shadow would have its lines quoted back in the
@@ -142,8 +142,8 @@ def _record_target(path: Path, root: Path | None = None) -> Target:
     if not isinstance(d, dict) or not {"input_path", "pipeline"} <= d.keys():
         raise InputFileError(f"diff target {path} is JSON but not a run record (no input_path "
                              "and pipeline): write one with 'harness run FILE --pipeline P --json'.")
-    return Target(TargetKind.IR, str(path), input=str(_record_input(path, d["input_path"], root)),
-                  pipeline=_record_pipeline(path, d["pipeline"]))
+    return DiffTarget(TargetKind.IR, str(path), input=str(_record_input(path, d["input_path"], root)),
+                      pipeline=_record_pipeline(path, d["pipeline"]))
 
 
 def _record_input(path: Path, raw: object, root: Path | None = None) -> Path:

@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.locations import SourceLocation
 from harness.compiler.outcomes import Outcome
@@ -142,8 +143,8 @@ class ExplainResult:
             "pipeline": self.record.pipeline,
             "binary": self.record.binary,
             "blockers": [_blocker_json(b) for b in self.blockers],
-            "errors": [asdict(e) for e in self.explanations],
-            "crash_hints": [asdict(h) for h in self.crash_hints],
+            "errors": [jsonfile.plain(asdict(e)) for e in self.explanations],
+            "crash_hints": [jsonfile.plain(asdict(h)) for h in self.crash_hints],
             "blocker_analysis": self.analysis.to_json() if self.analysis else None,
         }
 
@@ -185,7 +186,7 @@ class ExplainResult:
 
 
 def _blocker_json(b: BlockerExplanation) -> dict:
-    d = asdict(b)
+    d = jsonfile.plain(asdict(b))
     d["hints"] = [h.name for h in b.hints]
     d["fixes"] = [f.name for f in b.fixes]
     d["upstream"] = [u.ref for u in b.upstream]

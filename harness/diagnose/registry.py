@@ -10,7 +10,9 @@ only ``fft_fft``, ``fft_ifft`` and ``fft_rfft``) is imported as the generic ``to
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 _OPERATOR = re.compile(r'^torch\.operator "(?P<name>[\w.]+)"$')
 
@@ -53,3 +55,41 @@ def describe_unregistered(label: str) -> str | None:
     return (f"{name} is not registered in torch-mlir's torch dialect{has}: it is imported as "
             "the generic torch.operator, which no decomposition or conversion can match; the "
             "gap is the op's definition (GeneratedTorchOps.td), before any lowering")
+
+
+@dataclass(frozen=True)
+class GenericOps:
+    """The ``torch.operator "NAME"`` ops of one file of the same NAME: how many, and where the
+    first one is (its MLIR location, printed)."""
+
+    label: str      # torch.operator "aten._weight_norm"
+    count: int
+    location: str
+
+
+def generic_ops(path: Path) -> list[GenericOps]:
+    """Every distinct generic ``torch.operator`` op of the IR file ``path`` (what the importer
+    could not map to a registered op), most frequent first: an import that stops on the first
+    of them has the others waiting behind it (an audio codec: 36 ``aten._weight_norm`` and 2
+    ``aten.lstm.input``). Empty when the file does not parse."""
+    from harness.compiler.mlir import children, read_module
+
+    parsed = read_module(path) if path.is_file() else None
+    if parsed is None:
+        return []
+    _, module = parsed
+    counts: dict[str, int] = {}
+    first: dict[str, str] = {}
+    stack = list(children(module))
+    while stack:
+        op = stack.pop(0)
+        stack[:0] = list(children(op))
+        if op.name != "torch.operator":
+            continue
+        name = str(op.attributes["name"]).strip('"')
+        label = f'torch.operator "{name}"'
+        counts[label] = counts.get(label, 0) + 1
+        first.setdefault(label, str(op.location))
+    return [GenericOps(label, n, first[label])
+            for label, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+

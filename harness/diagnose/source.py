@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sysconfig
+from collections.abc import Sequence
 from pathlib import Path
 
 _LIBRARY_ROOTS = tuple(
@@ -72,3 +73,31 @@ def is_model_code(file: str) -> bool:
 def model_frame(files: list[str]) -> int | None:
     """The index of the deepest frame (innermost first) in the model's own code, or None."""
     return next((i for i, f in enumerate(files) if is_model_code(f)), None)
+
+
+def torch_ops_at(torch_ir: Path, frames: Sequence[str]) -> list[str]:
+    """The torch ops of ``torch_ir`` (a stage's torch-dialect input) whose location's stack
+    (``FILE:LINE`` innermost first) starts with ``frames``, in order, each once: what the
+    model's line became before the lowering. A whole stack tells apart the many ops that share
+    an inner line (every Tensor operator passes ``torch/_tensor.py:39``); one frame matches on
+    the innermost alone."""
+    from harness.compiler.locations import file_locations
+    from harness.compiler.mlir import children, read_module
+
+    wanted = list(frames)
+    parsed = read_module(torch_ir) if wanted and torch_ir.is_file() else None
+    if parsed is None:
+        return []
+    _, module = parsed
+    found: dict[str, None] = {}
+    stack = list(children(module))
+    while stack:
+        op = stack.pop(0)
+        stack[:0] = list(children(op))
+        name = op.name
+        if not name.startswith("torch.aten.") and not name.startswith("torch.prims."):
+            continue
+        if [f.file_line for f in file_locations(str(op.location))][:len(wanted)] == wanted:
+            found[name] = None
+    return list(found)
+

@@ -130,7 +130,7 @@ def read_tree(root: Path, base: Path) -> list[Group]:
 
 
 @dataclass
-class Part:
+class TopLevelOp:
     """One top-level op of the module (a function, a global): its text and what it holds."""
 
     text: str                  # as compared and diffed: location aliases left out
@@ -213,14 +213,14 @@ def strip_locations(line: str) -> str:
     return "".join(out)
 
 
-def _part(lines: list[str], follow: Follow | None, locations: _Locations | None) -> Part:
+def _part(lines: list[str], follow: Follow | None, locations: _Locations | None) -> TopLevelOp:
     counts, followed = _measure(lines, follow, locations)
     text = "\n".join(strip_locations(line) if " loc(" in line else line for line in lines) + "\n"
-    return Part(text, counts, followed, hashlib.sha1(text.encode()).digest())
+    return TopLevelOp(text, counts, followed, hashlib.sha1(text.encode()).digest())
 
 
 def split_dump(text: str, follow: Follow | None,
-               cache: dict[str, Part] | None = None) -> tuple[str, dict[str, Part]]:
+               cache: dict[str, TopLevelOp] | None = None) -> tuple[str, dict[str, TopLevelOp]]:
     """The op a dump printed (``builtin.module`` or ``func.func @f``) and its parts by key: the
     top-level ops of a module, or the one op printed. ``cache`` holds parts read before by
     their text (a module dump prints every function again; location aliases are per dump, so
@@ -232,7 +232,7 @@ def split_dump(text: str, follow: Follow | None,
     if "#loc" in text:
         lines = [line for line in lines if not _ALIAS.match(line)]
 
-    def part(chunk: list[str]) -> Part:
+    def part(chunk: list[str]) -> TopLevelOp:
         if cache is None:
             return _part(chunk, follow, locations)
         joined = "\n".join(chunk)
@@ -249,7 +249,7 @@ def split_dump(text: str, follow: Follow | None,
     if name != "builtin.module":
         key = _key(first, 0)
         return f"{name} {key}" if key.startswith("@") else name, {key: part(body)}
-    parts: dict[str, Part] = {}
+    parts: dict[str, TopLevelOp] = {}
     chunk: list[str] = []
     inner = body[1:-1] if body[-1].startswith("}") else body[1:]
     for line in [*inner, "  <end>"]:
@@ -273,12 +273,12 @@ class _Module:
     """The module after the passes so far, as its top-level ops; op counts kept as a running
     total (summing every op's counts for each of OPT-125m's 299 rows took a second)."""
 
-    def __init__(self, parts: dict[str, Part]):
-        self.parts: dict[str, Part] = {}
+    def __init__(self, parts: dict[str, TopLevelOp]):
+        self.parts: dict[str, TopLevelOp] = {}
         self.totals: Counter = Counter()
         self.replace(parts, whole=True)
 
-    def replace(self, parts: dict[str, Part], *, whole: bool) -> Counter:
+    def replace(self, parts: dict[str, TopLevelOp], *, whole: bool) -> Counter:
         """Puts ``parts`` in (all of the module when ``whole``); returns the op-count change."""
         change: Counter = Counter()
         for key in (list(self.parts) if whole else [k for k in parts if k in self.parts]):
@@ -302,7 +302,7 @@ class _Module:
         return h.hexdigest()[:16]
 
 
-def _diff(old: dict[str, Part], new: dict[str, Part], label: str) -> list[str]:
+def _diff(old: dict[str, TopLevelOp], new: dict[str, TopLevelOp], label: str) -> list[str]:
     out: list[str] = []
     for key in dict.fromkeys([*old, *new]):
         if key in old and key in new and old[key].digest == new[key].digest:
@@ -348,7 +348,7 @@ def _slug(text: str) -> str:
 
 
 def _in_order(groups: list[Group], module: _Module, follow: Follow | None,
-              leaves: list[Instance]) -> list[tuple[Dump, str, dict[str, Part], int | None]]:
+              leaves: list[Instance]) -> list[tuple[Dump, str, dict[str, TopLevelOp], int | None]]:
     """Every dump with its op, its parts and its timer, in run order.
 
     Between two module dumps each op's own dumps are in order, and ops go in module order: on
@@ -357,11 +357,11 @@ def _in_order(groups: list[Group], module: _Module, follow: Follow | None,
     callees in call-graph order instead, which the tree's names do not keep."""
     ordered = []
     keys = list(module.parts)
-    known: dict[str, tuple[str, dict[str, Part]]] = {}
-    parts_read: dict[str, Part] = {}
+    known: dict[str, tuple[str, dict[str, TopLevelOp]]] = {}
+    parts_read: dict[str, TopLevelOp] = {}
     pos = 0
 
-    def seen(text: str) -> tuple[str, dict[str, Part]]:
+    def seen(text: str) -> tuple[str, dict[str, TopLevelOp]]:
         """A dump read once per distinct text: most passes print what the last one did."""
         if text not in known:
             known[text] = split_dump(text, follow, parts_read)

@@ -130,7 +130,7 @@ class CheckResult:
             lines += [f"  {line}" for line in render_record(failed)]
             lines.append(f"  reproduce: {repro_command(failed.pipeline, failed.input_path)}")
         rb = self.refbackend
-        if self.failed_stage == Stage.LOWERING and rb is not None and rb.lowering is not None:
+        if self.failed_stage == Stage.LOWERING.value and rb is not None and rb.lowering is not None:
             lines += [f"  {line}" for line in render_record(rb.lowering)]
             lines.append(f"  reproduce: {shell_command(rb.lowering.command)}")
         if self.error:

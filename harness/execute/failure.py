@@ -94,7 +94,8 @@ class RuntimeFailure:
 def of_check_json(record: dict) -> RuntimeFailure | None:
     """The run-time failure of a ``harness check --json`` record; None when it did not fail at
     ``execution`` (it ran, or failed before the code ran)."""
-    if record.get("outcome") != CheckOutcome.FAILS or record.get("failed_stage") != Stage.EXECUTION:
+    if (record.get("outcome") != CheckOutcome.FAILS.value
+            or record.get("failed_stage") != Stage.EXECUTION.value):
         return None
     rb = record.get("refbackend") or {}
     return RuntimeFailure.of(record.get("error") or rb.get("error", ""), rb.get("signal", ""))

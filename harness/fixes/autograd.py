@@ -26,7 +26,7 @@ from typing import Any, TypeGuard
 
 import torch
 
-from .base import Application, ModuleEvidence, ModuleFix, Refusal, Site
+from .base import Application, ModuleEvidence, ModuleFix, RefusedSite, Site
 
 PYTHON_OP = 'torch.operator "prim.PythonOp"'
 FunctionClass = type[torch.autograd.Function]
@@ -43,15 +43,15 @@ class AutogradFunctionForward(ModuleFix):
         app = Application(self.name, self.level, module=module)
         found = functions_called(module, evidence)
         if module.training:
-            app.refused += [Refusal(_qualname(f), "the model", "the module is in training mode: "
-                                    "backward would need the Function's own backward")
+            app.refused += [RefusedSite(_qualname(f), "the model", "the module is in training mode: "
+                                        "backward would need the Function's own backward")
                             for f in found]
             return app
         usable = []
         for fn in found:
             if "apply" in vars(fn):
-                app.refused.append(Refusal(_qualname(fn), "the model", "it overrides apply, so "
-                                           "apply may do more than call forward"))
+                app.refused.append(RefusedSite(_qualname(fn), "the model", "it overrides apply, so "
+                                               "apply may do more than call forward"))
                 continue
             usable.append(fn)
             app.changed.append(Site(f"{_qualname(fn)}.apply -> {_qualname(fn)}.forward",
@@ -70,7 +70,7 @@ class ForwardInlined(torch.nn.Module):
         self.inner = inner
         self.functions = functions
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         with forward_only(self.functions):
             return self.inner(*args, **kwargs)
 
@@ -83,16 +83,16 @@ class _NoGradContext:
         self.needs_input_grad = (False,) * inputs
         self.saved_tensors: tuple = ()
 
-    def save_for_backward(self, *tensors) -> None:
+    def save_for_backward(self, *tensors: torch.Tensor) -> None:
         self.saved_tensors = tensors
 
-    def save_for_forward(self, *tensors) -> None:
+    def save_for_forward(self, *tensors: torch.Tensor) -> None:
         pass
 
-    def mark_dirty(self, *tensors) -> None:
+    def mark_dirty(self, *tensors: torch.Tensor) -> None:
         pass
 
-    def mark_non_differentiable(self, *tensors) -> None:
+    def mark_non_differentiable(self, *tensors: torch.Tensor) -> None:
         pass
 
     def set_materialize_grads(self, value: bool) -> None:
@@ -104,7 +104,7 @@ def _defines_setup_context(fn: type) -> bool:
     return getattr(fn, "setup_context", base) is not base
 
 
-def _call_forward(cls, *args, **kwargs):
+def _call_forward(cls: FunctionClass, *args: Any, **kwargs: Any) -> Any:
     if _defines_setup_context(cls):
         return cls.forward(*args, **kwargs)
     return cls.forward(_NoGradContext(len(args)), *args, **kwargs)
@@ -141,7 +141,7 @@ def functions_called(module: torch.nn.Module, evidence: ModuleEvidence) -> list[
         return found
     original = torch.autograd.Function.__dict__["apply"]
 
-    def recording(cls, *args, **kwargs):
+    def recording(cls: FunctionClass, *args: Any, **kwargs: Any) -> Any:
         if cls not in found:
             found.append(cls)
         return original.__func__(cls, *args, **kwargs)

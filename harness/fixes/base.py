@@ -56,7 +56,7 @@ class Site:
 
 
 @dataclass
-class Refusal:
+class RefusedSite:
     """A place the fix would change but will not: its condition does not hold (or cannot be
     checked) there."""
 
@@ -78,7 +78,7 @@ class Application:
     fix: str
     level: FixLevel
     changed: list[Site] = field(default_factory=list)
-    refused: list[Refusal] = field(default_factory=list)
+    refused: list[RefusedSite] = field(default_factory=list)
     # Module fixes: the module to trace or export now, and how to put the original back.
     module: Any = None
     undo: Callable[[], None] | None = None

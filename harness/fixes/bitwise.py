@@ -23,7 +23,7 @@ from torch_mlir import ir
 from harness.knowledge.fixes import FIXES
 from harness.diagnose.reduce.torch_types import tensor_info
 
-from .base import Application, IRFix, Refusal, Site, location_text, walk
+from .base import Application, IRFix, RefusedSite, Site, location_text, walk
 
 
 class BitwiseAndOr(IRFix):
@@ -43,7 +43,7 @@ class BitwiseAndOr(IRFix):
                 name, where = op.operation.name, location_text(op)
                 reason = refusal(op)
                 if reason:
-                    app.refused.append(Refusal(op_name_short(name), where, reason))
+                    app.refused.append(RefusedSite(op_name_short(name), where, reason))
                     continue
                 replace_op(op, target)
                 app.changed.append(Site(f"{op_name_short(name)} -> {op_name_short(target)}", where))

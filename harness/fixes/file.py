@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from harness.compiler import jsonfile
 from harness.compiler.irfile import unique_dir, write_atomically
@@ -50,6 +51,9 @@ from .verify import (
     from_numerics,
     unverified,
 )
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 SCHEMA = "harness.fix/1"
 #: The stage outputs the RefBackend can take (pipelines.toml names).
@@ -208,7 +212,7 @@ def _check_output(output: Path, path: Path) -> None:
     check_output(output)  # writable (a probe): fail before the runs, not after them
 
 
-def _parse(path: Path, opt: str | None):
+def _parse(path: Path, opt: str | None) -> tuple[ir.Context, ir.Operation]:
     if not path.is_file():
         raise InputFileError(f"input IR file {path} does not exist or is not a file. Check the path.")
     parsed = parse_ir(path.read_bytes())
@@ -223,7 +227,8 @@ def _parse(path: Path, opt: str | None):
     return parsed
 
 
-def _reference(path: Path, parsed, folder: Path, options: FileFixOptions):
+def _reference(path: Path, parsed: tuple[ir.Context, ir.Operation], folder: Path,
+               options: FileFixOptions) -> tuple[ReferenceCache | None, TensorSignature, str, str]:
     """FILE's reference outputs on the chosen inputs: (cache, signature, description, why not)."""
     context, module = parsed
     with context:
@@ -268,6 +273,6 @@ def _copy(source: Path, target: Path) -> None:
     write_atomically(target, lambda f: _stream(source, f), binary=True)
 
 
-def _stream(source: Path, into) -> None:
+def _stream(source: Path, into: IO[bytes]) -> None:
     with open(source, "rb") as f:
         shutil.copyfileobj(f, into)

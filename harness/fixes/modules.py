@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 
 from harness.execute.closeness import Tolerances, compare
 
-from .base import BlockerSeen, ModuleEvidence, ModuleFix
+from .base import Application, BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
 from .loop import FixStep
 from .outcomes import StepOutcome
@@ -32,7 +32,8 @@ def module_fixes(blockers: Sequence[BlockerSeen],
 
 
 def apply_module_fix(fix: ModuleFix, blocker: BlockerSeen, module: torch.nn.Module,
-                     examples: Sequence[Sequence[torch.Tensor]], *, script=None,
+                     examples: Sequence[Sequence[torch.Tensor]], *,
+                     script: torch.jit.ScriptModule | None = None,
                      tolerances: Tolerances = Tolerances(),
                      expected: Sequence[tuple] | None = None,
                      run: Callable[[torch.nn.Module, Sequence[torch.Tensor]], tuple] | None = None,
@@ -101,7 +102,7 @@ def _run(module: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> tuple:
     return tuple(_flat(out))
 
 
-def _flat(value):
+def _flat(value: object) -> Iterator[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         yield value
     elif isinstance(value, (tuple, list)):
@@ -112,6 +113,6 @@ def _flat(value):
             yield from _flat(item)
 
 
-def _undo(app) -> None:
+def _undo(app: Application) -> None:
     if app.undo is not None:
         app.undo()

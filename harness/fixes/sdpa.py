@@ -22,7 +22,7 @@ from torch_mlir import ir
 
 from harness.diagnose.reduce.torch_types import tensor_info
 
-from .base import Application, IRFix, Refusal, Site, location_text, walk
+from .base import Application, IRFix, RefusedSite, Site, location_text, walk
 
 SDPA = "torch.aten.scaled_dot_product_attention"
 _QUERY, _SCALE = 0, 6
@@ -46,7 +46,7 @@ class SdpaExplicitScale(IRFix):
                 where = location_text(op)
                 factor, reason = _factor(op, scale_op)
                 if reason:
-                    app.refused.append(Refusal(SDPA.removeprefix("torch."), where, reason))
+                    app.refused.append(RefusedSite(SDPA.removeprefix("torch."), where, reason))
                     continue
                 _fold(op, factor)
                 app.changed.append(Site(f"aten.scaled_dot_product_attention: scale folded into "

@@ -8,9 +8,11 @@ contract, since the two differ (TorchScript object graphs vs FX functions).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch_mlir import ir
@@ -66,12 +68,60 @@ class Conversion:
 
 
 @dataclass(frozen=True)
+class MakeRequest:
+    """What a frontend makes its program from: the eager model and its example inputs."""
+
+    name: str
+    eager: torch.nn.Module
+    examples: tuple[torch.Tensor, ...]
+    # the model driver's own tracer (its settings; notes on how it traced); None: the model has
+    # none to offer (the frontend refuses it), unless ``retrace`` (a module --fix changed)
+    trace: Callable[[], tuple[torch.jit.ScriptModule, list[str]]] | None = None
+    retrace: bool = False
+    # --dynamic: torch.export's dynamic_shapes (one Dim per named dimension); None: static
+    dynamic_shapes: dict[str, Any] | tuple[Any, ...] | list[Any] | None = None
+
+
+@dataclass
+class Made:
+    """A frontend's program and how PyTorch runs it (to tell what the frontend froze or got
+    wrong from what torch-mlir got wrong)."""
+
+    program: Program
+    run: Callable[[Sequence[torch.Tensor]], Any]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Maker:
+    """How a frontend makes its program from the model, a stage of the record of its own."""
+
+    stage: str                      # the record's stage name (trace, export)
+    make: Callable[[MakeRequest], Made]
+    # the program reads sizes as Python ints (a trace): a --dynamic size may be frozen in it
+    # silently, so the port checks it on the second input set before it asks for -1 bounds
+    freezes_sizes: bool = False
+    # the program refuses a dynamic size it cannot keep (torch.export's guards): its refusal
+    # is a blocker that names the guard's Python line
+    guards_sizes: bool = False
+
+
+@dataclass(frozen=True)
 class Frontend:
     name: FrontendName
     torch_pipeline: str  # pipelines.toml name that reaches the backend contract from this IR
     description: str
     run: Callable[[Program], tuple[ir.Module, object | None]]
     conversion: Conversion | None = None  # made from another frontend's program (ONNX)
+    maker: Maker | None = None  # how it makes its program (None: a conversion of another's)
+    program_name: str = "program"  # what the port calls the program when it runs it in PyTorch
+    # what a program that differs from eager by itself means, after "differs from eager by X
+    # here": who got the values wrong
+    program_blame: str = ": the frontend froze the difference in, not torch-mlir"
+    # its raw import types the entry's arguments (TorchScript's types them by bounds, behind
+    # the module argument: the signature is read only after the torch pipeline)
+    typed_import: bool = True
+    notes_heading: str = ""  # the port's notes on making the program, printed under it ("": not)
 
     @property
     def source(self) -> FrontendName:
@@ -156,17 +206,66 @@ def _onnx_check() -> None:
     check()
 
 
+def _trace(request: MakeRequest) -> Made:
+    """TorchScript's program: the driver's trace, or (a module --fix changed) the module traced
+    again as torch.jit.trace(strict=False, check_trace=False)."""
+    if request.trace is not None and not request.retrace:
+        script, notes = request.trace()
+    elif request.retrace:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            script = torch.jit.trace(request.eager, request.examples, strict=False,
+                                     check_trace=False)
+        notes = ["The fixed module was traced again as torch.jit.trace(strict=False, "
+                 "check_trace=False)."]
+    else:
+        raise ValueError(f"{request.name} has no trace: port it through --frontend fx")
+    return Made(Program(request.name, request.eager, request.examples, script),
+                lambda tensors: script(*tensors), notes)
+
+
+def _export(request: MakeRequest) -> Made:
+    """FX's program: torch.export (non-strict), with --dynamic's shapes."""
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+        exported = torch.export.export(request.eager, request.examples, strict=False,
+                                       dynamic_shapes=request.dynamic_shapes)
+    return Made(Program(request.name, request.eager, request.examples, exported=exported),
+                run_exported(exported))
+
+
+def run_exported(exported: torch.export.ExportedProgram) -> Callable[[Sequence[torch.Tensor]], Any]:
+    """How PyTorch runs ``exported``: its module made once, at the first run (tiny BERT's
+    ``module()``: 0.05 s, which each of the two input sets paid)."""
+    made: list[torch.nn.Module] = []
+
+    def run(tensors: Sequence[torch.Tensor]) -> Any:
+        if not made:
+            made.append(exported.module())
+        return made[0](*tensors)
+
+    return run
+
+
 FRONTENDS: dict[FrontendName, Frontend] = {
     FrontendName.TORCHSCRIPT: Frontend(
         FrontendName.TORCHSCRIPT, "torchscript-to-torch",
-        "torch.jit.trace -> the project's TorchScript importer", _torchscript),
+        "torch.jit.trace -> the project's TorchScript importer", _torchscript,
+        maker=Maker("trace", _trace, freezes_sizes=True), program_name="trace",
+        program_blame=": the frontend froze the difference in (see the TracerWarnings), not "
+                      "torch-mlir", typed_import=False, notes_heading="trace"),
     FrontendName.FX: Frontend(
-        FrontendName.FX, "fx-to-torch", "torch.export -> the torch-mlir wheel's fx_importer", _fx),
+        FrontendName.FX, "fx-to-torch", "torch.export -> the torch-mlir wheel's fx_importer", _fx,
+        maker=Maker("export", _export, guards_sizes=True), program_name="exported program",
+        program_blame=": the frontend froze the difference in (see the TracerWarnings), not "
+                      "torch-mlir"),
     FrontendName.ONNX: Frontend(
         FrontendName.ONNX, "onnx-to-torch",
         "torch.export -> torch.onnx.export -> the torch-mlir wheel's onnx_importer", _onnx,
         Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check, ".onnx",
-                   lambda program, path: replace(program, onnx_path=path))),
+                   lambda program, path: replace(program, onnx_path=path)),
+        program_name="ONNX file in onnxruntime",
+        program_blame=", past the float64 rule: the ONNX exporter got it wrong, not torch-mlir"),
 }
 
 

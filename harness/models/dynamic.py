@@ -223,7 +223,7 @@ class SpecializationLog:
         logger.propagate = False
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         logger = logging.getLogger(self._LOGGER)
         logger.removeHandler(self._handler)
         level, logger.propagate, handlers = self._saved

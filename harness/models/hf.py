@@ -30,7 +30,7 @@ import inspect
 import json
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -460,7 +460,7 @@ def _trial_copy(model: nn.Module) -> nn.Module:
         return model
 
 
-def _output_names(spec: ModelSpec, call, inputs: InputSet) -> tuple[str, ...]:
+def _output_names(spec: ModelSpec, call: Callable[[InputSet], Any], inputs: InputSet) -> tuple[str, ...]:
     """Run eager once: it names the outputs, and a model that cannot run fails here, clearly."""
     try:
         named = flatten_outputs(call(inputs))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 from torch import nn
@@ -52,7 +52,8 @@ class OnnxFileModule(nn.Module):
                  for i, t in zip(self._session.get_inputs(), tensors, strict=True)}
         return tuple(torch.from_numpy(o) for o in self._session.run(None, feeds))
 
-    def __deepcopy__(self, memo):  # a session cannot be copied: a float64 copy is not offered
+    # A session cannot be copied: a float64 copy is not offered.
+    def __deepcopy__(self, memo: dict[int, object]) -> NoReturn:
         raise TypeError("an ONNX file's module runs in onnxruntime at its own types")
 
 

@@ -507,7 +507,7 @@ def _sorted_counts(kinds: Iterator[str]) -> dict[str, int]:
     return dict(sorted(Counter(kinds).items()))
 
 
-def _walk_nodes(block) -> Iterator[torch._C.Node]:
+def _walk_nodes(block: torch._C.Graph | torch._C.Block) -> Iterator[torch._C.Node]:
     """Every node of a graph or block, depth first into nested blocks (If/Loop bodies)."""
     for node in block.nodes():
         yield node
@@ -526,7 +526,8 @@ def _count_method(module: torch.jit.ScriptModule, method: str, counts: Counter[s
             _count_method(callee, node.s("name"), counts)
 
 
-def _resolve_module(root, self_value, value) -> torch.jit.ScriptModule:
+def _resolve_module(root: torch.jit.ScriptModule, self_value: torch._C.Value,
+                    value: torch._C.Value) -> torch.jit.ScriptModule:
     """Follow the ``prim::GetAttr`` chain that produced ``value`` from ``self`` to a submodule."""
     path: list[str] = []
     while value is not self_value:

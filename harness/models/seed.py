@@ -149,7 +149,7 @@ class _CachingLayer(nn.Module):
     def _shape(self, t: torch.Tensor, bsz: int, seq: int) -> torch.Tensor:
         return t.view(bsz, seq, HEADS, HEAD_DIM).transpose(1, 2).contiguous()  # seed-idiom: tuple-of-views
 
-    def forward(self, hidden: torch.Tensor):
+    def forward(self, hidden: torch.Tensor) -> tuple[torch.Tensor, tuple[torch.Tensor, torch.Tensor]]:
         bsz, seq_len, _ = hidden.size()
         key = self._shape(self.k(hidden), bsz, seq_len)
         value = self._shape(self.v(hidden), bsz, seq_len)
@@ -164,7 +164,8 @@ class TupleOfViewsCache(nn.Module):
         super().__init__()
         self.layers = nn.ModuleList([_CachingLayer(), _CachingLayer()])
 
-    def forward(self, hidden: torch.Tensor):
+    def forward(self, hidden: torch.Tensor
+                ) -> tuple[torch.Tensor, tuple[tuple[torch.Tensor, torch.Tensor], ...]]:
         cache: tuple[tuple[torch.Tensor, torch.Tensor], ...] = ()
         for layer in self.layers:
             hidden, present = layer(hidden)

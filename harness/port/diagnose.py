@@ -27,7 +27,7 @@ from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
-from harness.diagnose.source import model_frame
+from harness.diagnose.source import model_frame, torch_ops_at
 
 from .options import PortOptions
 from .record import Blocker, PassSource, PortStage
@@ -97,13 +97,61 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
     if not found:
         frames = [f"{f.file}:{f.line}" for f in first.frames] if first else []
         hints = first.hints if first else []
-        found = [Blocker(
+        found = [_torch_op_behind(Blocker(
             rank=1, stage=stage, signature=str(record.signature), op=reported,
             count=len([d for d in record.errors() if d.op == reported]) if reported else 0,
             location=frames[0] if frames else "", frames=frames,
             message=one_line(first.message if first else str(record.signature)),
-            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))]
-    return [replace(b, failing_pass=failing_pass, failing_pass_from=found_by) for b in found]
+            hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints)), Path(record.input_path))]
+        if reported.startswith('torch.operator "'):
+            found = _each_generic_op(found[0], Path(record.input_path))
+    return [replace(b, failing_pass=failing_pass, failing_pass_from=found_by,
+                    called_from=b.called_from or model_line(b.frames)) for b in found]
+
+
+def _each_generic_op(reported: Blocker, torch_ir: Path) -> list[Blocker]:
+    """A stage that stops at the first generic ``torch.operator`` (an op the importer could not
+    map to a registered one) names only it; the others wait behind it. One blocker per distinct
+    generic op of the stage's input, with its count, most frequent first (issue 45 item 3)."""
+    from harness.diagnose.registry import generic_ops
+
+    found = []
+    for rank, generic in enumerate(generic_ops(torch_ir), start=1):
+        if generic.label == reported.op:
+            found.append(replace(reported, rank=rank, count=generic.count))
+            continue
+        frames = frames_of(generic.location)
+        found.append(Blocker(
+            rank=rank, stage=reported.stage,
+            signature=str(Signature(Outcome.LEGALIZATION_FAILURE, op=generic.label)),
+            op=generic.label, count=generic.count, location=frames[0] if frames else "",
+            frames=frames, message=f"imported as the generic {generic.label} too, behind the "
+                                   f"first: {reported.op} stopped the stage before it"))
+    return sorted(found, key=lambda b: b.rank) if any(b.op == reported.op for b in found) else [reported]
+
+
+def model_line(frames: list[str]) -> str:
+    """The model's own line that reached a blocker placed in library code (``torch/_tensor.py``,
+    ``nn/functional.py``): the innermost frame of the model's code; "" when the blocker's own
+    line is the model's, or no frame is."""
+    at = model_frame([f.rpartition(":")[0] for f in frames])
+    return frames[at] if at else ""
+
+
+def _torch_op_behind(blocker: Blocker, torch_ir: Path) -> Blocker:
+    """An op of a lower dialect (``arith.fptosi`` failing the verifier) is a symptom: the
+    blocker is the torch op whose lowering made it, found in the stage's torch input at the
+    same Python stack (issue 45: DPT's ``posemb.size(0) ** 0.5``, an si64 tensor to a float
+    power, named ``arith.fptosi at torch/_tensor.py:39``)."""
+    if not blocker.op or blocker.op.startswith("torch.") or not blocker.frames:
+        return blocker
+    ops = torch_ops_at(torch_ir, blocker.frames)
+    if not ops:
+        return blocker
+    also = f" (the same line also holds {', '.join(ops[1:])})" if len(ops) > 1 else ""
+    return replace(blocker, op=ops[0], reported_op=blocker.op, explanation=(
+        f"the error names {blocker.op}, which the lowering of {ops[0]} made: it is the torch "
+        f"op at this Python stack in the stage's input{also}."))
 
 
 def _failing_pass(record: RunRecord, folder: Path, options: PortOptions) -> str:
@@ -176,7 +224,9 @@ def _fixes(hints: list[idioms.KnownIdiom]) -> list[str]:
 
 def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: PortOptions) -> list[str]:
     """``harness explain|bisect|reduce|report|timeline`` on the failing stage's input, ready to
-    paste: the same binary (``--opt``) and pipeline as the port."""
+    paste: the same binary (``--opt``) and pipeline as the port. The report gets the port's
+    record (``record.json`` beside the port folders, written when the port ends): without it
+    the bundle cannot say which frontends reproduce the failure or what it blocks."""
     given = ["--opt", opt_argument(options.opt)] if options.opt else []
 
     def command(tool: str, *more: str) -> str:
@@ -185,7 +235,8 @@ def pipeline_commands(record: RunRecord, stage: str, folder: Path, options: Port
 
     return [command("explain"), command("bisect"),
             command("reduce", "-o", str(folder / "reduced.mlir")),
-            command("report", "--out", str(folder / "report")),
+            command("report", "--out", str(folder / "report"),
+                    "--port-record", str(folder.parent / "record.json")),
             command("timeline", "--out", str(folder / "timeline"))]
 
 

@@ -58,7 +58,7 @@ def cache_key(name: str, options: EmitOptions) -> str:
     # the environment's prefix): another clone or venv sharing a cache folder must not be handed
     # IR whose locations point at someone else's files.
     locations = [str(_PACKAGE), sys.prefix]
-    digest.update(json.dumps({"name": name, "importer": options.importer,
+    digest.update(json.dumps({"name": name, "importer": str(options.importer),
                               "keep_weights": options.keep_weights, "versions": versions,
                               "locations": locations}, sort_keys=True).encode())
     sources = []
@@ -71,7 +71,7 @@ def cache_key(name: str, options: EmitOptions) -> str:
     return digest.hexdigest()[:20]
 
 
-def _import(name: str, importer: str, keep_weights: bool, path: Path) -> None:
+def _import(name: str, importer: FrontendName, keep_weights: bool, path: Path) -> None:
     from ..compiler.mlir import WriteOptions, write_module
     from ..frontends.base import Program, frontend
     from ..models import catalog
@@ -91,7 +91,7 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
     output = Path(output)
     key = cache_key(name, options)
     if options.cache_dir is None:
-        _import(name, options.importer, options.keep_weights, output)
+        _import(name, importer, options.keep_weights, output)
         return EmitResult(name, importer, str(output), False, key, time.monotonic() - start)
     cache = Path(options.cache_dir)
     cached_file = cache / f"{name}.{options.importer}.{key}.mlir"
@@ -109,7 +109,7 @@ def emit(name: str, output: str | os.PathLike, options: EmitOptions = EmitOption
         fcntl.flock(lock, fcntl.LOCK_EX)
         hit = cached_file.is_file()  # another process imported it while this one waited
         if not hit:
-            _import(name, options.importer, options.keep_weights, cached_file)
+            _import(name, importer, options.keep_weights, cached_file)
     _copy_atomically(cached_file, output)
     return EmitResult(name, importer, str(output), hit, key, time.monotonic() - start)
 

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import warnings
 from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 import torch
 
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.outcomes import Outcome
-from harness.frontends.base import Frontend, Program, frontend
+from harness.frontends.base import Frontend, MakeRequest, Program, frontend, run_exported
 from harness.frontends.fx import ImportFailed
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import SpecializationLog, export_shapes
@@ -38,7 +37,7 @@ from .diagnose import (
     timeout_blocker,
 )
 from .dynamic import export_blocker, import_blocker, trace_frozen
-from .lowering import Imported, bytecode, for_backend, for_target, lower, target_folder
+from .lowering import ImportForTargets, bytecode, for_backend, for_target, lower, target_folder
 from .module_fixes import fix_module, trace_blockers, undo
 from .options import PortOptions
 from .progress import Progress, StageTimeout, time_limit
@@ -55,7 +54,7 @@ from .record import (
 from .subject import Subject
 
 if TYPE_CHECKING:
-    from harness.models.hf_inputs import InputSet
+    pass
 
 class _Stopped(Exception):
     """A Python stage failed: the port of this frontend ends there (already recorded).
@@ -93,7 +92,7 @@ def port_targets(subject: Subject, name: FrontendName, folder: Path, options: Po
         try:
             program, run_program = _program(subject, name, port, options, progress, label)
             if options.fix:
-                program, run_program = _fixed_trace(subject, program, run_program, port,
+                program, run_program = _fixed_trace(subject, name, program, run_program, port,
                                                     options, progress, label)
             ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
         except _Stopped as stopped:
@@ -104,7 +103,7 @@ def port_targets(subject: Subject, name: FrontendName, folder: Path, options: Po
     except _Stopped:  # every target and backend stops at the same Python stage
         firsts = [port, *(for_backend(port, b) for b in backends[1:])]
         return firsts + [for_target(p, t) for t in targets[1:] for p in firsts]
-    imported = Imported(chosen, program, run_program, ir_path)
+    imported = ImportForTargets(chosen, program, run_program, ir_path)
     before = copy.deepcopy(port)
     shared, ports = lower(subject, imported, port, options, progress, None)
     for target in targets[1:]:
@@ -145,76 +144,38 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
 def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
                     progress: Progress, label: str,
                     module: torch.nn.Module | None = None) -> tuple[Program, Callable | None]:
-    """Trace (TorchScript) or export (FX): the program, and how to run it in PyTorch.
-    ``module``: a module fixed by ``--fix``, traced or exported instead of ``subject.eager``."""
-    if name is FrontendName.TORCHSCRIPT:
-        stage = PortStage.TRACE
-        if module is not None:
-            trace = _retrace(module, subject)
-        elif subject.trace is not None:
-            trace = subject.trace
-        else:
-            _fail(port, stage, 0.0, exception_blocker(stage, ValueError(
-                f"{subject.name} has no trace: port it through --frontend fx")))
-        with _PythonStage(port, stage, options, progress, label):
-            script, notes = trace()
-        port.notes += notes
-        axes: tuple[tuple[int, ...], ...] = ()
-        if subject.dynamic:
-            frozen = trace_frozen(script, subject)
-            port.dynamic = DynamicDims(frozen=frozen)
-            if frozen:
-                port.notes.append("--dynamic: the trace froze a size (it fails or changes shape on "
-                                  "the second set), so every dimension stays static; frozen at "
-                                  + ", ".join(frozen[:3]))
-            else:
-                axes = tuple(tuple(sorted(a)) for a in subject.dynamic_axes)
-        return (Program(subject.name, module or subject.eager, subject.inputs.tensors, script,
-                        dynamic_axes=axes),
-                lambda inputs: script(*inputs.tensors))
-    stage = PortStage.EXPORT
-    log = SpecializationLog() if subject.dynamic else None
-    shapes = export_shapes(subject.dynamic_axes, module or subject.eager) if subject.dynamic else None
+    """The frontend's own program (its :class:`~harness.frontends.base.Maker`: a trace, an
+    export), a stage of its own, and how to run it in PyTorch. ``module``: a module fixed by
+    ``--fix``, made again instead of ``subject.eager``."""
+    maker = frontend(name).maker
+    assert maker is not None, f"{name.value} makes no program of its own"
+    stage = PortStage.parse(maker.stage)
+    eager = module or subject.eager
+    guarded = subject.dynamic and maker.guards_sizes
+    log = SpecializationLog() if guarded else None
+    request = MakeRequest(subject.name, eager, subject.inputs.tensors, trace=subject.trace,
+                          retrace=module is not None,
+                          dynamic_shapes=export_shapes(subject.dynamic_axes, eager) if guarded else None)
     with (_PythonStage(port, stage, options, progress, label,
                        blocker=lambda error: export_blocker(error, log) if log else None),
-          warnings.catch_warnings(), torch.no_grad(), log or contextlib.nullcontext()):
-        warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
-        exported = torch.export.export(module or subject.eager, subject.inputs.tensors,
-                                       strict=False, dynamic_shapes=shapes)
-    return (Program(subject.name, module or subject.eager, subject.inputs.tensors,
-                    exported=exported),
-            _run_exported(exported))
+          log or contextlib.nullcontext()):
+        made = maker.make(request)
+    port.notes += made.notes
+    program = made.program
+    if subject.dynamic and maker.freezes_sizes and program.script is not None:
+        frozen = trace_frozen(program.script, subject)
+        port.dynamic = DynamicDims(frozen=frozen)
+        if frozen:
+            port.notes.append("--dynamic: the trace froze a size (it fails or changes shape on "
+                              "the second set), so every dimension stays static; frozen at "
+                              + ", ".join(frozen[:3]))
+        else:
+            program = replace(program, dynamic_axes=tuple(tuple(sorted(a))
+                                                          for a in subject.dynamic_axes))
+    return program, lambda inputs: made.run(inputs.tensors)
 
 
-def _run_exported(exported: torch.export.ExportedProgram) -> Callable:
-    """How PyTorch runs ``exported``: its module made once, at the first run (tiny BERT's
-    ``module()``: 0.05 s, which each of the two input sets paid)."""
-    made: list[torch.nn.Module] = []
-
-    def run(inputs: InputSet) -> Any:
-        if not made:
-            made.append(exported.module())
-        return made[0](*inputs.tensors)
-
-    return run
-
-
-def _retrace(module: torch.nn.Module,
-             subject: Subject) -> Callable[[], tuple[torch.jit.ScriptModule, list[str]]]:
-    """How to trace a module fixed by ``--fix`` (in place of ``subject.trace``)."""
-
-    def trace() -> tuple[torch.jit.ScriptModule, list[str]]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            script = torch.jit.trace(module, subject.inputs.tensors, strict=False,
-                                     check_trace=False)
-        return script, ["The fixed module was traced again as torch.jit.trace(strict=False, "
-                        "check_trace=False)."]
-
-    return trace
-
-
-def _fixed_trace(subject: Subject, program: Program, run_program: Callable | None,
+def _fixed_trace(subject: Subject, name: FrontendName, program: Program, run_program: Callable | None,
                  port: FrontendPort, options: PortOptions, progress: Progress,
                  label: str) -> tuple[Program, Callable | None]:
     """``--fix`` on the trace: what no pass converts (``prim::PythonOp``) answered by a module
@@ -230,7 +191,7 @@ def _fixed_trace(subject: Subject, program: Program, run_program: Callable | Non
     if module is None:
         return program, run_program
     try:
-        return _program(subject, FrontendName.TORCHSCRIPT, port, options, progress, label, module)
+        return _program(subject, name, port, options, progress, label, module)
     finally:
         undo(kept)
 
@@ -247,7 +208,7 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
     failed = port.stages[-1]
     first_export = next((s for s in port.stages if s.name == PortStage.EXPORT and s.ok), None)
     seen = [BlockerSeen(message=" ".join(filter(None, (b.message, b.explanation))),
-                        stage=failed.name) for b in port.blockers]
+                        stage=failed.name.value) for b in port.blockers]
     with progress.stage(f"{label} fix the module"):
         module, kept = fix_module(subject, seen, port)
     if module is None:
@@ -273,7 +234,8 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
                               decomposed=True)
             # the import replaces the decomposition's placeholders: PyTorch runs the export
             # (persistence changes what state_dict() saves, not what forward computes)
-            run_program = _run_exported(stopped.exported)
+            runs = run_exported(stopped.exported)
+            run_program = lambda inputs: runs(inputs.tensors)  # noqa: E731
         ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
     finally:
         undo(kept)

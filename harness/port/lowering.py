@@ -25,7 +25,7 @@ from harness.compiler.targets import DEFAULT_TARGETS, LINALG_LOWERING, Target, t
 from harness.execute.backend_names import BackendName
 from harness.execute.backends import backend
 from harness.execute.lowering import Driver, driver_for, run_stage
-from harness.frontends.base import Frontend, Program
+from harness.frontends.base import Frontend, Program, frontend
 from harness.frontends.names import FrontendName
 
 from .diagnose import (
@@ -104,7 +104,8 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
     path = target_path(port.target)
     # the target's way on to linalg runs only for a backend that compiles linalg (the
     # RefBackend); ports on IREE alone (TOSA, StableHLO as they are) never run it
-    takes_linalg = any(backend(name).needs_linalg(port.target) for name in backends)
+    made = [backend(name) for name in backends]  # one each: a backend keeps its timings
+    takes_linalg = any(b.needs_linalg(port.target) for b in made)
     lowering = () if options.torch_only else tuple(
         stage for stage in path.stages if takes_linalg or stage != path.to_linalg)
     stages = (chosen.torch_pipeline, *lowering)
@@ -136,8 +137,7 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
     base = copy.deepcopy(port)  # the frontend's stages (and --fix's notes): each backend's port starts there
     ports: list[FrontendPort] = []
     diagnosed: dict[int, FrontendPort] = {}  # a failed stage's run, by id: diagnosed once
-    for i, name in enumerate(backends):
-        chosen_backend = backend(name)
+    for i, (name, chosen_backend) in enumerate(zip(backends, made, strict=True)):
         each = port if i == 0 else for_backend(base, name)
         # a backend that compiles the target's own contract (IREE: TOSA, StableHLO) does not
         # wait for the target's way on to linalg, which is the RefBackend's
@@ -235,11 +235,13 @@ def _dynamic(subject: Subject, name: FrontendName, port: FrontendPort,
     linalg = [passed[-1].output_path] if len(passed) > 1 and len(passed) == len(results) else []
     # TorchScript's raw import types its arguments by bounds, behind the module argument: no
     # signature to read until torchscript-to-torch passed (then nothing is known static)
-    reached = bool(passed) or name is not FrontendName.TORCHSCRIPT
+    chosen = frontend(name)
+    reached = bool(passed) or chosen.typed_import
     dims = dynamic_dims(subject, public_functions(contract, opt=options.opt) if reached else [],
                         public_functions(linalg[0], opt=options.opt) if linalg else [],
                         port.dynamic.frozen if port.dynamic is not None else [])
-    if name is FrontendName.TORCHSCRIPT and dims.static and not dims.frozen:
+    maker = frontend(chosen.source).maker
+    if maker is not None and maker.freezes_sizes and dims.static and not dims.frozen:
         dims.frozen = list(subject.tracer_warnings)
     return dims
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import math
 import shlex
+from typing import TYPE_CHECKING
 
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import DEFAULT_TARGETS
 from harness.execute.backend_names import DEFAULT_BACKENDS
 from harness.execute.closeness import NOISE_FACTOR, WORST_FACTOR
 from harness.frontends.names import FrontendName
+
+if TYPE_CHECKING:
+    from harness.frontends.base import Frontend
 from harness.knowledge.fixes import FIXES
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
@@ -32,8 +36,11 @@ from .record import (
     VariantRecord,
 )
 
-PROGRAM = {FrontendName.TORCHSCRIPT: "trace", FrontendName.FX: "exported program",
-           FrontendName.ONNX: "ONNX file in onnxruntime"}
+def _frontend(name: FrontendName) -> Frontend:
+    """The frontend's table entry (imported when a port is rendered: torch is loaded by then)."""
+    from harness.frontends.base import frontend
+
+    return frontend(name)
 
 
 def render(record: PortRecord) -> list[str]:
@@ -80,7 +87,8 @@ def _through(port: FrontendPort) -> str:
 def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
     lines = [f"== {variant.name} through {_through(port)}: {outcome_text(port)} =="]
     lines.append("  stages: " + ", ".join(
-        f"{s.name} {'' if s.ok else ('TIMEOUT ' if s.outcome == 'timeout' else 'FAILED ')}{s.seconds:.2f} s"
+        f"{s.name} {'' if s.ok else ('TIMEOUT ' if s.outcome is Outcome.TIMEOUT else 'FAILED ')}"
+        f"{s.seconds:.2f} s"
         for s in port.stages))
     if port.signature and port.contract:
         stopped = port.failed_stage is not None and port.failed_stage in PIPELINE_STAGES
@@ -91,8 +99,9 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
     if port.testcase:
         lines.append(f"  {port.backend.value} test case, run by its own tools alone: "
                      + shlex.join(["sh", port.testcase]))
-    if port.notes and port.frontend is FrontendName.TORCHSCRIPT:
-        lines.append("  trace:")
+    heading = _frontend(port.frontend).notes_heading
+    if port.notes and heading:
+        lines.append(f"  {heading}:")
         lines += [f"    - {n}" for n in port.notes]
     for blocker in port.blockers:
         lines += _blocker_lines(blocker, len(port.blockers))
@@ -210,16 +219,14 @@ def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
                      f"{o.dtype}[{','.join(str(d) for d in o.shape)}]: {_output_state(o, added_up)}")
     if check.verdict is not PortOutcome.VERIFIED and (check.program_failed
                                                       or check.program_max_abs_diff is not None):
-        program = PROGRAM.get(frontend, "imported program")
+        chosen = _frontend(frontend)
+        program = chosen.program_name
         diff = check.program_max_abs_diff
         if check.program_failed or diff is None:
             lines.append(f"      the {program} itself does not run on these inputs in PyTorch")
         elif check.program_ok is False or (check.program_ok is None and not diff <= 0):  # nan too
-            lines.append(f"      the {program} itself differs from eager by {_num(diff)} here: the "
-                         "frontend froze the difference in (see the TracerWarnings), not torch-mlir"
-                         if frontend is not FrontendName.ONNX else
-                         f"      the {program} itself differs from eager by {_num(diff)} here, past "
-                         "the float64 rule: the ONNX exporter got it wrong, not torch-mlir")
+            lines.append(f"      the {program} itself differs from eager by {_num(diff)} here"
+                         f"{chosen.program_blame}")
         else:
             lines.append(f"      the {program} itself matches eager here: the difference comes "
                          "from the lowering or the RefBackend (run the 'check' command below)")

@@ -37,6 +37,8 @@ from harness.execute.refbackend import RefBackendResult, Stage
 from harness.models.hf import as_tuple
 from harness.models.hf_inputs import InputSet
 
+from harness.diagnose.source import torch_ops_at
+
 from .culprit import narrow
 from .diagnose import frames_of, harness_command, one_line, opt_argument, pipeline_blockers
 from .options import PortOptions
@@ -325,36 +327,12 @@ def execution_blocker(failed: RefBackendResult, stage: PortStage) -> Blocker:
                            + (f" ({failed.signal})" if failed.signal else ""))
 
 
-def torch_ops_at(torch_ir: Path, file_line: str) -> list[str]:
-    """The torch ops of ``torch_ir`` (the frontend's import) whose own (innermost) location is
-    ``file_line``, in order, each once: what the model's line became before the lowering."""
-    from harness.compiler.locations import first_file_location
-    from harness.compiler.mlir import children, read_module
-
-    parsed = read_module(torch_ir) if torch_ir.is_file() else None
-    if parsed is None:
-        return []
-    _, module = parsed
-    found: dict[str, None] = {}
-    stack = list(children(module))
-    while stack:
-        op = stack.pop(0)
-        stack[:0] = list(children(op))
-        name = op.name
-        if not name.startswith("torch.aten.") and not name.startswith("torch.prims."):
-            continue
-        where = first_file_location(str(op.location))
-        if where is not None and where.file_line == file_line:
-            found[name] = None
-    return list(found)
-
-
 def _with_torch_ops(blocker: Blocker, torch_ir: Path) -> Blocker:
     """A runtime check's blocker names a lowered op (``memref.load``); add the torch ops the
     model's line became, which is what a torch-mlir report is about."""
     if not blocker.location:
         return blocker
-    ops = torch_ops_at(torch_ir, blocker.location)
+    ops = torch_ops_at(torch_ir, [blocker.location])
     if not ops:
         return blocker
     return replace(blocker, explanation=(

@@ -25,7 +25,7 @@ from harness.port.record import Blocker
 
 from . import board_dynamic, highlight
 from .records import SweepDir, read_capped, within
-from .status import Cell, Change, Row, Status, compare, compare_builds, frontends_of, rows_of
+from .status import Cell, CellChange, Row, Status, compare, compare_builds, frontends_of, rows_of
 
 COLOURS = {  # background, text: the word is always printed too (colour is never the only sign)
     Status.VERIFIED: ("#1e7b34", "#fff"),
@@ -140,7 +140,7 @@ def _where(b: Blocker) -> tuple[str, str]:
     return (own, caller if caller != own else "") if own else (caller, "")
 
 
-def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
+def _cell(cell: Cell | None, root: Path, change: CellChange | None) -> str:
     if cell is None:
         return '<td class="cell" data-status="none"></td>'
     parts = [_badge(cell.status)]
@@ -180,7 +180,7 @@ def _cell(cell: Cell | None, root: Path, change: Change | None) -> str:
             f'data-frontend="{_e(cell.frontend)}"{build}>{"".join(parts)}</td>')
 
 
-def _blocker(b) -> list[str]:
+def _blocker(b: Blocker) -> list[str]:
     """The first blocker's lines: the op (or message), then where in the model's code."""
     what = op_name(b.op) or _cut(_plain(b.message), 120)
     own, caller = _where(b)
@@ -398,7 +398,7 @@ def _blockers(rows: list[Row], roots: tuple[Path, ...]) -> str:
     return "".join(out)
 
 
-def _changes(changes: list[Change], baseline: str) -> str:
+def _changes(changes: list[CellChange], baseline: str) -> str:
     """The changes since ``baseline`` (a folder, or "build NAME")."""
     if not changes:
         return f"<p>No change since <span class=\"mono\">{_e(baseline)}</span>.</p>"

@@ -10,7 +10,7 @@ group, that never outlive the sweep:
   SIGKILLs it when the sweep's end of its pipe closes. A killed port's own watchdog then kills
   its torch-mlir-opt.
 
-A child that ends because the sweep stopped leaves no failure record: :class:`Stopped` is
+A child that ends because the sweep stopped leaves no failure record: :class:`SweepStopped` is
 raised instead, so the next sweep ports that model again.
 """
 
@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from harness.compiler.process import STOP_SIGNALS, signal_group, watchdog
 
@@ -42,7 +42,7 @@ class Process(Protocol):
     def poll(self) -> int | None: ...
 
 
-class Stopped(Exception):
+class SweepStopped(Exception):
     """Raised in a worker whose child ended because the sweep is stopping: nothing is recorded."""
 
 
@@ -55,13 +55,13 @@ class Children:
         self.stopping = False
 
     def start(self, argv: Sequence[str], spawn: Callable[[], Process] | None = None,
-              **popen) -> Process:
+              **popen: Any) -> Process:
         """Popen in a new session (or ``spawn()``: a warm worker, in a session of its own too),
         its group known to the watchdog before anything can kill the sweep unnoticed;
-        :class:`Stopped` once the sweep is stopping."""
+        :class:`SweepStopped` once the sweep is stopping."""
         with self._lock:  # stop() sees every child started before it, and none after
             if self.stopping:
-                raise Stopped(argv[0])
+                raise SweepStopped(argv[0])
             watchdog.ready()
             if spawn is not None:
                 process = spawn()

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.compiler.irfile import write_atomically
 from harness.errors import HarnessError, UsageError
@@ -55,6 +55,9 @@ from .runner import (
     run_logged,
 )
 from .warm import WARM
+
+if TYPE_CHECKING:  # the [cluster] extra: imported only where a sweep uses it
+    from distributed.scheduler import Scheduler
 
 #: A worker may die under a model once; the second death makes the model ``lost``.
 ALLOWED_FAILURES = 1
@@ -245,8 +248,9 @@ def connect(address: str) -> Iterator[Any]:
         client.close()
 
 
-def _limit_failures(dask_scheduler=None) -> None:
+def _limit_failures(dask_scheduler: Scheduler | None = None) -> None:
     """On the scheduler: one retry of a task whose worker died (its own config may allow more)."""
+    assert dask_scheduler is not None  # run_on_scheduler passes it by this name
     dask_scheduler.allowed_failures = ALLOWED_FAILURES
 
 

@@ -55,7 +55,7 @@ class RunFailure:
     schema: str = FAILURE_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = jsonfile.plain(asdict(self))
         return {"schema": data.pop("schema"), **data}
 
     @classmethod

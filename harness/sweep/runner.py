@@ -31,7 +31,7 @@ from harness.models.hf_config import Size
 from harness.models.hf_resolve import library_kind
 from harness.port.record import FrontendPort, InputSetName, PortOutcome, PortRecord, PortStage
 
-from .children import CHILDREN, Process, Stopped
+from .children import CHILDREN, Process, SweepStopped
 from .progress import SweepProgress
 from .records import (
     CHECK_SCHEMA,
@@ -115,7 +115,7 @@ def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[s
         if port.outcome is PortOutcome.FAILS:
             word += f" at {port.failed_stage}"
         check = checks.get(f"{variant.name}.{port.path}")
-        if check == CheckOutcome.NUMERICS_MISMATCH:
+        if check == CheckOutcome.NUMERICS_MISMATCH.value:
             word, ok = "miscompile (op-level check)", False
         elif check:
             word += f", check {check}"
@@ -147,7 +147,7 @@ def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
     """Runs ``argv`` in its own process group, output to ``log`` (stdout to ``stdout`` when
     given), with ``env`` added to this process's environment: (exit code, timed out, seconds).
     On timeout the whole group goes, torch-mlir-opt children included; a stop signal or the
-    sweep's death ends it too (:mod:`.children`), and :class:`~.children.Stopped` is raised
+    sweep's death ends it too (:mod:`.children`), and :class:`~.children.SweepStopped` is raised
     when the sweep stopped it."""
     log.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -174,7 +174,7 @@ def run_logged(argv: list[str], log: Path, timeout_s: float, cwd: str | None,
         finally:
             CHILDREN.finished(process)
     if CHILDREN.stopping:
-        raise Stopped(shlex.join(argv))
+        raise SweepStopped(shlex.join(argv))
     return code, timed_out, time.monotonic() - start
 
 
@@ -277,7 +277,7 @@ def _refusal(log: Path) -> str:
 def torch_ir(port: FrontendPort) -> str:
     """The torch-dialect file the port's target lowering took: the last kept fix's output, else
     the output of the stage before that lowering (torch-to-linalg, torch-to-tosa, ...)."""
-    kept = [f for f in port.fixes if f.get("outcome") == StepOutcome.KEPT and f.get("output_path")]
+    kept = [f for f in port.fixes if f.get("outcome") == StepOutcome.KEPT.value and f.get("output_path")]
     if kept:
         return str(kept[-1]["output_path"])
     lowering = PortStage.parse(target_path(port.target).lowering)

@@ -64,7 +64,7 @@ class Cell:
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.model, self.variant, self.frontend)
+        return (self.model, self.variant, str(self.frontend))
 
 
 @dataclass
@@ -88,7 +88,7 @@ def _worst_diff(port: FrontendPort) -> float | None:
 
 def _applied(port: FrontendPort) -> list[str]:
     """The fixes kept (``harness.fixes.loop``: each fix tried is kept or rolled back)."""
-    return [str(f.get("fix", "")) for f in port.fixes if f.get("outcome") == StepOutcome.KEPT]
+    return [str(f.get("fix", "")) for f in port.fixes if f.get("outcome") == StepOutcome.KEPT.value]
 
 
 def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:
@@ -135,12 +135,12 @@ def rows_of(sweep: SweepDir) -> list[Row]:
 def frontends_of(rows: list[Row]) -> list[str]:
     """The table's columns: TorchScript first (the mission's path), then FX, then the rest."""
     seen = {f for r in rows for f in r.cells if f != "-"}
-    order = [FrontendName.TORCHSCRIPT, FrontendName.FX]
+    order = [FrontendName.TORCHSCRIPT.value, FrontendName.FX.value]
     return [f for f in order if f in seen] + sorted(seen - set(order))
 
 
 @dataclass
-class Change:
+class CellChange:
     key: tuple[str, str, str]
     before: Status | None
     after: Status | None
@@ -156,7 +156,7 @@ class Change:
         return "better" if self.after.rank > self.before.rank else "worse"
 
 
-def compare(old: list[Row], new: list[Row]) -> list[Change]:
+def compare(old: list[Row], new: list[Row]) -> list[CellChange]:
     """What changed between two sweeps, cell by cell and build by build (a crashed model
     counts for each of the other sweep's frontends of it). An old sweep of one build (no
     ``--builds``) is the baseline of each build of a new ``--builds`` sweep."""
@@ -174,11 +174,11 @@ def compare(old: list[Row], new: list[Row]) -> list[Change]:
     for key, build in sorted(set(before) | set(after)):
         b, a = before.get((key, build)), after.get((key, build))
         if b != a:
-            changes.append(Change(key, b, a, build))
+            changes.append(CellChange(key, b, a, build))
     return changes
 
 
-def compare_builds(rows: list[Row], baseline: str) -> list[Change]:
+def compare_builds(rows: list[Row], baseline: str) -> list[CellChange]:
     """``--baseline build:NAME``: every other build's cells against build NAME's, in one sweep."""
     def flat(build: str) -> dict[tuple[str, str, str], Status]:
         return {c.key: c.status for r in rows if r.build == build for c in r.cells.values()}
@@ -190,5 +190,5 @@ def compare_builds(rows: list[Row], baseline: str) -> list[Change]:
         for key in sorted(set(base) | set(other)):
             b, a = base.get(key), other.get(key)
             if b != a:
-                changes.append(Change(key, b, a, build, was=baseline))
+                changes.append(CellChange(key, b, a, build, was=baseline))
     return changes

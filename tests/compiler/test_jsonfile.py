@@ -46,3 +46,10 @@ def test_the_suite_wide_check_finds_a_non_standard_record(tmp_path):
     assert non_standard_json(tmp_path) == [
         "deep/record.json: 'Infinity' is not JSON (this project writes non-finite numbers as "
         "\"inf\", \"-inf\" and \"nan\"): line 1 column 1 (char 0)"]
+
+
+def test_an_enum_member_is_written_as_its_value():
+    from harness.compiler.targets import Target
+
+    assert jsonfile.dumps({"target": Target.TOSA, "list": [Target.LINALG]}) == (
+        '{"target": "tosa", "list": ["linalg"]}')

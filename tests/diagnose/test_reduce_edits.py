@@ -161,4 +161,4 @@ def test_the_closed_sets_parse():
     with pytest.raises(UsageError, match="unknown strategy 'bytes'; use one of 'ir', 'lines'"):
         Strategy.parse("bytes")
     result = ReduceResult(3, 1, 5, 2, 1.0, "crash: x", "out.mlir", stopped=Stopped.BUDGET)
-    assert result.summary().endswith("(budget spent: best so far)") and result.stopped == "budget"
+    assert result.summary().endswith("(budget spent: best so far)") and str(result.stopped) == "budget"

@@ -101,7 +101,7 @@ def test_upstream_names_the_duplicate(and_report):
 def test_upstream_no_known_duplicate_and_llvm_project():
     verdict = triage("torch.aten.nonzero", "", "error: something else", "linalg-fuse-elementwise-ops")
     text = upstream_section(verdict)
-    assert verdict.verdict == "new" and verdict.target_repo == "llvm/llvm-project"
+    assert str(verdict.verdict) == "new" and verdict.target_repo == "llvm/llvm-project"
     assert "Triage: **new**: no known duplicate" in text
     assert "the failing pass is upstream MLIR's; file it with the `mlir-opt` command" in text
 

@@ -141,6 +141,6 @@ def test_the_probe_lowers_without_runtime_checks_unless_asked(tmp_path):
                         options=ProbeOptions(to_linalg=to_linalg, runtime_checks=checks),
                         work_dir=tmp_path)
             for checks in (False, True))
-    assert checked.outcome is CheckOutcome.FAILS and checked.failed_stage == "execution"
+    assert checked.outcome is CheckOutcome.FAILS and str(checked.failed_stage) == "execution"
     assert "Runtime op verification failed" in checked.error and "memref.cast" in checked.error
-    assert unchecked.failed_stage != "execution" and "Runtime op verification" not in unchecked.error
+    assert str(unchecked.failed_stage) != "execution" and "Runtime op verification" not in unchecked.error

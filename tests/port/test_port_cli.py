@@ -62,8 +62,8 @@ def test_gpt2_fx_verifies_against_eager_on_both_input_sets(gpt2):
 def test_gpt2_torchscript_blocker_and_its_commands_paste_and_run(gpt2):
     proc, out, opt = gpt2
     record = PortRecord.read(out / "gpt2.json")
-    ts = {p.frontend: p for p in record.variants[0].ports}["torchscript"]
-    assert (ts.outcome, ts.failed_stage) == ("fails", "torch-to-linalg")
+    ts = {p.frontend.value: p for p in record.variants[0].ports}["torchscript"]
+    assert (ts.outcome.value, str(ts.failed_stage)) == ("fails", "torch-to-linalg")
     [blocker] = ts.blockers
     assert blocker.op == "torch.aten.__and__.Tensor"
     assert blocker.location.endswith("transformers/masking_utils.py:54")
@@ -77,6 +77,11 @@ def test_gpt2_torchscript_blocker_and_its_commands_paste_and_run(gpt2):
     assert printed == ts.commands
     assert [shlex.split(c)[3] for c in printed] == ["explain", "bisect", "reduce", "report", "timeline"]
     assert all(f"--opt {shlex.quote(opt)}" in c for c in printed)
+    # the report is given the port's record (issue 45 item 5: without it the bundle said
+    # "Reproduces through: Not determined"), and that record is there once the port ends
+    report = shlex.split(printed[3])
+    given = Path(report[report.index("--port-record") + 1])
+    assert given.name == "record.json" and PortRecord.read(given).model == record.model
     explain = subprocess.run(shlex.split(printed[0]), capture_output=True, text=True, cwd=ROOT,
                              timeout=300)
     assert explain.returncode == 1, explain.stderr

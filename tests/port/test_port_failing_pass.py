@@ -101,3 +101,70 @@ def test_where_the_pass_was_read_is_a_closed_set_in_records():
     assert read("").failing_pass_from is None and read(None).failing_pass_from is None
     with pytest.raises(UsageError, match="unknown pass source 'somewhere'"):
         read("somewhere")
+
+
+def test_an_op_of_a_lower_dialect_is_named_by_the_torch_op_that_made_it(tmp_path):
+    """Issue 45 items 2 and 4 (DPT's ``posemb.size(0) ** 0.5`` through TorchScript): the verifier
+    names ``arith.fptosi`` at ``torch/_tensor.py:39``. The blocker is the torch op at that same
+    Python stack in the stage's input (``aten.pow.Tensor_Scalar`` of an si64 tensor), and the
+    model's line that reached the library line is given as "called from"."""
+    import torch
+
+    tensor_py = Path(torch.__file__).parent / "_tensor.py"
+    model_py = tmp_path / "modeling_toy.py"
+    ir = f"""\
+func.func @forward() -> !torch.vtensor<[],f32> {{
+  %0 = torch.vtensor.literal(dense<576> : tensor<si64>) : !torch.vtensor<[],si64> loc(#at)
+  %half = torch.constant.float 5.000000e-01 loc(#at)
+  %1 = torch.aten.pow.Tensor_Scalar %0, %half : !torch.vtensor<[],si64>, !torch.float -> !torch.vtensor<[],f32> loc(#pow_at)
+  %2 = torch.aten.neg %1 : !torch.vtensor<[],f32> -> !torch.vtensor<[],f32> loc(#other)
+  return %2 : !torch.vtensor<[],f32>
+}}
+#lib = loc("{tensor_py}":39:0)
+#model = loc("{model_py}":7:0)
+#at = loc(callsite(#lib at #model))
+#pow = loc("aten::pow"(#lib))
+#pow_at = loc(callsite(#pow at #model))
+#model9 = loc("{model_py}":9:0)
+#other = loc(callsite(#lib at #model9))
+"""  # noqa: E501
+    path = tmp_path / "in.mlir"
+    path.write_text(ir)
+    record = run_pipeline(path, LINALG)
+    assert record.outcome is Outcome.VERIFIER_ERROR, record.stderr[-800:]
+    (found,) = diagnose.pipeline_blockers(record, PortStage.TORCH_TO_LINALG, tmp_path,
+                                          PortOptions(diagnose=False))
+    assert (found.op, found.reported_op) == ("torch.aten.pow.Tensor_Scalar", "arith.fptosi")
+    assert found.location == f"{tensor_py}:39" and found.called_from == f"{model_py}:7"
+    assert "the error names arith.fptosi, which the lowering of torch.aten.pow.Tensor_Scalar made" in (
+        found.explanation)
+    assert "aten.neg" not in found.explanation  # the same library line, another model line
+
+
+GENERIC_OPS = """\
+func.func @forward(%v: !torch.vtensor<[8,8],f32>, %g: !torch.vtensor<[8,1],f32>) -> !torch.vtensor<[8,8],f32> {
+  %int0 = torch.constant.int 0
+  %0 = torch.operator "aten._weight_norm"(%v, %g, %int0) : (!torch.vtensor<[8,8],f32>, !torch.vtensor<[8,1],f32>, !torch.int) -> !torch.vtensor<[8,8],f32>
+  %1 = torch.operator "aten.lstm_cell_like"(%0) : (!torch.vtensor<[8,8],f32>) -> !torch.vtensor<[8,8],f32>
+  %2 = torch.operator "aten._weight_norm"(%1, %g, %int0) : (!torch.vtensor<[8,8],f32>, !torch.vtensor<[8,1],f32>, !torch.int) -> !torch.vtensor<[8,8],f32>
+  return %2 : !torch.vtensor<[8,8],f32>
+}
+"""  # noqa: E501
+
+
+def test_every_generic_op_behind_the_first_is_named_with_its_count(tmp_path):
+    """Issue 45 item 3: a stage that stops on the first generic ``torch.operator`` (an op the
+    importer could not map) named only it, with count 0; an audio codec had 36
+    ``aten._weight_norm`` and 2 ``aten.lstm.input`` waiting. Each distinct one is a blocker
+    with its count, most frequent first."""
+    path = tmp_path / "in.mlir"
+    path.write_text(GENERIC_OPS)
+    record = run_pipeline(path, "builtin.module(torch-function-to-torch-backend-pipeline)")
+    assert record.outcome is Outcome.LEGALIZATION_FAILURE, record.stderr[-800:]
+    found = diagnose.pipeline_blockers(record, PortStage.TORCHSCRIPT_TO_TORCH, tmp_path,
+                                       PortOptions(diagnose=False))
+    assert [(b.rank, b.op, b.count) for b in found] == [
+        (1, 'torch.operator "aten._weight_norm"', 2), (2, 'torch.operator "aten.lstm_cell_like"', 1)]
+    assert "behind the first" in found[1].message
+    assert found[1].signature == ("legalization-failure: failed to legalize operation "
+                                  "'torch.operator \"aten.lstm_cell_like\"'")

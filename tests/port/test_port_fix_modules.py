@@ -59,11 +59,11 @@ def _port(module: nn.Module, frontend: FrontendName, folder, fix: bool):
 
 def test_prim_python_op_is_traced_through_its_forward_with_fix(tmp_path):
     stock = _port(CallsAFunction(), FrontendName.TORCHSCRIPT, tmp_path / "stock", fix=False)
-    assert stock.outcome == PortOutcome.FAILS.value
-    assert stock.failed_stage == "torchscript-to-torch"
+    assert str(stock.outcome) == PortOutcome.FAILS.value
+    assert str(stock.failed_stage) == "torchscript-to-torch"
 
     port = _port(CallsAFunction(), FrontendName.TORCHSCRIPT, tmp_path / "fixed", fix=True)
-    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     [step] = port.fixes
     assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
         "autograd-function-forward", "kept", "trace")
@@ -76,11 +76,11 @@ def test_prim_python_op_is_traced_through_its_forward_with_fix(tmp_path):
 def test_missing_state_mapping_is_answered_by_persistent_buffers_with_fix(tmp_path):
     module = NonPersistentBuffer()
     stock = _port(module, FrontendName.FX, tmp_path / "stock", fix=False)
-    assert stock.outcome == PortOutcome.FAILS.value and stock.failed_stage == "import"
+    assert str(stock.outcome) == PortOutcome.FAILS.value and str(stock.failed_stage) == "import"
     assert "Could not find state mapping for buffer" in stock.blockers[0].message
 
     port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
-    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     [step] = port.fixes
     assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
         "persistent-buffers", "kept", "import")
@@ -138,7 +138,7 @@ def test_the_fix_is_checked_against_the_ports_own_eager_outputs(tmp_path):
     fix's check and none more; the check still compares (the rolled-back case above)."""
     module = CountsEagerRuns()
     port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
-    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     assert port.fixes[0]["outcome"] == "kept"
     # the subject's outputs on both sets, then the fixed module on both sets
     assert module.eager_runs == 4

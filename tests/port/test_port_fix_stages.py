@@ -34,14 +34,14 @@ def _port(folder: Path, fix: bool, module: nn.Module | None = None):
 
 def test_without_fix_the_literal_blocks_torch_to_linalg(tmp_path):
     port = _port(tmp_path, fix=False)
-    assert port.outcome == PortOutcome.FAILS.value
-    assert port.failed_stage == "torch-to-linalg"
+    assert str(port.outcome) == PortOutcome.FAILS.value
+    assert str(port.failed_stage) == "torch-to-linalg"
     assert port.blockers[0].op == "torch.aten.__and__.Tensor"
 
 
 def test_the_fixed_stage_is_the_loops_run_not_a_third_one(tmp_path):
     port = _port(tmp_path, fix=True)
-    assert port.outcome == PortOutcome.VERIFIED.value, port.blockers
+    assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"]
     assert port.fixes[0]["outcome"] == "kept"
     linalg = [s for s in port.stages if s.name == "torch-to-linalg"]
@@ -78,7 +78,7 @@ def test_a_port_blocked_again_after_a_kept_fix_is_diagnosed_from_the_loops_analy
     monkeypatch.setattr(blockers_module, "analyze", counted)  # the port's diagnosis calls it so
     monkeypatch.setattr(loop_module, "analyze", counted)      # the fix loop by its own name
     port = _port(tmp_path, fix=True, module=AndThenErfinv())
-    assert port.outcome == PortOutcome.FAILS.value and port.failed_stage == "torch-to-linalg"
+    assert str(port.outcome) == PortOutcome.FAILS.value and str(port.failed_stage) == "torch-to-linalg"
     assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"] and port.fixes[0]["outcome"] == "kept"
     assert [b.op for b in port.blockers] == ["torch.aten.erfinv"]
     # the stage failed twice (before and after the fix), each failure analysed once: the

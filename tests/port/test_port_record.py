@@ -66,7 +66,7 @@ def test_the_json_keeps_its_strings_and_reads_back_to_enums():
 
 
 def test_an_assigned_string_becomes_the_enum_and_a_wrong_one_fails_there():
-    port = FrontendPort("torchscript", "lowered")
+    port = FrontendPort(FrontendName.TORCHSCRIPT, PortOutcome.LOWERED)
     port.failed_stage = "torch-to-linalg"
     port.outcome = "fails"
     assert port.failed_stage is PortStage.TORCH_TO_LINALG and port.outcome is PortOutcome.FAILS

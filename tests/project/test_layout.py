@@ -11,6 +11,7 @@ returns and never reach back up to frontends or models. Everything may read the 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,70 @@ def test_no_bare_harness_error_is_raised():
             if (lines := _bare_base_raises(p.read_text()))}
     assert not bare, f"raise a HarnessError subclass (UsageError, InputFileError, ...): {bare}"
     assert _bare_base_raises("raise HarnessError('x')\n") == [1]  # the checker sees one
+
+
+def class_names(package: Path = PACKAGE) -> dict[str, list[str]]:
+    """Each class name defined under ``package`` (top level or nested, in a class or a function)
+    -> the modules, relative to ``package``, that define it."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts):
+        module = path.relative_to(package).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, set()).add(module)
+    return {name: sorted(modules) for name, modules in sorted(found.items())}
+
+
+def check_one_module_per_class_name(package: Path = PACKAGE) -> None:
+    clashes = {name: modules for name, modules in class_names(package).items() if len(modules) > 1}
+    assert not clashes, "class names defined in more than one module: " + "; ".join(
+        f"{name} in {', '.join(modules)}" for name, modules in clashes.items())
+
+
+def test_no_class_name_is_defined_in_two_modules():
+    """Issue 41, one meaning per class name: a name (``Target``, ``Signature``) means one
+    class across the package, so a reader never has to ask which one an annotation names."""
+    check_one_module_per_class_name()
+
+
+def test_the_class_name_check_can_fail(tmp_path):
+    """Two modules defining one name fail it, a nested class counting as much as a top-level one."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("class Target:\n    pass\n\n\nclass Only:\n    pass\n")
+    (tmp_path / "sub" / "b.py").write_text(
+        "def f():\n    class Target:\n        pass\n    return Target\n")
+    assert class_names(tmp_path) == {"Only": ["a.py"], "Target": ["a.py", "sub/b.py"]}
+    with pytest.raises(AssertionError, match=r"Target in a\.py, sub/b\.py"):
+        check_one_module_per_class_name(tmp_path)
+    (tmp_path / "sub" / "b.py").write_text("class Other:\n    pass\n")
+    check_one_module_per_class_name(tmp_path)
+
+
+_FRONTEND_BRANCH = re.compile(r"(\bis\s+(not\s+)?|[!=]=\s*)FrontendName\.[A-Z]+\b"
+                              r"|FrontendName\.[A-Z]+\s*(\bis\b|[!=]=)|\bin\s*\(FrontendName\.")
+
+
+def frontend_branches(package: Path = PACKAGE) -> list[str]:
+    """Lines outside ``frontends/`` that branch on which frontend a port is: what a frontend
+    does differently belongs in its table entry (``FRONTENDS``), read through its fields."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts or (package / "frontends") in path.parents:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if _FRONTEND_BRANCH.search(line):
+                found.append(f"{path.relative_to(package)}:{number}: {line.strip()}")
+    return found
+
+
+def test_nothing_outside_the_frontends_branches_on_which_frontend_it_is():
+    assert frontend_branches() == []
+
+
+def test_the_frontend_branch_check_can_fail(tmp_path):
+    (tmp_path / "frontends").mkdir()
+    (tmp_path / "frontends" / "ok.py").write_text("if name is FrontendName.FX:\n    pass\n")
+    (tmp_path / "port.py").write_text("if name is FrontendName.TORCHSCRIPT:\n    pass\n"
+                                      "x = name == FrontendName.ONNX\n")
+    assert frontend_branches(tmp_path) == ["port.py:1: if name is FrontendName.TORCHSCRIPT:",
+                                           "port.py:3: x = name == FrontendName.ONNX"]

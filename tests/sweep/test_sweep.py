@@ -11,6 +11,8 @@ from pathlib import Path
 
 from conftest import SWEEP_MODELS
 
+from harness.port.record import PortOutcome
+from harness.frontends.names import FrontendName
 from harness.port.record import PortRecord
 from harness.sweep import records
 from harness.sweep.records import RunFailure
@@ -197,11 +199,11 @@ def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():
     traced = NumericsCheck("traced", "the traced ids", "verified", 0.0, 0.0, inputs_file="t.npz")
     second = NumericsCheck("second", "other ids, a left-padded mask", "verified", 0.0, 0.0,
                            inputs_file="s.npz", padding_mask=1)
-    port = FrontendPort("torchscript", "verified", numerics=[second, traced])
+    port = FrontendPort(FrontendName.TORCHSCRIPT, PortOutcome.VERIFIED, numerics=[second, traced])
     assert check_inputs(port) == ("t.npz", None)
     second.verdict = "numerics-mismatch"
     assert check_inputs(port) == ("s.npz", 1)
-    assert check_inputs(FrontendPort("fx", "fails")) == ("", None)
+    assert check_inputs(FrontendPort(FrontendName.FX, PortOutcome.FAILS)) == ("", None)
 
 
 def test_merged_shards_of_all_list_a_refused_type_as_skipped_not_built(tmp_path):

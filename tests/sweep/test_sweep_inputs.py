@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from harness.frontends.names import FrontendName
 from harness.port.record import Blocker, FrontendPort, PortOutcome, PortRecord, StageRecord, VariantRecord
 from harness.sweep import board, records
 from harness.sweep.reports import make_reports
@@ -28,7 +29,7 @@ def secret_file(tmp_path: Path) -> Path:
 
 def failing_sweep(root: Path, *, reproducer: str, commands: list[str] = (), folder: str = "") -> Path:
     """A sweep folder with one record: gpt2's TorchScript port stopped by one blocker."""
-    port = FrontendPort(frontend="torchscript", outcome=PortOutcome.FAILS.value,
+    port = FrontendPort(frontend=FrontendName.TORCHSCRIPT, outcome=PortOutcome.FAILS,
                         failed_stage="torch-to-linalg",
                         blockers=[Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.x",
                                           op="torch.aten.x", reproducer=reproducer)],
@@ -134,7 +135,7 @@ def test_reports_skip_an_input_outside_the_sweep(tmp_path):
 def test_the_numerics_check_runs_on_no_file_outside_the_sweep(tmp_path):
     secret = secret_file(tmp_path)
     sweep = tmp_path / "s"
-    port = FrontendPort(frontend="torchscript", outcome=PortOutcome.LOWERED.value,
+    port = FrontendPort(frontend=FrontendName.TORCHSCRIPT, outcome=PortOutcome.LOWERED,
                         stages=[StageRecord("torchscript-to-torch", True, 1.0, output=str(secret)),
                                 StageRecord("torch-to-linalg", True, 1.0)])
     assert check_port("gpt2", "gpt2", port, SweepOptions(out=sweep, python="/bin/false")) == ""

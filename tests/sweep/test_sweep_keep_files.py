@@ -8,6 +8,8 @@ import json
 import time
 from pathlib import Path
 
+from harness.port.record import PortOutcome
+from harness.frontends.names import FrontendName
 from harness.port.record import FrontendPort, PortRecord, VariantRecord
 from harness.sweep.records import CHECKS, PORTS
 from harness.sweep.runner import KeepFiles, SweepOptions, drop_ir_files, finish
@@ -33,10 +35,10 @@ def _sweep(tmp_path: Path) -> tuple[SweepOptions, PortRecord, dict[str, Path]]:
     folders = {name: _port_folder(ports, name) for name in ("ts", "fx", "fx-mismatch")}
     record = PortRecord(model="gpt2", source="type", model_type="gpt2", variants=[
         VariantRecord("stock", "gpt2", ports=[
-            FrontendPort("torchscript", "fails", folder=str(folders["ts"])),
-            FrontendPort("fx", "verified", folder=str(folders["fx"]))]),
+            FrontendPort(FrontendName.TORCHSCRIPT, PortOutcome.FAILS, folder=str(folders["ts"])),
+            FrontendPort(FrontendName.FX, PortOutcome.VERIFIED, folder=str(folders["fx"]))]),
         VariantRecord("fixed", "gpt2-fixed", ports=[
-            FrontendPort("fx", "verified", folder=str(folders["fx-mismatch"]))])])
+            FrontendPort(FrontendName.FX, PortOutcome.VERIFIED, folder=str(folders["fx-mismatch"]))])])
     return SweepOptions(out=out), record, folders
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from harness.frontends.names import FrontendName
 from harness.port.record import (
     FrontendPort,
     InputSetName,
@@ -19,11 +20,11 @@ from harness.sweep.runner import _summary, check_inputs, torch_ir
 
 
 def _record() -> PortRecord:
-    fails = FrontendPort("torchscript", "fails", failed_stage=PortStage.TORCH_TO_LINALG)
+    fails = FrontendPort(FrontendName.TORCHSCRIPT, PortOutcome.FAILS, failed_stage=PortStage.TORCH_TO_LINALG)
     fails.stages = [StageRecord(PortStage.TRACE, True, 1.0, output="a.pt"),
                     StageRecord(PortStage.TORCHSCRIPT_TO_TORCH, True, 1.0, output="torch.mlir"),
                     StageRecord(PortStage.TORCH_TO_LINALG, False, 1.0, "legalization-failure")]
-    fixed = FrontendPort("fx", "numerics-mismatch")
+    fixed = FrontendPort(FrontendName.FX, PortOutcome.NUMERICS_MISMATCH)
     fixed.fixes = [{"fix": "a", "outcome": "rolled-back", "output_path": "no.mlir"},
                    {"fix": "b", "outcome": "kept", "output_path": "fixed.mlir"}]
     fixed.numerics = [NumericsCheck(InputSetName.TRACED, "", PortOutcome.VERIFIED, 0.0, 0.0,

@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness import defaults
 from harness.compiler.locations import file_locations
@@ -36,18 +37,22 @@ from harness.execute.probe import ProbeResult
 from harness.execute.backend_names import BackendName
 from harness.execute.backends import search_runner
 
-from .blame import Blame, Choice, Fault, blame, torch_level_fault
+from .blame import Blame, Fault, ReplayedChoice, blame, torch_level_fault
 from .culprit import Culprit, OneOpResult, find_culprit
 from .programs import END, Cuts, CutProgram, ValueRef, Values
 from .result import ChainOp, NumericsBisectResult, FunctionVerdict
 from .search import Localization, Probe, Searcher, localize, run_bound
 from .subject import NumericsSubject, SubjectOptions, pipeline_name, prepare
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import torch
+
 __all__ = [
     "END",
     "Blame",
     "ChainOp",
-    "Choice",
     "Culprit",
     "CutProgram",
     "Cuts",
@@ -59,6 +64,7 @@ __all__ = [
     "NumericsSubject",
     "OneOpResult",
     "Probe",
+    "ReplayedChoice",
     "Searcher",
     "SubjectOptions",
     "ValueRef",
@@ -206,7 +212,7 @@ def _describe_chain(result: NumericsBisectResult, subject: NumericsSubject, foun
     result.piece_expected = str(folder / "chain.expected.npz")
 
 
-def _array(value):
+def _array(value: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     import numpy as np
 
     if hasattr(value, "detach"):

@@ -56,7 +56,7 @@ class ChoiceKind(ParsableEnum):
 
 
 @dataclass
-class Choice:
+class ReplayedChoice:
     """One pass choice replayed on the chain, and what it gave."""
 
     kind: ChoiceKind
@@ -86,12 +86,12 @@ class Choice:
 class Blame:
     fault: Fault
     reason: str
-    choices: list[Choice] = field(default_factory=list)
+    choices: list[ReplayedChoice] = field(default_factory=list)
     runs: int = 0                  # RefBackend runs the replays took
     variants_lowered: int = 0      # RefBackend pipelines lowered (one request)
 
     @property
-    def fixes(self) -> list[Choice]:
+    def fixes(self) -> list[ReplayedChoice]:
         return [c for c in self.choices if c.fixes]
 
     def to_json(self) -> dict:
@@ -116,7 +116,7 @@ def blame(subject: NumericsSubject, program: CutProgram, piece: Path, result: Pr
     """Replays ``program`` (written at ``piece``, run as ``result``) with each pass choice."""
     say = say or (lambda _line: None)
     runs_before = worker.runs
-    choices: list[Choice] = []
+    choices: list[ReplayedChoice] = []
     say("replaying the chain with each RefBackend pass left out")
     lowered = _drop_refbackend_passes(program, subject, result, worker, options, choices)
     say("replaying the chain with its ops decomposed")
@@ -151,7 +151,7 @@ def _short(textual: str) -> str:
 
 def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, result: ProbeResult,
                             worker: SearchRunner, options: ProbeOptions,
-                            choices: list[Choice]) -> int:
+                            choices: list[ReplayedChoice]) -> int:
     passes = list(_refbackend_passes(options.llvm_pipeline))
     variants = [join(parse_pipeline(f"builtin.module({','.join(passes)})"))]
     variants += [join(parse_pipeline(
@@ -162,7 +162,7 @@ def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, resul
     inputs = program.inputs(subject.values)
     expected = program.expected(subject.values)
     wide = subject.program_wide(program)
-    seen: dict[str, Choice] = {}
+    seen: dict[str, ReplayedChoice] = {}
     # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
     names: Counter[str] = Counter()
     for name, variant in zip(passes, lowered[1:], strict=False):
@@ -175,15 +175,16 @@ def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, resul
         if variant.digest in seen:
             prior = seen[variant.digest]
             if prior.outcome is not CheckOutcome.FAILS:
-                choices.append(Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, prior.outcome, prior.detail))
+                choices.append(ReplayedChoice(ChoiceKind.DROP_REFBACKEND_PASS, label, prior.outcome,
+                                              prior.detail))
             continue
         ran: RefBackendResult = worker.execute(variant.llvm_path, inputs, program.signature)
         if not ran.ok:  # it lowers but does not run without it: a pass the lowering needs
-            seen[variant.digest] = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, CheckOutcome.FAILS)
+            seen[variant.digest] = ReplayedChoice(ChoiceKind.DROP_REFBACKEND_PASS, label, CheckOutcome.FAILS)
             continue
         judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances, wide)
-        choice = Choice(ChoiceKind.DROP_REFBACKEND_PASS, label, judged.outcome, judged.describe()
-                        if not judged.numerics or not judged.numerics.ok else "")
+        choice = ReplayedChoice(ChoiceKind.DROP_REFBACKEND_PASS, label, judged.outcome,
+                                judged.describe() if not judged.numerics or not judged.numerics.ok else "")
         seen[variant.digest] = choice
         choices.append(choice)
     return len(variants)
@@ -199,7 +200,7 @@ def _refbackend_passes(spec: str) -> tuple[str, ...]:
 
 
 def _decompose_ops(program: CutProgram, subject: NumericsSubject, piece: Path, worker: SearchRunner,
-                   options: ProbeOptions, choices: list[Choice]) -> None:
+                   options: ProbeOptions, choices: list[ReplayedChoice]) -> None:
     kinds = list(dict.fromkeys(subject.cuts.label(p) for p in program.ops))
     folder = piece.parent / f"{piece.stem}-decomposed"
     folder.mkdir(exist_ok=True)
@@ -220,15 +221,15 @@ def _decompose_ops(program: CutProgram, subject: NumericsSubject, piece: Path, w
         record = run_stage(piece, pipeline, output_path=out, opt=options.opt,
                            options=RunOptions(timeout_s=options.timeout_s))
         if not record.ok:
-            choices.append(Choice(ChoiceKind.DECOMPOSE_OP, kind, CheckOutcome.FAILS,
-                                  "the torch-level pipeline fails"))
+            choices.append(ReplayedChoice(ChoiceKind.DECOMPOSE_OP, kind, CheckOutcome.FAILS,
+                                          "the torch-level pipeline fails"))
             continue
         run_folder = folder / kind
         run_folder.mkdir(exist_ok=True)
         judged = run_program(out, inputs, expected, program.signature, worker=worker,
                              options=options, work_dir=run_folder, wide=wide)
-        choices.append(Choice(ChoiceKind.DECOMPOSE_OP, kind, judged.outcome,
-                              judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""))
+        detail = judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""
+        choices.append(ReplayedChoice(ChoiceKind.DECOMPOSE_OP, kind, judged.outcome, detail))
 
 
-__all__ = ["LLVM_PIPELINE", "Blame", "Choice", "Fault", "blame", "torch_level_fault"]
+__all__ = ["LLVM_PIPELINE", "Blame", "Fault", "ReplayedChoice", "blame", "torch_level_fault"]

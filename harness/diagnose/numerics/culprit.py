@@ -27,9 +27,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch_mlir import ir
 
+from harness.compiler import jsonfile
 from harness.compiler.locations import SourceLocation, file_locations
 from harness.compiler.targets import LINALG_LOWERING
 from harness.execute.inputs import save_npz
@@ -41,9 +43,9 @@ from harness.execute.backend import SearchRunner
 
 from ..source import model_frame
 from .diffs import OwnDiff, computes_in, own_diff
-from .lowered import Lowered, lowered_view
+from .lowered import LoweredView, lowered_view
 from .opinion import Opinion, second_opinions
-from .programs import END, CutProgram, ValueRef, value_ref
+from .programs import END, CutProgram, Cuts, ValueRef, value_ref
 from .subject import NumericsSubject, pipeline_name
 
 MAX_CANDIDATES = 4  # one-op runs tried from the observed run before the chain's ops
@@ -73,7 +75,7 @@ class Culprit:
     # constant) and the worst elements, each with its operands there, expected (float64) and got.
     profile: list[str] = field(default_factory=list)
     # The reproducer's linalg as lowered and after canonicalize (None: not made).
-    lowered: Lowered | None = None
+    lowered: LoweredView | None = None
 
     def where(self) -> str:
         """The model's line: the deepest frame in the model's own code (a transformers modeling
@@ -121,8 +123,8 @@ class Culprit:
         return lines
 
     def to_json(self) -> dict:
-        d = asdict(self)
-        d["frames"] = [asdict(f) for f in self.frames]
+        d = jsonfile.plain(asdict(self))
+        d["frames"] = [jsonfile.plain(asdict(f)) for f in self.frames]
         d["opinions"] = [o.to_json() for o in self.opinions]
         d["own"] = self.own.to_json()
         d["lowered"] = self.lowered.to_json() if self.lowered is not None else None
@@ -538,7 +540,7 @@ EXACT_OPS = frozenset({
     "aten.constant_pad_nd"})
 
 
-def _floats(op) -> bool:
+def _floats(op: ir.Operation) -> bool:
     """Whether an op gives a float tensor (by its IR result types)."""
     return any(t in str(r.type) for r in op.results for t in (",f16>", ",bf16>", ",f32>", ",f64>"))
 
@@ -558,20 +560,20 @@ TOGETHER = ("not rounding (the outputs are off past the elementwise tolerance): 
             "'harness bisect --numerics' on the same file names the pass")
 
 
-def _own_results(cuts, program: CutProgram) -> int:
+def _own_results(cuts: Cuts, program: CutProgram) -> int:
     """How many of the observed program's results are the function's own."""
     func_results = len(list(cuts.block.operations)[-1].operation.operands)
     return min(func_results, len(program.results))
 
 
-def _defined(op, label: str) -> bool:
+def _defined(op: ir.Operation, label: str) -> bool:
     """Whether an op's value is defined, so a lowering must reproduce it: not uninitialized
     memory (``aten.empty``: the reference zeroes it) and not random draws."""
     base = label.rsplit(".", 1)[0] if label.count(".") >= 2 else label
     return base not in UNINITIALIZED_OPS and not is_random(op)
 
 
-def _array(value) -> np.ndarray:
+def _array(value: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         return value.detach().contiguous().numpy()
     return np.asarray(value)

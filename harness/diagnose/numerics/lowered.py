@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from harness.compiler import jsonfile
 from harness.compiler.runner import RunOptions
 from harness.execute.lowering import run_stage
 
@@ -33,7 +34,7 @@ class Computes(Enum):
 
 
 @dataclass
-class Lowered:
+class LoweredView:
     linalg_path: str          # the op's linalg as the pipeline lowered it
     canonical_path: str       # that, after canonicalize
     left: list[str] = field(default_factory=list)  # op names left after canonicalize
@@ -64,7 +65,7 @@ class Lowered:
                 f"the same op on the same operands.{shown}")
 
     def to_json(self) -> dict:
-        return {**asdict(self), "computes": self.computes.value}
+        return {**jsonfile.plain(asdict(self)), "computes": self.computes.value}
 
 
 def computes(text: str) -> tuple[Computes, list[str]]:
@@ -78,7 +79,7 @@ def computes(text: str) -> tuple[Computes, list[str]]:
 
 
 def lowered_view(linalg: Path, folder: Path, stem: str, *, opt: str | None,
-                 timeout_s: float) -> Lowered | None:
+                 timeout_s: float) -> LoweredView | None:
     """``linalg`` kept as ``STEM.linalg.mlir`` in ``folder`` and canonicalized beside it; None
     when there is no linalg or canonicalize fails (the verdict stands without it)."""
     if not linalg.is_file():
@@ -91,4 +92,4 @@ def lowered_view(linalg: Path, folder: Path, stem: str, *, opt: str | None,
     if not record.ok or not canonical.is_file():
         return None
     found, left = computes(canonical.read_text())
-    return Lowered(str(kept), str(canonical), left, found)
+    return LoweredView(str(kept), str(canonical), left, found)

@@ -17,9 +17,12 @@ function can be lowered and checked on its own, with right inputs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch_mlir import ir
 
@@ -66,11 +69,11 @@ class CutProgram:
 class Values:
     """The recorded value of every entry-function value: arguments and op results."""
 
-    def __init__(self, inputs, reference: ReferenceResult):
+    def __init__(self, inputs: Sequence[npt.ArrayLike], reference: ReferenceResult) -> None:
         self.inputs = [np.asarray(a) for a in inputs]
         self.by_op = {v.index: v.values for v in reference.values}
 
-    def get(self, ref: ValueRef):
+    def get(self, ref: ValueRef) -> Any:  # what the op gave: a tensor, an array, an int, a list...
         if ref.op < 0:
             return self.inputs[ref.index]
         return self.by_op[ref.op][ref.index]
@@ -105,7 +108,7 @@ def _is_constant(op: ir.Operation) -> bool:
     return name.startswith(_CONSTANT_PREFIXES) or name in _LITERALS
 
 
-def _has_tensor_type(values) -> bool:
+def _has_tensor_type(values: Iterable[ir.Value]) -> bool:
     return any("tensor" in str(v.type) for v in values)
 
 
@@ -289,7 +292,8 @@ class Cuts:
         args += _weights_to_arguments(ops, sorted(alive), block)
         return _finished(clone, func, args, returned, results, -1, END, kept)
 
-    def _ref_of(self, value: ir.Value, ops, block, args: list[ValueRef]) -> ValueRef:
+    def _ref_of(self, value: ir.Value, ops: list[ir.Operation], block: ir.Block,
+                args: list[ValueRef]) -> ValueRef:
         if isinstance(value, ir.BlockArgument):
             return args[value.arg_number]
         owner = value.owner
@@ -335,7 +339,7 @@ def computing_ops(module: ir.Operation, function: str | None = None) -> list[str
     return [op.operation.name for op, movable in zip(ops, movable_flags(ops), strict=False) if not movable]
 
 
-def _with_nested(op: ir.Operation):
+def _with_nested(op: ir.Operation) -> Iterator[ir.Operation]:
     yield op
     for region in op.regions:
         for block in region.blocks:
@@ -356,7 +360,7 @@ def _erase_unused(ops: list, start: int, last: int) -> list[int]:
     return alive
 
 
-def _weights_to_arguments(ops: list, alive: list[int], block) -> list[ValueRef]:
+def _weights_to_arguments(ops: list, alive: list[int], block: ir.Block) -> list[ValueRef]:
     """Large literals among ``alive`` become arguments of ``block``: their references, in order."""
     added: list[ValueRef] = []
     for p in alive:
@@ -370,7 +374,7 @@ def _weights_to_arguments(ops: list, alive: list[int], block) -> list[ValueRef]:
     return added
 
 
-def _erase_unused_arguments(block, args: list[ValueRef]) -> None:
+def _erase_unused_arguments(block: ir.Block, args: list[ValueRef]) -> None:
     """Arguments nothing uses go, from ``block`` and from ``args`` (one reference per argument)."""
     for i in range(len(block.arguments) - 1, -1, -1):
         if not _has_uses(block.arguments[i]):

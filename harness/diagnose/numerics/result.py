@@ -6,6 +6,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import asdict, dataclass, field
 
+from harness.compiler import jsonfile
 from harness.compiler.locations import SourceLocation
 from harness.compiler.targets import LINALG_LOWERING
 from harness.enums import ParsableEnum
@@ -45,7 +46,7 @@ class ChainOp:
 
     def to_json(self) -> dict:
         return {"position": self.position, "op": self.name, "wrong": self.wrong,
-                "frames": [{**asdict(f), "library": is_library(f.file)} for f in self.frames]}
+                "frames": [{**jsonfile.plain(asdict(f)), "library": is_library(f.file)} for f in self.frames]}
 
 
 @dataclass

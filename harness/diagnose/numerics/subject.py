@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch_mlir import ir
 
@@ -43,7 +44,7 @@ from harness.execute.reference import (
 from .programs import Cuts, CutProgram, ValueRef, Values, value_ref
 
 
-class NumericsRun(Protocol):
+class SubjectRunOptions(Protocol):
     """What the options of every tool over a subject say about its runs (``NumericsBisectOptions``,
     ``NumericsReduceOptions``, ``RuntimeReduceOptions``): read by :meth:`SubjectOptions.of`."""
 
@@ -75,7 +76,7 @@ class SubjectOptions:
     out_dir: str | None = None          # parent of the unique work folder
 
     @classmethod
-    def of(cls, pipeline: str, options: NumericsRun) -> SubjectOptions:
+    def of(cls, pipeline: str, options: SubjectRunOptions) -> SubjectOptions:
         """The subject's options from a tool's: the one place bisect, one_op and the reducers
         build them."""
         return cls(pipeline=pipeline, inputs_path=options.inputs_path, random=options.random,
@@ -108,7 +109,7 @@ class NumericsSubject:
     _wide_outputs: list | None = field(default=None, repr=False)
     _wide_programs: dict[str, list | None] = field(default_factory=dict, repr=False)
 
-    def wide(self, ref: ValueRef):
+    def wide(self, ref: ValueRef) -> torch.Tensor | npt.ArrayLike | None:
         """The float64 evaluation of the op that defines ``ref`` on the reference's values of its
         operands (None: an argument, or no float64 evaluation of it): the measure of the op's
         own error, free of what its operands carry in."""

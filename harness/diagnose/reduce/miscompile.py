@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch_mlir import ir
 
@@ -392,7 +393,7 @@ def _strip_keys(module: ir.Operation) -> str:
         clone.erase()
 
 
-def _numpy(value) -> np.ndarray:
+def _numpy(value: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     if isinstance(value, torch.Tensor):
         return value.detach().float().numpy() if value.dtype == torch.bfloat16 else value.detach().numpy()
     return np.asarray(value)

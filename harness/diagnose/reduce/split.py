@@ -31,7 +31,7 @@ DEFAULT_MAX_FAILURES = 8
 
 
 @dataclass(frozen=True)
-class Failure:
+class DistinctFailure:
     """One distinct failure: the input it is met in (the module with the failures met before
     it knocked out), its run, and its subject ops."""
 
@@ -43,7 +43,7 @@ class Failure:
 def distinct_failures(path: str | os.PathLike, pipeline: str, work: str | os.PathLike, *,
                       opt: str | None = None, timeout_s: float = 60.0,
                       disable_threading: bool = True,
-                      max_failures: int = DEFAULT_MAX_FAILURES) -> list[Failure]:
+                      max_failures: int = DEFAULT_MAX_FAILURES) -> list[DistinctFailure]:
     """The distinct failures of ``path`` through ``pipeline``, in the order the pipeline meets
     them; each after the first is met in a file written under ``work`` (the caller's folder,
     which it removes). Raises NothingToReduceError when the input passes."""
@@ -51,7 +51,7 @@ def distinct_failures(path: str | os.PathLike, pipeline: str, work: str | os.Pat
     textual = pipelines.default().resolve(pipeline)
     text = src.read_text(errors="replace")
     extra = ("-mlir-disable-threading",) if disable_threading else ()
-    found: list[Failure] = []
+    found: list[DistinctFailure] = []
     seen: set[tuple[str, tuple[str, ...]]] = set()
     current = src
     while len(found) < max_failures:
@@ -67,7 +67,7 @@ def distinct_failures(path: str | os.PathLike, pipeline: str, work: str | os.Pat
         if key in seen or (found and not subject):
             break  # knocking out did not get past it: no new failure to find
         seen.add(key)
-        found.append(Failure(current, record, subject))
+        found.append(DistinctFailure(current, record, subject))
         following = _knocked_out(current, subject, Path(work) / f"knocked-{len(found)}.mlir")
         if following is None:
             break
@@ -125,4 +125,4 @@ def _knocked_out(path: Path, subject: tuple[str, ...], out: Path) -> Path | None
     return out
 
 
-__all__ = ["DEFAULT_MAX_FAILURES", "Failure", "distinct_failures", "reduce_each"]
+__all__ = ["DEFAULT_MAX_FAILURES", "DistinctFailure", "distinct_failures", "reduce_each"]

@@ -98,7 +98,8 @@ class _CAPI:
         self.api = api
 
     @staticmethod
-    def _declare(lib: ctypes.CDLL, name: str, restype, *argtypes):
+    def _declare(lib: ctypes.CDLL, name: str, restype: type[ctypes._CDataType],
+                 *argtypes: type[ctypes._CDataType]) -> Callable[..., Any]:
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, list(argtypes)
         return fn

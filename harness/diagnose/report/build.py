@@ -367,7 +367,7 @@ def collect_versions(exe: binary_module.OptBinary) -> dict[str, str]:
 
 
 def _reduce_line(reduced: ReduceResult) -> str:
-    stopped = getattr(reduced.stopped, "value", reduced.stopped)
+    stopped = str(reduced.stopped)  # an enum's value, or the text itself
     why = {"budget": ", budget spent", "max-tries": ", max tries reached"}.get(stopped, "")
     return f"reduce: {reduced.tries} tries, {reduced.kept} kept, {reduced.elapsed_s:.1f} s{why}"
 

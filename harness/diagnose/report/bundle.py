@@ -20,6 +20,8 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
 from harness.compiler import jsonfile
 from harness.compiler.irfile import unique_dir
@@ -32,7 +34,7 @@ STAGING_PREFIX = ".report-partial-"
 _TERMINATING = (signal.SIGTERM, signal.SIGHUP)
 
 
-class Terminated(SystemExit):
+class BundleTerminated(SystemExit):
     """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so cleanup runs, then exits 128+N."""
 
     def __init__(self, signum: int):
@@ -43,18 +45,18 @@ class Terminated(SystemExit):
 @contextlib.contextmanager
 def _terminate_by_exception() -> Iterator[None]:
     """While the bundle is assembled, SIGTERM/SIGHUP (when nobody else handles them) raise
-    Terminated; a second one during the cleanup is ignored. Only the main thread can set
+    BundleTerminated; a second one during the cleanup is ignored. Only the main thread can set
     handlers: elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {s: signal.getsignal(s) for s in _TERMINATING}
 
-    def handler(signum, _frame):
+    def handler(signum: int, _frame: FrameType | None) -> NoReturn:
         for s in _TERMINATING:
             if previous[s] == signal.SIG_DFL:
                 signal.signal(s, signal.SIG_IGN)
-        raise Terminated(signum)
+        raise BundleTerminated(signum)
 
     for s in _TERMINATING:
         if previous[s] == signal.SIG_DFL:

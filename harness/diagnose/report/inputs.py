@@ -12,6 +12,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.compiler.mlir import (
     ELIDE_LITERALS_OVER_ELEMENTS,
@@ -25,6 +26,9 @@ from harness.compiler.runner import RunOptions, run_pipeline
 
 from .redact import Redactor
 from .result import Weights
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 _SCAN_CHUNK = 1 << 20
 
@@ -155,7 +159,7 @@ def has_large_literal(path: Path) -> bool:
                          longest=len(b'dense<"0x') + _LARGE_LITERAL_DIGITS)
 
 
-def _parse_file(path: Path):
+def _parse_file(path: Path) -> tuple[ir.Context, ir.Module] | None:
     """(context, module) parsed from disk by the bindings (text or bytecode), or None."""
     from torch_mlir import ir
 

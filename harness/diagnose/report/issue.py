@@ -14,7 +14,7 @@ from harness.compiler.records import RunRecord, render_record
 from harness.compiler.runner import RunOptions, build_command, is_pass_flags
 from harness.errors import HarnessError
 
-from ..bisect import BisectResult
+from ..bisect import BisectResult, Responsibility
 from . import markdown as md
 from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
@@ -297,7 +297,7 @@ def _failing_pass(q: _Quote, b: BisectResult | None) -> str:
     return "\n".join(out)
 
 
-def _code_ops(text: str, r) -> str:
+def _code_ops(text: str, r: Responsibility) -> str:
     """Marks the op and pass names of a bisect sentence as code spans."""
     names = {r.op, r.equivalent_op, *r.converted_by, *r.equivalent_converted_by, *r.symptom_of}
     for name in sorted(filter(None, names), key=len, reverse=True):

@@ -30,8 +30,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler import builds as builds_module
+from harness.compiler.binary import OptBinary
 from harness.compiler.mlir import new_context
 from harness.compiler.runner import RunOptions
 from harness.errors import NoMiscompileError, OutputError, ReportError
@@ -114,7 +116,7 @@ class NumericsReportResult:
         return lines + [f"note: {n}" for n in self.notes]
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = jsonfile.plain(asdict(self))
         d.update(kind=BundleKind.MISCOMPILE.value, self_check=self.self_check.to_json(),
                  reproduced=self.reproduced)
         return d
@@ -150,8 +152,8 @@ def make_numerics_report(path: str | os.PathLike, pipeline: str, *,
         raise ReportError(str(src), Refusal.OUTPUT, f"cannot write the report for {src}: {e}") from None
 
 
-def _build(src: Path, pipeline: str, exe, staging: Path, scratch: Path, out_dir: Path,
-           options: NumericsReportOptions, say) -> NumericsReportResult:
+def _build(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Path, out_dir: Path,
+           options: NumericsReportOptions, say: Callable[[str], None]) -> NumericsReportResult:
     notes: list[str] = []
     say(f"reducing (budget {options.budget_s:g} s)")
     reduced = reduce_numerics(src, pipeline, options=NumericsReduceOptions(

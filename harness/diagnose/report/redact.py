@@ -29,7 +29,7 @@ import sysconfig
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from harness.compiler.irfile import write_atomically
 
@@ -371,7 +371,7 @@ class Redactor:
         """Each word of a command, before it is shell-quoted."""
         return [self.text(w) for w in words]
 
-    def json(self, value):
+    def json(self, value: Any) -> Any:
         """Every string in a JSON-able value (before dumping: escapes would hide paths)."""
         if isinstance(value, str):
             return self.text(value)

@@ -10,6 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import ClassVar
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
@@ -155,7 +156,7 @@ class SelfCheck:
         return "NOT REPRODUCED: " + "; ".join(parts)
 
     def to_json(self) -> dict:
-        return {**asdict(self), "verdict": self.verdict.value, "reproduced": self.reproduced}
+        return {**jsonfile.plain(asdict(self)), "verdict": self.verdict.value, "reproduced": self.reproduced}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,7 +277,7 @@ class ReportResult:
 
     def to_json(self) -> dict:
         """What ``harness report --json`` prints."""
-        d = asdict(self)
+        d = jsonfile.plain(asdict(self))
         d.update(kind=BundleKind.COMPILE_FAILURE.value, outcome=self.outcome.value,
                  weights=self.weights.value, self_check=self.self_check.to_json(),
                  reproduced=self.reproduced)
@@ -310,7 +311,7 @@ class ReportResult:
         return lines
 
 
-def _jsonable(value):
+def _jsonable(value: object) -> object:
     """Enums as their values, in a plain dict for the redactor and for readers."""
     if isinstance(value, Enum):
         return value.value

@@ -18,13 +18,14 @@ same check, so the report detects it and writes the matching bundle kind instead
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from harness.compiler import jsonfile
 from harness import defaults
 from harness import versions as versions_module
 from harness.compiler.binary import OptBinary
@@ -44,6 +45,9 @@ from .sections import TITLE_PREFIX, root_cause, section_values, verdict_for, wit
 from .standalone import write_standalone
 from .template import render
 from .versions import versions_markdown
+
+if TYPE_CHECKING:
+    from torch_mlir import ir
 
 RUNTIME_FILES = ("issue.md", "repro.sh", "repro.py", "reduced.mlir", "reduced.linalg.mlir", "inputs.npz",
                  "expected.npz", "record.json")
@@ -82,7 +86,7 @@ class RuntimeReportResult:
                 f"self-check: {self.self_check.describe()}"] + [f"note: {n}" for n in self.notes]
 
     def to_json(self) -> dict:
-        d = asdict(self)
+        d = jsonfile.plain(asdict(self))
         d.update(kind=BundleKind.RUNTIME_FAILURE.value, failure=self.failure.to_json(),
                  self_check=self.self_check.to_json(), reproduced=self.reproduced)
         return d
@@ -110,7 +114,7 @@ class RuntimeFindings(BundleFindings):
 
 
 def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Path,
-                         out_dir: Path, options, say: Callable[[str], None]) -> RuntimeReportResult:
+                         out_dir: Path, options: Any, say: Callable[[str], None]) -> RuntimeReportResult:
     """The bundle in ``staging``, published under ``out_dir``; ``options`` are the
     ``NumericsReportOptions`` of the report."""
     say(f"the code fails at run time; reducing it (budget {options.budget_s:g} s)")
@@ -198,7 +202,7 @@ def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
             f"cf.assert ..., \"{failure.message}\" there")
 
 
-def _walk(module):
+def _walk(module: ir.Module) -> Iterator[ir.Operation]:
     stack = [module.operation]
     while stack:
         op = stack.pop()

@@ -12,6 +12,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from harness.compiler.records import RunRecord
@@ -340,7 +341,7 @@ def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = 
 
 
 def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, input_name: str,
-                   code) -> dict[str, str]:
+                   code: Callable[[str], str]) -> dict[str, str]:
     """The four sections' template values; ``code`` quotes a user-given name for markdown."""
     if root.startswith("Not determined") and verdict.matches:
         root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
@@ -359,7 +360,7 @@ def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, 
 
 
 def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
-                say=lambda _line: None) -> UpstreamVerdict:
+                say: Callable[[str], None] = lambda _line: None) -> UpstreamVerdict:
     """The catalog's matches for a miscompile's or run-time failure's ops and text, and GitHub's
     when ``search`` (--search-upstream)."""
     found = None

@@ -24,7 +24,7 @@ from .annotations import ClassAnnotator
 from .as_strided import plan_gathers
 from .literals import TensorLiterals
 from .locations import LocationFactory
-from .nodes import GraphImporter, ImportEnv, Signature
+from .nodes import CalleeTypes, GraphImporter, ImportEnv
 from .objects import ObjectGraph
 from .typemap import TypeMapper
 
@@ -94,7 +94,7 @@ class ModuleBuilder:
         self.last_import = ImportStats()
         self._symbols: set[str] = set()
         # Free functions already in the module, so a later import calling one reuses it.
-        self._functions: dict[str, Signature] = {}
+        self._functions: dict[str, CalleeTypes] = {}
 
     # ----- public API -------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ class _ImportSession:
             literals=TensorLiterals(self.types),
             callees=self,
         )
-        self.functions: dict[str, Signature] = {}
+        self.functions: dict[str, CalleeTypes] = {}
         self._function_ops: list[ir.Operation] = []
         self.graph: ObjectGraph | None = None
 
@@ -184,11 +184,12 @@ class _ImportSession:
 
     # ----- callee resolution (used by GraphImporter) ------------------------------------
 
-    def method_signature(self, class_qualname: str, method: str) -> Signature | None:
+    def method_signature(self, class_qualname: str, method: str) -> CalleeTypes | None:
         info = self.graph.classes.get(class_qualname) if self.graph else None
         return info.signatures.get(method) if info else None
 
-    def function_symbol(self, qualname: str, node: torch._C.Node, object_path: str) -> tuple[str, Signature]:
+    def function_symbol(self, qualname: str, node: torch._C.Node,
+                        object_path: str) -> tuple[str, CalleeTypes]:
         if qualname in self.functions:
             return qualname, self.functions[qualname]
         if qualname in self.builder._functions:
@@ -206,14 +207,14 @@ class _ImportSession:
 
     # ``schema``: a torch._C.FunctionSchema; torch's .pyi makes ScriptFunction.schema a method, not
     # the property it is, so a ScriptFunction's would not pass as one.
-    def _signature(self, schema: Any, context: str) -> Signature:
+    def _signature(self, schema: Any, context: str) -> CalleeTypes:
         inputs = tuple(self.types.from_jit(a.type, f"argument '{a.name}' of {context}", refine=False)
                        for a in schema.arguments)
         results = tuple(self.types.from_jit(r.type, f"result of {context}", refine=False)
                         for r in schema.returns)
-        return Signature(inputs, results)
+        return CalleeTypes(inputs, results)
 
-    def import_free_function(self, fn: torch.jit.ScriptFunction, *, private: bool) -> Signature:
+    def import_free_function(self, fn: torch.jit.ScriptFunction, *, private: bool) -> CalleeTypes:
         qualname = fn.qualified_name
         sig = self._signature(fn.schema, qualname)
         self.functions[qualname] = sig
@@ -221,7 +222,7 @@ class _ImportSession:
         self.builder._functions[qualname] = sig
         return sig
 
-    def _emit_function(self, symbol: str, graph: torch._C.Graph, sig: Signature, *, private: bool,
+    def _emit_function(self, symbol: str, graph: torch._C.Graph, sig: CalleeTypes, *, private: bool,
                        object_path: str, arg_attrs: list[dict] | None = None,
                        arg_shapes: list[tuple[int, ...] | None] | None = None) -> ir.Operation:
         if symbol in self.builder._symbols:

@@ -37,7 +37,7 @@ PRIM_KIND_TO_OP: dict[str, str] = {
 
 
 @dataclass(frozen=True)
-class Signature:
+class CalleeTypes:
     """The MLIR argument and result types of a function, as its callers must match them."""
 
     inputs: tuple[ir.Type, ...]
@@ -45,10 +45,10 @@ class Signature:
 
 
 class CalleeResolver(Protocol):
-    def method_signature(self, class_qualname: str, method: str) -> Signature | None: ...
+    def method_signature(self, class_qualname: str, method: str) -> CalleeTypes | None: ...
 
     def function_symbol(self, qualname: str, node: torch._C.Node,
-                        object_path: str) -> tuple[str, Signature]: ...
+                        object_path: str) -> tuple[str, CalleeTypes]: ...
 
 
 @dataclass

@@ -27,7 +27,7 @@ from harness.errors import (
 )
 
 from .annotations import ClassAnnotator
-from .nodes import ImportEnv, Signature, emit_constant, emit_tensor
+from .nodes import CalleeTypes, ImportEnv, emit_constant, emit_tensor
 from .typemap import LINEAR_PARAMS_CLASS
 
 # Values imported once per value rather than per object (IValue hashing in upstream's importer).
@@ -41,7 +41,7 @@ class ClassInfo:
     attr_types: list[torch._C.JitType]
     methods: dict[str, torch._C.ScriptMethod]
     first_path: str
-    signatures: dict[str, Signature] = field(default_factory=dict)
+    signatures: dict[str, CalleeTypes] = field(default_factory=dict)
     emitted: bool = False
 
 
