@@ -11,7 +11,7 @@ lowering 0.63 s against 0.11 s), six such steps a port. Forked, a step starts in
 - **Off unless asked** (:func:`enable`, which the warm server's children call): a cold
   ``harness port`` keeps today's fresh interpreters, so cold and warm stay comparable, and any
   failure to fork falls back to them.
-- **Only the modules in** :data:`FORKABLE` (steps written to run as a child), and only when the
+- **Only the modules** :func:`enable` names (the backends' steps written to run as a child), and only when the
   command is this interpreter's own ``-m`` run and no memory limit is asked for (that limit is
   for a fresh interpreter's address space, not one that holds torch).
 - **Isolation as a fresh child has it**: a session of its own (a timeout kills its group), core
@@ -41,9 +41,6 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
-#: The modules whose children may be forked: the RefBackend's steps.
-FORKABLE = frozenset({"harness.execute.bindings_tool", "harness.execute.jit_child",
-                      "harness.execute.worker"})
 #: A forked child's exit when it could not set itself up (before the module ran).
 EXIT_SETUP = 70
 _PR_SET_PDEATHSIG = 1
@@ -60,9 +57,10 @@ class _Steps:
 _STEPS = _Steps()
 
 
-def enable(modules: frozenset[str] = FORKABLE) -> None:
-    """Forks the children of ``modules`` from now on (the warm server's children call it;
-    ``frozenset()`` turns it off). ``HARNESS_FORK_STEPS=0`` in the environment keeps them cold."""
+def enable(modules: frozenset[str]) -> None:
+    """Forks the children of ``modules`` from now on (the warm server's children call it with
+    the backends' child modules, ``harness.execute.backends.child_modules()``; ``frozenset()``
+    turns it off). ``HARNESS_FORK_STEPS=0`` in the environment keeps them cold."""
     _STEPS.modules = frozenset() if os.environ.get("HARNESS_FORK_STEPS") == "0" else modules
 
 

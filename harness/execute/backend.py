@@ -107,6 +107,9 @@ class Backend(Protocol):
     # speaks for this backend's mismatches: the RefBackend's own; not IREE's, whose wrong values
     # the RefBackend may compute right (and a mismatch must never be flipped to verified by it).
     searchable: bool
+    # the modules its steps run as children (``python -m``): the warm sweep server imports them
+    # before it forks, and forks them instead of starting a fresh Python for each
+    child_modules: tuple[str, ...]
 
     def needs_linalg(self, target: Target) -> bool:
         """Whether it compiles the linalg the target was lowered on to (the RefBackend), not

@@ -65,6 +65,7 @@ class IreeBackend:
     stage = "iree-compile"
     checked_runs = False
     searchable = False
+    child_modules: tuple[str, ...] = ()  # iree-compile and iree-run-module: binaries of their own
 
     def search_runner(self, *, timeout_s: float, work_dir: str | os.PathLike | None) -> None:
         """The search lowers and runs on the RefBackend: it cannot speak for IREE's values."""

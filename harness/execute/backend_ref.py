@@ -50,6 +50,8 @@ class RefBackend:
     stage = Stage.LOWERING.value
     checked_runs = True
     searchable = True
+    child_modules: tuple[str, ...] = ("harness.execute.bindings_tool", "harness.execute.jit_child",
+                                      "harness.execute.worker")
 
     def __init__(self) -> None:
         self.run_seconds = 0.0  # the unchecked runs' wall time (the checked rerun's budget)

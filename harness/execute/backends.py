@@ -39,3 +39,8 @@ def search_runner(name: BackendName | str = BackendName.REFBACKEND, *, timeout_s
                          f"it cuts the function into pieces and runs each, which it does on {speaks}. "
                          "Search there; a backend's own mismatch is shown by its port's numbers.")
     return runner
+
+
+def child_modules() -> frozenset[str]:
+    """Every backend's child-process modules: what the warm server preloads and forks."""
+    return frozenset(m for make in BACKENDS.values() for m in make().child_modules)

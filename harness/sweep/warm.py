@@ -65,8 +65,7 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            # tracer (with networkx and sympy's parts), the FX importer, the linalg dialect
            "torch.export._trace", "torch_mlir.fx", "torch_mlir.dialects.linalg",
            "harness.models.drivers", "harness.port.render", "harness.fixes.loop",
-           "harness.diagnose.blockers", "harness.execute.worker", "harness.execute.jit_child",
-           "harness.execute.bindings_tool")
+           "harness.diagnose.blockers")
 #: Work every port would do the same, done once in the server (no torch op runs, no thread
 #: starts): tables built on first use, pure Python over the op registry (the FX importer's
 #: decomposition table, ``functools.cache``, took 0.5 s a port on a quiet machine, 2 s under
@@ -105,8 +104,9 @@ class Job:
         """As ``python -m`` would, and the process ends with it (SystemExit and exceptions end
         it as they would there); its RefBackend steps fork from it too (torch_mlir is imported)."""
         from harness.compiler import forked
+        from harness.execute.backends import child_modules
 
-        forked.enable()
+        forked.enable(child_modules())
         forked.run_module_and_exit(self.module, self.args)
 
 
@@ -156,7 +156,10 @@ def _preload(sock: socket.socket) -> bool:
     start = time.monotonic()
     name = ""
     try:
-        for name in PRELOAD:
+        from harness.execute.backends import child_modules
+
+        # and each backend's child steps (the RefBackend's), which the children fork into
+        for name in (*PRELOAD, *sorted(child_modules())):
             __import__(name)
     except BaseException as e:  # any failure means: go cold, and say why
         _send(sock, {"kind": "failed", "error": f"importing {name}: {type(e).__name__}: {e}"})

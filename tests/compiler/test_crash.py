@@ -145,7 +145,7 @@ def test_unreachable_and_multiline_llvm_error():
     assert info.signature.summary == "SIGABRT: LLVM ERROR: Failed to infer result type(s):"
     info = parse_crash("unknown scalar type\nUNREACHABLE executed at /src/Foo.cpp:42!\n", returncode=-6)
     assert info.assertion.condition == "UNREACHABLE: unknown scalar type"
-    assert (info.assertion.file, info.assertion.line) == ("/src/Foo.cpp", 42)
+    assert (str(info.assertion.file), info.assertion.line) == ("/src/Foo.cpp", 42)
 
 
 def test_no_crash_text_and_no_signal_is_no_crash():

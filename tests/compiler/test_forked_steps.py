@@ -22,6 +22,7 @@ from support import ROOT
 from support.processes import alive, children, wait_for
 
 from harness.compiler import forked, process
+from harness.execute.backends import child_modules
 from harness.execute.lowering import run_stage
 from harness.execute.refbackend import Stage, run_refbackend
 from harness.execute.worker import RefBackendWorker
@@ -65,7 +66,7 @@ def probe(tmp_path, monkeypatch):
 
 
 def run(module: str, what: str, *, warm: bool, timeout_s: float = 60.0) -> process.Finished:
-    forked.enable(forked.FORKABLE | {module} if warm else frozenset())
+    forked.enable(child_modules() | {module} if warm else frozenset())
     return process.execute([sys.executable, "-m", module, what], timeout_s=timeout_s,
                            env={**os.environ, "PROBE_ENV": "given"}, dump_on_timeout=False)
 
@@ -146,7 +147,8 @@ KILLED_CALLER = """
 import json, os, sys
 import torch
 from harness.compiler import forked
-forked.enable(forked.FORKABLE | {sys.argv[1]})
+from harness.execute.backends import child_modules
+forked.enable(child_modules() | {sys.argv[1]})
 out = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
 null = os.open(os.devnull, os.O_RDONLY)
 child = forked.fork_module([sys.executable, "-m", sys.argv[1], "hang"], {0: null, 1: out, 2: out},
@@ -205,7 +207,7 @@ def test_the_refbackend_forks_its_steps_and_records_an_abort_as_before(tmp_path)
     results = {}
     try:
         for mode in ("cold", "warm"):
-            forked.enable(forked.FORKABLE if mode == "warm" else frozenset())
+            forked.enable(child_modules() if mode == "warm" else frozenset())
             before = forked.forks()
             ok = run_refbackend(linalg, [a, b])
             # Sizes 3 and 4: torch-to-linalg's shape assert aborts the compiled code.
@@ -231,7 +233,7 @@ def test_the_worker_is_forked_and_an_abort_costs_one_request(tmp_path):
 
     signature = read_signature(tmp_path / "m.torch.mlir")
     a = np.arange(3, dtype=np.float32)
-    forked.enable()
+    forked.enable(child_modules())
     try:
         with RefBackendWorker(work_dir=tmp_path) as worker:
             assert worker.run(linalg, [a, a], signature).outputs[0].tolist() == [0.0, 2.0, 4.0]
@@ -249,7 +251,7 @@ def test_the_worker_is_forked_and_an_abort_costs_one_request(tmp_path):
 
 def test_a_step_with_a_memory_limit_starts_fresh(probe):
     # The limit is for a fresh interpreter's address space: one holding torch would exceed it.
-    forked.enable(forked.FORKABLE | {probe})
+    forked.enable(child_modules() | {probe})
     before = forked.forks()
     done = process.execute([sys.executable, "-m", probe, "ok"], timeout_s=60, memory_limit_mb=2048)
     assert done.returncode == 0, done.stderr
@@ -260,7 +262,7 @@ def test_a_step_with_a_memory_limit_starts_fresh(probe):
 def test_forking_stays_off_unless_enabled_and_for_other_commands():
     assert forked.enabled() == frozenset()
     assert forked.forkable([sys.executable, "-m", "harness.execute.jit_child"]) is None
-    forked.enable()
+    forked.enable(child_modules())
     try:
         assert forked.forkable([sys.executable, "-m", "harness.execute.jit_child", "x"])
         assert forked.forkable([sys.executable, "-m", "harness", "port"]) is None

@@ -19,7 +19,7 @@ def test_a_regular_file_is_replaced_whole(tmp_path):
     target.write_text("old")
     write_atomically(target, "new text")
     assert target.read_text() == "new text"
-    assert [p.name for p in tmp_path.iterdir()] == ["out.mlir"]  # no temp file left
+    assert [str(p.name) for p in tmp_path.iterdir()] == ["out.mlir"]  # no temp file left
 
 
 def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path):
@@ -32,4 +32,4 @@ def test_a_fifo_is_written_in_place_and_stays_a_fifo(tmp_path):
     reader.join(timeout=10)  # without the in-place write it waits for a writer that never comes
     assert received == ["module {}\n"]
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
-    assert [p.name for p in tmp_path.iterdir()] == ["sink"]
+    assert [str(p.name) for p in tmp_path.iterdir()] == ["sink"]

@@ -64,7 +64,7 @@ def test_dump_listing_is_cut_from_following_output():
     stderr = ("builtin.module(func.func(cse{}), torch-verify-backend-contract-no-decompositions)\n"
               "x.mlir:3:4: error: failed (with parens)\n")
     listing = pipeline_prefix(stderr)
-    assert [p.name for p in parse_pipeline(listing)] == [
+    assert [str(p.name) for p in parse_pipeline(listing)] == [
         "cse", "torch-verify-backend-contract-no-decompositions"]
     assert pipeline_prefix("no pipeline here") == ""
 

@@ -29,7 +29,7 @@ def test_bindings_pipelines_parse_in_the_bindings_and_not_in_the_binary():
 
     helped = subprocess.run([builds.resolve().path, "--help"], capture_output=True, text=True).stdout
     bindings = [p for p in pipelines.default().pipelines.values() if p.driver is pipelines.Driver.BINDINGS]
-    assert [p.name for p in bindings] == ["tosa-to-linalg", "linalg-to-llvm"]
+    assert [str(p.name) for p in bindings] == ["tosa-to-linalg", "linalg-to-llvm"]
     for p in bindings:
         with ir.Context():
             passmanager.PassManager.parse(p.textual())  # raises on an unknown pass or option
@@ -58,7 +58,7 @@ def test_resolve_accepts_ours_upstream_and_textual():
 
 def test_output_types_name_known_pipelines():
     s = pipelines.default()
-    assert [p.name for p in s.for_output_type("linalg-on-tensors")] == [
+    assert [str(p.name) for p in s.for_output_type("linalg-on-tensors")] == [
         "torchscript-to-torch", "torch-to-linalg"]
     assert s.for_output_type("raw") == ()
 

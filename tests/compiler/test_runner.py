@@ -166,7 +166,7 @@ def test_parse_pipeline_textual_and_dumped():
     assert passes[1].textual() == "builtin.module(func.func(canonicalize{max-iterations=3 top-down=true}))"
     dumped = parse_pipeline("Pass Manager with 2 passes:\nbuiltin.module(\n  func.func(\n    cse\n  ),\n"
                             "  torch-verify-linalg-on-tensors-backend-contract\n)\n")
-    assert [p.name for p in dumped] == ["cse", "torch-verify-linalg-on-tensors-backend-contract"]
+    assert [str(p.name) for p in dumped] == ["cse", "torch-verify-linalg-on-tensors-backend-contract"]
     with pytest.raises(PipelineConfigError, match="is not closed"):
         parse_pipeline("builtin.module(func.func(cse)")
 

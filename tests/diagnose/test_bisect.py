@@ -157,7 +157,7 @@ def test_the_literal_is_a_symptom_and_and_the_op_no_conversion_lowers(tmp_path):
     assert str(r.signature) == ("legalization-failure: "
                                 "failed to legalize operation 'torch.aten.__and__.Tensor'")
     blocker, symptom = r.responsible
-    assert (blocker.op, blocker.blocker, blocker.converted_by) == ("torch.aten.__and__.Tensor", True, [])
+    assert (str(blocker.op), blocker.blocker, blocker.converted_by) == ("torch.aten.__and__.Tensor", True, [])
     assert (blocker.equivalent_op, blocker.fix) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or")
     assert blocker.equivalent_converted_by == ["convert-torch-to-linalg"]
     assert blocker.responsible_pass == "convert-torch-to-linalg"
@@ -204,7 +204,7 @@ def test_ran_passes_reads_the_timing_tree():
     0.0161 (100.0%)  Total
 """
     ran = bisect_module.ran_passes(stderr)
-    assert [p.name for p in ran] == ["RestructureNonConstantAxes", "CanonicalizerPass",
+    assert [str(p.name) for p in ran] == ["RestructureNonConstantAxes", "CanonicalizerPass",
                                      "LowerToBackendContract", "CSEPass"]
     assert ran[2].nested == ["CanonicalizerPass"] and ran[3].nested == []
     listed = ["torch-restructure-non-constant-axes", "canonicalize", "torch-lower-to-backend-contract", "cse"]
@@ -285,7 +285,7 @@ def test_dumped_pipeline_from_stderr():
     stderr = ("Pass Manager with 2 passes:\n"
               "builtin.module(\n  func.func(\n    cse\n  ),\n  canonicalize\n)\n\n"
               "x.mlir:1:1: error: boom\n")
-    assert [p.name for p in dumped_pipeline(stderr)] == ["cse", "canonicalize"]
+    assert [str(p.name) for p in dumped_pipeline(stderr)] == ["cse", "canonicalize"]
     assert dumped_pipeline("nothing") == []
 
 

@@ -47,8 +47,8 @@ def test_the_reported_literal_is_a_symptom_and_and_is_the_blocker(tmp_path):
     # What MLIR names: the literal (the first illegal op the finalizing pass meets).
     assert reported.illegal_ops() == ["torch.vtensor.literal"]
     analysis = analyze(path, LINALG)
-    assert [b.name for b in analysis.blockers] == ["torch.aten.__and__.Tensor"]
-    assert [s.name for s in analysis.symptoms] == ["torch.vtensor.literal"]
+    assert [str(b.name) for b in analysis.blockers] == ["torch.aten.__and__.Tensor"]
+    assert [str(s.name) for s in analysis.symptoms] == ["torch.vtensor.literal"]
     blocker = analysis.blockers[0]
     assert '"model.py":54:0' in blocker.location
     # Alone, the blocker still fails, naming itself; no conversion of the pipeline lowers it.
@@ -83,7 +83,7 @@ def test_a_fix_that_renames_the_blocker_is_replayed_through_the_same_passes(tmp_
     the whole pipeline passes on the renamed one-op function."""
     blocker = analyze(_write(tmp_path, AND_MASK), LINALG).blockers[0]
     eq = blocker.equivalent
-    assert (eq.op, eq.fix, eq.lowers) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or", True)
+    assert (str(eq.op), str(eq.fix), eq.lowers) == ("torch.aten.bitwise_and.Tensor", "bitwise-and-or", True)
     assert eq.converted_by == ["convert-torch-to-linalg"]
     assert blocker.reproduces_alone
     assert '"model.py":54:0' in blocker.diagnostic.location or blocker.diagnostic.file == "model.py"

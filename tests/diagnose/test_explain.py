@@ -93,13 +93,13 @@ def test_explain_names_the_blocker_not_the_literal_the_error_names(tmp_path, mod
     assert [(Path(f.file).name, f.line, f.library) for f in b.frames] == [
         ("masks.py", 3, True), ("model.py", 3, False)]
     assert b.user_frame().lines[2] == ">     3 | mask = masks.and_mask(q, m)  # the user's line"
-    assert [s.op for s in b.symptoms] == ["torch.vtensor.literal"]
+    assert [str(s.op) for s in b.symptoms] == ["torch.vtensor.literal"]
     assert b.symptoms[0].converted_by == ["convert-torch-to-arith"]
     assert b.converted_alone_by == [] and b.equivalent.op == "torch.aten.bitwise_and.Tensor"
     assert b.equivalent.converted_by == ["convert-torch-to-linalg"] and b.equivalent.lowers
-    assert [f.name for f in b.fixes] == ["bitwise-and-or"]
-    assert [h.name for h in b.hints] == ["bool-and-mask"]
-    assert [u.ref for u in b.upstream] == ["llvm/torch-mlir#4749", "llvm/torch-mlir#4625"]
+    assert [str(f.name) for f in b.fixes] == ["bitwise-and-or"]
+    assert [str(h.name) for h in b.hints] == ["bool-and-mask"]
+    assert [str(u.ref) for u in b.upstream] == ["llvm/torch-mlir#4749", "llvm/torch-mlir#4625"]
     [exp] = result.explanations
     assert exp.op == "torch.vtensor.literal" and exp.symptom_of == ["torch.aten.__and__.Tensor"]
     assert exp.hints == []  # no idiom is read from the symptom
@@ -182,7 +182,7 @@ def test_crash_gets_its_signature_and_related_idioms():
     result = explain_file(CRASHERS / "F_view_zero_numel.mlir", LINALG)
     assert result.record.crash is not None
     assert "ConvertAtenViewOp" in str(result.record.signature)
-    assert [h.name for h in result.crash_hints] == ["tuple-of-views"]
+    assert [str(h.name) for h in result.crash_hints] == ["tuple-of-views"]
     text = "\n".join(result.render())
     assert "crash: " in text and "possibly related (seed idiom 'tuple-of-views'" in text
 

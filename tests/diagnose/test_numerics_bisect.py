@@ -50,7 +50,7 @@ def test_the_op_whose_values_are_wrong_is_named_in_log_runs(tmp_path, sin_is_cos
     src.write_text(CHAIN)
     result = bisect_numerics(src, "torch-to-linalg", options=NumericsBisectOptions(out_dir=str(tmp_path)))
     assert result.verdict is FunctionVerdict.LOCALIZED
-    assert [op.name for op in result.chain] == ["aten.sin"]
+    assert [str(op.name) for op in result.chain] == ["aten.sin"]
     assert result.first_wrong().frames[0].line == 9 and result.first_wrong().wrong
     assert result.ops == 14 and result.runs <= 2 * math.log2(14)
     # Nothing a pass choice does makes cos out of sin: no one to blame among them.

@@ -213,7 +213,7 @@ def test_timing_tree_keeps_a_pass_own_pipeline_under_it():
     from harness.diagnose.timing import assign_timers, read_timing
 
     timers, leaves = read_timing(TIMING)
-    assert [t.label for t in timers] == [
+    assert [str(t.label) for t in timers] == [
         "AdjustCallingConventions",
         "LowerToBackendContract",
         "LowerToBackendContract › 'builtin.module' Pipeline › 'func.func' Pipeline › CanonicalizerPass",

@@ -79,7 +79,7 @@ def test_persistent_buffers_changes_persistence_only_and_undoes():
     before = m(x)
     assert non_persistent_buffers(m) == ["scale"] and "scale" not in m.state_dict()
     app = PersistentBuffers().apply(m)
-    assert [s.what for s in app.changed] == ["buffer scale made persistent"]
+    assert [str(s.what) for s in app.changed] == ["buffer scale made persistent"]
     assert "scale" in m.state_dict() and torch.equal(m(x), before)
     # The FX path: torch.export keeps the buffer and the state dict now maps it.
     exported = torch.export.export(m, (x,))
@@ -110,7 +110,7 @@ def test_autograd_function_is_traced_through_its_forward():
     script = torch.jit.trace(m, (x,))
     assert script.inlined_graph.findAllNodes("prim::PythonOp")
     app = AutogradFunctionForward().apply(m, ModuleEvidence(script=script, examples=(x,)))
-    assert [s.what for s in app.changed] == ["Doubled.apply -> Doubled.forward"]
+    assert [str(s.what) for s in app.changed] == ["Doubled.apply -> Doubled.forward"]
     fixed = torch.jit.trace(app.module, (x,))
     assert not fixed.inlined_graph.findAllNodes("prim::PythonOp")
     assert torch.equal(fixed(x), m(x))

@@ -91,7 +91,7 @@ def test_a_seq2seq_head_ports_and_verifies_through_fx(tmp_path):
     assert variant["settings"]["model_class"] == "T5ForConditionalGeneration"
     assert variant["settings"]["outputs"][0] == "logits"  # the LM head's, not hidden states
     [port] = variant["ports"]
-    assert (port["frontend"], port["outcome"]) == ("fx", "verified")
+    assert (str(port["frontend"]), str(port["outcome"])) == ("fx", "verified")
 
 
 @pytest.mark.skipif(HAS_TORCHVISION, reason="torchvision is installed in this venv")

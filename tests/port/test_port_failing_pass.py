@@ -43,7 +43,7 @@ def test_the_analysis_given_names_the_failing_pass_without_bisect(failed, tmp_pa
     monkeypatch.setattr("harness.diagnose.bisect.bisect", _no_bisect)
     found = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
                                        analysis)
-    assert [b.op for b in found] == ["torch.aten.__and__.Tensor"]
+    assert [str(b.op) for b in found] == ["torch.aten.__and__.Tensor"]
     assert all(b.failing_pass == analysis.failing_pass for b in found)
     assert all(b.failing_pass_from == PassSource.AFTER_FAILURE_DUMP for b in found)
 
@@ -72,7 +72,7 @@ def test_an_analysis_without_the_pass_falls_back_to_bisect(failed, tmp_path, mon
                         lambda *a, **k: SimpleNamespace(failing_pass="from-bisect"))
     [blocker] = diagnose.pipeline_blockers(failed, PortStage.TORCH_TO_LINALG, tmp_path, PortOptions(),
                                            empty)
-    assert (blocker.failing_pass, blocker.failing_pass_from) == ("from-bisect", PassSource.BISECT)
+    assert (str(blocker.failing_pass), blocker.failing_pass_from) == ("from-bisect", PassSource.BISECT)
 
 
 def test_the_port_says_where_the_failing_pass_came_from(failed, tmp_path):

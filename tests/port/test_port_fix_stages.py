@@ -80,7 +80,7 @@ def test_a_port_blocked_again_after_a_kept_fix_is_diagnosed_from_the_loops_analy
     port = _port(tmp_path, fix=True, module=AndThenErfinv())
     assert str(port.outcome) == PortOutcome.FAILS.value and str(port.failed_stage) == "torch-to-linalg"
     assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"] and port.fixes[0]["outcome"] == "kept"
-    assert [b.op for b in port.blockers] == ["torch.aten.erfinv"]
+    assert [str(b.op) for b in port.blockers] == ["torch.aten.erfinv"]
     # the stage failed twice (before and after the fix), each failure analysed once: the
     # diagnosis took the loop's analysis of the second one instead of analysing it again
     assert len(runs) == 2 and runs[1] == port.fixes[0]["output_path"]

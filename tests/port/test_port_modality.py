@@ -32,7 +32,7 @@ def _port(tmp_path, model: str, frontends=BOTH, **options) -> dict[str, object]:
 
 def _verified(port) -> None:
     assert str(port.outcome) == PortOutcome.VERIFIED.value, (port.failed_stage, port.blockers)
-    assert [c.inputs for c in port.numerics] == ["traced", "second"]
+    assert [str(c.inputs) for c in port.numerics] == ["traced", "second"]
     assert all(str(c.verdict) == "verified" for c in port.numerics)
 
 

@@ -70,7 +70,7 @@ def test_a_module_through_onnx_is_verified_with_its_onnx_file_kept(tmp_path: Pat
     onnx_file = Path(port.folder) / "block.onnx"
     import onnx
 
-    assert [n.op_type for n in onnx.load(str(onnx_file)).graph.node] == [
+    assert [str(n.op_type) for n in onnx.load(str(onnx_file)).graph.node] == [
         "Gemm", "LayerNormalization", "Softmax"]
     imported = Path(port.stages[2].output).read_text()
     assert 'torch.operator "onnx.LayerNormalization"' in imported

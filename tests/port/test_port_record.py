@@ -43,7 +43,7 @@ def _record() -> PortRecord:
 def test_the_json_keeps_its_strings_and_reads_back_to_enums():
     data = json.loads(json.dumps(_record().to_json()))  # JSON proper: it has no inf or nan
     port = data["variants"][0]["ports"][0]
-    assert (data["source"], data["variants"][0]["variant"]) == ("type", "stock")
+    assert (str(data["source"]), str(data["variants"][0]["variant"])) == ("type", "stock")
     assert (port["frontend"], port["outcome"], port["reached"], port["failed_stage"]) == \
         ("fx", "numerics-mismatch", "execution", "")
     assert [s["outcome"] for s in port["stages"]] == ["success", "timeout"]

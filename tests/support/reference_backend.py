@@ -29,6 +29,7 @@ class ReferenceBackend:
     stage = "refbackend-lowering"   # a stage name the record knows
     checked_runs = False
     searchable = False
+    child_modules: tuple[str, ...] = ()
 
     def search_runner(self, *, timeout_s: float, work_dir: str | os.PathLike | None) -> None:
         return None

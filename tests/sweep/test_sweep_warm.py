@@ -292,8 +292,9 @@ def test_a_stop_signal_ends_a_warm_sweep_within_seconds(tmp_path, when):
 
 WARM_UP_THREADS = """
 import json, os, sys
+from harness.execute.backends import child_modules
 from harness.sweep.warm import PRELOAD, WARM_UP
-for name in PRELOAD:
+for name in (*PRELOAD, *sorted(child_modules())):
     __import__(name)
 counts = {"imported": len(os.listdir("/proc/self/task"))}
 for module, function in WARM_UP:
