@@ -40,17 +40,32 @@ class OnnxFileModule(nn.Module):
         self.path = path
         self._session: Any = None
 
-    def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def session(self) -> Any:
+        """The file's onnxruntime session, made once; a file onnxruntime cannot load (a newer IR
+        version than it takes, an op it lacks) is bad input, said before the port starts."""
         import onnxruntime as ort
 
         if self._session is None:
             options = ort.SessionOptions()
             options.log_severity_level = 3
-            self._session = ort.InferenceSession(os.fspath(self.path), options,
-                                                 providers=["CPUExecutionProvider"])
+            try:
+                self._session = ort.InferenceSession(os.fspath(self.path), options,
+                                                     providers=["CPUExecutionProvider"])
+            except Exception as e:  # onnxruntime's Fail, InvalidGraph, NotImplemented
+                said = " ".join(str(e).split())[:400]
+                raise ModelOptionError(
+                    f"onnxruntime {ort.__version__} cannot load the ONNX file {self.path}, which "
+                    f"the port runs as its reference: {said}. Save it as onnxruntime takes it "
+                    "(for an IR version it does not support: model.ir_version set to the one "
+                    "it names, then onnx.save), or export it again with torch.onnx.export from "
+                    "this torch.") from None
+        return self._session
+
+    def forward(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        session = self.session()
         feeds = {i.name: t.detach().cpu().numpy()
-                 for i, t in zip(self._session.get_inputs(), tensors, strict=True)}
-        return tuple(torch.from_numpy(o) for o in self._session.run(None, feeds))
+                 for i, t in zip(session.get_inputs(), tensors, strict=True)}
+        return tuple(torch.from_numpy(o) for o in session.run(None, feeds))
 
     # A session cannot be copied: a float64 copy is not offered.
     def __deepcopy__(self, memo: dict[int, object]) -> NoReturn:
@@ -118,6 +133,7 @@ def prepare(spec: ModelSpec, options: HFOptions) -> PreparedModel:
     names = tuple(n for n, _, _ in inputs)
     first, second = make(options.seed), make(options.seed + 1)
     module = OnnxFileModule(path).eval()
+    module.session()  # a file onnxruntime refuses stops here, before any folder is made
     outputs = tuple(_output_names(path))
     described = "; ".join(f"{n} {str(t.dtype).removeprefix('torch.')}[{', '.join(map(str, t.shape))}]"
                           for n, t in zip(names, first, strict=True))

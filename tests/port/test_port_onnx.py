@@ -177,3 +177,29 @@ def test_an_onnx_blocker_names_the_python_line_behind_its_onnx_node(tmp_path: Pa
     assert blocker.location == f"{__file__}:{line}", blocker
     assert "ONNX node" in blocker.explanation and "tosa.cast" in blocker.message
     assert "did not align with any profile" in blocker.message
+
+
+def test_an_onnx_file_onnxruntime_cannot_load_is_one_paragraph_before_any_folder(tmp_path: Path):
+    """An ONNX file of a newer IR version than onnxruntime 1.31 takes was an internal error
+    (exit 3) from the reference's first run; now it is bad input, said before the port makes
+    its folder."""
+    import subprocess
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 99
+    onnx.save(model, tmp_path / "newer.onnx")
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "harness", "--no-progress", "port",
+                           str(tmp_path / "newer.onnx"), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 2, done.stderr[-2000:]
+    said = done.stderr.strip()
+    assert said.startswith("harness: error: onnxruntime") and "cannot load the ONNX file" in said
+    assert "model.ir_version" in said and "internal error" not in said and len(said.splitlines()) == 1
+    assert not out.exists() or not any(out.iterdir())
