@@ -182,7 +182,8 @@ def render_record(record: RunRecord, *, frames: int = 10) -> list[str]:
     return lines
 
 
-_LEGALIZE = re.compile(r"^failed to legalize operation '(?P<op>[^']+)'")
+# An op at a name location (an ONNX node's) prints as `<unknown>:0: error: loc("NODE"): MESSAGE`.
+_LEGALIZE = re.compile(r"^(?:loc\(\"[^\"]*\"\): )?failed to legalize operation '(?P<op>[^']+)'")
 _OPERATOR_NAME = re.compile(r'name = "(?P<name>[^"]+)"')
 
 

@@ -262,7 +262,9 @@ def failed_pass(stderr: str) -> str:
 def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
     """``op`` alone in ``func.func @isolated``: non-constant operands become arguments, the
     constants it uses are cloned in, its results are returned. ``rename``: the op is created
-    under that name instead (same operands, attributes, result types and location)."""
+    under that name instead (same operands, attributes, result types and location). The enclosing
+    function's ``torch.onnx_meta.*`` attributes are kept: the ONNX conversion picks its pattern
+    by the opset they record, so an ONNX op without them is another reproducer."""
     with context, ir.Location.unknown():
         module = ir.Module.create()
         constants: list[ir.Operation] = []
@@ -284,6 +286,14 @@ def isolate(op: ir.Operation, context: ir.Context, *, rename: str = "") -> str:
         ftype = ir.FunctionType.get([v.type for v in unique_args], [r.type for r in op.results])
         with ir.InsertionPoint(module.body):
             fn = func_dialect.FuncOp("isolated", ftype)
+        enclosing = op.parent
+        while enclosing is not None and enclosing.name != "func.func":
+            enclosing = enclosing.parent
+        if enclosing is not None:
+            attributes = enclosing.operation.attributes
+            for named in (attributes[i] for i in range(len(attributes))):
+                if named.name.startswith("torch.onnx_meta."):
+                    fn.operation.attributes[named.name] = named.attr
         block = fn.add_entry_block()
         mapping: list[tuple[ir.Value, ir.Value]] = list(zip(unique_args, block.arguments, strict=False))
 

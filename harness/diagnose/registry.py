@@ -30,7 +30,9 @@ def unregistered_op(label: str) -> str | None:
     """``aten.fft_fftn`` for ``torch.operator "aten.fft_fftn"`` when the dialect defines no
     ``torch.aten.fft_fftn``; None for a registered op or any other label."""
     m = _OPERATOR.match(label.strip())
-    if m is None or f"torch.{m['name']}" in registered_ops():
+    # onnx.X is the ONNX importer's own form, never a torch op: its gap is a TorchOnnxToTorch
+    # pattern, not a definition in the torch dialect
+    if m is None or m["name"].startswith("onnx.") or f"torch.{m['name']}" in registered_ops():
         return None
     return m["name"]
 

@@ -203,3 +203,45 @@ def test_an_onnx_file_onnxruntime_cannot_load_is_one_paragraph_before_any_folder
     assert said.startswith("harness: error: onnxruntime") and "cannot load the ONNX file" in said
     assert "model.ir_version" in said and "internal error" not in said and len(said.splitlines()) == 1
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_an_onnx_op_without_a_torch_onnx_to_torch_pattern_is_named_in_onnx_terms(tmp_path: Path):
+    """Issue 42 item 4. ``onnx.Softsign`` has no TorchOnnxToTorch pattern in the wheel: MLIR
+    reports it at the node's name location (``<unknown>:0: error: loc("ss"): failed to
+    legalize ...``), which was read as a pass failure of a bare ``torch.operator``. It is the
+    ONNX op, with its node and opset, the conversion pass that left it, and a one-op reproducer
+    in the torch.operator form that keeps the function's opset."""
+    import subprocess
+
+    import onnx
+    from onnx import TensorProto, helper
+
+    from harness.compiler.binary import wheel_binary
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+    graph = helper.make_graph([helper.make_node("Softsign", ["x"], ["y"], name="ss")], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, tmp_path / "softsign.onnx")
+    done = subprocess.run([sys.executable, "-m", "harness", "--no-progress", "port",
+                           str(tmp_path / "softsign.onnx"), "--out", str(tmp_path / "out"),
+                           "--json", str(tmp_path / "r.json")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1, done.stderr[-2000:]
+    (port,) = PortRecord.read(tmp_path / "r.json").variants[0].ports
+    assert port.failed_stage is PortStage.ONNX_TO_TORCH
+    (blocker,) = port.blockers
+    assert blocker.op == 'torch.operator "onnx.Softsign"'
+    assert blocker.signature.startswith("legalization-failure: ")
+    assert blocker.failing_pass == "convert-torch-onnx-to-torch"
+    assert "ONNX op Softsign (node ss, opset 17) has no TorchOnnxToTorch pattern" in blocker.explanation
+    assert "GeneratedTorchOps.td" not in done.stdout  # not a torch op the dialect lacks
+    reproducer = Path(blocker.reproducer).read_text()
+    assert 'torch.operator "onnx.Softsign"' in reproducer
+    assert "torch.onnx_meta.opset_version = 17" in reproducer
+    alone = subprocess.run([str(wheel_binary()), "-pass-pipeline=builtin.module(func.func("
+                            "convert-torch-onnx-to-torch))", blocker.reproducer],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert alone.returncode == 1 and "failed to legalize" in alone.stderr
+    assert 'name = "onnx.Softsign"' in alone.stderr
