@@ -258,15 +258,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="port the stock HF OPTModel, the project's static-structure rewrite "
                         "(FixedOPT), or both (default)")
     p.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # exit 1 is the default now
-    p.set_defaults(fn=cmd_opt, frontend=None, no_numerics=False, tolerance=[])
+    p.add_argument("--frontend", metavar="LIST",
+                   help="frontends, separated by commas: torchscript (the walkthrough's, the "
+                        "default), fx, onnx")
+    p.set_defaults(fn=cmd_opt, no_numerics=False, tolerance=[])
     _port_flags(p, seq_help="sequence length of the inputs (default: 7, the seed's prompt)")
 
     p = sub.add_parser("emit", help="write a named model's imported IR (OPT, FixedOPT, seed idioms)")
     p.add_argument("name", nargs="?", help="model name; --list shows them")
     p.add_argument("-o", "--output", help="IR file to write")
-    p.add_argument("--importer", choices=("torchscript", "fx"), default="torchscript",
-                   help="the project's TorchScript importer on a trace (default) or the wheel's "
-                        "FX importer on torch.export")
+    p.add_argument("--importer", choices=("torchscript", "fx", "onnx"), default="torchscript",
+                   help="the project's TorchScript importer on a trace (default), the wheel's "
+                        "FX importer on torch.export, or its ONNX importer on torch.onnx.export "
+                        "of that export (the [onnx] extra)")
     p.add_argument("--cache", help="cache folder: reuse IR emitted before for the same name, "
                                    "importer and versions (lit passes %%harness-ir-cache)")
     p.add_argument("--keep-weights", action="store_true", help="write weights instead of eliding them")

@@ -30,7 +30,7 @@ from ..versions import installed as installed_versions
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # harness/
 # The sources that decide what IR a name gives (relative to the package; folders recursively).
-_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "models", "port/emit.py",
+_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "frontends/onnx.py", "models", "port/emit.py",
                "compiler/irfile.py")
 
 
@@ -72,14 +72,25 @@ def cache_key(name: str, options: EmitOptions) -> str:
 
 
 def _import(name: str, importer: FrontendName, keep_weights: bool, path: Path) -> None:
+    import tempfile
+
     from ..compiler.mlir import WriteOptions, write_module
-    from ..frontends.base import Program, frontend
+    from ..frontends.base import MakeRequest, Program, frontend
     from ..models import catalog
 
+    chosen = frontend(importer)
+    if chosen.conversion is not None:
+        chosen.conversion.check()  # the [onnx] extra, before the model is built
     entry = catalog.get(name)  # an unknown name fails here, before anything is written
     traced = entry.build()
     program = Program(traced.debug_name, traced.eager, tuple(traced.examples), traced.script)
-    imported = frontend(importer).import_program(program)
+    with tempfile.TemporaryDirectory(prefix="harness-emit-") as folder:
+        if chosen.conversion is not None:  # made from another frontend's program (ONNX: FX's)
+            maker = frontend(chosen.conversion.source).maker
+            assert maker is not None and traced.eager is not None
+            made = maker.make(MakeRequest(program.name, traced.eager, program.examples))
+            program = chosen.conversion.convert(made.program, Path(folder))
+        imported = chosen.import_program(program)
     write_module(imported.module, path, WriteOptions(keep_weights=keep_weights))
 
 

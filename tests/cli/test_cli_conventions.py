@@ -164,3 +164,18 @@ def test_opt_says_something_at_once_on_a_terminal(tmp_path):
                                       "--out-dir", str(tmp_path))
     assert status == 0, out + err
     assert err.lstrip().startswith("loading torch and transformers, building OPT")
+
+
+def test_opt_takes_the_frontends_as_port_does(monkeypatch):
+    """Issue 42: ``harness opt --frontend fx,onnx`` (it had no --frontend: TorchScript only);
+    without it the walkthrough's TorchScript stays the default."""
+    from harness import cli
+    from harness.commands import models
+    from harness.frontends.names import FrontendName
+
+    seen = []
+    monkeypatch.setattr(models, "_port", lambda args, model, options, building: seen.append(options) or 0)
+    assert cli.main(["opt", "--config", "tiny", "--frontend", "fx,onnx"]) == 0
+    assert cli.main(["opt", "--config", "tiny"]) == 0
+    assert [o.frontends for o in seen] == [(FrontendName.FX, FrontendName.ONNX),
+                                           (FrontendName.TORCHSCRIPT,)]

@@ -38,6 +38,35 @@ def test_emit_fx_writes_a_function(tmp_path):
     assert "torch.nn_module" not in text
 
 
+def test_emit_onnx_writes_the_onnx_import_and_leaves_no_onnx_file(tmp_path, monkeypatch):
+    """Issue 42: ``--importer onnx`` is torch.export, torch.onnx.export of that export, then the
+    wheel's onnx_importer: a function of ``torch.operator "onnx.*"`` ops with the opset, which
+    onnx-to-torch takes to the backend contract. The .onnx file is a temporary."""
+    from harness.compiler.runner import run_pipeline
+
+    import tempfile
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    made: list[str] = []
+    real = tempfile.TemporaryDirectory
+
+    def recorded(*args: object, **kwargs: object) -> tempfile.TemporaryDirectory:
+        folder = real(*args, **kwargs)  # type: ignore[call-overload]
+        made.append(folder.name)
+        return folder
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", recorded)
+    out = tmp_path / "view.onnx.mlir"
+    result = emit(NAME, out, EmitOptions(importer="onnx"))
+    text = out.read_text()
+    assert str(result.importer) == "onnx"
+    assert 'torch.operator "onnx.' in text and "torch.onnx_meta.opset_version" in text
+    assert run_pipeline(out, "builtin.module(torch-onnx-to-torch-backend-pipeline)").ok
+    assert made and all(m.startswith(str(tmp_path / "tmp")) for m in made)
+    assert not list((tmp_path / "tmp").rglob("*.onnx"))
+
+
 def test_cache_hit_copies_the_same_bytes(tmp_path):
     cache = tmp_path / "cache"
     first = emit(NAME, tmp_path / "a.mlir", EmitOptions(cache_dir=str(cache)))
