@@ -49,9 +49,9 @@ def write_models_file(out: Path, types: Sequence[str]) -> ModelsFile:
             continue
         if result.record is not None:
             listed.built.append(model_type)
-        elif result.failure is not None and result.failure.reason == UNSUPPORTED:
+        elif result.failure is not None and result.failure.reason is UNSUPPORTED:
             listed.skipped.append({"model_type": model_type, "why": result.failure.detail})
         elif result.failure is not None:
-            listed.failed.append({"model_type": model_type, "why": result.failure.reason})
+            listed.failed.append({"model_type": model_type, "why": result.failure.reason.value})
     write_atomically(out / MODELS_FILE, jsonfile.dumps(asdict(listed), indent=1) + "\n")
     return listed

@@ -41,7 +41,7 @@ from harness.port.record import PortRecord
 
 from .children import CHILDREN
 from .progress import SweepProgress
-from .records import LOGS, PORTS, RECORDS, RunFailure, file_name, read_result, write_failure
+from .records import LOGS, PORTS, RECORDS, FailureReason, RunFailure, file_name, read_result, write_failure
 from .runner import (
     ModelRun,
     SweepOptions,
@@ -323,7 +323,7 @@ def _store(task: PortTaskResult, options: SweepOptions) -> PortRecord | RunFailu
 def _lost(model: str, error: Exception, seconds: float, options: SweepOptions) -> RunFailure:
     last = getattr(error, "last_worker", None)
     where = getattr(last, "address", "") or "an unknown worker"
-    failure = RunFailure(model, "lost", round(seconds, 2), None,
+    failure = RunFailure(model, FailureReason.LOST, round(seconds, 2), None,
                          f"the worker running it died {ALLOWED_FAILURES + 1} times, last "
                          f"{where}; Dask gave up on the task")
     write_failure(options.out, failure)

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.compiler import jsonfile
 from harness.compiler.irfile import write_atomically
+from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError
 from harness.execute.outcomes import CheckOutcome
 from harness.port.record import SCHEMA as PORT_SCHEMA
@@ -28,8 +29,22 @@ CHECK_SCHEMA = "harness.check/1"
 RECORDS, CHECKS, LOGS, PORTS = "records", "checks", "logs", "ports"
 #: ``--builds A,B``: each build's sweep is a sweep folder of its own, ``DIR/builds/NAME/``.
 BUILDS = "builds"
+class FailureReason(ParsableEnum):
+    """Why a model's port left no record."""
+
+    TIMEOUT = "timeout"          # the model's time ran out; its process group was killed
+    CRASH = "crash"              # killed by a signal, or an internal error (exit 3)
+    NO_RECORD = "no-record"      # it exited without writing its record
+    LOST = "lost"                # its cluster worker died twice
+    UNSUPPORTED = "unsupported"  # the harness cannot drive the model (detail: its refusal)
+
+    @classmethod
+    def _error(cls) -> type[HarnessError]:
+        return InputFileError  # read back from a sweep's record
+
+
 #: A RunFailure's reason for a model the harness cannot drive (the board's own status).
-UNSUPPORTED = "unsupported"
+UNSUPPORTED = FailureReason.UNSUPPORTED
 MODELS_FILE = "models.json"  # --all: the types ported, refused (with why), and left no record
 
 
@@ -44,15 +59,16 @@ class RunFailure:
     """A model whose port left no record: why, and where its output went."""
 
     model: str
-    # timeout | crash | no-record | lost (its cluster worker died twice) | unsupported (the
-    # harness cannot drive the model: detail is its whole refusal)
-    reason: str
+    reason: FailureReason
     seconds: float
     returncode: int | None = None
     detail: str = ""       # the last lines of its stderr
     log: str = ""          # DIR/logs/NAME.log, relative to DIR
     build: str = ""        # --builds: the torch-mlir-opt build the port ran on
     schema: str = FAILURE_SCHEMA
+
+    def __post_init__(self) -> None:
+        self.reason = FailureReason.parse(self.reason)  # a record's text, or the member
 
     def to_json(self) -> dict[str, Any]:
         data = jsonfile.plain(asdict(self))
@@ -111,7 +127,11 @@ def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
         if schema != FAILURE_SCHEMA:
             raise InputFileError(f"{path}: a sweep failure of schema {schema!r}; this version "
                                  f"reads {FAILURE_SCHEMA}. Run the sweep again with --force.")
-        return RunFailure.from_json(data)
+        try:
+            return RunFailure.from_json(data)
+        except (HarnessError, KeyError, TypeError, ValueError) as e:  # a field of another type
+            raise InputFileError(f"{path} is not a valid sweep failure record ({FAILURE_SCHEMA}): "
+                                 f"{str(e).rstrip('.')}. Run the sweep again with --force.") from None
     try:
         return PortRecord.from_json(data)
     except (KeyError, TypeError, ValueError) as e:

@@ -39,6 +39,7 @@ from .records import (
     PORTS,
     RECORDS,
     UNSUPPORTED,
+    FailureReason,
     RunFailure,
     check_path,
     file_name,
@@ -104,7 +105,7 @@ class ModelRun:
 
 
 def _summary(result: PortRecord | RunFailure, checks: dict[str, str]) -> tuple[str, bool]:
-    if isinstance(result, RunFailure) and result.reason == UNSUPPORTED:
+    if isinstance(result, RunFailure) and result.reason is UNSUPPORTED:
         return f"unsupported: {result.detail}", False
     if isinstance(result, RunFailure):
         code = "" if result.returncode is None else f", exit {result.returncode}"
@@ -241,7 +242,8 @@ def run_failure(model: str, code: int | None, timed_out: bool, seconds: float, l
     ``refusal``, what the port wrote in its record (:func:`recorded_refusal`), else the log's last
     line (a port that died before it wrote one)."""
     crashed = (code is not None and code < 0) or code == 3
-    reason = "timeout" if timed_out else ("crash" if crashed else "no-record")
+    reason = (FailureReason.TIMEOUT if timed_out
+              else FailureReason.CRASH if crashed else FailureReason.NO_RECORD)
     detail = (f"no result after {options.timeout_s:g} s; the process group was killed" if timed_out
               else _tail(log))
     if not refusal and code == UnsupportedModelError.exit_code:

@@ -102,7 +102,7 @@ def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:
 def cells_of(result: ModelResult) -> list[Row]:
     if result.record is None:
         failure = result.failure
-        if failure is not None and failure.reason == UNSUPPORTED:
+        if failure is not None and failure.reason is UNSUPPORTED:
             status, detail = Status.UNSUPPORTED, failure.detail
         else:
             status = Status.CRASHED

@@ -39,7 +39,7 @@ def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
     assert [p.outcome for _, p in bert.ports()] == ["verified", "verified"]
     fx = bert.variants[0].ports[1]
     assert [f["fix"] for f in fx.fixes if f["outcome"] == "kept"] == ["persistent-buffers"]
-    assert isinstance(missing, RunFailure) and missing.reason == "no-record"
+    assert isinstance(missing, RunFailure) and str(missing.reason) == "no-record"
     assert missing.returncode == 2 and "nosuchmodel" in missing.detail
     assert (out / missing.log).is_file()
     assert (out / "index.html").is_file()
@@ -125,7 +125,7 @@ def test_a_hang_costs_one_model_its_timeout(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     failure = records.read_result(out / "records" / "hang-a.json")
     assert isinstance(failure, RunFailure)
-    assert failure.reason == "timeout" and failure.returncode is None
+    assert str(failure.reason) == "timeout" and failure.returncode is None
     assert 3 <= failure.seconds < 30
     assert "crashed (timeout)" in proc.stdout
 

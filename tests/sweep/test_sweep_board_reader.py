@@ -147,7 +147,7 @@ def test_a_real_refusal_becomes_an_unsupported_record(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "unsupported: cannot drive model 'bark'" in proc.stdout
     failure = records.read_result(out / "records" / "bark.json")
-    assert isinstance(failure, RunFailure) and failure.reason == "unsupported"
+    assert isinstance(failure, RunFailure) and str(failure.reason) == "unsupported"
     assert failure.detail.startswith("cannot drive model 'bark': BarkModel.forward names no inputs")
     page = (out / "index.html").read_text()
     assert [r["cells"] for r in parse(page)] == [["unsupported"]]

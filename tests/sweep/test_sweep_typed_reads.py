@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from harness.frontends.names import FrontendName
 from harness.port.record import (
     FrontendPort,
@@ -46,3 +48,25 @@ def test_built_and_read_back_records_read_the_same():
         words, ok = _summary(record, {"gpt2.fx": "numerics-mismatch"})
         assert words == "torchscript fails at torch-to-linalg, fx miscompile (op-level check)"
         assert not ok
+
+
+def test_a_failure_record_is_typed_and_a_forged_reason_names_the_file(tmp_path):
+    """RunFailure.reason is a closed set (issue 41 item 4); a record with another reason is one
+    paragraph naming the file (issue 45 item 9), not an internal error."""
+    import json
+
+    from harness.errors import InputFileError
+    from harness.sweep import records
+
+    good = records.RunFailure("gpt2", "timeout", 1.0)
+    assert good.reason is records.FailureReason.TIMEOUT
+    path = tmp_path / "gpt2.json"
+    records.write_failure(tmp_path, good)
+    written = next((tmp_path / "records").glob("*.json"))
+    assert json.loads(written.read_text())["reason"] == "timeout"
+    assert records.read_result(written).reason is records.FailureReason.TIMEOUT
+    forged = {**json.loads(written.read_text()), "reason": "exploded"}
+    path.write_text(json.dumps(forged))
+    with pytest.raises(InputFileError, match=r"gpt2.json is not a valid sweep failure record.*"
+                                             r"unknown failure reason 'exploded'"):
+        records.read_result(path)
