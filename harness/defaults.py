@@ -23,6 +23,9 @@ ONE_OP_BUDGET_S = 60.0
 REDUCE_MAX_TRIES = 10_000
 #: Input files over this many MiB are refused (0 = no limit): see ``compiler.runner.check_input``.
 MAX_INPUT_MB = 4096
+#: ``--input NAME=SHAPE``: one given tensor over this many MiB is refused before it is made (a
+#: port holds two sets of it, eager's outputs and each backend's copies).
+MAX_GIVEN_INPUT_MB = 1024
 
 #: ``--dynamic NAME``: the range (min, max) each named dimension takes when none is given
 #: (``NAME=MIN..MAX`` overrides it). torch.export specialises sizes 0 and 1, so a dynamic

@@ -23,6 +23,7 @@ from typing import Any
 
 import torch
 
+from harness import defaults
 from harness.errors import ModelOptionError
 
 #: Square image sides tried below the config's own (the config's own is tried last): 96 and 128
@@ -97,6 +98,14 @@ def parse_given(text: str) -> GivenInput:
         if key not in DTYPES:
             raise ModelOptionError(f"--input {text!r}: unknown dtype {dtype_text.strip()!r}. {USAGE}")
         dtype = DTYPES[key]
+    numel = math.prod(shape)
+    mib = numel * dtype.itemsize / 2**20
+    if mib > defaults.MAX_GIVEN_INPUT_MB:
+        raise ModelOptionError(
+            f"--input {text!r}: {numel:,} elements of {str(dtype).removeprefix('torch.')} are "
+            f"{mib:,.0f} MiB, over the {defaults.MAX_GIVEN_INPUT_MB} MiB one input may take (the "
+            f"port makes two sets of inputs and keeps each backend's outputs); give the shape the "
+            f"model is meant to run at. {USAGE}")
     return GivenInput(name, shape, dtype)
 
 

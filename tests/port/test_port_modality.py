@@ -234,6 +234,9 @@ def test_parse_given():
     ("pixel_values=", "shape '' is not sizes joined by 'x'"),
     ("pixel_values=1x0x32", "every size must be at least 1"),
     ("pixel_values=1x3x32x32:float8", "unknown dtype 'float8'"),
+    # issue 45 item 8: an absurd shape was an internal error from torch's allocator (exit 3)
+    ("input_ids=1x99999999999999:int64", "762,939,453 MiB, over the 1024 MiB one input"),
+    ("pixel_values=100000x100000", "38,147 MiB, over the 1024 MiB"),
 ])
 def test_bad_input_values_are_one_paragraph_usage_errors(tmp_path, capsys, value, message):
     out = tmp_path / "out"
