@@ -405,7 +405,7 @@ class PortRecord(_Typed):
         try:
             return _build(cls, document,
                           variants=[_variant(v) for v in document.get("variants", [])])
-        except (HarnessError, KeyError, TypeError, ValueError) as e:
+        except (HarnessError, KeyError, TypeError, ValueError, AttributeError) as e:
             raise InputFileError(f"not a valid port record ({SCHEMA}): {str(e).rstrip('.')}. Write "
                                  "it again with this version's 'harness port --json FILE'.") from None
 
@@ -461,9 +461,30 @@ def _jsonable(value: Any) -> Any:
 _Record = TypeVar("_Record", bound="DataclassInstance")
 
 
+#: What a record's JSON may hold for a field declared with each plain type (a float may be
+#: written as "inf"/"nan"; ``bool`` is an ``int`` to Python, so it is kept apart).
+_PLAIN = {"str": (str,), "int": (int,), "float": (int, float, str), "bool": (bool,)}
+
+
 def _build(cls: type[_Record], data: dict[str, Any], **nested: Any) -> _Record:
-    known = {f.name for f in fields(cls)}
-    return cls(**{**{k: v for k, v in data.items() if k in known}, **nested})
+    """``cls`` from a record's fields; a field of a plain type given another kind of value (a
+    forged or damaged record: a list for the model's name) is a TypeError here, which the
+    reader turns into one paragraph naming the file, not a crash further on."""
+    declared = {f.name: str(f.type) for f in fields(cls)}
+    for name, value in data.items():
+        kinds = [k.strip() for k in declared.get(name, "").split("|")]
+        if any(k not in _PLAIN and k != "None" for k in kinds):
+            continue  # an enum, a list, a nested record, an unknown key: read by its own parser
+        if value is None and "None" in kinds:
+            continue
+        allowed = tuple(t for k in kinds for t in _PLAIN.get(k, ()))
+        texts_a_number = (isinstance(value, str) and "str" not in kinds
+                          and value not in jsonfile.NON_FINITE)
+        if (not isinstance(value, allowed) or texts_a_number
+                or (isinstance(value, bool) and bool not in allowed)):
+            raise TypeError(f"{cls.__name__}.{name} is {type(value).__name__} {value!r:.60}, "
+                            f"not {declared[name]}")
+    return cls(**{**{k: v for k, v in data.items() if k in declared}, **nested})
 
 
 def _variant(data: dict[str, Any]) -> VariantRecord:

@@ -134,7 +134,10 @@ def read_result(path: str | os.PathLike) -> PortRecord | RunFailure:
                                  f"{str(e).rstrip('.')}. Run the sweep again with --force.") from None
     try:
         return PortRecord.from_json(data)
-    except (KeyError, TypeError, ValueError) as e:
+    except InputFileError as e:  # what the record's reader says, with the file it was
+        raise InputFileError(f"{path}: {str(e).rstrip('.')}; or run the sweep again with "
+                             "--force.") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputFileError(f"{path} is not a valid port record ({PORT_SCHEMA}): {e}. Run the "
                              "sweep again with --force.") from None
 

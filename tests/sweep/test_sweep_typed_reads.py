@@ -8,6 +8,7 @@ import json
 import pytest
 
 from harness.frontends.names import FrontendName
+from harness.models.choice import Variant
 from harness.port.record import (
     FrontendPort,
     InputSetName,
@@ -15,6 +16,7 @@ from harness.port.record import (
     PortOutcome,
     PortRecord,
     PortStage,
+    SourceKind,
     StageRecord,
     VariantRecord,
 )
@@ -70,3 +72,31 @@ def test_a_failure_record_is_typed_and_a_forged_reason_names_the_file(tmp_path):
     with pytest.raises(InputFileError, match=r"gpt2.json is not a valid sweep failure record.*"
                                              r"unknown failure reason 'exploded'"):
         records.read_result(path)
+
+
+@pytest.mark.parametrize(("forge", "said"), [
+    (lambda d: d.update(model=["a"]), "PortRecord.model is list ['a'], not str"),
+    (lambda d: d.update(seconds="fast"), "PortRecord.seconds is str 'fast', not float"),
+    (lambda d: d.update(variants="x"), "not a valid port record"),
+    (lambda d: d["variants"][0]["ports"][0].update(stages={"a": 1}), "not a valid port record"),
+    (lambda d: d["variants"][0]["ports"][0].update(numerics="bad"), "not a valid port record"),
+    (lambda d: d["variants"][0]["ports"][0].update(blockers=[1, 2]), "not a valid port record"),
+])
+def test_a_forged_port_record_in_a_merge_is_one_paragraph_naming_the_file(tmp_path, forge, said):
+    """Issue 45 item 9: wrong field types in a record --merge reads were internal errors (exit 3)
+    or taken as they were; each is an InputFileError (exit 2) that names the file."""
+    import json
+
+    from harness.errors import InputFileError
+    from harness.sweep import records
+
+    record = PortRecord("gpt2", SourceKind.TYPE, "gpt2", variants=[VariantRecord(
+        Variant.STOCK, "gpt2", ports=[FrontendPort(FrontendName.FX, PortOutcome.VERIFIED)])])
+    path = tmp_path / "gpt2.json"
+    record.write(path)
+    data = json.loads(path.read_text())
+    forge(data)
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputFileError, match="gpt2.json") as raised:
+        records.read_result(path)
+    assert said in str(raised.value)
