@@ -97,6 +97,6 @@ def test_a_forged_port_record_in_a_merge_is_one_paragraph_naming_the_file(tmp_pa
     data = json.loads(path.read_text())
     forge(data)
     path.write_text(json.dumps(data))
-    with pytest.raises(InputFileError, match="gpt2.json") as raised:
+    with pytest.raises(InputFileError, match=r"gpt2\.json") as raised:
         records.read_result(path)
     assert said in str(raised.value)
