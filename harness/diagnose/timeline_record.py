@@ -17,7 +17,7 @@ from harness.compiler import jsonfile
 from harness.compiler.locations import SourceLocation
 from harness.compiler.outcomes import Outcome
 from harness.enums import ParsableEnum
-from harness.errors import InputFileError, UsageError
+from harness.errors import HarnessError, InputFileError, UsageError
 
 SCHEMA = "harness.timeline/1"
 RECORD_NAME = "timeline.json"
@@ -247,4 +247,10 @@ def load(path: str | os.PathLike) -> Timeline:
                              f"{RECORD_NAME} that 'harness timeline --out DIR' wrote.") from None
     except ValueError as e:
         raise InputFileError(f"the timeline record {path} is not JSON ({e}).") from None
-    return Timeline.from_json(data)
+    try:
+        return Timeline.from_json(data)
+    except (HarnessError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        # a forged or damaged record: fields of other types than 'harness timeline' writes
+        raise InputFileError(f"the timeline record {path} is not one 'harness timeline' wrote: "
+                             f"{type(e).__name__}: {str(e)[:200]}. Run 'harness timeline' again "
+                             "to write it.") from None

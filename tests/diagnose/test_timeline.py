@@ -317,3 +317,20 @@ def test_dumps_mlir_could_not_write_make_the_timeline_incomplete(tmp_path):
     assert load(tmp_path / "t").lost_dumps == timeline.lost_dumps  # kept in the record
     proc = harness("timeline", src, "--pipeline", "torch-to-linalg", "--out", tmp_path / "cli")
     assert proc.returncode == 1 and "incomplete: MLIR could not write" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("forge", [
+    lambda d: d.update(rows="x"), lambda d: d.update(rows=[1, 2]), lambda d: d.update(timers={"a": 1}),
+    lambda d: d.update(elapsed_s="slow"), lambda d: d.update(initial_counts=[1]),
+    lambda d: d.update(outcome=5),
+], ids=["rows-str", "rows-ints", "timers-dict", "elapsed-str", "counts-list", "outcome-int"])
+def test_a_forged_timeline_record_is_one_paragraph_naming_the_file(linear, tmp_path, forge):
+    """Issue 45 item 9: ``harness diff`` of timelines read fields of other types as they were
+    and crashed (exit 3); each is an InputFileError (exit 2) naming the record."""
+    run_timeline(str(linear), "builtin.module(canonicalize)", tmp_path / "tl")
+    record = tmp_path / "tl" / "timeline.json"
+    data = json.loads(record.read_text())
+    forge(data)
+    record.write_text(json.dumps(data))
+    with pytest.raises(InputFileError, match=r"timeline record .*tl/timeline\.json"):
+        load(tmp_path / "tl")
