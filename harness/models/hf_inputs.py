@@ -18,18 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 import torch
 
+from harness.enums import ParsableEnum
 from harness.errors import ModelOptionError, UnsupportedModelError
 
 #: The inputs a traced forward takes, in this order, when the model's forward accepts them.
 INPUT_ORDER = ("input_ids", "attention_mask", "token_type_ids", "decoder_input_ids")
 
 
-class PadSide(str, Enum):
+class PadSide(ParsableEnum):
     LEFT = "left"
     RIGHT = "right"
 

@@ -24,11 +24,11 @@ import difflib
 import json
 import re
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
+from harness.enums import ParsableEnum
 from harness.errors import (ModelDirectoryError, ModelOptionError, UnknownModelTypeError,
                             UnsupportedModelError)
 
@@ -45,7 +45,7 @@ WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_mo
                 "pytorch_model.bin.index.json")
 
 
-class SourceKind(str, Enum):
+class SourceKind(ParsableEnum):
     TYPE = "type"  # a transformers model type, built from its config class
     DIRECTORY = "directory"  # a local folder with config.json (and maybe weights)
     OPT = "opt"  # the project's OPT and FixedOPT drivers

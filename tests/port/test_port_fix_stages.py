@@ -44,7 +44,7 @@ def test_the_fixed_stage_is_the_loops_run_not_a_third_one(tmp_path):
     assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"]
     assert port.fixes[0]["outcome"] == "kept"
-    linalg = [s for s in port.stages if s.name == "torch-to-linalg"]
+    linalg = [s for s in port.stages if str(s.name) == "torch-to-linalg"]
     assert len(linalg) == 1 and linalg[0].ok
     folder = tmp_path / "torchscript"
     # the loop's run of torch-to-linalg on the fixed input is the stage's record
@@ -84,5 +84,5 @@ def test_a_port_blocked_again_after_a_kept_fix_is_diagnosed_from_the_loops_analy
     # the stage failed twice (before and after the fix), each failure analysed once: the
     # diagnosis took the loop's analysis of the second one instead of analysing it again
     assert len(runs) == 2 and runs[1] == port.fixes[0]["output_path"]
-    failed = [s for s in port.stages if s.name == "torch-to-linalg"]
+    failed = [s for s in port.stages if str(s.name) == "torch-to-linalg"]
     assert len(failed) == 1 and not failed[0].ok

@@ -83,7 +83,7 @@ def test_torchscript_stops_at_the_and_mask_blocker(ported, model):
 def test_fx_stops_at_the_importer_on_non_persistent_buffers(ported, model, buffers):
     fx = _ports(ported(model))["fx"]
     assert str(fx.outcome) == PortOutcome.FAILS.value and str(fx.failed_stage) == "import"
-    assert [(s.name, s.ok) for s in fx.stages] == [("export", True), ("import", False)]
+    assert [(str(s.name), s.ok) for s in fx.stages] == [("export", True), ("import", False)]
     [blocker] = fx.blockers
     assert blocker.message == "AssertionError: Could not find state mapping for buffer"
     assert blocker.signature == "import: AssertionError: Could not find state mapping for buffer"

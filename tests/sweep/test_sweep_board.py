@@ -216,7 +216,8 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
 
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
-        unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
+        unfixed = shutil.copy(next(s.output for s in port.stages
+                                   if str(s.name) == "torchscript-to-torch"), folder)
         port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
         port.folder = str(folder)
         port.blockers = [Blocker(rank=1, stage="torch-to-linalg", signature="no-lowering:aten.__and__.Tensor",
@@ -248,7 +249,8 @@ def test_timelines_run_the_failing_ports_timeline_command_and_the_board_links_it
 
     def fail(record: PortRecord) -> None:
         port = record.variants[0].ports[0]
-        unfixed = shutil.copy(next(s.output for s in port.stages if s.name == "torchscript-to-torch"), folder)
+        unfixed = shutil.copy(next(s.output for s in port.stages
+                                   if str(s.name) == "torchscript-to-torch"), folder)
         port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
         port.folder = str(folder)
         # The sweep builds the command itself: this one's extra words are never run.

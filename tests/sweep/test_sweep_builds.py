@@ -127,7 +127,7 @@ def test_a_real_sweep_on_two_builds(tmp_path):
     assert re.search(r"gpt2  \[tanhcrash\] fx fails at fx-to-torch", proc.stdout), proc.stdout
     for build in ("wheel", "tanhcrash"):
         rec = PortRecord.read(out / "builds" / build / "records" / "gpt2.json")
-        assert rec.build == build and rec.options["opt"] == build and rec.modality == "text"
+        assert rec.build == build and rec.options["opt"] == build and str(rec.modality) == "text"
     # The same sweep again reuses the records and compares the builds.
     again = _sweep("gpt2", "--builds", "wheel,tanhcrash", "--frontend", "fx", "--no-numerics",
                    "--out", str(out), "--baseline", "build:wheel", env=env)

@@ -258,7 +258,7 @@ def test_warm_records_equal_cold_ones(tmp_path, models):
     stages = [[(s["name"], s["ok"]) for s in port["stages"]] for v in warm["variants"] for port in v["ports"]]
     assert stages == [[(s["name"], s["ok"]) for s in port["stages"]]
                       for v in cold["variants"] for port in v["ports"]]
-    assert all(outcome == "verified" for ports in _outcomes(runs["warm"]).values()
+    assert all(str(outcome) == "verified" for ports in _outcomes(runs["warm"]).values()
                for _, _, outcome, _ in ports)
 
 
