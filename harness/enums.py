@@ -13,8 +13,9 @@ from harness.errors import HarnessError, UsageError
 
 
 class ParsableEnum(Enum):
-    """A closed set of strings: members compare equal to their value; ``parse`` names the valid
-    values when given a wrong one."""
+    """A closed set of strings. Members are not strings: compare them with ``is`` (mypy's strict
+    equality flags a member compared with its value), read ``.value`` or ``str()`` for the text,
+    and ``parse`` a text, which names the valid values when given a wrong one."""
 
     @classmethod
     def _error(cls) -> type[HarnessError]:

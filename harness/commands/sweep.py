@@ -22,12 +22,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     if args.merge and (args.models or args.all or args.shard or args.suite):
         raise UsageError("--merge joins finished sweeps: give it the folders and --out, "
                          "without MODELs, --all, --suite or --shard.")
-    if args.memory_limit < 0:
-        raise UsageError(f"--memory-limit {args.memory_limit}: give MiB of address space per "
-                         "torch-mlir-opt run, or 0 for no limit.")
-    if args.builds and args.opt:
-        raise UsageError("--builds names the torch-mlir-opt of each run; drop --opt (or give "
-                         "its build as one of the --builds names).")
     if args.builds and args.merge:
         raise UsageError("--merge takes the builds from the folders it joins; drop --builds.")
     out = Path(args.out)

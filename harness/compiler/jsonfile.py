@@ -47,7 +47,8 @@ def encode(data: Any) -> Any:
     if isinstance(data, float) and not math.isfinite(data):
         return _text_of(data)
     if isinstance(data, dict):
-        return {key: encode(value) for key, value in data.items()}
+        return {(key.value if isinstance(key, Enum) else key): encode(value)
+                for key, value in data.items()}
     if isinstance(data, list | tuple):
         return [encode(value) for value in data]
     return data

@@ -30,7 +30,8 @@ from ..versions import installed as installed_versions
 
 _PACKAGE = Path(__file__).resolve().parents[1]  # harness/
 # The sources that decide what IR a name gives (relative to the package; folders recursively).
-_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "frontends/onnx.py", "models", "port/emit.py",
+_IR_SOURCES = ("frontends/torchscript", "frontends/fx.py", "frontends/onnx.py", "frontends/base.py",
+               "models", "port/emit.py",
                "compiler/irfile.py")
 
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal, NoReturn
+from typing import Literal, NoReturn
 
 import torch
 
@@ -52,9 +52,6 @@ from .record import (
     StageRecord,
 )
 from .subject import Subject
-
-if TYPE_CHECKING:
-    pass
 
 class _Stopped(Exception):
     """A Python stage failed: the port of this frontend ends there (already recorded).

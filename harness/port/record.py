@@ -463,28 +463,42 @@ _Record = TypeVar("_Record", bound="DataclassInstance")
 
 #: What a record's JSON may hold for a field declared with each plain type (a float may be
 #: written as "inf"/"nan"; ``bool`` is an ``int`` to Python, so it is kept apart).
-_PLAIN = {"str": (str,), "int": (int,), "float": (int, float, str), "bool": (bool,)}
+_PLAIN = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,)}
+
+
+def typed_fields(cls: type, data: dict[str, Any]) -> dict[str, Any]:
+    """The fields of dataclass ``cls`` in a record's ``data`` (unknown keys dropped), each of a
+    plain type checked: another kind of value (a forged or damaged record: a list for the
+    model's name, "fast" for its seconds) is a TypeError, which the reader turns into one
+    paragraph naming the file, not a crash further on. A float written as "inf"/"nan" reads
+    back as the float."""
+    declared = {f.name: str(f.type) for f in fields(cls)}
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name not in declared:
+            continue
+        out[name] = value
+        kinds = [k.strip() for k in declared[name].split("|")]
+        if any(k not in _PLAIN and k != "None" for k in kinds):
+            continue  # an enum, a list, a nested record: read by its own parser
+        if value is None and "None" in kinds:
+            continue
+        if isinstance(value, str) and "str" not in kinds and "float" in kinds \
+                and value in jsonfile.NON_FINITE:
+            out[name] = jsonfile.number(value)
+            continue
+        allowed = tuple(t for k in kinds for t in _PLAIN.get(k, ()))
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise TypeError(f"{cls.__name__}.{name} is {type(value).__name__} {value!r:.60}, "
+                            f"not {declared[name]}")
+    return out
 
 
 def _build(cls: type[_Record], data: dict[str, Any], **nested: Any) -> _Record:
-    """``cls`` from a record's fields; a field of a plain type given another kind of value (a
-    forged or damaged record: a list for the model's name) is a TypeError here, which the
-    reader turns into one paragraph naming the file, not a crash further on."""
-    declared = {f.name: str(f.type) for f in fields(cls)}
-    for name, value in data.items():
-        kinds = [k.strip() for k in declared.get(name, "").split("|")]
-        if any(k not in _PLAIN and k != "None" for k in kinds):
-            continue  # an enum, a list, a nested record, an unknown key: read by its own parser
-        if value is None and "None" in kinds:
-            continue
-        allowed = tuple(t for k in kinds for t in _PLAIN.get(k, ()))
-        texts_a_number = (isinstance(value, str) and "str" not in kinds
-                          and value not in jsonfile.NON_FINITE)
-        if (not isinstance(value, allowed) or texts_a_number
-                or (isinstance(value, bool) and bool not in allowed)):
-            raise TypeError(f"{cls.__name__}.{name} is {type(value).__name__} {value!r:.60}, "
-                            f"not {declared[name]}")
-    return cls(**{**{k: v for k, v in data.items() if k in declared}, **nested})
+    """``cls`` from a record's fields (:func:`typed_fields`); ``nested``: the fields its own
+    parsers read (checked there), which replace the raw ones unchecked."""
+    return cls(**{**typed_fields(cls, {k: v for k, v in data.items() if k not in nested}),
+                  **nested})
 
 
 def _variant(data: dict[str, Any]) -> VariantRecord:

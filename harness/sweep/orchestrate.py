@@ -178,6 +178,12 @@ def sweep(request: SweepRequest, *, say: Say | None = None, note: Say = _quiet) 
     if not (request.models or request.all_models or request.suites):
         raise UsageError("harness sweep needs MODELs (gpt2 bert ...), --all, --suite NAME, or "
                          "--merge DIR...; 'harness port --list' shows the model names.")
+    if request.options.memory_limit_mb < 0:
+        raise UsageError(f"--memory-limit {request.options.memory_limit_mb}: give MiB of address "
+                         "space per torch-mlir-opt run, or 0 for no limit.")
+    if request.builds and "--opt" in request.options.port_args:
+        raise UsageError("--builds names the torch-mlir-opt of each run; drop --opt (or give "
+                         "its build as one of the --builds names).")
     builds = check_builds(request.builds) if request.builds else ()
     baseline, base_build = _baseline(request.baseline, builds)
     with lock.hold(request.options.out):  # an unusable folder stops here, before any run

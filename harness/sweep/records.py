@@ -12,7 +12,7 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError
 from harness.execute.outcomes import CheckOutcome
 from harness.port.record import SCHEMA as PORT_SCHEMA
-from harness.port.record import PortRecord
+from harness.port.record import PortRecord, typed_fields
 
 FAILURE_SCHEMA = "harness.sweep-failure/1"
 CHECK_SCHEMA = "harness.check/1"
@@ -76,8 +76,7 @@ class RunFailure:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunFailure:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**typed_fields(cls, data))
 
 
 @dataclass

@@ -100,3 +100,18 @@ def test_a_forged_port_record_in_a_merge_is_one_paragraph_naming_the_file(tmp_pa
     with pytest.raises(InputFileError, match=r"gpt2\.json") as raised:
         records.read_result(path)
     assert said in str(raised.value)
+
+
+def test_a_failure_record_with_a_field_of_another_type_names_the_file(tmp_path):
+    """The run failure's other fields are checked as the port record's are ("fast" seconds
+    crashed the board's formatting, exit 3); "inf" reads back as the float."""
+    import json
+
+    from harness.errors import InputFileError
+    from harness.sweep import records
+
+    path = records.write_failure(tmp_path, records.RunFailure("gpt2", "timeout", float("inf")))
+    assert records.read_result(path).seconds == float("inf")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "seconds": "fast"}))
+    with pytest.raises(InputFileError, match=r"gpt2\.json.*RunFailure\.seconds is str 'fast'"):
+        records.read_result(path)
