@@ -74,38 +74,42 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = None
-    with stop_on_signals():
-        try:
-            args = parser.parse_args(argv)
-            if hasattr(args, "opt"):  # it runs torch-mlir-opt: before any model is built
-                from .compiler.runner import check_temp_dir
+    # The stop signals are caught outside the ``with``: one that lands while its handlers are
+    # being installed or restored (between the ``with`` and its body's ``try``) stops the
+    # command quietly too, instead of escaping as an uncaught KeyboardInterrupt (exit -2).
+    try:
+        with stop_on_signals():
+            try:
+                args = parser.parse_args(argv)
+                if hasattr(args, "opt"):  # it runs torch-mlir-opt: before any model is built
+                    from .compiler.runner import check_temp_dir
 
-                _import_mlir_uninterrupted()
+                    _import_mlir_uninterrupted()
 
-                check_temp_dir()
-            if hasattr(args, "opt") and getattr(args, "announce_binary", True) \
-                    and not getattr(args, "builds", None):
-                builds.announce_binary(args)
-            return args.fn(args)
-        except HarnessError as e:
-            if args is not None and args.verbose:
-                traceback.print_exc()
-            _last_line(f"{ERROR_PREFIX}{e}")
-            return e.exit_code
-        except Terminated as e:
-            _last_line(f"harness: stopped by {signal.Signals(e.signum).name}")
-            return 128 + e.signum
-        except KeyboardInterrupt:
-            _last_line("harness: interrupted")
-            return 128 + signal.SIGINT
-        except BrokenPipeError:
-            os._exit(1)
-        except Exception as e:  # a bug in the harness, not in the input: say so, keep exit 1 free
-            if args is not None and args.verbose:
-                traceback.print_exc()
-            _last_line(f"harness: internal error: {type(e).__name__}: {e}. This is a bug in the "
-                       "harness; rerun with --verbose for the traceback and report it.")
-            return EXIT_INTERNAL
+                    check_temp_dir()
+                if hasattr(args, "opt") and getattr(args, "announce_binary", True) \
+                        and not getattr(args, "builds", None):
+                    builds.announce_binary(args)
+                return args.fn(args)
+            except HarnessError as e:
+                if args is not None and args.verbose:
+                    traceback.print_exc()
+                _last_line(f"{ERROR_PREFIX}{e}")
+                return e.exit_code
+            except BrokenPipeError:
+                os._exit(1)
+            except Exception as e:  # a bug in the harness, not in the input: keep exit 1 free
+                if args is not None and args.verbose:
+                    traceback.print_exc()
+                _last_line(f"harness: internal error: {type(e).__name__}: {e}. This is a bug in "
+                           "the harness; rerun with --verbose for the traceback and report it.")
+                return EXIT_INTERNAL
+    except Terminated as e:
+        _last_line(f"harness: stopped by {signal.Signals(e.signum).name}")
+        return 128 + e.signum
+    except KeyboardInterrupt:
+        _last_line("harness: interrupted")
+        return 128 + signal.SIGINT
 
 
 def _import_mlir_uninterrupted() -> None:

@@ -25,33 +25,31 @@ def _text_of(value: float) -> str:
     return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
 
 
+def _walk(data: Any, *, texts: bool) -> Any:
+    """``data`` with every enum member (at any depth, keys too) replaced by its value and, when
+    ``texts``, every non-finite float by its text."""
+    if isinstance(data, Enum):
+        return _walk(data.value, texts=texts)
+    if texts and isinstance(data, float) and not math.isfinite(data):
+        return _text_of(data)
+    if isinstance(data, dict):
+        return {(key.value if isinstance(key, Enum) else key): _walk(value, texts=texts)
+                for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_walk(value, texts=texts) for value in data]
+    return data
+
+
 def plain(data: Any) -> Any:
     """``data`` with every enum member (at any depth) replaced by its value: what a record's
     ``to_json`` returns is JSON's own types, whoever serializes it (the closed sets are plain
     enums, which ``json`` refuses)."""
-    if isinstance(data, Enum):
-        return plain(data.value)
-    if isinstance(data, dict):
-        return {(key.value if isinstance(key, Enum) else key): plain(value)
-                for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [plain(value) for value in data]
-    return data
+    return _walk(data, texts=False)
 
 
 def encode(data: Any) -> Any:
-    """``data`` with every non-finite float (at any depth) replaced by its text, and every enum
-    member by its value (the records' closed sets are plain enums: JSON holds their values)."""
-    if isinstance(data, Enum):
-        return encode(data.value)
-    if isinstance(data, float) and not math.isfinite(data):
-        return _text_of(data)
-    if isinstance(data, dict):
-        return {(key.value if isinstance(key, Enum) else key): encode(value)
-                for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [encode(value) for value in data]
-    return data
+    """``data`` as :func:`plain` makes it, and every non-finite float replaced by its text."""
+    return _walk(data, texts=True)
 
 
 def dumps(data: Any, *, indent: int | None = None) -> str:

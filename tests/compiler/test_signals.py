@@ -139,6 +139,27 @@ def test_ctrl_c_while_the_cli_imports_exits_130_quietly(tmp_path):
     assert compiler_processes(hang.stem) == []
 
 
+@pytest.mark.parametrize("where", ["enter", "exit"])
+def test_a_stop_signal_while_the_handlers_change_still_exits_quietly(monkeypatch, capsys, where):
+    # The race behind a flaky -2 above: a Ctrl-C that lands while cli.main installs (or
+    # restores) its handlers was raised outside the try that turns it into exit 130.
+    from contextlib import contextmanager
+
+    from harness import cli
+
+    @contextmanager
+    def interrupted_handlers():
+        if where == "enter":
+            raise KeyboardInterrupt
+        yield
+        raise process.Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(process, "stop_on_signals", interrupted_handlers)
+    expected = 130 if where == "enter" else 128 + signal.SIGTERM
+    assert cli.main(["pipelines"]) == expected
+    assert capsys.readouterr().err.strip().startswith("harness: ")
+
+
 def test_signals_ignored_at_start_stay_ignored(tmp_path):
     # nohup: SIGHUP stays ignored, so closing the terminal does not stop the run.
     hang = hung_input(tmp_path)
