@@ -140,6 +140,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
         provenance=numerics.provenance_of(args),
         port_evidence=numerics.port_evidence(args.port_record), fx_try=fx_try,
+        lookup=numerics.lookup_of(args),
         **({"at_failing_pass": args.at_failing_pass} if args.at_failing_pass else {}))
     try:
         if args.each:
@@ -270,6 +271,15 @@ def _register_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     p.add_argument("--search-upstream", action="store_true",
                    help="also ask GitHub's issue search for the op and pass (said when offline)")
+    p.add_argument("--torch-mlir-src", metavar="DIR",
+                   help="a clone of llvm/torch-mlir (bare works): issue.md's Upstream then says "
+                        "which of upstream's e2e configs already expect the --blocks tests to "
+                        "fail (xfail_sets.py, read, never run) and, with --root-cause-code, "
+                        "which commit introduced the faulty line")
+    p.add_argument("--root-cause-code", metavar="TEXT",
+                   help="a line of torch-mlir's source at the root cause (e.g. 'OpFoldResult "
+                        "AtenToDtypeOp::fold'): its file and line, the commit that added it "
+                        "(git log -S) and the one that last changed it (git blame)")
     p.add_argument("--blocks", action="append", default=[], metavar="NAME",
                    help="a model, e2e test or lit test the failure stops (repeatable; issue.md's Blocks)")
     p.add_argument("--port-record", action="append", default=[], metavar="PATH",

@@ -26,6 +26,7 @@ from .common import (
 if TYPE_CHECKING:  # torch: only with --numerics
     from ..diagnose.numerics import NumericsBisectOptions
     from ..diagnose.report.sections import Provenance
+    from ..knowledge.upstream_src import SourceLookup
 
 
 def numerics_options(args: argparse.Namespace) -> NumericsBisectOptions | None:
@@ -90,6 +91,17 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     return EXIT_FAILURE
 
 
+def lookup_of(args: argparse.Namespace) -> SourceLookup:
+    """``--torch-mlir-src`` and ``--root-cause-code``: what the report asks of a checkout."""
+    from ..knowledge.upstream_src import SourceLookup, UpstreamSource
+
+    if args.root_cause_code and not args.torch_mlir_src:
+        raise UsageError("--root-cause-code is looked up in a torch-mlir checkout: give "
+                         "--torch-mlir-src DIR too (a clone of llvm/torch-mlir).")
+    source = UpstreamSource(args.torch_mlir_src) if args.torch_mlir_src else None
+    return SourceLookup(source, args.root_cause_code or "")
+
+
 def provenance_of(args: argparse.Namespace) -> Provenance:
     """issue.md's Reproduces through and Blocks from report's flags."""
     from ..diagnose.report.sections import Provenance, Through
@@ -142,7 +154,8 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
         function=base.function, tolerances=base.tolerances, redact=not args.no_redact,
         reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
         progress=None if args.json else progress(args), search_upstream=args.search_upstream,
-        provenance=provenance_of(args), port_evidence=port_evidence(args.port_record)))
+        provenance=provenance_of(args), port_evidence=port_evidence(args.port_record),
+        lookup=lookup_of(args)))
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:

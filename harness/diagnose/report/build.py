@@ -51,7 +51,8 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .sections import UpstreamVerdict, root_cause, search_upstream, triage, with_evidence, with_fx_try
+from .sections import (UpstreamVerdict, root_cause, search_upstream, triage, with_evidence, with_fx_try,
+                       with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SelfCheck
 from .versions import binary_versions
 
@@ -184,7 +185,12 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
     cut = _reduce(job, input_file, written.record, analysis, diagnosis, redactor, notes)
     replayed, check, single = _check(job, cut, bisected, redactor)
     ir_path = staging / cut.replay_name
-    verdict = _verdict(original, diagnosis, bisected, options, say)
+    provenance = with_fx_try(with_evidence(
+        options.provenance, options.port_evidence,
+        [diagnosis.op if diagnosis else "", diagnosis.reported if diagnosis else "",
+         str(original.signature)]), options.fx_try, original)
+    verdict = with_source(_verdict(original, diagnosis, bisected, options, say), options.lookup,
+                          provenance)
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, signature=signature, exe=exe,
@@ -198,11 +204,7 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
         blocker_reproducer=cut.blocker_reproducer, single_pass=single,
-        provenance=with_fx_try(with_evidence(
-            options.provenance, options.port_evidence,
-            [diagnosis.op if diagnosis else "", diagnosis.reported if diagnosis else "",
-             str(original.signature)]), options.fx_try, original),
-        verdict=verdict,
+        provenance=provenance, verdict=verdict,
         root_cause=_root_cause(original, analysis, diagnosis, bisected))
     bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
 

@@ -43,6 +43,7 @@ from harness.execute.levels import split_pipeline
 from harness.execute.lowering import run_stage
 from harness.execute.closeness import Tolerances
 from harness.execute.reference import ReferenceOptions, entry_signature, evaluate
+from harness.knowledge.upstream_src import SourceLookup
 
 from ..numerics import NumericsBisectOptions, bisect_numerics
 from ..reduce.miscompile import NumericsReduceOptions, reduce_numerics
@@ -52,7 +53,7 @@ from .miscompile_text import MiscompileFindings, culprit_pass, issue_markdown, t
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import BundleKind, Refusal, SelfCheck
-from .sections import PortEvidence, Provenance, verdict_for, with_evidence
+from .sections import PortEvidence, Provenance, verdict_for, with_evidence, with_source
 from .standalone import WIDE_NPZ, write_standalone
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class NumericsReportOptions:
     progress: Callable[[str], None] | None = None
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks
     search_upstream: bool = False          # ask GitHub's issue search (said when offline)
+    lookup: SourceLookup = field(default_factory=SourceLookup)  # --torch-mlir-src, --root-cause-code
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
@@ -193,12 +195,12 @@ def _build(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Pat
     check = run_repro(staging, exe.path, options.timeout_s, BundleKind.MISCOMPILE)
     inputs, expected = _arrays(staging / "inputs.npz"), _arrays(staging / "expected.npz")
     actual = _arrays(staging / "actual.npz")
-    verdict = verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
-                          options.search_upstream, say)
+    provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
+    verdict = with_source(verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
+                                      options.search_upstream, say), options.lookup, provenance)
     findings = MiscompileFindings(
         src=src, title=title(reduced, bisected, verdict), exe=exe, versions=collect_versions(exe),
-        check=check, notes=tuple(notes), redacted=options.redact,
-        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
+        check=check, notes=tuple(notes), redacted=options.redact, provenance=provenance,
         verdict=verdict, pipeline=pipeline, reduced=reduced, bisected=bisected,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
         inputs=inputs, expected=expected, actual=actual)

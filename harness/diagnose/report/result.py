@@ -16,6 +16,7 @@ from harness.compiler.binary import OptBinary
 from harness.compiler.outcomes import Outcome
 from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum as Parsable  # the closed-set base, one for all
+from harness.knowledge.upstream_src import SourceLookup
 
 from ..bisect import BisectResult
 from ..blockers import BlockerAnalysis
@@ -76,6 +77,7 @@ class ReportOptions:
     progress: Callable[[str], None] | None = None  # one line per step, for the CLI
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks (port, sweep)
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
+    lookup: SourceLookup = field(default_factory=SourceLookup)  # --torch-mlir-src, --root-cause-code
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
     fx_try: FxTry | None = None           # --module: the FX path run by the report (port.fx_try)
     # TorchScript object-graph input is reduced at its failing pass: its own

@@ -41,7 +41,7 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind, SelfCheck
-from .sections import TITLE_PREFIX, root_cause, section_values, verdict_for, with_evidence
+from .sections import TITLE_PREFIX, root_cause, section_values, verdict_for, with_evidence, with_source
 from .standalone import write_standalone
 from .template import render
 from .versions import versions_markdown
@@ -147,8 +147,9 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
     check = run_repro(staging, exe.path, options.timeout_s, BundleKind.RUNTIME_FAILURE)
-    verdict = verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
-                          options.search_upstream, say)
+    provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
+    verdict = with_source(verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
+                                      options.search_upstream, say), options.lookup, provenance)
     heading = title(reduced, where, verdict.title_prefix)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
@@ -157,8 +158,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
         shapes = tuple(f"- `{k}`: {npz[k].dtype}{list(npz[k].shape)}" for k in npz.files)
     findings = RuntimeFindings(
         src=src, title=heading, exe=exe, versions=collect_versions(exe), check=check,
-        notes=tuple(notes), redacted=options.redact,
-        provenance=with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops)),
+        notes=tuple(notes), redacted=options.redact, provenance=provenance,
         verdict=verdict, pipeline=pipeline, reduced=reduced, where=where, shapes=shapes,
         report_command=report_command, reduced_text=(staging / "reduced.mlir").read_text(),
         linalg_text=linalg.read_text())

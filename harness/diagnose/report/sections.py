@@ -13,11 +13,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
 from harness.knowledge import upstream
+from harness.knowledge.upstream_src import SourceLookup, SourceTriage, triage_source
 
 #: Titles start with the project the bug is in: torch-mlir's, or upstream MLIR's (llvm-project).
 TITLE_PREFIX = "[torch-mlir] "
@@ -204,11 +205,20 @@ class UpstreamVerdict:
     search: UpstreamSearch | None = None
     target_repo: str = "llvm/torch-mlir"
     related: tuple[upstream.UpstreamReport, ...] = field(default=())
+    source: SourceTriage | None = None    # --torch-mlir-src: upstream's expectations, history
+    only_torchscript: bool | None = None  # only the TorchScript path hits it (None: not known)
+
+    @property
+    def expected(self) -> bool:
+        """TorchScript only, and upstream's TorchScript config already lists every test it
+        blocks as failing."""
+        return (self.only_torchscript is True and self.source is not None
+                and self.source.expected_by_torchscript_config())
 
     @property
     def label(self) -> str:
-        """``known #N``, ``by design`` or "" (new)."""
-        return upstream.triage_label(self.matches)
+        """``known #N``, ``by design``, ``expected upstream`` or "" (new)."""
+        return upstream.triage_label(self.matches) or ("expected upstream" if self.expected else "")
 
     @property
     def verdict(self) -> str:
@@ -322,7 +332,25 @@ def upstream_section(t: UpstreamVerdict) -> str:
     lines.append("")
     lines += (t.search.describe() if t.search is not None else
               ["GitHub issue search was not run (`--search-upstream` runs it)."])
+    if t.source is not None:
+        lines += ["", *t.source.describe(torchscript_only=t.only_torchscript)]
     return "\n".join(lines)
+
+
+def with_source(verdict: UpstreamVerdict, lookup: SourceLookup, provenance: Provenance
+                ) -> UpstreamVerdict:
+    """``verdict`` with what a torch-mlir checkout (--torch-mlir-src) says of the tests the
+    failure blocks and of the root cause's source line; unchanged without a checkout. A
+    TorchScript-only failure of tests upstream's TorchScript config already expects to fail is
+    labelled ``expected upstream``: a known gap, not an issue to file."""
+    from importlib.metadata import version
+
+    found = triage_source(lookup, provenance.blocks, version("torch"))
+    if found is None:
+        return verdict
+    only = {Through.TORCHSCRIPT_ONLY: True, Through.FX_ONLY: False,
+            Through.BOTH: False}.get(provenance.through)
+    return replace(verdict, source=found, only_torchscript=only)
 
 
 def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
