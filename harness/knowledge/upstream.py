@@ -78,6 +78,43 @@ class UpstreamReport:
         return f"{self.ref} ({self.kind.value}, {state}: {title}{note}) {self.url}"
 
 
+@dataclass(frozen=True)
+class SearchRecord:
+    """A search of an upstream tracker done by hand for one failure, kept so that a bundle says
+    what was searched and when, match or not (``[[search]]`` in the catalog)."""
+
+    repo: str
+    searched: str                       # the date, YYYY-MM-DD
+    queries: tuple[str, ...]
+    blocker_ops: tuple[str, ...] = ()   # the failure it was about (matched like a report)
+    messages: tuple[str, ...] = ()
+    matches: tuple[int, ...] = ()       # the same bug, as [[report]] numbers of ``repo``
+    note: str = ""
+
+    def about(self, blocker: str, text: str) -> bool:
+        return (bool(blocker) and blocker in self.blocker_ops) or \
+            (bool(text) and any(m in text for m in self.messages))
+
+    def describe(self) -> str:
+        queries = "; ".join(f"`{q}`" for q in self.queries)
+        found = (", ".join(f"#{n}" for n in self.matches) + " (above)") if self.matches else "no match"
+        note = f" {self.note}" if self.note else ""
+        return (f"Searched {self.repo}'s issues and pull requests on {self.searched}: {found} "
+                f"(queries: {queries}).{note}")
+
+
+def _search(entry: dict) -> SearchRecord:
+    try:
+        return SearchRecord(
+            repo=str(entry["repo"]), searched=str(entry["searched"]),
+            queries=tuple(str(q) for q in entry["queries"]),
+            blocker_ops=tuple(entry.get("blocker_ops", ())), messages=tuple(entry.get("messages", ())),
+            matches=tuple(int(n) for n in entry.get("matches", ())), note=str(entry.get("note", "")))
+    except (KeyError, ValueError, TypeError) as e:
+        raise InputFileError(f"harness/knowledge/{CATALOG_FILE}: a [[search]] entry is malformed "
+                             f"({type(e).__name__}: {e}); each needs repo, searched and queries.") from None
+
+
 def _report(entry: dict) -> UpstreamReport:
     try:
         return UpstreamReport(
@@ -101,7 +138,20 @@ def load(text: str | None = None) -> tuple[UpstreamReport, ...]:
     return tuple(_report(e) for e in tomllib.loads(text).get("report", ()))
 
 
+def load_searches(text: str | None = None) -> tuple[SearchRecord, ...]:
+    """The catalog's ``[[search]]`` records (of this package's ``upstream.toml``, or ``text``)."""
+    if text is None:
+        text = resources.files(__package__).joinpath(CATALOG_FILE).read_text()
+    return tuple(_search(e) for e in tomllib.loads(text).get("search", ()))
+
+
 KNOWN_UPSTREAM: tuple[UpstreamReport, ...] = load()
+SEARCHES: tuple[SearchRecord, ...] = load_searches()
+
+
+def searched(blocker: str, text: str = "") -> list[SearchRecord]:
+    """The hand searches kept for a blocker (or failing op) or a failure's text."""
+    return [s for s in SEARCHES if s.about(blocker, text)]
 
 
 def matching(blocker: str, reported: str = "", text: str = "") -> list[UpstreamReport]:

@@ -16,7 +16,6 @@ from harness.knowledge import upstream
 from harness.diagnose.report.sections import (
     Provenance,
     Through,
-    UpstreamSearch,
     blocks,
     reproduces_through,
     root_cause,
@@ -95,7 +94,10 @@ def test_upstream_names_the_duplicate(and_report):
     text = section(issue, "Upstream")
     assert "Target repository: **llvm/torch-mlir**." in text
     assert "Triage: **known #4749**." in text and "llvm/torch-mlir#4749 (pull request, open" in text
-    assert "GitHub issue search was not run (`--search-upstream` runs it)." in text
+    assert ("Not searched yet: search llvm/torch-mlir's issues and pull requests before filing "
+            "([`aten.__and__.Tensor`](https://github.com/llvm/torch-mlir/issues?"
+            "q=is%3Aissue+OR+is%3Apr+aten.__and__.Tensor)") in text
+    assert "not run" not in text
 
 
 def test_upstream_no_known_duplicate_and_llvm_project():
@@ -113,19 +115,105 @@ def test_the_dynamic_broadcast_abort_is_by_design():
     assert "Triage: **by design**" in upstream_section(verdict)
 
 
-def test_the_search_says_when_it_was_skipped():
+def test_the_search_says_when_it_was_skipped(monkeypatch):
     """A search that cannot reach GitHub (an address that does not resolve) says so."""
     from harness.diagnose.report import sections
 
-    saved = sections.GITHUB_SEARCH
-    sections.GITHUB_SEARCH = "https://nonexistent.invalid/search/issues"
-    try:
-        found = search_upstream(["torch.aten.nonzero"], timeout_s=5)
-    finally:
-        sections.GITHUB_SEARCH = saved
+    monkeypatch.setattr(sections, "GITHUB_SEARCH", "https://nonexistent.invalid/search/issues")
+    found = search_upstream(["torch.aten.nonzero"], timeout_s=5)
     assert not found.ran
-    assert found.describe()[0].startswith("GitHub issue search was SKIPPED (offline or refused")
-    assert UpstreamSearch("q", True).describe() == ["GitHub issue search (`q`) found nothing."]
+    assert found.describe()[0].startswith("GitHub's issue search could not run (offline or refused")
+
+
+@pytest.fixture
+def github(monkeypatch):
+    """GitHub's search API as a server of our own on 127.0.0.1: it answers from ``answers``
+    (query -> items, or an HTTP status) and records the queries it was asked."""
+    import threading
+    import urllib.parse
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from harness.diagnose.report import sections
+
+    asked: list[str] = []
+    answers: dict[str, object] = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query)["q"][0]
+            asked.append(query)
+            answer = answers.get(query, [])
+            if isinstance(answer, int):
+                self.send_response(answer)
+                self.end_headers()
+                return
+            body = json.dumps({"total_count": len(answer), "items": answer}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(sections, "GITHUB_SEARCH", f"http://127.0.0.1:{server.server_port}/search/issues")
+    yield asked, answers
+    server.shutdown()
+    server.server_close()
+
+
+def item(number, title, state="open"):
+    return {"number": number, "title": title, "state": state,
+            "html_url": f"https://github.com/llvm/torch-mlir/issues/{number}"}
+
+
+def test_the_search_client_asks_one_query_per_term_and_merges_the_hits(github):
+    asked, answers = github
+    answers['repo:llvm/torch-mlir "aten.foo"'] = [item(11, "foo fails"), item(12, "foo again")]
+    answers['repo:llvm/torch-mlir "convert-torch-to-linalg"'] = [item(12, "foo again"),
+                                                                 item(13, "x", "closed")]
+    found = search_upstream(["aten.foo", "convert-torch-to-linalg", "aten.foo", ""])
+    assert asked == ['repo:llvm/torch-mlir "aten.foo"', 'repo:llvm/torch-mlir "convert-torch-to-linalg"']
+    assert found.ran and [h[0] for h in found.hits] == [11, 12, 13]
+    lines = found.describe()
+    assert lines[0].startswith("GitHub's issue search on ") and lines[0].endswith("found:")
+    assert lines[3] == '- #13 (closed): "x" https://github.com/llvm/torch-mlir/issues/13'
+
+
+def test_the_search_client_says_no_match_with_its_queries_and_date(github):
+    import datetime
+
+    found = search_upstream(["aten.bar"])
+    assert found.describe() == [f"Searched: no match (GitHub's issue search on "
+                                f"{datetime.date.today().isoformat()}: `repo:llvm/torch-mlir \"aten.bar\"`)."]
+
+
+def test_a_refused_search_is_skipped_not_reported_as_no_match(github):
+    asked, answers = github
+    answers['repo:llvm/torch-mlir "aten.baz"'] = 403  # rate limited
+    found = search_upstream(["aten.baz", "other"])
+    assert not found.ran and asked == ['repo:llvm/torch-mlir "aten.baz"']
+    assert "could not run (offline or refused: Forbidden)" in found.describe()[0]
+
+
+def test_a_hand_search_in_the_catalog_is_what_the_section_says():
+    from dataclasses import replace
+
+    record = upstream.SearchRecord("llvm/torch-mlir", "2026-12-07", ("AtenFooOp::fold", "aten.foo crash"),
+                                   blocker_ops=("torch.aten.foo",))
+    verdict = replace(triage("torch.aten.foo", "", "error: x"), searched=(record,))
+    text = upstream_section(verdict)
+    assert ("Searched llvm/torch-mlir's issues and pull requests on 2026-12-07: no match (queries: "
+            "`AtenFooOp::fold`; `aten.foo crash`).") in text
+    assert "Not searched yet" not in text
+    parsed = upstream.load_searches(
+        '[[search]]\nrepo = "llvm/torch-mlir"\nsearched = "2026-12-07"\nqueries = ["q"]\n'
+        'blocker_ops = ["torch.aten.foo"]\nmatches = [4]\n')
+    assert parsed[0].about("torch.aten.foo", "") and "#4 (above)" in parsed[0].describe()
+    with pytest.raises(Exception, match="each needs repo, searched and queries"):
+        upstream.load_searches('[[search]]\nrepo = "r"\n')
 
 
 def test_the_catalog_loads_typed_and_says_unverified_titles():

@@ -51,7 +51,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .sections import (UpstreamVerdict, root_cause, search_upstream, triage, with_evidence, with_fx_try,
+from .sections import (UpstreamVerdict, root_cause, searched_upstream, triage, with_evidence, with_fx_try,
                        with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SelfCheck
 from .versions import binary_versions
@@ -380,11 +380,8 @@ def _verdict(original: RunRecord, diagnosis: Diagnosis | None, bisected: BisectR
     failing = bisected.failing_pass if bisected is not None and bisected.found else ""
     blocker = diagnosis.op if diagnosis else ""
     text = "\n".join(filter(None, [str(original.signature), original.stderr[:20_000]]))
-    search = None
-    if options.search_upstream:
-        say("searching GitHub's issues (--search-upstream)")
-        search = search_upstream([blocker or original.signature.summary or "", failing])
-    return triage(blocker, diagnosis.reported if diagnosis else "", text, failing, search)
+    verdict = triage(blocker, diagnosis.reported if diagnosis else "", text, failing)
+    return searched_upstream(verdict, say) if options.search_upstream else verdict
 
 
 def _root_cause(original: RunRecord, analysis: BlockerAnalysis | None, diagnosis: Diagnosis | None,

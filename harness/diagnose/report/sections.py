@@ -8,6 +8,7 @@ tried: "Not determined", "TorchScript only", "no known duplicate".
 
 from __future__ import annotations
 
+import datetime
 import json
 import urllib.error
 import urllib.parse
@@ -160,41 +161,66 @@ def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: li
                       base.finding)
 
 
+#: The most queries one --search-upstream makes (GitHub allows 10 a minute without a token).
+SEARCH_MAX_QUERIES = 3
+
+
 @dataclass(frozen=True)
 class UpstreamSearch:
-    """``--search-upstream``: GitHub's issue search, or why it was skipped."""
+    """``--search-upstream``: GitHub's issue search, one query per term, or why it was skipped."""
 
-    query: str
+    queries: tuple[str, ...]
     ran: bool
+    date: str = ""
     hits: tuple[tuple[int, str, str, str], ...] = ()  # number, title, state, url
     skipped_because: str = ""
 
     def describe(self) -> list[str]:
+        asked = "; ".join(f"`{q}`" for q in self.queries)
         if not self.ran:
-            return [f"GitHub issue search was SKIPPED ({self.skipped_because}); query it by hand: "
-                    f"`{self.query}`."]
+            return [f"GitHub's issue search could not run ({self.skipped_because}): search by "
+                    f"hand before filing ({asked})."]
         if not self.hits:
-            return [f"GitHub issue search (`{self.query}`) found nothing."]
-        return [f"GitHub issue search (`{self.query}`):"] + [
+            return [f"Searched: no match (GitHub's issue search on {self.date}: {asked})."]
+        return [f"GitHub's issue search on {self.date} ({asked}) found:"] + [
             f"- #{n} ({state}): \"{title}\" {url}" for n, title, state, url in self.hits]
+
+
+def search_terms(*terms: str) -> list[str]:
+    """The distinct non-empty terms, in order, at most :data:`SEARCH_MAX_QUERIES`."""
+    return [t for t in dict.fromkeys(t.strip() for t in terms) if t][:SEARCH_MAX_QUERIES]
 
 
 def search_upstream(terms: list[str], repo: str = "llvm/torch-mlir", *,
                     timeout_s: float = SEARCH_TIMEOUT_S) -> UpstreamSearch:
-    """GitHub's issue search for ``terms`` in ``repo``; offline (or refused) it says so."""
-    query = " ".join([f"repo:{repo}", *(f'"{t}"' for t in terms if t)])
-    url = f"{GITHUB_SEARCH}?{urllib.parse.urlencode({'q': query, 'per_page': 5})}"
-    request = urllib.request.Request(url, headers={"Accept": "application/vnd.github+json",
-                                                   "User-Agent": "torch-mlir-harness"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:
-            data = json.loads(response.read().decode())
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        reason = getattr(e, "reason", e)
-        return UpstreamSearch(query, False, skipped_because=f"offline or refused: {reason}")
-    hits = tuple((int(i["number"]), str(i["title"]), str(i["state"]), str(i["html_url"]))
-                 for i in data.get("items", [])[:5])
-    return UpstreamSearch(query, True, hits)
+    """GitHub's issue search (issues and pull requests of ``repo``), one query per term, the
+    hits merged; offline (or refused) it says so."""
+    queries = tuple(f'repo:{repo} "{t}"' for t in search_terms(*terms))
+    hits: dict[int, tuple[int, str, str, str]] = {}
+    for query in queries:
+        url = f"{GITHUB_SEARCH}?{urllib.parse.urlencode({'q': query, 'per_page': 5})}"
+        request = urllib.request.Request(url, headers={"Accept": "application/vnd.github+json",
+                                                       "User-Agent": "torch-mlir-harness"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                data = json.loads(response.read().decode())
+            items = [(int(i["number"]), str(i["title"]), str(i["state"]), str(i["html_url"]))
+                     for i in data.get("items", [])[:5]]
+        except (urllib.error.URLError, OSError, ValueError, KeyError, TypeError) as e:
+            reason = getattr(e, "reason", e)
+            return UpstreamSearch(queries, False, skipped_because=f"offline or refused: {reason}")
+        for item in items:
+            hits.setdefault(item[0], item)
+    return UpstreamSearch(queries, True, datetime.date.today().isoformat(), tuple(hits.values()))
+
+
+def search_hint(terms: list[str], repo: str = "llvm/torch-mlir") -> str:
+    """What issue.md says when nobody searched: the searches to make, as links."""
+    links = ", ".join(
+        f"[`{t}`](https://github.com/{repo}/issues?{urllib.parse.urlencode({'q': f'is:issue OR is:pr {t}'})})"
+        for t in search_terms(*terms))
+    return (f"Not searched yet: search {repo}'s issues and pull requests before filing "
+            f"({links or 'for the op and the pass'}), or rerun with `--search-upstream`.")
 
 
 @dataclass(frozen=True)
@@ -206,6 +232,8 @@ class UpstreamVerdict:
     target_repo: str = "llvm/torch-mlir"
     related: tuple[upstream.UpstreamReport, ...] = field(default=())
     source: SourceTriage | None = None    # --torch-mlir-src: upstream's expectations, history
+    searched: tuple[upstream.SearchRecord, ...] = ()  # the catalog's hand searches for it
+    terms: tuple[str, ...] = ()           # what to search for when nobody has
     only_torchscript: bool | None = None  # only the TorchScript path hits it (None: not known)
 
     @property
@@ -252,7 +280,11 @@ def triage(blocker: str, reported: str, text: str, failing_pass: str = "",
               and _is_mlir_core(failing_pass)
               and not _torch_code_at_fault(failing_pass, blocker, reported, text)
               else "llvm/torch-mlir")
-    return UpstreamVerdict(tuple(found), search, target, related)
+    searched = tuple(r for r in upstream.searched(blocker, text) if r.repo == target) \
+        or tuple(upstream.searched(blocker, text))
+    terms = tuple(search_terms(blocker.removeprefix("torch."), failing_pass,
+                               text.splitlines()[0] if text else ""))
+    return UpstreamVerdict(tuple(found), search, target, related, searched=searched, terms=terms)
 
 
 def _torch_code_at_fault(failing_pass: str, blocker: str, reported: str, text: str) -> bool:
@@ -330,8 +362,12 @@ def upstream_section(t: UpstreamVerdict) -> str:
         lines.append("Triage: **new**: no known duplicate in the project's catalog of upstream "
                      "reports (harness/knowledge/upstream.toml).")
     lines.append("")
-    lines += (t.search.describe() if t.search is not None else
-              ["GitHub issue search was not run (`--search-upstream` runs it)."])
+    if t.search is not None:
+        lines += t.search.describe()
+    elif t.searched:
+        lines += [s.describe() for s in t.searched]
+    else:
+        lines.append(search_hint(list(t.terms), t.target_repo))
     if t.source is not None:
         lines += ["", *t.source.describe(torchscript_only=t.only_torchscript)]
     return "\n".join(lines)
@@ -358,14 +394,20 @@ def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = 
     """``triage`` over several ops (a miscompile's or run-time failure's chain): the matches of
     each op (``aten.x`` and ``torch.aten.x`` alike) and of the text, once each."""
     found: list[upstream.UpstreamReport] = []
+    searched: list[upstream.SearchRecord] = []
     for op in ops or ("",):
         names = {op, op.removeprefix("torch."), "torch." + op.removeprefix("torch.")} if op else {""}
-        for name in names:
-            found += [m for m in triage(name, "", text, failing_pass).matches if m not in found]
+        for name in sorted(names):
+            each = triage(name, "", text, failing_pass)
+            found += [m for m in each.matches if m not in found]
+            searched += [r for r in each.searched if r not in searched]
     base = triage("", "", "", failing_pass)
     related = tuple(r for m in found for n in m.related
                     if (r := upstream.by_number(m.repo, n)) is not None and r not in found)
-    return UpstreamVerdict(tuple(found), search, base.target_repo, related)
+    terms = tuple(search_terms(*(op.removeprefix("torch.") for op in ops[:2]), failing_pass,
+                               text.splitlines()[0] if text else ""))
+    return UpstreamVerdict(tuple(found), search, base.target_repo, related,
+                           searched=tuple(searched), terms=terms)
 
 
 def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, input_name: str,
@@ -391,9 +433,11 @@ def verdict_for(ops: list[str], text: str, failing_pass: str, search: bool,
                 say: Callable[[str], None] = lambda _line: None) -> UpstreamVerdict:
     """The catalog's matches for a miscompile's or run-time failure's ops and text, and GitHub's
     when ``search`` (--search-upstream)."""
-    found = None
-    if search:
-        say("searching GitHub's issues (--search-upstream)")
-        first_line = text.splitlines()[0] if text else ""
-        found = search_upstream([ops[0] if ops else "", failing_pass or first_line])
-    return triage_ops(ops, text, failing_pass, found)
+    verdict = triage_ops(ops, text, failing_pass)
+    return searched_upstream(verdict, say) if search else verdict
+
+
+def searched_upstream(verdict: UpstreamVerdict, say: Callable[[str], None]) -> UpstreamVerdict:
+    """``verdict`` with GitHub's issue search for its terms (--search-upstream)."""
+    say("searching GitHub's issues (--search-upstream)")
+    return replace(verdict, search=search_upstream(list(verdict.terms), verdict.target_repo))
