@@ -1,7 +1,9 @@
 """``harness sweep --reports``: one upstream report bundle per distinct blocker, made by
 ``harness report`` on the input and pipeline its port's printed command names (into
 ``PORT/report``, where the board links it). A blocker that stops ten models is reported once,
-from the first port it stops.
+from the first port it stops; blockers of one shared root cause (``harness.diagnose.causes``:
+ops without shape or dtype functions) are one bundle too, made with ``--each`` so that it lists
+every op of that cause its port meets, and the run names the other blockers it covers.
 
 Records are input, never run: the program, ``--opt`` and ``--out`` are the sweep's own; from
 the record only the IR file (inside the sweep's folder), the pipeline name and ``--no-reduce``
@@ -10,8 +12,10 @@ are taken."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from harness.diagnose.causes import shared_cause
 
 from .children import CHILDREN
 from .records import LOGS, SweepDir, file_name
@@ -24,6 +28,7 @@ class ReportRun:
     bundle: Path
     ok: bool
     reused: bool = False
+    covers: list[str] = field(default_factory=list)  # other blockers of the same root cause
 
 
 def report_command(commands: list[str], folder: str, options: SweepOptions) -> list[str] | None:
@@ -41,7 +46,7 @@ def make_reports(sweep: SweepDir, options: SweepOptions,
 
 def _make_reports(sweep: SweepDir, options: SweepOptions,
                   say: Callable[[str], None] | None) -> list[ReportRun]:
-    seen: set[str] = set()
+    seen: dict[str, ReportRun | None] = {}  # a blocker's key -> the run that reports it
     runs = []
     for result in sweep.models:
         if result.record is None:
@@ -49,19 +54,29 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
         for variant, port in result.record.ports():
             argv = report_command(port.commands, port.folder, options)
             for blocker in port.blockers:
-                if blocker.signature in seen or argv is None or not port.folder:
+                cause = shared_cause(blocker.signature)
+                key = cause.key if cause is not None else blocker.signature
+                if key in seen:
+                    earlier = seen[key]
+                    if earlier is not None and blocker.signature != earlier.signature \
+                            and blocker.signature not in earlier.covers:
+                        earlier.covers.append(blocker.signature)
                     continue
-                seen.add(blocker.signature)
+                if argv is None or not port.folder:
+                    continue
                 bundle = Path(port.folder) / "report"
                 if bundle.is_dir() and any(bundle.iterdir()) and not options.force:
-                    runs.append(ReportRun(blocker.signature, bundle, True, reused=True))
+                    seen[key] = ReportRun(blocker.signature, bundle, True, reused=True)
+                    runs.append(seen[key])
                     continue
                 log = (options.out / LOGS /
                        f"{file_name(result.model)}.{file_name(variant.name)}.{port.path}.report.log")
-                code, timed_out, seconds = run_logged(argv, log, options.timeout_s, options.cwd,
+                run_argv = [*argv, "--each"] if cause is not None else argv
+                code, timed_out, seconds = run_logged(run_argv, log, options.timeout_s, options.cwd,
                                                       env=thread_env(1))  # one at a time
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()
-                runs.append(ReportRun(blocker.signature, bundle, ok))
+                seen[key] = ReportRun(blocker.signature, bundle, ok)
+                runs.append(seen[key])
                 if say is not None:
                     say(f"report for {blocker.signature}: {'written' if ok else 'failed, see ' + str(log)} "
                         f"({seconds:.1f} s)")

@@ -13,19 +13,76 @@ from test_reduce_at_pass import _object_graph
 from test_reduce_split import CONTRACT, OPS, THREE_GAPS
 
 
-def test_each_failure_is_its_own_bundle(tmp_path):
+# A failure of another cause than THREE_GAPS' missing shape functions: a backend-illegal 3-D
+# convolution_backward (reports/upstream/convolution-backward-3d-illegal's reduced function).
+CONV_BACKWARD_3D = """
+func.func @convolution_backward_3d(%arg0: !torch.vtensor<[1,4,5,5,5],f32>, %arg1: !torch.vtensor<[1,2,5,5,5],f32>, %arg2: !torch.vtensor<[4,2,3,1,3],f32>) {
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %int4 = torch.constant.int 4
+  %int1 = torch.constant.int 1
+  %int0 = torch.constant.int 0
+  %0 = torch.prim.ListConstruct %int4 : (!torch.int) -> !torch.list<int>
+  %1 = torch.prim.ListConstruct %int1, %int1, %int1 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %2 = torch.prim.ListConstruct %int1, %int0, %int1 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %3 = torch.prim.ListConstruct %int0, %int0, %int0 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %4 = torch.prim.ListConstruct %true, %true, %true : (!torch.bool, !torch.bool, !torch.bool) -> !torch.list<bool>
+  %r0, %r1, %r2 = torch.aten.convolution_backward %arg0, %arg1, %arg2, %0, %1, %2, %1, %false, %3, %int1, %4 : !torch.vtensor<[1,4,5,5,5],f32>, !torch.vtensor<[1,2,5,5,5],f32>, !torch.vtensor<[4,2,3,1,3],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int, !torch.list<bool> -> !torch.vtensor<[1,2,5,5,5],f32>, !torch.vtensor<[4,2,3,1,3],f32>, !torch.vtensor<[4],f32>
+  return
+}
+"""  # noqa: E501 (IR as printed)
+
+
+def test_failures_of_one_cause_are_one_bundle_listing_every_op(tmp_path):
+    # Issue 44: three ops without shape functions are one bug (one change to the library), so
+    # one bundle: the first op's reproducer, and each other op's own reduced file.
     src = tmp_path / "gaps.mlir"
     src.write_text(THREE_GAPS)
     results = make_reports_each(src, CONTRACT, options=ReportOptions(out_dir=tmp_path / "out", budget_s=20))
-    assert len(results) == 3
-    for result, op in zip(results, OPS, strict=True):
-        assert result.self_check.reproduced, result.self_check.describe()
-        folder = Path(result.folder)
-        replayed = (folder / result.self_check.replayed_file).read_text()
-        assert op in replayed and not any(o in replayed for o in OPS if o != op), replayed
-        # The input is the module the failure is met in: the failures before it knocked out.
-        assert not any(o in (folder / "input.mlir").read_text() for o in OPS[:OPS.index(op)])
-    assert len({r.folder for r in results}) == 3
+    assert len(results) == 1
+    result = results[0]
+    assert result.self_check.reproduced, result.self_check.describe()
+    assert result.same_cause == OPS[1:]
+    assert result.title == ("[torch-mlir] no shape or dtype function in the library for 3 ops "
+                            "(`aten.xlogy.Tensor`, `aten.__rshift__.Scalar`, `aten.complex`): their "
+                            "results stay unrefined and the backend contract rejects them")
+    folder = Path(result.folder)
+    for n, op in enumerate(OPS, 1):
+        reduced = (folder / ("reduced.mlir" if n == 1 else f"reduced-{n}.mlir")).read_text()
+        assert op in reduced and not any(o in reduced for o in OPS if o != op), reduced
+    issue = (folder / "issue.md").read_text()
+    assert "## Same root cause" in issue and "This issue covers 3 ops." in issue
+    assert "`reduced-3.mlir` fails with `pass-failure: unsupported by backend contract" in issue
+    record = json.loads((folder / "record.json").read_text())
+    assert [m["ops"] for m in record["same_cause"]] == [[OPS[1]], [OPS[2]]]
+
+
+def test_a_failure_of_another_cause_keeps_its_own_bundle(tmp_path):
+    src = tmp_path / "mixed.mlir"
+    src.write_text(THREE_GAPS.split("func.func @complex")[0] + CONV_BACKWARD_3D)
+    proc = harness("report", str(src), "--pipeline", CONTRACT, "--each", "--out", str(tmp_path / "out"),
+                   "--budget-s", "20", "--json", timeout=900)
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)
+    assert isinstance(found, list) and len(found) == 2
+    assert len(list((tmp_path / "out").glob("report-*.tar.gz"))) == 2
+    grouped = [r for r in found if r["same_cause"]]
+    assert len(grouped) == 1 and grouped[0]["same_cause"] == [OPS[1]]
+    alone = next(r for r in found if not r["same_cause"])
+    assert "convolution_backward" in alone["title"] and "Same root cause" not in \
+        (Path(alone["folder"]) / "issue.md").read_text()
+
+
+def test_only_listed_causes_merge():
+    from harness.diagnose.causes import group_by_cause
+
+    signatures = ["pass-failure: unsupported by backend contract: tensor with unknown rank: 'torch.aten.a'",
+                  "legalization-failure: failed to legalize operation 'torch.aten.b'",
+                  "pass-failure: unsupported by backend contract: tensor with unknown dtype: 'torch.aten.c'",
+                  "legalization-failure: failed to legalize operation 'torch.aten.d'"]
+    # each missing lowering is its own bug; unknown rank and unknown dtype are one
+    assert group_by_cause(signatures, str) == [[signatures[0], signatures[2]], [signatures[1]],
+                                               [signatures[3]]]
 
 
 def test_without_each_one_bundle_hides_the_others(tmp_path):
@@ -41,17 +98,6 @@ def test_one_failure_is_one_bundle(tmp_path):
     src.write_text(THREE_GAPS.split("func.func @fine")[0])
     results = make_reports_each(src, CONTRACT, options=ReportOptions(out_dir=tmp_path / "out", budget_s=20))
     assert len(results) == 1 and results[0].self_check.reproduced
-
-
-def test_cli_each_prints_a_list(tmp_path):
-    src = tmp_path / "gaps.mlir"
-    src.write_text(THREE_GAPS)
-    proc = harness("report", str(src), "--pipeline", CONTRACT, "--each", "--out", str(tmp_path / "out"),
-                   "--budget-s", "20", "--json", timeout=900)
-    assert proc.returncode == 1, proc.stderr
-    found = json.loads(proc.stdout)
-    assert isinstance(found, list) and len(found) == 3
-    assert len(list((tmp_path / "out").glob("report-*.tar.gz"))) == 3
 
 
 def test_object_graph_is_reduced_at_the_failing_pass(tmp_path):

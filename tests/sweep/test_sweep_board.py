@@ -237,6 +237,38 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
     assert [r.reused for r in make_reports(sweep, SweepOptions(out=sweep_dir, cwd=str(ROOT)))] == [True]
 
 
+def test_reports_group_blockers_of_one_root_cause(sweep_run, tmp_path):
+    """Issue 44: two ops without shape functions are one bug: one report run, which names the
+    other blocker it covers; a blocker of another cause is not folded in."""
+    from harness.sweep.reports import make_reports
+    from harness.sweep.runner import SweepOptions
+
+    out, _ = sweep_run
+    sweep_dir = copy_sweep(out, tmp_path / "s")
+    folder = sweep_dir / "ports" / "gpt2.torchscript"
+    (folder / "report" / "made-before").mkdir(parents=True)  # reused: no report runs here
+    (folder / "x.mlir").write_text("module {}\n")
+    rank = "pass-failure: unsupported by backend contract: tensor with unknown rank: 'torch.aten.{}'"
+
+    def fail(record: PortRecord) -> None:
+        port = record.variants[0].ports[0]
+        port.outcome, port.failed_stage = PortOutcome.FAILS, PortStage.TORCH_TO_LINALG
+        port.folder = str(folder)
+        port.blockers = [Blocker(rank=n, stage="torch-to-linalg", signature=sig, op=op)
+                         for n, (sig, op) in enumerate([
+                             (rank.format("xlogy.Tensor"), "torch.aten.xlogy.Tensor"),
+                             ("no-lowering:aten.__and__.Tensor", "torch.aten.__and__.Tensor"),
+                             (rank.replace("rank", "dtype").format("complex"), "torch.aten.complex")], 1)]
+        port.commands = [f"{sys.executable} -m harness report {folder / 'x.mlir'} --pipeline torch-to-linalg "
+                         f"--out {folder / 'report'}"]
+
+    edit(sweep_dir / "records" / "gpt2.json", fail)
+    runs = make_reports(records.load(sweep_dir), SweepOptions(out=sweep_dir, cwd=str(ROOT)))
+    assert [(r.signature, r.covers) for r in runs] == [
+        (rank.format("xlogy.Tensor"), [rank.replace("rank", "dtype").format("complex")]),
+        ("no-lowering:aten.__and__.Tensor", [])]
+
+
 def test_timelines_run_the_failing_ports_timeline_command_and_the_board_links_it(sweep_run, tmp_path):
     """--timelines runs the timeline command a failing port printed (here gpt2's TorchScript
     port without --fix, at torch-to-linalg); the cell links the page."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -35,7 +36,8 @@ from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
 from ..tool_choice import tool_for
 from ..reduce import ReduceOptions, ReduceResult, reduce_file
-from ..reduce.split import distinct_failures
+from ..causes import group_by_cause, shared_cause
+from ..reduce.split import DistinctFailure, distinct_failures
 from . import bundle
 from .diagnosis import Diagnosis
 from .inputs import is_bytecode_file, write_input
@@ -53,7 +55,7 @@ from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
 from .sections import (UpstreamVerdict, root_cause, searched_upstream, triage, with_evidence, with_fx_try,
                        with_source)
-from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SelfCheck
+from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
 from .versions import binary_versions
 
 # The reduced IR goes inline into issue.md up to this size; above it, issue.md points to the file.
@@ -121,13 +123,50 @@ def make_reports_each(path: str | os.PathLike, pipeline: str, *,
             return [make_report(src, pipeline, options=options)]
         say(f"{len(failures)} distinct failures: "
             + ", ".join(" ".join(f.subject) or str(f.record.signature) for f in failures))
+        groups = group_by_cause(failures, lambda f: str(f.record.signature))
+        if len(groups) < len(failures):
+            say(f"{len(groups)} root causes: failures with one shared cause make one bundle")
         results = []
-        for n, failure in enumerate(failures, 1):
-            say(f"bundle {n} of {len(failures)}: {' '.join(failure.subject) or failure.record.signature}")
-            results.append(make_report(failure.input, pipeline, options=options))
+        for n, group in enumerate(groups, 1):
+            first = group[0]
+            say(f"bundle {n} of {len(groups)}: {' '.join(first.subject) or first.record.signature}"
+                + (f" and {len(group) - 1} more of the same cause" if len(group) > 1 else ""))
+            members = _same_cause_members(group[1:], pipeline, options, work / f"group-{n}")
+            results.append(make_report(first.input, pipeline,
+                                       options=replace(options, same_cause=members)))
         return results
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _same_cause_members(failures: list[DistinctFailure], pipeline: str, options: ReportOptions,
+                        scratch: Path) -> tuple[SameCauseMember, ...]:
+    """The other failures of a shared cause, each reduced by a report of its own (made in
+    ``scratch`` and self-checked there), for the group's one bundle."""
+    members = []
+    for n, failure in enumerate(failures, 2):
+        scratch.mkdir(parents=True, exist_ok=True)
+        made = make_report(failure.input, pipeline, options=replace(
+            options, out_dir=scratch, progress=None, search_upstream=False, same_cause=()))
+        folder = Path(made.folder)
+        reduced = folder / ("reduced.mlir" if (folder / "reduced.mlir").is_file() else "input.mlir")
+        ops = failure.subject or tuple(_QUOTED_OP.findall(made.signature)[:1])
+        members.append(SameCauseMember(ops, made.signature, reduced.read_text(), f"reduced-{n}.mlir",
+                                       made.replay_pipeline or made.pipeline))
+    return tuple(members)
+
+
+_QUOTED_OP = re.compile(r"'(torch\.[\w.]+)'")
+
+
+def group_title(original: RunRecord, members: tuple[SameCauseMember, ...], prefix: str) -> str:
+    """A shared cause's title: the cause, then every op it covers; "" for a bundle of one."""
+    cause = shared_cause(str(original.signature))
+    if not members or cause is None:
+        return ""
+    ops = [*_QUOTED_OP.findall(str(original.signature))[:1], *(" ".join(m.ops) for m in members)]
+    names = [op.removeprefix("torch.") for op in ops if op]
+    return prefix + cause.title.format(count=len(names), ops=", ".join(f"`{n}`" for n in names))
 
 
 def resolve_pipeline(spec: str) -> str:
@@ -184,6 +223,9 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
     analysis, diagnosis, bisected = _diagnose(job, input_file, written.record, notes)
     cut = _reduce(job, input_file, written.record, analysis, diagnosis, redactor, notes)
     replayed, check, single = _check(job, cut, bisected, redactor)
+    for member in options.same_cause:  # the other ops of the cause: their own reduced files
+        (staging / member.file).write_text(member.reduced_text)
+        redactor.redact_file(staging / member.file, ir=True)
     ir_path = staging / cut.replay_name
     provenance = with_fx_try(with_evidence(
         options.provenance, options.port_evidence,
@@ -199,12 +241,13 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
         replay_pipeline=cut.pipeline or textual,
         ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
-        title=issue_title(original, bisected, textual, reproduced=check.reproduced,
-                          diagnosis=diagnosis, prefix=verdict.title_prefix),
+        title=(group_title(original, options.same_cause, verdict.title_prefix)
+               or issue_title(original, bisected, textual, reproduced=check.reproduced,
+                              diagnosis=diagnosis, prefix=verdict.title_prefix)),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),
         ir_size=ir_path.stat().st_size, blockers=analysis, diagnosis=diagnosis,
         blocker_reproducer=cut.blocker_reproducer, single_pass=single,
-        provenance=provenance, verdict=verdict,
+        provenance=provenance, verdict=verdict, same_cause=options.same_cause,
         root_cause=_root_cause(original, analysis, diagnosis, bisected))
     bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
 
@@ -222,7 +265,8 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         blocker=diagnosis.op if diagnosis else "", reported_op=diagnosis.reported if diagnosis else "",
         responsible_pass=diagnosis.responsible_pass if diagnosis else "",
         fix=diagnosis.fix if diagnosis else "", triage=verdict.verdict,
-        target_repo=verdict.target_repo)
+        target_repo=verdict.target_repo, replay_pipeline=cut.pipeline or textual,
+        same_cause=[" ".join(m.ops) for m in options.same_cause])
 
 
 def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]

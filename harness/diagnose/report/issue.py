@@ -15,6 +15,7 @@ from harness.compiler.runner import RunOptions, build_command, is_pass_flags
 from harness.errors import HarnessError
 
 from ..bisect import BisectResult, Responsibility
+from ..causes import shared_cause
 from . import markdown as md
 from .diagnosis import Diagnosis, expected_without_blocker
 from .redact import Redactor, shell_words
@@ -143,6 +144,7 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
                       if crash is not None else "The full stderr is in `backtrace.txt`."),
         "EXPECTED": _expected(q, f),
         "FAILING_PASS": _failing_pass(q, f.bisected),
+        "SAME_CAUSE": _same_cause(q, f),
         **_sections(q, f),
         "IR_INTRO": _ir_intro(q, f),
         "IR": (md.fence(f.inline_ir, "mlir") if f.inline_ir is not None else
@@ -157,6 +159,24 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "NOTES": "## Notes\n\n" + "\n".join(f"- {q.prose(n)}" for n in f.notes) if f.notes else "",
     }
     return render("issue.md.in", values)
+
+
+def _same_cause(q: _Quote, f: Findings) -> str:
+    """The other ops of a shared root cause (``report --each``): the cause, and each op's own
+    reduced file with the command it fails."""
+    cause = shared_cause(str(f.original.signature))
+    if not f.same_cause or cause is None:
+        return ""
+    lines = ["## Same root cause", "", _markdown_prose(q, cause.explanation), "",
+             f"This issue covers {len(f.same_cause) + 1} ops. The reproducer above is the first; "
+             "each other op has its own reduced file in the bundle, made and self-checked by a "
+             "report of its own, which fails like this:", ""]
+    for m in f.same_cause:
+        command = build_command(_tool_word(f), m.pipeline, m.file, RunOptions())
+        lines += [f"- {', '.join(q.code(op.removeprefix('torch.')) for op in m.ops) or q.code(m.file)}: "
+                  f"{q.code(m.file)} fails with {q.code(bounded(m.signature, SIGNATURE_MAX_CHARS))}:",
+                  "", q.command(command), ""]
+    return "\n".join(lines).rstrip("\n")
 
 
 def _sections(q: _Quote, f: Findings) -> dict[str, str]:

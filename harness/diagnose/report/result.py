@@ -62,6 +62,22 @@ class Refusal(Parsable):
     OUTPUT = "output"                # the bundle cannot be written
 
 
+@dataclass(frozen=True)
+class SameCauseMember:
+    """Another op's failure with the bundle's root cause (``report --each`` groups them,
+    ``harness.diagnose.causes``): its reduced IR goes into the bundle as ``file``."""
+
+    ops: tuple[str, ...]             # the op(s) it is about
+    signature: str
+    reduced_text: str                # its own report's reduced file (self-checked there)
+    file: str                        # the bundle's name for it: reduced-2.mlir, ...
+    pipeline: str                    # what that file fails through (textual)
+
+    def to_json(self) -> dict:
+        return {"ops": list(self.ops), "signature": self.signature, "file": self.file,
+                "pipeline": self.pipeline}
+
+
 @dataclass(frozen=True, kw_only=True)
 class ReportOptions:
     """Where the bundle goes and how much work goes into it."""
@@ -79,6 +95,7 @@ class ReportOptions:
     search_upstream: bool = False         # ask GitHub's issue search (said when offline)
     lookup: SourceLookup = field(default_factory=SourceLookup)  # --torch-mlir-src, --root-cause-code
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
+    same_cause: tuple[SameCauseMember, ...] = ()  # --each: the other ops of this root cause
     fx_try: FxTry | None = None           # --module: the FX path run by the report (port.fx_try)
     # TorchScript object-graph input is reduced at its failing pass: its own
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
@@ -225,6 +242,7 @@ class Findings(BundleFindings):
     # command of issue.md runs), so that command is stated as checked or not.
     single_pass: RunRecord | None = None
     root_cause: str = ""                   # the Root cause section
+    same_cause: tuple[SameCauseMember, ...] = ()  # the other ops' failures of this root cause
 
     @property
     def failing_pass(self) -> str:
@@ -243,7 +261,8 @@ class Findings(BundleFindings):
                 "reduce": _jsonable(asdict(self.reduced)) if self.reduced else None,
                 "replay_record": self.replay.to_json(),
                 "blockers": self.blockers.to_json() if self.blockers else None,
-                "single_pass_record": self.single_pass.to_json() if self.single_pass else None}
+                "single_pass_record": self.single_pass.to_json() if self.single_pass else None,
+                "same_cause": [m.to_json() for m in self.same_cause]}
 
 
 @dataclass
@@ -272,6 +291,8 @@ class ReportResult:
     fix: str = ""                    # the harness fix that works around it
     triage: str = "new"              # new | known #N | by design (the upstream catalog)
     target_repo: str = "llvm/torch-mlir"
+    replay_pipeline: str = ""        # what the reduced file fails through ("": ``pipeline``)
+    same_cause: list[str] = field(default_factory=list)  # the other ops the bundle covers
 
     @property
     def reproduced(self) -> bool:
