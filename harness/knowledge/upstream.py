@@ -67,9 +67,13 @@ class UpstreamReport:
         return ""
 
     def matches(self, blocker: str, reported: str = "", text: str = "") -> bool:
+        """The blocker (and the op MLIR named, when ``reported_ops``) or a message; an entry
+        with both ops and messages needs both (``aten.view`` alone is too many bugs)."""
+        said = bool(text) and any(m in text for m in self.messages)
         if blocker and blocker in self.blocker_ops:
-            return not self.reported_ops or reported in self.reported_ops
-        return bool(text) and any(m in text for m in self.messages)
+            named = not self.reported_ops or reported in self.reported_ops
+            return named and (said or not self.messages)
+        return said and not self.blocker_ops
 
     def describe(self) -> str:
         title = f"\"{self.title}\"" if self.title else "title not verified"
@@ -86,28 +90,32 @@ class SearchRecord:
     repo: str
     searched: str                       # the date, YYYY-MM-DD
     queries: tuple[str, ...]
+    where: str = ""                     # what was searched ("" : the repository's issues and PRs)
     blocker_ops: tuple[str, ...] = ()   # the failure it was about (matched like a report)
     messages: tuple[str, ...] = ()
     matches: tuple[int, ...] = ()       # the same bug, as [[report]] numbers of ``repo``
     note: str = ""
 
     def about(self, blocker: str, text: str) -> bool:
-        return (bool(blocker) and blocker in self.blocker_ops) or \
-            (bool(text) and any(m in text for m in self.messages))
+        """Matched as a report is (:meth:`UpstreamReport.matches`): op, message, or both."""
+        said = bool(text) and any(m in text for m in self.messages)
+        if blocker and blocker in self.blocker_ops:
+            return said or not self.messages
+        return said and not self.blocker_ops
 
     def describe(self) -> str:
         queries = "; ".join(f"`{q}`" for q in self.queries)
         found = (", ".join(f"#{n}" for n in self.matches) + " (above)") if self.matches else "no match"
         note = f" {self.note}" if self.note else ""
-        return (f"Searched {self.repo}'s issues and pull requests on {self.searched}: {found} "
-                f"(queries: {queries}).{note}")
+        where = self.where or f"{self.repo}'s issues and pull requests"
+        return f"Searched {where} on {self.searched}: {found} (queries: {queries}).{note}"
 
 
 def _search(entry: dict) -> SearchRecord:
     try:
         return SearchRecord(
             repo=str(entry["repo"]), searched=str(entry["searched"]),
-            queries=tuple(str(q) for q in entry["queries"]),
+            queries=tuple(str(q) for q in entry["queries"]), where=str(entry.get("where", "")),
             blocker_ops=tuple(entry.get("blocker_ops", ())), messages=tuple(entry.get("messages", ())),
             matches=tuple(int(n) for n in entry.get("matches", ())), note=str(entry.get("note", "")))
     except (KeyError, ValueError, TypeError) as e:

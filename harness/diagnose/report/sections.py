@@ -349,8 +349,8 @@ def upstream_section(t: UpstreamVerdict) -> str:
              + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
                 if t.target_repo == LLVM_PROJECT else "") + ".", ""]
     if t.matches and t.label:
-        lines.append(f"Triage: **{t.label}**. Possible duplicates from the project's catalog of "
-                     "known upstream reports:")
+        lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Possible duplicates from the "
+                     "project's catalog of known upstream reports:")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     elif t.matches:
@@ -371,6 +371,17 @@ def upstream_section(t: UpstreamVerdict) -> str:
     if t.source is not None:
         lines += ["", *t.source.describe(torchscript_only=t.only_torchscript)]
     return "\n".join(lines)
+
+
+def _fixed_by(t: UpstreamVerdict) -> str:
+    """`` (open PR #M fixes it)`` when the known report is an issue and an open pull request
+    the catalog relates to it would fix it; "" otherwise."""
+    known = next((m for m in t.matches if m.triage is upstream.Triage.KNOWN), None)
+    if known is None or known.kind is not upstream.UpstreamKind.ISSUE:
+        return ""
+    prs = [r for r in (*t.matches, *t.related) if r.kind is upstream.UpstreamKind.PULL_REQUEST
+           and r.state == "open" and r.number in known.related]
+    return f" (open PR {', '.join(f'#{r.number}' for r in prs)} fixes it)" if prs else ""
 
 
 def with_source(verdict: UpstreamVerdict, lookup: SourceLookup, provenance: Provenance
