@@ -271,6 +271,11 @@ def _register_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     p.add_argument("--search-upstream", action="store_true",
                    help="also ask GitHub's issue search for the op and pass (said when offline)")
+    p.add_argument("--path", action="append", default=[], metavar="FRONTEND=OUTCOME[:DETAIL]",
+                   help="one frontend's result for this failure, as a port or upstream's e2e "
+                        "config showed it (repeatable; OUTCOME: hits, passes, fails-otherwise, "
+                        "not-tried): issue.md's Reproduces through lists every frontend, "
+                        "upstream's supported paths (FX, ONNX) first")
     p.add_argument("--torch-mlir-src", metavar="DIR",
                    help="a clone of llvm/torch-mlir (bare works): issue.md's Upstream then says "
                         "which of upstream's e2e configs already expect the --blocks tests to "

@@ -104,11 +104,12 @@ def lookup_of(args: argparse.Namespace) -> SourceLookup:
 
 def provenance_of(args: argparse.Namespace) -> Provenance:
     """issue.md's Reproduces through and Blocks from report's flags."""
-    from ..diagnose.report.sections import Provenance, Through
+    from ..diagnose.report.sections import PathResult, Provenance, Through
 
     return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
                       how="as given (--reproduces-through)" if args.reproduces_through else "",
-                      blocks=tuple(args.blocks), finding=(args.root_cause or "").strip())
+                      blocks=tuple(args.blocks), finding=(args.root_cause or "").strip(),
+                      paths=tuple(PathResult.parse(p) for p in args.path))
 
 
 def port_evidence(paths: list[str]) -> tuple:

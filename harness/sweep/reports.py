@@ -46,7 +46,7 @@ def make_reports(sweep: SweepDir, options: SweepOptions,
 
 def _make_reports(sweep: SweepDir, options: SweepOptions,
                   say: Callable[[str], None] | None) -> list[ReportRun]:
-    seen: dict[str, ReportRun | None] = {}  # a blocker's key -> the run that reports it
+    seen: dict[str, ReportRun] = {}  # a blocker's key -> the run that reports it
     runs = []
     for result in sweep.models:
         if result.record is None:
@@ -58,7 +58,7 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                 key = cause.key if cause is not None else blocker.signature
                 if key in seen:
                     earlier = seen[key]
-                    if earlier is not None and blocker.signature != earlier.signature \
+                    if blocker.signature != earlier.signature \
                             and blocker.signature not in earlier.covers:
                         earlier.covers.append(blocker.signature)
                     continue
@@ -66,8 +66,9 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                     continue
                 bundle = Path(port.folder) / "report"
                 if bundle.is_dir() and any(bundle.iterdir()) and not options.force:
-                    seen[key] = ReportRun(blocker.signature, bundle, True, reused=True)
-                    runs.append(seen[key])
+                    run = ReportRun(blocker.signature, bundle, True, reused=True)
+                    seen[key] = run
+                    runs.append(run)
                     continue
                 log = (options.out / LOGS /
                        f"{file_name(result.model)}.{file_name(variant.name)}.{port.path}.report.log")
@@ -75,8 +76,9 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                 code, timed_out, seconds = run_logged(run_argv, log, options.timeout_s, options.cwd,
                                                       env=thread_env(1))  # one at a time
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()
-                seen[key] = ReportRun(blocker.signature, bundle, ok)
-                runs.append(seen[key])
+                run = ReportRun(blocker.signature, bundle, ok)
+                seen[key] = run
+                runs.append(run)
                 if say is not None:
                     say(f"report for {blocker.signature}: {'written' if ok else 'failed, see ' + str(log)} "
                         f"({seconds:.1f} s)")

@@ -279,3 +279,30 @@ def test_the_projects_finding_leads_the_root_cause():
     plain = section_values(UpstreamVerdict(), "Not determined. Tried:\n\n- bisect", Provenance(),
                            "x.mlir", str)
     assert "project's finding" not in plain["ROOT_CAUSE"]
+
+
+def test_reproduces_through_states_every_frontends_path_supported_first():
+    # Issue 44: each frontend's result, FX and ONNX (upstream's supported paths) before
+    # TorchScript, and a path nobody tried said as such.
+    from harness.diagnose.report.sections import PathResult, torchscript_only
+
+    only = Provenance(paths=(PathResult.parse("torchscript=hits"),
+                             PathResult.parse("fx=passes:upstream's fx_importer config passes X"),
+                             PathResult.parse("onnx=passes")))
+    text = reproduces_through(only, "x.mlir")
+    assert text.splitlines()[0].startswith("TorchScript only: the FX and ONNX paths pass.")
+    assert [line.split(":")[0] for line in text.splitlines()[2:]] == [
+        "- FX (torch.export + fx_importer)", "- ONNX (torch.onnx.export + onnx_importer)",
+        "- TorchScript (torch.jit + this project's importer)"]
+    assert "**passes** (upstream's fx_importer config passes X)" in text
+    assert torchscript_only(only) is True
+    fx = Provenance(paths=(PathResult.parse("fx=hits"), PathResult.parse("torchscript=hits")))
+    text = reproduces_through(fx, "x.mlir")
+    assert text.startswith("Upstream's supported path hit it: FX.")
+    assert "- ONNX (torch.onnx.export + onnx_importer): **not-tried**" in text
+    assert torchscript_only(fx) is False
+    # ONNX not tried: whether only TorchScript hits it is not known
+    assert torchscript_only(Provenance(paths=(PathResult.parse("torchscript=hits"),
+                                              PathResult.parse("fx=passes")))) is None
+    with pytest.raises(Exception, match="give FRONTEND=OUTCOME"):
+        PathResult.parse("fx=maybe")

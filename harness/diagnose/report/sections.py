@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 
 from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
+from harness.errors import UsageError
+from harness.frontends.names import FrontendName
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup, SourceTriage, triage_source
 
@@ -45,6 +47,44 @@ class Through(ParsableEnum):
     FX_FAILS_DIFFERENTLY = "fx-fails-differently"
 
 
+class PathOutcome(ParsableEnum):
+    """What one frontend's path does with the failure (``report --path FRONTEND=OUTCOME``)."""
+
+    HITS = "hits"                        # the same failure
+    PASSES = "passes"
+    FAILS_OTHERWISE = "fails-otherwise"  # stops at another failure first
+    NOT_TRIED = "not-tried"
+
+
+@dataclass(frozen=True)
+class PathResult:
+    """One frontend's result for the failure, as a port or upstream's e2e config showed it."""
+
+    frontend: FrontendName
+    outcome: PathOutcome
+    detail: str = ""                     # how it was seen ("upstream's fx_importer config passes X")
+
+    @classmethod
+    def parse(cls, text: str) -> PathResult:
+        """``FRONTEND=OUTCOME[:DETAIL]``; a malformed one is a usage error naming the forms."""
+        name, _, rest = text.partition("=")
+        outcome, _, detail = rest.partition(":")
+        try:
+            return cls(FrontendName.parse(name.strip()), PathOutcome.parse(outcome.strip()), detail.strip())
+        except (ValueError, UsageError):
+            raise UsageError(
+                f"--path {text!r}: give FRONTEND=OUTCOME[:DETAIL], FRONTEND one of "
+                f"{', '.join(f.value for f in FrontendName)} and OUTCOME one of "
+                f"{', '.join(o.value for o in PathOutcome)} (e.g. --path 'fx=passes:upstream's "
+                "fx_importer config passes it').") from None
+
+
+#: Each frontend's path as issue.md names it; upstream's supported ones first.
+PATH_NAMES = {FrontendName.FX: "FX (torch.export + fx_importer)",
+              FrontendName.ONNX: "ONNX (torch.onnx.export + onnx_importer)",
+              FrontendName.TORCHSCRIPT: "TorchScript (torch.jit + this project's importer)"}
+
+
 @dataclass(frozen=True)
 class Provenance:
     """What is known of where the IR came from: the frontends tried, and what the failure stops
@@ -57,6 +97,7 @@ class Provenance:
     # bisecting releases), which no tool of the report can find; quoted as such in Root cause.
     finding: str = ""
     fx_failure: str = ""              # --module: the FX path's own failure (its stage, signature)
+    paths: tuple[PathResult, ...] = ()  # --path: each frontend's result, when shown
 
 
 @dataclass(frozen=True)
@@ -121,7 +162,7 @@ def with_fx_try(base: Provenance, fx: FxTry | None, original: RunRecord) -> Prov
         through, failure = Through.BOTH, fx.failure()
     else:
         through, failure = Through.FX_FAILS_DIFFERENTLY, fx.failure()
-    return Provenance(through, how, base.blocks, base.finding, failure)
+    return Provenance(through, how, base.blocks, base.finding, failure, base.paths)
 
 
 @dataclass(frozen=True)
@@ -158,7 +199,7 @@ def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: li
                "port did not reach the pipelines or did not run")
     blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
     return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks,
-                      base.finding)
+                      base.finding, paths=base.paths)
 
 
 #: The most queries one --search-upstream makes (GitHub allows 10 a minute without a token).
@@ -313,6 +354,8 @@ def root_cause(determined: str, tried: list[str]) -> str:
 
 
 def reproduces_through(p: Provenance, input_name: str) -> str:
+    if p.paths:
+        return _each_path(p.paths)
     if p.through is Through.NOT_DETERMINED and p.how:
         return (f"Not determined ({p.how}): the FX path (torch.export + fx_importer) was not "
                 "seen to reach this failure or to pass it.")
@@ -335,6 +378,40 @@ def reproduces_through(p: Provenance, input_name: str) -> str:
         Through.BOTH: f"Both{how}: the TorchScript path and the FX path (torch.export + "
                       "fx_importer) hit it.",
     }[p.through] + fx
+
+
+def _each_path(paths: tuple[PathResult, ...]) -> str:
+    """Every frontend's result, upstream's supported paths first, and what they add up to."""
+    given = {r.frontend: r for r in paths}
+    lines = []
+    for frontend, name in PATH_NAMES.items():
+        r = given.get(frontend, PathResult(frontend, PathOutcome.NOT_TRIED))
+        lines.append(f"- {name}: **{r.outcome.value}**" + (f" ({r.detail})" if r.detail else ""))
+    hit = [f for f, r in given.items() if r.outcome is PathOutcome.HITS]
+    supported = [PATH_NAMES[f].split(" ")[0] for f in hit if f is not FrontendName.TORCHSCRIPT]
+    if supported:
+        word = "paths" if len(supported) > 1 else "path"
+        summary = f"Upstream's supported {word} hit it: {', '.join(supported)}."
+    elif hit and all(given.get(f, PathResult(f, PathOutcome.NOT_TRIED)).outcome is PathOutcome.PASSES
+                     for f in (FrontendName.FX, FrontendName.ONNX)):
+        summary = ("TorchScript only: the FX and ONNX paths pass. Upstream no longer runs the "
+                   "TorchScript e2e config (llvm/torch-mlir#3693).")
+    elif hit:
+        summary = "TorchScript only of the paths that ran; the others are said above."
+    else:
+        summary = "No path was seen to hit it."
+    return summary + "\n\n" + "\n".join(lines)
+
+
+def torchscript_only(p: Provenance) -> bool | None:
+    """Whether only the TorchScript path hits the failure (None: not known)."""
+    if p.paths:
+        hit = {r.frontend for r in p.paths if r.outcome is PathOutcome.HITS}
+        passed = {r.frontend for r in p.paths if r.outcome is PathOutcome.PASSES}
+        if hit - {FrontendName.TORCHSCRIPT}:
+            return False
+        return True if hit and {FrontendName.FX, FrontendName.ONNX} <= passed else None
+    return {Through.TORCHSCRIPT_ONLY: True, Through.FX_ONLY: False, Through.BOTH: False}.get(p.through)
 
 
 def blocks(p: Provenance) -> str:
@@ -395,9 +472,7 @@ def with_source(verdict: UpstreamVerdict, lookup: SourceLookup, provenance: Prov
     found = triage_source(lookup, provenance.blocks, version("torch"))
     if found is None:
         return verdict
-    only = {Through.TORCHSCRIPT_ONLY: True, Through.FX_ONLY: False,
-            Through.BOTH: False}.get(provenance.through)
-    return replace(verdict, source=found, only_torchscript=only)
+    return replace(verdict, source=found, only_torchscript=torchscript_only(provenance))
 
 
 def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
