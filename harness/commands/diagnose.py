@@ -140,7 +140,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         timeout_s=args.timeout, progress=say_progress, search_upstream=args.search_upstream,
         provenance=numerics.provenance_of(args),
         port_evidence=numerics.port_evidence(args.port_record), fx_try=fx_try,
-        lookup=numerics.lookup_of(args),
+        lookup=numerics.lookup_of(args), title=args.title or "",
         **({"at_failing_pass": args.at_failing_pass} if args.at_failing_pass else {}))
     try:
         if args.each:
@@ -271,6 +271,9 @@ def _register_report(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("--no-reduce", action="store_true", help="skip the reduction; repro.sh runs input.mlir")
     p.add_argument("--search-upstream", action="store_true",
                    help="also ask GitHub's issue search for the op and pass (said when offline)")
+    p.add_argument("--title", metavar="TEXT",
+                   help="the bug in one line, as the project found it (issue.md's title, after "
+                        "the repository and triage labels; default: from the failure's signature)")
     p.add_argument("--path", action="append", default=[], metavar="FRONTEND=OUTCOME[:DETAIL]",
                    help="one frontend's result for this failure, as a port or upstream's e2e "
                         "config showed it (repeatable; OUTCOME: hits, passes, fails-otherwise, "

@@ -156,7 +156,7 @@ def cmd_report_numerics(args: argparse.Namespace) -> int:
         reduce=not args.no_reduce, budget_s=args.budget_s, timeout_s=base.timeout_s,
         progress=None if args.json else progress(args), search_upstream=args.search_upstream,
         provenance=provenance_of(args), port_evidence=port_evidence(args.port_record),
-        lookup=lookup_of(args)))
+        lookup=lookup_of(args), title=args.title or ""))
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:

@@ -198,18 +198,22 @@ def test_report_labels_a_torchscript_only_failure_upstream_expects(checkout, tmp
     proc = harness("report", str(src), "--pipeline", "function-to-torch", "--out", str(tmp_path),
                    "--no-reduce", "--json", "--blocks", "ConvolutionBackwardModule3DStatic",
                    "--reproduces-through", "torchscript-only", "--torch-mlir-src", str(repo),
-                   "--root-cause-code", "OpFoldResult AtenFooOp::fold", timeout=600)
+                   "--root-cause-code", "OpFoldResult AtenFooOp::fold",
+                   "--title", "3-D `convolution_backward`  stays backend-illegal", timeout=600)
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)
     assert result["triage"] == "expected upstream"
-    assert result["title"].startswith("[torch-mlir] [expected upstream] ")
+    # --title: the bug as stated, after the labels (whitespace folded)
+    assert result["title"] == ("[torch-mlir] [expected upstream] 3-D `convolution_backward` stays "
+                               "backend-illegal")
     issue = (Path(result["folder"]) / "issue.md").read_text()
     assert "**Expected upstream:**" in issue and "llvm/torch-mlir#1234" in issue
     # both frontends hit it: the same listing is no reason to hold the issue back
     proc = harness("report", str(src), "--pipeline", "function-to-torch", "--out", str(tmp_path),
                    "--no-reduce", "--json", "--blocks", "ConvolutionBackwardModule3DStatic",
                    "--reproduces-through", "both", "--torch-mlir-src", str(repo), timeout=600)
-    assert json.loads(proc.stdout)["triage"] == "new"
+    both = json.loads(proc.stdout)
+    assert both["triage"] == "new" and "backend illegal" in both["title"]  # from the signature
     proc = harness("report", str(src), "--pipeline", "function-to-torch", "--out", str(tmp_path),
                    "--root-cause-code", "x")
     assert proc.returncode == 2 and "give --torch-mlir-src DIR too" in proc.stderr

@@ -53,8 +53,8 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .sections import (UpstreamVerdict, root_cause, searched_upstream, triage, with_evidence, with_fx_try,
-                       with_source)
+from .sections import (UpstreamVerdict, given_title, root_cause, searched_upstream, triage, with_evidence,
+                       with_fx_try, with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
 from .versions import binary_versions
 
@@ -241,7 +241,8 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         bisected=bisected, reduced=cut.reduced, replay_name=cut.replay_name, replay=replayed,
         replay_pipeline=cut.pipeline or textual,
         ops_before=cut.ops_before, ops_after=cut.ops_after, check=check,
-        title=(group_title(original, options.same_cause, verdict.title_prefix)
+        title=(given_title(verdict, options.title)
+               or group_title(original, options.same_cause, verdict.title_prefix)
                or issue_title(original, bisected, textual, reproduced=check.reproduced,
                               diagnosis=diagnosis, prefix=verdict.title_prefix)),
         notes=tuple(notes), redacted=options.redact, inline_ir=_inline_ir(ir_path),

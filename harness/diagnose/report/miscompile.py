@@ -53,7 +53,7 @@ from .miscompile_text import MiscompileFindings, culprit_pass, issue_markdown, t
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import BundleKind, Refusal, SelfCheck
-from .sections import PortEvidence, Provenance, verdict_for, with_evidence, with_source
+from .sections import PortEvidence, Provenance, given_title, verdict_for, with_evidence, with_source
 from .standalone import WIDE_NPZ, write_standalone
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ class NumericsReportOptions:
     provenance: Provenance = Provenance()  # the frontends tried and what it blocks
     search_upstream: bool = False          # ask GitHub's issue search (said when offline)
     lookup: SourceLookup = field(default_factory=SourceLookup)  # --torch-mlir-src, --root-cause-code
+    title: str = ""                        # --title: the bug in one line, as the project found it
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
 
 
@@ -199,7 +200,8 @@ def _build(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Pat
     verdict = with_source(verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
                                       options.search_upstream, say), options.lookup, provenance)
     findings = MiscompileFindings(
-        src=src, title=title(reduced, bisected, verdict), exe=exe, versions=collect_versions(exe),
+        src=src, title=given_title(verdict, options.title) or title(reduced, bisected, verdict),
+        exe=exe, versions=collect_versions(exe),
         check=check, notes=tuple(notes), redacted=options.redact, provenance=provenance,
         verdict=verdict, pipeline=pipeline, reduced=reduced, bisected=bisected,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),

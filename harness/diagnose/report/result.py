@@ -96,6 +96,7 @@ class ReportOptions:
     lookup: SourceLookup = field(default_factory=SourceLookup)  # --torch-mlir-src, --root-cause-code
     port_evidence: tuple[PortEvidence, ...] = ()  # port and sweep records: frontends, blocks
     same_cause: tuple[SameCauseMember, ...] = ()  # --each: the other ops of this root cause
+    title: str = ""                        # --title: the bug in one line, as the project found it
     fx_try: FxTry | None = None           # --module: the FX path run by the report (port.fx_try)
     # TorchScript object-graph input is reduced at its failing pass: its own
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.

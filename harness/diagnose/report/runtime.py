@@ -41,7 +41,8 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind, SelfCheck
-from .sections import TITLE_PREFIX, root_cause, section_values, verdict_for, with_evidence, with_source
+from .sections import (TITLE_PREFIX, given_title, root_cause, section_values, verdict_for, with_evidence,
+                       with_source)
 from .standalone import write_standalone
 from .template import render
 from .versions import versions_markdown
@@ -150,7 +151,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                                       options.search_upstream, say), options.lookup, provenance)
-    heading = title(reduced, where, verdict.title_prefix)
+    heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"

@@ -450,6 +450,12 @@ def upstream_section(t: UpstreamVerdict) -> str:
     return "\n".join(lines)
 
 
+def given_title(verdict: UpstreamVerdict, title: str) -> str:
+    """``--title``: the bug as the project states it, after the repository and triage labels;
+    "" when none was given (the title then comes from the failure's signature)."""
+    return verdict.title_prefix + " ".join(title.split()) if title.strip() else ""
+
+
 def _fixed_by(t: UpstreamVerdict) -> str:
     """`` (open PR #M fixes it)`` when the known report is an issue and an open pull request
     the catalog relates to it would fix it; "" otherwise."""
