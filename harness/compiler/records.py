@@ -223,6 +223,9 @@ _DIAG = re.compile(
 _DIAG_NOLOC = re.compile(
     r"^(?:loc\([^)]*\)|<unknown>(?::\d+)?): (?P<sev>error|warning|note|remark): (?P<msg>.*)$")
 _NOTE_OP = "see current operation: "
+#: The most lines of a current operation kept when MLIR prints it below its note (an op with
+#: regions); its type signature is on the last.
+CURRENT_OP_MAX_LINES = 400
 #: torch-lower-to-backend-contract's error for an op no pass lowered or decomposed.
 BACKEND_ILLEGAL = "found an op that was marked as backend illegal"
 #: its errors for a type (unknown rank, unknown dtype, non-value tensor), on the op that makes it.
@@ -240,8 +243,15 @@ def names_no_op(message: str) -> bool:
 def parse_diagnostics(stderr: str) -> list[Diagnostic]:
     """Errors with their notes, from torch-mlir-opt's stderr (source-line echoes skipped)."""
     out: list[Diagnostic] = []
+    op_lines: list[str] | None = None  # the lines of a current operation printed below its note
     for raw in stderr.splitlines():
         m = _DIAG.match(raw)
+        if m is None and _DIAG_NOLOC.match(raw) is None and op_lines is not None:
+            if len(op_lines) < CURRENT_OP_MAX_LINES:  # an op with regions prints on its own lines
+                op_lines.append(raw)
+                out[-1].current_op = "\n".join(op_lines)
+            continue
+        op_lines = None
         if m:
             file = m.group("file").strip('"')
             diag = Diagnostic(Severity(m.group("sev")), m.group("msg"), file, decimal(m.group("line")),
@@ -255,6 +265,7 @@ def parse_diagnostics(stderr: str) -> list[Diagnostic]:
             out[-1].notes.append(diag)
             if diag.message.startswith(_NOTE_OP) and not out[-1].current_op:
                 out[-1].current_op = diag.message[len(_NOTE_OP):]
+                op_lines = [] if not out[-1].current_op.strip() else None
         else:
             out.append(diag)
     return out

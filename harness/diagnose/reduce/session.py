@@ -59,6 +59,10 @@ class Failure:
     signature: Signature
     op: str = ""
     location: str = ""  # the first error's file:line:col; "" where it does not count
+    # The failing op's operand and result types as the failing pass saw them ("see current
+    # operation"): a candidate whose op fails with other types (a dynamic size made static by a
+    # folded constant, a view of [1,?,64] become [1,1,4,16]) is another case, not a smaller one.
+    types: str = ""
 
     @classmethod
     def of(cls, record: RunRecord, *, located: bool = True) -> Failure:
@@ -66,10 +70,22 @@ class Failure:
         first = record.first_error()
         if record.ok or record.outcome.is_crash or first is None:
             return cls(record.signature)  # a crash is told by its stack, not a diagnostic
-        return cls(record.signature, first.op, first.location if located else "")
+        return cls(record.signature, first.op, first.location if located else "",
+                   op_types(first.current_op))
 
     def __str__(self) -> str:
         return str(self.signature)
+
+
+_TRAILING_LOC = re.compile(r"\s+loc\((?:[^()]|\([^()]*\))*\)\s*$")
+
+
+def op_types(op_text: str) -> str:
+    """The type signature of an op as MLIR printed it (``(A, B) -> C`` after the last ``:``,
+    without its location), whitespace folded; "" when there is none."""
+    text = _TRAILING_LOC.sub("", op_text.strip())
+    _, colon, types = text.rpartition(" : ")
+    return " ".join(types.split()) if colon else ""
 
 
 class Session:
