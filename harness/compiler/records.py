@@ -30,7 +30,15 @@ class Diagnostic:
     line: int = 0
     col: int = 0
     notes: list[Diagnostic] = field(default_factory=list)
-    current_op: str = ""  # the "see current operation" text, when MLIR printed it
+    current_op: str = ""  # the "see current operation" text, when MLIR printed it on the note
+    # The op MLIR printed on lines below an empty "see current operation: " note (an op with
+    # regions): read for its types only, so that signatures stay what they were.
+    current_op_below: str = ""
+
+    @property
+    def current_op_text(self) -> str:
+        """The current operation as printed, on the note or below it."""
+        return self.current_op or self.current_op_below
 
     @property
     def location(self) -> str:
@@ -249,7 +257,7 @@ def parse_diagnostics(stderr: str) -> list[Diagnostic]:
         if m is None and _DIAG_NOLOC.match(raw) is None and op_lines is not None:
             if len(op_lines) < CURRENT_OP_MAX_LINES:  # an op with regions prints on its own lines
                 op_lines.append(raw)
-                out[-1].current_op = "\n".join(op_lines)
+                out[-1].current_op_below = "\n".join(op_lines)
             continue
         op_lines = None
         if m:

@@ -290,7 +290,8 @@ def test_reproduces_through_states_every_frontends_path_supported_first():
                              PathResult.parse("fx=passes:upstream's fx_importer config passes X"),
                              PathResult.parse("onnx=passes")))
     text = reproduces_through(only, "x.mlir")
-    assert text.splitlines()[0].startswith("TorchScript only: the FX and ONNX paths pass.")
+    assert text.splitlines()[0].startswith("TorchScript only: the FX path passes and the ONNX path "
+                                           "does not reach it.")
     assert [line.split(":")[0] for line in text.splitlines()[2:]] == [
         "- FX (torch.export + fx_importer)", "- ONNX (torch.onnx.export + onnx_importer)",
         "- TorchScript (torch.jit + this project's importer)"]
@@ -301,8 +302,12 @@ def test_reproduces_through_states_every_frontends_path_supported_first():
     assert text.startswith("Upstream's supported path hit it: FX.")
     assert "- ONNX (torch.onnx.export + onnx_importer): **not-tried**" in text
     assert torchscript_only(fx) is False
-    # ONNX not tried: whether only TorchScript hits it is not known
+    # ONNX not tried: whether only TorchScript hits it is not known; ONNX stopping earlier at
+    # another failure does not meet it
     assert torchscript_only(Provenance(paths=(PathResult.parse("torchscript=hits"),
                                               PathResult.parse("fx=passes")))) is None
+    assert torchscript_only(Provenance(paths=(PathResult.parse("torchscript=hits"),
+                                              PathResult.parse("fx=passes"),
+                                              PathResult.parse("onnx=fails-otherwise:export")))) is True
     with pytest.raises(Exception, match="give FRONTEND=OUTCOME"):
         PathResult.parse("fx=maybe")

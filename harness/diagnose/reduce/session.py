@@ -71,7 +71,7 @@ class Failure:
         if record.ok or record.outcome.is_crash or first is None:
             return cls(record.signature)  # a crash is told by its stack, not a diagnostic
         return cls(record.signature, first.op, first.location if located else "",
-                   op_types(first.current_op))
+                   op_types(first.current_op_text))
 
     def __str__(self) -> str:
         return str(self.signature)

@@ -392,10 +392,9 @@ def _each_path(paths: tuple[PathResult, ...]) -> str:
     if supported:
         word = "paths" if len(supported) > 1 else "path"
         summary = f"Upstream's supported {word} hit it: {', '.join(supported)}."
-    elif hit and all(given.get(f, PathResult(f, PathOutcome.NOT_TRIED)).outcome is PathOutcome.PASSES
-                     for f in (FrontendName.FX, FrontendName.ONNX)):
-        summary = ("TorchScript only: the FX and ONNX paths pass. Upstream no longer runs the "
-                   "TorchScript e2e config (llvm/torch-mlir#3693).")
+    elif hit and _only_torchscript(given):
+        summary = ("TorchScript only: the FX path passes and the ONNX path does not reach it. "
+                   "Upstream no longer runs the TorchScript e2e config (llvm/torch-mlir#3693).")
     elif hit:
         summary = "TorchScript only of the paths that ran; the others are said above."
     else:
@@ -403,14 +402,23 @@ def _each_path(paths: tuple[PathResult, ...]) -> str:
     return summary + "\n\n" + "\n".join(lines)
 
 
+def _only_torchscript(given: dict[FrontendName, PathResult]) -> bool:
+    """FX seen to pass and ONNX seen not to reach the failure (it passes, or stops at another
+    failure first): what upstream's CI runs does not meet it."""
+    fx, onnx = given.get(FrontendName.FX), given.get(FrontendName.ONNX)
+    return (fx is not None and fx.outcome is PathOutcome.PASSES and onnx is not None
+            and onnx.outcome in (PathOutcome.PASSES, PathOutcome.FAILS_OTHERWISE))
+
+
 def torchscript_only(p: Provenance) -> bool | None:
     """Whether only the TorchScript path hits the failure (None: not known)."""
     if p.paths:
-        hit = {r.frontend for r in p.paths if r.outcome is PathOutcome.HITS}
-        passed = {r.frontend for r in p.paths if r.outcome is PathOutcome.PASSES}
-        if hit - {FrontendName.TORCHSCRIPT}:
+        given = {r.frontend: r for r in p.paths}
+        if any(r.outcome is PathOutcome.HITS for f, r in given.items() if f is not FrontendName.TORCHSCRIPT):
             return False
-        return True if hit and {FrontendName.FX, FrontendName.ONNX} <= passed else None
+        ts = given.get(FrontendName.TORCHSCRIPT)
+        hits = ts is not None and ts.outcome is PathOutcome.HITS
+        return True if hits and _only_torchscript(given) else None
     return {Through.TORCHSCRIPT_ONLY: True, Through.FX_ONLY: False, Through.BOTH: False}.get(p.through)
 
 
