@@ -43,6 +43,7 @@ from .diagnosis import Diagnosis
 from .inputs import is_bytecode_file, write_input
 from .issue import (
     SIGNATURE_MAX_CHARS,
+    single_pass_reproduces,
     backtrace_text,
     bounded,
     issue_markdown,
@@ -378,19 +379,21 @@ def _check(job: _Job, cut: _Reduction, bisected: BisectResult | None, redactor: 
                           timeout_s=options.timeout_s, bindings=exe.bindings)
     bundle.write_text(staging / "repro.sh", redactor.text(script))
     (staging / "repro.sh").chmod(0o755)
-    if exe.bindings:  # an MLIR core pass: the same pipeline through torch_mlir.passmanager
-        write_pass_repro(staging, ReproPy(
-            kind=BundleKind.COMPILE_FAILURE, summary=str(cut.subject.signature),
-            ir=(staging / cut.replay_name).read_text(), ir_name=cut.replay_name, to_linalg=textual,
-            expected_error=diagnostic_key(replayed if not replayed.ok else cut.subject),
-            timeout_s=options.timeout_s), redactor)
-    check = self_check(staging, cut.replay_name, cut.subject, replayed, opt=exe.path,
-                       timeout_s=options.timeout_s)
     single = None
     if exe.bindings and bisected is not None and bisected.found and bisected.failing_pass_pipeline:
         say(f"the failing pass alone on {cut.replay_name} (what the mlir-opt command runs)")
         single = replay(staging, cut.replay_name, bisected.failing_pass_pipeline, opt=exe.path,
                         timeout_s=options.timeout_s)
+    if exe.bindings:  # an MLIR core pass: through torch_mlir.passmanager, the least pass list
+        alone = single is not None and single_pass_reproduces(single, cut.subject)
+        write_pass_repro(staging, ReproPy(
+            kind=BundleKind.COMPILE_FAILURE, summary=str(cut.subject.signature),
+            ir=(staging / cut.replay_name).read_text(), ir_name=cut.replay_name,
+            to_linalg=bisected.failing_pass_pipeline if alone and bisected is not None else textual,
+            expected_error=diagnostic_key(replayed if not replayed.ok else cut.subject),
+            timeout_s=options.timeout_s), redactor)
+    check = self_check(staging, cut.replay_name, cut.subject, replayed, opt=exe.path,
+                       timeout_s=options.timeout_s)
     return replayed, check, single
 
 

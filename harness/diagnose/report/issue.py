@@ -132,9 +132,9 @@ def issue_markdown(f: Findings, redactor: Redactor) -> str:
         "SUMMARY": _summary(q, f),
         "SIGNATURE": q.code(bounded(str(f.original.signature), SIGNATURE_MAX_CHARS)),
         "VERSIONS": redactor.text("\n".join(versions_markdown(f.exe, packages=v)).rstrip("\n")),
-        "BUNDLE_COMMAND": q.command(build_command(_tool_word(f), f.replay_pipeline or f.textual,
-                                                  f.replay_name,
-                                                  RunOptions())),
+        # An MLIR core pass's bug is shown by mlir-opt's command (MLIR_OPT), not the harness's tool.
+        "BUNDLE_COMMAND": "" if _mlir_core(f) else q.command(build_command(
+            _tool_word(f), f.replay_pipeline or f.textual, f.replay_name, RunOptions())),
         "MLIR_OPT": _mlir_opt(q, f),
         "REPRODUCE": _reproduce(f),
         "ORIGINAL_COMMAND": q.command(f.original.command),
@@ -211,6 +211,13 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
                 "torch-mlir's, not upstream MLIR's.")
     cmd = ["mlir-opt", f"--pass-pipeline={b.failing_pass_pipeline}", f.replay_name]
     single = f.single_pass
+    if single is not None and single_pass_reproduces(single, f.original):
+        return ("Upstream `mlir-opt` has the failing pass; this pass list alone shows the bug:\n\n"
+                + q.command(cmd) + "\n\nNo `mlir-opt` ships with the torch-mlir wheel, so it was "
+                f"checked through the wheel's MLIR Python bindings: `python3 repro.py` runs this "
+                f"same pass list on `{f.replay_name}` through `torch_mlir.passmanager` (torch and "
+                "the torch-mlir wheel only) and exits 1 with the same error; it did when this "
+                "bundle was made.")
     if single is None:
         checked = "It was not checked through the bindings either."
     elif not single.ok and single.signature == f.original.signature:
@@ -229,7 +236,32 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
             + q.command(cmd) + "\n\n" + checked)
 
 
+def single_pass_reproduces(single: RunRecord, original: RunRecord) -> bool:
+    """The failing pass alone fails as the whole pipeline did: the bug is that pass's."""
+    return not single.ok and single.signature == original.signature
+
+
+def _mlir_core(f: Findings) -> bool:
+    """A bug of an upstream MLIR pass shown by that pass alone: issue.md then speaks MLIR's
+    terms (``mlir-opt``, ``repro.py`` over the wheel's bindings), no harness tool."""
+    b = f.bisected
+    return (f.exe.bindings and f.single_pass is not None and b is not None and b.found
+            and not b.failing_pass.startswith(_TORCH_MLIR_PASS_PREFIXES)
+            and single_pass_reproduces(f.single_pass, f.original))
+
+
 def _reproduce(f: Findings) -> str:
+    if _mlir_core(f):
+        b = f.bisected
+        assert b is not None
+        cmd = shell_words(["mlir-opt", f"--pass-pipeline={b.failing_pass_pipeline}", f.replay_name])
+        return "\n".join([
+            "From this folder, in a Python environment with torch and the torch-mlir wheel (the "
+            "versions above), or with an LLVM build's `mlir-opt`:", "",
+            "```sh", "python3 repro.py", cmd, "```", "",
+            f"`repro.py` runs the failing pass alone on `{f.replay_name}` through "
+            f"`torch_mlir.passmanager` and exits {REPRODUCED_STATUS} when the same error shows, "
+            "0 when it does not."])
     tool = "bindings tool (`harness-bindings-opt`)" if f.exe.bindings else "`torch-mlir-opt`"
     path = "/path/to/harness-bindings-opt" if f.exe.bindings else "/path/to/your/torch-mlir-opt"
     fallback = BINDINGS_CONSOLE_SCRIPT if f.exe.bindings else "torch-mlir-opt"
