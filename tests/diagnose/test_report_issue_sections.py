@@ -240,8 +240,8 @@ def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):
     assert proc.returncode == 1, proc.stderr
     issue = (Path(json.loads(proc.stdout)["folder"]) / "issue.md").read_text()
     assert section(issue, "Reproduces through").startswith(
-        "TorchScript only (port records of opt (opt)): the FX path (torch.export + fx_importer) "
-        "does not hit it.")
+        "TorchScript only: FX passes it, ONNX was not tried.\n\n- FX (torch.export + fx_importer): "
+        "**passes** (port records of opt (opt): its port reached the pipelines without it)")
     assert section(issue, "Blocks") == "- `opt (opt)`"
 
 
@@ -254,8 +254,8 @@ def test_port_evidence_both_and_not_determined():
     assert with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.x"]).through is Through.BOTH
     undecided = with_evidence(Provenance(), (ts, fx_stopped), ["torch.aten.x"])
     assert undecided.through is Through.NOT_DETERMINED and undecided.blocks == ("m (s)",)
-    assert reproduces_through(undecided, "x.mlir").startswith("Not determined (port records of m (s): "
-                                                              "torchscript hits it;")
+    assert reproduces_through(undecided, "x.mlir").startswith(
+        "TorchScript only: FX stops earlier at another failure, ONNX was not tried.")
     unrelated = with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.y"])
     assert unrelated == Provenance()
 
@@ -290,8 +290,8 @@ def test_reproduces_through_states_every_frontends_path_supported_first():
                              PathResult.parse("fx=passes:upstream's fx_importer config passes X"),
                              PathResult.parse("onnx=passes")))
     text = reproduces_through(only, "x.mlir")
-    assert text.splitlines()[0].startswith("TorchScript only: the FX path passes and the ONNX path "
-                                           "does not reach it.")
+    assert text.splitlines()[0] == ("TorchScript only: FX passes it, ONNX passes it. Upstream no "
+                                    "longer runs the TorchScript e2e config (llvm/torch-mlir#3693).")
     assert [line.split(":")[0] for line in text.splitlines()[2:]] == [
         "- FX (torch.export + fx_importer)", "- ONNX (torch.onnx.export + onnx_importer)",
         "- TorchScript (torch.jit + this project's importer)"]

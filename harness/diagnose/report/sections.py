@@ -199,7 +199,27 @@ def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: li
                "port did not reach the pipelines or did not run")
     blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
     return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks,
-                      base.finding, paths=base.paths)
+                      base.finding, paths=base.paths or _evidence_paths(evidence, hit, missed, models))
+
+
+def _evidence_paths(evidence: tuple[PortEvidence, ...], hit: set[str], missed: set[str],
+                    models: str) -> tuple[PathResult, ...]:
+    """Each frontend the port records ran, with what it did (when one hit it): hits, passes it
+    (its port reached the pipelines without it), or stopped before them."""
+    if not hit:
+        return ()
+    out = []
+    for name in dict.fromkeys(e.frontend for e in evidence):
+        try:
+            frontend = FrontendName.parse(name)
+        except (ValueError, UsageError):
+            continue
+        outcome = (PathOutcome.HITS if name in hit else PathOutcome.PASSES if name in missed
+                   else PathOutcome.FAILS_OTHERWISE)
+        seen = {PathOutcome.HITS: "hits it", PathOutcome.PASSES: "reached the pipelines without it",
+                PathOutcome.FAILS_OTHERWISE: "stopped before the pipelines"}[outcome]
+        out.append(PathResult(frontend, outcome, f"port records of {models}: its port {seen}"))
+    return tuple(out)
 
 
 #: The most queries one --search-upstream makes (GitHub allows 10 a minute without a token).
@@ -392,11 +412,16 @@ def _each_path(paths: tuple[PathResult, ...]) -> str:
     if supported:
         word = "paths" if len(supported) > 1 else "path"
         summary = f"Upstream's supported {word} hit it: {', '.join(supported)}."
-    elif hit and _only_torchscript(given):
-        summary = ("TorchScript only: the FX path passes and the ONNX path does not reach it. "
-                   "Upstream no longer runs the TorchScript e2e config (llvm/torch-mlir#3693).")
     elif hit:
-        summary = "TorchScript only of the paths that ran; the others are said above."
+        did = {PathOutcome.PASSES: "passes it", PathOutcome.NOT_TRIED: "was not tried",
+               PathOutcome.FAILS_OTHERWISE: "stops earlier at another failure",
+               PathOutcome.HITS: "hits it"}
+        others = [f"{PATH_NAMES[f].split(' ')[0]} "
+                  f"{did[given.get(f, PathResult(f, PathOutcome.NOT_TRIED)).outcome]}"
+                  for f in (FrontendName.FX, FrontendName.ONNX)]
+        summary = f"TorchScript only: {', '.join(others)}."
+        if _only_torchscript(given):
+            summary += " Upstream no longer runs the TorchScript e2e config (llvm/torch-mlir#3693)."
     else:
         summary = "No path was seen to hit it."
     return summary + "\n\n" + "\n".join(lines)
