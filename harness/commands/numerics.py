@@ -25,7 +25,7 @@ from .common import (
 
 if TYPE_CHECKING:  # torch: only with --numerics
     from ..diagnose.numerics import NumericsBisectOptions
-    from ..diagnose.report.sections import Provenance
+    from ..diagnose.report.sections import PathResult, Provenance
     from ..knowledge.upstream_src import SourceLookup
 
 
@@ -104,12 +104,34 @@ def lookup_of(args: argparse.Namespace) -> SourceLookup:
 
 def provenance_of(args: argparse.Namespace) -> Provenance:
     """issue.md's Reproduces through and Blocks from report's flags."""
-    from ..diagnose.report.sections import PathResult, Provenance, Through
+    from ..diagnose.report.sections import Provenance, Through
 
     return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
                       how="as given (--reproduces-through)" if args.reproduces_through else "",
                       blocks=tuple(args.blocks), finding=(args.root_cause or "").strip(),
-                      paths=tuple(PathResult.parse(p) for p in args.path))
+                      paths=path_results(args.path))
+
+
+def path_results(given: list[str]) -> tuple[PathResult, ...]:
+    """``--path FRONTEND=OUTCOME[:DETAIL]``, each frontend's path named from the frontends'
+    table, every frontend listed (one not given: not tried, which port records may fill)."""
+    from ..diagnose.report.sections import PathOutcome, PathResult
+    from ..frontends.names import PATHS, FrontendName
+
+    found: dict[FrontendName, tuple[PathOutcome, str]] = {}
+    for text in given:
+        name, _, rest = text.partition("=")
+        outcome, _, detail = rest.partition(":")
+        try:
+            found[FrontendName.parse(name.strip())] = (PathOutcome.parse(outcome.strip()), detail.strip())
+        except (ValueError, UsageError):
+            raise UsageError(
+                f"--path {text!r}: give FRONTEND=OUTCOME[:DETAIL], FRONTEND one of "
+                f"{', '.join(f.value for f in FrontendName)} and OUTCOME one of "
+                f"{', '.join(o.value for o in PathOutcome)} (e.g. --path 'fx=passes:upstream's "
+                "fx_importer config passes it').") from None
+    return tuple(PathResult(f.value, info.label, info.upstream_ci, *found.get(f, (PathOutcome.NOT_TRIED, "")),
+                            note=info.note) for f, info in PATHS.items())
 
 
 def port_evidence(paths: list[str]) -> tuple:
@@ -119,7 +141,8 @@ def port_evidence(paths: list[str]) -> tuple:
 
     from ..errors import InputFileError
     from ..port.record import PIPELINE_STAGES, PortOutcome, PortRecord, PortStage
-    from ..diagnose.report.sections import PortEvidence
+    from ..diagnose.report.sections import PathOutcome, PathResult, PortEvidence
+    from ..frontends.names import PATHS
 
     files: list[Path] = []
     for given in paths:
@@ -138,10 +161,13 @@ def port_evidence(paths: list[str]) -> tuple:
         for variant in record.variants:
             for port in variant.ports:
                 ops = tuple(x for b in port.blockers for x in (b.op, b.reported_op, b.signature) if x)
+                info = PATHS[port.frontend]
                 out.append(PortEvidence(
                     model=f"{record.model} ({variant.name})", frontend=port.frontend.value, ops=ops,
                     reached_pipelines=(port.outcome is not PortOutcome.FAILS
-                                       or port.failed_stage in past_import)))
+                                       or port.failed_stage in past_import),
+                    path=PathResult(port.frontend.value, info.label, info.upstream_ci,
+                                    PathOutcome.NOT_TRIED, note=info.note)))
     return tuple(out)
 
 

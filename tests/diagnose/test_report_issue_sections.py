@@ -246,16 +246,19 @@ def test_a_port_record_says_torchscript_only_and_what_it_blocks(tmp_path):
 
 
 def test_port_evidence_both_and_not_determined():
-    from harness.diagnose.report.sections import PortEvidence, with_evidence
+    from harness.diagnose.report.sections import PathOutcome, PathResult, PortEvidence, with_evidence
 
-    ts = PortEvidence("m (s)", "torchscript", ("torch.aten.x",), True)
-    fx_hit = PortEvidence("m (s)", "fx", ("torch.aten.x",), True)
-    fx_stopped = PortEvidence("m (s)", "fx", (), False)  # export failed: says nothing of this op
+    ts = PortEvidence("m (s)", "torchscript", ("torch.aten.x",), True,
+                      PathResult("torchscript", "TorchScript (x)", False, PathOutcome.NOT_TRIED))
+    fx_hit = PortEvidence("m (s)", "fx", ("torch.aten.x",), True,
+                          PathResult("fx", "FX (x)", True, PathOutcome.NOT_TRIED))
+    fx_stopped = PortEvidence("m (s)", "fx", (), False,  # export failed: says nothing of this op
+                              PathResult("fx", "FX (x)", True, PathOutcome.NOT_TRIED))
     assert with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.x"]).through is Through.BOTH
     undecided = with_evidence(Provenance(), (ts, fx_stopped), ["torch.aten.x"])
     assert undecided.through is Through.NOT_DETERMINED and undecided.blocks == ("m (s)",)
     assert reproduces_through(undecided, "x.mlir").startswith(
-        "TorchScript only: FX stops earlier at another failure, ONNX was not tried.")
+        "TorchScript only: FX stops earlier at another failure.\n\n- FX (x): **fails-otherwise**")
     unrelated = with_evidence(Provenance(), (ts, fx_hit), ["torch.aten.y"])
     assert unrelated == Provenance()
 
@@ -284,11 +287,12 @@ def test_the_projects_finding_leads_the_root_cause():
 def test_reproduces_through_states_every_frontends_path_supported_first():
     # Issue 44: each frontend's result, FX and ONNX (upstream's supported paths) before
     # TorchScript, and a path nobody tried said as such.
-    from harness.diagnose.report.sections import PathResult, torchscript_only
+    from harness.commands.numerics import path_results
+    from harness.diagnose.report.sections import torchscript_only
 
-    only = Provenance(paths=(PathResult.parse("torchscript=hits"),
-                             PathResult.parse("fx=passes:upstream's fx_importer config passes X"),
-                             PathResult.parse("onnx=passes")))
+    only = Provenance(paths=path_results(["torchscript=hits",
+                                          "fx=passes:upstream's fx_importer config passes X",
+                                          "onnx=passes"]))
     text = reproduces_through(only, "x.mlir")
     assert text.splitlines()[0] == ("TorchScript only: FX passes it, ONNX passes it. Upstream no "
                                     "longer runs the TorchScript e2e config (llvm/torch-mlir#3693).")
@@ -297,17 +301,15 @@ def test_reproduces_through_states_every_frontends_path_supported_first():
         "- TorchScript (torch.jit + this project's importer)"]
     assert "**passes** (upstream's fx_importer config passes X)" in text
     assert torchscript_only(only) is True
-    fx = Provenance(paths=(PathResult.parse("fx=hits"), PathResult.parse("torchscript=hits")))
+    fx = Provenance(paths=path_results(["fx=hits", "torchscript=hits"]))
     text = reproduces_through(fx, "x.mlir")
     assert text.startswith("Upstream's supported path hit it: FX.")
     assert "- ONNX (torch.onnx.export + onnx_importer): **not-tried**" in text
     assert torchscript_only(fx) is False
     # ONNX not tried: whether only TorchScript hits it is not known; ONNX stopping earlier at
     # another failure does not meet it
-    assert torchscript_only(Provenance(paths=(PathResult.parse("torchscript=hits"),
-                                              PathResult.parse("fx=passes")))) is None
-    assert torchscript_only(Provenance(paths=(PathResult.parse("torchscript=hits"),
-                                              PathResult.parse("fx=passes"),
-                                              PathResult.parse("onnx=fails-otherwise:export")))) is True
+    assert torchscript_only(Provenance(paths=path_results(["torchscript=hits", "fx=passes"]))) is None
+    assert torchscript_only(Provenance(paths=path_results(
+        ["torchscript=hits", "fx=passes", "onnx=fails-otherwise:export"]))) is True
     with pytest.raises(Exception, match="give FRONTEND=OUTCOME"):
-        PathResult.parse("fx=maybe")
+        path_results(["fx=maybe"])

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field, replace
 
 from harness.compiler.records import RunRecord
 from harness.enums import ParsableEnum
-from harness.errors import UsageError
-from harness.frontends.names import FrontendName
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup, SourceTriage, triage_source
 
@@ -58,31 +56,20 @@ class PathOutcome(ParsableEnum):
 
 @dataclass(frozen=True)
 class PathResult:
-    """One frontend's result for the failure, as a port or upstream's e2e config showed it."""
+    """One frontend's result for the failure, as a port or upstream's e2e config showed it; the
+    caller names the path (``harness.frontends.names.PATHS``): the report does not branch on
+    which frontend it is."""
 
-    frontend: FrontendName
+    frontend: str                        # its name (torchscript, fx, onnx)
+    label: str                           # "FX (torch.export + fx_importer)"
+    upstream_ci: bool                    # upstream's CI runs an e2e config through it
     outcome: PathOutcome
     detail: str = ""                     # how it was seen ("upstream's fx_importer config passes X")
+    note: str = ""                       # said when only paths like this one hit it
 
-    @classmethod
-    def parse(cls, text: str) -> PathResult:
-        """``FRONTEND=OUTCOME[:DETAIL]``; a malformed one is a usage error naming the forms."""
-        name, _, rest = text.partition("=")
-        outcome, _, detail = rest.partition(":")
-        try:
-            return cls(FrontendName.parse(name.strip()), PathOutcome.parse(outcome.strip()), detail.strip())
-        except (ValueError, UsageError):
-            raise UsageError(
-                f"--path {text!r}: give FRONTEND=OUTCOME[:DETAIL], FRONTEND one of "
-                f"{', '.join(f.value for f in FrontendName)} and OUTCOME one of "
-                f"{', '.join(o.value for o in PathOutcome)} (e.g. --path 'fx=passes:upstream's "
-                "fx_importer config passes it').") from None
-
-
-#: Each frontend's path as issue.md names it; upstream's supported ones first.
-PATH_NAMES = {FrontendName.FX: "FX (torch.export + fx_importer)",
-              FrontendName.ONNX: "ONNX (torch.onnx.export + onnx_importer)",
-              FrontendName.TORCHSCRIPT: "TorchScript (torch.jit + this project's importer)"}
+    @property
+    def short(self) -> str:
+        return self.label.split(" ")[0]
 
 
 @dataclass(frozen=True)
@@ -170,9 +157,10 @@ class PortEvidence:
     """One frontend's port of one model (from a port or sweep record), as the report reads it."""
 
     model: str                     # "opt-125m (stock)"
-    frontend: str                  # torchscript | fx
+    frontend: str                  # torchscript | fx | onnx
     ops: tuple[str, ...] = ()      # its blockers' ops, the ops MLIR named, their signatures
     reached_pipelines: bool = False  # it got past trace/export and import: a miss means something
+    path: PathResult | None = None   # how a report names this frontend's path (its outcome unused)
 
 
 def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:
@@ -198,8 +186,16 @@ def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: li
         how = (f"{how}: {', '.join(sorted(hit)) or 'no frontend'} hits it; the other frontend's "
                "port did not reach the pipelines or did not run")
     blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
+    seen = _evidence_paths(evidence, hit, missed, models)
     return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks,
-                      base.finding, paths=base.paths or _evidence_paths(evidence, hit, missed, models))
+                      base.finding, paths=_merged(base.paths, seen) if base.paths else seen)
+
+
+def _merged(given: tuple[PathResult, ...], seen: tuple[PathResult, ...]) -> tuple[PathResult, ...]:
+    """``given`` (every frontend, in order) with the paths nobody stated filled from ``seen``."""
+    by_name = {r.frontend: r for r in seen}
+    return tuple(replace(r, outcome=by_name[r.frontend].outcome, detail=by_name[r.frontend].detail)
+                 if r.outcome is PathOutcome.NOT_TRIED and r.frontend in by_name else r for r in given)
 
 
 def _evidence_paths(evidence: tuple[PortEvidence, ...], hit: set[str], missed: set[str],
@@ -209,17 +205,15 @@ def _evidence_paths(evidence: tuple[PortEvidence, ...], hit: set[str], missed: s
     if not hit:
         return ()
     out = []
-    for name in dict.fromkeys(e.frontend for e in evidence):
-        try:
-            frontend = FrontendName.parse(name)
-        except (ValueError, UsageError):
-            continue
-        outcome = (PathOutcome.HITS if name in hit else PathOutcome.PASSES if name in missed
+    for e in {e.frontend: e for e in evidence}.values():
+        outcome = (PathOutcome.HITS if e.frontend in hit else PathOutcome.PASSES if e.frontend in missed
                    else PathOutcome.FAILS_OTHERWISE)
         seen = {PathOutcome.HITS: "hits it", PathOutcome.PASSES: "reached the pipelines without it",
                 PathOutcome.FAILS_OTHERWISE: "stopped before the pipelines"}[outcome]
-        out.append(PathResult(frontend, outcome, f"port records of {models}: its port {seen}"))
-    return tuple(out)
+        out.append(PathResult(e.frontend, e.path.label if e.path else e.frontend,
+                              e.path.upstream_ci if e.path else False, outcome,
+                              f"port records of {models}: its port {seen}", e.path.note if e.path else ""))
+    return tuple(sorted(out, key=lambda r: not r.upstream_ci))  # upstream's supported paths first
 
 
 #: The most queries one --search-upstream makes (GitHub allows 10 a minute without a token).
@@ -373,8 +367,13 @@ def root_cause(determined: str, tried: list[str]) -> str:
     return "Not determined. Tried:\n\n" + (tried_text or "- nothing (no tool could run)")
 
 
+def _stated(p: Provenance) -> bool:
+    """Whether any frontend's result is known (a --path, or a port record that hit it)."""
+    return any(r.outcome is not PathOutcome.NOT_TRIED for r in p.paths)
+
+
 def reproduces_through(p: Provenance, input_name: str) -> str:
-    if p.paths:
+    if _stated(p):
         return _each_path(p.paths)
     if p.through is Through.NOT_DETERMINED and p.how:
         return (f"Not determined ({p.how}): the FX path (torch.export + fx_importer) was not "
@@ -401,14 +400,12 @@ def reproduces_through(p: Provenance, input_name: str) -> str:
 
 
 def _each_path(paths: tuple[PathResult, ...]) -> str:
-    """Every frontend's result, upstream's supported paths first, and what they add up to."""
-    given = {r.frontend: r for r in paths}
-    lines = []
-    for frontend, name in PATH_NAMES.items():
-        r = given.get(frontend, PathResult(frontend, PathOutcome.NOT_TRIED))
-        lines.append(f"- {name}: **{r.outcome.value}**" + (f" ({r.detail})" if r.detail else ""))
-    hit = [f for f, r in given.items() if r.outcome is PathOutcome.HITS]
-    supported = [PATH_NAMES[f].split(" ")[0] for f in hit if f is not FrontendName.TORCHSCRIPT]
+    """Every frontend's result, in the order given (upstream's supported paths first), and
+    what they add up to."""
+    lines = [f"- {r.label}: **{r.outcome.value}**" + (f" ({r.detail})" if r.detail else "")
+             for r in paths]
+    hit = [r for r in paths if r.outcome is PathOutcome.HITS]
+    supported = [r.short for r in hit if r.upstream_ci]
     if supported:
         word = "paths" if len(supported) > 1 else "path"
         summary = f"Upstream's supported {word} hit it: {', '.join(supported)}."
@@ -416,34 +413,33 @@ def _each_path(paths: tuple[PathResult, ...]) -> str:
         did = {PathOutcome.PASSES: "passes it", PathOutcome.NOT_TRIED: "was not tried",
                PathOutcome.FAILS_OTHERWISE: "stops earlier at another failure",
                PathOutcome.HITS: "hits it"}
-        others = [f"{PATH_NAMES[f].split(' ')[0]} "
-                  f"{did[given.get(f, PathResult(f, PathOutcome.NOT_TRIED)).outcome]}"
-                  for f in (FrontendName.FX, FrontendName.ONNX)]
-        summary = f"TorchScript only: {', '.join(others)}."
-        if _only_torchscript(given):
-            summary += " Upstream no longer runs the TorchScript e2e config (llvm/torch-mlir#3693)."
+        others = [f"{r.short} {did[r.outcome]}" for r in paths if r.upstream_ci]
+        summary = f"{' and '.join(r.short for r in hit)} only: {', '.join(others)}."
+        if off_ci_only(paths):
+            notes = [r.note for r in hit if r.note]
+            summary += "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
     else:
         summary = "No path was seen to hit it."
     return summary + "\n\n" + "\n".join(lines)
 
 
-def _only_torchscript(given: dict[FrontendName, PathResult]) -> bool:
-    """FX seen to pass and ONNX seen not to reach the failure (it passes, or stops at another
-    failure first): what upstream's CI runs does not meet it."""
-    fx, onnx = given.get(FrontendName.FX), given.get(FrontendName.ONNX)
-    return (fx is not None and fx.outcome is PathOutcome.PASSES and onnx is not None
-            and onnx.outcome in (PathOutcome.PASSES, PathOutcome.FAILS_OTHERWISE))
+def off_ci_only(paths: tuple[PathResult, ...]) -> bool | None:
+    """Whether only paths upstream's CI does not run hit the failure: True when one hits and
+    every CI path was seen not to reach it (it passes, or stops at another failure first);
+    False when a CI path hits it; None when not known."""
+    ci = [r for r in paths if r.upstream_ci]
+    if any(r.outcome is PathOutcome.HITS for r in ci):
+        return False
+    hit = any(r.outcome is PathOutcome.HITS for r in paths if not r.upstream_ci)
+    seen = bool(ci) and all(r.outcome in (PathOutcome.PASSES, PathOutcome.FAILS_OTHERWISE) for r in ci)
+    return True if hit and seen else None
 
 
 def torchscript_only(p: Provenance) -> bool | None:
-    """Whether only the TorchScript path hits the failure (None: not known)."""
-    if p.paths:
-        given = {r.frontend: r for r in p.paths}
-        if any(r.outcome is PathOutcome.HITS for f, r in given.items() if f is not FrontendName.TORCHSCRIPT):
-            return False
-        ts = given.get(FrontendName.TORCHSCRIPT)
-        hits = ts is not None and ts.outcome is PathOutcome.HITS
-        return True if hits and _only_torchscript(given) else None
+    """Whether only the TorchScript path (the one upstream's CI does not run) hits the failure
+    (None: not known)."""
+    if _stated(p):
+        return off_ci_only(p.paths)
     return {Through.TORCHSCRIPT_ONLY: True, Through.FX_ONLY: False, Through.BOTH: False}.get(p.through)
 
 
