@@ -2,7 +2,7 @@
 """Survey: how far each Hugging Face architecture gets at tiny size, through both frontends.
 
 For every model, in its own process with a timeout:
-  build        harness.models.hf.prepare (tiny config, eager attention, no KV cache)
+  build        harness.models.generic.prepare (tiny config, eager attention, no KV cache)
   trace        torch.jit.trace(strict=False); then trace vs eager on both input sets
                (the second has other ids and a padded mask: a frozen value shows as a difference)
   TS           our importer (harness.frontends.base, the TorchScript frontend),
@@ -142,12 +142,12 @@ def _run_stages(survey: Survey, key_prefix: str, ir_path: Path, stages: tuple[st
 
 
 def survey_one(model: str, result_path: Path, out_dir: Path, batch: int, seq: int) -> None:
-    from harness.models import drivers, hf
+    from harness.models import drivers, generic
 
     survey = Survey(model, result_path)
     t = time.monotonic()
     try:
-        prepared = drivers.prepare(model, hf.HFOptions(batch=batch, seq=seq))
+        prepared = drivers.prepare(model, generic.ModelOptions(batch=batch, seq=seq))
     except Exception as error:
         survey.stage("build", "fail", time.monotonic() - t, _short_exception(error))
         return
@@ -208,7 +208,7 @@ def _fx(survey: Survey, prepared, model: str, out_dir: Path) -> None:
     """torch.export and the wheel's FX importer, then the stages."""
     import torch
 
-    from harness.models import hf
+    from harness.models import generic
 
     stem = prepared.name
     t = time.monotonic()
@@ -227,7 +227,7 @@ def _fx(survey: Survey, prepared, model: str, out_dir: Path) -> None:
         message = _short_exception(cause)
         if "state mapping for buffer" in message:
             message = ("fx_importer: Could not find state mapping for buffer; non-persistent "
-                       f"buffers: {', '.join(hf.non_persistent_buffers(module))}")
+                       f"buffers: {', '.join(generic.non_persistent_buffers(module))}")
         survey.stage("fx_import", "fail", time.monotonic() - t, message)
         survey.data["blockers"]["fx"] = {"stage": "fx_import", "op": "",
                                          "where": _python_line(cause), "message": message}

@@ -1,24 +1,24 @@
-"""``harness check``: lower a torch-dialect file, run it on the RefBackend and compare
-with the reference evaluator."""
+"""``harness check``: lower a torch-dialect file, run it on a backend (``--backend``: the
+RefBackend by default, or IREE) and compare with the reference evaluator."""
 
 from __future__ import annotations
 
 import argparse
 
 from harness.compiler import jsonfile
-from .common import DEFAULT_OUT, ir_tool, random_inputs, tolerances, value_flags
+from .common import DEFAULT_OUT, backend_flag, ir_tool, random_inputs, tolerances, value_flags
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from ..execute.backend_names import BackendName
     from ..execute.check import CheckOptions, check_file
-    from ..execute.refbackend import RefBackendOptions
 
     result = check_file(args.file, CheckOptions(
         pipeline=args.pipeline, function=args.function, inputs_path=args.inputs,
         random=random_inputs(args), tolerances=tolerances(args), opt=args.opt,
         padding_mask=args.padding_mask,
-        timeout_s=args.timeout, out_dir=args.out,
-        refbackend=RefBackendOptions(isolate=not args.in_process, opt_level=args.opt_level)))
+        timeout_s=args.timeout, out_dir=args.out, backend=BackendName.parse(args.backend),
+        in_process=args.in_process, opt_level=args.opt_level))
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:
@@ -28,8 +28,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = ir_tool(sub, "check", "lower a torch-dialect file, run it on the RefBackend and compare "
-                               "with the reference evaluator (eager PyTorch, op by op)",
+    p = ir_tool(sub, "check", "lower a torch-dialect file, run it on a backend (the RefBackend, "
+                               "or IREE) and compare with the reference evaluator (eager PyTorch, "
+                               "op by op)",
                  json_help="print the result as JSON", whole_target=True)
     source = p.add_mutually_exclusive_group()
     source.add_argument("--inputs", metavar="FILE.npz",
@@ -44,8 +45,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "is undefined; harness port leaves it out the same way)")
     p.add_argument("--out", default=DEFAULT_OUT,
                    help=f"parent folder of the unique folder of files (default: {DEFAULT_OUT})")
+    backend_flag(p, many=False)
     p.add_argument("--in-process", action="store_true",
-                   help="run the compiled code in this process (faster; a crash ends harness)")
+                   help="run the compiled code in this process (faster; a crash ends harness; "
+                        "the RefBackend only)")
     p.add_argument("--opt-level", type=int, default=0, choices=range(4),
-                   help="LLVM optimization level of the ExecutionEngine (default 0: compiles fastest)")
+                   help="LLVM optimization level of the RefBackend's ExecutionEngine (default 0: "
+                        "compiles fastest)")
     p.set_defaults(fn=cmd_check)

@@ -199,6 +199,25 @@ def ir_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str,
     return p
 
 
+def backend_flag(p: argparse.ArgumentParser, *, many: bool) -> None:
+    """``--backend``, defined once for every command that runs a lowered module: the port's list
+    (``many``: backends separated by commas, parsed by ``parse_backends``; None leaves the
+    port's own default) or check's and fix's one backend (choices: the registry's names). The
+    default is the library's, ``backend_names.DEFAULT_BACKEND``, in both."""
+    from ..execute.backend_names import DEFAULT_BACKEND, BackendName
+
+    names = [n.value for n in BackendName]  # the keys of backends.BACKENDS (without numpy)
+    about = (f"{DEFAULT_BACKEND.value} (the default: torch-mlir's test backend, in the wheel) and iree "
+             "(iree-compile for llvm-cpu and iree-run-module; pip install -e '.[iree]')")
+    if many:
+        p.add_argument("--backend", metavar="LIST",
+                       help=f"what compiles and runs each target's module, separated by commas: {about}, "
+                            "which takes linalg and StableHLO as printed, TOSA in generic form")
+    else:
+        p.add_argument("--backend", choices=names, default=DEFAULT_BACKEND.value,
+                       help=f"what compiles and runs the linalg file: {about}")
+
+
 def value_flags(p: argparse.ArgumentParser, *, prefix: str = "", tolerance_help: str = "") -> None:
     """--seed, --int-range, --function and --tolerance: the random inputs and tolerances of a
     numbers check, spelled alike by check, fix and the --numerics tools (read with

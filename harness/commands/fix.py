@@ -9,9 +9,8 @@ from harness.compiler import jsonfile
 from .. import defaults
 
 from ..errors import UsageError
-from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, pipeline_or_target, progress, random_inputs,
-                     seconds, tolerances,
-                     value_flags)
+from .common import (DEFAULT_OUT, EXIT_FAILURE, EXIT_OK, backend_flag, pipeline_or_target, progress,
+                     random_inputs, seconds, tolerances, value_flags)
 
 #: The stages an imported file goes through by default: the TorchScript importer's output to
 #: the backend contract, then to linalg (the RefBackend's input).
@@ -24,6 +23,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     if not args.file or not args.output:
         raise UsageError("harness fix needs an IR FILE and -o OUT (the fixed IR to write), or "
                          "--list to see the fixes.")
+    from ..execute.backend_names import BackendName
     from ..fixes.loop import FixOptions
     from ..fixes.file import FileFixOptions, fix_file
 
@@ -33,7 +33,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
                        tolerances=tolerances(args), opt=args.opt,
                        timeout_s=args.timeout),
         inputs_path=args.inputs, random=random_inputs(args),
-        function=args.function, out_dir=args.out), say=progress(args))
+        function=args.function, out_dir=args.out, backend=BackendName.parse(args.backend)),
+        say=progress(args))
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:
@@ -71,6 +72,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-verify", dest="verify", action="store_false",
                    help="apply the fixes without checking the numbers (e.g. weights elided)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the arguments (default: random from the signature)")
+    backend_flag(p, many=False)
     value_flags(p)
     p.add_argument("--out", default=DEFAULT_OUT,
                    help=f"parent folder of the unique work folder (default: {DEFAULT_OUT})")

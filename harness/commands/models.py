@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, invocation, parse_overrides, seconds
+from .common import EXIT_FAILURE, EXIT_OK, backend_flag, invocation, parse_overrides, seconds
 
 if TYPE_CHECKING:
     from ..port.options import PortOptions
@@ -71,7 +71,6 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     """Each fix ``--fix`` kept, with the blocker it answered and that blocker's Python line: a
     port that ends verified still shows what stopped the stock model and why it now lowers."""
     from ..fixes.catalog import CATALOG
-    from ..fixes.outcomes import StepOutcome
     from ..knowledge.fixes import FIXES
     from ..port.diagnose import short_location
     from ..diagnose.source import excerpt
@@ -79,28 +78,27 @@ def _fixes_answered(record: PortRecord) -> list[str]:
     lines: list[str] = []
     for variant, port in record.ports():
         for step in port.fixes:
-            if step.get("outcome") != StepOutcome.KEPT.value:
+            if not step.kept:
                 continue
-            answers = step.get("answers") or {}
-            changed = (step.get("application") or {}).get("changed") or []
-            where = next((c["location"] for c in changed if c.get("location")), "")
-            stage = answers.get("stage", "")
-            if answers.get("op"):  # a blocker op: where it is in Python, the stage it stopped
+            answers, stage = step.answers, step.answers.stage
+            changed = step.application.changed if step.application is not None else []
+            where = next((c.location for c in changed if c.location), "")
+            if answers.op:  # a blocker op: where it is in Python, the stage it stopped
                 at = f" at {short_location(where)}" if where else ""
-                known = {f.name: f for f in CATALOG}.get(step.get("fix", ""))
-                verb = ("lowers with wrong numbers in" if known and answers["op"] in known.miscompiles
+                known = {f.name: f for f in CATALOG}.get(step.fix)
+                verb = ("lowers with wrong numbers in" if known and answers.op in known.miscompiles
                         else "stopped")
-                lines.append(f"{variant.name} {port.path}: {answers['op']}{at}"
+                lines.append(f"{variant.name} {port.path}: {answers.op}{at}"
                              f"{f' {verb} {stage}' if stage else ''}")
             else:  # an error (a module fix's): the stage, the module, the error's start
-                message = answers.get("message", "")
+                message = answers.message
                 message = message if len(message) <= 160 else message[:160] + "…"
                 lines.append(f"{variant.name} {port.path}: {stage or 'a stage'} stopped"
                              f"{f' (in {where})' if where else ''}: {message or 'a known miscompile'}")
             path, _, line = where.rpartition(":")
             lines += [f"    {s}" for s in excerpt(path, int(line) if line.isdigit() else 0, 0)]
-            fix = FIXES.get(step.get("fix", ""))
-            lines.append(f"  fix kept: {fix.describe() if fix else step.get('fix')}"
+            fix = FIXES.get(step.fix)
+            lines.append(f"  fix kept: {fix.describe() if fix else step.fix}"
                          f"{f', {len(changed)} changes' if len(changed) > 1 else ''}")
     return ["== what --fix answered ==", *lines, ""] if lines else []
 
@@ -225,12 +223,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "stablehlo. TOSA and StableHLO go on to linalg-on-tensors and the "
                         "RefBackend, as torch-mlir's e2e suite checks them; each frontend "
                         "imports once for all of them")
-    p.add_argument("--backend", metavar="LIST",
-                   help="what compiles and runs each target's module, separated by commas: "
-                        "refbackend (the default: torch-mlir's test backend, in the wheel) and "
-                        "iree (iree-compile for llvm-cpu and iree-run-module; pip install -e "
-                        "'.[iree]'), which takes linalg and StableHLO as printed, TOSA in "
-                        "generic form")
+    backend_flag(p, many=True)
     p.add_argument("--iree-testcase", metavar="DIR",
                    help="with --backend iree: write each IREE port's test case to "
                         "DIR/MODEL.PORT/ (the module, inputs and eager's expected outputs as "

@@ -11,6 +11,7 @@ e2e backends are; the target (linalg, TOSA, StableHLO) decides what it is given
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from harness.compiler.targets import Target
 
 from .backend_names import BackendName
 from .dtypes import TensorSignature
-from .refbackend import RefBackendResult
+from .refbackend import RefBackendResult, Stage
 
 if TYPE_CHECKING:
     from .worker import VariantLowering
@@ -39,11 +40,19 @@ class Lowered:
     target_ir: Path      # the target's contract (the linalg file itself for linalg)
     linalg: Path         # linalg-on-tensors (the target lowered on to it)
     stem: str            # the model's name: the artifacts' file names start with it
+    # The entry's signature when the caller read it already (harness check: --function's, from
+    # FILE); None: the only public function of contract_ir.
+    signature: TensorSignature | None = None
 
 
 @dataclass(frozen=True)
 class BackendOptions:
     timeout_s: float = defaults.TIMEOUT_S  # per child process (compile, each run)
+    # harness check --in-process: the compiled code run in the harness's own process (the
+    # RefBackend's ExecutionEngine; a crash then ends the harness). A backend whose runs are a
+    # tool of its own refuses it in check().
+    in_process: bool = False
+    opt_level: int = 0  # harness check --opt-level: the RefBackend ExecutionEngine's LLVM level
 
 
 @dataclass
@@ -116,9 +125,10 @@ class Backend(Protocol):
         the target's own contract (IREE takes TOSA and StableHLO as they are)."""
         ...
 
-    def check(self) -> None:
+    def check(self, options: BackendOptions = ...) -> None:
         """Raises HarnessError (one paragraph: what is missing, how to install it) when the
-        backend cannot run on this machine: said before a model is built."""
+        backend cannot run on this machine, or cannot run as ``options`` ask (IREE in the
+        harness's process): said before a model is built or a file lowered."""
         ...
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
@@ -150,3 +160,28 @@ class Backend(Protocol):
         for sets that crashed or mismatched: the first that fails one, naming the op; None when
         none does, or the backend has no such checks."""
         ...
+
+
+def run_linalg(backend: Backend, linalg: Path, inputs: Sequence[np.ndarray],
+               signature: TensorSignature | None, folder: Path, options: BackendOptions) -> RefBackendResult:
+    """A linalg-on-tensors file compiled by ``backend`` and run on one input set, its files in
+    ``folder`` (``harness check``, and ``harness fix``'s check of the fixed file). The result's
+    ``lowering`` is the compile's record; a failed compile is a result failed at
+    ``Stage.LOWERING`` (the backend's ``stage`` names it). ``seconds``: ``lower``, then the
+    run's own timings. ``signature``: the entry's, read from a torch-level file (None: the
+    linalg file's only public function)."""
+    stem = linalg.name.removesuffix(".mlir")
+    lowered = Lowered(Target.LINALG, contract_ir=linalg, target_ir=linalg, linalg=linalg, stem=stem,
+                      signature=signature)
+    start = time.perf_counter()
+    compiled = backend.compile(lowered, folder, options)
+    lower_s = time.perf_counter() - start
+    if not compiled.record.ok:
+        return RefBackendResult(compiled.signature.name, Stage.LOWERING, lowering=compiled.record,
+                                work_dir=str(folder), seconds={"lower": lower_s})
+    work = folder / "execution"
+    work.mkdir(exist_ok=True)
+    [result] = backend.run_sets(compiled, [inputs], [work], options)
+    result.lowering = compiled.record
+    result.seconds = {"lower": lower_s, **result.seconds}
+    return result

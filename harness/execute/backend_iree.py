@@ -25,7 +25,7 @@ from harness.compiler.crash import decode_exit_status, parse_crash
 from harness.compiler.records import RunRecord, parse_diagnostics
 from harness.compiler.runner import RunOptions, classify, execute, run_pipeline, shell_command
 from harness.compiler.targets import Target
-from harness.errors import HarnessEnvironmentError
+from harness.errors import HarnessEnvironmentError, UsageError
 
 from .backend import BackendOptions, Compiled, Lowered, TestcaseSet
 from .backend_names import BackendName
@@ -75,13 +75,26 @@ class IreeBackend:
         """IREE takes TOSA and StableHLO through its own input conversions."""
         return target is Target.LINALG
 
-    def check(self) -> None:
+    def check(self, options: BackendOptions = BackendOptions()) -> None:
+        if options.in_process:
+            raise UsageError(
+                "--in-process runs the compiled code in the harness's own process, which only the "
+                "RefBackend can (its ExecutionEngine is a library the harness loads); IREE runs "
+                "each input set with iree-run-module, a process of its own, so a crash there is "
+                "already an outcome. Leave --in-process out with --backend iree, or use "
+                "--backend refbackend.")
+        if options.opt_level:
+            raise UsageError(
+                f"--opt-level {options.opt_level} sets the LLVM optimization level of the "
+                "RefBackend's ExecutionEngine; IREE compiles with iree-compile's own levels, which "
+                "the harness does not set (its llvm-cpu defaults, as the port runs them). Leave "
+                "--opt-level out with --backend iree, or use --backend refbackend.")
         tool("iree-compile")
         tool("iree-run-module")
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
         compiler = tool("iree-compile")
-        signature = read_signature(lowered.contract_ir)
+        signature = lowered.signature or read_signature(lowered.contract_ir)
         vmfb = folder / f"{lowered.stem}.{lowered.target.value}.vmfb"
         source = lowered.linalg if lowered.target is Target.LINALG else lowered.target_ir
         if lowered.target is Target.TOSA:

@@ -12,8 +12,16 @@ class BackendName(ParsableEnum):
     IREE = "iree"              # iree-compile (llvm-cpu) and iree-run-module, from the [iree] extra
 
 
-#: The default: the RefBackend, which the torch-mlir wheel carries (IREE is an extra).
-DEFAULT_BACKENDS: tuple[BackendName, ...] = (BackendName.REFBACKEND,)
+    @property
+    def said(self) -> str:
+        """As a sentence names it: "the RefBackend", "IREE"."""
+        return {BackendName.REFBACKEND: "the RefBackend", BackendName.IREE: "IREE"}[self]
+
+
+#: The default: the RefBackend, which the torch-mlir wheel carries (IREE is an extra). The
+#: port's --backend list and the one --backend of check and fix start from it.
+DEFAULT_BACKEND = BackendName.REFBACKEND
+DEFAULT_BACKENDS: tuple[BackendName, ...] = (DEFAULT_BACKEND,)
 
 
 def parse_backends(text: str) -> tuple[BackendName, ...]:

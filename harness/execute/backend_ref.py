@@ -65,11 +65,13 @@ class RefBackend:
         """The worker child that keeps the MLIR bindings loaded between the search's runs."""
         return RefBackendWorker(timeout_s=timeout_s, work_dir=work_dir)
 
-    def check(self) -> None:
-        """The RefBackend is the wheel's: it runs wherever the harness does."""
+    def check(self, options: BackendOptions = BackendOptions()) -> None:
+        """The RefBackend is the wheel's: it runs wherever the harness does, in a child or in
+        the harness's process."""
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
-        signature = read_signature(lowered.contract_ir)  # a refused signature raises first
+        # a refused signature raises first
+        signature = lowered.signature or read_signature(lowered.contract_ir)
         llvm = folder / f"{lowered.stem}.llvm.mlir"
         record = lower_to_llvm(lowered.linalg, llvm, options=RefBackendOptions(timeout_s=options.timeout_s))
         return Compiled(self.stage, record, llvm, signature, harness_rerun=True,
@@ -81,7 +83,9 @@ class RefBackend:
         start = time.perf_counter()
         try:
             results = execute_llvm_sets(compiled.artifact, [list(s) for s in sets], compiled.signature,
-                                        list(works), options=RefBackendOptions(timeout_s=options.timeout_s))
+                                        list(works), options=RefBackendOptions(
+                                            timeout_s=options.timeout_s, isolate=not options.in_process,
+                                            opt_level=options.opt_level))
         except HarnessError as error:  # inputs that do not fit the lowered signature
             results = [RefBackendResult(compiled.signature.name, Stage.EXECUTION, error=str(error))
                        for _ in sets]

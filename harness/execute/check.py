@@ -1,8 +1,10 @@
-"""``harness check``: lower a torch-dialect file, run it on the RefBackend, and compare with the
-reference evaluator on the same inputs.
+"""``harness check``: lower a torch-dialect file, run it on a backend (the RefBackend, or IREE
+with ``--backend iree``), and compare with the reference evaluator on the same inputs.
 
-Stages, in data-path order: the pipeline to linalg (torch-mlir-opt), ``refbackend-lowering``
-(linalg -> LLVM), ``execution``, ``reference`` (the file evaluated op by op in eager PyTorch).
+Stages, in data-path order: the pipeline to linalg (torch-mlir-opt), the backend's compile
+(``refbackend-lowering``: linalg -> LLVM; ``iree-compile``), ``execution``, ``reference`` (the
+file evaluated op by op in eager PyTorch). The backend is reached through its
+:class:`~.backend.Backend` (``backends.BACKENDS``), as the port's numbers check reaches it.
 The outcome is ``verified``, ``numerics-mismatch``, or ``fails`` at the first stage that failed;
 bad input (a missing file, inputs that do not fit, elided weights) raises instead.
 """
@@ -13,7 +15,7 @@ import math
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +40,9 @@ from harness.errors import (
     UsageError,
 )
 
+from .backend import BackendOptions, run_linalg
+from .backend_names import DEFAULT_BACKEND, BackendName
+from .backends import backend as make_backend
 from .dtypes import TensorSignature
 from .outcomes import CheckOutcome
 from .inputs import RandomInputs, load_npz, random_inputs, save_npz
@@ -50,7 +55,7 @@ from .closeness import (
     exclude_positions,
     padding_of,
 )
-from .refbackend import RefBackendOptions, RefBackendResult, Stage, run_refbackend
+from .refbackend import RefBackendResult, Stage
 from .reference import ReferenceOptions, ReferenceResult, entry_signature, evaluate
 
 if TYPE_CHECKING:
@@ -71,7 +76,9 @@ class CheckOptions:
     opt: str | None = None              # torch-mlir-opt for the pipeline (None: $TORCH_MLIR_OPT, the wheel's)
     timeout_s: float = defaults.TIMEOUT_S  # per subprocess
     out_dir: str | None = None          # parent of the unique folder of files (default: temp dir)
-    refbackend: RefBackendOptions = RefBackendOptions()
+    backend: BackendName = DEFAULT_BACKEND  # what compiles and runs the linalg (backends.BACKENDS)
+    in_process: bool = False            # the RefBackend's code in this process (IREE refuses it)
+    opt_level: int = 0                  # the RefBackend ExecutionEngine's LLVM level (IREE refuses it)
     # The argument index of an attention mask [batch, seq]: outputs laid out [batch, seq, ...]
     # are compared where it is not 0 (a padded token's row is undefined, as the port does).
     padding_mask: int | None = None
@@ -84,9 +91,12 @@ class CheckResult:
     outcome: CheckOutcome
     function: str = ""
     signature: TensorSignature | None = None
+    backend: BackendName = DEFAULT_BACKEND
     failed_stage: str = ""
     inputs: str = ""
     records: list[RunRecord] = field(default_factory=list)  # the pipeline stages to linalg
+    # The backend's compile and run (the RefBackend's or IREE's; "refbackend" in the JSON, as
+    # harness.check/1 has always named it, with "backend" saying which)
     refbackend: RefBackendResult | None = None
     reference: ReferenceResult | None = None
     numerics: NumericsResult | None = None
@@ -106,7 +116,7 @@ class CheckResult:
             return f"fails at {self.failed_stage}: {what}"
         verb = "matches" if self.ok else "differs from"
         ops = f" ({self.reference.ops_evaluated} ops in eager PyTorch)" if self.reference else ""
-        return (f"{self.outcome.value}: {what} through {self.pipeline} and the RefBackend {verb} "
+        return (f"{self.outcome.value}: {what} through {self.pipeline} and {self.backend.said} {verb} "
                 f"the reference evaluator{ops}")
 
     def render(self) -> list[str]:
@@ -130,7 +140,7 @@ class CheckResult:
             lines += [f"  {line}" for line in render_record(failed)]
             lines.append(f"  reproduce: {repro_command(failed.pipeline, failed.input_path)}")
         rb = self.refbackend
-        if self.failed_stage == Stage.LOWERING.value and rb is not None and rb.lowering is not None:
+        if rb is not None and rb.failed_stage is Stage.LOWERING and rb.lowering is not None:
             lines += [f"  {line}" for line in render_record(rb.lowering)]
             lines.append(f"  reproduce: {shell_command(rb.lowering.command)}")
         if self.error:
@@ -151,6 +161,7 @@ class CheckResult:
             "function": self.function,
             "signature": self.signature.to_json() if self.signature else None,
             "outcome": self.outcome.value,
+            "backend": self.backend.value,
             "failed_stage": self.failed_stage,
             "inputs": self.inputs,
             "records": [r.to_json() for r in self.records],
@@ -196,11 +207,15 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
     path = Path(path)
     if not path.is_file():
         raise InputFileError(f"input IR file {path} does not exist or is not a file. Check the path.")
+    backend = make_backend(options.backend)
+    backend_options = BackendOptions(timeout_s=options.timeout_s, in_process=options.in_process,
+                                     opt_level=options.opt_level)
+    backend.check(backend_options)  # missing, or asked what it cannot do: before anything runs
     context, module = _parse(path)
     with context:
         signature = entry_signature(module.operation, options.function)
     result = CheckResult(str(path), options.pipeline, CheckOutcome.FAILS, function=signature.name,
-                         signature=signature)
+                         signature=signature, backend=backend.name)
     if options.inputs_path is not None:
         inputs = load_npz(options.inputs_path, signature)
         result.inputs = f"from {options.inputs_path}"
@@ -232,14 +247,12 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
         return result
     linalg = Path(ran[-1].output_path)
 
-    rb_options = replace(options.refbackend, function=signature.name, work_dir=str(folder),
-                         timeout_s=options.timeout_s)
-    result.refbackend = run_refbackend(linalg, inputs, signature=signature, options=rb_options)
+    result.refbackend = run_linalg(backend, linalg, inputs, signature, folder, backend_options)
     for key, seconds in result.refbackend.seconds.items():
-        result.seconds[{"lower": "refbackend-lowering", "process": "execution"}.get(key, key)] = seconds
+        result.seconds[{"lower": backend.stage, "process": "execution"}.get(key, key)] = seconds
     failed = result.refbackend.failed_stage  # None when it ran (its `ok`)
     if failed is not None:
-        result.failed_stage = failed.value
+        result.failed_stage = backend.stage if failed is Stage.LOWERING else failed.value
         result.error = result.refbackend.error
         if failed is Stage.LOWERING:
             _blame_the_contract(result, linalg, options)
@@ -332,7 +345,7 @@ def _blame_the_contract(result: CheckResult, linalg: Path, options: CheckOptions
     result.error = (
         f"the output of {options.pipeline} is not at the linalg-on-tensors backend contract "
         f"(torch-verify-linalg-on-tensors-backend-contract: {first.message if first else record.signature}), "
-        "so the RefBackend cannot lower it. End --pipeline at linalg, e.g. "
+        f"so {result.backend.said} cannot compile it. End --pipeline at linalg, e.g. "
         "--pipeline torchscript-to-torch,torch-to-linalg for imported TorchScript.")
 
 

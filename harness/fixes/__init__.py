@@ -12,7 +12,8 @@ may; the driver decides when to run it and checks the result):
 - :mod:`.loop`: the stage loop for torch IR fixes (only the fixes whose blocker appears, a
   numbers check after each, rollback); :mod:`.file`: ``harness fix FILE -o OUT``;
   :mod:`.modules`: module fixes applied and checked in eager (``harness port --fix``);
-  :mod:`.verify`: the checks; :mod:`.outcomes`: how each fix tried ended (no torch).
+  :mod:`.verify`: the checks; :mod:`.outcomes`: how each fix tried ended, :mod:`.steps`: each
+  fix tried and its check, JSON both ways (both without torch: a port record reads them).
 
 Sits after ``diagnose`` on the data path: it reads the blocker analysis and the execute layer, and
 never imports models or frontends (the port flow hands it the module and the files).

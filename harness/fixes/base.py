@@ -43,6 +43,11 @@ class BlockerSeen:
     def to_json(self) -> dict:
         return {"op": self.op, "message": self.message, "stage": self.stage}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BlockerSeen:
+        return cls(op=str(data.get("op", "")), message=str(data.get("message", "")),
+                   stage=str(data.get("stage", "")))
+
 
 @dataclass
 class Site:
@@ -53,6 +58,10 @@ class Site:
 
     def to_json(self) -> dict:
         return {"what": self.what, "location": self.location}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Site:
+        return cls(str(data["what"]), str(data.get("location", "")))
 
 
 @dataclass
@@ -69,6 +78,10 @@ class RefusedSite:
 
     def to_json(self) -> dict:
         return {"what": self.what, "location": self.location, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RefusedSite:
+        return cls(str(data["what"]), str(data.get("location", "")), str(data.get("reason", "")))
 
 
 @dataclass
@@ -106,6 +119,13 @@ class Application:
         return {"fix": self.fix, "level": self.level.value,
                 "changed": [s.to_json() for s in self.changed],
                 "refused": [r.to_json() for r in self.refused]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Application:
+        """As :meth:`to_json` wrote it: the sites, not the module or the undo (a record's)."""
+        return cls(str(data["fix"]), FixLevel.parse(data["level"]),
+                   changed=[Site.from_json(c) for c in data.get("changed", [])],
+                   refused=[RefusedSite.from_json(r) for r in data.get("refused", [])])
 
 
 class Fix(ABC):

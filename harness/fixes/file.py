@@ -6,8 +6,9 @@ pipeline passes, each verified, and the fixed IR written.
 2. :func:`.driver.fix_stages` runs the pipeline's stages, applying only the fixes whose blocker
    appears to the failing stage's input, each checked against the IR before it (eager against
    eager) and rolled back if it changes the numbers.
-3. When every stage passes and the last one ends at linalg, the RefBackend runs the result and
-   is compared with FILE's reference: ``verified`` or ``numerics-mismatch`` (every fix kept the
+3. When every stage passes and the last one ends at linalg, the backend (``--backend``: the
+   RefBackend by default, or IREE, through :class:`~harness.execute.backend.Backend`) runs the
+   result and it is compared with FILE's reference: ``verified`` or ``numerics-mismatch`` (every fix kept the
    numbers in eager, so a mismatch there is the lowering's).
 
 OUT is the input of the last stage a fix was applied to: FILE itself fixed when the fixes went
@@ -23,7 +24,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
@@ -38,25 +39,21 @@ from harness.execute.check import pipeline_stages
 from harness.execute.dtypes import TensorSignature
 from harness.execute.inputs import RandomInputs, load_npz, random_inputs, save_npz
 from harness.execute.closeness import compare
-from harness.execute.refbackend import RefBackendOptions, run_refbackend
+from harness.execute.backend import BackendOptions, run_linalg
+from harness.execute.backend_names import DEFAULT_BACKEND, BackendName
+from harness.execute.backends import backend as make_backend
 from harness.execute.reference import entry_signature
+from harness.execute.refbackend import Stage
 
 from .loop import FixOptions, StagesFixed, fix_stages
-from .verify import (
-    CANNOT_EVALUATE,
-    Method,
-    ReferenceCache,
-    FixVerdict,
-    Verification,
-    from_numerics,
-    unverified,
-)
+from .steps import FixVerdict, Method, Verification
+from .verify import CANNOT_EVALUATE, ReferenceCache, from_numerics, unverified
 
 if TYPE_CHECKING:
     from torch_mlir import ir
 
 SCHEMA = "harness.fix/1"
-#: The stage outputs the RefBackend can take (pipelines.toml names).
+#: The stage outputs a backend can take (pipelines.toml names).
 LINALG_STAGES = (LINALG_LOWERING,)
 
 
@@ -76,7 +73,7 @@ class FileFixOptions:
     random: RandomInputs = RandomInputs()
     function: str | None = None           # entry point; None = the only public function
     out_dir: str | None = None            # parent of the unique work folder (default: temp dir)
-    refbackend: RefBackendOptions = RefBackendOptions()
+    backend: BackendName = DEFAULT_BACKEND  # what runs the fixed, lowered file (backends.BACKENDS)
 
 
 @dataclass
@@ -88,10 +85,11 @@ class FileFixResult:
     run: StagesFixed
     output_stages: list[str] = field(default_factory=list)  # what to run OUT through
     reference: str = ""                   # why FILE's reference could not run ("" when it did)
-    final: Verification | None = None     # the RefBackend against FILE's reference
+    final: Verification | None = None     # the backend against FILE's reference
     inputs: str = ""
     work_dir: str = ""
     seconds: float = 0.0
+    backend: BackendName = DEFAULT_BACKEND
 
     @property
     def ok(self) -> bool:
@@ -130,11 +128,11 @@ class FileFixResult:
         fixes = ", ".join(dict.fromkeys(s.fix for s in self.run.kept))
         return {
             FixOutcome.VERIFIED: f"verified: with {fixes}, {self.input_path} lowers through {through}, "
-                                 "and the RefBackend matches the reference evaluator of the input",
+                                 f"and {self.backend.said} matches the reference evaluator of the input",
             FixOutcome.LOWERS: f"lowers: with {fixes}, {self.input_path} lowers through {through} "
                                "(numbers not checked against the input)",
             FixOutcome.NUMERICS_MISMATCH: f"numerics-mismatch: with {fixes}, {self.input_path} lowers "
-                                          f"through {through}, but the RefBackend differs from the "
+                                          f"through {through}, but {self.backend.said} differs from the "
                                           "input's reference (each fix kept the numbers in eager: "
                                           "the lowering is at fault; 'harness check' on the output)",
             FixOutcome.NOTHING_TO_FIX: f"nothing to fix: {self.input_path} lowers through {through}",
@@ -145,7 +143,7 @@ class FileFixResult:
     def to_json(self) -> dict:
         return {
             "schema": SCHEMA, "input_path": self.input_path, "output_path": self.output_path,
-            "pipeline": self.pipeline, "outcome": self.outcome.value,
+            "pipeline": self.pipeline, "outcome": self.outcome.value, "backend": self.backend.value,
             "fixes_applied": list(dict.fromkeys(s.fix for s in self.run.kept)),
             "steps": [s.to_json() for s in self.run.steps],
             "stages": [{"stage": s, "input": i, "outcome": r.outcome.value,
@@ -165,6 +163,8 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
     start = time.monotonic()
     path = Path(path)
     _check_output(Path(output), path)
+    if options.fix.verify:
+        make_backend(options.backend).check()  # IREE missing: said before the stages run
     parsed = _parse(path, options.fix.opt)
     stages = pipeline_stages(options.pipeline)
     folder = unique_dir("harness-fix-", options.out_dir)
@@ -174,7 +174,8 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
     run = fix_stages(path, stages, folder, stem=path.name.removesuffix(".mlirbc").removesuffix(".mlir"),
                      options=options.fix, cache=cache, say=say)
     result = FileFixResult(str(path), "", options.pipeline, FixOutcome.FAILS, run,
-                           reference=why_not, inputs=inputs_text, work_dir=str(folder))
+                           reference=why_not, inputs=inputs_text, work_dir=str(folder),
+                           backend=options.backend)
     kept = run.kept
     if run.ok and not kept:
         result.outcome = FixOutcome.NOTHING_TO_FIX
@@ -195,8 +196,9 @@ def fix_file(path: str | os.PathLike, output: str | os.PathLike,
             elif result.final.changed:
                 result.outcome = FixOutcome.NUMERICS_MISMATCH
         elif cache is not None:
-            result.final = unverified(Method.REFBACKEND, f"the pipeline ends at {stages[-1]}, not "
-                                      "at linalg-on-tensors, so the RefBackend cannot run it")
+            result.final = unverified(Method.on(options.backend), f"the pipeline ends at {stages[-1]}, "
+                                      f"not at linalg-on-tensors, so {options.backend.said} cannot "
+                                      "run it")
     result.seconds = time.monotonic() - start
     write_atomically(folder / "fix.json", jsonfile.dumps(result.to_json(), indent=1) + "\n")
     return result
@@ -255,15 +257,17 @@ def _reference(path: Path, parsed: tuple[ir.Context, ir.Operation], folder: Path
 def _final_check(run: StagesFixed, cache: ReferenceCache, signature: TensorSignature | None,
                  path: Path, folder: Path, options: FileFixOptions) -> Verification:
     start = time.perf_counter()
-    rb = run_refbackend(run.output, cache.inputs, signature=signature, options=replace(
-        options.refbackend, function=signature.name if signature else options.function,
-        work_dir=str(folder), timeout_s=options.fix.timeout_s))
+    backend = make_backend(options.backend)
+    rb = run_linalg(backend, Path(run.output), cache.inputs, signature, folder,
+                    BackendOptions(timeout_s=options.fix.timeout_s))
+    method = Method.on(backend.name)
     if rb.failed_stage is not None:  # not rb.ok
-        return unverified(Method.REFBACKEND, f"the RefBackend failed at {rb.failed_stage.value}: "
+        failed_at = backend.stage if rb.failed_stage is Stage.LOWERING else rb.failed_stage.value
+        return unverified(method, f"{backend.name.said} failed at {failed_at}: "
                           f"{rb.error or (rb.lowering.signature if rb.lowering else '')}",
                           time.perf_counter() - start)
     save_npz(folder / "actual.npz", list(rb.outputs), prefix="result")
-    return from_numerics(Method.REFBACKEND,
+    return from_numerics(method,
                          compare(list(rb.outputs), list(cache.outputs(path)), options.fix.tolerances,
                                  cache.wide(path)),
                          time.perf_counter() - start)

@@ -39,7 +39,8 @@ from harness.diagnose.blockers import BlockerAnalysis, analyze
 from .base import Application, BlockerSeen, Fix, IRFix
 from .catalog import CATALOG, answering, choose
 from .outcomes import StepOutcome
-from .verify import ReferenceCache, Verification, verify_ir
+from .steps import FixStep
+from .verify import ReferenceCache, verify_ir
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,47 +65,6 @@ class PriorRun:
 
     def analysis_of(self, record: RunRecord) -> BlockerAnalysis | None:
         return self.analysis if record is self.record else None
-
-
-@dataclass
-class FixStep:
-    """One fix tried on one stage's input."""
-
-    fix: str
-    level: str
-    answers: BlockerSeen
-    stage: str                      # the stage whose input it rewrote
-    outcome: StepOutcome
-    input_path: str = ""            # the IR it rewrote
-    output_path: str = ""           # the rewritten IR ("" when nothing changed)
-    application: Application | None = None
-    verification: Verification | None = None
-
-    @property
-    def kept(self) -> bool:
-        return self.outcome is StepOutcome.KEPT
-
-    def render(self) -> list[str]:
-        head = {StepOutcome.KEPT: "applied", StepOutcome.ROLLED_BACK: "ROLLED BACK",
-                StepOutcome.NOTHING_CHANGED: "not applied"}[self.outcome]
-        lines = [f"{head}: {self.fix} ({self.level}) for {self.answers}"]
-        if self.application is not None:
-            lines.append(f"  changed: {self.application.summary()}")
-        if self.verification is not None:
-            lines.append(f"  numbers: {self.verification.render()}")
-        if self.outcome is StepOutcome.ROLLED_BACK:
-            lines.append("  the fix changed the numbers, so the run goes on without it "
-                         f"(its output is kept for inspection: {self.output_path})")
-        elif self.output_path:
-            lines.append(f"  -> {self.output_path}")
-        return lines
-
-    def to_json(self) -> dict:
-        return {"fix": self.fix, "level": self.level, "answers": self.answers.to_json(),
-                "stage": self.stage, "outcome": self.outcome.value,
-                "input_path": self.input_path, "output_path": self.output_path,
-                "application": self.application.to_json() if self.application else None,
-                "verification": self.verification.to_json() if self.verification else None}
 
 
 @dataclass
@@ -292,7 +252,7 @@ def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str |
     """``fix`` on a copy of ``input_path``, written beside the stage files and verified (at
     ``options.tolerances``, with ``options.opt``)."""
     opt = options.opt
-    step = FixStep(fix.name, fix.level.value, blocker, stage, StepOutcome.NOTHING_CHANGED,
+    step = FixStep(fix.name, fix.level, blocker, stage, StepOutcome.NOTHING_CHANGED,
                    input_path=str(input_path))
     parsed = read_module(input_path, opt=opt)
     if parsed is None:

@@ -20,9 +20,9 @@ from harness.execute.closeness import Tolerances, compare
 
 from .base import Application, BlockerSeen, ModuleEvidence, ModuleFix
 from .catalog import CATALOG, answering
-from .loop import FixStep
 from .outcomes import StepOutcome
-from .verify import Method, Verification, from_numerics, unverified
+from .steps import FixStep, Method, Verification
+from .verify import from_numerics, unverified
 
 
 def module_fixes(blockers: Sequence[BlockerSeen],
@@ -48,7 +48,7 @@ def apply_module_fix(fix: ModuleFix, blocker: BlockerSeen, module: torch.nn.Modu
     if expected is None:
         expected = [run(module, inputs) for inputs in examples]
     app = fix.apply(module, ModuleEvidence(script=script, examples=tuple(examples[0]) if examples else ()))
-    step = FixStep(fix.name, fix.level.value, blocker, blocker.stage, StepOutcome.NOTHING_CHANGED,
+    step = FixStep(fix.name, fix.level, blocker, blocker.stage, StepOutcome.NOTHING_CHANGED,
                    application=app)
     if not app.applied or app.module is None:
         _undo(app)

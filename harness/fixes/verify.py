@@ -14,13 +14,10 @@ fix *unverified*, with the reason; it is never counted as verified.
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from harness.enums import ParsableEnum
 from harness.errors import (
     ElidedWeightsError,
     ReferenceEvaluationError,
@@ -29,47 +26,7 @@ from harness.errors import (
 )
 from harness.execute.closeness import NumericsResult, Tolerances, compare
 
-
-class Method(ParsableEnum):
-    REFERENCE = "reference"    # the reference evaluator on the IR before and after
-    EAGER = "eager"            # the module before and after, in eager PyTorch
-    REFBACKEND = "refbackend"  # the lowered module on the RefBackend against the original
-
-
-class FixVerdict(ParsableEnum):
-    SAME = "same-numbers"
-    CHANGED = "numbers-changed"
-    UNVERIFIED = "unverified"
-
-
-@dataclass
-class Verification:
-    method: Method
-    verdict: FixVerdict
-    max_abs_diff: float = 0.0         # over every output (inf/nan too; strings only in JSON)
-    detail: str = ""                  # why unverified, or the first output that differs
-    seconds: float = 0.0
-
-    @property
-    def changed(self) -> bool:
-        return self.verdict is FixVerdict.CHANGED
-
-    def render(self) -> str:
-        how = {Method.REFERENCE: "the IR before and after, in eager PyTorch (reference evaluator)",
-               Method.EAGER: "the module before and after, in eager PyTorch",
-               Method.REFBACKEND: "the RefBackend against the original"}[self.method]
-        if self.verdict is FixVerdict.UNVERIFIED:
-            return f"unverified ({how}): {self.detail}"
-        text = f"{self.verdict.value}: {how}, max abs diff {self.max_abs_diff:.3g}"
-        return f"{text}; {self.detail}" if self.detail else text
-
-    def to_json(self) -> dict:
-        return {"method": self.method.value, "verdict": self.verdict.value,
-                # JSON has no inf/nan: their strings
-                "max_abs_diff": (self.max_abs_diff if math.isfinite(self.max_abs_diff)
-                                 else str(self.max_abs_diff)),
-                "detail": self.detail,
-                "seconds": round(self.seconds, 3)}
+from .steps import FixVerdict, Method, Verification
 
 
 def from_numerics(method: Method, numerics: NumericsResult, seconds: float = 0.0) -> Verification:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from . import hf, hf_opt, hf_resolve, onnx_file, vision_libs
-from .hf import HFOptions, PreparedModel, TracedModel
+from . import generic, hf_opt, hf_resolve, onnx_file, vision_libs
+from .generic import ModelOptions, PreparedModel, TracedModel
 from .hf_resolve import ModelSpec, SourceKind
 
 #: How each source kind is built; a kind not listed takes the generic driver.
-PREPARE: dict[SourceKind, Callable[[ModelSpec, HFOptions], PreparedModel]] = {
+PREPARE: dict[SourceKind, Callable[[ModelSpec, ModelOptions], PreparedModel]] = {
     SourceKind.OPT: hf_opt.prepare_opt,
     SourceKind.TORCHVISION: vision_libs.prepare_library,
     SourceKind.TIMM: vision_libs.prepare_library,
@@ -23,14 +23,14 @@ TRACE: dict[SourceKind, Callable[..., TracedModel]] = {
 }
 
 
-def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> PreparedModel:
-    """Resolve MODEL and build it with its two input sets (see :func:`hf.prepare`)."""
-    options = options or HFOptions()
+def prepare(model: str | ModelSpec, options: ModelOptions | None = None) -> PreparedModel:
+    """Resolve MODEL and build it with its two input sets (see :func:`generic.prepare`)."""
+    options = options or ModelOptions()
     spec = model if isinstance(model, ModelSpec) else hf_resolve.resolve(model)
-    hf.check_variant(spec, options)
-    return PREPARE.get(spec.kind, hf.prepare)(spec, options)
+    generic.check_variant(spec, options)
+    return PREPARE.get(spec.kind, generic.prepare)(spec, options)
 
 
 def trace(prepared: PreparedModel, *, check_trace: bool = False) -> TracedModel:
     """``torch.jit.trace`` of a prepared model, by the driver that built it."""
-    return TRACE.get(prepared.spec.kind, hf.trace)(prepared, check_trace=check_trace)
+    return TRACE.get(prepared.spec.kind, generic.trace)(prepared, check_trace=check_trace)

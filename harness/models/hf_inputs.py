@@ -150,7 +150,7 @@ def _special_ids(config: Any) -> list[int]:
 
 def check_shape(batch: object, seq: object, positions: int | None) -> None:
     """Reject shapes before an index error deep inside an embedding. ``batch`` and ``seq`` come
-    from :class:`HFOptions`, which a library caller may fill with anything: checked here."""
+    from :class:`ModelOptions`, which a library caller may fill with anything: checked here."""
     if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
         raise ModelOptionError(f"batch must be an integer >= 1, got {batch!r}.")
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:

@@ -74,7 +74,7 @@ def check_type(model_type: str, depth: ListDepth) -> str:
     if depth is ListDepth.NAMES:
         return ""
     from .drivers import prepare  # torch and transformers' models: only when checking
-    from .hf import build_config
+    from .generic import build_config
 
     spec = ModelSpec(model_type, SourceKind.TYPE, model_type)
     try:

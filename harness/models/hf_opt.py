@@ -16,8 +16,8 @@ from harness.errors import ModelError, ModelOptionError
 
 from . import hf_config, opt, opt_fixed
 from .dynamic import DimName, DynamicSpec, other_size, resized_batch, second_step
-from .hf import (
-    HFOptions,
+from .generic import (
+    ModelOptions,
     ModelSettings,
     PreparedModel,
     TracedModel,
@@ -33,7 +33,7 @@ PRESETS = {Size.TINY: "tiny", Size.DEFAULT: "125m"}
 ATTN_IMPLEMENTATION = "eager"
 
 
-def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
+def prepare_opt(spec: ModelSpec, options: ModelOptions) -> PreparedModel:
     size = options.size or Size.TINY
     overrides = hf_config.check_overrides(opt.OPTConfig, options.overrides, model=spec.name)
     preset = PRESETS[size]
@@ -82,7 +82,7 @@ def prepare_opt(spec: ModelSpec, options: HFOptions) -> PreparedModel:
                          dynamic)
 
 
-def _second_sizes(options: HFOptions, dynamic: DynamicSpec) -> tuple[int, int]:
+def _second_sizes(options: ModelOptions, dynamic: DynamicSpec) -> tuple[int, int]:
     """(batch, seq) of the second set: other along each dimension ``--dynamic`` names, so one
     compiled module runs at two shapes. OPT's inputs are token ids and their mask: a dimension
     they do not have (height, width, an INPUT.AXIS) is refused, not ignored."""

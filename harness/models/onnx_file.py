@@ -21,7 +21,7 @@ from torch import nn
 
 from harness.errors import ModelOptionError, OnnxMissingError
 
-from .hf import HFOptions, ModelSettings, PreparedModel
+from .generic import ModelOptions, ModelSettings, PreparedModel
 from .hf_config import Size
 from .hf_inputs import InputSet
 from .hf_media import parse_givens
@@ -103,12 +103,12 @@ def _graph_inputs(path: Path) -> list[tuple[str, torch.dtype, list[int | str]]]:
     return found
 
 
-def _sized(dims: list[int | str], options: HFOptions) -> tuple[int, ...]:
+def _sized(dims: list[int | str], options: ModelOptions) -> tuple[int, ...]:
     return tuple(d if isinstance(d, int) and d > 0 else
                  (options.batch if "batch" in str(d).lower() else options.seq) for d in dims)
 
 
-def prepare(spec: ModelSpec, options: HFOptions) -> PreparedModel:
+def prepare(spec: ModelSpec, options: ModelOptions) -> PreparedModel:
     assert spec.weights is not None
     path = spec.weights
     inputs = _graph_inputs(path)

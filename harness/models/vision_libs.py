@@ -36,7 +36,7 @@ from torch import nn
 
 from harness.errors import ModelOptionError, UnsupportedModelError, VisionLibraryError
 
-from .hf import HFOptions, ModelSettings, PreparedModel, TupleForward, flatten_outputs
+from .generic import ModelOptions, ModelSettings, PreparedModel, TupleForward, flatten_outputs
 from .hf_config import TINY, TINY_TIMM_CHANNELS, Size
 from .hf_inputs import InputSet
 from .hf_media import DEFAULT_IMAGE, IMAGE_SIDES, parse_givens
@@ -313,7 +313,7 @@ class _Built:
     size_from: str
 
 
-def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options: HFOptions
+def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options: ModelOptions
                 ) -> _Built | None:
     """``--size tiny`` built small (:func:`_tiny_knobs`, the image-size keyword at each side of
     ``IMAGE_SIDES``): the first build whose forward runs; None when there are no knobs, it does
@@ -345,7 +345,7 @@ def _tiny_build(spec: ModelSpec, lib: ModuleType, given: dict[str, Any], options
     return None
 
 
-def prepare_library(spec: ModelSpec, options: HFOptions) -> PreparedModel:
+def prepare_library(spec: ModelSpec, options: ModelOptions) -> PreparedModel:
     """Build ``torchvision:NAME`` or ``timm:NAME`` with random weights from ``options.seed``,
     and its two image batches."""
     lib = library(spec.kind, spec.name)

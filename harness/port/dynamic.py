@@ -103,7 +103,7 @@ def trace_frozen(script: torch.jit.ScriptModule, subject: Subject) -> list[str]:
     when none warned; [] when the trace follows the new shapes."""
     import torch
 
-    from harness.models.hf import as_tuple
+    from harness.models.generic import as_tuple
 
     expected = subject.expected(subject.second_inputs)
     try:

@@ -271,7 +271,7 @@ def _fixed(results: list[StageResult], ir_path: Path, stages: tuple[str, ...], s
         run = fix_stages(start, stages[k:], folder, stem=f"{stem}.fix", options=FixOptions(
             verify=False, opt=options.opt, timeout_s=options.timeout_s,
             memory_limit_mb=options.memory_limit_mb), prior=PriorRun(results[k].record))
-    port.fixes += [s.to_json() for s in run.steps]
+    port.fixes += [s.recorded() for s in run.steps]
     analysed = PriorRun(run.failed, run.analysis) if run.failed is not None else None
     if not run.kept:
         return results, analysed

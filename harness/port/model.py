@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from harness.compiler.binary import OptBinary
     from harness.models.choice import Variant
-    from harness.models.hf import HFOptions, PreparedModel
+    from harness.models.generic import ModelOptions, PreparedModel
     from harness.models.hf_resolve import ModelSpec
 
 
@@ -40,7 +40,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     from harness.compiler import builds
     from harness.execute.backends import backend
     from harness.frontends.base import frontend, frontends_taking
-    from harness.models import drivers, hf, hf_resolve
+    from harness.models import drivers, generic, hf_resolve
 
     started = time.monotonic()
     check_record_path(options.record_path)
@@ -61,10 +61,10 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
                         build=options.opt if options.opt and builds.binary_for(options.opt) else "")
     root: Path | None = None
     for variant in variants:
-        build = f"[{spec.label}{'-fixed' if variant is hf.Variant.FIXED else ''}] build"
+        build = f"[{spec.label}{'-fixed' if variant is generic.Variant.FIXED else ''}] build"
         try:
             with progress.stage(build) as step:
-                prepared = drivers.prepare(spec, _hf_options(options, variant))
+                prepared = drivers.prepare(spec, _model_options(options, variant))
         except UnsupportedModelError as refusal:
             # Said in the record too (--json), so a sweep reads why from it, not from a log.
             record.unsupported = str(refusal)
@@ -146,12 +146,12 @@ def _cannot_create_in(folder: Path) -> str:
 
 
 def _variants(spec: ModelSpec, wanted: tuple[str, ...]) -> tuple[Variant, ...]:
-    from harness.models import hf
+    from harness.models import generic
 
-    offered = hf.variants(spec)
+    offered = generic.variants(spec)
     if not wanted or "all" in wanted:
         return offered
-    chosen = tuple(hf.Variant.parse(v) for v in wanted)
+    chosen = tuple(generic.Variant.parse(v) for v in wanted)
     missing = [v.value for v in chosen if v not in offered]
     if missing:
         raise ModelOptionError(
@@ -160,8 +160,8 @@ def _variants(spec: ModelSpec, wanted: tuple[str, ...]) -> tuple[Variant, ...]:
     return chosen
 
 
-def _hf_options(options: PortOptions, variant: Variant) -> HFOptions:
-    from harness.models import hf
+def _model_options(options: PortOptions, variant: Variant) -> ModelOptions:
+    from harness.models import generic
 
     from harness.defaults import DYNAMIC_BATCH
     from harness.models.dynamic import DimName
@@ -169,9 +169,9 @@ def _hf_options(options: PortOptions, variant: Variant) -> HFOptions:
     batch = options.batch
     if batch is None and options.dynamic.get(DimName.BATCH) is not None:
         batch = DYNAMIC_BATCH  # torch.export specialises a batch of 1
-    return hf.HFOptions(size=options.size, overrides=dict(options.overrides),
-                        batch=hf.DEFAULT_BATCH if batch is None else batch,
-                        seq=hf.DEFAULT_SEQ if options.seq is None else options.seq,
+    return generic.ModelOptions(size=options.size, overrides=dict(options.overrides),
+                        batch=generic.DEFAULT_BATCH if batch is None else batch,
+                        seq=generic.DEFAULT_SEQ if options.seq is None else options.seq,
                         seed=options.seed, variant=variant, inputs=tuple(options.inputs),
                         dynamic=options.dynamic)
 

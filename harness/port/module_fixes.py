@@ -22,9 +22,9 @@ import torch
 
 from harness.fixes.autograd import PYTHON_OP
 from harness.fixes.base import BlockerSeen
-from harness.fixes.loop import FixStep
+from harness.fixes.steps import FixStep
 from harness.fixes.modules import apply_module_fix, module_fixes
-from harness.models.hf import as_tuple
+from harness.models.generic import as_tuple
 
 from .record import FrontendPort
 from .subject import Subject
@@ -61,7 +61,7 @@ def fix_module(subject: Subject, blockers: list[BlockerSeen], port: FrontendPort
             warnings.simplefilter("ignore")
             step = apply_module_fix(fix, blocker, module, examples, script=script, expected=expected,
                                     run=_outputs if expected is not None else None)
-        port.fixes.append(step.to_json())
+        port.fixes.append(step.recorded())
         if step.kept and step.application is not None:  # a kept step holds its application
             kept.append(step)
             module = step.application.module

@@ -28,6 +28,7 @@ from harness.compiler import jsonfile
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import Target
 from harness.execute.backend_names import BackendName
+from harness.fixes.steps import FixStep
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError
 from harness.frontends.names import FrontendName
@@ -314,7 +315,7 @@ class FrontendPort(_Typed):
     folder: str = ""
     notes: list[str] = field(default_factory=list)
     diagnosis_seconds: float = 0.0  # blockers and bisect on a failing pipeline (not a stage)
-    fixes: list[dict[str, Any]] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
+    fixes: list[FixStep] = field(default_factory=list)  # --fix: each fix tried (harness.fixes)
     dynamic: DynamicDims | None = None  # --dynamic: which dimensions stayed dynamic (None: static port)
     not_run: str = ""      # PARTIAL: the part of the model its inputs left unrun, and why
     target: Target = Target.LINALG  # the backend contract it was lowered to (and checked through)
@@ -434,6 +435,8 @@ def _jsonable(value: Any) -> Any:
     """The record as JSON data: enums by value, inf/nan as strings, a stage not reached as ""."""
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, FixStep):
+        return value.to_json()  # its own JSON (the module a fix made is not the record's)
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
@@ -517,4 +520,5 @@ def _port(data: dict[str, Any]) -> FrontendPort:
                   stages=[_build(StageRecord, s) for s in data.get("stages", [])],
                   blockers=[_build(Blocker, b) for b in data.get("blockers", [])],
                   numerics=[_numerics(n) for n in data.get("numerics", [])],
+                  fixes=[FixStep.from_json(f) for f in data.get("fixes", [])],
                   dynamic=_build(DynamicDims, data["dynamic"]) if data.get("dynamic") else None)

@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 
 from harness.models.dynamic import DynamicDim
-from harness.models.hf import as_tuple
+from harness.models.generic import as_tuple
 from harness.models.hf_inputs import InputSet
 
 

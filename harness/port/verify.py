@@ -34,7 +34,7 @@ from harness.execute.closeness import (
 from harness.compiler.targets import Target
 from harness.execute.backend import Backend, BackendOptions, Compiled, Lowered, TestcaseSet
 from harness.execute.refbackend import RefBackendResult, Stage
-from harness.models.hf import as_tuple
+from harness.models.generic import as_tuple
 from harness.models.hf_inputs import InputSet
 
 from harness.diagnose.source import torch_ops_at

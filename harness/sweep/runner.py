@@ -26,7 +26,6 @@ from harness.compiler.process import signal_group
 from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
 from harness.execute.outcomes import CheckOutcome
-from harness.fixes.outcomes import StepOutcome
 from harness.models.hf_config import Size
 from harness.models.hf_resolve import library_kind
 from harness.port.record import FrontendPort, InputSetName, PortOutcome, PortRecord, PortStage
@@ -279,9 +278,9 @@ def _refusal(log: Path) -> str:
 def torch_ir(port: FrontendPort) -> str:
     """The torch-dialect file the port's target lowering took: the last kept fix's output, else
     the output of the stage before that lowering (torch-to-linalg, torch-to-tosa, ...)."""
-    kept = [f for f in port.fixes if f.get("outcome") == StepOutcome.KEPT.value and f.get("output_path")]
+    kept = [f for f in port.fixes if f.kept and f.output_path]
     if kept:
-        return str(kept[-1]["output_path"])
+        return kept[-1].output_path
     lowering = PortStage.parse(target_path(port.target).lowering)
     before = ""
     for stage in port.stages:

@@ -11,7 +11,6 @@ from typing import Any
 from harness.enums import ParsableEnum
 from harness.frontends.names import FrontendName
 from harness.execute.outcomes import CheckOutcome
-from harness.fixes.outcomes import StepOutcome
 from harness.models.modality import Modality
 from harness.port.record import Blocker, DynamicDims, FrontendPort, PortOutcome, PortStage
 
@@ -88,7 +87,7 @@ def _worst_diff(port: FrontendPort) -> float | None:
 
 def _applied(port: FrontendPort) -> list[str]:
     """The fixes kept (``harness.fixes.loop``: each fix tried is kept or rolled back)."""
-    return [str(f.get("fix", "")) for f in port.fixes if f.get("outcome") == StepOutcome.KEPT.value]
+    return [f.fix for f in port.fixes if f.kept]
 
 
 def _status(port: FrontendPort, check: dict[str, Any] | None) -> Status:

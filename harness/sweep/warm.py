@@ -59,7 +59,7 @@ PRELOAD = ("numpy", "torch", "transformers", "transformers.models.auto.modeling_
            "torch_mlir.extras.fx_importer", "harness.cli", "harness.commands.models",
            "harness.port.model", "harness.port.frontend", "harness.port.lowering",
            "harness.port.verify", "harness.execute.backends",
-           "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.hf",
+           "harness.frontends.fx", "harness.frontends.torchscript", "harness.models.generic",
            "harness.execute.refbackend", "harness.execute.check",
            # what every port imported next (416 modules, 0.7 s on a quiet machine): torch.export's
            # tracer (with networkx and sympy's parts), the FX importer, the linalg dialect

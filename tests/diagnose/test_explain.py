@@ -50,11 +50,11 @@ def _mask_ir(tmp_path, lib, model) -> Path:
 
 
 def test_explain_labels_the_harness_wrapper_as_the_harness_not_your_code(tmp_path, model_files):
-    """The forward ``harness port`` traces is the harness's wrapper (models/hf.py): it is in the
+    """The forward ``harness port`` traces is the harness's wrapper (models/generic.py): it is in the
     call chain of every op, but it is not the user's code, so it reads "(harness)"; the user's
     own line between it and the library still reads "(your code)" and is the one shown."""
     lib, model = model_files
-    wrapper = ROOT / "harness" / "models" / "hf.py"
+    wrapper = ROOT / "harness" / "models" / "generic.py"
     line = next(n for n, text in enumerate(wrapper.read_text().splitlines(), 1)
                 if "self.model(**" in text)
     at_wrapper = f'at "{wrapper}":{line}:0'
@@ -72,7 +72,7 @@ def test_explain_labels_the_harness_wrapper_as_the_harness_not_your_code(tmp_pat
     result = explain_file(nested, LINALG)
     [b] = result.blockers
     assert [(Path(f.file).name, f.library, f.harness) for f in b.frames] == [
-        ("masks.py", True, False), ("model.py", False, False), ("hf.py", False, True)]
+        ("masks.py", True, False), ("model.py", False, False), ("generic.py", False, True)]
     assert b.user_frame().file == str(model)
     text = "\n".join(result.render())
     assert f"called from {model}:3:0 (your code)" in text

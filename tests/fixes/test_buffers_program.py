@@ -12,7 +12,7 @@ from torch import nn
 
 from harness.fixes.buffers import PersistentBuffers, persistent_in_program
 from harness.frontends.fx import ImportFailed, export_and_import
-from harness.models import hf
+from harness.models import generic
 
 
 class Scaled(nn.Module):
@@ -59,7 +59,7 @@ def test_a_small_module_imports_to_the_same_ir():
 
 def test_tiny_bert_imports_to_the_same_ir():
     # BERT's position_ids and token_type_ids are non-persistent buffers
-    prepared = hf.prepare("bert")
+    prepared = generic.prepare("bert")
     reused, exported_again = _both(prepared.module, tuple(prepared.inputs.tensors))
     assert reused == exported_again and len(reused) > 100_000
 

@@ -78,13 +78,13 @@ def test_a_sweep_gives_library_models_its_size(tmp_path: Path):
 
 BUILD = """
 import json, sys
-from harness.models.hf import HFOptions
+from harness.models.generic import ModelOptions
 from harness.models.hf_config import Size
 from harness.models.hf_resolve import resolve
 from harness.models.vision_libs import prepare_library
 rows = {}
 for name in sys.argv[1:]:
-    prepared = prepare_library(resolve(name), HFOptions(size=Size.TINY))
+    prepared = prepare_library(resolve(name), ModelOptions(size=Size.TINY))
     rows[name] = {"parameters": prepared.settings.sizes["parameters"], "kwargs": prepared.config.kwargs,
                   "input": list(prepared.config.input_size), "from": prepared.config.input_size_from}
 print(json.dumps(rows, default=list))

@@ -21,7 +21,7 @@ from harness.errors import (
     UnknownModelTypeError,
     UnsupportedModelError,
 )
-from harness.models import drivers, hf, hf_list
+from harness.models import drivers, generic, hf_list
 from harness.models.hf_config import Size
 from harness.models.hf_resolve import Part, SourceKind, model_types, resolve
 
@@ -141,9 +141,9 @@ def test_bad_directories(tmp_path):
 def test_directory_weights_that_do_not_fit_the_overrides(tmp_path):
     _save_tiny_gpt2(tmp_path / "m", weights=True)
     with pytest.raises(ModelDirectoryError, match="do not load"):
-        drivers.prepare(str(tmp_path / "m"), hf.HFOptions(overrides={"n_embd": 64}))
+        drivers.prepare(str(tmp_path / "m"), generic.ModelOptions(overrides={"n_embd": 64}))
     with pytest.raises(ModelOptionError, match="own sizes"):
-        drivers.prepare(str(tmp_path / "m"), hf.HFOptions(size=Size.TINY))
+        drivers.prepare(str(tmp_path / "m"), generic.ModelOptions(size=Size.TINY))
 
 
 def test_list_model_types():
@@ -175,9 +175,9 @@ def test_list_depth_config_checks_the_tiny_config():
 
 @pytest.fixture(scope="module")
 def prepared_cache():
-    cache: dict[str, hf.PreparedModel] = {}
+    cache: dict[str, generic.PreparedModel] = {}
 
-    def get(name: str) -> hf.PreparedModel:
+    def get(name: str) -> generic.PreparedModel:
         if name not in cache:
             cache[name] = drivers.prepare(name)
         return cache[name]
@@ -233,7 +233,7 @@ def test_tiny_derivations_of_other_families(prepared_cache):
 def test_a_composite_configs_auto_typed_tower_is_tiny_too():
     """LLaVA's text_config is typed AutoConfig; its default is a full-size Llama (7B: the
     --all catalog spent 60 s and 18 GB building one) unless it is made tiny as well."""
-    config = hf.build_config(resolve("llava"), Size.TINY, {})
+    config = generic.build_config(resolve("llava"), Size.TINY, {})
     text, vision = config.text_config, config.vision_config
     assert text.model_type == transformers.LlavaConfig().text_config.model_type == "llama"
     assert (text.hidden_size, text.num_hidden_layers, text.vocab_size) == (64, 2, 1024)
@@ -242,7 +242,7 @@ def test_a_composite_configs_auto_typed_tower_is_tiny_too():
 
 def test_default_size_is_the_config_classes_own():
     spec = resolve("llama")
-    config = hf.build_config(spec, Size.DEFAULT, {})
+    config = generic.build_config(spec, Size.DEFAULT, {})
     assert config.hidden_size == transformers.LlamaConfig().hidden_size == 4096
     assert config._attn_implementation == "eager" and config.use_cache is False
     assert Size.parse("Default") is Size.DEFAULT
@@ -257,7 +257,7 @@ def test_build_is_seeded_and_leaves_the_caller_rng_alone():
     a = drivers.prepare("gpt2")
     assert torch.equal(torch.rand(3), expected)
     b = drivers.prepare("gpt2")
-    c = drivers.prepare("gpt2", hf.HFOptions(seed=1))
+    c = drivers.prepare("gpt2", generic.ModelOptions(seed=1))
     assert torch.equal(a.model.wte.weight, b.model.wte.weight)
     assert not torch.equal(a.model.wte.weight, c.model.wte.weight)
     assert all(torch.equal(x, y) for x, y in zip(a.inputs.tensors, b.inputs.tensors, strict=False))
@@ -267,7 +267,7 @@ def test_build_is_seeded_and_leaves_the_caller_rng_alone():
 
 
 def test_overrides_reach_the_model_and_move_derived_sizes():
-    prepared = drivers.prepare("llama", hf.HFOptions(overrides={"num_hidden_layers": 3,
+    prepared = drivers.prepare("llama", generic.ModelOptions(overrides={"num_hidden_layers": 3,
                                                            "hidden_size": 128}))
     assert len(prepared.model.layers) == 3
     attention = prepared.model.layers[0].self_attn
@@ -275,9 +275,9 @@ def test_overrides_reach_the_model_and_move_derived_sizes():
 
 
 def test_overrides_through_aliases_and_strings():
-    gpt2 = drivers.prepare("gpt2", hf.HFOptions(overrides={"num_hidden_layers": "3"}))
+    gpt2 = drivers.prepare("gpt2", generic.ModelOptions(overrides={"num_hidden_layers": "3"}))
     assert len(gpt2.model.h) == 3 and gpt2.config.n_layer == 3
-    llama = hf.build_config(resolve("llama"), Size.TINY, {"rms_norm_eps": 1,
+    llama = generic.build_config(resolve("llama"), Size.TINY, {"rms_norm_eps": 1,
                                                            "attention_bias": "True"})
     assert llama.rms_norm_eps == 1.0 and llama.attention_bias is True
 
@@ -293,13 +293,13 @@ def test_overrides_through_aliases_and_strings():
 ])
 def test_bad_overrides(model, overrides, match):
     with pytest.raises(ConfigOverrideError, match=match) as info:
-        drivers.prepare(model, hf.HFOptions(overrides=overrides))
+        drivers.prepare(model, generic.ModelOptions(overrides=overrides))
     assert "--set" in str(info.value)
 
 
 def test_bad_override_on_opt_is_the_same_error():
     with pytest.raises(ConfigOverrideError, match="no field 'n_layer'"):
-        drivers.prepare("opt", hf.HFOptions(overrides={"n_layer": 2}))
+        drivers.prepare("opt", generic.ModelOptions(overrides={"n_layer": 2}))
 
 
 # --- inputs ----------------------------------------------------------------------------------
@@ -357,21 +357,21 @@ def test_eager_runs_on_both_sets_and_the_padded_mask_matters(prepared_cache, nam
     second = prepared.run_eager(prepared.second_inputs)
     assert all(torch.isfinite(t).all() for t in second)
     # the same ids with the padded mask: the mask must change the result, or it tests nothing
-    mixed = hf.InputSet(prepared.inputs.names,
+    mixed = generic.InputSet(prepared.inputs.names,
                         (prepared.inputs.tensors[0], prepared.second_inputs.tensors[1],
                          *prepared.inputs.tensors[2:]), "mixed")
     assert not torch.equal(prepared.run_eager()[0], prepared.run_eager(mixed)[0])
 
 
 def test_batch_and_sequence_options():
-    prepared = drivers.prepare("gpt2", hf.HFOptions(batch=2, seq=5))
+    prepared = drivers.prepare("gpt2", generic.ModelOptions(batch=2, seq=5))
     assert all(tuple(t.shape) == (2, 5) for t in prepared.inputs.tensors)
     assert prepared.second_inputs.tensors[1][1].all()  # only row 0 is padded
     with pytest.raises(ModelOptionError, match="positions"):
-        drivers.prepare("gpt2", hf.HFOptions(seq=500))
+        drivers.prepare("gpt2", generic.ModelOptions(seq=500))
     with pytest.raises(ModelOptionError, match="sequence length"):
-        drivers.prepare("gpt2", hf.HFOptions(seq=0))
-    one = drivers.prepare("gpt2", hf.HFOptions(seq=1))
+        drivers.prepare("gpt2", generic.ModelOptions(seq=0))
+    one = drivers.prepare("gpt2", generic.ModelOptions(seq=1))
     assert one.second_inputs.tensors[1].all()  # a single token cannot be padded
 
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 import pytest
 import torch
 
-from harness.models import drivers, hf
-from harness.models.hf import Variant
+from harness.models import drivers, generic
+from harness.models.generic import Variant
 
 
 @pytest.fixture(scope="module")
 def traced_cache():
-    cache: dict[str, hf.TracedModel] = {}
+    cache: dict[str, generic.TracedModel] = {}
 
-    def get(name: str, variant: Variant = Variant.STOCK) -> hf.TracedModel:
+    def get(name: str, variant: Variant = Variant.STOCK) -> generic.TracedModel:
         key = f"{name}/{variant.value}"
         if key not in cache:
-            cache[key] = drivers.trace(drivers.prepare(name, hf.HFOptions(variant=variant)))
+            cache[key] = drivers.trace(drivers.prepare(name, generic.ModelOptions(variant=variant)))
         return cache[key]
 
     return get
@@ -78,14 +78,14 @@ def test_opt_maps_onto_the_opt_drivers(traced_cache):
     with torch.no_grad():
         expected = hf_model(*fixed.prepared.inputs.tensors).last_hidden_state
     torch.testing.assert_close(fixed.run()[0], expected, rtol=1e-5, atol=1e-5)
-    assert hf.variants(stock.prepared.spec) == (Variant.STOCK, Variant.FIXED)
+    assert generic.variants(stock.prepared.spec) == (Variant.STOCK, Variant.FIXED)
 
 
 def test_fixed_variant_is_opt_only():
     from harness.errors import ModelOptionError
 
     with pytest.raises(ModelOptionError, match="no 'fixed' variant"):
-        drivers.prepare("gpt2", hf.HFOptions(variant=Variant.FIXED))
+        drivers.prepare("gpt2", generic.ModelOptions(variant=Variant.FIXED))
     with pytest.raises(ModelOptionError):
         Variant.parse("patched")
 
@@ -95,16 +95,16 @@ def test_export_gives_the_eager_results(name):
     prepared = drivers.prepare(name)
     module, args = prepared.export_args()
     program = torch.export.export(module, args)
-    exported = hf.as_tuple(program.module()(*args))
+    exported = generic.as_tuple(program.module()(*args))
     for a, b in zip(prepared.run_eager(), exported, strict=False):
         torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-5)
 
 
 def test_non_persistent_buffers_name_what_the_fx_importer_misses():
     # the buffers torch.export keeps as constants; fx_importer 20261001 looks in state_dict only
-    assert "model.rotary_emb.inv_freq" in hf.non_persistent_buffers(drivers.prepare("llama").module)
-    assert "model.embeddings.position_ids" in hf.non_persistent_buffers(drivers.prepare("bert").module)
-    assert hf.non_persistent_buffers(drivers.prepare("gpt2").module) == []
+    assert "model.rotary_emb.inv_freq" in generic.non_persistent_buffers(drivers.prepare("llama").module)
+    assert "model.embeddings.position_ids" in generic.non_persistent_buffers(drivers.prepare("bert").module)
+    assert generic.non_persistent_buffers(drivers.prepare("gpt2").module) == []
 
 
 def test_gpt2_imports_through_the_fx_importer():

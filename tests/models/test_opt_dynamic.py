@@ -9,11 +9,11 @@ import pytest
 from harness.errors import ModelOptionError
 from harness.models.drivers import prepare
 from harness.models.dynamic import parse_dynamic
-from harness.models.hf import HFOptions
+from harness.models.generic import ModelOptions
 
 
 def test_the_second_set_differs_along_batch_and_seq():
-    prepared = prepare("opt", HFOptions(batch=2, seq=8, dynamic=parse_dynamic("batch,seq")))
+    prepared = prepare("opt", ModelOptions(batch=2, seq=8, dynamic=parse_dynamic("batch,seq")))
     first = [tuple(t.shape) for t in prepared.inputs.tensors]
     second = [tuple(t.shape) for t in prepared.second_inputs.tensors]
     assert first == [(2, 8), (2, 8)]
@@ -24,17 +24,17 @@ def test_the_second_set_differs_along_batch_and_seq():
 
 
 def test_seq_alone_keeps_the_batch():
-    prepared = prepare("opt", HFOptions(batch=2, seq=8, dynamic=parse_dynamic("seq")))
+    prepared = prepare("opt", ModelOptions(batch=2, seq=8, dynamic=parse_dynamic("seq")))
     batch, seq = prepared.second_inputs.tensors[0].shape
     assert batch == 2 and seq != 8
 
 
 def test_a_static_port_keeps_one_shape():
-    prepared = prepare("opt", HFOptions(batch=2, seq=8))
+    prepared = prepare("opt", ModelOptions(batch=2, seq=8))
     assert not prepared.dynamic
     assert [tuple(t.shape) for t in prepared.second_inputs.tensors] == [(2, 8), (2, 8)]
 
 
 def test_a_dimension_opt_has_not_is_refused():
     with pytest.raises(ModelOptionError, match=r"--dynamic height: OPT's driver feeds input_ids"):
-        prepare("opt", HFOptions(dynamic=parse_dynamic("height")))
+        prepare("opt", ModelOptions(dynamic=parse_dynamic("height")))

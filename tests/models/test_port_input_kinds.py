@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import torch
 
-from harness.models import hf, hf_resolve
+from harness.models import generic, hf_resolve
 from harness.models.hf_config import tiny_kwargs
 from harness.models.hf_list import ListDepth, check_type
 from harness.models.modality import Modality, modality_of
 
 
-def _shapes(prepared: hf.PreparedModel, which: str = "inputs") -> dict[str, tuple[int, ...]]:
+def _shapes(prepared: generic.PreparedModel, which: str = "inputs") -> dict[str, tuple[int, ...]]:
     inputs = getattr(prepared, which)
     return {n: tuple(t.shape) for n, t in zip(inputs.names, inputs.tensors, strict=True)}
 
 
-def _runs_both_sets(prepared: hf.PreparedModel) -> None:
+def _runs_both_sets(prepared: generic.PreparedModel) -> None:
     first, second = prepared.run_eager(), prepared.run_eager(prepared.second_inputs)
     assert first and all(torch.isfinite(t).all() for t in first if t.is_floating_point())
     assert len(first) == len(second)
@@ -26,7 +26,7 @@ def _runs_both_sets(prepared: hf.PreparedModel) -> None:
 def test_time_series_with_lags_and_a_future_window_autoformer():
     # no default prediction_length: the tiny horizon is 4, the context follows it, and the past
     # window also covers the largest lag (7); the decoder reads the future window
-    prepared = hf.prepare("autoformer")
+    prepared = generic.prepare("autoformer")
     assert _shapes(prepared) == {
         "past_values": (1, 11), "past_time_features": (1, 11, 1), "past_observed_mask": (1, 11),
         "future_values": (1, 4), "future_time_features": (1, 4, 1)}
@@ -39,7 +39,7 @@ def test_time_series_with_lags_and_a_future_window_autoformer():
 def test_time_series_in_patches_with_padding_and_frequency_timesfm():
     # TimesFM reads whole patches of 32 steps (the fewest: one), a padding indicator (1 where
     # padded, its docstring's LongTensor) and a frequency class per row
-    prepared = hf.prepare("timesfm")
+    prepared = generic.prepare("timesfm")
     assert _shapes(prepared) == {"past_values": (1, 32), "past_values_padding": (1, 32), "freq": (1, 1)}
     padding = prepared.second_inputs.tensors[1]
     assert padding.dtype == torch.int64 and int(padding[0].sum()) == 8
@@ -48,14 +48,14 @@ def test_time_series_in_patches_with_padding_and_frequency_timesfm():
 
 def test_time_series_channels_patchtsmixer():
     # [B, context_length, num_input_channels]: its patchifier takes no other length
-    prepared = hf.prepare("patchtsmixer")
+    prepared = generic.prepare("patchtsmixer")
     assert _shapes(prepared) == {"past_values": (1, 32, 1), "observed_mask": (1, 32, 1)}
     _runs_both_sets(prepared)
 
 
 def test_video_fewest_tubelet_frames_vjepa2():
     # pixel_values_videos [B, frames, C, H, W]: two tubelets of 2 frames, at the smallest side
-    prepared = hf.prepare("vjepa2")
+    prepared = generic.prepare("vjepa2")
     assert _shapes(prepared) == {"pixel_values_videos": (1, 4, 3, 32, 32)}
     assert modality_of(prepared.inputs.names) is Modality.VISION
     _runs_both_sets(prepared)
@@ -69,27 +69,27 @@ def test_a_fixed_video_table_is_two_tubelets_videoprism():
     vivit = tiny_kwargs(hf_resolve.config_class("vivit"))  # tubelets of 2x16x16
     assert (vivit["image_size"], vivit["num_frames"]) == (32, 4)
     assert "image_size" not in tiny_kwargs(hf_resolve.config_class("videomae"))  # int tubelet
-    prepared = hf.prepare("videoprism_vision_model")
+    prepared = generic.prepare("videoprism_vision_model")
     assert _shapes(prepared) == {"pixel_values_videos": (1, 2, 3, 36, 36)}
     _runs_both_sets(prepared)
 
 
 def test_flat_patches_read_as_images_kimi_k25_vision():
     # Kimi-K2.5's tower convolves each patch: [patches, C, P, P], merged by its 2x2 kernel
-    prepared = hf.prepare("kimi_k25_vision")
+    prepared = generic.prepare("kimi_k25_vision")
     assert _shapes(prepared) == {"pixel_values": (16, 3, 14, 14), "grid_thw": (1, 3)}
     _runs_both_sets(prepared)
 
 
 def test_temporal_patch_spelled_patch_temporal_muse_spark_vision():
     # MuseSpark spells the temporal patch patch_temporal (2): 3 x 2 x 14 x 14 values per patch
-    assert _shapes(hf.prepare("muse_spark_vision"))["pixel_values"] == (16, 1176)
+    assert _shapes(generic.prepare("muse_spark_vision"))["pixel_values"] == (16, 1176)
 
 
 def test_each_size_is_tried_on_a_copy_swin():
     # at 32 x 32 Swin shrinks a stage's window for good and then fails at every size; tried on
     # copies, the model still runs at its own 224
-    prepared = hf.prepare("swin")
+    prepared = generic.prepare("swin")
     assert _shapes(prepared) == {"pixel_values": (1, 3, 224, 224)}
     _runs_both_sets(prepared)
 
@@ -113,7 +113,7 @@ def test_a_codecs_channel_ladder_ends_at_the_tiny_width_dac():
     kwargs = tiny_kwargs(hf_resolve.config_class("dac"))
     assert (kwargs["encoder_hidden_size"], kwargs["decoder_hidden_size"]) == (4, 64)
     for model_type, most in (("dac", 1_000_000), ("xcodec", 2_000_000)):
-        prepared = hf.prepare(model_type)
+        prepared = generic.prepare(model_type)
         assert sum(p.numel() for p in prepared.model.parameters()) < most, model_type
         _runs_both_sets(prepared)
 
@@ -125,7 +125,7 @@ def test_a_codecs_filter_ladder_ends_at_the_tiny_width_vibevoice_encodec_mimi():
     assert tiny_kwargs(hf_resolve.config_class("vibevoice_acoustic_tokenizer"))["num_filters"] == 4
     assert tiny_kwargs(hf_resolve.config_class("encodec"))["num_filters"] == 4
     for model_type in ("vibevoice_acoustic_tokenizer", "encodec", "mimi"):
-        prepared = hf.prepare(model_type)
+        prepared = generic.prepare(model_type)
         assert sum(p.numel() for p in prepared.model.parameters()) < 3_000_000, model_type
         _runs_both_sets(prepared)
 
@@ -141,7 +141,7 @@ def test_widths_under_their_own_names_flaubert_xlm_blt_gemma4():
     vision = tiny_kwargs(hf_resolve.config_class("glm5_next"))["vision_config"]
     assert vision["projection_intermediate_size"] == 128
     for model_type in ("flaubert", "xlm", "blt", "gemma4_text"):
-        prepared = hf.prepare(model_type)
+        prepared = generic.prepare(model_type)
         assert sum(p.numel() for p in prepared.model.parameters()) < 1_500_000, model_type
         _runs_both_sets(prepared)
 
@@ -151,7 +151,7 @@ def test_stage_lists_under_other_names_cvt():
     # its i-th block's drop rate, so [1, 1, 1] does not build
     kwargs = tiny_kwargs(hf_resolve.config_class("cvt"))
     assert (kwargs["depth"], kwargs["embed_dim"]) == ([1, 2, 3], [16, 48, 96])
-    prepared = hf.prepare("cvt")
+    prepared = generic.prepare("cvt")
     assert sum(p.numel() for p in prepared.model.parameters()) < 1_000_000
     _runs_both_sets(prepared)
 
@@ -168,7 +168,7 @@ def test_per_layer_stage_lists_and_nested_audio_patches_muse_spark_audio():
     # patches' product (4 frames of 96)
     kwargs = tiny_kwargs(hf_resolve.config_class("muse_spark_audio"))
     assert len(kwargs["depths"]) == len(kwargs["patch_sizes"]) == 2
-    assert _shapes(hf.prepare("muse_spark_audio")) == {"input_values": (1, 384)}
+    assert _shapes(generic.prepare("muse_spark_audio")) == {"input_values": (1, 384)}
 
 
 def test_group_norms_and_a_default_language():
@@ -194,7 +194,7 @@ def test_rotary_sections_fit_a_partial_rotary_head_glm4v_moe_text():
 
 def test_features_of_stacked_frames_wav2vec2_bert():
     # its feature projection reads 2 stacked frames of 80 mel bins
-    assert _shapes(hf.prepare("wav2vec2-bert"))["input_features"] == (1, 16, 160)
+    assert _shapes(generic.prepare("wav2vec2-bert"))["input_features"] == (1, 16, 160)
 
 
 def test_code_points_hashed_into_buckets_canine():

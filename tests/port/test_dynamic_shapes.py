@@ -348,9 +348,9 @@ def test_prepare_makes_the_second_set_differ_along_a_custom_token_axis():
     """Through the model's own preparation: ``input_ids.1`` is the token inputs' axis 1, so the
     second set is made at another length (the attention mask with it)."""
     from harness.defaults import DYNAMIC_CUSTOM_STEP
-    from harness.models.hf import HFOptions, prepare
+    from harness.models.generic import ModelOptions, prepare
 
-    prepared = prepare("bert", HFOptions(dynamic=parse_dynamic("input_ids.1=2..64")))
+    prepared = prepare("bert", ModelOptions(dynamic=parse_dynamic("input_ids.1=2..64")))
     first, second = prepared.inputs, prepared.second_inputs
     length = first.tensors[0].shape[1]
     assert [t.shape[1] for t in second.tensors] == [length + DYNAMIC_CUSTOM_STEP] * len(second.tensors)

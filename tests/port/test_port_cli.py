@@ -200,13 +200,13 @@ def test_bad_directory_and_bad_json_path(tmp_path, capsys):
 
 
 def test_help_states_the_library_defaults(capsys):
-    from harness.models import hf
+    from harness.models import generic
     from harness.port import OPT_DEFAULTS, PortOptions
 
     with pytest.raises(SystemExit):
         cli.main(["port", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert f"(default: {hf.DEFAULT_BATCH})" in text and f"(default: {hf.DEFAULT_SEQ})" in text
+    assert f"(default: {generic.DEFAULT_BATCH})" in text and f"(default: {generic.DEFAULT_SEQ})" in text
     assert f"(default: {PortOptions().timeout_s:g})" in text
     with pytest.raises(SystemExit):
         cli.main(["opt", "--help"])

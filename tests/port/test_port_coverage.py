@@ -4,7 +4,7 @@ before)."""
 
 from __future__ import annotations
 
-from harness.models import hf, hf_resolve
+from harness.models import generic, hf_resolve
 from harness.models.hf_config import tiny_kwargs
 from harness.models.hf_list import ListDepth, check_type
 
@@ -38,7 +38,7 @@ def test_depthwise_groups_follow_the_tiny_hidden_size_mimi():
 def test_float_input_sized_from_its_docstring_mimi_decoder():
     # MimiDecoderModel.forward(latents): "(batch_size, hidden_size, frames)" -> [B, 64, seq]
     assert check_type("mimi_decoder", ListDepth.BUILD) == "ok"
-    prepared = hf.prepare("mimi_decoder")
+    prepared = generic.prepare("mimi_decoder")
     assert prepared.inputs.names == ("latents",)
     assert tuple(prepared.inputs.tensors[0].shape) == (1, 64, 8)
 

@@ -11,6 +11,8 @@ from torch import nn
 
 from harness.fixes.base import Application, BlockerSeen, ModuleEvidence, ModuleFix, Site
 from harness.fixes.modules import apply_module_fix
+from harness.fixes.outcomes import StepOutcome
+from harness.fixes.steps import FixVerdict
 from harness.frontends.names import FrontendName
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
@@ -65,9 +67,10 @@ def test_prim_python_op_is_traced_through_its_forward_with_fix(tmp_path):
     port = _port(CallsAFunction(), FrontendName.TORCHSCRIPT, tmp_path / "fixed", fix=True)
     assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     [step] = port.fixes
-    assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
-        "autograd-function-forward", "kept", "trace")
-    assert step["verification"]["verdict"] == "same-numbers"
+    assert (step.fix, step.outcome, step.answers.stage) == (
+        "autograd-function-forward", StepOutcome.KEPT, "trace")
+    assert step.verification is not None and step.verification.verdict is FixVerdict.SAME
+    assert step.application is not None and step.application.module is None  # not the record's
     assert [str(s.name) for s in port.stages][:3] == ["trace", "trace", "import"]  # traced again
     assert all(c.max_abs_diff < 1e-6 for c in port.numerics)
     assert "apply" not in vars(Swish)  # the class is as it was: apply inherited again
@@ -82,9 +85,10 @@ def test_missing_state_mapping_is_answered_by_persistent_buffers_with_fix(tmp_pa
     port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
     assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
     [step] = port.fixes
-    assert (step["fix"], step["outcome"], step["answers"]["stage"]) == (
-        "persistent-buffers", "kept", "import")
-    assert [s["what"] for s in step["application"]["changed"]] == ["buffer scale made persistent"]
+    assert (step.fix, step.outcome, step.answers.stage) == (
+        "persistent-buffers", StepOutcome.KEPT, "import")
+    assert step.application is not None
+    assert [s.what for s in step.application.changed] == ["buffer scale made persistent"]
     assert [str(s.name) for s in port.stages][:2] == ["export", "import"] and port.stages[1].ok
     assert any(n.startswith("Before --fix: export") for n in port.notes)
     # the first export's decomposed program imported again, not a second export
@@ -139,7 +143,7 @@ def test_the_fix_is_checked_against_the_ports_own_eager_outputs(tmp_path):
     module = CountsEagerRuns()
     port = _port(module, FrontendName.FX, tmp_path / "fixed", fix=True)
     assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
-    assert port.fixes[0]["outcome"] == "kept"
+    assert port.fixes[0].outcome is StepOutcome.KEPT
     # the subject's outputs on both sets, then the fixed module on both sets
     assert module.eager_runs == 4
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from harness.fixes.outcomes import StepOutcome
 from harness.frontends.names import FrontendName
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
@@ -42,14 +43,14 @@ def test_without_fix_the_literal_blocks_torch_to_linalg(tmp_path):
 def test_the_fixed_stage_is_the_loops_run_not_a_third_one(tmp_path):
     port = _port(tmp_path, fix=True)
     assert str(port.outcome) == PortOutcome.VERIFIED.value, port.blockers
-    assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"]
-    assert port.fixes[0]["outcome"] == "kept"
+    assert [f.fix for f in port.fixes] == ["bitwise-and-or"]
+    assert port.fixes[0].outcome is StepOutcome.KEPT
     linalg = [s for s in port.stages if str(s.name) == "torch-to-linalg"]
     assert len(linalg) == 1 and linalg[0].ok
     folder = tmp_path / "torchscript"
     # the loop's run of torch-to-linalg on the fixed input is the stage's record
     assert Path(linalg[0].output).name == "andmask.fix.1.torch-to-linalg.mlir"
-    assert "torch.aten.bitwise_and.Tensor" in Path(port.fixes[0]["output_path"]).read_text()
+    assert "torch.aten.bitwise_and.Tensor" in Path(port.fixes[0].output_path).read_text()
     assert not list(folder.glob("*.fixed.*"))  # no third run of the stage wrote a file
     assert any(n.startswith("--fix applied: bitwise-and-or") for n in port.notes)
 
@@ -79,10 +80,10 @@ def test_a_port_blocked_again_after_a_kept_fix_is_diagnosed_from_the_loops_analy
     monkeypatch.setattr(loop_module, "analyze", counted)      # the fix loop by its own name
     port = _port(tmp_path, fix=True, module=AndThenErfinv())
     assert str(port.outcome) == PortOutcome.FAILS.value and str(port.failed_stage) == "torch-to-linalg"
-    assert [f["fix"] for f in port.fixes] == ["bitwise-and-or"] and port.fixes[0]["outcome"] == "kept"
+    assert [f.fix for f in port.fixes] == ["bitwise-and-or"] and port.fixes[0].kept
     assert [str(b.op) for b in port.blockers] == ["torch.aten.erfinv"]
     # the stage failed twice (before and after the fix), each failure analysed once: the
     # diagnosis took the loop's analysis of the second one instead of analysing it again
-    assert len(runs) == 2 and runs[1] == port.fixes[0]["output_path"]
+    assert len(runs) == 2 and runs[1] == port.fixes[0].output_path
     failed = [s for s in port.stages if str(s.name) == "torch-to-linalg"]
     assert len(failed) == 1 and not failed[0].ok

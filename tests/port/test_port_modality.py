@@ -15,7 +15,7 @@ import torch
 from harness import cli
 from harness.errors import ModelOptionError, UnsupportedModelError
 from harness.frontends.names import FrontendName
-from harness.models import hf, hf_media, hf_plan
+from harness.models import generic, hf_media, hf_plan
 from harness.port import PortOptions, PortRecord, port_model
 from harness.port.verify import mask_argument, padded_positions
 from harness.port.record import PortOutcome
@@ -52,7 +52,7 @@ def test_pixels_vit_verifies_on_both_frontends(tmp_path):
 def test_vit_keeps_the_size_its_config_checks():
     """The planner's smaller sizes are refused by ViT's own check, so the config's 224 x 224 is
     what is traced; ConvNeXt takes the smallest candidate."""
-    assert hf.prepare("vit").inputs.shapes() == "pixel_values float32[1, 3, 224, 224]"
+    assert generic.prepare("vit").inputs.shapes() == "pixel_values float32[1, 3, 224, 224]"
 
 
 def test_pixels_with_a_pixel_mask_detr(tmp_path):
@@ -131,8 +131,8 @@ def test_padded_frames_are_left_out_through_the_refbackend(tmp_path):
     mask = ones.clone()
     mask[0, 6:] = 0
     names = ("input_values", "attention_mask")
-    first = hf.InputSet(names, (wave, ones), "unpadded")
-    second = hf.InputSet(names, (wave + 1, mask), "padded",
+    first = generic.InputSet(names, (wave, ones), "unpadded")
+    second = generic.InputSet(names, (wave + 1, mask), "padded",
                          padded=torch.tensor([[False, False, True, True]]))
     subject = Subject("frames", module, first, second, output_names=("frames",))
     port = port_frontend(subject, FrontendName.FX, tmp_path / "fx", PortOptions(out=str(tmp_path)),
@@ -152,20 +152,20 @@ def test_image_placeholders_beside_pixels_llava(tmp_path):
     _verified(ts)
     assert "%arg0: tensor<1x57xi64>, %arg1: tensor<1x3x224x224xf32>" in ts.signature
     assert "49 image token(s)" in ts.numerics[0].description
-    assert [f["fix"] for f in ts.fixes] == ["bitwise-and-or"]
+    assert [f.fix for f in ts.fixes] == ["bitwise-and-or"]
 
 
 # --- the planner, without frontends ----------------------------------------------------------
 
 
 def test_smallest_size_the_model_accepts():
-    assert hf.prepare("convnext").inputs.shapes() == "pixel_values float32[1, 3, 32, 32]"
-    whisper = hf.prepare("whisper:encoder")
+    assert generic.prepare("convnext").inputs.shapes() == "pixel_values float32[1, 3, 32, 32]"
+    whisper = generic.prepare("whisper:encoder")
     assert whisper.inputs.shapes() == "input_features float32[1, 80, 128]"
 
 
 def test_sample_count_is_the_fewest_for_four_frames():
-    prepared = hf.prepare("wav2vec2")
+    prepared = generic.prepare("wav2vec2")
     samples = prepared.inputs.tensors[0].shape[-1]
     lengths = prepared.model._get_feat_extract_output_lengths(torch.tensor([samples, samples - 1]))
     assert lengths.tolist() == [hf_media.AUDIO_FRAMES, hf_media.AUDIO_FRAMES - 1]
@@ -179,7 +179,7 @@ def test_sample_count_is_the_fewest_for_four_frames():
 
 
 def test_placeholder_count_matches_the_image_features():
-    prepared = hf.prepare("llava")
+    prepared = generic.prepare("llava")
     ids = prepared.inputs.as_kwargs()["input_ids"]
     token = prepared.config.image_token_id
     assert token < prepared.config.text_config.vocab_size
@@ -196,12 +196,12 @@ def test_a_required_input_the_planner_cannot_make_is_refused_then_given():
     # SegGPT's prompt image (PatchTST's past_values, the example before, is planned now); it
     # stacks the prompt over the image, so the three are given at half its 896 x 448
     with pytest.raises(UnsupportedModelError) as info:
-        hf.prepare("seggpt")
+        generic.prepare("seggpt")
     text = str(info.value)
     assert "'prompt_pixel_values' of shape (batch_size, num_channels, height, width)" in text
     assert "--input prompt_pixel_values=SHAPE[:DTYPE]" in text and "\n" not in text
     shapes = [f"{n}=1x3x448x448" for n in ("pixel_values", "prompt_pixel_values", "prompt_masks")]
-    given = hf.prepare("seggpt", hf.HFOptions(inputs=tuple(shapes)))
+    given = generic.prepare("seggpt", generic.ModelOptions(inputs=tuple(shapes)))
     assert given.inputs.shapes() == ", ".join(
         f"{n} float32[1, 3, 448, 448]" for n in ("pixel_values", "prompt_pixel_values", "prompt_masks"))
     assert given.second_inputs.tensors[1].shape == (1, 3, 448, 448)
@@ -209,11 +209,11 @@ def test_a_required_input_the_planner_cannot_make_is_refused_then_given():
 
 def test_given_input_names_no_argument():
     with pytest.raises(UnsupportedModelError, match="--input pixel_mask names no argument"):
-        hf.prepare("vit", hf.HFOptions(inputs=("pixel_mask=1x32x32:int64",)))
+        generic.prepare("vit", generic.ModelOptions(inputs=("pixel_mask=1x32x32:int64",)))
 
 
 def test_given_input_replaces_the_planned_one():
-    prepared = hf.prepare("convnext", hf.HFOptions(inputs=("pixel_values=1x3x64x64",)))
+    prepared = generic.prepare("convnext", generic.ModelOptions(inputs=("pixel_values=1x3x64x64",)))
     assert prepared.inputs.shapes() == "pixel_values float32[1, 3, 64, 64]"
     assert "pixel_values given (1x3x64x64)" in prepared.inputs.description
 
@@ -259,7 +259,7 @@ def test_an_input_given_twice_is_refused(tmp_path, capsys):
 def test_audio_placeholders_match_the_audio_tower():
     """GLM-ASR's audio token is repeated as often as its audio tower yields at 16 frames: one
     placeholder fewer and the model's own check refuses the ids."""
-    prepared = hf.prepare("glmasr")
+    prepared = generic.prepare("glmasr")
     kwargs = prepared.inputs.as_kwargs()
     token = prepared.config.audio_token_id
     count = int((kwargs["input_ids"] == token).sum())
@@ -277,7 +277,7 @@ def test_audio_placeholders_of_a_model_without_a_placeholder_mask_qwen2_audio():
     """Qwen2-Audio merges audio features without ``get_placeholder_mask``: its placeholders are
     counted at its ``multi_modal_projector`` (128 frames: 32). One placeholder, as before, took
     its "legacy" merge, which raised on the padded second set (an internal error of the port)."""
-    prepared = hf.prepare("qwen2_audio")
+    prepared = generic.prepare("qwen2_audio")
     token = prepared.config.audio_token_id
     for inputs in (prepared.inputs, prepared.second_inputs):
         ids = inputs.as_kwargs()["input_ids"]
@@ -295,7 +295,7 @@ def test_audio_placeholders_of_a_model_without_a_placeholder_mask_qwen2_audio():
              "pixel_values float32[1, 3, 32, 32], pixel_mask int64[1, 32, 32]"),  # one tower
 ])
 def test_other_layouts_the_model_reads(model, shapes):
-    prepared = hf.prepare(model)
+    prepared = generic.prepare(model)
     assert prepared.inputs.shapes() == shapes
     if model == "qwen2_5_vl_vision":  # one 1 x 4 x 4 grid: 16 patches of 3 x 2 x 14 x 14 values
         assert prepared.inputs.as_kwargs()["grid_thw"].tolist() == [[1, 4, 4]]
@@ -306,7 +306,7 @@ def test_tiny_presets_of_the_new_families_run(model):
     """Rotary sections summing to half the tiny head (Qwen2-VL's text tower), a head count that
     splits each Swin stage, transformers' ResNet for DETR's timm backbone, narrow audio convs:
     each tiny model runs its eager forward on the planned inputs."""
-    prepared = hf.prepare(model)
+    prepared = generic.prepare(model)
     config = prepared.config
     if model == "qwen2_vl_text":
         head = config.hidden_size // config.num_attention_heads

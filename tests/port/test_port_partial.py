@@ -12,7 +12,7 @@ from torch import nn
 
 from harness.frontends.names import FrontendName
 from harness.models.drivers import prepare
-from harness.models.hf import HFOptions
+from harness.models.generic import ModelOptions
 from harness.models.hf_inputs import InputSet
 from harness.port import PortOptions
 from harness.port.frontend import port_frontend
@@ -65,6 +65,6 @@ def test_the_same_port_with_every_input_made_is_verified(tmp_path: Path):
 def test_the_text_only_fallback_says_what_did_not_run():
     """Aria at tiny size: no image size the planner tries runs its forward (a patch count its
     tiny config does not list), so the planner falls back to the text."""
-    prepared = prepare("aria", HFOptions())
+    prepared = prepare("aria", ModelOptions())
     assert prepared.not_run.startswith("text only: no pixels size tried ran the model")
     assert "pixel_values" not in prepared.inputs.names

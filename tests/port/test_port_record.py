@@ -91,3 +91,88 @@ def test_a_stage_outcome_is_a_compiler_outcome_or_an_error_in_python():
     assert StageRecord(PortStage.TRACE, False, 0.1, "timeout").outcome is Outcome.TIMEOUT
     with pytest.raises(HarnessError, match="unknown outcome 'teleported'"):
         parse_stage_outcome("teleported")
+
+
+def _fix_steps() -> list:
+    from harness.fixes.base import Application, BlockerSeen, RefusedSite, Site
+    from harness.fixes.outcomes import StepOutcome
+    from harness.fixes.steps import FixStep, FixVerdict, Method, Verification
+    from harness.knowledge.fixes import FixLevel
+
+    kept = FixStep("bitwise-and-or", FixLevel.TORCH_IR,
+                   BlockerSeen(op="torch.aten.__and__.Tensor", stage="torch-to-linalg"),
+                   "torch-to-linalg", StepOutcome.KEPT, input_path="a.mlir", output_path="b.mlir",
+                   application=Application("bitwise-and-or", FixLevel.TORCH_IR,
+                                           changed=[Site("__and__ -> bitwise_and", "m.py:3")],
+                                           refused=[RefusedSite("__or__", "m.py:4", "float")]),
+                   verification=Verification(Method.REFERENCE, FixVerdict.CHANGED, math.inf))
+    module = FixStep("persistent-buffers", FixLevel.MODULE,
+                     BlockerSeen(message="Could not find state mapping for buffer", stage="import"),
+                     "import", StepOutcome.ROLLED_BACK)
+    return [kept, module]
+
+
+def test_a_ports_fixes_are_fix_steps_both_ways():
+    """Issue 41 item 4: the record's ``fixes`` were dicts read with ``.get("outcome")``; they are
+    FixSteps in memory (level, outcome, verdict enums; inf a float), values in the JSON."""
+    from harness.fixes.outcomes import StepOutcome
+    from harness.fixes.steps import FixStep, FixVerdict
+    from harness.knowledge.fixes import FixLevel
+
+    record = _record()
+    record.variants[0].ports[0].fixes = _fix_steps()
+    data = json.loads(json.dumps(record.to_json(), allow_nan=False))
+    written = data["variants"][0]["ports"][0]["fixes"]
+    assert [(f["level"], f["outcome"]) for f in written] == [("torch-ir", "kept"),
+                                                             ("nn-module", "rolled-back")]
+    assert written[0]["verification"]["max_abs_diff"] == "inf"
+    read = PortRecord.from_json(data).variants[0].ports[0].fixes
+    assert all(isinstance(f, FixStep) for f in read)
+    assert read == _fix_steps()
+    assert read[0].level is FixLevel.TORCH_IR and read[0].outcome is StepOutcome.KEPT and read[0].kept
+    assert read[0].verification is not None and read[0].verification.verdict is FixVerdict.CHANGED
+    assert read[0].verification.max_abs_diff == math.inf
+    assert read[1].level is FixLevel.MODULE and not read[1].kept
+
+
+def test_a_fix_step_kept_in_a_record_drops_the_fixed_module():
+    """A module fix's step holds the fixed module and its undo; the record's copy does not (the
+    record outlives them, and the JSON never held them)."""
+    from harness.fixes.steps import FixStep
+
+    step = _fix_steps()[0]
+    assert step.application is not None
+    step.application.module, step.application.undo = object(), lambda: None
+    recorded = step.recorded()
+    assert recorded.application is not None and recorded.application.module is None
+    assert recorded.application.undo is None and step.application.module is not None
+    assert FixStep.from_json(step.to_json()) == recorded
+
+
+def test_an_older_records_fixes_read_as_fix_steps():
+    """A harness.port/1 record (before 1.1's target and backend) wrote the same steps; the sweep's
+    --merge and --baseline read them typed."""
+    from harness.fixes.outcomes import StepOutcome
+
+    data = _record().to_json()
+    data["schema"] = "harness.port/1"
+    port = data["variants"][0]["ports"][0]
+    del port["target"], port["backend"]
+    port["fixes"] = [{"fix": "bitwise-and-or", "level": "torch-ir",
+                      "answers": {"op": "torch.aten.__and__.Tensor", "message": "",
+                                  "stage": "torch-to-linalg"},
+                      "stage": "torch-to-linalg", "outcome": "kept", "input_path": "a.mlir",
+                      "output_path": "b.mlir", "application": None,
+                      "verification": {"method": "reference", "verdict": "unverified",
+                                       "max_abs_diff": 0.0, "detail": "weights elided", "seconds": 0.1}}]
+    [step] = PortRecord.from_json(data).variants[0].ports[0].fixes
+    assert step.outcome is StepOutcome.KEPT and step.output_path == "b.mlir"
+    assert step.answers.op == "torch.aten.__and__.Tensor"
+
+
+def test_a_fix_step_of_an_unknown_level_is_a_bad_input_file():
+    data = _record().to_json()
+    step = _fix_steps()[1].to_json()
+    data["variants"][0]["ports"][0]["fixes"] = [{**step, "level": "wishful"}]
+    with pytest.raises(InputFileError, match="unknown fix level 'wishful'"):
+        PortRecord.from_json(data)

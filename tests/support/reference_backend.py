@@ -40,7 +40,7 @@ class ReferenceBackend:
     def needs_linalg(self, target: Target) -> bool:
         return False
 
-    def check(self) -> None:
+    def check(self, options: BackendOptions = BackendOptions()) -> None:
         """Nothing to install."""
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:

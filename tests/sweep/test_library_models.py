@@ -66,11 +66,11 @@ def test_the_vision_venv_knows_every_name(monkeypatch):
 
 _TINY_PROBE = """
 import json, sys
-from harness.models import drivers, hf
+from harness.models import drivers, generic
 from harness.models.hf_config import Size
 sides = {}
 for model in sys.argv[1:]:
-    prepared = drivers.prepare(model, hf.HFOptions(size=Size.TINY))
+    prepared = drivers.prepare(model, generic.ModelOptions(size=Size.TINY))
     sides[model] = [int(prepared.inputs.tensors[0].shape[-1]), prepared.config.input_size_from]
 print(json.dumps(sides))
 """

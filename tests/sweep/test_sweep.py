@@ -33,12 +33,12 @@ def test_each_model_leaves_a_record_and_one_failure_costs_one_model(sweep_run):
         assert [str(p.frontend) for _, p in record.ports()] == ["torchscript", "fx"]
     assert [str(p.outcome) for _, p in gpt2.ports()] == ["verified", "verified"]
     ts = gpt2.variants[0].ports[0]
-    assert [f["fix"] for f in ts.fixes if f["outcome"] == "kept"] == ["bitwise-and-or"]
+    assert [f.fix for f in ts.fixes if f.kept] == ["bitwise-and-or"]
     # bert's FX path stops at the importer without fixes (non-persistent buffers): port --fix
     # applies the module fix 'persistent-buffers', exports again and verifies.
     assert [str(p.outcome) for _, p in bert.ports()] == ["verified", "verified"]
     fx = bert.variants[0].ports[1]
-    assert [f["fix"] for f in fx.fixes if f["outcome"] == "kept"] == ["persistent-buffers"]
+    assert [f.fix for f in fx.fixes if f.kept] == ["persistent-buffers"]
     assert isinstance(missing, RunFailure) and str(missing.reason) == "no-record"
     assert missing.returncode == 2 and "nosuchmodel" in missing.detail
     assert (out / missing.log).is_file()

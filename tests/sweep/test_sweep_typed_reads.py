@@ -7,7 +7,11 @@ import json
 
 import pytest
 
+from harness.fixes.base import BlockerSeen
+from harness.fixes.outcomes import StepOutcome
+from harness.fixes.steps import FixStep
 from harness.frontends.names import FrontendName
+from harness.knowledge.fixes import FixLevel
 from harness.models.choice import Variant
 from harness.port.record import (
     FrontendPort,
@@ -29,8 +33,10 @@ def _record() -> PortRecord:
                     StageRecord(PortStage.TORCHSCRIPT_TO_TORCH, True, 1.0, output="torch.mlir"),
                     StageRecord(PortStage.TORCH_TO_LINALG, False, 1.0, "legalization-failure")]
     fixed = FrontendPort(FrontendName.FX, PortOutcome.NUMERICS_MISMATCH)
-    fixed.fixes = [{"fix": "a", "outcome": "rolled-back", "output_path": "no.mlir"},
-                   {"fix": "b", "outcome": "kept", "output_path": "fixed.mlir"}]
+    fixed.fixes = [FixStep("a", FixLevel.TORCH_IR, BlockerSeen(), "torch-to-linalg",
+                           StepOutcome.ROLLED_BACK, output_path="no.mlir"),
+                   FixStep("b", FixLevel.TORCH_IR, BlockerSeen(), "torch-to-linalg",
+                           StepOutcome.KEPT, output_path="fixed.mlir")]
     fixed.numerics = [NumericsCheck(InputSetName.TRACED, "", PortOutcome.VERIFIED, 0.0, 0.0,
                                     inputs_file="t.npz"),
                       NumericsCheck(InputSetName.SECOND, "", PortOutcome.NUMERICS_MISMATCH, 1.0, 1.0,
@@ -81,6 +87,10 @@ def test_a_failure_record_is_typed_and_a_forged_reason_names_the_file(tmp_path):
     (lambda d: d["variants"][0]["ports"][0].update(stages={"a": 1}), "not a valid port record"),
     (lambda d: d["variants"][0]["ports"][0].update(numerics="bad"), "not a valid port record"),
     (lambda d: d["variants"][0]["ports"][0].update(blockers=[1, 2]), "not a valid port record"),
+    (lambda d: d["variants"][0]["ports"][0].update(fixes=[{"fix": "a", "level": "torch-ir",
+                                                          "outcome": "maybe"}]),
+     "unknown step outcome 'maybe'"),
+    (lambda d: d["variants"][0]["ports"][0].update(fixes=["a"]), "not a valid port record"),
 ])
 def test_a_forged_port_record_in_a_merge_is_one_paragraph_naming_the_file(tmp_path, forge, said):
     """Issue 45 item 9: wrong field types in a record --merge reads were internal errors (exit 3)

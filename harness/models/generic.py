@@ -1,4 +1,8 @@
-"""A generic Hugging Face driver: any model type, a local model directory, or ``opt``.
+"""The generic model driver: any transformers model type, a local model directory, or ``opt``;
+and the types every source's driver shares (:class:`ModelOptions`, :class:`PreparedModel`,
+:class:`TracedModel`, :class:`TupleForward`), which torchvision and timm (:mod:`vision_libs`),
+ONNX files (:mod:`onnx_file`) and OPT (:mod:`hf_opt`) build on. Named for no model source: they
+all go through it (it was ``hf.py``, ``HFOptions``).
 
 ``prepare(MODEL, options)`` builds the model (random seeded weights at a tiny size by default),
 its traced inputs and a second input set; ``trace`` gives the TorchScript module for the
@@ -64,7 +68,7 @@ TRIAL_COPY_MB = 512
 
 
 @dataclass(frozen=True, kw_only=True)
-class HFOptions:
+class ModelOptions:
     """How to build a model; the library's defaults, which the CLI repeats."""
 
     size: Size | None = None  # None: tiny for a model type, the directory's own for a directory
@@ -276,15 +280,15 @@ def variants(spec: ModelSpec) -> tuple[Variant, ...]:
     return (Variant.STOCK, Variant.FIXED) if spec.kind is SourceKind.OPT else (Variant.STOCK,)
 
 
-def check_variant(spec: ModelSpec, options: HFOptions) -> None:
+def check_variant(spec: ModelSpec, options: ModelOptions) -> None:
     if options.variant not in variants(spec):
         raise ModelOptionError(f"model '{spec.name}' has no '{options.variant.value}' variant; "
                                f"it has: {', '.join(v.value for v in variants(spec))}.")
 
 
-def prepare(model: str | ModelSpec, options: HFOptions | None = None) -> PreparedModel:
+def prepare(model: str | ModelSpec, options: ModelOptions | None = None) -> PreparedModel:
     """Resolve MODEL and build it with its two input sets; typed errors for every bad input."""
-    options = options or HFOptions()
+    options = options or ModelOptions()
     spec = model if isinstance(model, ModelSpec) else hf_resolve.resolve(model)
     check_variant(spec, options)
     if spec.kind is SourceKind.OPT:
@@ -420,7 +424,7 @@ def _build_failure(spec: ModelSpec, cls: type, error: Exception, message: str) -
 
 
 def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],
-                     options: HFOptions, fixed: Mapping[str, object]
+                     options: ModelOptions, fixed: Mapping[str, object]
                      ) -> tuple[hf_plan.MediaPlan, InputSet, tuple[str, ...]]:
     """The first plan (smallest sizes first) whose traced set the eager forward runs on: a size
     the model's own checks reject fails in milliseconds at tiny size.
