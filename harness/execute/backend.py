@@ -53,6 +53,9 @@ class BackendOptions:
     # tool of its own refuses it in check().
     in_process: bool = False
     opt_level: int = 0  # harness check --opt-level: the RefBackend ExecutionEngine's LLVM level
+    # The RefBackend with MLIR's runtime op verification on (off by default: its code generation
+    # is slow on big models): a bad access aborts naming the op instead of reading garbage.
+    runtime_checks: bool = False
 
 
 @dataclass

@@ -73,7 +73,8 @@ class RefBackend:
         # a refused signature raises first
         signature = lowered.signature or read_signature(lowered.contract_ir)
         llvm = folder / f"{lowered.stem}.llvm.mlir"
-        record = lower_to_llvm(lowered.linalg, llvm, options=RefBackendOptions(timeout_s=options.timeout_s))
+        record = lower_to_llvm(lowered.linalg, llvm, options=RefBackendOptions(
+            timeout_s=options.timeout_s, runtime_checks=options.runtime_checks))
         return Compiled(self.stage, record, llvm, signature, harness_rerun=True,
                         rerun=["run", str(lowered.linalg), "--pipeline", LLVM_PIPELINE])
 
@@ -85,7 +86,8 @@ class RefBackend:
             results = execute_llvm_sets(compiled.artifact, [list(s) for s in sets], compiled.signature,
                                         list(works), options=RefBackendOptions(
                                             timeout_s=options.timeout_s, isolate=not options.in_process,
-                                            opt_level=options.opt_level))
+                                            opt_level=options.opt_level,
+                                            runtime_checks=options.runtime_checks))
         except HarnessError as error:  # inputs that do not fit the lowered signature
             results = [RefBackendResult(compiled.signature.name, Stage.EXECUTION, error=str(error))
                        for _ in sets]

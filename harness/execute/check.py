@@ -79,6 +79,7 @@ class CheckOptions:
     backend: BackendName = DEFAULT_BACKEND  # what compiles and runs the linalg (backends.BACKENDS)
     in_process: bool = False            # the RefBackend's code in this process (IREE refuses it)
     opt_level: int = 0                  # the RefBackend ExecutionEngine's LLVM level (IREE refuses it)
+    runtime_checks: bool = False        # the RefBackend's lowering with MLIR's runtime op verification
     # The argument index of an attention mask [batch, seq]: outputs laid out [batch, seq, ...]
     # are compared where it is not 0 (a padded token's row is undefined, as the port does).
     padding_mask: int | None = None
@@ -209,7 +210,7 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
         raise InputFileError(f"input IR file {path} does not exist or is not a file. Check the path.")
     backend = make_backend(options.backend)
     backend_options = BackendOptions(timeout_s=options.timeout_s, in_process=options.in_process,
-                                     opt_level=options.opt_level)
+                                     opt_level=options.opt_level, runtime_checks=options.runtime_checks)
     backend.check(backend_options)  # missing, or asked what it cannot do: before anything runs
     context, module = _parse(path)
     with context:

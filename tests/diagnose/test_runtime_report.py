@@ -219,3 +219,30 @@ def test_redaction_leaves_the_embedded_arrays_whole(tmp_path):
                 and node.targets[0].id in ("INPUTS_NPZ", "EXPECTED_NPZ")}
     assert base64.b64decode(embedded["INPUTS_NPZ"]) == (folder / "inputs.npz").read_bytes()
     assert base64.b64decode(embedded["EXPECTED_NPZ"]) == (folder / "expected.npz").read_bytes()
+
+
+# reports/upstream/view-flatten-two-dynamic-dims-wrong-collapse's function: without MLIR's
+# runtime op verification its code returns [2, 4] for [6, 4] (reading garbage); with it, the
+# memref.cast's check aborts.
+VIEW_FLATTEN = """
+func.func @flatten(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f32> {
+  %int-1 = torch.constant.int -1
+  %int4 = torch.constant.int 4
+  %0 = torch.prim.ListConstruct %int-1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?,4],f32>, !torch.list<int> -> !torch.vtensor<[?,4],f32>
+  return %1 : !torch.vtensor<[?,4],f32>
+}
+"""
+
+
+def test_a_bad_access_that_returns_garbage_is_a_run_time_failure_with_runtime_checks(tmp_path):
+    src = tmp_path / "flatten.mlir"
+    src.write_text(VIEW_FLATTEN)
+    np.savez(tmp_path / "inputs.npz", np.ones((2, 3, 4), "f4"))
+    proc = harness("report", str(src), "--pipeline", "torch-to-linalg", "--numerics",
+                   "--inputs", str(tmp_path / "inputs.npz"), "--out", str(tmp_path / "out"), "--json",
+                   timeout=900)
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["kind"] == "runtime-failure" and result["reproduced"]
+    assert "size mismatch" in json.dumps(result["failure"])

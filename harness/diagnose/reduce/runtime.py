@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from harness import defaults
@@ -138,8 +138,16 @@ def reduce_runtime(path: str | os.PathLike, pipeline: str, *,
         try:
             state = session.begin(program.text, program.inputs(subject.values))
         except NoMiscompileError:
-            raise NoRuntimeFailureError(str(src), pipeline, "runs",
-                                        "its code does not fail at execution on these inputs") from None
+            # A bad access may read garbage and return: with MLIR's runtime op verification it
+            # aborts (off by default, as in the port's first run), so the search keeps it on.
+            probe = replace(probe, runtime_checks=True)
+            session = RuntimeSession(subject.work_dir, out, base, probe, worker, start)
+            try:
+                state = session.begin(program.text, program.inputs(subject.values))
+            except NoMiscompileError:
+                raise NoRuntimeFailureError(str(src), pipeline, "runs",
+                                            "its code does not fail at execution on these inputs, "
+                                            "with or without runtime checks") from None
         try:
             reduce_ir(state)
         except Stop:
