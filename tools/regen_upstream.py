@@ -3,9 +3,17 @@
 
 Each bundle is made again from the file it shipped (input.mlir; a numerics bundle's reduced.mlir
 and inputs.npz) through the pipeline its record.json names, with the facts the project found
-passed as the tool's options (--root-cause: the cause the project found, from
-regen_upstream_findings.json; --blocks: the e2e tests it stops; --reproduces-through when a port
-or the README showed it); the upstream numbers come from harness/knowledge/upstream.toml.
+passed as the tool's options, from regen_upstream_findings.json: --title (the bug in one line),
+--root-cause (the cause the project found), --path (each frontend's result: upstream's own
+fx_importer and onnx e2e configs on the blocked tests, or the ports), and --blocks (the e2e tests
+and models it stops). The upstream numbers and the searches come from
+harness/knowledge/upstream.toml; with $TORCH_MLIR_MIRROR (a clone of llvm/torch-mlir) each bundle
+also gets upstream's xfail expectations and, from the catalog's [[search]] pattern, the commit
+that introduced the faulty line (--torch-mlir-src, --root-cause-code).
+
+A bundle the report triages "expected upstream" (TorchScript only, and upstream's TorchScript
+config already lists every test it blocks) is not kept as an issue: its folder is removed and it
+is listed, with upstream's reason, in README.md between the expected-upstream markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -24,14 +32,30 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = ROOT / "reports" / "upstream"
-# The cause of each gap as the project found it (source, lit tests, release bisects): what the
-# README's table said; passed to the report as --root-cause.
-FINDINGS: dict[str, str] = json.loads((Path(__file__).with_name("regen_upstream_findings.json")).read_text())
+# Each gap as the project found it: the title (the bug in one line), the cause (source, lit tests,
+# release bisects) and each frontend's result (FRONTEND: OUTCOME[:DETAIL], report's --path).
+FINDINGS: dict[str, dict] = json.loads((Path(__file__).with_name("regen_upstream_findings.json")).read_text())
+CATALOG = ROOT / "harness" / "knowledge" / "upstream.toml"
+README = BUNDLES / "README.md"
+EXPECTED_START = "<!-- expected-upstream:start -->"
+EXPECTED_END = "<!-- expected-upstream:end -->"
+
+
+def searched_pattern(name: str) -> str:
+    """The catalog's faulty source line for bundle ``name`` (its [[search]] record), "" when the
+    search found none (a gap, not a change) or only the commit that added the function."""
+    for entry in tomllib.loads(CATALOG.read_text()).get("search", ()):
+        if entry.get("bundle") == name:
+            if entry.get("faulty_pattern"):
+                return str(entry["faulty_pattern"])
+            return str(entry.get("pattern", "")) if entry.get("introduced_faulty") else ""
+    return ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +66,7 @@ class Spec:
     through: str = ""                # --reproduces-through, when shown
     numerics: bool = False           # a miscompile or run-time failure bundle
     each: tuple[str, ...] = ()       # --each: the folder names of the bundles, in order
+    grouped: tuple[str, ...] = ()    # --each into one bundle (one root cause): the old folders it replaces
     extra: tuple[str, ...] = field(default=())
     # A lit test to start from instead of the bundle's file, taken to torch IR through ``lit_pre``
     # (as its RUN lines do), and the shapes of its all-ones inputs.
@@ -89,12 +114,14 @@ SPECS = [
           "ConvolutionModule3DGroupsDilated")),
     Spec("matmul-3d-unequal-batch-illegal", F2T,
          ("Matmul_3d", "Matmul3DStaticBroadcast", "ScaledDotProductAttentionSameDynamic")),
+    # One root cause (the library's missing functions): one bundle listing every op.
     Spec("missing-shape-dtype-functions", F2T,
-         ("ElementwiseXlogyTensor{,Broadcast,Int,ZeroAndNan}", "ElementwiseRshiftScalarSignedInt8",
-          "ElementwiseCreateComplex", "UnfoldModule", "ReflectionPad3dModule* (14)"),
-         each=("missing-shape-dtype-functions-xlogy", "missing-shape-dtype-functions-rshift",
-               "missing-shape-dtype-functions-complex", "missing-shape-dtype-functions-im2col",
-               "missing-shape-dtype-functions-reflection-pad3d"), through=TS_ONLY),
+         ("ElementwiseXlogyTensor", "ElementwiseXlogyTensorBroadcast", "ElementwiseXlogyTensorInt",
+          "ElementwiseXlogyTensorZeroAndNan", "ElementwiseRshiftScalarSignedInt8",
+          "ElementwiseCreateComplex", "UnfoldModule", "ReflectionPad3dModule*"),
+         grouped=("missing-shape-dtype-functions-xlogy", "missing-shape-dtype-functions-rshift",
+                  "missing-shape-dtype-functions-complex", "missing-shape-dtype-functions-im2col",
+                  "missing-shape-dtype-functions-reflection-pad3d"), through=TS_ONLY),
     Spec("native-group-norm-backward-unsupported", F2T, ("NativeGroupNormBackwardModule",), through=TS_ONLY),
     Spec("pool-flatten-mm-miscompile", "torch-to-linalg", ("ResNet18Module", "ResNet18StaticModule"),
          numerics=True),
@@ -122,12 +149,13 @@ SPECS = [
          through="torchscript-only"),
     # Blockers only dynamic shapes meet (harness port MODEL --dynamic DIMS): the run-time failures
     # from their own reduced.mlir and inputs.npz, the verifier errors from their input.mlir.
+    # One bug with view-flatten-unrefined-batch-abort (GPT-2's TorchScript port with --dynamic
+    # seq), which was its own bundle: now listed in this one's Blocks.
     Spec("view-flatten-two-dynamic-dims-wrong-collapse", "torch-to-linalg",
-         ("gpt2 --frontend fx --dynamic batch,seq",
+         ("gpt2 --frontend fx --dynamic batch,seq", "gpt2 --frontend onnx --dynamic batch,seq",
+          "gpt2 --frontend torchscript --dynamic seq",
           "lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir"),
-         through="both", numerics=True),
-    Spec("view-flatten-unrefined-batch-abort", "torch-to-linalg",
-         ("gpt2 --frontend torchscript --dynamic seq",), through="torchscript-only", numerics=True),
+         grouped=("view-flatten-unrefined-batch-abort",), through="both", numerics=True),
     Spec("view-unrefined-result-slice-verifier-error", "torch-to-linalg",
          ("bloom --frontend torchscript --dynamic seq",), through="torchscript-only"),
     Spec("view-unrefined-result-permute-verifier-error", "torch-to-linalg",
@@ -138,8 +166,8 @@ SPECS = [
 def command(spec: Spec, work: Path, out: Path) -> list[str]:
     """The harness report command for ``spec``, its input copied into ``work`` first."""
     old = BUNDLES / spec.name
-    if spec.each and not old.is_dir():  # split before: the first split bundle holds the whole input
-        old = BUNDLES / spec.each[0]
+    if (spec.each or spec.grouped) and not old.is_dir():  # split before: the first holds the whole input
+        old = BUNDLES / (spec.each or spec.grouped)[0]
     if spec.lit:
         subprocess.run([sys.executable, "-m", "harness", "run", str(ROOT / spec.lit), "--pipeline",
                         spec.lit_pre, "-o", str(work / f"{spec.name}.mlir")], cwd=ROOT, check=True,
@@ -161,13 +189,30 @@ def command(spec: Spec, work: Path, out: Path) -> list[str]:
              f"--pipeline={spec.pipeline}", "--out", str(out), *words]
     for name in spec.blocks:
         words += ["--blocks", name]
-    if spec.through:
-        words += ["--reproduces-through", spec.through]
-    if FINDINGS.get(spec.name):
-        words += ["--root-cause", FINDINGS[spec.name]]
-    if spec.each:
+    words += finding_words(spec)
+    if spec.each or (spec.grouped and not spec.numerics):
         words.append("--each")
     return [*words, *spec.extra]
+
+
+def finding_words(spec: Spec) -> list[str]:
+    """The report's options for what the project found of ``spec``'s gap, and the checkout's."""
+    words: list[str] = []
+    found = FINDINGS.get(spec.name, {})
+    for frontend, result in found.get("paths", {}).items():
+        words += ["--path", f"{frontend}={result}"]
+    if spec.through and not found.get("paths"):
+        words += ["--reproduces-through", spec.through]
+    if found.get("root_cause"):
+        words += ["--root-cause", found["root_cause"]]
+    if found.get("title"):
+        words += ["--title", found["title"]]
+    mirror = os.environ.get("TORCH_MLIR_MIRROR")
+    if mirror:
+        words += ["--torch-mlir-src", mirror]
+        if pattern := searched_pattern(spec.name):
+            words += ["--root-cause-code", pattern]
+    return words
 
 
 def swap_in(new: Path, name: str) -> None:
@@ -186,7 +231,9 @@ def swap_in(new: Path, name: str) -> None:
         os.rename(staged, target)
 
 
-def regenerate(spec: Spec) -> list[str]:
+def regenerate(spec: Spec, expected: dict[str, str]) -> list[str]:
+    """Makes ``spec``'s bundle(s) and swaps them in; one triaged "expected upstream" is not
+    kept: its folder goes and ``expected`` gets its README row."""
     with tempfile.TemporaryDirectory(prefix=f"regen-{spec.name}-") as tmp:
         work, out = Path(tmp) / "in", Path(tmp) / "out"
         work.mkdir()
@@ -200,11 +247,48 @@ def regenerate(spec: Spec) -> list[str]:
         names = list(spec.each) if spec.each else [spec.name]
         if len(folders) != len(names):
             raise SystemExit(f"{spec.name}: {len(folders)} bundles written, {len(names)} expected")
+        kept = []
         for folder, name in zip(folders, names, strict=True):
+            record = json.loads((folder / "record.json").read_text())
+            if (record.get("report") or record).get("triage") == "expected upstream":
+                expected[name] = expected_row(name, folder)
+                shutil.rmtree(BUNDLES / name, ignore_errors=True)
+                continue
             swap_in(folder, name)
+            kept.append(name)
         if spec.each and spec.name not in names:
             shutil.rmtree(BUNDLES / spec.name, ignore_errors=True)
-        return names
+        for old in spec.grouped:  # their failures are this bundle's now
+            if old not in names:
+                shutil.rmtree(BUNDLES / old, ignore_errors=True)
+        return kept
+
+
+def expected_row(name: str, folder: Path) -> str:
+    """README's row for a failure upstream already expects: what it is, upstream's reason."""
+    issue = (folder / "issue.md").read_text()
+    record = json.loads((folder / "record.json").read_text())
+    title = str((record.get("report") or record).get("title", ""))
+    for label in ("[torch-mlir] ", "[expected upstream] "):
+        title = title.replace(label, "", 1)
+    upstream = _section(issue, "Upstream")
+    reasons = [line.removeprefix("- ") for line in upstream.splitlines()
+               if line.startswith("- ") and "in `linalg`" in line]
+    return f"| `{name}` | {title} | {'; '.join(reasons) or 'see upstream'} |"
+
+
+def write_expected(rows: dict[str, str]) -> None:
+    """The README's expected-upstream list, between its markers, rows merged with the list's."""
+    text = README.read_text()
+    if EXPECTED_START not in text:
+        text = text.rstrip("\n") + "\n\n" + EXPECTED_START + "\n" + EXPECTED_END + "\n"
+    head, rest = text.split(EXPECTED_START, 1)
+    body, tail = rest.split(EXPECTED_END, 1)
+    old = {line.split("`")[1]: line for line in body.splitlines() if line.startswith("| `")}
+    old.update(rows)
+    table = ["| failure | what it is | upstream's expectation (xfail_sets.py) |", "|---|---|---|",
+             *(old[k] for k in sorted(old))]
+    README.write_text(head + EXPECTED_START + "\n" + "\n".join(table) + "\n" + EXPECTED_END + tail)
 
 
 def main() -> int:
@@ -221,10 +305,14 @@ def main() -> int:
         print(table({n: n not in args.not_standalone for n in names}))
         return 0
     wanted = [s for s in SPECS if not args.names or s.name in args.names]
+    if not os.environ.get("TORCH_MLIR_MIRROR"):
+        print("note: TORCH_MLIR_MIRROR is not set: the bundles get no upstream xfail expectations "
+              "and no introducing commit", flush=True)
     failed = []
+    expected: dict[str, str] = {}
     for spec in wanted:
         try:
-            names = regenerate(spec)
+            names = regenerate(spec, expected)
         except SystemExit as e:  # the next bundle still gets made; the old one stays
             print(e, flush=True)
             failed.append(spec.name)
@@ -232,6 +320,9 @@ def main() -> int:
         for name in names:
             record = json.loads((BUNDLES / name / "record.json").read_text())
             print(f"{name}: {record.get('report', {}).get('title') or record.get('title', '')}", flush=True)
+    if expected:
+        write_expected(expected)
+        print("expected upstream (listed in README.md, no issue): " + " ".join(sorted(expected)))
     if failed:
         print("not regenerated (the old bundle kept): " + " ".join(failed))
     return 1 if failed else 0
@@ -247,22 +338,32 @@ def table_row(name: str, standalone: dict[str, bool]) -> str:
     """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
     issue = (BUNDLES / name / "issue.md").read_text()
     through = _section(issue, "Reproduces through")
-    fx = ("yes" if through.startswith(("Both", "FX only")) else
-          "no (TorchScript only)" if through.startswith("TorchScript only") else "not determined")
+    first = through.splitlines()[0] if through else ""
+    if first.startswith("Upstream's supported path"):  # "... hit it: FX, ONNX."
+        fx = "yes: " + first.split(": ", 1)[1].rstrip(".")
+    elif first.startswith(("Both", "FX only")):
+        fx = "yes: FX"
+    elif first.startswith("TorchScript only"):
+        fx = "no (TorchScript only)"
+    else:
+        fx = "not determined"
     upstream = _section(issue, "Upstream")
     target = upstream.split("**", 2)[1] if "**" in upstream else "?"
     triage = upstream.split("Triage: **", 1)[1].split("**", 1)[0] if "Triage: **" in upstream else "new"
     verdict = "by design" if "by design" in triage else "known" if triage.startswith("known") else "new"
-    known = ", ".join(sorted(set(
-        word.strip("(),.:;") for word in upstream.split() if word.startswith("llvm/torch-mlir#")))) or "none"
+    # The known report and its fix from the triage line ("known #N (open PR #M fixes it)"); the
+    # context the section lists beside it (the PR that introduced the code, ...) is not "known".
+    line = next((x for x in upstream.splitlines() if x.startswith("Triage: ")), "")
+    numbers = [w.strip("(),.:;*#") for w in line.split(". ")[0].split() if w.strip("(),.:;*").startswith("#")]
+    known = ", ".join(f"{target}#{n}" for n in dict.fromkeys(numbers)) or "none"
     alone = {True: "yes", False: "no"}.get(standalone.get(name), "not run")
     return f"| `{name}/` | {alone} | {fx} | {known} | {target} | {verdict} |"
 
 
 def table(standalone: dict[str, bool]) -> str:
     names = sorted(p.name for p in BUNDLES.iterdir() if (p / "issue.md").is_file())
-    head = ["| folder | reproduces standalone | FX path too | known upstream | target repository | verdict |",
-            "|---|---|---|---|---|---|"]
+    head = ["| folder | reproduces standalone | a supported path hits it | known upstream "
+            "| target repository | verdict |", "|---|---|---|---|---|---|"]
     return "\n".join([*head, *(table_row(n, standalone) for n in names)])
 
 

@@ -14,7 +14,7 @@ from test_reduce_split import CONTRACT, OPS, THREE_GAPS
 
 
 # A failure of another cause than THREE_GAPS' missing shape functions: a backend-illegal 3-D
-# convolution_backward (reports/upstream/convolution-backward-3d-illegal's reduced function).
+# convolution_backward (lit_tests/pass/convolution-backward-3d-illegal-error.mlir's case, reduced).
 CONV_BACKWARD_3D = """
 func.func @convolution_backward_3d(%arg0: !torch.vtensor<[1,4,5,5,5],f32>, %arg1: !torch.vtensor<[1,2,5,5,5],f32>, %arg2: !torch.vtensor<[4,2,3,1,3],f32>) {
   %true = torch.constant.bool true
