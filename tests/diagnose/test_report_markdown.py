@@ -61,3 +61,13 @@ def test_input_that_closes_a_fence_stays_inside_it(tmp_path):
     for line in outside:
         assert "Injected" not in line and "example.invalid" not in line, line
     assert not [line for line in outside if line.startswith("#") and not line.startswith(("# [", "## "))]
+
+
+def test_a_title_keeps_its_code_spans_and_brackets():
+    # Titles are pasted into GitHub's title field: "\[known #4749\]" and "\`aten.x\`" showed
+    # their escapes there.
+    from harness.diagnose.report import markdown as md
+
+    assert md.heading("[known #1] No lowering of `aten.__and__.Tensor` for a<b") == \
+        "[known #1] No lowering of `aten.__and__.Tensor` for a\\<b"
+    assert md.heading("an odd ` tick") == md.prose("an odd ` tick")  # unbalanced: all escaped

@@ -191,10 +191,10 @@ def test_a_folder_that_is_not_torch_mlir_is_refused_with_what_to_give(tmp_path):
 
 
 def test_report_labels_a_torchscript_only_failure_upstream_expects(checkout, tmp_path):
-    # The real report: the 3-D convolution_backward bundle's input, blocked test listed in the
-    # checkout's LINALG_XFAIL_SET, TorchScript only: "expected upstream", in title and section.
+    # The real report: the 3-D convolution_backward lit test (not filed: expected upstream), its
+    # blocked test in the checkout's LINALG_XFAIL_SET, TorchScript only: "expected upstream".
     repo, _ = checkout
-    src = ROOT / "reports" / "upstream" / "convolution-backward-3d-illegal" / "input.mlir"
+    src = ROOT / "lit_tests" / "pass" / "convolution-backward-3d-illegal-error.mlir"
     proc = harness("report", str(src), "--pipeline", "function-to-torch", "--out", str(tmp_path),
                    "--no-reduce", "--json", "--blocks", "ConvolutionBackwardModule3DStatic",
                    "--reproduces-through", "torchscript-only", "--torch-mlir-src", str(repo),
@@ -217,3 +217,18 @@ def test_report_labels_a_torchscript_only_failure_upstream_expects(checkout, tmp
     proc = harness("report", str(src), "--pipeline", "function-to-torch", "--out", str(tmp_path),
                    "--root-cause-code", "x")
     assert proc.returncode == 2 and "give --torch-mlir-src DIR too" in proc.stderr
+
+
+def test_an_xfail_entry_of_a_path_seen_to_pass_is_called_stale(checkout):
+    # The triage found bundles whose FX path passes tests upstream's FX_IMPORTER_XFAIL_SET
+    # still lists: the report says the entry looks stale instead of leaving a contradiction.
+    from dataclasses import replace
+
+    repo, _ = checkout
+    found = triage_source(SourceLookup(UpstreamSource(repo)), ["ConvolutionBackwardModule3DStatic"], "2.13.0")
+    assert found is not None
+    assert "looks stale" not in "\n".join(found.describe())
+    text = "\n".join(replace(found, passing=("fx", "onnx")).describe())
+    assert ("- `fx_importer`'s entry for `ConvolutionBackwardModule3DStatic_basic` looks stale: that "
+            "path passes the test (Reproduces through).") in text
+    assert "`linalg`'s entry" not in text  # TorchScript, the path that fails, keeps its entry

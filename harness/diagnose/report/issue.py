@@ -281,7 +281,7 @@ def _reproduce(f: Findings) -> str:
 
 def _heading(q: _Quote, title: str) -> str:
     prefix, rest = without_title_prefix(title)
-    return prefix + q.prose(rest)
+    return prefix + md.heading(q.r.text(rest))
 
 
 def _summary(q: _Quote, f: Findings) -> str:

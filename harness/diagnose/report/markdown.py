@@ -50,6 +50,20 @@ def code(text: str) -> str:
     return f"{marker}{pad}{body}{pad}{marker}"
 
 
+_HEADING_SPECIAL = re.compile(r"([\\<])")
+
+
+def heading(text: str) -> str:
+    """A title on one line as it should read in a GitHub title too: its code spans kept (the
+    text between balanced backticks), and brackets left alone (a bare ``[torch-mlir]`` is no
+    link); only a backslash and ``<`` escaped outside code. Unbalanced backticks: :func:`prose`."""
+    line = one_line(text)
+    parts = line.split("`")
+    if len(parts) % 2 == 0:
+        return prose(line)
+    return "`".join(part if i % 2 else _HEADING_SPECIAL.sub(r"\\\1", part) for i, part in enumerate(parts))
+
+
 def prose(text: str) -> str:
     """Plain text on one line, markdown's punctuation escaped so it renders as written."""
     return _SPECIAL.sub(r"\\\1", one_line(text))

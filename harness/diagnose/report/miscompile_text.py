@@ -112,7 +112,7 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
     packages = versions_module.installed()
     blame = f.bisected.blame
     values = {
-        "TITLE": md.prose(r.text(f.title)),
+        "TITLE": md.heading(r.text(f.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the wrong numbers when it was "
                     "written.** " + md.prose(r.text(f.check.describe()))) if not f.check.reproduced else "",
         "SUMMARY": _summary(f, r),

@@ -263,7 +263,7 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
     check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
                                 reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
-        "TITLE": md.prose(r.text(findings.title)),
+        "TITLE": md.heading(r.text(findings.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
                     + md.prose(r.text(check.describe()))) if not check.reproduced else "",
         "SUMMARY": md.prose(r.text(

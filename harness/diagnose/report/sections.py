@@ -507,7 +507,9 @@ def with_source(verdict: UpstreamVerdict, lookup: SourceLookup, provenance: Prov
     found = triage_source(lookup, provenance.blocks, version("torch"))
     if found is None:
         return verdict
-    return replace(verdict, source=found, only_torchscript=torchscript_only(provenance))
+    passing = tuple(r.frontend for r in provenance.paths if r.outcome is PathOutcome.PASSES)
+    return replace(verdict, source=replace(found, passing=passing),
+                   only_torchscript=torchscript_only(provenance))
 
 
 def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = "",
