@@ -53,7 +53,7 @@ def test_the_bundle_holds_the_miscompile(bundle):
     assert result["chain"] == ["aten.adaptive_avg_pool2d", "aten.view", "aten.mm"]
     issue = (folder / "issue.md").read_text()
     # the RefBackend pass at fault is upstream MLIR's: the bug is filed in llvm-project
-    assert issue.startswith("# \\[mlir\\] Miscompile: adaptive_avg_pool2d -> view -> mm: wrong "
+    assert issue.startswith("# [mlir] Miscompile: adaptive_avg_pool2d -> view -> mm: wrong "
                             "values through torch-to-linalg and the RefBackend's "
                             "linalg-fuse-elementwise-ops\n")
     assert "## At fault: RefBackend lowering" in issue

@@ -65,7 +65,7 @@ def test_reduced_ir_is_the_blocker_alone_and_reproduces(and_mask):
 
 def test_issue_summary_expected_behaviour_and_upstream(and_mask):
     issue = (Path(and_mask.folder) / "issue.md").read_text()
-    assert issue.startswith("# [torch-mlir] \\[known #4749\\] convert-torch-to-linalg does not lower")
+    assert issue.startswith("# [torch-mlir] [known #4749] convert-torch-to-linalg does not lower")
     assert ("No conversion pass of the pipeline lowers `torch.aten.__and__.Tensor` (1 in the input, "
             "from masking_utils.py:54)") in issue
     assert ("The error names `torch.vtensor.literal`, an operand left only because its user "
