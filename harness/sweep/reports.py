@@ -18,7 +18,7 @@ from pathlib import Path
 from harness.diagnose.causes import shared_cause
 
 from .children import CHILDREN
-from .records import LOGS, SweepDir, file_name
+from .records import LOGS, RECORDS, SweepDir, file_name
 from .runner import SweepOptions, rebuilt_command, run_logged, thread_env
 
 
@@ -72,7 +72,10 @@ def _make_reports(sweep: SweepDir, options: SweepOptions,
                     continue
                 log = (options.out / LOGS /
                        f"{file_name(result.model)}.{file_name(variant.name)}.{port.path}.report.log")
-                run_argv = [*argv, "--each"] if cause is not None else argv
+                run_argv = [*argv, "--each"] if cause is not None else list(argv)
+                record = options.out / RECORDS / f"{file_name(result.model)}.json"
+                if record.is_file():  # the sweep's own record of the model: frontends, Blocks
+                    run_argv += ["--port-record", str(record)]
                 code, timed_out, seconds = run_logged(run_argv, log, options.timeout_s, options.cwd,
                                                       env=thread_env(1))  # one at a time
                 ok = not timed_out and code in (0, 1) and bundle.is_dir()

@@ -231,6 +231,12 @@ def test_reports_make_one_bundle_per_blocker_and_the_board_links_it(sweep_run, t
     assert [(r.signature, r.ok, r.reused) for r in runs] == [("no-lowering:aten.__and__.Tensor", True, False)]
     bundles = [p for p in (folder / "report").iterdir() if p.is_dir()]  # beside its .tar.gz
     assert len(bundles) == 1 and (bundles[0] / "repro.sh").is_file()
+    # The sweep's record of the model goes with the report (--port-record): its ports say which
+    # frontends hit the blocker, and the model is in Blocks.
+    issue = (bundles[0] / "issue.md").read_text()
+    through = issue.split("## Reproduces through\n", 1)[1].split("\n## ", 1)[0]
+    assert "- TorchScript (torch.jit + this project's importer): **hits**" in through, through
+    assert "`gpt2 (" in issue.split("## Blocks\n", 1)[1].split("\n## ", 1)[0]
     page = board.render(sweep)
     assert 'report bundle: <a href="ports/gpt2.torchscript/report">' in page
     # Made once: a second sweep reuses the bundle.
