@@ -87,13 +87,13 @@ def test_raw_audio_wav2vec2_names_its_runtime_blocker(tmp_path, monkeypatch):
     (it segfaults nearly always, then the checked rerun names the load; on a rare run it read
     memory that left the numbers right): here the port's runs are lowered with the runtime
     checks from the start, so the check aborts at the load every time."""
-    import functools
-
     from harness.execute import backend_ref
     from harness.execute.refbackend import RefBackendOptions
 
-    monkeypatch.setattr(backend_ref, "RefBackendOptions",
-                        functools.partial(RefBackendOptions, runtime_checks=True))
+    def checked(**given):  # runtime checks on, whatever the caller passes (it passes False)
+        return RefBackendOptions(**{**given, "runtime_checks": True})
+
+    monkeypatch.setattr(backend_ref, "RefBackendOptions", checked)
     fx = _port(tmp_path, "wav2vec2", frontends=(FrontendName.FX,))["fx"]
     assert fx.signature.startswith("func.func @main(%arg0: tensor<1x1360xf32>, %arg1: tensor<1x1360xi64>)")
     assert str(fx.outcome) == PortOutcome.FAILS.value and str(fx.failed_stage) == "execution"
