@@ -63,6 +63,8 @@ from .opt import CollectedWarning, collecting_warnings, graph_output_type
 DEFAULT_BATCH = 1
 DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
+#: How a refusal of the model's own eager forward starts (the tiny preset's retry reads it).
+EAGER_FAILS = "its eager forward fails on the inputs "
 #: Models up to this many MiB of parameters try each candidate input size on a copy.
 TRIAL_COPY_MB = 512
 
@@ -174,6 +176,7 @@ class ModelSettings:
     outputs: tuple[str, ...]
     transformers_version: str = transformers.__version__
     torch_version: str = torch.__version__
+    kept: str = ""  # which of the tiny preset's sizes stayed at the config's defaults, and why
 
     def sentences(self) -> list[str]:
         if self.source is SourceKind.ONNX_FILE:  # nothing was built: a file was read
@@ -189,7 +192,8 @@ class ModelSettings:
         part = " (encoder only)" if self.part is Part.ENCODER else ""
         return [
             f"Built {self.model_class}{part} from {self.config_class} ('{self.model_type}'), "
-            f"size {self.size}{sets}{': ' + sized if sized else ''}; weights {self.weights}.",
+            f"size {self.size}{sets}{': ' + sized if sized else ''}; weights {self.weights}."
+            + (f" Tiny, but {self.kept}." if self.kept else ""),
             f"Attention implementation: {self.attn_implementation}; KV cache "
             f"{'on' if self.use_cache else 'off (use_cache=False)'}; eval mode (no dropout).",
             f"The traced forward {self.call}",
@@ -295,18 +299,10 @@ def prepare(model: str | ModelSpec, options: ModelOptions | None = None) -> Prep
         raise ModelOptionError(f"model '{spec.name}' is built by the project's OPT drivers: "
                                "prepare it through harness.models.drivers.prepare.")
     size = options.size or (Size.DEFAULT if spec.kind is SourceKind.DIRECTORY else Size.TINY)
-    config = build_config(spec, size, options.overrides)
-    sizes = hf_config.sizes(config)
-    hf_inputs.check_shape(options.batch, options.seq, sizes.get("positions"))
-    hf_media.parse_givens(options.inputs)  # a bad --input fails before the model is built
-    model_ = build_model(spec, config, options.seed)
-    params = tuple(inspect.signature(model_.forward).parameters)
-    plans = hf_plan.candidates(
-        spec.name, model_, config, seq=options.seq,
-        decoder_only=hf_resolve.is_decoder_only(spec.model_type, config),
-        given=hf_media.parse_givens(options.inputs))
-    fixed = {"use_cache": False} if "use_cache" in params else {}
-    plan, first, outputs = _first_that_runs(spec, model_, plans, options, fixed)
+    running = _running(spec, options, size)
+    config, model_, plan, first, fixed = (running.config, running.model, running.plan,
+                                          running.first, running.fixed)
+    outputs, sizes = running.outputs, hf_config.sizes(config)
     dynamic = options.dynamic.capped(sizes.get("positions"))
     second = hf_plan.make_set(resized_plan(plan, dynamic), resized_batch(options.batch, dynamic),
                               seed=options.seed + 1, padded=True)
@@ -323,7 +319,7 @@ def prepare(model: str | ModelSpec, options: ModelOptions | None = None) -> Prep
         model=spec.name, source=spec.kind, model_type=spec.model_type,
         model_class=type(model_).__name__, config_class=type(config).__name__,
         part=spec.part, size=size,
-        overrides=dict(options.overrides), sizes=sizes,
+        overrides=dict(options.overrides), sizes=sizes, kept=running.kept,
         weights=str(spec.weights) if spec.weights else f"random (seed {options.seed})",
         attn_implementation=str(getattr(config, "_attn_implementation", "")),
         use_cache=bool(getattr(config, "use_cache", False)), call=call,
@@ -336,8 +332,84 @@ def prepare(model: str | ModelSpec, options: ModelOptions | None = None) -> Prep
                          dynamic, not_run=plan.note)
 
 
-def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None) -> Any:
-    """The config at ``size`` with the overrides, eager attention and no KV cache."""
+@dataclass(frozen=True)
+class _Running:
+    """A built model and the first input set its eager forward ran on."""
+
+    config: Any
+    model: nn.Module
+    plan: hf_plan.MediaPlan
+    first: InputSet
+    outputs: tuple[str, ...]
+    fixed: Mapping[str, object]
+    kept: str = ""  # which of the tiny preset's sizes stayed at the config's defaults, and why
+
+
+def _build_and_run(spec: ModelSpec, options: ModelOptions, size: Size,
+                   keep: frozenset[str] = frozenset()) -> _Running:
+    config = build_config(spec, size, options.overrides, keep)
+    hf_inputs.check_shape(options.batch, options.seq, hf_config.sizes(config).get("positions"))
+    hf_media.parse_givens(options.inputs)  # a bad --input fails before the model is built
+    model_ = build_model(spec, config, options.seed)
+    params = tuple(inspect.signature(model_.forward).parameters)
+    plans = hf_plan.candidates(
+        spec.name, model_, config, seq=options.seq,
+        decoder_only=hf_resolve.is_decoder_only(spec.model_type, config),
+        given=hf_media.parse_givens(options.inputs))
+    fixed = {"use_cache": False} if "use_cache" in params else {}
+    plan, first, outputs = _first_that_runs(spec, model_, plans, options, fixed)
+    return _Running(config, model_, plan, first, outputs, fixed)
+
+
+def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
+    """The model at ``size``, running eagerly on its first input set.
+
+    The tiny preset shrinks the sizes it knows; a config may tie others to them (LayoutLMv3's
+    coordinate and shape embeddings add up to its hidden size), and then the tiny model's own
+    forward fails: the fault is the preset's, not the inputs'. So a model type whose tiny
+    forward fails is tried again with each group of :data:`hf_config.KEEPABLE` at the config's
+    defaults, then with all of them (only the depth tiny), and is ported with the first that
+    runs; the settings say which sizes were kept and why. Only when none runs is the model
+    refused, and the refusal says the preset's sizes were ruled out."""
+    try:
+        return _build_and_run(spec, options, size)
+    except UnsupportedModelError as error:
+        if (size is not Size.TINY or spec.kind is not SourceKind.TYPE
+                or not error.reason.startswith(EAGER_FAILS)):
+            raise
+        refused = error
+    cls = hf_resolve.config_class(spec.model_type)
+    overrides = hf_config.check_overrides(cls, options.overrides, model=spec.name)
+    preset = hf_config.tiny_kwargs(cls, overrides)
+    groups = [*hf_config.KEEPABLE,
+              ("sizes but the depth", frozenset().union(*(k for _, k in hf_config.KEEPABLE)))]
+    tried: list[str] = []
+    for label, keep in groups:
+        kept = hf_config.tiny_kwargs(cls, overrides, keep)
+        if kept == preset:
+            continue  # the preset changes none of this group: nothing to try
+        try:
+            running = _build_and_run(spec, options, size, keep)
+        except (UnsupportedModelError, ConfigOverrideError):
+            tried.append(label)
+            continue
+        held = ", ".join(f"{k} {v}" for k, v in hf_config.sizes(running.config).items()
+                         if k in keep)
+        return dataclasses.replace(running, kept=(
+            f"its {label} kept at the config's defaults ({held}): with the tiny preset's, its "
+            f"eager forward failed ({refused.reason.split('): ', 1)[-1][:300]}), since "
+            "the config ties other sizes to them"))
+    if not tried:
+        raise refused
+    raise UnsupportedModelError(spec.name, (
+        f"{refused.reason} (the tiny preset's sizes are ruled out: it fails as well with its "
+        f"{', then its '.join(tried)} at the config's defaults)"))
+
+
+def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None,
+                 keep: frozenset[str] = frozenset()) -> Any:
+    """The config at ``size`` with the overrides, eager attention and no KV cache; ``keep``: the
+    tiny preset's concepts left at the config's defaults (:func:`hf_config.tiny_kwargs`)."""
     cls = hf_resolve.config_class(spec.model_type)
     overrides = hf_config.check_overrides(cls, raw_overrides, model=spec.name)
     if spec.directory is not None:  # SourceKind.DIRECTORY, the one kind with a directory
@@ -349,7 +421,7 @@ def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object
         data.pop("model_type", None)
         kwargs = {**data, **overrides.values}
     else:
-        kwargs = (hf_config.tiny_kwargs(cls, overrides) if size is Size.TINY
+        kwargs = (hf_config.tiny_kwargs(cls, overrides, keep) if size is Size.TINY
                   else dict(overrides.values))
     try:
         config = cls(**{**kwargs, "use_cache": False, "attn_implementation": ATTN_IMPLEMENTATION})
@@ -470,8 +542,8 @@ def _output_names(spec: ModelSpec, call: Callable[[InputSet], Any], inputs: Inpu
         named = flatten_outputs(call(inputs))
     except Exception as error:
         message = " ".join(str(error).split())[:400]
-        raise UnsupportedModelError(spec.name, f"its eager forward fails on the inputs "
-                                    f"({inputs.shapes()}): {type(error).__name__}: {message}") from error
+        raise UnsupportedModelError(spec.name, f"{EAGER_FAILS}({inputs.shapes()}): "
+                                    f"{type(error).__name__}: {message}") from error
     return tuple(name for name, _ in named)
 
 

@@ -23,11 +23,20 @@ import difflib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any
 
 from harness.errors import ConfigOverrideError
 
 from .choice import Choice
+from .hf_families import (
+    codec_ladder,
+    is_int,
+    is_size,
+    mrope,
+    series,
+    timm_tower,
+    video_clip,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Sizes
@@ -66,15 +75,23 @@ TINY_BACKBONE: Mapping[str, Any] = {
                                                                     "stage4"],
 }
 
-#: The channel multiplier of a timm-built tower (transformers' TimmWrapperConfig: a timm
-#: ``architecture`` and its ``model_args``), where timm's builder takes one: the config's sizes do
-#: not reach timm, so Gemma 3n's MobileNetV5 stayed at 294 M parameters (a 1.2 GB module, minutes
-#: to execute); at 1/8 it has 16 M.
-TINY_TIMM_CHANNELS = 0.125
-
 #: Stage lists of hierarchical vision models (ConvNeXt, ResNet, Swin): one block per stage and
 #: narrow stages keep every stage (and each downsampling) at a fraction of the weights.
 TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 64}
+
+#: Groups of the tiny preset's concepts that a config may tie to other sizes in ways the preset
+#: does not know (LayoutLMv3 concatenates 4 coordinate and 2 shape embeddings, 128 wide each, to
+#: its 768 hidden; a tower's position table is sized for the other tower's patches). When the tiny
+#: model's eager forward fails, the port tries again with one group at a time at the config's
+#: defaults, in this order (the widths cost the most memory, so they come first only because a
+#: width is the commonest tie), then with all of them: only the depth tiny.
+KEEPABLE: tuple[tuple[str, frozenset[str]], ...] = (
+    ("widths", frozenset({"hidden", "heads", "kv_heads", "head_dim", "intermediate",
+                          "moe_intermediate", "rotary_dim", "lora_rank"})),
+    ("positions", frozenset({"positions", "source_positions", "window"})),
+    ("vocabulary", frozenset({"vocab"})),
+    ("experts", frozenset({"experts", "experts_per_token"})),
+)
 
 #: Concept -> the config fields that spell it, across families.
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -109,11 +126,6 @@ DRIVER_FIELDS = ("use_cache", "return_dict")
 
 # ---------------------------------------------------------------------------------------------
 # Reading a config class
-
-
-def is_size(value: object) -> TypeGuard[int]:
-    """A positive int that is not a bool: the only values the tiny preset replaces."""
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def field_names(config_class: type) -> tuple[str, ...]:
@@ -221,21 +233,20 @@ def _coerce(model: str, name: str, value: object, default: object) -> object:
     return value
 
 
-def is_int(value: object) -> TypeGuard[int]:
-    """An int that is not a bool (a TypeGuard, not a TypeIs: a bool fails it yet is an int)."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 # ---------------------------------------------------------------------------------------------
 # The tiny preset
 
 
-def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[str, Any]:
+def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
+                keep: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Keyword arguments that make ``config_class`` tiny, consistent with ``overrides``.
 
     A concept the user set (through any field spelling it) is taken from the overrides, so
     ``--set hidden_size=128`` also moves head_dim. Fields whose default is not a positive int
-    (``n_inner=None``: derived from hidden) are left for the config to derive.
+    (``n_inner=None``: derived from hidden) are left for the config to derive. The concepts in
+    ``keep`` (a group of :data:`KEEPABLE`) stay at the config's defaults, with every size the
+    preset derives from them: the port's retry when a config ties other sizes to them in ways
+    the preset does not know.
     """
     overrides = overrides or Overrides({})
     base = defaults(config_class)
@@ -243,14 +254,64 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
     kwargs: dict[str, Any] = {}
     for name, value in base.items():
         concept = concept_of(name, base)
-        if concept in want and is_size(value):
+        if concept in want and concept not in keep and is_size(value):
             kwargs[name] = min(value, want[concept]) if concept == "experts_per_token" else want[concept]
-    hidden, heads = want["hidden"], want["heads"]
-    head_dim = max(1, hidden // heads)
-    old_heads = next((base[n] for n in ALIASES["heads"] if is_size(base.get(n))), None)
-    old_hidden = next((base[n] for n in ALIASES["hidden"] if is_size(base.get(n))), None)
+    widths = _Widths.of(base, want, keep)
+    _derived(base, want, keep, widths, kwargs)
+    hidden, heads = widths.hidden, widths.heads
+    if widths.tiny:  # stage widths and their heads: kept with the widths
+        _stages(base, kwargs)
+    _stage_per_layer(base, want["layers"], kwargs)
+    if widths.tiny:
+        _stage_widths(base, widths.old_hidden, hidden, kwargs)
+        _follow_widths(base, hidden_sizes(base), hidden, kwargs)
+        _state_heads(base, hidden, heads, kwargs)
+        mrope(config_class, base, widths.head_dim, kwargs)
+        codec_ladder(base, hidden, kwargs)
+    series(base, TINY["horizon"], kwargs)
+    _default_language(base, kwargs)
+    _layer_pattern(base, want["layers"], kwargs)
+    if "vocab" not in keep:
+        _special_tokens(base, want["vocab"], kwargs)
+    timm_tower(base, kwargs)
+    video_clip(base, kwargs)
+    _sub_configs(config_class, kwargs, keep)
+    return {**kwargs, **overrides.values}
+
+
+@dataclass(frozen=True)
+class _Widths:
+    """The hidden size and head count the preset makes (or keeps), and the config's own."""
+
+    hidden: int
+    heads: int
+    old_hidden: int | None
+    old_heads: int | None
+    tiny: bool  # False: the widths stay at the config's defaults, and all that follows them
+
+    @classmethod
+    def of(cls, base: Mapping[str, Any], want: Mapping[str, int], keep: frozenset[str]) -> _Widths:
+        old_heads = next((base[n] for n in ALIASES["heads"] if is_size(base.get(n))), None)
+        old_hidden = next((base[n] for n in ALIASES["hidden"] if is_size(base.get(n))), None)
+        tiny = "hidden" not in keep
+        return cls(want["hidden"] if tiny else old_hidden or want["hidden"],
+                   want["heads"] if tiny else old_heads or want["heads"], old_hidden, old_heads, tiny)
+
+    @property
+    def head_dim(self) -> int:
+        return max(1, self.hidden // self.heads)
+
+
+def _derived(base: Mapping[str, Any], want: Mapping[str, int], keep: frozenset[str],
+             widths: _Widths, kwargs: dict[str, Any]) -> None:
+    """The fields the preset derives from its sizes: head sizes, key/value heads, rotary and
+    window sizes, and the defaults some configs lack (a None head_dim or vocab_size)."""
+    old_hidden, old_heads, heads, head_dim = (widths.old_hidden, widths.old_heads, widths.heads,
+                                              widths.head_dim)
     for name, value in base.items():
         concept = concept_of(name, base)
+        if concept in keep:
+            continue
         if name == "head_dim" and value is None and old_heads and old_hidden:
             # Ministral, HunYuan: None by default and read as a number by the attention
             # (``head_dim ** -0.5``); the other configs derive it as hidden / heads
@@ -264,7 +325,7 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
         if not is_size(value):
             continue
         if name.endswith("_groups") and value == old_hidden:  # Mimi's depthwise upsampling
-            kwargs[name] = want["hidden"]
+            kwargs[name] = widths.hidden
         if concept == "head_dim":
             kwargs[name] = head_dim
         elif concept == "kv_heads":
@@ -277,21 +338,6 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None) -> dict[
             kwargs[name] = min(value, want["positions"])
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
-    _stages(base, kwargs)
-    _stage_per_layer(base, want["layers"], kwargs)
-    _stage_widths(base, old_hidden, hidden, kwargs)
-    _follow_widths(base, hidden_sizes(base), hidden, kwargs)
-    _state_heads(base, hidden, heads, kwargs)
-    _series(base, kwargs)
-    _default_language(base, kwargs)
-    _mrope(config_class, base, head_dim, kwargs)
-    _layer_pattern(base, want["layers"], kwargs)
-    _special_tokens(base, want["vocab"], kwargs)
-    _timm_tower(base, kwargs)
-    _codec_ladder(base, want["hidden"], kwargs)
-    _video_clip(base, kwargs)
-    _sub_configs(config_class, kwargs)
-    return {**kwargs, **overrides.values}
 
 
 def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
@@ -400,41 +446,6 @@ def _state_heads(base: Mapping[str, Any], hidden: int, heads: int, kwargs: dict[
             kwargs["n_groups"] = max(g for g in range(1, heads + 1) if heads % g == 0 and g <= groups)
 
 
-def _series(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
-    """Forecasters with no default horizon (Autoformer, Informer, TimeSeriesTransformer:
-    ``prediction_length=None``, which their model refuses to build on; ``context_length``
-    follows it) get :data:`TINY`'s; Autoformer's decoder starts from the context's last
-    ``label_length`` steps (10 by default), so that is at most the context. No time features
-    (their default) would trace a zero-width input: one, as a calendar feature would be."""
-    if "prediction_length" not in base:
-        return
-    horizon = base["prediction_length"]
-    if horizon is None:
-        kwargs["prediction_length"] = horizon = TINY["horizon"]
-    context = base.get("context_length") or horizon
-    if is_size(base.get("label_length")) and is_size(context):
-        kwargs["label_length"] = min(base["label_length"], context)
-    if base.get("num_time_features") == 0:
-        kwargs["num_time_features"] = 1
-
-
-def _mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
-           kwargs: dict[str, Any]) -> None:
-    """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
-    must sum to half the rotated size: the same shares of the tiny head's half (GLM-4V rotates
-    half of each head, ``partial_rotary_factor`` 0.5)."""
-    rope = base.get("rope_parameters")
-    if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
-            or not isinstance(rope, dict)):
-        return
-    share = rope.get("partial_rotary_factor", base.get("partial_rotary_factor"))
-    share = share if isinstance(share, float) and 0 < share <= 1 else 1.0
-    half = max(3, int(head_dim * share) // 2)
-    time = max(1, half // 4)
-    height = (half - time) // 2
-    kwargs["rope_parameters"] = {**rope, "mrope_section": [time, height, half - time - height]}
-
-
 def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
     """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
     A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
@@ -470,60 +481,7 @@ def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any])
             kwargs[name] = new
 
 
-def _timm_tower(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
-    """A timm-built tower takes timm's channel multiplier (:data:`TINY_TIMM_CHANNELS`) when its
-    builder accepts one (MobileNet and EfficientNet families), checked by building it on the meta
-    device (no memory, no weights); other architectures, or no timm, keep their model_args."""
-    architecture, args = base.get("architecture"), base.get("model_args")
-    if not isinstance(architecture, str) or "model_args" not in base or not isinstance(args, dict | None):
-        return
-    tiny = {**(args or {}), "channel_multiplier": TINY_TIMM_CHANNELS}
-    try:
-        import importlib
-
-        import torch
-
-        timm = importlib.import_module("timm")  # the [vision] extra: no stubs in CI's venv
-        with torch.device("meta"):
-            timm.create_model(architecture, pretrained=False, num_classes=0, **tiny)
-    except Exception:  # any refusal (an unknown argument, no timm) keeps the default
-        return
-    kwargs["model_args"] = tiny
-
-
-def _video_clip(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
-    """A video tower with [frames, h, w] tubelets and a position table fixed by ``image_size`` and
-    ``num_frames`` (VideoPrism: 16 of 288 px) is two tubelets long and wide (it ran past 900 s)."""
-    tubelet = base.get("tubelet_size")
-    if not (isinstance(tubelet, list | tuple) and len(tubelet) == 3 and all(is_size(t) for t in tubelet)
-            and is_size(base.get("image_size")) and is_size(base.get("num_frames"))):
-        return
-    frames, height, width = tubelet
-    if height == width:
-        kwargs["image_size"] = 2 * height
-        kwargs["num_frames"] = 2 * frames
-
-
-def _codec_ladder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -> None:
-    """A codec whose encoder doubles its width at each of its ``downsampling_ratios`` and whose
-    decoder halves it at each upsampling reaches the tiny hidden width at the encoder's end: DAC
-    (``encoder_hidden_size`` 64 -> 1024, 300 MB of weights), EnCodec, Mimi and VibeVoice
-    (``num_filters``; VibeVoice's 32 -> 2048 channels, 172 M parameters, 30 s to execute)."""
-    down = base.get("downsampling_ratios")
-    up = base.get("upsampling_ratios") or down  # DAC's is no field: it reverses downsampling's
-    filters, ratios = base.get("num_filters"), down or up  # at least 4 in the first stage
-    if is_size(filters) and isinstance(ratios, list | tuple) and ratios and "num_filters" not in kwargs:
-        kwargs["num_filters"] = min(filters, max(4, hidden // 2 ** len(ratios)))
-    encoder, decoder = base.get("encoder_hidden_size"), base.get("decoder_hidden_size")
-    if not (isinstance(down, list | tuple) and down and isinstance(up, list | tuple) and up
-            and is_size(encoder) and is_size(decoder)) \
-            or {"encoder_hidden_size", "decoder_hidden_size"} & kwargs.keys():  # sized already
-        return
-    kwargs["encoder_hidden_size"] = min(encoder, max(1, hidden // 2 ** len(down)))
-    kwargs["decoder_hidden_size"] = min(decoder, max(hidden, 2 ** len(up)))
-
-
-def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
+def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str]) -> None:
     """Composite configs (a text and a vision tower) get each sub-config tiny too. A sub-config
     typed ``AutoConfig`` (LLaVA's text_config) is whatever the composite's default holds (a
     full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
@@ -534,7 +492,7 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
             continue
         try:
             if sub.__name__ != "AutoConfig":
-                kwargs[name] = tiny_kwargs(sub)
+                kwargs[name] = tiny_kwargs(sub, keep=keep)
                 built[name] = sub
                 continue
             if not defaults_of:
@@ -545,7 +503,7 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
                 kwargs[name] = dict(TINY_BACKBONE)
                 continue
             if isinstance(model_type, str) and model_type:
-                kwargs[name] = {"model_type": model_type, **tiny_kwargs(type(default))}
+                kwargs[name] = {"model_type": model_type, **tiny_kwargs(type(default), keep=keep)}
                 built[name] = type(default)
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
@@ -553,7 +511,8 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any]) -> None:
     fields = {name: defaults(cls) for name, cls in built.items()}
     widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
     for name, values in fields.items():
-        _follow_widths(values, widths, TINY["hidden"], kwargs[name])
+        if "hidden" not in keep:
+            _follow_widths(values, widths, TINY["hidden"], kwargs[name])
     # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
     # [768, 384, 192, 96]): the same stages' tiny widths
     scaled = {old: new for name, values in fields.items() for field, value in values.items()

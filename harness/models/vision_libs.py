@@ -37,7 +37,8 @@ from torch import nn
 from harness.errors import ModelOptionError, UnsupportedModelError, VisionLibraryError
 
 from .generic import ModelOptions, ModelSettings, PreparedModel, TupleForward, flatten_outputs
-from .hf_config import TINY, TINY_TIMM_CHANNELS, Size
+from .hf_config import TINY, Size
+from .hf_families import TINY_TIMM_CHANNELS
 from .hf_inputs import InputSet
 from .hf_media import DEFAULT_IMAGE, IMAGE_SIDES, parse_givens
 from .hf_resolve import ModelSpec, Part, SourceKind
