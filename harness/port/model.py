@@ -21,7 +21,7 @@ from harness.errors import ModelOptionError, OutputError, UnsupportedModelError
 
 from .frontend import port_targets
 from .options import PortOptions
-from .progress import QUIET, Progress
+from .progress import QUIET, Progress, process_age
 from .record import PortRecord, VariantRecord
 from .subject import Subject
 
@@ -42,7 +42,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     from harness.frontends.base import frontend, frontends_taking
     from harness.models import drivers, generic, hf_resolve
 
-    started = time.monotonic()
+    started, startup = time.monotonic(), process_age()
     check_record_path(options.record_path)
     check_out_folder(options.out)
     check_out_folder(options.testcase_dir, what="--iree-testcase")
@@ -57,6 +57,7 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     spec = hf_resolve.resolve(model)
     variants = _variants(spec, options.variants)
     record = PortRecord(model=model, source=spec.kind, model_type=spec.model_type,
+                        startup_seconds=round(startup, 2),
                         options=options.to_json(), versions=_versions(opt_binary),
                         build=options.opt if options.opt and builds.binary_for(options.opt) else "")
     root: Path | None = None

@@ -6,6 +6,7 @@ subprocess gets its timeout from the runner, Python code gets ``SIGALRM``.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -24,6 +25,21 @@ class StageTimeout(BaseException):
     def __init__(self, seconds: float):
         self.seconds = seconds
         super().__init__(f"timed out after {seconds:g} s")
+
+
+def process_age() -> float:
+    """Seconds since this process started, read from ``/proc`` (0.0 where it cannot be read).
+
+    A port's own clock starts when the port does, after the imports of torch, transformers and
+    torch-mlir: 20-30 s on a cold 2-core machine, which a user waits for too; the record keeps
+    it apart (``startup_seconds``) so that neither figure hides the other. A sweep's forked
+    child started at its fork, so its start-up is its share, not the server's imports."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            started = int(stat.read().rsplit(")", 1)[1].split()[19]) / os.sysconf("SC_CLK_TCK")
+            return max(0.0, float(uptime.read().split()[0]) - started)
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 @contextmanager

@@ -369,7 +369,8 @@ class PortRecord(_Typed):
     versions: dict[str, str] = field(default_factory=dict)  # packages and torch-mlir-opt
     variants: list[VariantRecord] = field(default_factory=list)
     folder: str = ""
-    seconds: float = 0.0
+    seconds: float = 0.0   # the port itself, from its options' checks to its record
+    startup_seconds: float = 0.0  # the process before the port began (its imports): not in seconds
     modality: Modality = Modality.UNKNOWN  # what the traced inputs carry (the board's groups)
     build: str = ""        # the named torch-mlir-opt build that ran (--opt NAME), "" for a path
     # The harness cannot drive the model (UnsupportedModelError): its whole refusal, what to do

@@ -245,6 +245,9 @@ def summary(record: PortRecord) -> list[str]:
         lines.append("hint: the project's static-structure rewrite of OPT (FixedOPT) lowers: "
                      "'--model fixed' (harness opt), '--variant fixed' (harness port opt).")
     lines.append(f"files in {record.folder} (the record: record.json)")
+    if record.startup_seconds:
+        lines.append(f"took {record.seconds:.1f} s, after {record.startup_seconds:.1f} s of "
+                     "start-up (importing torch, transformers and torch-mlir)")
     dig = [(v, p) for v, p in record.ports() if p.commands]
     for variant, port in dig:
         what = ("mismatch (the same IR against the reference evaluator)"
