@@ -36,6 +36,7 @@ from .diagnose import (
     with_trace_stacks,
 )
 from .dynamic import dynamic_dims
+from .eager_stacks import eager_stacks, op_key, with_eager_stacks
 from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress
 from .record import DynamicDims, FrontendPort, PortOutcome, PortStage, StageRecord
@@ -164,9 +165,21 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
                                      options=options, progress=progress)
         _numbers(each, run_numbers, subject.not_run)
         each.testcase = run_numbers.testcase
-    for each in ports:  # an ONNX port's blockers: the Python line behind their ONNX node
-        each.blockers = with_onnx_stacks(each.blockers, program.onnx_path)
+    _own_lines(ports, program, subject)
     return results[0], ports
+
+
+def _own_lines(ports: list[FrontendPort], program: Program, subject: Subject) -> None:
+    """The Python line of each blocker: an ONNX port's, behind its ONNX node; any port's, from
+    the eager call of its op where the program's stack stops short of it (one eager forward for
+    all the ports, only when some blocker names a torch op)."""
+    for each in ports:
+        each.blockers = with_onnx_stacks(each.blockers, program.onnx_path)
+    keys = {op_key(b.op) for each in ports for b in each.blockers if b.location} - {""}
+    if keys:
+        stacks = eager_stacks(lambda: subject.eager(*subject.inputs.tensors), keys)
+        for each in ports:
+            each.blockers = with_eager_stacks(each.blockers, stacks)
 
 
 def _failed_stage(port: FrontendPort, failed: StageResult, known_port: FrontendPort | None,
