@@ -15,6 +15,12 @@
 - A worker lost in the middle of a model: Dask runs the task again elsewhere once
   (``allowed-failures`` = 1); lost a second time, the model's record is a ``lost``
   :class:`~.records.RunFailure` naming the worker.
+- The scheduler lost in the middle of a sweep: Dask cancels every task; the records that
+  arrived stay, each model still out is a ``lost`` record saying so, and the board is written.
+- A task's folder names the worker process that owns it (:data:`OWNER`): a worker killed
+  outright (SIGKILL, a lost machine, the end of a ``local:N`` sweep stopped by a signal) cannot
+  remove its folder, which holds the port's IR, weights included; the next task on that machine,
+  and a ``local:N`` sweep as it ends, remove the folders whose owner is gone.
 - ``--numerics-check`` runs here, on the unpacked ports, after each record arrives.
 
 Dask is an optional extra (``pip install -e '.[cluster]'``).
@@ -23,13 +29,16 @@ Dask is an optional extra (``pip install -e '.[cluster]'``).
 from __future__ import annotations
 
 import io
+import logging
 import os
+import shutil
 import sys
 import tarfile
 import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,6 +68,10 @@ from .warm import WARM
 if TYPE_CHECKING:  # the [cluster] extra: imported only where a sweep uses it
     from distributed.scheduler import Scheduler
 
+#: A task's folder, in its worker's temp folder: ``harness-cluster-XXXX``.
+TASK_PREFIX = "harness-cluster-"
+#: The file in a task's folder that holds the pid of the worker process that owns it.
+OWNER = ".harness-owner"
 #: A worker may die under a model once; the second death makes the model ``lost``.
 ALLOWED_FAILURES = 1
 #: The most a task sends back of a port's folder (IR files, inputs); a larger one is left out.
@@ -96,8 +109,10 @@ def port_task(model: str, flags: Sequence[str], timeout_s: float,
     from distributed import get_worker
 
     worker = get_worker().address
-    with tempfile.TemporaryDirectory(prefix="harness-cluster-") as tmp:
+    remove_orphans()  # what earlier tasks of a worker killed outright left here
+    with tempfile.TemporaryDirectory(prefix=TASK_PREFIX) as tmp:
         root = Path(tmp)
+        (root / OWNER).write_text(str(os.getpid()))
         record, log = root / "record.json", root / "port.log"
         argv = [sys.executable, "-m", "harness", "--no-progress", "port", model,
                 "--json", str(record), "--out", str(root / PORTS), *flags]
@@ -110,6 +125,40 @@ def port_task(model: str, flags: Sequence[str], timeout_s: float,
                               _tail_text(log, MAX_LOG_BYTES),
                               record.read_text(encoding="utf-8") if record.is_file() else "",
                               folder, note)
+
+
+def remove_orphans(parent: Path | None = None) -> list[Path]:
+    """Remove the task folders in ``parent`` (default: the temp folder) whose owning worker
+    process is gone; a folder with no readable owner (not ours, or its task just starting),
+    another user's, or a link is left alone."""
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{TASK_PREFIX}*"):
+        try:
+            if folder.is_symlink() or not folder.is_dir() or folder.stat().st_uid != os.getuid():
+                continue
+            owner = int((folder / OWNER).read_text())
+        except (OSError, ValueError):
+            continue
+        if owner > 0 and not _alive(owner):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs; a zombie does not (a worker killed with its parent is
+    re-parented to an init that may never reap it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _drop_verified(record: Path, ports: Path) -> None:
@@ -241,11 +290,17 @@ def connect(address: str) -> Iterator[Any]:
     except Exception as e:  # a scheduler that breaks off: one paragraph, never a traceback
         raise UsageError(f"--cluster {address}: no Dask scheduler answers there ({type(e).__name__}: "
                          f"{e}). {_START_ONE}") from None
+    # a scheduler lost mid-sweep: Dask's client logs each failed reconnect with a traceback;
+    # the sweep says it once, in the lost models' records and on the board
+    quiet = logging.getLogger("distributed.client")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     try:
         client.run_on_scheduler(_limit_failures)
         yield client
     finally:
         client.close()
+        quiet.setLevel(level)
 
 
 def _limit_failures(dask_scheduler: Scheduler | None = None) -> None:
@@ -258,8 +313,7 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
                          say: Callable[[str], None] | None = None) -> list[ModelRun]:
     """Every model as a task of the cluster; one progress line as each record arrives."""
     try:
-        from distributed import as_completed
-        from distributed.scheduler import KilledWorker
+        import distributed  # noqa: F401 - the extra's check, before any record is touched
     except ImportError:
         raise UsageError(f"--cluster {address}: {_EXTRA_HINT}") from None
     (options.out / RECORDS).mkdir(parents=True, exist_ok=True)
@@ -274,6 +328,21 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
         else:
             path.unlink(missing_ok=True)
             todo.append(model)
+    try:
+        _run_tasks(todo, runs, models, options, address, serial, say)
+    finally:
+        if address.startswith("local:"):  # its workers are gone now: their folders go too
+            remove_orphans()
+    return [runs[m] for m in models]
+
+
+def _run_tasks(todo: list[str], runs: dict[str, ModelRun], models: Sequence[str],
+               options: SweepOptions, address: str, serial: SweepOptions,
+               say: Callable[[str], None] | None) -> None:
+    """The tasks of ``todo`` on the cluster, each model's run into ``runs`` as it arrives."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
     with connect(address) as client, CHILDREN.stopped_on_exit():
         workers = max(1, sum(client.nthreads().values()))
         progress = SweepProgress(len(models), say, workers)
@@ -292,12 +361,20 @@ def run_sweep_on_cluster(models: Sequence[str], options: SweepOptions, address: 
                     result: PortRecord | RunFailure = _store(task, options)
                     begun = time.monotonic() - task.seconds  # the model's own time, not the queue's
                 except KilledWorker as e:
-                    result, begun = _lost(model, e, time.monotonic() - started, options), started
+                    last = getattr(e, "last_worker", None)
+                    where = getattr(last, "address", "") or "an unknown worker"
+                    result, begun = _lost(model, f"the worker running it died {ALLOWED_FAILURES + 1} "
+                                          f"times, last {where}; Dask gave up on the task",
+                                          time.monotonic() - started, options), started
+                except CancelledError as e:  # the scheduler went away: Dask cancels them all
+                    result, begun = _lost(model, "the cluster's scheduler went away before the "
+                                          f"task came back ({type(e).__name__}); run the sweep "
+                                          "again to port it (the records that came back are "
+                                          "reused)", time.monotonic() - started, options), started
                 runs[model] = run = finish(model, result, False, serial, begun)
                 progress.finished(model, run.outcome, run.seconds, run.reused)
         finally:
             client.cancel(list(futures), force=True)
-    return [runs[m] for m in models]
 
 
 def _store(task: PortTaskResult, options: SweepOptions) -> PortRecord | RunFailure:
@@ -320,11 +397,7 @@ def _store(task: PortTaskResult, options: SweepOptions) -> PortRecord | RunFailu
     return failure
 
 
-def _lost(model: str, error: Exception, seconds: float, options: SweepOptions) -> RunFailure:
-    last = getattr(error, "last_worker", None)
-    where = getattr(last, "address", "") or "an unknown worker"
-    failure = RunFailure(model, FailureReason.LOST, round(seconds, 2), None,
-                         f"the worker running it died {ALLOWED_FAILURES + 1} times, last "
-                         f"{where}; Dask gave up on the task")
+def _lost(model: str, detail: str, seconds: float, options: SweepOptions) -> RunFailure:
+    failure = RunFailure(model, FailureReason.LOST, round(seconds, 2), None, detail)
     write_failure(options.out, failure)
     return failure

@@ -25,6 +25,8 @@ class Cluster:
 
     def __init__(self, folder: Path):
         self.folder = folder
+        self.tmp = folder / "tmp"  # the workers' temp folder: their task folders land here
+        self.tmp.mkdir()
         self.file = folder / "scheduler.json"
         self.processes: list[subprocess.Popen] = []
         self.scheduler = self._start([str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0",
@@ -35,7 +37,7 @@ class Cluster:
     def _start(self, argv: list[str], name: str) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "w")  # noqa: SIM115 - the child process writes it
         process = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                   cwd=self.folder)
+                                   cwd=self.folder, env={**os.environ, "TMPDIR": str(self.tmp)})
         self.processes.append(process)
         return process
 
@@ -178,13 +180,60 @@ def _sweep_gpt2_on_two_workers(cluster: Cluster, out: Path) -> tuple[subprocess.
 def test_a_worker_killed_under_a_model_runs_it_again_elsewhere(cluster, tmp_path):
     out = tmp_path / "retry"
     proc, first_ports = _sweep_gpt2_on_two_workers(cluster, out)
+    orphan = _until(lambda: list(cluster.tmp.glob("harness-cluster-*")), 60, "the task's folder")
     first = _kill_the_worker_running("gpt2", cluster)
     stdout, stderr = proc.communicate(timeout=900)
     assert proc.returncode == 0, stdout + stderr
     assert _cells(out) == {("gpt2", "fx"): "lowered"}
-    # The killed worker's port went with it (its watchdog), and nothing else is left.
+    # The killed worker's port went with it (its watchdog), and nothing else is left: its task
+    # folder (the port's IR), which it could not remove, went at the next task's start.
     _until(lambda: not [p for p in first_ports if not _gone(p)], 30, "the killed port to go")
     assert _gone(first)
+    assert not [f for f in orphan if f.exists()] and not list(cluster.tmp.glob("harness-cluster-*"))
+
+
+def test_a_scheduler_lost_mid_sweep_keeps_what_arrived_and_writes_the_board(cluster, tmp_path):
+    """Round-4 probe: the scheduler killed mid-run was a traceback (FutureCancelledError, exit
+    3) and no board; the records that arrived stay, the rest are lost, saying why."""
+    cluster.add_worker()
+    cluster.wait_for_workers(1)
+    out = tmp_path / "gone"
+    proc = _sweep("gpt2", "bert", "--frontend", "fx", "--no-numerics", "--cluster", cluster.address,
+                  "--out", str(out))
+    arrived = _until(lambda: list((out / "records").glob("*.json")), 600, "the first record")
+    os.killpg(cluster.scheduler.pid, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 1, stdout + stderr
+    assert "Traceback" not in stderr and (out / "index.html").is_file()
+    records = {p.stem: json.loads(p.read_text()) for p in (out / "records").glob("*.json")}
+    assert set(records) == {"gpt2", "bert"} and arrived[0].stem in records
+    lost = records[({"gpt2", "bert"} - {arrived[0].stem}).pop()]
+    assert lost["reason"] == "lost" and "scheduler went away" in lost["detail"]
+    assert "crashed (lost)" in stdout
+
+
+def test_only_task_folders_whose_owner_is_gone_are_removed(tmp_path):
+    from harness.sweep.cluster import OWNER, TASK_PREFIX, remove_orphans
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    folders = {}
+    for name, owner in (("dead", dead), ("alive", str(os.getpid())), ("starting", None),
+                        ("garbled", "x")):
+        folder = folders[name] = tmp_path / f"{TASK_PREFIX}{name}"
+        (folder / "ports").mkdir(parents=True)
+        (folder / "ports" / "weights.mlir").write_text("ir")
+        if owner is not None:
+            (folder / OWNER).write_text(owner)
+    other = tmp_path / "elsewhere"
+    (other / OWNER).parent.mkdir()
+    (other / OWNER).write_text(dead)
+    link = tmp_path / f"{TASK_PREFIX}link"
+    link.symlink_to(other, target_is_directory=True)
+    assert remove_orphans(tmp_path) == [folders["dead"]]
+    assert not folders["dead"].exists()
+    assert all(folders[n].exists() for n in ("alive", "starting", "garbled"))
+    assert link.is_symlink() and (other / OWNER).is_file()  # a link is never followed
 
 
 def test_a_model_whose_workers_die_twice_is_lost_naming_the_worker(cluster, tmp_path):
@@ -289,3 +338,24 @@ def test_a_listener_that_is_no_scheduler_is_refused_in_time(reply, says, monkeyp
         assert time.monotonic() - began < 10
     finally:
         close()
+
+
+
+def test_a_task_folder_left_by_a_killed_worker_goes_with_the_next_cluster_sweep(tmp_path):
+    """Round-4 probe (leak 5): a worker killed outright (SIGKILL to a sweep's local cluster, a
+    lost machine) leaves its task folder (``harness-cluster-*``, the port's IR) in its temp
+    folder; the next cluster sweep on that machine removes it, and leaves no folder of its own."""
+    from harness.sweep.cluster import OWNER, TASK_PREFIX
+
+    tmp = tmp_path / "tmp"
+    orphan = tmp / f"{TASK_PREFIX}killed" / "ports"
+    orphan.mkdir(parents=True)
+    (orphan / "gpt2.torch.mlir").write_text("weights")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    (orphan.parent / OWNER).write_text(dead)
+    proc = _sweep("gpt2", "--frontend", "fx", "--no-numerics", "--cluster", "local:1", "--out",
+                  str(tmp_path / "out"), env={**os.environ, "TMPDIR": str(tmp)})
+    stdout, stderr = proc.communicate(timeout=600)
+    assert proc.returncode == 0, stdout + stderr
+    assert not list(tmp.glob(f"{TASK_PREFIX}*"))
