@@ -165,7 +165,7 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
         _numbers(each, run_numbers, subject.not_run)
         each.testcase = run_numbers.testcase
     for each in ports:  # an ONNX port's blockers: the Python line behind their ONNX node
-        each.blockers = with_onnx_stacks(each.blockers, program.onnx_path)
+        each.blockers = with_onnx_stacks(each.blockers, program.program_file())
     return results[0], ports
 
 
@@ -183,7 +183,7 @@ def _failed_stage(port: FrontendPort, failed: StageResult, known_port: FrontendP
     with progress.stage(f"{label} diagnose {failed.name}") as step:
         port.blockers = with_trace_stacks(pipeline_blockers(
             failed.record, failed_stage, Path(port.folder), _diagnosable(failed.name, options), known),
-            program.script)
+            program.script_module())
     port.diagnosis_seconds = step.seconds
     port.commands = pipeline_commands(failed.record, failed.name, Path(port.folder), options)
     port.reproduce = reproduce_command(failed.record)
