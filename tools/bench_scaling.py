@@ -78,6 +78,7 @@ def _python_phase(side: str, upto: str) -> Callable[[str, Path], dict]:
     def run(size: str, workdir: Path) -> dict:
         from harness.compiler.mlir import WriteOptions, write_module
         from harness.frontends.base import FrontendName, Program, frontend
+        from harness.frontends.script import ScriptPayload
         from harness.models import opt as opt_driver
 
         model, inputs, result = _build(size)
@@ -87,7 +88,7 @@ def _python_phase(side: str, upto: str) -> Callable[[str, Path], dict]:
             result["trace_s"] = time.perf_counter() - start
             if upto == "trace":
                 return {**result, "seconds": result["trace_s"]}
-            program = Program("OPTModel", None, tuple(inputs), traced.module)
+            program = Program("OPTModel", None, tuple(inputs), ScriptPayload(traced.module))
             imported = frontend(FrontendName.TORCHSCRIPT).import_program(program)
         else:
             program = Program("OPTModel", opt_driver.OPTLastHiddenState(model).eval(), tuple(inputs))

@@ -185,9 +185,11 @@ def _torchscript(survey: Survey, prepared, out_dir: Path) -> None:
         try:
             from harness.compiler.mlir import WriteOptions, write_module
             from harness.frontends.base import Program, frontend
+            from harness.frontends.script import ScriptPayload
 
             imported = frontend("torchscript").import_program(
-                Program(stem, prepared.module, prepared.inputs.tensors, traced.module))
+                Program(stem, prepared.module, prepared.inputs.tensors,
+                        ScriptPayload(traced.module)))
             ir_path = write_module(imported.module, out_dir / f"{stem}.ts.torch.mlir", WriteOptions())
             survey.stage("ts_import", "ok", time.monotonic() - t)
             _run_stages(survey, "ts", ir_path,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 import numpy as np
 
+from harness.enums import ParsableEnum
 from harness.errors import UnsupportedDTypeError
 
 if TYPE_CHECKING:
@@ -22,8 +22,12 @@ if TYPE_CHECKING:
     from torch_mlir import ir
 
 
-class DType(str, Enum):
-    """A tensor element type the numerics path knows, named as numpy names it."""
+class DType(ParsableEnum):
+    """A tensor element type the numerics path knows, named as numpy names it.
+
+    A closed set like the others (not a ``str`` mixin, which mypy's strict equality lets a
+    member be compared with a string, silently False): ``.value`` (or ``str()``) is numpy's
+    name, ``.short`` the torch dialect's, ``.numpy`` and ``.torch`` the libraries' own types."""
 
     BOOL = "bool"
     UINT8 = "uint8"
@@ -39,16 +43,17 @@ class DType(str, Enum):
     COMPLEX128 = "complex128"
 
     @classmethod
-    def parse(cls, text: str) -> DType:
+    def parse(cls, value: str | ParsableEnum) -> Self:
         """From numpy's, torch's or the torch dialect's spelling (``float32``, ``torch.float32``,
-        ``f32``, ``si64``)."""
-        key = str(text).strip().removeprefix("torch.")
-        if key in _ALIASES:
-            return _ALIASES[key]
+        ``f32``, ``si64``); an element type no spelling names is the numerics check's own
+        error (:class:`UnsupportedDTypeError`), not a usage error."""
+        if isinstance(value, cls):
+            return value
+        key = str(value).strip().removeprefix("torch.")
         for member in cls:
-            if member.value == key:
+            if member.value == key or _ALIASES.get(key) is member:
                 return member
-        raise UnsupportedDTypeError(text, "a dtype name", ", ".join(m.value for m in cls))
+        raise UnsupportedDTypeError(str(value), "a dtype name", ", ".join(m.value for m in cls))
 
     @classmethod
     def of(cls, array: np.ndarray | torch.Tensor) -> DType:

@@ -1,8 +1,14 @@
-"""One interface for both frontends: a ``Program`` in, a verified torch-dialect module out.
+"""One interface for every frontend: a ``Program`` in, a verified torch-dialect module out.
 
 "Import, verify, name, write" used to be written once per caller (port, emit, benchmarks);
 it is written here once. A frontend also names the pipeline that takes its IR to the backend
 contract, since the two differ (TorchScript object graphs vs FX functions).
+
+A program is the part every frontend shares (the name, the eager module, the examples) and a
+payload of the frontend's own class (``script.ScriptPayload``, ``fx.FxPayload``,
+``onnx.OnnxPayload``): a new frontend adds its class, not fields every other frontend carries.
+What a caller outside ``frontends/`` reads of a payload it reads through :class:`Payload`, so it
+never asks which frontend made the program.
 """
 
 from __future__ import annotations
@@ -12,32 +18,80 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import torch
 from torch_mlir import ir
 
 from harness.errors import UsageError
 
+from .fx import FxPayload
 from .names import FrontendName
+from .onnx import OnnxPayload
+from .script import ScriptPayload
+
+_Own = TypeVar("_Own")
+
+
+@runtime_checkable
+class Payload(Protocol):
+    """A frontend's own program, as the frontend's module defines it. What others read of it
+    they read here, each answer None where the program has no such thing (the port's trace
+    checks read the script; its explanation of a missing buffer the export; the Python line
+    behind an ONNX node the file)."""
+
+    def script_module(self) -> torch.jit.ScriptModule | None:
+        """The TorchScript module (traced or scripted) the program is."""
+        ...
+
+    def export_program(self) -> torch.export.ExportedProgram | None:
+        """The ``torch.export`` program it is, or was converted from."""
+        ...
+
+    def program_file(self) -> Path | None:
+        """The file the frontend imports (an .onnx file)."""
+        ...
+
+    def with_dynamic_axes(self, axes: tuple[tuple[int, ...], ...]) -> Payload:
+        """The payload importing ``axes`` of each example as -1 (``--dynamic``, once the port
+        found the program kept them); one whose program holds its own dynamic sizes (an
+        export's) is returned as it is."""
+        ...
 
 
 @dataclass
 class Program:
     """A model as the frontends take it: the eager module, its example inputs, and the
-    TorchScript module (traced or scripted) when the TorchScript path is wanted, or the
-    ``torch.export`` program when the caller exported it already (to time the two apart)."""
+    frontend's own program (``payload``: a trace, an export, an .onnx file), or None when the
+    frontend makes it from the eager module itself (FX exports it)."""
 
     name: str                                   # torch.debug_module_name of the IR
     eager: torch.nn.Module | None
     examples: tuple[torch.Tensor, ...]
-    script: torch.jit.ScriptModule | None = None
-    exported: torch.export.ExportedProgram | None = None
-    # TorchScript: per example, the axes imported as -1 (``--dynamic``; empty: all static)
-    dynamic_axes: tuple[tuple[int, ...], ...] = ()
-    # FX: ``exported`` went through the wheel's decomposition table already (not run again)
-    decomposed: bool = False
-    onnx_path: Path | None = None  # ONNX: the .onnx file torch.onnx.export wrote from ``exported``
+    payload: Payload | None = None
+
+    def own(self, kind: type[_Own]) -> _Own | None:
+        """The payload when it is a ``kind``: how a frontend reads its own program (None: the
+        program is another frontend's, or has none)."""
+        return self.payload if isinstance(self.payload, kind) else None
+
+    def script_module(self) -> torch.jit.ScriptModule | None:
+        """The TorchScript module the program is (see :class:`Payload`)."""
+        return self.payload.script_module() if self.payload is not None else None
+
+    def export_program(self) -> torch.export.ExportedProgram | None:
+        """The ``torch.export`` program it is or was converted from (see :class:`Payload`)."""
+        return self.payload.export_program() if self.payload is not None else None
+
+    def program_file(self) -> Path | None:
+        """The file the frontend imports (see :class:`Payload`)."""
+        return self.payload.program_file() if self.payload is not None else None
+
+    def with_dynamic_axes(self, axes: tuple[tuple[int, ...], ...]) -> Program:
+        """The program importing ``axes`` of each example as -1 (see :class:`Payload`)."""
+        if self.payload is None:
+            return self
+        return replace(self, payload=self.payload.with_dynamic_axes(axes))
 
 
 @dataclass
@@ -112,6 +166,7 @@ class Frontend:
     torch_pipeline: str  # pipelines.toml name that reaches the backend contract from this IR
     description: str
     run: Callable[[Program], tuple[ir.Module, object | None]]
+    payload: type[Payload]  # its own program's class: what ``run`` reads of a Program
     conversion: Conversion | None = None  # made from another frontend's program (ONNX)
     maker: Maker | None = None  # how it makes its program (None: a conversion of another's)
     program_name: str = "program"  # what the port calls the program when it runs it in PyTorch
@@ -147,20 +202,21 @@ class _Bound:
 def _torchscript(program: Program) -> tuple[ir.Module, object]:
     from .torchscript import ImportOptions, ModuleBuilder, forward_annotator
 
-    if program.script is None:
+    own = program.own(ScriptPayload)
+    if own is None:
         raise UsageError(f"the TorchScript frontend needs a traced or scripted module for "
                          f"'{program.name}'; trace it first (torch.jit.trace) or use --frontend fx.")
     builder = ModuleBuilder()
     examples: list[object] = list(program.examples)
-    for i, axes in enumerate(program.dynamic_axes[:len(examples)]):
+    for i, axes in enumerate(own.dynamic_axes[:len(examples)]):
         if axes:  # the annotator reads .shape and .dtype: -1 is a dynamic size
             t = program.examples[i]
             examples[i] = _Bound([-1 if a in axes else d for a, d in enumerate(t.shape)], t.dtype)
     # dynamic: the trace's own value types carry the traced sizes; read none of them (upstream's
     # torch_mlir.compile(ignore_traced_shapes=True)), so only the annotated bounds type arguments
-    stats = builder.import_module(program.script, forward_annotator(program.script, examples),
+    stats = builder.import_module(own.module, forward_annotator(own.module, examples),
                                   ImportOptions(ignore_existing_tensor_shapes_and_dtypes=any(
-                                      program.dynamic_axes)))
+                                      own.dynamic_axes)))
     builder.verify()
     return builder.module, stats
 
@@ -168,36 +224,40 @@ def _torchscript(program: Program) -> tuple[ir.Module, object]:
 def _fx(program: Program) -> tuple[ir.Module, None]:
     from .fx import export_and_import
 
-    source = program.exported if program.exported is not None else program.eager
+    own = program.own(FxPayload)
+    source = own.exported if own is not None else program.eager
     if source is None:
         raise UsageError(f"the FX frontend needs the eager module of '{program.name}'.")
     return export_and_import(source, program.examples, name=program.name,
-                             decomposed=program.decomposed), None
+                             decomposed=own is not None and own.decomposed), None
 
 
 def _onnx(program: Program) -> tuple[ir.Module, None]:
     from .onnx import import_file
 
-    if program.onnx_path is None:
+    own = program.own(OnnxPayload)
+    if own is None:
         raise UsageError(f"the ONNX frontend needs the .onnx file of '{program.name}' "
                          "(torch.onnx.export of its torch.export program).")
-    return import_file(program.onnx_path), None
+    return import_file(own.path), None
 
 
 def _to_onnx(program: Program, folder: Path) -> Program:
     from .onnx import export
 
-    if program.exported is None:
+    own = program.own(FxPayload)
+    if own is None:
         raise UsageError(f"the ONNX frontend exports '{program.name}' from its torch.export program.")
-    path = export(program.exported, program.examples, folder / f"{program.name}.onnx", name=program.name)
-    return replace(program, onnx_path=path)
+    path = export(own.exported, program.examples, folder / f"{program.name}.onnx", name=program.name)
+    return replace(program, payload=OnnxPayload(path, own.exported))
 
 
 def _onnx_runner(program: Program) -> Callable[[Sequence[torch.Tensor]], list[torch.Tensor]]:
     from .onnx import runner
 
-    assert program.onnx_path is not None
-    return runner(program.onnx_path)
+    own = program.own(OnnxPayload)
+    assert own is not None
+    return runner(own.path)
 
 
 def _onnx_check() -> None:
@@ -220,7 +280,7 @@ def _trace(request: MakeRequest) -> Made:
                  "check_trace=False)."]
     else:
         raise ValueError(f"{request.name} has no trace: port it through --frontend fx")
-    return Made(Program(request.name, request.eager, request.examples, script),
+    return Made(Program(request.name, request.eager, request.examples, ScriptPayload(script)),
                 lambda tensors: script(*tensors), notes)
 
 
@@ -230,7 +290,7 @@ def _export(request: MakeRequest) -> Made:
         warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
         exported = torch.export.export(request.eager, request.examples, strict=False,
                                        dynamic_shapes=request.dynamic_shapes)
-    return Made(Program(request.name, request.eager, request.examples, exported=exported),
+    return Made(Program(request.name, request.eager, request.examples, FxPayload(exported)),
                 run_exported(exported))
 
 
@@ -250,20 +310,21 @@ def run_exported(exported: torch.export.ExportedProgram) -> Callable[[Sequence[t
 FRONTENDS: dict[FrontendName, Frontend] = {
     FrontendName.TORCHSCRIPT: Frontend(
         FrontendName.TORCHSCRIPT, "torchscript-to-torch",
-        "torch.jit.trace -> the project's TorchScript importer", _torchscript,
+        "torch.jit.trace -> the project's TorchScript importer", _torchscript, ScriptPayload,
         maker=Maker("trace", _trace, freezes_sizes=True), program_name="trace",
         program_blame=": the frontend froze the difference in (see the TracerWarnings), not "
                       "torch-mlir", typed_import=False, notes_heading="trace"),
     FrontendName.FX: Frontend(
         FrontendName.FX, "fx-to-torch", "torch.export -> the torch-mlir wheel's fx_importer", _fx,
-        maker=Maker("export", _export, guards_sizes=True), program_name="exported program",
+        FxPayload, maker=Maker("export", _export, guards_sizes=True), program_name="exported program",
         program_blame=": the frontend froze the difference in (see the TracerWarnings), not "
                       "torch-mlir"),
     FrontendName.ONNX: Frontend(
         FrontendName.ONNX, "onnx-to-torch",
         "torch.export -> torch.onnx.export -> the torch-mlir wheel's onnx_importer", _onnx,
+        OnnxPayload,
         Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check, ".onnx",
-                   lambda program, path: replace(program, onnx_path=path)),
+                   lambda program, path: replace(program, payload=OnnxPayload(path))),
         program_name="ONNX file in onnxruntime",
         program_blame=", past the float64 rule: the ONNX exporter got it wrong, not torch-mlir"),
 }

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -66,6 +68,30 @@ def _literal_hooks() -> FxImporterHooks:
                                     attributes={"value": made[1]}).result
 
     return _TensorLiterals()
+
+
+@dataclass(frozen=True)
+class FxPayload:
+    """The FX frontend's program: torch.export's, which the port exported already (to time the
+    two apart), and whether it went through the wheel's decomposition table already (the
+    persistent-buffers fix imports the failed import's decomposition again: not run twice)."""
+
+    exported: torch.export.ExportedProgram
+    decomposed: bool = False
+
+    def script_module(self) -> None:
+        return None
+
+    def export_program(self) -> torch.export.ExportedProgram:
+        return self.exported
+
+    def program_file(self) -> Path | None:
+        return None
+
+    def with_dynamic_axes(self, axes: tuple[tuple[int, ...], ...]) -> FxPayload:
+        """As it is: torch.export keeps (or refuses, with a guard) the dynamic sizes it was
+        given when it exported."""
+        return self
 
 
 class ImportFailed(ModelError):

@@ -17,6 +17,7 @@ import io
 import os
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,29 @@ def check() -> None:
     _require("onnx", "the onnx package")
     _require("onnxscript", "onnxscript (torch.onnx.export's dynamo exporter)")
     _require("onnxruntime", "onnxruntime (it runs the .onnx file against eager PyTorch)")
+
+
+@dataclass(frozen=True)
+class OnnxPayload:
+    """The ONNX frontend's program: the .onnx file it imports, and the torch.export program
+    torch.onnx.export wrote it from (None: the model was given as the file); the port reads
+    the export to explain a buffer the import found missing."""
+
+    path: Path
+    exported: torch.export.ExportedProgram | None = None
+
+    def script_module(self) -> None:
+        return None
+
+    def export_program(self) -> torch.export.ExportedProgram | None:
+        return self.exported
+
+    def program_file(self) -> Path:
+        return self.path
+
+    def with_dynamic_axes(self, axes: tuple[tuple[int, ...], ...]) -> OnnxPayload:
+        """As it is: the file keeps the dynamic sizes of the export it was written from."""
+        return self
 
 
 class ExportFailed(ModelError):

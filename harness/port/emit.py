@@ -77,6 +77,7 @@ def _import(name: str, importer: FrontendName, keep_weights: bool, path: Path) -
 
     from ..compiler.mlir import WriteOptions, write_module
     from ..frontends.base import MakeRequest, Program, frontend
+    from ..frontends.script import ScriptPayload
     from ..models import catalog
 
     chosen = frontend(importer)
@@ -84,7 +85,8 @@ def _import(name: str, importer: FrontendName, keep_weights: bool, path: Path) -
         chosen.conversion.check()  # the [onnx] extra, before the model is built
     entry = catalog.get(name)  # an unknown name fails here, before anything is written
     traced = entry.build()
-    program = Program(traced.debug_name, traced.eager, tuple(traced.examples), traced.script)
+    program = Program(traced.debug_name, traced.eager, tuple(traced.examples),
+                      ScriptPayload(traced.script))
     with tempfile.TemporaryDirectory(prefix="harness-emit-") as folder:
         if chosen.conversion is not None:  # made from another frontend's program (ONNX: FX's)
             maker = frontend(chosen.conversion.source).maker

@@ -23,7 +23,7 @@ import torch
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.outcomes import Outcome
 from harness.frontends.base import Frontend, MakeRequest, Program, frontend, run_exported
-from harness.frontends.fx import ImportFailed
+from harness.frontends.fx import FxPayload, ImportFailed
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import SpecializationLog, export_shapes
 
@@ -159,16 +159,17 @@ def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, op
         made = maker.make(request)
     port.notes += made.notes
     program = made.program
-    if subject.dynamic and maker.freezes_sizes and program.script is not None:
-        frozen = trace_frozen(program.script, subject)
+    script = program.script_module()
+    if subject.dynamic and maker.freezes_sizes and script is not None:
+        frozen = trace_frozen(script, subject)
         port.dynamic = DynamicDims(frozen=frozen)
         if frozen:
             port.notes.append("--dynamic: the trace froze a size (it fails or changes shape on "
                               "the second set), so every dimension stays static; frozen at "
                               + ", ".join(frozen[:3]))
         else:
-            program = replace(program, dynamic_axes=tuple(tuple(sorted(a))
-                                                          for a in subject.dynamic_axes))
+            program = program.with_dynamic_axes(tuple(tuple(sorted(a))
+                                                      for a in subject.dynamic_axes))
     return program, lambda inputs: made.run(inputs.tensors)
 
 
@@ -178,13 +179,14 @@ def _fixed_trace(subject: Subject, name: FrontendName, program: Program, run_pro
     """``--fix`` on the trace: what no pass converts (``prim::PythonOp``) answered by a module
     fix (:mod:`.module_fixes`), and the fixed module traced again. An exported program (FX) is
     returned as it is."""
-    if program.script is None:
+    script = program.script_module()
+    if script is None:
         return program, run_program
-    blockers = trace_blockers(program.script)
+    blockers = trace_blockers(script)
     if not blockers:
         return program, run_program
     with progress.stage(f"{label} fix the module"):
-        module, kept = fix_module(subject, blockers, port, script=program.script)
+        module, kept = fix_module(subject, blockers, port, script=script)
     if module is None:
         return program, run_program
     try:
@@ -227,8 +229,8 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
             port.notes.append("--fix: the first export's decomposed program was imported again "
                               "with its buffers persistent (the same IR as the fixed module's "
                               "export, where torch.export takes the fixed module)")
-            program = Program(subject.name, module, subject.inputs.tensors, exported=reused,
-                              decomposed=True)
+            program = Program(subject.name, module, subject.inputs.tensors,
+                              FxPayload(reused, decomposed=True))
             # the import replaces the decomposition's placeholders: PyTorch runs the export
             # (persistence changes what state_dict() saves, not what forward computes)
             runs = run_exported(stopped.exported)
@@ -254,14 +256,15 @@ def _import(subject: Subject, chosen: Frontend, program: Program, folder: Path, 
                 with torch.no_grad():
                     imported = chosen.import_program(program)
             except Exception as error:
-                if STATE_MAPPING in str(error.__cause__ or error) and program.exported is not None:
-                    explanation = missing_buffers_explanation(program.exported)
+                exported = program.export_program()
+                if STATE_MAPPING in str(error.__cause__ or error) and exported is not None:
+                    explanation = missing_buffers_explanation(exported)
                     decomposed = error.decomposed if isinstance(error, ImportFailed) else None
                 raise
             write_module(imported.module, path, WriteOptions(keep_weights=options.weights_kept,
                                                               bytecode=as_bytecode))
     except _Stopped as stopped:
-        stopped.exported, stopped.decomposed = program.exported, decomposed
+        stopped.exported, stopped.decomposed = program.export_program(), decomposed
         raise
     port.stages[-1].output = str(path)
     return path

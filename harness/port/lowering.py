@@ -174,7 +174,7 @@ def _own_lines(ports: list[FrontendPort], program: Program, subject: Subject) ->
     the eager call of its op where the program's stack stops short of it (one eager forward for
     all the ports, only when some blocker names a torch op)."""
     for each in ports:
-        each.blockers = with_onnx_stacks(each.blockers, program.onnx_path)
+        each.blockers = with_onnx_stacks(each.blockers, program.program_file())
     keys = {op_key(b.op) for each in ports for b in each.blockers if b.location} - {""}
     if keys:
         stacks = eager_stacks(lambda: subject.eager(*subject.inputs.tensors), keys)
@@ -196,7 +196,7 @@ def _failed_stage(port: FrontendPort, failed: StageResult, known_port: FrontendP
     with progress.stage(f"{label} diagnose {failed.name}") as step:
         port.blockers = with_trace_stacks(pipeline_blockers(
             failed.record, failed_stage, Path(port.folder), _diagnosable(failed.name, options), known),
-            program.script)
+            program.script_module())
     port.diagnosis_seconds = step.seconds
     port.commands = pipeline_commands(failed.record, failed.name, Path(port.folder), options)
     port.reproduce = reproduce_command(failed.record)

@@ -314,3 +314,74 @@ def test_the_frontend_branch_check_can_fail(tmp_path):
                                       "x = name == FrontendName.ONNX\n")
     assert frontend_branches(tmp_path) == ["port.py:1: if name is FrontendName.TORCHSCRIPT:",
                                            "port.py:3: x = name == FrontendName.ONNX"]
+
+
+# What every frontend's Program holds; the rest is the payload, which only its frontend reads.
+_PROGRAM_COMMON = {"name", "eager", "examples"}
+
+
+def _program_api() -> set[str]:
+    """Program's shared fields and the methods that read a payload through ``Payload``; not
+    ``own``, a frontend's way to its own payload (elsewhere: asking which frontend made it)."""
+    from harness.frontends.base import Program
+
+    return _PROGRAM_COMMON | {n for n, v in vars(Program).items()
+                              if callable(v) and not n.startswith("_") and n != "own"}
+
+
+def _is_program(node: ast.expr) -> bool:
+    """A name for a Program as the package spells one: ``program``, ``made.program``."""
+    return (isinstance(node, ast.Name) and node.id == "program") or (
+        isinstance(node, ast.Attribute) and node.attr == "program")
+
+
+def _imports_frontends(tree: ast.Module) -> bool:
+    """Whether a module imports the frontends (the modules that may hold a Program: elsewhere a
+    ``program`` is another thing, the numerics search's cut of the IR)."""
+    return any((isinstance(node, ast.ImportFrom) and "frontends" in (node.module or "").split("."))
+               or (isinstance(node, ast.Import)
+                   and any(a.name.startswith("harness.frontends") for a in node.names))
+               for node in ast.walk(tree))
+
+
+def program_field_reads(package: Path = PACKAGE, api: set[str] | None = None) -> list[str]:
+    """Places outside ``frontends/`` that read what one frontend's program holds (a trace, an
+    export, an .onnx file) other than through Program's own methods: its ``payload``, a field
+    of a program that is not shared, or a ``replace(program, ...)`` that sets one."""
+    api = _program_api() if api is None else api
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "__pycache__" in path.parts or (package / "frontends") in path.parents:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        if not _imports_frontends(tree):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and (
+                    node.attr == "payload" or (_is_program(node.value) and node.attr not in api)):
+                found.append(f"{path.relative_to(package)}:{node.lineno}: .{node.attr}")
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id == "replace" and node.args and _is_program(node.args[0])):
+                found += [f"{path.relative_to(package)}:{node.lineno}: replace({k.arg}=)"
+                          for k in node.keywords if k.arg not in _PROGRAM_COMMON]
+    return found
+
+
+def test_nothing_outside_the_frontends_reads_one_frontends_program():
+    """Issue 41: a frontend owns its payload; the port asks a Program for a script, an export or
+    a file (None where it has none), never for a field only one frontend's program has."""
+    assert program_field_reads() == []
+
+
+def test_the_program_field_check_can_fail(tmp_path):
+    (tmp_path / "frontends").mkdir()
+    (tmp_path / "frontends" / "ok.py").write_text("x = program.payload.module\n")
+    (tmp_path / "other.py").write_text("a = program.text\n")  # no Program here: not read
+    (tmp_path / "port.py").write_text(
+        "from harness.frontends.base import Program\na = program.script\n"
+        "b = made.program.onnx_path\nc = program.name, program.script_module()\n"
+        "d = replace(program, dynamic_axes=())\ne = replace(program, name='m')\nf = thing.payload\n"
+        "g = program.own(FxPayload)\n")
+    assert program_field_reads(tmp_path, _PROGRAM_COMMON | {"script_module"}) == [
+        "port.py:2: .script", "port.py:3: .onnx_path", "port.py:5: replace(dynamic_axes=)",
+        "port.py:7: .payload", "port.py:8: .own"]
