@@ -11,15 +11,21 @@ its own temp folder: one line per probe, PASS or FAIL with what was seen; exit 1
 - odd homes: ``harness report`` with ``$HOME`` holding a quote, a newline, spaces or non-ASCII
   leaves no part of it in any bundle file or archive member name, and a path outside the known
   folders with a space in a folder name leaves no folder name;
-- temp files: ``harness bisect`` leaves nothing in ``$TMPDIR``.
+- temp files: ``harness bisect`` leaves nothing in ``$TMPDIR``;
+- round 4: a record's pipeline that starts with ``-`` never reaches torch-mlir-opt as its flags
+  (``diff`` of a planted run or timeline record; a ``-load-pass-plugin`` library or a
+  ``--mlir-generate-reproducer`` that overwrites a user's file); links planted in a sweep's
+  ``--out`` (its lock, a model's log) and in a ``--merge`` output (a record, a log) are replaced,
+  never written through; a forged record in ``--merge`` is one paragraph naming it (exit 2).
 
-    python tools/probe_security.py            # about 30 s on 2 cores (the report probes run side by side)
+    python tools/probe_security.py            # about 45 s on 2 cores (the probes run 3 side by side)
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -197,10 +203,96 @@ def probe_bisect_temp_files(tmp: Path) -> list[Probe]:
                   f"exit {proc.returncode}; left in TMPDIR: {left or 'nothing'}")]
 
 
+# --- round 4: records as flags, links in output folders, forged records ----------------------
+
+VICTIM_TEXT = "the user's own file\n"
+
+
+def _victim(tmp: Path) -> Path:
+    victim = tmp / "victim.txt"
+    victim.write_text(VICTIM_TEXT)
+    return victim
+
+
+def probe_record_pipeline_as_flags(tmp: Path) -> list[Probe]:
+    victim = _victim(tmp)
+    out = []
+    for what, pipeline in (("plugin", f"-load-pass-plugin={tmp / 'evil.so'} -canonicalize"),
+                           ("reproducer", f"--mlir-generate-reproducer={victim} -canonicalize")):
+        records = tmp / what
+        records.mkdir()
+        (records / "ok.mlir").write_text(OK_IR)
+        (records / "planted.json").write_text(json.dumps(
+            {"outcome": "success", "input_path": "ok.mlir", "pipeline": pipeline}))
+        proc = harness("diff", "--opt", "wheel", "--opt", "wheel", records, cwd=tmp)
+        ok = (proc.returncode == 2 and victim.read_text() == VICTIM_TEXT
+              and "Traceback" not in proc.stderr)
+        out.append(Probe(f"diff never hands a record's pipeline to torch-mlir-opt as flags ({what})",
+                         ok, f"exit {proc.returncode}: {_said(proc)}"))
+    timeline = tmp / "timeline"
+    (tmp / "ok.mlir").write_text(OK_IR)
+    made = harness("timeline", tmp / "ok.mlir", "--pipeline", "builtin.module(canonicalize)",
+                   "--out", timeline, cwd=tmp)
+    record = timeline / "timeline.json"
+    if made.returncode != 0 or not record.is_file():
+        return [*out, Probe("diff holds a timeline record to its folder", False,
+                            f"timeline exit {made.returncode}: {_said(made)}")]
+    data = json.loads(record.read_text())
+    data.pop("input_ir", None)
+    data["input_path"] = str(victim)  # a file outside its folder
+    record.write_text(json.dumps(data))
+    proc = harness("diff", "--opt", "wheel", "--opt", "wheel", timeline, cwd=tmp)
+    return [*out, Probe("diff refuses a timeline record whose input is outside its folder",
+                        proc.returncode == 2 and "outside" in proc.stderr,
+                        f"exit {proc.returncode}: {_said(proc)}")]
+
+
+def probe_links_in_sweep_out(tmp: Path) -> list[Probe]:
+    victim = _victim(tmp)
+    out = tmp / "out"
+    (out / "logs").mkdir(parents=True)
+    (out / ".sweep.lock").symlink_to(victim)
+    (out / "logs" / "seggpt.log").symlink_to(victim)  # refused quickly: its inputs cannot be planned
+    proc = harness("sweep", "seggpt", "--frontend", "fx", "--out", out, cwd=tmp, timeout=300)
+    replaced = not (out / ".sweep.lock").is_symlink() and not (out / "logs" / "seggpt.log").is_symlink()
+    ok = victim.read_text() == VICTIM_TEXT and replaced and (out / "index.html").is_file()
+    state = "intact" if victim.read_text() == VICTIM_TEXT else "WRITTEN"
+    first = [Probe("a sweep replaces links planted in --out (its lock, a model's log)", ok,
+                   f"exit {proc.returncode}; victim {state}")]
+    merged = tmp / "merged"
+    (merged / "records").mkdir(parents=True)
+    (merged / "logs").mkdir()
+    (merged / "records" / "seggpt.json").symlink_to(victim)
+    (merged / "logs" / "seggpt.log").symlink_to(victim)
+    proc = harness("sweep", "--merge", out, "--out", merged, cwd=tmp)
+    ok = (victim.read_text() == VICTIM_TEXT and not (merged / "records" / "seggpt.json").is_symlink()
+          and (merged / "index.html").is_file())
+    return [*first, Probe("sweep --merge replaces links planted in its --out (a record, a log)", ok,
+                          f"exit {proc.returncode}: {_said(proc)}")]
+
+
+def probe_forged_merge_records(tmp: Path) -> list[Probe]:
+    out = []
+    for what, forged in (("variants a string", {"variants": "nope"}),
+                         ("ports a number", {"variants": [{"variant": "stock", "name": "gpt2", "ports": 7}]}),
+                         ("a list", None)):
+        shard = tmp / what.replace(" ", "-")
+        (shard / "records").mkdir(parents=True)
+        data: object = [1, 2] if forged is None else {**_record("gpt2", ""), **forged}
+        (shard / "records" / "gpt2.json").write_text(json.dumps(data))
+        proc = harness("sweep", "--merge", shard, "--out", tmp / f"merged-{shard.name}", cwd=tmp)
+        ok = proc.returncode == 2 and "gpt2.json" in proc.stderr and "Traceback" not in proc.stderr
+        out.append(Probe(f"sweep --merge of a forged record ({what}) is one paragraph naming it", ok,
+                         f"exit {proc.returncode}: {_said(proc)}"))
+        shutil.rmtree(shard)
+    return out
+
+
 PROBES: list[tuple[str, Callable[[Path], list[Probe]]]] = [
     ("injection", probe_injected_pipelines), ("paste", probe_pasted_reproduce_line),
     ("lit", probe_planted_lit_config), ("records", probe_records_outside_their_folder),
-    ("bisect-tmp", probe_bisect_temp_files),
+    ("bisect-tmp", probe_bisect_temp_files), ("flags", probe_record_pipeline_as_flags),
+    ("links", probe_links_in_sweep_out), ("forged", probe_forged_merge_records),
     *((f"home-{kind}", lambda tmp, kind=kind: probe_odd_home(tmp, kind)) for kind in HOMES),
 ]
 
