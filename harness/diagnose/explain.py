@@ -33,6 +33,7 @@ from harness.errors import InputFileError
 from harness.knowledge import fixes, idioms, upstream
 
 from .blockers import BlockerAnalysis, Equivalent, IllegalOp, analyze
+from .onnx_terms import no_pattern, onnx_op_name, onnx_opset
 from .registry import describe_unregistered
 from .source import excerpt, is_harness, is_library
 
@@ -105,6 +106,7 @@ class BlockerExplanation:
     fixes: list[fixes.KnownFix]
     upstream: list[upstream.UpstreamReport]
     isolated_ir: str
+    onnx: str = ""  # an ONNX op no TorchOnnxToTorch pattern converts: why, in ONNX's terms
 
     def user_frame(self) -> SourceFrame | None:
         return _user_frame(self.frames)
@@ -198,6 +200,8 @@ def _render_blocker(b: BlockerExplanation) -> list[str]:
     many = f" ({b.count} in the module)" if b.count > 1 else ""
     out = [f"blocker: {b.op}{many}: it fails alone, as a one-op function of {b.types}",
            f"  lowering: {b.lowering_line()}"]
+    if b.onnx:
+        out.append(f"  onnx: {b.onnx}")
     out += _render_frames(b.frames, b.ir_only)
     for s in b.symptoms:
         by = f"; {', '.join(s.converted_by)} lowers it alone" if s.converted_by else "; it lowers alone"
@@ -277,7 +281,14 @@ def _explain_blocker(op: IllegalOp, analysis: BlockerAnalysis, record: RunRecord
         symptoms=[Symptom(s.name, list(s.converted_by)) for s in analysis.explained_by(op.name)],
         hints=hints, fixes=list(dict.fromkeys(named)),
         upstream=upstream.matching(op.name, reported[0] if reported else ""),
-        isolated_ir=op.isolated_ir)
+        isolated_ir=op.isolated_ir, onnx=_onnx_terms(op, record))
+
+
+def _onnx_terms(op: IllegalOp, record: RunRecord) -> str:
+    """An ONNX op that stayed generic and lowers alone under no pass: in ONNX's terms, with the
+    opset the file records (its text or its bytecode)."""
+    name = onnx_op_name(op.name)
+    return no_pattern(name, onnx_opset(record.input_path)) if name and not op.converted_by else ""
 
 
 def explain_record(record: RunRecord, *, context: int = 2,

@@ -27,6 +27,7 @@ from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
+from harness.diagnose.onnx_terms import no_pattern, onnx_op_name, onnx_opset
 from harness.diagnose.source import model_frame, torch_ops_at
 
 from .options import PortOptions
@@ -110,31 +111,16 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
                     called_from=b.called_from or model_line(b.frames)) for b in found]
 
 
-#: The ONNX opset the onnx_importer records on each function it imports.
-_OPSET = re.compile(r"torch\.onnx_meta\.opset_version = (\d+)")
-
-
 def _onnx_op(blocker: Blocker, record: RunRecord) -> Blocker:
-    """An ONNX op the conversion left (``torch.operator "onnx.Softsign"``): say so in ONNX's
-    terms, with its node's name (the name location MLIR's error is at) and the file's opset,
-    which is what a TorchOnnxToTorch pattern is written for (issue 42)."""
-    name = blocker.op.removeprefix('torch.operator "').removesuffix('"').removeprefix("onnx.")
+    """An ONNX op the conversion left (``torch.operator "onnx.Softsign"``): said in ONNX's
+    terms, with its node's name (the name location MLIR's error is at) and the file's opset."""
+    name = onnx_op_name(blocker.op)
     said = next((f"{d.message} {d.current_op}" for d in record.errors()
                  if f'"onnx.{name}"' in f"{d.message} {d.current_op}"), blocker.message)
     node = _NAME_LOC.search(said)
-    try:
-        with open(record.input_path, encoding="utf-8", errors="replace") as f:
-            opset = _OPSET.search(f.read(1 << 16))
-    except OSError:
-        opset = None
-    at = f"node {node.group(1)}, " if node else ""
-    version = f"opset {opset.group(1)}" if opset else "its opset"
     return replace(blocker, count=max(blocker.count, 1), explanation=" ".join(filter(None, (
         blocker.explanation,
-        f"ONNX op {name} ({at}{version}) has no TorchOnnxToTorch pattern: "
-        f"convert-torch-onnx-to-torch left it as the generic torch.operator \"onnx.{name}\"; "
-        f"the lowering to write is onnx.{name} at {version} in "
-        "lib/Conversion/TorchOnnxToTorch/ (or the exporter may emit it as ops that have one)."))))
+        no_pattern(name, onnx_opset(record.input_path), node.group(1) if node else "")))))
 
 
 def _each_generic_op(reported: Blocker, torch_ir: Path) -> list[Blocker]:

@@ -1,0 +1,53 @@
+"""An ONNX op the conversion left, in ONNX's terms: its name, node and the file's opset, which
+is what a TorchOnnxToTorch pattern is written for (issue 42). Shared by the port's blockers and
+``harness explain``/``report`` of an imported ONNX file, text or bytecode (``.mlirbc``)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from harness.compiler.mlir import children, is_bytecode, read_module
+
+#: The ONNX opset the onnx_importer records on each function it imports.
+OPSET_ATTR = "torch.onnx_meta.opset_version"
+_OPSET = re.compile(rf"{re.escape(OPSET_ATTR)} = (\d+)")
+#: The generic op the importer leaves for an ONNX op: ``torch.operator "onnx.Softsign"``.
+GENERIC_PREFIX = 'torch.operator "onnx.'
+
+
+def onnx_op_name(op: str) -> str:
+    """``Softsign`` for ``torch.operator "onnx.Softsign"``; "" for any other op."""
+    return op.removeprefix(GENERIC_PREFIX).removesuffix('"') if op.startswith(GENERIC_PREFIX) else ""
+
+
+def onnx_opset(path: str | Path) -> int | None:
+    """The ONNX opset an imported file records on its functions, from its text or, for a
+    bytecode file, from its parsed module; None when it records none or cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return None
+    if not is_bytecode(head):
+        found = _OPSET.search(head.decode("utf-8", errors="replace"))
+        return int(found.group(1)) if found else None
+    parsed = read_module(path)
+    if parsed is None:
+        return None
+    context, module = parsed
+    with context:
+        for op in children(module):
+            if OPSET_ATTR in op.attributes:
+                return int(str(op.attributes[OPSET_ATTR]).split(":")[0])
+    return None
+
+
+def no_pattern(name: str, opset: int | None, node: str = "") -> str:
+    """Why an ONNX op stayed generic, and where its lowering goes."""
+    at = f"node {node}, " if node else ""
+    version = f"opset {opset}" if opset else "its opset"
+    return (f"ONNX op {name} ({at}{version}) has no TorchOnnxToTorch pattern: "
+            f"convert-torch-onnx-to-torch left it as the generic torch.operator \"onnx.{name}\"; "
+            f"the lowering to write is onnx.{name} at {version} in "
+            "lib/Conversion/TorchOnnxToTorch/ (or the exporter may emit it as ops that have one).")
