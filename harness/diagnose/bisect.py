@@ -49,6 +49,7 @@ from harness.compiler.runner import (
 from harness.compiler.text import unescape_mlir_string
 from harness.errors import PipelineConfigError
 
+from .onnx_terms import no_pattern, onnx_op_name, onnx_opset
 from .blockers import BlockerAnalysis, analyze
 from .registry import describe_unregistered
 from .timing import NOT_PASSES, timing_nodes
@@ -74,6 +75,7 @@ class Responsibility:
     equivalent_op: str = ""        # what a named fix replaces it by
     fix: str = ""                  # that fix's name
     equivalent_converted_by: list[str] = field(default_factory=list)
+    onnx_opset: int | None = None  # an ONNX op's: the opset its file records
 
     @property
     def responsible_pass(self) -> str:
@@ -92,6 +94,8 @@ class Responsibility:
         unregistered = describe_unregistered(self.op)
         if unregistered is not None:
             return unregistered
+        if onnx_op_name(self.op):
+            return no_pattern(onnx_op_name(self.op), self.onnx_opset)
         text = f"no conversion pass of this pipeline lowers {self.op}"
         if self.equivalent_converted_by:
             text += (f"; {self.equivalent_converted_by[0]} lowers the equivalent "
@@ -391,6 +395,9 @@ def _bisect(input_path: str, pipeline: str, opt: str | None, workdir: Path,
     if blockers and first.outcome is Outcome.LEGALIZATION_FAILURE:
         result.blockers = analyze(input_path, pipeline, opt=first.binary, timeout_s=timeout_s)
         result.responsible = responsible_passes(result.blockers)
+        if any(onnx_op_name(r.op) for r in result.responsible):
+            opset = onnx_opset(input_path)
+            result.responsible = [replace(r, onnx_opset=opset) for r in result.responsible]
     diagnosed = first.outcome is not Outcome.TIMEOUT and any(
         d.is_error and not d.is_reproducer_summary for d in first.diagnostics)
     if replay is Replay.ALL or (replay is Replay.CRASHES and not diagnosed):

@@ -50,3 +50,13 @@ def test_explain_names_the_onnx_op_and_its_opset(tmp_path):
     assert onnx_op_name(blocker.op) == "Softsign"
     assert blocker.onnx.startswith("ONNX op Softsign (opset 13) has no TorchOnnxToTorch pattern")
     assert "  onnx: ONNX op Softsign (opset 13)" in "\n".join(result.render())
+
+
+def test_bisect_names_the_onnx_op_and_its_opset(tmp_path):
+    from harness.diagnose.bisect import bisect
+
+    _, bytecode = _softsign(tmp_path)
+    result = bisect(bytecode, pipelines.default().resolve("onnx-to-torch"), out_dir=tmp_path)
+    assert result.failing_pass == "convert-torch-onnx-to-torch"
+    (blocker,) = [r for r in result.responsible if r.blocker]
+    assert blocker.describe().startswith("ONNX op Softsign (opset 13) has no TorchOnnxToTorch pattern")
