@@ -92,3 +92,23 @@ def replace_fx(paths: tuple[PathResult, ...], outcome: PathOutcome) -> tuple[Pat
 def test_a_failure_with_no_catalog_match_is_a_new_issue():
     verdict = triage("torch.aten.nonzero", "", "error: something else")
     assert verdict.filing == FILE_NEW and verdict.threads == ()
+
+
+def test_a_grouped_bundle_is_triaged_on_every_op_of_its_cause(tmp_path):
+    """--each's one bundle for one cause: the catalog's reports and searches about any member op
+    are the bundle's (the missing-functions bundle's im2col member has open PR #4766)."""
+    from harness.compiler.outcomes import Outcome
+    from harness.compiler.records import RunRecord
+    from harness.diagnose.report.build import _verdict
+    from harness.diagnose.report.result import ReportOptions, SameCauseMember
+
+    first = RunRecord(Outcome.PASS_FAILURE, [], "p", "x.mlir", "opt", 1, 0.1,
+                      stderr="error: unsupported by backend contract: tensor with unknown rank")
+    im2col = SameCauseMember(("torch.aten.im2col",), "pass-failure: unsupported by backend contract: "
+                             "tensor with unknown rank: 'torch.aten.im2col'", "", "reduced-2.mlir", "p")
+    alone = _verdict(first, None, None, ReportOptions(out_dir=tmp_path), lambda _: None)
+    grouped = _verdict(first, None, None, ReportOptions(out_dir=tmp_path, same_cause=(im2col,)),
+                       lambda _: None)
+    assert 4766 not in [m.number for m in alone.matches]
+    assert 4766 in [m.number for m in grouped.matches] and grouped.filing == FILE_NEW
+    assert any(4766 in r.matches for r in grouped.searched)
