@@ -155,7 +155,8 @@ def _upstream_only(f: MiscompileFindings) -> str:
         return ""
     torch_part = ("The wrong numbers need an execution, and that part is torch-mlir's: `repro.py` "
                   "lowers with the RefBackend's passes (some are torch-mlir's `refback-*`) and runs "
-                  "the torch-mlir wheel's `ExecutionEngine`; no upstream MLIR tool alone runs it.")
+                  "the torch-mlir wheel's `ExecutionEngine`; that run is the part of this check that "
+                  "needs torch-mlir.")
     if not u.ok:
         return (torch_part + " The culprit's passes alone, " + md.code(u.pipeline) + ", failed "
                 "through the wheel's MLIR Python bindings on `reduced.linalg.mlir`: "
@@ -166,8 +167,8 @@ def _upstream_only(f: MiscompileFindings) -> str:
         f"`reduced.linalg.mlir` (linalg, tensor and arith only) they give `{UPSTREAM_FILE}`:", "",
         "```sh", shell_words(["mlir-opt", f"--pass-pipeline={u.pipeline}", "reduced.linalg.mlir"]),
         "```", "",
-        f"This bundle ran that pass-pipeline string through the torch-mlir wheel's MLIR Python "
-        f"bindings (`torch_mlir.passmanager.PassManager.parse` of the same string, on the same "
+        "This bundle ran that pass-pipeline string through the torch-mlir wheel's MLIR Python "
+        "bindings (`torch_mlir.passmanager.PassManager.parse` of the same string, on the same "
         f"file; no `mlir-opt` ships with the wheel) and kept the output as `{UPSTREAM_FILE}`; an "
         "LLVM build's `mlir-opt` takes the string as it is. Left out of the RefBackend's lowering, "
         "the last pass of it makes the numbers right (\"At fault\" above)."])
