@@ -11,9 +11,16 @@ harness/knowledge/upstream.toml; with $TORCH_MLIR_MIRROR (a clone of llvm/torch-
 also gets upstream's xfail expectations and, from the catalog's [[search]] pattern, the commit
 that introduced the faulty line (--torch-mlir-src, --root-cause-code).
 
-A bundle the report triages "expected upstream" (TorchScript only, and upstream's TorchScript
-config already lists every test it blocks) is not kept as an issue: its folder is removed and it
-is listed, with upstream's reason, in README.md between the expected-upstream markers.
+The report's triage (record.json's "filing") decides where a bundle goes, never a hand edit:
+
+- "new issue": reports/upstream/NAME/, a new issue to file;
+- "comment on the known thread" (triaged `known #N` or `by design` from the catalog): moved to
+  reports/upstream/known/NAME/, a reproducer to add to the thread(s) record.json's "threads"
+  names, and listed in README.md between the known-upstream markers;
+- "not filed": `expected upstream` (TorchScript only, and upstream's TorchScript config already
+  lists every test it blocks) or `not on the supported path` (TorchScript only, and the catalog
+  holds upstream's word that it will not act on that construct): the folder is removed and it is
+  listed, with upstream's reason, between the expected-upstream or unsupported-path markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -43,8 +50,17 @@ BUNDLES = ROOT / "reports" / "upstream"
 FINDINGS: dict[str, dict] = json.loads((Path(__file__).with_name("regen_upstream_findings.json")).read_text())
 CATALOG = ROOT / "harness" / "knowledge" / "upstream.toml"
 README = BUNDLES / "README.md"
+KNOWN = BUNDLES / "known"  # reproducers for existing upstream threads, not new issues
 EXPECTED_START = "<!-- expected-upstream:start -->"
 EXPECTED_END = "<!-- expected-upstream:end -->"
+KNOWN_MARKERS = ("<!-- known-upstream:start -->", "<!-- known-upstream:end -->")
+UNSUPPORTED_MARKERS = ("<!-- unsupported-path:start -->", "<!-- unsupported-path:end -->")
+KNOWN_HEAD = ("| folder | what it is | triage | add it to | each frontend's result |",
+              "|---|---|---|---|---|")
+UNSUPPORTED_HEAD = ("| failure | what it is | upstream's word | each frontend's result |",
+                    "|---|---|---|---|")
+FILE_COMMENT = "comment on the known thread"  # record.json's "filing" (harness.diagnose.report.sections)
+FILE_NONE = "not filed"
 
 
 def searched_pattern(name: str) -> str:
@@ -165,7 +181,7 @@ SPECS = [
 
 def command(spec: Spec, work: Path, out: Path) -> list[str]:
     """The harness report command for ``spec``, its input copied into ``work`` first."""
-    old = BUNDLES / spec.name
+    old = bundle_dir(spec.name)
     if (spec.each or spec.grouped) and not old.is_dir():  # split before: the first holds the whole input
         old = BUNDLES / (spec.each or spec.grouped)[0]
     if spec.lit:
@@ -215,14 +231,24 @@ def finding_words(spec: Spec) -> list[str]:
     return words
 
 
-def swap_in(new: Path, name: str) -> None:
-    """``new`` becomes reports/upstream/NAME by renames; the old folder goes once it is in place."""
-    target = BUNDLES / name
-    staged = BUNDLES / f".{name}.new"
+def bundle_dir(name: str) -> Path:
+    """Where bundle ``name`` is now: reports/upstream/NAME, or known/NAME once triaged known."""
+    return KNOWN / name if (KNOWN / name).is_dir() and not (BUNDLES / name).is_dir() else BUNDLES / name
+
+
+def swap_in(new: Path, name: str, parent: Path = BUNDLES) -> None:
+    """``new`` becomes PARENT/NAME by renames; the old folder goes once it is in place, and a
+    copy under the other parent (reports/upstream or known/) goes too."""
+    parent.mkdir(exist_ok=True)
+    target = parent / name
+    staged = parent / f".{name}.new"
     shutil.rmtree(staged, ignore_errors=True)
     shutil.copytree(new, staged)  # across file systems: copied beside the target first
+    other = (BUNDLES if parent == KNOWN else KNOWN) / name
+    if other.is_dir():
+        shutil.rmtree(other)
     if target.exists():
-        old = BUNDLES / f".{name}.old"
+        old = parent / f".{name}.old"
         shutil.rmtree(old, ignore_errors=True)
         os.rename(target, old)
         os.rename(staged, target)
@@ -231,9 +257,10 @@ def swap_in(new: Path, name: str) -> None:
         os.rename(staged, target)
 
 
-def regenerate(spec: Spec, expected: dict[str, str]) -> list[str]:
-    """Makes ``spec``'s bundle(s) and swaps them in; one triaged "expected upstream" is not
-    kept: its folder goes and ``expected`` gets its README row."""
+def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
+    """Makes ``spec``'s bundle(s) and swaps them in where their triage puts them (module
+    docstring); ``lists`` gets the README rows of those not to file as new issues, by list
+    (``placement``)."""
     with tempfile.TemporaryDirectory(prefix=f"regen-{spec.name}-") as tmp:
         work, out = Path(tmp) / "in", Path(tmp) / "out"
         work.mkdir()
@@ -249,19 +276,81 @@ def regenerate(spec: Spec, expected: dict[str, str]) -> list[str]:
             raise SystemExit(f"{spec.name}: {len(folders)} bundles written, {len(names)} expected")
         kept = []
         for folder, name in zip(folders, names, strict=True):
-            record = json.loads((folder / "record.json").read_text())
-            if (record.get("report") or record).get("triage") == "expected upstream":
-                expected[name] = expected_row(name, folder)
+            where, row = placement(name, folder)
+            if where == "known":
+                swap_in(folder, name, KNOWN)
+            elif where == "new":
+                swap_in(folder, name)
+            else:  # not filed: listed only
                 shutil.rmtree(BUNDLES / name, ignore_errors=True)
-                continue
-            swap_in(folder, name)
-            kept.append(name)
+                shutil.rmtree(KNOWN / name, ignore_errors=True)
+            if row:
+                lists[where][name] = row
+            if where not in ("expected", "unsupported"):
+                kept.append(name)
         if spec.each and spec.name not in names:
             shutil.rmtree(BUNDLES / spec.name, ignore_errors=True)
         for old in spec.grouped:  # their failures are this bundle's now
             if old not in names:
                 shutil.rmtree(BUNDLES / old, ignore_errors=True)
         return kept
+
+
+def _report(folder: Path) -> dict:
+    record = json.loads((folder / "record.json").read_text())
+    return record.get("report") or record
+
+
+def _bare_title(report: dict) -> str:
+    """The title without its repository and triage labels ("[torch-mlir] [known #4749] ")."""
+    title = str(report.get("title", ""))
+    while title.startswith("[") and "] " in title:
+        title = title.split("] ", 1)[1]
+    return title
+
+
+def placement(name: str, folder: Path) -> tuple[str, str]:
+    """Where the report's triage puts bundle ``name`` (made in ``folder``) and its README row:
+    ("new", ""), ("known", row), ("expected", row) or ("unsupported", row)."""
+    report = _report(folder)
+    filing, triage = report.get("filing", ""), str(report.get("triage", "new"))
+    if triage == "expected upstream":  # bundles made before "filing" was recorded say only this
+        return "expected", expected_row(name, folder)
+    if filing == FILE_COMMENT:
+        return "known", known_row(name, folder)
+    if filing == FILE_NONE:
+        return "unsupported", unsupported_row(name, folder)
+    return "new", ""
+
+
+def _frontends(issue: str) -> str:
+    """Each frontend's result as the bundle's Reproduces through section states it, one line."""
+    through = _section(issue, "Reproduces through")
+    items = [line.removeprefix("- ").replace("**", "") for line in through.splitlines()
+             if line.startswith("- ")]
+    return "; ".join(items) or (through.splitlines()[0] if through else "not stated")
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def known_row(name: str, folder: Path) -> str:
+    """README's row for a bundle triaged known or by design: the threads to add it to."""
+    report = _report(folder)
+    threads = ", ".join(report.get("threads", ())) or "see its Upstream section"
+    return (f"| `known/{name}/` | {_cell(_bare_title(report))} | {report.get('triage', '')} | {threads} "
+            f"| {_cell(_frontends((folder / 'issue.md').read_text()))} |")
+
+
+def unsupported_row(name: str, folder: Path) -> str:
+    """README's row for a failure not on upstream's supported path: upstream's word, the paths."""
+    report = _report(folder)
+    issue = (folder / "issue.md").read_text()
+    said = [line.removeprefix("- ") for line in _section(issue, "Upstream").splitlines()
+            if line.startswith("- ") and line[2:].split(" ", 1)[0] in report.get("threads", ())]
+    word = "; ".join(said) or ", ".join(report.get("threads", ()))
+    return f"| `{name}` | {_cell(_bare_title(report))} | {_cell(word)} | {_cell(_frontends(issue))} |"
 
 
 def expected_row(name: str, folder: Path) -> str:
@@ -278,12 +367,31 @@ def expected_row(name: str, folder: Path) -> str:
 
 
 def expected_names() -> set[str]:
-    """The failures README's expected-upstream list names."""
+    """The failures README's expected-upstream and unsupported-path lists name (no bundle kept)."""
     text = README.read_text()
-    if EXPECTED_START not in text:
-        return set()
-    body = text.split(EXPECTED_START, 1)[1].split(EXPECTED_END, 1)[0]
-    return {line.split("`")[1] for line in body.splitlines() if line.startswith("| `")}
+    names: set[str] = set()
+    for start, end in ((EXPECTED_START, EXPECTED_END), UNSUPPORTED_MARKERS):
+        if start in text:
+            body = text.split(start, 1)[1].split(end, 1)[0]
+            names |= {line.split("`")[1] for line in body.splitlines() if line.startswith("| `")}
+    return names
+
+
+def write_list(markers: tuple[str, str], head: tuple[str, ...], rows: dict[str, str],
+               drop: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    """README's list between ``markers``: its rows merged with ``rows`` (keyed by the failure's
+    name), less those in ``drop`` (triaged otherwise now)."""
+    start, end = markers
+    text = README.read_text()
+    if start not in text:
+        text = text.rstrip("\n") + "\n\n" + start + "\n" + end + "\n"
+    before, rest = text.split(start, 1)
+    body, tail = rest.split(end, 1)
+    old = {line.split("`")[1].removeprefix("known/").rstrip("/"): line
+           for line in body.splitlines() if line.startswith("| `")}
+    old.update(rows)
+    table = [*head, *(old[k] for k in sorted(old) if k not in drop)]
+    README.write_text(before + start + "\n" + "\n".join(table) + "\n" + end + tail)
 
 
 def write_expected(rows: dict[str, str]) -> None:
@@ -323,20 +431,29 @@ def main() -> int:
         print("note: TORCH_MLIR_MIRROR is not set: the bundles get no upstream xfail expectations "
               "and no introducing commit", flush=True)
     failed = []
-    expected: dict[str, str] = {}
+    lists: dict[str, dict[str, str]] = {"known": {}, "expected": {}, "unsupported": {}, "new": {}}
+    remade: set[str] = set()
     for spec in wanted:
         try:
-            names = regenerate(spec, expected)
+            names = regenerate(spec, lists)
         except SystemExit as e:  # the next bundle still gets made; the old one stays
             print(e, flush=True)
             failed.append(spec.name)
             continue
+        remade |= {spec.name, *names}
         for name in names:
-            record = json.loads((BUNDLES / name / "record.json").read_text())
-            print(f"{name}: {record.get('report', {}).get('title') or record.get('title', '')}", flush=True)
-    if expected:
-        write_expected(expected)
-        print("expected upstream (listed in README.md, no issue): " + " ".join(sorted(expected)))
+            print(f"{name}: {_report(bundle_dir(name)).get('title', '')}", flush=True)
+    made = remade | {n for rows in lists.values() for n in rows}
+    if lists["expected"]:
+        write_expected(lists["expected"])
+        print("expected upstream (listed in README.md, no issue): " + " ".join(sorted(lists["expected"])))
+    write_list(KNOWN_MARKERS, KNOWN_HEAD, lists["known"], drop=made - set(lists["known"]))
+    write_list(UNSUPPORTED_MARKERS, UNSUPPORTED_HEAD, lists["unsupported"],
+               drop=made - set(lists["unsupported"]))
+    for where, label in (("known", "known upstream (moved to known/, a comment for the thread)"),
+                         ("unsupported", "not on the supported path (listed in README.md, no issue)")):
+        if lists[where]:
+            print(f"{label}: " + " ".join(sorted(lists[where])))
     if failed:
         print("not regenerated (the old bundle kept): " + " ".join(failed))
     return 1 if failed else 0

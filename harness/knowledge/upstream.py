@@ -4,7 +4,10 @@ triages a failure against before it is filed, kept as data in ``upstream.toml``.
 - ``known``: a matching failure is labelled ``known #N`` and not presented as new;
 - ``by design``: torch-mlir does it on purpose (e.g. no dynamic size-1 broadcasting, PR #240,
   tracked by #2149);
-- ``context``: a PR or RFC behind a decision, listed beside a match, no label.
+- ``context``: a PR or RFC behind a decision, listed beside a match, no label;
+- ``unsupported-path``: a maintainer's word that upstream will not act on this construct of the
+  TorchScript path (e.g. #2363, #1896); it labels a failure ``not on the supported path`` only
+  together with the frontends' results (the report's ``--path``: FX and ONNX seen not to hit it).
 
 Titles and states were checked by hand (``checked``); one not verified stays empty and is
 shown as such, never guessed. A match is a lead for the reader, not proof of a duplicate.
@@ -31,6 +34,7 @@ class Triage(ParsableEnum):
     KNOWN = "known"
     BY_DESIGN = "by-design"
     CONTEXT = "context"
+    UNSUPPORTED_PATH = "unsupported-path"
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,8 @@ class UpstreamReport:
 
     @property
     def label(self) -> str:
-        """``known #N``, ``by design`` or "" (context)."""
+        """``known #N``, ``by design`` or "" (context; unsupported-path needs the frontends' results
+        too, so the report's verdict gives that label)."""
         if self.triage is Triage.KNOWN:
             return f"known #{self.number}"
         if self.triage is Triage.BY_DESIGN:

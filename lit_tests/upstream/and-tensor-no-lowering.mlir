@@ -2,7 +2,7 @@
 // which torch.jit.trace records for Python's `&` on tensors (transformers' masking_utils.py:54,
 // `result & mask(...)`; it stops 19 of 21 traced HF architectures). torch.aten.bitwise_and.Tensor,
 // the same op under the name torch.export records, lowers to arith.andi in a linalg.generic.
-// Upstream: llvm/torch-mlir#4749 (open PR); our bundle: reports/upstream/and-tensor-no-lowering/.
+// Upstream: llvm/torch-mlir#4749 (open PR); our bundle: reports/upstream/known/and-tensor-no-lowering/ (a reproducer for it).
 //
 // This test states today's failure. When upstream lowers __and__.Tensor, `not` fails here: then
 // delete this file, and the harness fix `bitwise-and-or` (harness/fixes/bitwise.py) is no longer

@@ -18,6 +18,7 @@ from harness.errors import ReportError
 from harness.diagnose.report.result import CANNOT_RUN_STATUS, BundleKind
 from harness.diagnose.report.standalone import write_standalone
 from harness.diagnose.report.miscompile import MISCOMPILE_FILES, NumericsReportOptions, make_numerics_report
+from harness.diagnose.report.upstream_rewrite import UPSTREAM_FILE
 
 from support import harness
 from support.programs import CHAIN
@@ -48,7 +49,8 @@ def test_the_bundle_holds_the_miscompile(bundle):
     result, out = bundle
     folder = Path(result["folder"])
     assert folder.parent == out and folder.name.startswith("report-miscompile-adaptive-avg-pool2d-view-mm-")
-    assert sorted(result["files"]) == sorted(MISCOMPILE_FILES)
+    # the culprit is upstream MLIR's: the bundle also holds its rewrite by upstream passes alone
+    assert sorted(result["files"]) == sorted((*MISCOMPILE_FILES, UPSTREAM_FILE))
     assert result["fault"] == "RefBackend lowering" and result["reproduced"]
     assert result["chain"] == ["aten.adaptive_avg_pool2d", "aten.view", "aten.mm"]
     issue = (folder / "issue.md").read_text()
@@ -58,6 +60,17 @@ def test_the_bundle_holds_the_miscompile(bundle):
                             "linalg-fuse-elementwise-ops\n")
     assert "## At fault: RefBackend lowering" in issue
     assert "- RefBackend without func.func(linalg-fuse-elementwise-ops): makes it right" in issue
+    # Issue 44: which part needs torch-mlir (the execution), and the rewrite at fault shown with
+    # upstream passes alone, the command quoted, the string run through the wheel's bindings
+    how = issue.split("## How to reproduce", 1)[1].split("## Self-check", 1)[0]
+    assert "The wrong numbers need an execution, and that part is torch-mlir's" in how
+    assert ("mlir-opt '--pass-pipeline=builtin.module(func.func(linalg-generalize-named-ops),"
+            "func.func(linalg-fuse-elementwise-ops))' reduced.linalg.mlir") in how
+    fused = (folder / UPSTREAM_FILE).read_text()
+    # the pool's divide (which reads its outs) is now inside the matmul's generic
+    assert "linalg.matmul" in (folder / "reduced.linalg.mlir").read_text() and "linalg.matmul" not in fused
+    divide = fused.index("arith.divf %out")
+    assert fused.rfind("linalg.generic", 0, divide) > fused.find("tensor.expand_shape %arg1")
     assert "- aten.adaptive_avg_pool2d decomposed before torch-to-linalg: makes it right" in issue
     assert "linalg.generic" in issue  # the linalg the RefBackend miscompiles, inline
     # the fault is an upstream MLIR pass of the RefBackend's lowering: llvm-project's, and new
@@ -76,7 +89,8 @@ def test_the_bundle_holds_the_miscompile(bundle):
     limits = {"repro.py": 25_000}
     assert all((folder / n).stat().st_size < limits.get(n, 20_000) for n in MISCOMPILE_FILES)
     with tarfile.open(result["archive"]) as tar:
-        assert sorted(Path(n).name for n in tar.getnames() if "/" in n) == sorted(MISCOMPILE_FILES)
+        assert sorted(Path(n).name for n in tar.getnames() if "/" in n) == sorted((*MISCOMPILE_FILES,
+                                                                                   UPSTREAM_FILE))
 
 
 def test_repro_exits_1_exactly_when_the_numbers_are_wrong(bundle, tmp_path):

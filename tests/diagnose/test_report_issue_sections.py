@@ -28,7 +28,8 @@ from harness.diagnose.report.sections import (
 
 from support import DATA, ROOT, harness
 
-AND_TENSOR = ROOT / "reports" / "upstream" / "and-tensor-no-lowering" / "input.mlir"
+# Triaged known #4749: a reproducer for that PR, under known/ (not a new issue).
+AND_TENSOR = ROOT / "reports" / "upstream" / "known" / "and-tensor-no-lowering" / "input.mlir"
 
 
 def section(issue: str, name: str) -> str:
@@ -94,6 +95,12 @@ def test_upstream_names_the_duplicate(and_report):
     text = section(issue, "Upstream")
     assert "Target repository: **llvm/torch-mlir**." in text
     assert "Triage: **known #4749**." in text and "llvm/torch-mlir#4749 (pull request, open" in text
+    # issue 44: known, so not a new issue: a reproducer for #4749, in issue.md and record.json
+    assert "Filing: **not a new issue**: a reproducer to add to llvm/torch-mlir#4749 (below)." in text
+    result, _ = and_report
+    record = json.loads((Path(result["folder"]) / "record.json").read_text())["report"]
+    assert record["filing"] == "comment on the known thread"
+    assert record["threads"] == ["llvm/torch-mlir#4749"]
     # the catalog's hand search of this op, with its date and queries
     assert ("Searched llvm/torch-mlir's issues and pull requests (a stored snapshot of GitHub "
             "threads, searched by meaning) on 2026-12-07: #4749 (above) (queries: `") in text
@@ -105,7 +112,8 @@ def test_upstream_no_known_duplicate_and_llvm_project():
     text = upstream_section(verdict)
     assert str(verdict.verdict) == "new" and verdict.target_repo == "llvm/llvm-project"
     assert "Triage: **new**: no known duplicate" in text
-    assert "the failing pass is upstream MLIR's; file it with the `mlir-opt` command" in text
+    assert "Target repository: **llvm/llvm-project** (the failing pass is upstream MLIR's)." in text
+    assert "Filing:" not in text  # a new issue: no thread to add it to
     # nobody searched for it: the searches to make, as links, never "not run"
     assert ("Not searched yet: search llvm/llvm-project's issues and pull requests before filing "
             "([`aten.nonzero`](https://github.com/llvm/llvm-project/issues?q=is%3Aissue+OR+is%3Apr+"
@@ -223,8 +231,12 @@ def test_a_hand_search_in_the_catalog_is_what_the_section_says():
 def test_the_catalog_loads_typed_and_says_unverified_titles():
     reports = upstream.load()
     assert {r.number for r in reports} >= {4749, 4725, 4762, 2149, 240, 590, 989, 3693, 4593}
-    unverified = next(r for r in reports if r.number == 4721)  # merged; seen only in git
+    # a title nobody saw on GitHub stays empty and is said to be unverified (#4721's was seen on
+    # 2026-12-07, so an entry of its own here)
+    unverified = upstream.load('[[report]]\nrepo = "llvm/torch-mlir"\nnumber = 7\nkind = "pull request"\n'
+                               'state = "merged"\n')[0]
     assert unverified.title == "" and "title not verified" in unverified.describe()
+    assert next(r for r in reports if r.number == 4721).title == "Decompose aten._int_mm to aten.mm"
     with pytest.raises(Exception, match="malformed"):
         upstream.load('[[report]]\nrepo = "llvm/torch-mlir"\nnumber = 1\n')
 

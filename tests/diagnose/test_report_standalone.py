@@ -27,6 +27,13 @@ from harness.diagnose.report.standalone import numerics_repro, repro_py, write_s
 from support import ROOT
 
 BUNDLES = ROOT / "reports" / "upstream"
+
+
+def _folders() -> list[Path]:
+    """Every shipped bundle: the new issues, and known/'s reproducers for existing threads (a
+    comment's reproducer must reproduce as well as an issue's)."""
+    known = BUNDLES / "known"
+    return sorted([*BUNDLES.iterdir(), *(known.iterdir() if known.is_dir() else ())])
 NUMERICS = {"harness.miscompile-report/1": BundleKind.MISCOMPILE}
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9_.\-]+)")
 
@@ -90,7 +97,7 @@ def _pass_bundles() -> list[Path]:
     """The shipped bundles whose repro.sh runs a torch-mlir-opt, or the bindings tool with
     repro.py (torch_mlir.passmanager) to fall back on; not the ones that call the harness."""
     out = []
-    for folder in sorted(BUNDLES.iterdir()):
+    for folder in _folders():
         script = folder / "repro.sh"
         if not script.is_file() or "-m harness" in script.read_text():
             continue
@@ -116,7 +123,7 @@ def test_the_pass_failure_bundles_reproduce_without_the_harness(clean_python, tm
 
 def _numerics_bundles() -> list[tuple[Path, BundleKind, str]]:
     out = []
-    for folder in sorted(BUNDLES.iterdir()):
+    for folder in _folders():
         record_path = folder / "record.json"
         if not record_path.is_file() or not (folder / "expected.npz").is_file():
             continue
@@ -176,7 +183,7 @@ def test_repro_py_says_it_cannot_run_without_torch_mlir(tmp_path):
 def test_the_shipped_repro_py_files_reproduce_without_the_harness(clean_python, tmp_path):
     """Every repro.py already in reports/upstream (the MLIR core pass bundle's runs the pipeline
     through torch_mlir.passmanager), alone in a folder, in the clean venv."""
-    scripts = sorted(BUNDLES.glob("*/repro.py"))
+    scripts = sorted(f / "repro.py" for f in _folders() if (f / "repro.py").is_file())
     assert scripts, "no shipped bundle has repro.py yet"
     failed = []
     for script in scripts:

@@ -424,10 +424,13 @@ def _reduce_line(reduced: ReduceResult) -> str:
 
 def _verdict(original: RunRecord, diagnosis: Diagnosis | None, bisected: BisectResult | None,
              options: ReportOptions, say: Callable[[str], None]) -> UpstreamVerdict:
-    """The catalog's matches (and GitHub's, with --search-upstream) for the failure."""
+    """The catalog's matches (and GitHub's, with --search-upstream) for the failure, and for
+    the other ops of its cause (``--each``'s group): a report or search about any of them is
+    about the bundle."""
     failing = bisected.failing_pass if bisected is not None and bisected.found else ""
     blocker = diagnosis.op if diagnosis else ""
-    text = "\n".join(filter(None, [str(original.signature), original.stderr[:20_000]]))
+    text = "\n".join(filter(None, [str(original.signature), original.stderr[:20_000],
+                                    *(m.signature for m in options.same_cause)]))
     verdict = triage(blocker, diagnosis.reported if diagnosis else "", text, failing)
     return searched_upstream(verdict, say) if options.search_upstream else verdict
 

@@ -198,9 +198,9 @@ _TORCH_MLIR_PASS_PREFIXES = ("torch-", "refback-", "tm-tensor-", "convert-torch-
 
 
 def _mlir_opt(q: _Quote, f: Findings) -> str:
-    """For the bindings tool: the upstream ``mlir-opt`` command of the failing pass alone,
-    labelled as not run (no mlir-opt ships with the wheel); the same pass through the bindings
-    is what was checked (``Findings.single_pass``)."""
+    """For the bindings tool: the failing pass alone as the pass-pipeline string an upstream
+    ``mlir-opt`` takes, and what running that string through the wheel's MLIR Python bindings
+    gave (``Findings.single_pass``; no mlir-opt ships with the wheel)."""
     if not f.exe.bindings:
         return ""
     b = f.bisected
@@ -212,12 +212,13 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
     cmd = ["mlir-opt", f"--pass-pipeline={b.failing_pass_pipeline}", f.replay_name]
     single = f.single_pass
     if single is not None and single_pass_reproduces(single, f.original):
-        return ("Upstream `mlir-opt` has the failing pass; this pass list alone shows the bug:\n\n"
-                + q.command(cmd) + "\n\nNo `mlir-opt` ships with the torch-mlir wheel, so it was "
-                f"checked through the wheel's MLIR Python bindings: `python3 repro.py` runs this "
-                f"same pass list on `{f.replay_name}` through `torch_mlir.passmanager` (torch and "
-                "the torch-mlir wheel only) and exits 1 with the same error; it did when this "
-                "bundle was made.")
+        return ("The failing pass is upstream MLIR's; this pass-pipeline string alone shows the "
+                "bug, and an LLVM build's `mlir-opt` takes it as it is:\n\n" + q.command(cmd)
+                + f"\n\nThis bundle ran that same string on `{f.replay_name}` through the torch-mlir "
+                "wheel's MLIR Python bindings (`torch_mlir.passmanager.PassManager.parse`; no "
+                "`mlir-opt` ships with the wheel), as `python3 repro.py` does (torch and the "
+                "torch-mlir wheel only; it exits 1 on this error). What it printed when this "
+                "bundle was made:\n\n" + q.fence(_first_lines(single.stderr)))
     if single is None:
         checked = "It was not checked through the bindings either."
     elif not single.ok and single.signature == f.original.signature:
@@ -230,10 +231,16 @@ def _mlir_opt(q: _Quote, f: Findings) -> str:
     return ("`python3 repro.py` runs the whole pipeline on the same IR through "
             "`torch_mlir.passmanager` (torch and torch-mlir only, no harness) and exits 1 when "
             "the same error shows.\n\n"
-            "Upstream `mlir-opt` has the failing pass; the equivalent command for it alone "
-            "(**not run here**: no `mlir-opt` ships with the torch-mlir wheel, the harness ran "
-            "the pass through the wheel's MLIR Python bindings):\n\n"
+            "Upstream `mlir-opt` has the failing pass; the pass-pipeline string for it alone, as "
+            "an LLVM build's `mlir-opt` takes it (the harness ran passes through the wheel's MLIR "
+            "Python bindings, which parse the same string; no `mlir-opt` ships with the wheel):\n\n"
             + q.command(cmd) + "\n\n" + checked)
+
+
+def _first_lines(stderr: str, limit: int = 6) -> str:
+    """The error and its first notes, as the bindings printed them."""
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return "\n".join(lines[:limit]) + ("\n..." if len(lines) > limit else "")
 
 
 def single_pass_reproduces(single: RunRecord, original: RunRecord) -> bool:
@@ -257,11 +264,12 @@ def _reproduce(f: Findings) -> str:
         cmd = shell_words(["mlir-opt", f"--pass-pipeline={b.failing_pass_pipeline}", f.replay_name])
         return "\n".join([
             "From this folder, in a Python environment with torch and the torch-mlir wheel (the "
-            "versions above), or with an LLVM build's `mlir-opt`:", "",
-            "```sh", "python3 repro.py", cmd, "```", "",
-            f"`repro.py` runs the failing pass alone on `{f.replay_name}` through "
-            f"`torch_mlir.passmanager` and exits {REPRODUCED_STATUS} when the same error shows, "
-            "0 when it does not."])
+            "versions above):", "",
+            "```sh", "python3 repro.py", "```", "",
+            f"`repro.py` runs the failing pass alone (the pass-pipeline string under Command) on "
+            f"`{f.replay_name}` through `torch_mlir.passmanager` and exits {REPRODUCED_STATUS} when "
+            "the same error shows, 0 when it does not. With an LLVM build's `mlir-opt` instead, "
+            "the same string:", "", "```sh", cmd, "```"])
     tool = "bindings tool (`harness-bindings-opt`)" if f.exe.bindings else "`torch-mlir-opt`"
     path = "/path/to/harness-bindings-opt" if f.exe.bindings else "/path/to/your/torch-mlir-opt"
     fallback = BINDINGS_CONSOLE_SCRIPT if f.exe.bindings else "torch-mlir-opt"

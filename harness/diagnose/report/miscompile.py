@@ -53,8 +53,10 @@ from .miscompile_text import MiscompileFindings, culprit_pass, issue_markdown, t
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import BundleKind, Refusal, SelfCheck
-from .sections import PortEvidence, Provenance, given_title, verdict_for, with_evidence, with_source
+from .sections import (LLVM_PROJECT, PortEvidence, Provenance, given_title, verdict_for, with_evidence,
+                       with_source)
 from .standalone import WIDE_NPZ, write_standalone
+from .upstream_rewrite import UPSTREAM_FILE, upstream_rewrite
 
 if TYPE_CHECKING:
     from .runtime import RuntimeReportResult
@@ -199,13 +201,20 @@ def _build(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Pat
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
                                       options.search_upstream, say), options.lookup, provenance)
+    upstream = None
+    if verdict.target_repo == LLVM_PROJECT and record.ok and culprit_pass(bisected):
+        say("running the culprit's upstream MLIR passes alone on reduced.linalg.mlir")
+        upstream = upstream_rewrite(linalg, culprit_pass(bisected), staging / UPSTREAM_FILE,
+                                    options.timeout_s)
+        if upstream is not None and upstream.ok:
+            redactor.redact_file(staging / UPSTREAM_FILE, ir=True)
     findings = MiscompileFindings(
         src=src, title=given_title(verdict, options.title) or title(reduced, bisected, verdict),
         exe=exe, versions=collect_versions(exe),
         check=check, notes=tuple(notes), redacted=options.redact, provenance=provenance,
         verdict=verdict, pipeline=pipeline, reduced=reduced, bisected=bisected,
         reduced_text=(staging / "reduced.mlir").read_text(), linalg_text=linalg.read_text(),
-        inputs=inputs, expected=expected, actual=actual)
+        inputs=inputs, expected=expected, actual=actual, upstream=upstream)
     bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
     slug = "miscompile-" + "-".join(op.split(".")[1] if "." in op else op
                                     for op in reduced.computing_ops)[:48].replace("_", "-")

@@ -22,10 +22,11 @@ from ..numerics.result import render_frame
 from ..reduce.miscompile import NumericsReduceResult
 from . import markdown as md
 from .issue import bounded
-from .redact import Redactor
+from .redact import Redactor, shell_words
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind
 from .sections import UpstreamVerdict, root_cause, section_values
 from .template import render
+from .upstream_rewrite import UPSTREAM_FILE, UpstreamRewrite
 from .versions import versions_markdown
 
 TITLE_MAX_CHARS = 160
@@ -51,6 +52,7 @@ class MiscompileFindings(BundleFindings):
     inputs: list[np.ndarray]
     expected: list[np.ndarray]
     actual: list[np.ndarray]
+    upstream: UpstreamRewrite | None = None  # the culprit is upstream MLIR's: its rewrite alone
 
     @property
     def fault(self) -> str:
@@ -59,7 +61,8 @@ class MiscompileFindings(BundleFindings):
     def record(self) -> dict:
         return {**self.header(), "pipeline": self.pipeline, "fault": self.fault,
                 "culprit": self.reduced.culprit, "reduce": self.reduced.to_json(),
-                "bisect": self.bisected.to_json()}
+                "bisect": self.bisected.to_json(),
+                "upstream_rewrite": self.upstream.to_json() if self.upstream else None}
 
 
 def culprit_pass(bisected: NumericsBisectResult) -> str:
@@ -132,6 +135,7 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
         "TORCH_MLIR": packages.get("torch-mlir", "?"),
         "SELF_CHECK": md.prose(r.text(f.check.describe())) + ".",
         "REPRO_OUTPUT": md.fence(r.text(f.check.repro_output)) if f.check.repro_output else "",
+        "UPSTREAM_ONLY": _upstream_only(f),
         "REDACTION": ("Paths are redacted: `<site-packages>` is Python's site-packages folder, "
                       "`<venv>` the virtual environment, `<python>` the Python installation, "
                       "`<repo>` the harness checkout, `~` the home folder, `<path>/NAME` any other "
@@ -141,6 +145,33 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
                                                    f.src.name, md.code).items()},
     }
     return render("miscompile.md.in", values)
+
+
+def _upstream_only(f: MiscompileFindings) -> str:
+    """How to reproduce's part for an upstream MLIR culprit: which part of the check is
+    torch-mlir's, and the culprit's rewrite through upstream passes alone, as it was run."""
+    u = f.upstream
+    if u is None:
+        return ""
+    torch_part = ("The wrong numbers need an execution, and that part is torch-mlir's: `repro.py` "
+                  "lowers with the RefBackend's passes (some are torch-mlir's `refback-*`) and runs "
+                  "the torch-mlir wheel's `ExecutionEngine`; that run is the part of this check that "
+                  "needs torch-mlir.")
+    if not u.ok:
+        return (torch_part + " The culprit's passes alone, " + md.code(u.pipeline) + ", failed "
+                "through the wheel's MLIR Python bindings on `reduced.linalg.mlir`: "
+                + md.code(u.detail) + ".")
+    return "\n".join([
+        torch_part + " The rewrite at fault is upstream MLIR's and shows without torch-mlir: the "
+        "RefBackend's passes up to and including it are all upstream MLIR passes, and on "
+        f"`reduced.linalg.mlir` (linalg, tensor and arith only) they give `{UPSTREAM_FILE}`:", "",
+        "```sh", shell_words(["mlir-opt", f"--pass-pipeline={u.pipeline}", "reduced.linalg.mlir"]),
+        "```", "",
+        "This bundle ran that pass-pipeline string through the torch-mlir wheel's MLIR Python "
+        "bindings (`torch_mlir.passmanager.PassManager.parse` of the same string, on the same "
+        f"file; no `mlir-opt` ships with the wheel) and kept the output as `{UPSTREAM_FILE}`; an "
+        "LLVM build's `mlir-opt` takes the string as it is. Left out of the RefBackend's lowering, "
+        "the last pass of it makes the numbers right (\"At fault\" above)."])
 
 
 def _summary(f: MiscompileFindings, r: Redactor) -> str:

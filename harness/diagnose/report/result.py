@@ -202,7 +202,8 @@ class BundleFindings:
         """record.json's common fields (before redaction), the same keys for every kind."""
         return {"schema": self.schema, "kind": self.kind.value, "title": self.title,
                 "input": str(self.src), "versions": dict(self.versions),
-                "triage": self.verdict.verdict,
+                "triage": self.verdict.verdict, "filing": self.verdict.filing,
+                "threads": list(self.verdict.threads),
                 "target_repo": self.verdict.target_repo, "self_check": self.check.to_json(),
                 "notes": list(self.notes)}
 

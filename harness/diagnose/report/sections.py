@@ -278,6 +278,15 @@ def search_hint(terms: list[str], repo: str = "llvm/torch-mlir") -> str:
             f"({links or 'for the op and the pass'}), or rerun with `--search-upstream`.")
 
 
+EXPECTED_UPSTREAM = "expected upstream"
+NOT_ON_SUPPORTED_PATH = "not on the supported path"
+# How a bundle goes upstream (record.json's "filing"): a new issue, a comment on the threads its
+# triage names, or not at all (listed in reports/upstream/README.md only).
+FILE_NEW = "new issue"
+FILE_COMMENT = "comment on the known thread"
+FILE_NONE = "not filed"
+
+
 @dataclass(frozen=True)
 class UpstreamVerdict:
     """The catalog's matches for a failure and the label they give it."""
@@ -299,9 +308,47 @@ class UpstreamVerdict:
                 and self.source.expected_by_torchscript_config())
 
     @property
+    def unsupported_path(self) -> bool:
+        """A catalog entry gives upstream's word that it will not act on this construct of the
+        TorchScript path, and the frontends' results agree: only that path hits it (FX and ONNX
+        were seen not to)."""
+        return self.only_torchscript is True and any(
+            m.triage is upstream.Triage.UNSUPPORTED_PATH for m in self.matches)
+
+    @property
     def label(self) -> str:
-        """``known #N``, ``by design``, ``expected upstream`` or "" (new)."""
-        return upstream.triage_label(self.matches) or ("expected upstream" if self.expected else "")
+        """``known #N``, ``by design``, ``not on the supported path``, ``expected upstream`` or
+        "" (new)."""
+        return (upstream.triage_label(self.matches)
+                or (NOT_ON_SUPPORTED_PATH if self.unsupported_path else "")
+                or (EXPECTED_UPSTREAM if self.expected else ""))
+
+    @property
+    def filing(self) -> str:
+        """How the bundle goes upstream: :data:`FILE_NEW` (a new issue); :data:`FILE_COMMENT`
+        (known #N, by design: a reproducer for the thread the catalog names, not a new issue);
+        :data:`FILE_NONE` (expected upstream, not on the supported path: listed, not filed)."""
+        if not self.label:
+            return FILE_NEW
+        return FILE_NONE if self.label in (EXPECTED_UPSTREAM, NOT_ON_SUPPORTED_PATH) else FILE_COMMENT
+
+    @property
+    def threads(self) -> tuple[str, ...]:
+        """The upstream threads the label rests on: the catalog's reports that gave it and the
+        open ones it relates to them (the open PR that fixes a known issue); () for new."""
+        kind = {NOT_ON_SUPPORTED_PATH: upstream.Triage.UNSUPPORTED_PATH,
+                "by design": upstream.Triage.BY_DESIGN}.get(self.label, upstream.Triage.KNOWN)
+        if not self.label or self.label == EXPECTED_UPSTREAM:
+            return ()
+        base = [m for m in self.matches if m.triage is kind]
+        if kind is upstream.Triage.UNSUPPORTED_PATH:
+            return tuple(m.ref for m in base)  # upstream's word, not the threads beside it
+        if kind is upstream.Triage.KNOWN:
+            base = base[:1]  # the one the label names
+        known = {m.number for m in base}
+        extra = [r for r in (*self.matches, *self.related) if r.state == "open" and r.number not in known
+                 and any(r.number in m.related for m in base)]
+        return tuple(dict.fromkeys(r.ref for r in (*base, *extra)))
 
     @property
     def verdict(self) -> str:
@@ -452,9 +499,21 @@ def blocks(p: Provenance) -> str:
 
 def upstream_section(t: UpstreamVerdict) -> str:
     lines = [f"Target repository: **{t.target_repo}**"
-             + (" (the failing pass is upstream MLIR's; file it with the `mlir-opt` command)"
-                if t.target_repo == LLVM_PROJECT else "") + ".", ""]
-    if t.matches and t.label:
+             + (" (the failing pass is upstream MLIR's)" if t.target_repo == LLVM_PROJECT else "")
+             + ".", ""]
+    if t.filing == FILE_COMMENT:
+        lines += [f"Filing: **not a new issue**: a reproducer to add to {', '.join(t.threads)} "
+                  "(below).", ""]
+    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH:
+        lines += ["Filing: **not filed**: only the TorchScript path hits it (see Reproduces "
+                  f"through), and upstream's word on this construct ({', '.join(t.threads)}, "
+                  "below) is that it will not act on it there.", ""]
+    if t.matches and t.label == NOT_ON_SUPPORTED_PATH:
+        lines.append(f"Triage: **{t.label}**. What upstream said, from the project's catalog of "
+                     "upstream reports:")
+        lines.append("")
+        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+    elif t.matches and t.label:
         lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Possible duplicates from the "
                      "project's catalog of known upstream reports:")
         lines.append("")
@@ -504,6 +563,7 @@ def with_source(verdict: UpstreamVerdict, lookup: SourceLookup, provenance: Prov
     labelled ``expected upstream``: a known gap, not an issue to file."""
     from importlib.metadata import version
 
+    verdict = replace(verdict, only_torchscript=torchscript_only(provenance))
     found = triage_source(lookup, provenance.blocks, version("torch"))
     if found is None:
         return verdict
