@@ -164,10 +164,17 @@ class TargetPipeline(argparse.Action):
 
 
 def pipeline_or_target(p: argparse.ArgumentParser, pipeline_help: str, *, whole: bool = False,
-                       default: str | None = None) -> None:
-    """``--pipeline`` or ``--target`` (one of them required unless there is a default)."""
+                       default: str | None = None, iree: bool = False) -> None:
+    """``--pipeline`` or ``--target`` (one of them required unless there is a default); with
+    ``iree``, or ``--iree-compile TARGET``: IREE's compile of the file as that contract."""
     group = p.add_mutually_exclusive_group(required=default is None)
     group.add_argument("--pipeline", default=default, help=pipeline_help)
+    if iree:
+        group.add_argument("--iree-compile", choices=("linalg", "tosa", "stablehlo"),
+                           metavar="linalg|tosa|stablehlo",
+                           help="instead of --pipeline: the file is that backend contract and the "
+                                "failure is iree-compile's (llvm-cpu; the [iree] extra), as a port "
+                                "on --backend iree meets it")
     group.add_argument("--target", dest="pipeline", action=TargetPipeline, whole=whole,
                        metavar="linalg|tosa|stablehlo",
                        help="instead of --pipeline: the file at the torch backend contract, "
@@ -181,13 +188,14 @@ def ir_tool(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str,
              timeout: float | None = defaults.TIMEOUT_S,
              timeout_help: str = "seconds per torch-mlir-opt run before it counts as a hang "
                                  f"(default: {defaults.TIMEOUT_S:g})",
-             json_help: str = "", whole_target: bool = False) -> argparse.ArgumentParser:
+             json_help: str = "", whole_target: bool = False,
+             iree: bool = False) -> argparse.ArgumentParser:
     """A subcommand over an IR file and a pipeline: the arguments every such tool shares."""
     p = sub.add_parser(name, help=help)
     p.add_argument("file")
     pipeline_or_target(p, f"a pipeline name ({pipeline_names()}; 'harness pipelines' shows what "
                           "each runs), an upstream pipeline name, a textual pipeline, or pass "
-                          "flags as --pipeline=-canonicalize", whole=whole_target)
+                          "flags as --pipeline=-canonicalize", whole=whole_target, iree=iree)
     p.add_argument("--opt", help="torch-mlir-opt binary (default: $TORCH_MLIR_OPT, then the wheel's)")
     p.add_argument("--driver", choices=["torch-mlir-opt", "bindings"],
                    help="the tool that runs the pipeline (default: a named pipeline's own, "

@@ -84,6 +84,8 @@ def cmd_bisect(args: argparse.Namespace) -> int:
 
 
 def cmd_reduce(args: argparse.Namespace) -> int:
+    if getattr(args, "iree_compile", None):
+        return _reduce_iree(args)
     if args.numerics:
         return numerics.cmd_reduce_numerics(args)
     numerics.numerics_options(args)
@@ -111,6 +113,45 @@ def cmd_reduce(args: argparse.Namespace) -> int:
                                                 if args.each and result.subject else ""))
         print(f"  -> {result.output_path}")
         print(f"reproduce: {reproduce(result.pipeline_text or args.pipeline, result.output_path, exe)}")
+    return EXIT_FAILURE
+
+
+def _reduce_iree(args: argparse.Namespace) -> int:
+    """``reduce FILE --iree-compile TARGET``: the smallest file iree-compile rejects the same way
+    (the same signature, op and location), made by the same reducer with IREE's compile as the
+    test; the reproduce line is iree-compile's own command on the reduced file."""
+    import shlex
+
+    from ..compiler.targets import Target
+    from ..diagnose.reduce import ReduceOptions, reduce_file
+    from ..errors import NothingToReduceError
+    from ..execute.backend_iree import COMPILE_FLAGS, INPUT_TYPES, compile_test, generic_form, tool
+    from ..execute.backends import backend
+
+    if args.numerics or args.each:
+        raise UsageError("--iree-compile keeps what iree-compile rejects; --numerics and --each "
+                         "reduce torch-mlir-opt's failures. Drop one of them.")
+    backend("iree").check()
+    target = Target.parse(args.iree_compile)
+    label = f"iree-compile ({target.value})"
+    options = ReduceOptions(output_path=args.output, budget_s=args.budget_s,
+                            max_tries=args.max_tries, opt=args.opt, try_timeout_s=args.timeout,
+                            progress=progress(args), runner=compile_test(target))
+    try:
+        result = reduce_file(args.file, label, options=options)
+    except NothingToReduceError as e:
+        print(f"nothing to reduce: iree-compile takes {e.input_path} as {target.value}")
+        return EXIT_OK
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: {result.signature}")
+    print(f"  -> {result.output_path}")
+    given = Path(result.output_path)
+    if target is Target.TOSA:  # what IREE's TOSA input parses: the generic form, beside it
+        given = generic_form(given, given.with_name(given.stem + ".generic.mlir"),
+                             args.timeout or defaults.TIMEOUT_S)
+        print(f"  -> {given} (the same in MLIR's generic form, which IREE's TOSA input parses)")
+    print("reproduce: " + shlex.join([tool("iree-compile"), *INPUT_TYPES[target], *COMPILE_FLAGS,
+                                      str(given), "-o", "/dev/null"]))
     return EXIT_FAILURE
 
 
@@ -235,7 +276,7 @@ def _register_reduce(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     """``harness reduce``: a smaller file that fails the same way."""
     p = ir_tool(sub, "reduce", "shrink a failing IR file while it keeps failing the same way",
                  timeout=None, timeout_help="seconds per candidate before it counts as a hang "
-                                            "(default: from the original run)")
+                                            "(default: from the original run)", iree=True)
     p.add_argument("-o", "--output", required=True,
                    help="write the reduced IR here (atomically); with --each, a folder")
     p.add_argument("--budget-s", type=seconds, default=defaults.REDUCE_BUDGET_S,

@@ -68,6 +68,9 @@ class Compiled:
     signature: TensorSignature       # the entry's, from the torch backend contract
     rerun: list[str] = field(default_factory=list)  # argv that compiles it again by hand
     harness_rerun: bool = False  # ``rerun`` is harness's arguments (`harness run ...`), not a tool's
+    # `harness reduce` words (the file, then its flags) that reduce a failed compile, as the
+    # port prints them; () when the backend's compile failures have no reducer of their own
+    reduce_words: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

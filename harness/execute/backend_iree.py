@@ -16,7 +16,8 @@ import os
 import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -93,24 +94,14 @@ class IreeBackend:
         tool("iree-run-module")
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
-        compiler = tool("iree-compile")
         signature = lowered.signature or read_signature(lowered.contract_ir)
         vmfb = folder / f"{lowered.stem}.{lowered.target.value}.vmfb"
-        source = lowered.linalg if lowered.target is Target.LINALG else lowered.target_ir
+        given = source = lowered.linalg if lowered.target is Target.LINALG else lowered.target_ir
         if lowered.target is Target.TOSA:
             source = _generic(source, folder / f"{lowered.stem}.tosa.generic.mlir", options)
-        cmd = [compiler, *INPUT_TYPES[lowered.target], *COMPILE_FLAGS, str(source), "-o", str(vmfb)]
-        done = execute(cmd, RunOptions(timeout_s=options.timeout_s))
-        diagnostics = parse_diagnostics(done.stderr)
-        crash = parse_crash(done.stderr, returncode=done.returncode, at_timeout=done.timed_out)
-        outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
-        record = RunRecord(outcome=outcome, command=cmd, pipeline="iree-compile llvm-cpu",
-                           input_path=str(source), binary=compiler, returncode=done.returncode,
-                           elapsed_s=done.elapsed_s, stderr=done.stderr,
-                           output_path=str(vmfb) if done.returncode == 0 else "",
-                           signal=crash.signal if crash is not None and not crash.at_timeout else "",
-                           diagnostics=diagnostics, crash=crash if outcome.is_crash else None)
-        return Compiled(self.stage, record, vmfb, signature, rerun=cmd)
+        record = compile_record(source, lowered.target, vmfb, options.timeout_s)
+        return Compiled(self.stage, record, vmfb, signature, rerun=record.command,
+                        reduce_words=(str(given), "--iree-compile", lowered.target.value))
 
     def run_sets(self, compiled: Compiled, sets: Sequence[Sequence[np.ndarray]],
                  works: Sequence[Path], options: BackendOptions) -> list[RefBackendResult]:
@@ -188,9 +179,44 @@ class IreeBackend:
 
 
 def _generic(source: Path, out: Path, options: BackendOptions) -> Path:
+    return generic_form(source, out, options.timeout_s)
+
+
+def generic_form(source: Path, out: Path, timeout_s: float) -> Path:
     """``source`` printed in MLIR's generic form by torch-mlir-opt (what IREE's TOSA input
     parses); ``source`` itself when that fails (IREE's parse error then says why)."""
     record = run_pipeline(source, "builtin.module()", options=RunOptions(
-        timeout_s=options.timeout_s, output_path=str(out),
+        timeout_s=timeout_s, output_path=str(out),
         extra_args=("--mlir-print-op-generic", "--mlir-print-debuginfo")))
     return out if record.ok else source
+
+
+def compile_record(source: Path, target: Target, vmfb: Path, timeout_s: float) -> RunRecord:
+    """``iree-compile`` of ``source`` (the ``target`` contract; TOSA in the generic form) for the
+    llvm-cpu target, as a run record: its diagnostics, crash and signature read as
+    torch-mlir-opt's are, so the tools that read those (the blockers, ``reduce``) read IREE's."""
+    compiler = tool("iree-compile")
+    cmd = [compiler, *INPUT_TYPES[target], *COMPILE_FLAGS, str(source), "-o", str(vmfb)]
+    done = execute(cmd, RunOptions(timeout_s=timeout_s))
+    diagnostics = parse_diagnostics(done.stderr)
+    crash = parse_crash(done.stderr, returncode=done.returncode, at_timeout=done.timed_out)
+    outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
+    return RunRecord(outcome=outcome, command=cmd, pipeline="iree-compile llvm-cpu",
+                     input_path=str(source), binary=compiler, returncode=done.returncode,
+                     elapsed_s=done.elapsed_s, stderr=done.stderr,
+                     output_path=str(vmfb) if done.returncode == 0 else "",
+                     signal=crash.signal if crash is not None and not crash.at_timeout else "",
+                     diagnostics=diagnostics, crash=crash if outcome.is_crash else None)
+
+
+def compile_test(target: Target) -> Callable[[Path, float], RunRecord]:
+    """What ``harness reduce --iree-compile TARGET`` runs each candidate through: the file as
+    IREE takes it (TOSA reprinted in the generic form, which IREE's TOSA input parses), then
+    iree-compile; the record names the candidate, not the reprint."""
+    def run(path: Path, timeout_s: float) -> RunRecord:
+        source = path
+        if target is Target.TOSA:
+            source = generic_form(path, path.with_name(path.stem + ".generic.mlir"), timeout_s)
+        record = compile_record(source, target, path.with_name(path.stem + ".vmfb"), timeout_s)
+        return replace(record, input_path=str(path))
+    return run

@@ -181,6 +181,9 @@ def _compile(run: NumericsRun, backend: Backend, lowered: Lowered, backend_optio
         run.commands = [harness_command(options.invocation, [*compiled.rerun, *given])]
     else:
         run.commands = [shlex.join(compiled.rerun)]
+    if compiled.reduce_words:  # the backend's own reducer of its compile's failures
+        run.commands.append(harness_command(options.invocation, [
+            "reduce", *compiled.reduce_words, "-o", str(folder / f"{lowered.stem}.reduced.mlir")]))
     return None
 
 

@@ -95,11 +95,13 @@ def reduce_file(path: str | os.PathLike, pipeline: str, *,
     start = time.monotonic()
     strategy = Strategy.parse(options.strategy)
     src = check_input(path)  # before the output check, which creates folders beside it
-    textual = pipelines.default().resolve(pipeline)
+    # with the caller's own test (IREE's compile) the pipeline is its label, never resolved
+    textual = pipeline if options.runner is not None else pipelines.default().resolve(pipeline)
     out = Path(options.output_path) if options.output_path else src.with_name(f"{src.stem}.reduced.mlir")
     check_output(src, out)
     raw = src.read_bytes()
-    staged = AtFailingPass.parse(options.at_failing_pass)
+    # bisect names torch-mlir-opt's passes, not the caller's test's
+    staged = AtFailingPass.NEVER if options.runner else AtFailingPass.parse(options.at_failing_pass)
     if staged is AtFailingPass.ALWAYS or (staged is AtFailingPass.OBJECT_GRAPH and _object_graph(raw)):
         at_pass = _reduce_at_failing_pass(src, raw, pipeline, textual, out, options, start)
         if at_pass is not None:
@@ -288,6 +290,8 @@ def _original_run(src: Path, textual: str, options: ReduceOptions) -> RunRecord:
     if given is not None and given.pipeline == textual and \
             Path(given.input_path).resolve() == src.resolve():
         return given
+    if options.runner is not None:
+        return options.runner(src, options.try_timeout_s or defaults.TIMEOUT_S)
     return run_pipeline(src, textual, opt=options.opt, options=_run_options(options))
 
 

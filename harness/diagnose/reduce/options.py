@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from harness import defaults
 from harness.compiler.records import RunRecord
@@ -48,3 +49,8 @@ class ReduceOptions:
     # NEVER by default: the result is then a file that fails the pipeline the caller named. Else
     # it fails ``ReduceResult.pipeline_text``, the failing pass alone (harness reduce's default).
     at_failing_pass: AtFailingPass | str = AtFailingPass.NEVER
+    # The test a candidate must fail in place of torch-mlir-opt's run of the pipeline (a file
+    # and a timeout in, its record out): ``harness reduce --iree-compile`` keeps what
+    # iree-compile rejects. The pipeline is then only its label; torch-mlir-opt still makes the
+    # candidates (the bindings) and cleans them up.
+    runner: Callable[[Path, float], RunRecord] | None = None
