@@ -390,7 +390,8 @@ def run_onnx(artifact: Artifact, inputs: Sequence[Any], index: int, timeout_s: f
     if not result.ok:
         text = (result.error or result.signal or result.stderr or "failed").strip()
         raise HarnessStageError("execution", text.splitlines()[0][:400] if text else "failed")
-    outputs = tuple(torch.from_numpy(np.ascontiguousarray(o)) for o in result.outputs)
+    # np.array, not np.ascontiguousarray: that one makes a 0-d result 1-d
+    outputs = tuple(torch.from_numpy(np.array(o, order="C")) for o in result.outputs)
     return outputs[0] if len(outputs) == 1 else outputs
 
 
