@@ -4,6 +4,7 @@ errors (exit 2) for a missing clone, a bad --rev and a results file that is not 
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
@@ -151,3 +152,31 @@ def test_a_results_file_that_is_not_one_is_named(tmp_path):
 def test_bad_numbers_are_refused():
     assert "--every 0 is below 1" in _one_paragraph(_run("--every", "0", "--list"))
     assert "is not a regular expression" in _one_paragraph(_run("--filter", "(", "--list"))
+
+
+# A stand-in worker: says it is ready, then per test name answers, aborts or hangs.
+FAKE_WORKER = """\
+import json, os, sys, time
+print(json.dumps({"ready": os.getpid()}), flush=True)
+for line in sys.stdin:
+    name = json.loads(line)["name"]
+    if name == "Aborts":
+        print("LLVM ERROR: a planted abort", file=sys.stderr, flush=True)
+        os.abort()
+    if name == "Hangs":
+        time.sleep(600)
+    print(json.dumps({"name": name, "status": "pass"}), flush=True)
+"""
+
+
+def test_a_worker_that_dies_or_hangs_costs_one_test(tmp_path):
+    args = argparse.Namespace(jobs=1, startup_timeout=60.0, kill_grace=1.0, quiet=True)
+    names = ["First", "Aborts", "Second", "Hangs", "Third"]
+    saved = []
+    results = tool.run_all(names, dict.fromkeys(names, 2), [sys.executable, "-c", FAKE_WORKER], args,
+                           tmp_path, saved.append)
+    assert {n: r["status"] for n, r in results.items()} == {
+        "First": "pass", "Aborts": "crash", "Second": "pass", "Hangs": "timeout", "Third": "pass"}
+    assert results["Aborts"]["summary"] == "worker killed by SIGABRT: LLVM ERROR: a planted abort"
+    assert "killed after 3 s" in results["Hangs"]["summary"]
+    assert len(list(tmp_path.glob("worker-0-*.log"))) == 3  # started again after each
