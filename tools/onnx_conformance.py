@@ -277,7 +277,7 @@ class Artifact:
 
 
 def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
-                 timeout_s: float) -> Artifact:
+                 timeout_s: float, *, oblivious: bool = False) -> Artifact:
     """``module`` through the harness's ONNX path to the RefBackend's LLVM module.
 
     The harness's own steps, in the port's order: the FX frontend's maker (torch.export,
@@ -285,15 +285,23 @@ def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: s
     ``Dim.AUTO`` with example size 2), the ONNX frontend's conversion (torch.onnx.export of that
     program) and import (the wheel's onnx_importer), the frontend's pipelines.toml stage to the
     backend contract and the linalg target's, each in its own process, then the RefBackend's
-    compile. Each failure is a :class:`HarnessStageError` naming its stage.
+    compile. Each failure is a :class:`HarnessStageError` naming its stage. ``oblivious``
+    (--size-oblivious-export): the export made as torch.onnx.export's own capture makes it.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    torch_ir = import_onnx(module, placeholders, folder, stem)
+    torch_ir = import_onnx(module, placeholders, folder, stem, oblivious)
     return lower_onnx(torch_ir, folder, stem, timeout_s)
 
 
-def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str) -> Path:
-    """The export, the ONNX conversion and the import (in this process): the torch IR file."""
+def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
+                oblivious: bool = False) -> Path:
+    """The export, the ONNX conversion and the import (in this process): the torch IR file.
+
+    ``oblivious``: the export under ``backed_size_oblivious=True``, as torch.onnx.export's
+    own capture of a module runs torch.export. The harness's export runs it as torch.export's
+    default, which shares one symbol between sizes of equal example value (duck sizing): with
+    every dynamic size exported at 2, a convolution's input and kernel sizes become one symbol
+    and its output size a constant 1. A diagnostic: the measurement is without it."""
     import torch
     from torch.export import Dim
 
@@ -310,8 +318,9 @@ def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: st
     maker = frontend(FrontendName.FX).maker
     assert conversion is not None and maker is not None
     try:
-        made = maker.make(MakeRequest(stem, module, tuple(examples),
-                                      dynamic_shapes=tuple(dynamic) if any(dynamic) else None))
+        with torch.fx.experimental._config.patch(backed_size_oblivious=oblivious):
+            made = maker.make(MakeRequest(stem, module, tuple(examples),
+                                          dynamic_shapes=tuple(dynamic) if any(dynamic) else None))
     except Exception as error:
         raise HarnessStageError(maker.stage, _first_line(error)) from error
     try:
@@ -395,7 +404,7 @@ def run_onnx(artifact: Artifact, inputs: Sequence[Any], index: int, timeout_s: f
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-def make_config(folder: Path, timeout_s: float) -> Any:
+def make_config(folder: Path, timeout_s: float, oblivious: bool = False) -> Any:
     """The harness's ONNX path as a subclass of upstream's TestConfig (defined once upstream's
     framework is importable): upstream's framework runs it as it runs its own configs."""
     from torch_mlir_e2e_test.framework import TestConfig, TraceItem
@@ -410,7 +419,8 @@ def make_config(folder: Path, timeout_s: float) -> Any:
 
         def compile(self, program: Any, verbose: bool = False) -> Artifact:
             placeholders = convert_annotations_to_placeholders(program.forward)
-            return compile_onnx(program, placeholders, folder / self.test, "forward", timeout_s)
+            return compile_onnx(program, placeholders, folder / self.test, "forward", timeout_s,
+                                oblivious=oblivious)
 
         def run(self, artifact: Artifact, trace: Any) -> Any:
             return [TraceItem(symbol=item.symbol, inputs=item.inputs,
@@ -455,7 +465,7 @@ def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:
     return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
 
 
-def worker_main(upstream: Upstream, folder: Path, timeout_s: float) -> int:
+def worker_main(upstream: Upstream, folder: Path, timeout_s: float, oblivious: bool) -> int:
     """A worker: test names in on stdin, one JSON record a line out on the original stdout;
     whatever tests, torch and MLIR print goes to stderr (the worker's log)."""
     channel = os.fdopen(os.dup(1), "w", buffering=1)
@@ -466,7 +476,7 @@ def worker_main(upstream: Upstream, folder: Path, timeout_s: float) -> int:
     from torch_mlir_e2e_test.reporting import ErrorContext, SingleTestReport
 
     tests = load_tests()
-    config = make_config(folder, timeout_s)
+    config = make_config(folder, timeout_s, oblivious)
     channel.write(json.dumps({"ready": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():
@@ -759,6 +769,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--startup-timeout", type=float, default=300.0, help="seconds for a worker to start")
     p.add_argument("--run-crashing", action="store_true",
                    help=f"also run the tests of upstream's {CRASHING_SET} (skipped by default, as e2e.py)")
+    p.add_argument("--size-oblivious-export", action="store_true",
+                   help="diagnostic: export under backed_size_oblivious=True, as torch.onnx.export's "
+                        "own capture of a module does (not the harness's export; see docs/conformance.md)")
     p.add_argument("--out", help="results JSON, written atomically (and every 25 tests while running)")
     p.add_argument("--list", action="store_true", help="print the selected tests and exit")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the tests that do not pass")
@@ -793,7 +806,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
     if args.worker:
         spec = json.loads(args.worker)
-        return worker_main(Upstream.from_json(spec["upstream"]), Path(spec["folder"]), spec["timeout"])
+        return worker_main(Upstream.from_json(spec["upstream"]), Path(spec["folder"]), spec["timeout"],
+                           spec.get("oblivious", False))
     if args.compare:
         upstream, ours = (load_results(p) for p in args.compare)
         result = compare(upstream, ours)
@@ -832,13 +846,15 @@ def run_command(args: argparse.Namespace) -> int:
     log_dir.mkdir(parents=True)
     timeouts = {n: min(tests[n].timeout_seconds, args.timeout_per_test) for n in to_run}
     command = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(
-        {"upstream": upstream.to_json(), "folder": os.fspath(files), "timeout": args.timeout_per_test})]
+        {"upstream": upstream.to_json(), "folder": os.fspath(files), "timeout": args.timeout_per_test,
+         "oblivious": args.size_oblivious_export})]
     meta = {"config": CONFIG_NAME, "command": shlex.join([sys.executable, *sys.argv]),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "upstream": {"mirror": os.fspath(mirror), "rev": args.rev, "sha": sha, "date": upstream.date,
                          "extracted_to": os.fspath(upstream.root)},
             "torch": torch.__version__, "filter": args.filter, "every": args.every,
-            "offset": args.offset, "jobs": args.jobs, "timeout_per_test": args.timeout_per_test,
+            "offset": args.offset, "size_oblivious_export": args.size_oblivious_export,
+            "jobs": args.jobs, "timeout_per_test": args.timeout_per_test,
             "registered": len(tests), "expected_sets": [XFAIL_SET, CRASHING_SET],
             "worker_logs": os.fspath(log_dir), "failing_files": os.fspath(files)}
 
