@@ -1,0 +1,903 @@
+#!/usr/bin/env python3
+"""Upstream torch-mlir's e2e suite through the harness's ONNX path, beside upstream's ``onnx`` config.
+
+Why: upstream holds its own ONNX path (``OnnxBackendTestConfig``: torch.onnx.export(dynamo=True)
+of the eager module, the wheel's onnx_importer, ``torch-onnx-to-torch-backend-pipeline``, the
+RefBackend) to its e2e suite; the harness's ONNX frontend takes the same route from a
+``torch.export`` program. Running the same tests through both, on the same machine, says what
+the harness's path passes that upstream's does not and the reverse, test by test.
+
+No upstream code lives in this repository. At run time the tool extracts upstream's e2e package
+(``projects/pt1/python/torch_mlir_e2e_test``) and its expectation sets (``xfail_sets.py``) at
+``--rev`` from a git clone of llvm/torch-mlir (``--mirror``, default ``$TORCH_MLIR_MIRROR``) into
+a scratch folder, registers the tests, and runs each through a ``TestConfig`` defined here whose
+``compile`` is the harness's ONNX path (the FX frontend's ``torch.export``, the ONNX frontend's
+conversion and import, the harness's pipelines.toml stages to linalg, the harness's RefBackend)
+and whose ``run`` executes on that backend. Upstream's own ``compile_and_run_test`` and
+``SingleTestReport`` make the golden trace and judge the results, at upstream's tolerances.
+
+Each test runs in a worker process (``--jobs`` of them); a worker that dies (a segfault, an LLVM
+abort) costs that test only and is started again; a test past its timeout is killed.
+The results JSON has the shape ``../shared/conformance/e2e.py --out`` writes, and ``--compare
+UPSTREAM.json OURS.json`` lists, for every test, both outcomes and the differences by class.
+
+    python tools/onnx_conformance.py --every 8 --jobs 1 --out /tmp/harness-onnx-every8.json -q
+    python tools/onnx_conformance.py --compare /tmp/e2e-onnx-every8.json /tmp/harness-onnx-every8.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import datetime
+import importlib.util
+import io
+import json
+import os
+import re
+import select
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+#: The upstream paths a run needs: the e2e framework and tests, and the expectation sets.
+UPSTREAM_PATHS = ("projects/pt1/python/torch_mlir_e2e_test", "projects/pt1/e2e_testing/xfail_sets.py")
+PY_ROOT = "projects/pt1/python"
+XFAIL_SET, CRASHING_SET = "ONNX_XFAIL_SET", "ONNX_CRASHING_SET"
+CONFIG_NAME = "harness-onnx"
+DEFAULT_WORKDIR = Path(tempfile.gettempdir()) / "onnx-conformance"
+#: e2e.py's scratch folder: its torchvision (installed there when the environment has none)
+#: is reused rather than installed a second time.
+E2E_DEPS = Path(tempfile.gettempdir()) / "e2e-upstream" / "deps"
+#: Upstream's onnx config gives each dynamic dimension this example size (torch.export
+#: specializes a size of 1); the harness's export gets the same examples.
+DYNAMIC_EXAMPLE = 2
+
+# Small stand-ins for two modules upstream's files import that the torch-mlir wheel and this
+# environment lack: torch_mlir._version (the wheel does not ship it; torch_mlir is a namespace
+# package there, so this folder merges into it) and `multiprocess` (framework.py imports it at
+# module level for a pool this tool never uses).
+VERSION_STANDIN = """\
+import torch
+from packaging import version
+
+
+def torch_version_for_comparison():
+    return version.parse(torch.__version__.partition("+")[0])
+"""
+MULTIPROCESS_STANDIN = """\
+from multiprocessing import *  # noqa: F403
+from multiprocessing import Pool, cpu_count, set_start_method  # noqa: F401
+"""
+
+
+class InputError(Exception):
+    """A bad input of the command line: one paragraph naming it and what to do; exit 2."""
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Upstream's files, extracted at run time
+# ------------------------------------------------------------------------------------------------
+
+
+def _git(mirror: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", os.fspath(mirror), *args], capture_output=True, text=True,
+                          check=False)
+
+
+def resolve_rev(mirror: str | None, rev: str) -> tuple[Path, str]:
+    """The clone and the full commit of ``rev`` in it; InputError when either is not there."""
+    if not mirror:
+        raise InputError("no torch-mlir clone given: set $TORCH_MLIR_MIRROR or pass --mirror to a "
+                         "git clone (bare or not) of llvm/torch-mlir, e.g. the one the search "
+                         "tool's fetch of github:llvm/torch-mlir made.")
+    path = Path(mirror)
+    if not path.is_dir() or _git(path, "rev-parse", "--git-dir").returncode != 0:
+        why = "git rev-parse failed there" if path.is_dir() else "not a directory"
+        raise InputError(f"--mirror {shlex.quote(mirror)} is not a git clone ({why}); "
+                         "pass a clone of llvm/torch-mlir (bare or not), or set $TORCH_MLIR_MIRROR "
+                         "to one.")
+    done = _git(path, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    if done.returncode != 0 or not done.stdout.strip():
+        raise InputError(f"--rev {shlex.quote(rev)} names no commit in {mirror}; pass a commit, "
+                         "tag or branch of that clone (default HEAD), e.g. one `git -C "
+                         f"{shlex.quote(mirror)} log --oneline` lists.")
+    return path, done.stdout.strip()
+
+
+@dataclass(frozen=True)
+class Upstream:
+    sha: str
+    date: str
+    root: Path       # the extraction
+    standins: Path   # torch_mlir/_version.py and multiprocess.py
+
+    @property
+    def python(self) -> Path:
+        return self.root / PY_ROOT
+
+    @property
+    def xfail_sets(self) -> Path:
+        return self.root / "projects/pt1/e2e_testing/xfail_sets.py"
+
+    def to_json(self) -> dict[str, str]:
+        return {"sha": self.sha, "date": self.date, "root": os.fspath(self.root),
+                "standins": os.fspath(self.standins)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> Upstream:
+        return cls(data["sha"], data["date"], Path(data["root"]), Path(data["standins"]))
+
+
+def extract(mirror: Path, sha: str, workdir: Path) -> Upstream:
+    """Upstream's e2e package and xfail sets at ``sha``, in ``workdir/src-SHA12`` (made once per
+    commit: extracted beside it, then renamed, so a concurrent run never imports half a tree)."""
+    root = workdir / f"src-{sha[:12]}"
+    if not (root / ".extracted").is_file():
+        staging = workdir / f"{root.name}.tmp-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", os.fspath(mirror), "archive", sha, *UPSTREAM_PATHS],
+                                 capture_output=True, check=False)
+        if archive.returncode != 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise InputError(f"{mirror} at {sha[:12]} has no {' or '.join(UPSTREAM_PATHS)} (git "
+                             f"archive: {archive.stderr.decode(errors='replace').strip()[:200]}); "
+                             "pass a --rev of torch-mlir that has the pt1 e2e suite.")
+        subprocess.run(["tar", "-x", "-C", os.fspath(staging)], input=archive.stdout, check=True)
+        (staging / ".extracted").write_text(sha + "\n")
+        shutil.rmtree(root, ignore_errors=True)  # an interrupted extraction's leftovers
+        try:
+            staging.rename(root)
+        except OSError:  # another run got there first
+            shutil.rmtree(staging, ignore_errors=True)
+    standins = workdir / "standins"
+    (standins / "torch_mlir").mkdir(parents=True, exist_ok=True)
+    _write_atomically(standins / "torch_mlir" / "_version.py", VERSION_STANDIN)
+    _write_atomically(standins / "multiprocess.py", MULTIPROCESS_STANDIN)
+    date = _git(mirror, "show", "-s", "--format=%cI", sha).stdout.strip()
+    return Upstream(sha, date, root, standins)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def bootstrap(upstream: Upstream) -> None:
+    """Makes the extracted e2e package importable here, without its ``configs/__init__`` (it
+    imports every upstream config, some of which need what the wheel lacks)."""
+    for p in (upstream.python, upstream.standins):
+        if os.fspath(p) not in sys.path:
+            sys.path.insert(0, os.fspath(p))
+    if importlib.util.find_spec("torchvision") is None and E2E_DEPS.is_dir():
+        sys.path.append(os.fspath(E2E_DEPS))
+    _import_torchvision()
+    import torch_mlir_e2e_test
+
+    name = "torch_mlir_e2e_test.configs"
+    if name not in sys.modules:
+        package = types.ModuleType(name)
+        package.__path__ = [os.fspath(Path(torch_mlir_e2e_test.__file__).parent / "configs")]
+        sys.modules[name] = package
+
+
+def _import_torchvision() -> None:
+    """Upstream's suite imports torchvision (its conv and vision tests). PyPI's torchvision is
+    a CUDA build whose C++ ops do not load beside the CPU torch, and its import then fails
+    registering their fake kernels; without that module the Python models still import (the
+    tests of torchvision's own ops then fail in their golden run, in both configs)."""
+    if importlib.util.find_spec("torchvision") is None:
+        raise InputError("torchvision is not importable, and upstream's test suite imports it: "
+                         "install it into the environment (torchvision matching torch), or run "
+                         "../shared/conformance/e2e.py once, which installs it into "
+                         f"{E2E_DEPS} where this tool finds it.")
+    try:
+        import torchvision
+    except RuntimeError as error:
+        if "torchvision::" not in str(error):
+            raise
+        for loaded in [m for m in sys.modules if m.split(".")[0] == "torchvision"]:
+            del sys.modules[loaded]
+        sys.modules["torchvision._meta_registrations"] = types.ModuleType(
+            "torchvision._meta_registrations")
+        import torchvision  # noqa: F401
+
+
+def load_sets(upstream: Upstream) -> dict[str, set[str]]:
+    """Upstream's ONNX expectation sets (xfail_sets.py prints the torch version: silenced)."""
+    spec = importlib.util.spec_from_file_location("upstream_xfail_sets", upstream.xfail_sets)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    with contextlib.redirect_stdout(io.StringIO()):
+        spec.loader.exec_module(module)
+    return {XFAIL_SET: set(getattr(module, XFAIL_SET)), CRASHING_SET: set(getattr(module, CRASHING_SET))}
+
+
+def load_tests() -> dict[str, Any]:
+    from torch_mlir_e2e_test.registry import GLOBAL_TEST_REGISTRY
+    from torch_mlir_e2e_test.test_suite import register_all_tests
+
+    if not GLOBAL_TEST_REGISTRY:
+        register_all_tests()
+    return {t.unique_name: t for t in GLOBAL_TEST_REGISTRY}
+
+
+def select_tests(names: Sequence[str], pattern: str, every: int, offset: int) -> list[str]:
+    """The sample e2e.py takes for the same arguments: the sorted names ``pattern`` matches
+    (re.match), then every ``every``-th from ``offset``."""
+    chosen = [n for n in sorted(names) if re.match(pattern, n)]
+    return [n for i, n in enumerate(chosen) if i % every == offset % every]
+
+
+# ------------------------------------------------------------------------------------------------
+# The harness's ONNX path as an upstream TestConfig (worker side)
+# ------------------------------------------------------------------------------------------------
+
+
+class HarnessStageError(Exception):
+    """A stage of the harness's path failed; the message starts with ``[stage]`` so the record
+    names where (upstream's framework keeps only the exception's text)."""
+
+    def __init__(self, stage: str, message: str):
+        super().__init__(f"[{stage}] {message}")
+        self.stage = stage
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text.splitlines()[0][:300] if text else ''}"
+
+
+@dataclass
+class Artifact:
+    compiled: Any      # harness.execute.backend.Compiled
+    folder: Path
+
+
+def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
+                 timeout_s: float, *, oblivious: bool = False) -> Artifact:
+    """``module`` through the harness's ONNX path to the RefBackend's LLVM module.
+
+    The harness's own steps, in the port's order: the FX frontend's maker (torch.export,
+    non-strict) on examples made as upstream's onnx config makes them (zeros; a -1 size is
+    ``Dim.AUTO`` with example size 2), the ONNX frontend's conversion (torch.onnx.export of that
+    program) and import (the wheel's onnx_importer), the frontend's pipelines.toml stage to the
+    backend contract and the linalg target's, each in its own process, then the RefBackend's
+    compile. Each failure is a :class:`HarnessStageError` naming its stage. ``oblivious``
+    (--size-oblivious-export): the export made as torch.onnx.export's own capture makes it.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    torch_ir = import_onnx(module, placeholders, folder, stem, oblivious)
+    return lower_onnx(torch_ir, folder, stem, timeout_s)
+
+
+def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
+                oblivious: bool = False) -> Path:
+    """The export, the ONNX conversion and the import (in this process): the torch IR file.
+
+    ``oblivious``: the export under ``backed_size_oblivious=True``, as torch.onnx.export's
+    own capture of a module runs torch.export. The harness's export runs it as torch.export's
+    default, which shares one symbol between sizes of equal example value (duck sizing): with
+    every dynamic size exported at 2, a convolution's input and kernel sizes become one symbol
+    and its output size a constant 1. A diagnostic: the measurement is without it."""
+    import torch
+    from torch.export import Dim
+
+    from harness.compiler.mlir import WriteOptions, write_module
+    from harness.frontends.base import MakeRequest, frontend
+    from harness.frontends.names import FrontendName
+
+    examples, dynamic = [], []
+    for ph in placeholders:
+        examples.append(torch.zeros([d if d >= 0 else DYNAMIC_EXAMPLE for d in ph.shape], dtype=ph.dtype))
+        dynamic.append({i: Dim.AUTO for i, d in enumerate(ph.shape) if d < 0} or None)
+    onnx_frontend = frontend(FrontendName.ONNX)
+    conversion = onnx_frontend.conversion
+    maker = frontend(FrontendName.FX).maker
+    assert conversion is not None and maker is not None
+    try:
+        with torch.fx.experimental._config.patch(backed_size_oblivious=oblivious):
+            made = maker.make(MakeRequest(stem, module, tuple(examples),
+                                          dynamic_shapes=tuple(dynamic) if any(dynamic) else None))
+    except Exception as error:
+        raise HarnessStageError(maker.stage, _first_line(error)) from error
+    try:
+        program = conversion.convert(made.program, folder)
+    except Exception as error:
+        raise HarnessStageError(conversion.stage, _first_line(error)) from error
+    try:
+        with torch.no_grad():
+            imported = onnx_frontend.import_program(program)
+        return write_module(imported.module, folder / f"{stem}.torch.mlir", WriteOptions(keep_weights=True))
+    except Exception as error:
+        raise HarnessStageError("import", _first_line(error)) from error
+
+
+def lower_onnx(torch_ir: Path, folder: Path, stem: str, timeout_s: float) -> Artifact:
+    """The imported ONNX IR through the ONNX frontend's pipeline and the linalg target's (each
+    stage a child process, as the port runs them), then the RefBackend's compile to LLVM."""
+    from harness.compiler.runner import RunOptions
+    from harness.compiler.stages import StageHooks, StageOptions, run_stages
+    from harness.compiler.targets import Target, target_path
+    from harness.execute.backend import BackendOptions, Lowered
+    from harness.execute.backend_names import BackendName
+    from harness.execute.backends import backend
+    from harness.execute.lowering import run_stage
+    from harness.frontends.base import frontend
+    from harness.frontends.names import FrontendName
+
+    def run(input_path: Path, stage: str, _textual: str, out: Path, options: RunOptions) -> Any:
+        return run_stage(input_path, stage, output_path=out, options=options)
+
+    stages = (frontend(FrontendName.ONNX).torch_pipeline, *target_path(Target.LINALG).stages)
+    results = run_stages(torch_ir, stages, folder, stem=stem,
+                         options=StageOptions(timeout_s=timeout_s), hooks=StageHooks(run=run))
+    failed = next((r for r in results if not r.ok), None)
+    if failed is not None:
+        raise HarnessStageError(failed.name, _record_line(failed.record))
+    linalg = Path(results[-1].output_path)
+    lowered = Lowered(Target.LINALG, contract_ir=Path(results[0].output_path), target_ir=linalg,
+                      linalg=linalg, stem=stem)
+    refbackend = backend(BackendName.REFBACKEND)
+    try:
+        compiled = refbackend.compile(lowered, folder, BackendOptions(timeout_s=timeout_s))
+    except Exception as error:  # a signature the RefBackend refuses
+        raise HarnessStageError(refbackend.stage, _first_line(error)) from error
+    if not compiled.record.ok:
+        raise HarnessStageError(refbackend.stage, _record_line(compiled.record))
+    return Artifact(compiled, folder)
+
+
+def _record_line(record: Any) -> str:
+    """A failed run's outcome and first error (a RunRecord's)."""
+    first = record.first_error()
+    return f"{record.outcome.value}: {first.message if first else record.signature}"[:400]
+
+
+def run_onnx(artifact: Artifact, inputs: Sequence[Any], index: int, timeout_s: float) -> Any:
+    """One call of the compiled module on the harness's RefBackend (in a child process): its
+    outputs as torch tensors, one or a tuple, as upstream's RefBackend returns them."""
+    import numpy as np
+    import torch
+
+    from harness.execute.backend import BackendOptions
+    from harness.execute.backend_names import BackendName
+    from harness.execute.backends import backend
+
+    arrays = []
+    for value in inputs:
+        if not isinstance(value, torch.Tensor):
+            raise HarnessStageError("execution", f"a {type(value).__name__} argument: the ONNX "
+                                    "path takes tensors only")
+        arrays.append(value.detach().numpy())
+    work = artifact.folder / f"execution-{index}"
+    work.mkdir(exist_ok=True)
+    refbackend = backend(BackendName.REFBACKEND)
+    [result] = refbackend.run_sets(artifact.compiled, [arrays], [work], BackendOptions(timeout_s=timeout_s))
+    if not result.ok:
+        text = (result.error or result.signal or result.stderr or "failed").strip()
+        raise HarnessStageError("execution", text.splitlines()[0][:400] if text else "failed")
+    # np.array, not np.ascontiguousarray: that one makes a 0-d result 1-d
+    outputs = tuple(torch.from_numpy(np.array(o, order="C")) for o in result.outputs)
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def make_config(folder: Path, timeout_s: float, oblivious: bool = False) -> Any:
+    """The harness's ONNX path as a subclass of upstream's TestConfig (defined once upstream's
+    framework is importable): upstream's framework runs it as it runs its own configs."""
+    from torch_mlir_e2e_test.framework import TestConfig, TraceItem
+    from torch_mlir_e2e_test.utils import convert_annotations_to_placeholders
+
+    class HarnessOnnxConfig(TestConfig):
+        """compile: :func:`compile_onnx`; run: :func:`run_onnx` on each trace item."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.test = "test"
+
+        def compile(self, program: Any, verbose: bool = False) -> Artifact:
+            placeholders = convert_annotations_to_placeholders(program.forward)
+            return compile_onnx(program, placeholders, folder / self.test, "forward", timeout_s,
+                                oblivious=oblivious)
+
+        def run(self, artifact: Artifact, trace: Any) -> Any:
+            return [TraceItem(symbol=item.symbol, inputs=item.inputs,
+                              output=run_onnx(artifact, item.inputs, i, timeout_s))
+                    for i, item in enumerate(trace)]
+
+    return HarnessOnnxConfig()
+
+
+STAGE_IN_ERROR = re.compile(r"HarnessStageError: \[([\w.-]+)\] (.*)")
+
+
+def classify(result: Any, report: Any) -> dict[str, Any]:
+    """Upstream's TestResult and SingleTestReport as a record: status, stage, first error line."""
+    if result.compilation_error is None and result.runtime_error is None:
+        if not report.failed:
+            return {"status": "pass"}
+        text = report.error_str()
+        line = next((x.strip() for x in text.splitlines() if "ERROR" in x), text.strip())
+        return {"status": "fail", "stage": "mismatch", "summary": line[:400], "error": _clip(text)}
+    error = result.compilation_error or result.runtime_error
+    if error.startswith("Test timed out"):
+        return {"status": "timeout", "stage": "timeout", "summary": error.strip().splitlines()[0]}
+    found = STAGE_IN_ERROR.search(error)
+    if found:
+        stage, summary = found.group(1), found.group(2)
+    elif "in generate_golden_trace" in error:
+        stage, summary = "golden", _last_exception(error)
+    else:
+        stage, summary = "tool", _last_exception(error)
+    return {"status": "fail", "stage": stage, "summary": summary[:400], "error": _clip(error)}
+
+
+def _last_exception(text: str) -> str:
+    lines = [x for x in text.rstrip().splitlines() if x.strip() and not x.startswith(" ")]
+    return lines[-1].strip() if lines else ""
+
+
+def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:
+    if len(text) <= head + tail:
+        return text
+    return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
+
+
+def worker_main(upstream: Upstream, folder: Path, timeout_s: float, oblivious: bool) -> int:
+    """A worker: test names in on stdin, one JSON record a line out on the original stdout;
+    whatever tests, torch and MLIR print goes to stderr (the worker's log)."""
+    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    bootstrap(upstream)
+    from torch_mlir_e2e_test.framework import compile_and_run_test
+    from torch_mlir_e2e_test.reporting import ErrorContext, SingleTestReport
+
+    tests = load_tests()
+    config = make_config(folder, timeout_s, oblivious)
+    channel.write(json.dumps({"ready": os.getpid()}) + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            break
+        request = json.loads(line)
+        name = request["name"]
+        test = tests[name]._replace(timeout_seconds=request["timeout"])
+        config.test = name
+        print(f"===== {name}", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        try:
+            result = compile_and_run_test(test, config)
+            record = classify(result, SingleTestReport(result, ErrorContext.empty()))
+        except Exception as error:  # outside upstream's own try blocks: this tool's bug
+            record = {"status": "fail", "stage": "tool", "summary": _first_line(error),
+                      "error": _clip("".join(traceback.format_exception(error)))}
+        record.update(name=name, duration_s=round(time.monotonic() - start, 2))
+        if record["status"] == "pass":
+            shutil.rmtree(folder / name, ignore_errors=True)  # a failure's files stay to read
+        channel.write(json.dumps(record) + "\n")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# Scheduling (parent side)
+# ------------------------------------------------------------------------------------------------
+
+
+class Worker:
+    """One worker process and its line channel, read with a deadline."""
+
+    def __init__(self, command: list[str], log_path: Path, startup_s: float):
+        self.log = log_path.open("ab")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.log, start_new_session=True)
+        self.buffer = b""
+        self.log_path = log_path
+        ready = self.read(time.monotonic() + startup_s)
+        if ready is None or "ready" not in ready:
+            self.kill()
+            raise RuntimeError(f"a worker did not start; see {log_path}")
+
+    def read(self, deadline: float) -> dict[str, Any] | None:
+        """The next JSON line; None at the deadline; EOFError when the worker died."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                raise EOFError
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line) if line.startswith(b"{") else self.read(deadline)
+
+    def ask(self, name: str, timeout: int, grace: float) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        offset = self.log_path.stat().st_size
+        self.proc.stdin.write((json.dumps({"name": name, "timeout": timeout}) + "\n").encode())
+        self.proc.stdin.flush()
+        start = time.monotonic()
+        try:
+            record = self.read(start + timeout + grace)
+        except EOFError:
+            self.proc.wait(timeout=10)
+            tail = self._log_since(offset)
+            return {"name": name, "status": "crash", "stage": "crash",
+                    "summary": f"worker {_exit_text(self.proc.returncode)}: {_crash_line(tail)}",
+                    "error": _clip(tail), "duration_s": round(time.monotonic() - start, 2)}
+        if record is None:
+            self.kill()
+            return {"name": name, "status": "timeout", "stage": "timeout",
+                    "summary": f"killed after {timeout + grace:.0f} s (timeout {timeout} s, the "
+                               "in-process alarm did not end it)",
+                    "duration_s": round(time.monotonic() - start, 2)}
+        return record
+
+    def _log_since(self, offset: int) -> str:
+        with self.log_path.open("rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")[-6000:]
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=10)
+        self.log.close()
+
+    def close(self) -> None:
+        if self.proc.poll() is None and self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.write(b"\n")
+                self.proc.stdin.flush()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=10)
+        self.kill()
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+    return f"exited with status {code}"
+
+
+def _crash_line(text: str) -> str:
+    for pattern in (r"Assertion .* failed.*", r"LLVM ERROR: .*", r"Fatal Python error: .*",
+                    r"\berror: .*"):
+        found = re.search(pattern, text)
+        if found:
+            return found.group(0)[:300]
+    return "no message"
+
+
+def run_all(names: list[str], timeouts: dict[str, int], command: list[str], args: argparse.Namespace,
+            log_dir: Path, save: Callable[[dict[str, dict[str, Any]]], None]) -> dict[str, dict[str, Any]]:
+    """``names`` over ``args.jobs`` workers; a dead or stuck worker is replaced."""
+    pending = collections.deque(names)
+    results: dict[str, dict[str, Any]] = {}
+    lock = threading.Lock()
+    start = time.monotonic()
+
+    def slot(index: int) -> None:
+        worker: Worker | None = None
+        generation = 0
+        while True:
+            with lock:
+                if not pending:
+                    break
+                name = pending.popleft()
+            if worker is None or not worker.alive():
+                generation += 1
+                worker = Worker(command, log_dir / f"worker-{index}-{generation}.log", args.startup_timeout)
+            record = worker.ask(name, timeouts[name], args.kill_grace)
+            if record["status"] in ("crash", "timeout"):
+                worker.kill()
+                worker = None
+            record.pop("name", None)
+            with lock:
+                results[name] = record
+                done = len(results)
+                if done % 25 == 0:
+                    save(dict(results))
+            if not args.quiet or record["status"] != "pass":
+                extra = (f"  [{record.get('stage')}] {record.get('summary', '')[:150]}"
+                         if record["status"] != "pass" else "")
+                log(f"[{done}/{len(names)} {time.monotonic() - start:6.0f}s] {record['status'].upper():7} "
+                    f"{name} ({record.get('duration_s', 0):.1f}s){extra}")
+        if worker is not None:
+            worker.close()
+
+    threads = [threading.Thread(target=slot, args=(i,), daemon=True)
+               for i in range(max(1, min(args.jobs, len(names))))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+# ------------------------------------------------------------------------------------------------
+# Comparison
+# ------------------------------------------------------------------------------------------------
+
+
+def load_results(path: str) -> dict[str, Any]:
+    """A results JSON (this tool's or e2e.py's --out); InputError when it is not one."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as error:
+        raise InputError(f"cannot read results file {path} ({error.strerror}); pass the --out "
+                         "JSON of a run of this tool or of ../shared/conformance/e2e.py.") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"{path} is not JSON ({error.msg} at line {error.lineno}); pass the "
+                         "--out JSON of a finished run (not a log).") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("tests"), dict):
+        raise InputError(f"{path} has no \"tests\" object; pass the --out JSON of a run of this "
+                         "tool or of ../shared/conformance/e2e.py.")
+    return doc
+
+
+def signature(record: dict[str, Any]) -> str:
+    """The record's cause, with numbers, addresses and temp paths left out: equal signatures
+    are one difference."""
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x?", record.get("summary", ""))
+    text = re.sub(r"/tmp/\S+", "<tmp>", text)
+    text = re.sub(r"\d+", "N", text)
+    return f"{record.get('stage', '?')}: {text[:160]}"
+
+
+def compare(upstream: dict[str, Any], ours: dict[str, Any]) -> dict[str, Any]:
+    """Every test of both files with both outcomes, and the differences by class."""
+    a, b = upstream["tests"], ours["tests"]
+    tests = {}
+    classes: dict[str, list[str]] = {k: [] for k in (
+        "pass_both", "harness_only_fail", "upstream_only_fail", "fail_both", "skipped", "one_file_only")}
+    for name in sorted(set(a) | set(b)):
+        ra, rb = a.get(name), b.get(name)
+        tests[name] = {"upstream": (ra or {}).get("status", "absent"),
+                       "harness": (rb or {}).get("status", "absent")}
+        if ra is None or rb is None:
+            key = "one_file_only"
+        elif "skipped" in (ra["status"], rb["status"]):
+            key = "skipped"
+        elif ra["status"] == "pass":
+            key = "pass_both" if rb["status"] == "pass" else "harness_only_fail"
+        else:
+            key = "upstream_only_fail" if rb["status"] == "pass" else "fail_both"
+        classes[key].append(name)
+    by_cause: dict[str, dict[str, list[str]]] = {}
+    for key, side in (("harness_only_fail", b), ("upstream_only_fail", a)):
+        causes: dict[str, list[str]] = collections.defaultdict(list)
+        for name in classes[key]:
+            causes[signature(side[name])].append(name)
+        by_cause[key] = dict(sorted(causes.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+    return {"upstream": upstream.get("meta", {}).get("config", "?"),
+            "harness": ours.get("meta", {}).get("config", "?"),
+            "counts": {k: len(v) for k, v in classes.items()},
+            "classes": classes, "by_cause": by_cause, "tests": tests}
+
+
+def print_comparison(result: dict[str, Any], upstream: dict[str, Any], ours: dict[str, Any],
+                     every_test: bool) -> None:
+    c = result["counts"]
+    log(f"{sum(c.values())} tests: pass in both {c['pass_both']}, fail only through the harness "
+        f"{c['harness_only_fail']}, fail only in upstream's config {c['upstream_only_fail']}, fail "
+        f"in both {c['fail_both']}, skipped by either {c['skipped']}, in one file only "
+        f"{c['one_file_only']}")
+    for key, title, side in (("harness_only_fail", "fail only through the harness (upstream passes)", ours),
+                             ("upstream_only_fail", "fail only in upstream's config (the harness passes)",
+                              upstream)):
+        if not result["classes"][key]:
+            continue
+        log(f"\n{title}, by cause:")
+        for cause, names in result["by_cause"][key].items():
+            log(f"  {len(names):3d}  {cause}")
+            for name in names:
+                log(f"         {name}  [{side['tests'][name].get('stage')}] "
+                    f"{side['tests'][name].get('summary', '')[:150]}")
+    if every_test:
+        log("\nevery test (upstream / harness):")
+        for name, both in result["tests"].items():
+            log(f"  {both['upstream']:8} {both['harness']:8} {name}")
+
+
+# ------------------------------------------------------------------------------------------------
+# Command line
+# ------------------------------------------------------------------------------------------------
+
+
+def write_json(path: str, doc: dict[str, Any]) -> None:
+    """``doc`` at ``path``, atomically (a temp file beside it, renamed into place)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".onnx-conformance-", suffix=".json", dir=folder)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mirror", default=os.environ.get("TORCH_MLIR_MIRROR"),
+                   help="git clone of llvm/torch-mlir (default: $TORCH_MLIR_MIRROR)")
+    p.add_argument("--rev", default="HEAD", help="upstream commit to extract (default HEAD)")
+    p.add_argument("--workdir", default=os.fspath(DEFAULT_WORKDIR),
+                   help="scratch folder: the extraction, worker logs, failing tests' files")
+    p.add_argument("--filter", default=".*", help="regex re.match'ed against test names (as e2e.py)")
+    p.add_argument("--every", type=int, default=1, help="keep every Nth test of the sorted selection")
+    p.add_argument("--offset", type=int, default=0, help="the first index kept by --every")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
+    p.add_argument("--timeout-per-test", type=int, default=120,
+                   help="seconds; caps each test's own timeout (upstream's default is 120)")
+    p.add_argument("--kill-grace", type=float, default=30.0,
+                   help="seconds past the timeout before a stuck worker is killed")
+    p.add_argument("--startup-timeout", type=float, default=300.0, help="seconds for a worker to start")
+    p.add_argument("--run-crashing", action="store_true",
+                   help=f"also run the tests of upstream's {CRASHING_SET} (skipped by default, as e2e.py)")
+    p.add_argument("--size-oblivious-export", action="store_true",
+                   help="diagnostic: export under backed_size_oblivious=True, as torch.onnx.export's "
+                        "own capture of a module does (not the harness's export; see docs/conformance.md)")
+    p.add_argument("--out", help="results JSON, written atomically (and every 25 tests while running)")
+    p.add_argument("--list", action="store_true", help="print the selected tests and exit")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the tests that do not pass")
+    p.add_argument("--compare", nargs=2, metavar=("UPSTREAM.json", "HARNESS.json"),
+                   help="compare e2e.py's --config onnx JSON with this tool's, and exit")
+    p.add_argument("--all", action="store_true", help="with --compare: list every test's two outcomes")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    for flag, value, low in (("--every", args.every, 1), ("--jobs", args.jobs, 1),
+                             ("--timeout-per-test", args.timeout_per_test, 1)):
+        if value < low:
+            raise InputError(f"{flag} {value} is below {low}; pass a whole number of at least {low}.")
+    if args.offset < 0:
+        raise InputError(f"--offset {args.offset} is negative; pass 0 to {args.every - 1}.")
+    try:
+        re.compile(args.filter)
+    except re.error as error:
+        raise InputError(f"--filter {args.filter!r} is not a regular expression ({error}); pass "
+                         "one Python's re accepts, e.g. 'Softmax|AddmmModule_basic'.") from None
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = parse_args(argv)
+    if args.worker:
+        spec = json.loads(args.worker)
+        return worker_main(Upstream.from_json(spec["upstream"]), Path(spec["folder"]), spec["timeout"],
+                           spec.get("oblivious", False))
+    if args.compare:
+        upstream, ours = (load_results(p) for p in args.compare)
+        result = compare(upstream, ours)
+        print_comparison(result, upstream, ours, args.all)
+        if args.out:
+            write_json(args.out, result)
+        return 0
+    return run_command(args)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """The run: extract, select, run each test in a worker, write the results, summarize."""
+    mirror, sha = resolve_rev(args.mirror, args.rev)
+    started = time.monotonic()
+    workdir = Path(args.workdir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    upstream = extract(mirror, sha, workdir)
+    bootstrap(upstream)
+    import torch
+
+    tests = load_tests()
+    sets = load_sets(upstream)
+    selected = select_tests(list(tests), args.filter, args.every, args.offset)
+    if not selected:
+        raise InputError(f"--filter {args.filter!r} with --every {args.every} --offset {args.offset} "
+                         f"selects none of the {len(tests)} tests; widen the filter.")
+    skipped = [] if args.run_crashing else [n for n in selected if n in sets[CRASHING_SET]]
+    to_run = [n for n in selected if n not in skipped]
+    if args.list:
+        for name in selected:
+            log(("SKIP " if name in skipped else "") + name)
+        log(f"{len(selected)} selected, {len(skipped)} skipped, of {len(tests)}")
+        return 0
+    run_id = datetime.datetime.now().strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
+    log_dir, files = workdir / "logs" / run_id, workdir / "files" / run_id
+    log_dir.mkdir(parents=True)
+    timeouts = {n: min(tests[n].timeout_seconds, args.timeout_per_test) for n in to_run}
+    command = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(
+        {"upstream": upstream.to_json(), "folder": os.fspath(files), "timeout": args.timeout_per_test,
+         "oblivious": args.size_oblivious_export})]
+    meta = {"config": CONFIG_NAME, "command": shlex.join([sys.executable, *sys.argv]),
+            "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "upstream": {"mirror": os.fspath(mirror), "rev": args.rev, "sha": sha, "date": upstream.date,
+                         "extracted_to": os.fspath(upstream.root)},
+            "torch": torch.__version__, "filter": args.filter, "every": args.every,
+            "offset": args.offset, "size_oblivious_export": args.size_oblivious_export,
+            "jobs": args.jobs, "timeout_per_test": args.timeout_per_test,
+            "registered": len(tests), "expected_sets": [XFAIL_SET, CRASHING_SET],
+            "worker_logs": os.fspath(log_dir), "failing_files": os.fspath(files)}
+
+    def save(results: dict[str, dict[str, Any]], summary: dict[str, Any] | None = None) -> None:
+        if not args.out:
+            return
+        doc: dict[str, Any] = {"meta": dict(meta, partial=summary is None), "summary": summary,
+                               "skipped": skipped, "tests": {}}
+        for name in selected:
+            record = results.get(name) or ({"status": "skipped", "stage": "crashing-set"}
+                                           if name in skipped else None)
+            if record is not None:
+                expected = name in sets[XFAIL_SET] or name in sets[CRASHING_SET]
+                doc["tests"][name] = dict(record, expected_to_fail=expected)
+        write_json(args.out, doc)
+
+    log(f"[setup] upstream {sha[:12]} ({upstream.date[:10]}) -> {upstream.root}; {len(selected)} "
+        f"selected of {len(tests)}, {len(skipped)} skipped ({CRASHING_SET}), {len(to_run)} to run "
+        f"with {args.jobs} worker(s); logs in {log_dir}")
+    run_start = time.monotonic()
+    results = run_all(to_run, timeouts, command, args, log_dir, save)
+    counts = collections.Counter(r["status"] for r in results.values())
+    failing = {n for n, r in results.items() if r["status"] != "pass"}
+    expected = sets[XFAIL_SET] | sets[CRASHING_SET]
+    summary = {"selected": len(selected), "run": len(results), "skipped": len(skipped),
+               "pass": counts["pass"], "fail": counts["fail"], "timeout": counts["timeout"],
+               "crash": counts["crash"], "not_passing_by_stage": dict(collections.Counter(
+                   results[n].get("stage") for n in failing).most_common()),
+               "unexpected_failures": sorted(failing - expected),
+               "xpass": sorted((set(results) - failing) & expected)}
+    meta["run_wall_s"] = round(time.monotonic() - run_start, 1)
+    meta["total_wall_s"] = round(time.monotonic() - started, 1)
+    save(results, summary)
+    log(f"\n=== {CONFIG_NAME}: upstream {sha[:12]}, torch {torch.__version__}; {meta['run_wall_s']:.0f} s "
+        f"wall with {args.jobs} worker(s)")
+    log("not passing by stage: " + ", ".join(f"{k}={v}" for k, v in summary["not_passing_by_stage"].items()))
+    log(f"vs upstream's {XFAIL_SET}|{CRASHING_SET}: {len(summary['unexpected_failures'])} not passing "
+        f"and not expected to fail, {len(summary['xpass'])} passing and expected to fail")
+    log(f"{counts['pass']} passed, {len(failing)} failed, {len(skipped)} skipped")
+    if args.out:
+        log(f"results: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
