@@ -198,6 +198,12 @@ class ModuleFix(Fix):
 
     level = FixLevel.MODULE
 
+    def on_export(self, exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram | None:
+        """The same change made on an exported program, where it can be made there (None: it
+        cannot, or it changes nothing): a frontend whose import failed may then import its
+        program again, changed, instead of making the fixed module's program anew."""
+        return None
+
     @abstractmethod
     def apply(self, module: torch.nn.Module, evidence: ModuleEvidence = ModuleEvidence()) -> Application:
         """The module to trace or export now (``Application.module``), and ``undo``."""

@@ -60,6 +60,9 @@ class PersistentBuffers(ModuleFix):
         app.undo = undo
         return app
 
+    def on_export(self, exported: torch.export.ExportedProgram) -> torch.export.ExportedProgram | None:
+        return persistent_in_program(exported)
+
 
 def non_persistent_buffers(module: torch.nn.Module) -> list[str]:
     """The dotted names of the buffers ``state_dict()`` leaves out (and None ones skipped)."""

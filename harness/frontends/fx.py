@@ -8,7 +8,7 @@ model when torch.export fails, since its own errors are many and deep.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +101,17 @@ class ImportFailed(ModelError):
     def __init__(self, message: str, decomposed: torch.export.ExportedProgram | None):
         super().__init__(message)
         self.decomposed = decomposed
+
+
+def reimport(error: BaseException, rewrite: Callable[[torch.export.ExportedProgram],
+                                                    torch.export.ExportedProgram | None]
+             ) -> FxPayload | None:
+    """The program an import failed on (:class:`ImportFailed`'s decomposition), changed by
+    ``rewrite``, to import again as it is; None when the failure kept no program or ``rewrite``
+    changes nothing."""
+    decomposed = error.decomposed if isinstance(error, ImportFailed) else None
+    changed = rewrite(decomposed) if decomposed is not None else None
+    return FxPayload(changed, decomposed=True) if changed is not None else None
 
 
 def export_and_import(model: torch.nn.Module | torch.export.ExportedProgram,

@@ -22,13 +22,13 @@ import torch
 
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.outcomes import Outcome
-from harness.frontends.base import Frontend, MakeRequest, Program, frontend, run_exported
-from harness.frontends.fx import FxPayload, ImportFailed
+from harness.frontends.base import Frontend, MakeRequest, Payload, Program, frontend, run_exported
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import SpecializationLog, export_shapes
 
-from harness.fixes.base import BlockerSeen
-from harness.fixes.buffers import PersistentBuffers, persistent_in_program
+from harness.fixes.base import BlockerSeen, ModuleFix
+from harness.fixes.catalog import by_name
+from harness.fixes.steps import FixStep
 
 from .diagnose import (
     STATE_MAPPING,
@@ -55,13 +55,13 @@ from .subject import Subject
 
 class _Stopped(Exception):
     """A Python stage failed: the port of this frontend ends there (already recorded).
-    ``exported`` and ``decomposed``: the failed FX import's program and its decomposition, kept
-    where persistent-buffers answers the failure (the fix then imports the decomposition again
-    instead of exporting the fixed module; the export, which the importer did not touch, is
-    what PyTorch runs to compare)."""
+    ``exported`` and ``failure``: a failed import's export and its error, kept for ``--fix``:
+    where a module fix can make its change on the program the import failed on, the frontend
+    imports that again (:attr:`Frontend.reimport`) instead of making the fixed module's program;
+    the export, which the importer did not touch, is what PyTorch runs to compare."""
 
     exported: torch.export.ExportedProgram | None = None
-    decomposed: torch.export.ExportedProgram | None = None
+    failure: BaseException | None = None
 
 
 def port_frontend(subject: Subject, name: FrontendName, folder: Path, options: PortOptions,
@@ -216,23 +216,19 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
                       for s in port.stages)
     port.notes.append(f"Before --fix: {first}: {port.blockers[0].message[:200]}")
     port.stages, port.blockers, port.failed_stage = [], [], None
-    reused = persistent_in_program(stopped.decomposed) if (
-        chosen.conversion is None and stopped.decomposed is not None and stopped.exported is not None
-        and first_export is not None
-        and [step.fix for step in kept] == [PersistentBuffers.name]) else None
+    reused = _reimported(chosen, stopped, kept) if first_export is not None else None
     try:
         if reused is None or first_export is None or stopped.exported is None:
             program, run_program = _program(subject, chosen.name, port, options, progress, label,
                                             module)
         else:
             port.stages.append(first_export)  # the export that stands: not run again
-            port.notes.append("--fix: the first export's decomposed program was imported again "
-                              "with its buffers persistent (the same IR as the fixed module's "
-                              "export, where torch.export takes the fixed module)")
-            program = Program(subject.name, module, subject.inputs.tensors,
-                              FxPayload(reused, decomposed=True))
-            # the import replaces the decomposition's placeholders: PyTorch runs the export
-            # (persistence changes what state_dict() saves, not what forward computes)
+            port.notes.append(f"--fix: the program the import failed on was imported again with "
+                              f"{kept[0].fix}'s change made on it (the same IR as the fixed "
+                              "module's, which is not made again)")
+            program = Program(subject.name, module, subject.inputs.tensors, reused)
+            # the import replaces the program's placeholders: PyTorch runs the export (a
+            # program-level fix changes what the program holds, not what forward computes)
             runs = run_exported(stopped.exported)
             run_program = lambda inputs: runs(inputs.tensors)  # noqa: E731
         ir_path = _import(subject, chosen, program, folder, port, options, progress, label)
@@ -241,13 +237,23 @@ def _fixed_import(subject: Subject, chosen: Frontend, folder: Path, port: Fronte
     return program, run_program, ir_path
 
 
+def _reimported(chosen: Frontend, stopped: _Stopped, kept: list[FixStep]) -> Payload | None:
+    """The frontend's payload to import again after ``--fix``: only when one module fix was kept
+    and it makes its change on the program too, and the frontend can import the program its
+    import failed on again (FX); None otherwise (the fixed module's program is made anew)."""
+    if chosen.reimport is None or stopped.failure is None or stopped.exported is None or len(kept) != 1:
+        return None
+    fix = by_name(kept[0].fix)
+    return chosen.reimport(stopped.failure, fix.on_export) if isinstance(fix, ModuleFix) else None
+
+
 def _import(subject: Subject, chosen: Frontend, program: Program, folder: Path, port: FrontendPort,
             options: PortOptions, progress: Progress, label: str) -> Path:
     stage = PortStage.IMPORT
     as_bytecode = bytecode(subject, options)
     path = folder / f"{subject.name}.torch.{'mlirbc' if as_bytecode else 'mlir'}"
     explanation = ""
-    decomposed: torch.export.ExportedProgram | None = None
+    failure: BaseException | None = None
     own = import_blocker if subject.dynamic else None  # a node only dynamic shapes make
     try:
         with _PythonStage(port, stage, options, progress, label, explain=lambda e: explanation,
@@ -256,15 +262,14 @@ def _import(subject: Subject, chosen: Frontend, program: Program, folder: Path, 
                 with torch.no_grad():
                     imported = chosen.import_program(program)
             except Exception as error:
-                exported = program.export_program()
+                exported, failure = program.export_program(), error
                 if STATE_MAPPING in str(error.__cause__ or error) and exported is not None:
                     explanation = missing_buffers_explanation(exported)
-                    decomposed = error.decomposed if isinstance(error, ImportFailed) else None
                 raise
             write_module(imported.module, path, WriteOptions(keep_weights=options.weights_kept,
                                                               bytecode=as_bytecode))
     except _Stopped as stopped:
-        stopped.exported, stopped.decomposed = program.export_program(), decomposed
+        stopped.exported, stopped.failure = program.export_program(), failure
         raise
     port.stages[-1].output = str(path)
     return path

@@ -20,7 +20,7 @@ TOSA = """func.func @main(%arg0: tensor<2x4xf32>, %arg1: tensor<2x4xf32>) -> (te
   %3 = tosa.sub %1, %0 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %3, %2 : tensor<2x4xf32>, tensor<2x4xf64>
 }
-"""
+"""  # noqa: E501 (IR as MLIR prints it, one op a line)
 SAID = "'tosa.cast' op is not profile-aligned: element type 'f64' is not legal"
 
 

@@ -93,7 +93,7 @@ def test_missing_state_mapping_is_answered_by_persistent_buffers_with_fix(tmp_pa
     assert any(n.startswith("Before --fix: export") for n in port.notes)
     # the first export's decomposed program imported again, not a second export
     assert [str(s.name) for s in port.stages].count("export") == 1
-    assert any("imported again with its buffers persistent" in n for n in port.notes)
+    assert any("imported again with persistent-buffers's change made on it" in n for n in port.notes)
     # the export runs in PyTorch beside eager (the imported program's graph is the importer's)
     assert all(c.program_max_abs_diff == 0.0 and not c.program_failed for c in port.numerics)
     assert "scale" in module._non_persistent_buffers_set  # undone after the export
@@ -162,3 +162,34 @@ def test_given_outputs_stand_for_the_module_before_the_fix():
     step = apply_module_fix(ZeroesTheBuffer(), BlockerSeen(message="test", stage="import"),
                             module, examples)
     assert module.eager_runs == 3 and step.outcome.value == "rolled-back"  # 2 before, 1 after
+
+
+def test_a_failed_import_is_imported_again_only_through_the_frontends_own_seam(monkeypatch):
+    """Issue 41: the port named one FX fix (persistent-buffers) and built FX's payload itself;
+    now a frontend says whether it can import the program its import failed on again
+    (``Frontend.reimport``), and a module fix whether it can make its change on that program
+    (``ModuleFix.on_export``). A frontend without the seam, or a fix without a program form,
+    makes the fixed module's program anew."""
+    from harness.fixes.buffers import PersistentBuffers
+    from harness.fixes.steps import FixStep
+    from harness.frontends.base import frontend
+    from harness.frontends.fx import FxPayload, ImportFailed
+    from harness.knowledge.fixes import FIXES
+    from harness.port import frontend as port_frontend
+
+    def kept_step(fix: str) -> FixStep:  # as fix_module returns a kept one
+        return FixStep(fix, FIXES[fix].level, BlockerSeen(message="m", stage="import"), "import",
+                       StepOutcome.KEPT)
+
+    stopped = port_frontend._Stopped()
+    stopped.exported = object()  # only present
+    stopped.failure = ImportFailed("Could not find state mapping for buffer", decomposed=object())
+    monkeypatch.setattr(PersistentBuffers, "on_export", lambda self, program: f"changed {program!r}")
+    buffers, autograd = [kept_step("persistent-buffers")], [kept_step("autograd-function-forward")]
+    made = port_frontend._reimported(frontend("fx"), stopped, buffers)
+    assert isinstance(made, FxPayload) and made.decomposed and made.exported.startswith("changed")
+    assert port_frontend._reimported(frontend("torchscript"), stopped, buffers) is None
+    assert port_frontend._reimported(frontend("onnx"), stopped, buffers) is None
+    assert port_frontend._reimported(frontend("fx"), stopped, autograd) is None
+    stopped.failure = RuntimeError("no program kept")
+    assert port_frontend._reimported(frontend("fx"), stopped, buffers) is None
