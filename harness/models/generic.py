@@ -65,6 +65,11 @@ DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
 #: How a refusal of the model's own eager forward starts (the tiny preset's retry reads it).
 EAGER_FAILS = "its eager forward fails on the inputs "
+#: The largest model the tiny preset's retry builds: a config's default widths, vocabulary or
+#: positions at two layers reach 3 G parameters (12 GB of weights) for a 70B config's, more than
+#: a 2-core, 24 GB machine running sweeps side by side has; a larger trial is not built (counted
+#: on the meta device first), and the refusal says so.
+RETRY_MAX_PARAMETERS = 100_000_000
 #: Models up to this many MiB of parameters try each candidate input size on a copy.
 TRIAL_COPY_MB = 512
 
@@ -389,6 +394,9 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
         if kept == preset:
             continue  # the preset changes none of this group: nothing to try
         try:
+            if _parameters(spec, build_config(spec, size, options.overrides, keep)) > RETRY_MAX_PARAMETERS:
+                tried.append(f"{label} (not built: over {RETRY_MAX_PARAMETERS // 10**6} M parameters)")
+                continue
             running = _build_and_run(spec, options, size, keep)
         except (UnsupportedModelError, ConfigOverrideError):
             tried.append(label)
@@ -404,6 +412,17 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
     raise UnsupportedModelError(spec.name, (
         f"{refused.reason} (the tiny preset's sizes are ruled out: it fails as well with its "
         f"{', then its '.join(tried)} at the config's defaults)"))
+
+
+def _parameters(spec: ModelSpec, config: Any) -> int:
+    """How many parameters ``config``'s model has, built on the meta device (no memory); 0 when it
+    does not build there (the real build then says why)."""
+    try:
+        with torch.device("meta"):
+            model = hf_resolve.model_class(spec.model_type, spec.head)(config)
+    except Exception:
+        return 0
+    return sum(p.numel() for p in model.parameters())
 
 
 def build_config(spec: ModelSpec, size: Size, raw_overrides: Mapping[str, object] | None,

@@ -88,3 +88,21 @@ def test_the_default_size_is_never_retried(monkeypatch):
     with pytest.raises(UnsupportedModelError, match="boom"):
         generic.prepare("layoutlmv3", generic.ModelOptions(size=hf_config.Size.DEFAULT))
     assert calls == [frozenset()]
+
+
+def test_a_retry_over_the_parameter_bound_is_not_built(monkeypatch):
+    """A config's default widths at two layers can be gigabytes (a 70B config's: 3 G parameters):
+    a trial over the bound is counted on the meta device and not built, and the refusal says so."""
+    built: list[frozenset[str]] = []
+    real = generic._build_and_run
+
+    def counting(spec, options, size, keep=frozenset()):
+        built.append(keep)
+        return real(spec, options, size, keep)
+
+    monkeypatch.setattr(generic, "_build_and_run", counting)
+    monkeypatch.setattr(generic, "RETRY_MAX_PARAMETERS", 1_000_000)
+    with pytest.raises(UnsupportedModelError) as info:
+        generic.prepare("layoutlmv3")
+    assert "widths (not built: over 1 M parameters)" in str(info.value)
+    assert built[0] == frozenset() and WIDTHS not in built  # the widths' trial never built
