@@ -192,6 +192,11 @@ class IreeBackend:
         """IREE's runtime has no op-level checks to rerun with: the run's own error stands."""
         return None
 
+    def checked_run(self, compiled: Compiled, lowered: Lowered, which: str,
+                    inputs: Sequence[np.ndarray], folder: Path, budget_s: float) -> RefBackendResult | None:
+        """No checks to run with (as :meth:`explain_failure`)."""
+        return None
+
 
 def _generic(source: Path, out: Path, options: BackendOptions) -> Path:
     """``source`` printed in MLIR's generic form by torch-mlir-opt (what IREE's TOSA input
