@@ -342,10 +342,10 @@ def crash_inputs(sets: Sequence[tuple[InputSetName, InputSet]], checks: Sequence
         return text + ": every input set"
     said = []
     for c in runs:
-        how = ("under the same runtime checks" if c.runtime_checks is CheckedRun.PASSED else
-               "without runtime checks (its checked run "
-               + ("was not made)" if c.runtime_checks is None else f"{c.runtime_checks})"))
-        said.append(f"the {c.inputs} ({traits[c.inputs]}) {how}: {c.verdict}")
+        how = ("" if c.runtime_checks is None else  # no checks (IREE), or no time left for them
+               " under the same runtime checks" if c.runtime_checks is CheckedRun.PASSED else
+               f" without runtime checks (with them it {c.runtime_checks})")
+        said.append(f"the {c.inputs} ({traits[c.inputs]}){how}: {c.verdict}")
     return f"{text}, runs on {' and '.join(said)}"
 
 

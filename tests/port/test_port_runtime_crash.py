@@ -67,3 +67,37 @@ def test_the_printed_commands_are_public_and_reproduce_the_crash(crashed):
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert ran.stdout.startswith("fails at execution")
     assert "memref.load" in ran.stdout and "out-of-bounds access" in ran.stdout
+
+
+def test_which_set_crashes_is_said_from_the_sets_and_their_checked_runs():
+    """The blocker's ``inputs``: the sets a crash happens on, each with what sets it apart (a mask
+    of ones, padding), and how the others ran: under the same checks, without them (what the
+    checked run did then), or with no qualifier where the backend has no checks (IREE)."""
+    import math
+
+    import torch
+
+    from harness.models.hf_inputs import InputSet
+    from harness.port.record import InputSetName, NumericsCheck
+    from harness.port.verify import crash_inputs
+
+    ids = torch.tensor([[5, 6, 7, 8]])
+    ones = InputSet(("input_ids", "attention_mask"), (ids, torch.ones(1, 4, dtype=torch.int64)), "ids")
+    padded = InputSet(("input_ids", "attention_mask"), (ids, torch.tensor([[0, 1, 1, 1]])), "left-padded")
+    sets = ((InputSetName.TRACED, ones), (InputSetName.SECOND, padded))
+
+    def check(which, verdict, checked=None):
+        return NumericsCheck(which, "", verdict, math.nan, math.nan, runtime_checks=checked)
+
+    crashed = check("traced", "fails", "failed")
+    assert crash_inputs(sets, [crashed, check("second", "numerics-mismatch", "passed")]) == (
+        "crashes on the traced inputs (attention mask all ones), runs on the second (padded) under "
+        "the same runtime checks: numerics-mismatch")
+    assert crash_inputs(sets, [crashed, check("second", "verified", "crashed")]) == (
+        "crashes on the traced inputs (attention mask all ones), runs on the second (padded) "
+        "without runtime checks (with them it crashed): verified")
+    assert crash_inputs(sets, [check("traced", "verified"), check("second", "fails")]) == (
+        "crashes on the second inputs (padded), runs on the traced (attention mask all ones): verified")
+    assert crash_inputs(sets, [crashed, check("second", "fails", "failed")]) == (
+        "crashes on the traced inputs (attention mask all ones) and the second inputs (padded): "
+        "every input set")
