@@ -157,7 +157,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                                       options.search_upstream, say), options.lookup, provenance)
-    heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix)
+    heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix, checked)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
@@ -249,7 +249,10 @@ def _root_cause(failure: RuntimeFailure, where: str) -> str:
                            "carries the failure's message at a torch op's location"])
 
 
-def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX) -> str:
+def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX,
+          checked: RuntimeFailure | None = None) -> str:
+    """The bug in one line; a signal that names nothing (SIGSEGV) is said with what the checked
+    run named (an out-of-bounds memref.load), which is what a maintainer looks for."""
     f = reduced.failure
     ops = " -> ".join(o.removeprefix("aten.") for o in reduced.computing_ops) or "a function"
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -257,6 +260,10 @@ def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX) 
                 f"{', '.join(f.symbols)}, which the ExecutionEngine cannot resolve")
     else:
         text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
+        if checked is not None and checked != f:
+            named = checked.message.removeprefix("runtime op verification failed: ")
+            text = (f"{ops} through {reduced.piece_pipeline}: {named} at run time ({f.signal} "
+                    "without runtime checks)")
     return prefix + text[:150]
 
 
