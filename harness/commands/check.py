@@ -18,7 +18,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         random=random_inputs(args), tolerances=tolerances(args), opt=args.opt,
         padding_mask=args.padding_mask,
         timeout_s=args.timeout, out_dir=args.out, backend=BackendName.parse(args.backend),
-        in_process=args.in_process, opt_level=args.opt_level))
+        in_process=args.in_process, opt_level=args.opt_level, runtime_checks=args.runtime_checks))
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:
@@ -52,4 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--opt-level", type=int, default=0, choices=range(4),
                    help="LLVM optimization level of the RefBackend's ExecutionEngine (default 0: "
                         "compiles fastest)")
+    p.add_argument("--runtime-checks", action="store_true",
+                   help="lower with MLIR's runtime op verification (the RefBackend only): a bad "
+                        "access aborts naming the op and its location instead of reading garbage "
+                        "(harness port reruns a crashed or mismatched set this way)")
     p.set_defaults(fn=cmd_check)

@@ -25,6 +25,7 @@ from .common import (
 
 if TYPE_CHECKING:  # torch: only with --numerics
     from ..diagnose.numerics import NumericsBisectOptions
+    from ..execute.inputs import RandomInputs
     from ..diagnose.report.sections import PathResult, Provenance
     from ..knowledge.upstream_src import SourceLookup
 
@@ -73,13 +74,19 @@ def cmd_bisect_numerics(args: argparse.Namespace) -> int:
 
 def cmd_reduce_numerics(args: argparse.Namespace) -> int:
     from ..diagnose.reduce.miscompile import NumericsReduceOptions, reduce_numerics
+    from ..errors import NoMiscompileError
 
     base = numerics_options(args)
     assert base is not None  # called with --numerics only
     fields = {k: getattr(base, k) for k in ("inputs_path", "function", "opt", "tolerances", "timeout_s")}
-    result = reduce_numerics(args.file, args.pipeline, options=NumericsReduceOptions(
-        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
-        random=base.random, progress=progress(args), **fields))
+    try:
+        result = reduce_numerics(args.file, args.pipeline, options=NumericsReduceOptions(
+            output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
+            random=base.random, progress=progress(args), **fields))
+    except NoMiscompileError as error:
+        if not error.detail.startswith("fails at execution"):
+            raise
+        return _reduce_runtime(args, base.random, fields)
     print(f"reduced {args.file}: {result.summary()}")
     print(f"  keeps: numerics-mismatch (max abs diff {result.max_abs_diff:.3g}) through "
           f"{result.piece_pipeline} and the RefBackend")
@@ -88,6 +95,24 @@ def cmd_reduce_numerics(args: argparse.Namespace) -> int:
                                                       result.piece_pipeline, "--inputs", result.inputs_path]))
     if result.culprit:
         print(f"the op that computes wrong: {result.culprit}")
+    return EXIT_FAILURE
+
+
+def _reduce_runtime(args: argparse.Namespace, random: RandomInputs, fields: dict) -> int:
+    """``reduce --numerics`` on code that dies when it runs (a port's crashed set): the smallest
+    IR whose code still dies the same way, as ``report --numerics`` reduces it for its bundle;
+    the printed command reruns it under runtime checks."""
+    from ..diagnose.reduce.runtime import RuntimeReduceOptions, reduce_runtime
+
+    result = reduce_runtime(args.file, args.pipeline, options=RuntimeReduceOptions(
+        output_path=args.output, budget_s=args.budget_s, max_tries=args.max_tries,
+        random=random, progress=progress(args), **fields))
+    print(f"reduced {args.file}: {result.summary()}")
+    print(f"  keeps: {result.failure} through {result.piece_pipeline} and the RefBackend")
+    print(f"  -> {result.output_path} (inputs {result.inputs_path}, expected {result.expected_path})")
+    print(f"reproduce: {invocation()} " + shlex.join([
+        "check", result.output_path, "--pipeline", result.piece_pipeline, "--inputs",
+        result.inputs_path, "--runtime-checks"]))
     return EXIT_FAILURE
 
 

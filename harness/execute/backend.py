@@ -167,6 +167,13 @@ class Backend(Protocol):
         none does, or the backend has no such checks."""
         ...
 
+    def checked_run(self, compiled: Compiled, lowered: Lowered, which: str,
+                    inputs: Sequence[np.ndarray], folder: Path, budget_s: float) -> RefBackendResult | None:
+        """One set run again with the backend's own checks, whatever its outcome: when one set
+        crashed, the others run under the same checks, so that a set that runs is said to run
+        on the same code. None when the backend has no checks or the run could not be made."""
+        ...
+
 
 def run_linalg(backend: Backend, linalg: Path, inputs: Sequence[np.ndarray],
                signature: TensorSignature | None, folder: Path, options: BackendOptions) -> RefBackendResult:

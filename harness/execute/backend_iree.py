@@ -90,6 +90,12 @@ class IreeBackend:
                 "RefBackend's ExecutionEngine; IREE compiles with iree-compile's own levels, which "
                 "the harness does not set (its llvm-cpu defaults, as the port runs them). Leave "
                 "--opt-level out with --backend iree, or use --backend refbackend.")
+        if options.runtime_checks:
+            raise UsageError(
+                "--runtime-checks lowers with MLIR's runtime op verification, a pass of the "
+                "RefBackend's lowering to LLVM; IREE compiles with its own pipeline, which has no "
+                "such checks. Leave --runtime-checks out with --backend iree, or use --backend "
+                "refbackend.")
         tool("iree-compile")
         tool("iree-run-module")
 
@@ -175,6 +181,11 @@ class IreeBackend:
                         sets: Sequence[tuple[str, Sequence[np.ndarray]]], folder: Path,
                         budget_s: float) -> RefBackendResult | None:
         """IREE's runtime has no op-level checks to rerun with: the run's own error stands."""
+        return None
+
+    def checked_run(self, compiled: Compiled, lowered: Lowered, which: str,
+                    inputs: Sequence[np.ndarray], folder: Path, budget_s: float) -> RefBackendResult | None:
+        """No checks to run with (as :meth:`explain_failure`)."""
         return None
 
 

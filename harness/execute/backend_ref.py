@@ -107,23 +107,40 @@ class RefBackend:
         unchecked run's time (at least CHECKED_MIN_S, at most ``budget_s``): its code generation
         grows faster than linear on big models (gemma3n_vision: 9 s of lowering, then each
         set's run cut at 60 s, 129 s for no answer, when each had a budget of its own)."""
-        budget = min(budget_s, max(CHECKED_MIN_S, CHECKED_BUDGET * self.run_seconds))
-        deadline = time.monotonic() + budget
-        checked_llvm = compiled.artifact.with_name(
-            compiled.artifact.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
-        checked = RefBackendOptions(timeout_s=budget, runtime_checks=True)
-        if checked_llvm not in self.checked:
-            self.checked[checked_llvm] = lower_to_llvm(lowered.linalg, checked_llvm, options=checked).ok
-        for which, inputs in sets if self.checked[checked_llvm] else ():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            work = unique_dir(f"execution-{which}-checked-", folder)
-            try:
-                result = execute_llvm(checked_llvm, list(inputs), compiled.signature,
-                                      options=replace(checked, timeout_s=left), work_dir=work)
-            except HarnessError:
-                continue
-            if not result.ok and RUNTIME_CHECK_FAILED.search(f"{result.error}\n{result.stderr}"):
+        deadline = time.monotonic() + self._checked_budget(budget_s)
+        for which, inputs in sets:
+            result = self._checked(compiled, lowered, which, inputs, folder, deadline)
+            if result is not None and not result.ok and \
+                    RUNTIME_CHECK_FAILED.search(f"{result.error}\n{result.stderr}"):
                 return result
         return None
+
+    def checked_run(self, compiled: Compiled, lowered: Lowered, which: str,
+                    inputs: Sequence[np.ndarray], folder: Path, budget_s: float) -> RefBackendResult | None:
+        """``inputs`` run on the checked lowering, whatever comes of it: the set that did not
+        crash is run under the same checks as the one that did, so "it runs" is said of the
+        same code. The budget as for :meth:`explain_failure`."""
+        deadline = time.monotonic() + self._checked_budget(budget_s)
+        return self._checked(compiled, lowered, which, inputs, folder, deadline)
+
+    def _checked_budget(self, budget_s: float) -> float:
+        return min(budget_s, max(CHECKED_MIN_S, CHECKED_BUDGET * self.run_seconds))
+
+    def _checked(self, compiled: Compiled, lowered: Lowered, which: str, inputs: Sequence[np.ndarray],
+                 folder: Path, deadline: float) -> RefBackendResult | None:
+        """One set's run on the checked lowering (made once per module); None when that
+        lowering failed, the time is up, or the inputs do not fit."""
+        checked_llvm = compiled.artifact.with_name(
+            compiled.artifact.name.removesuffix(".llvm.mlir") + ".checked.llvm.mlir")
+        checked = RefBackendOptions(timeout_s=max(deadline - time.monotonic(), 1e-3), runtime_checks=True)
+        if checked_llvm not in self.checked:
+            self.checked[checked_llvm] = lower_to_llvm(lowered.linalg, checked_llvm, options=checked).ok
+        left = deadline - time.monotonic()
+        if not self.checked[checked_llvm] or left <= 0:
+            return None
+        work = unique_dir(f"execution-{which}-checked-", folder)
+        try:
+            return execute_llvm(checked_llvm, list(inputs), compiled.signature,
+                                options=replace(checked, timeout_s=left), work_dir=work)
+        except HarnessError:
+            return None

@@ -80,18 +80,32 @@ class _Arguments:
     """Descriptors for the arrays of one call, kept alive with the arrays they point into."""
 
     def __init__(self, arrays: Sequence[np.ndarray]):
-        self.arrays = [np.ascontiguousarray(a) for a in arrays]
+        # np.require keeps a 0-d array 0-d (ascontiguousarray makes it [1]: a rank-1 descriptor
+        # for a rank-0 argument, which MLIR's runtime checks reject as a rank mismatch).
+        self.arrays = [np.require(a, requirements="C") for a in arrays]
         self.keep: list = []
         self.pointers = []
         for array in self.arrays:
             rank = array.ndim
             address = array.ctypes.data
-            strides = [s // array.itemsize for s in array.strides] if array.size else [0] * rank
+            strides = _row_major_strides(array.shape)
             ranked = (ctypes.c_int64 * (3 + 2 * rank))(address, address, 0, *array.shape, *strides)
             unranked = UnrankedMemRef(rank, ctypes.addressof(ranked))
             pointer = ctypes.pointer(unranked)
             self.keep += [ranked, unranked, pointer]
             self.pointers.append(ctypes.pointer(pointer))
+
+
+def _row_major_strides(shape: Sequence[int]) -> list[int]:
+    """The strides, in elements, of a row-major array of ``shape``: what the lowered code's
+    identity layout declares. numpy's own may differ where a dimension is 0 or 1 (any stride is
+    as good there), and MLIR's runtime checks compare them with the layout's (an empty index
+    tensor's stride 0 for 1 is a "stride mismatch" before the code runs)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
 
 
 def read_memref(unranked: UnrankedMemRef, dtype: np.dtype) -> np.ndarray:

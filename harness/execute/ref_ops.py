@@ -127,6 +127,32 @@ def _literal(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...
     return (literal_tensor(op),)
 
 
+@handles("torch.aten.tensor")
+def _tensor_of_list(ev: Evaluator, op: ir.Operation, args: list[Any]) -> tuple[Any, ...]:
+    """``aten::tensor(t[] data, *, dtype, device, requires_grad)``: its ``t[]`` keeps it out of
+    ``torch.ops`` (which rejects a Python list as ``List[t]``), and torch-mlir's nonzero
+    decomposition makes one of a shape (a boolean mask's ``x[mask] = v`` on FX). torch.tensor
+    infers the dtype as the op does (int64, the default float dtype, bool); a given dtype code
+    is applied through ``_to_copy``, which takes the code as the schema does."""
+    data, dtype, device, requires_grad = _operands(ev, op, args, 4)
+    try:
+        value = torch.tensor(data, device=device, requires_grad=bool(requires_grad))
+        if dtype is not None:
+            value = torch.ops.aten._to_copy.default(value, dtype=dtype)
+    except Exception as e:  # a ragged list, a value torch.tensor refuses: name the op
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        raise ReferenceEvaluationError(op.operation.name, ev.where(op), f"{type(e).__name__}: {first}") from e
+    return (value,)
+
+
+def _operands(ev: Evaluator, op: ir.Operation, args: list[Any], count: int) -> list[Any]:
+    """``args`` when the op has ``count`` operands, else the error that says it does not."""
+    if len(args) != count:
+        raise ReferenceEvaluationError(op.operation.name, ev.where(op),
+                                       f"it has {len(args)} operands, its schema takes {count}")
+    return args
+
+
 # --- Lists, tuples, casts of static information ---------------------------------------------------
 
 @handles("torch.prim.ListConstruct")

@@ -114,6 +114,18 @@ class InputSetName(ParsableEnum):
     SECOND = "second"                        # other values (padded where the model pads)
 
 
+class CheckedRun(ParsableEnum):
+    """A set's run again under MLIR's runtime op verification, after a set crashed."""
+
+    PASSED = "passed"    # it ran, no check failed
+    FAILED = "failed"    # a runtime check failed (the check's error names the op)
+    CRASHED = "crashed"  # it died otherwise (a signal, no check failed)
+
+
+def _optional_checked_run(value: object) -> CheckedRun | None:
+    return CheckedRun.parse(value) if value else None  # type: ignore[arg-type]
+
+
 def _optional_stage(value: object) -> PortStage | None:
     return PortStage.parse(value) if value else None  # type: ignore[arg-type]
 
@@ -200,6 +212,7 @@ class Blocker(_Typed):
     lowering: str = ""             # which conversion lowers it (the replayed passes), one line
     explanation: str = ""          # what the harness knows of this failure (import blockers)
     reproducer: str = ""           # a one-op IR file that fails the same way alone
+    inputs: str = ""               # a run-time crash: the input sets it dies on, and those it runs on
 
 
 
@@ -246,12 +259,12 @@ class NumericsCheck(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "inputs": InputSetName.parse, "verdict": PortOutcome.parse, "max_abs_diff": float,
         "max_rel_diff": float, "program_max_abs_diff": _optional_float,
-        "excluded_max_abs_diff": _optional_float}
+        "excluded_max_abs_diff": _optional_float, "runtime_checks": _optional_checked_run}
 
 
     inputs: InputSetName
     description: str       # what the set is (padded mask, other ids)
-    verdict: PortOutcome   # VERIFIED or NUMERICS_MISMATCH
+    verdict: PortOutcome   # VERIFIED or NUMERICS_MISMATCH; FAILS: the run died (error)
     max_abs_diff: float
     max_rel_diff: float
     outputs: list[OutputDiff] = field(default_factory=list)
@@ -280,6 +293,13 @@ class NumericsCheck(_Typed):
     # Under the culprit: its call (operands, constants spelled out) and its error's profile by
     # the float64 rule (rms and max against float64, noise ratio, bias, worst elements).
     culprit_detail: list[str] = field(default_factory=list)
+    # A set whose run died (verdict FAILS): what it printed, one line (a failed runtime check
+    # names the op); its differences are nan. "" when it ran.
+    error: str = ""
+    # When a set crashed, every set runs again with MLIR's runtime op verification: how that run
+    # ended (None: not run, or the backend has no such checks), so "the other set runs" is said
+    # of the same checked code.
+    runtime_checks: CheckedRun | None = None
 
 
 

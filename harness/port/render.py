@@ -32,6 +32,7 @@ from .record import (
     PassSource,
     PortOutcome,
     PortRecord,
+    PortStage,
     StageError,
     VariantRecord,
 )
@@ -167,8 +168,7 @@ def _blocker_lines(b: Blocker, total: int) -> list[str]:
     if b.hint:
         name, _, text = b.hint.partition(": ")
         lines.append(f"    hint ({name}): {text}")
-    if b.explanation:
-        lines.append(f"    why: {b.explanation}")
+    lines += [f"    {key}: {text}" for key, text in (("why", b.explanation), ("inputs", b.inputs)) if text]
     lines.append(f"    signature: {b.signature}")
     return lines
 
@@ -197,8 +197,11 @@ def _times(x: float) -> str:
 
 
 def _numerics_lines(check: NumericsCheck, frontend: FrontendName) -> list[str]:
+    checked = "" if check.runtime_checks is None else f" (with runtime checks: {check.runtime_checks})"
+    if check.verdict is PortOutcome.FAILS:
+        return [f"    {check.inputs} inputs ({check.description}): crashed{checked}: {check.error}"]
     lines = [f"    {check.inputs} inputs ({check.description}): {check.verdict}, max abs diff "
-             f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}"]
+             f"{_num(check.max_abs_diff)}, max rel diff {_num(check.max_rel_diff)}{checked}"]
     if check.problem:
         lines.append(f"      {check.problem}")
     if check.excluded:
@@ -252,6 +255,9 @@ def summary(record: PortRecord) -> list[str]:
     for variant, port in dig:
         what = ("mismatch (the same IR against the reference evaluator)"
                 if port.outcome is PortOutcome.NUMERICS_MISMATCH else
+                "crash (the same IR under runtime checks, a minimal IR file that still crashes, "
+                "an upstream bug report)" if port.failed_stage is PortStage.EXECUTION
+                and len(port.commands) > 1 else
                 "failure (the Python line and the fix, the failing pass, a minimal IR file, "
                 "an upstream bug report)" if len(port.commands) > 1 else "failure")
         lines += ["", f"to dig into the {variant.name} {_through(port)} {what}:"]
@@ -274,6 +280,9 @@ def _result(port: FrontendPort) -> str:
             text += f" (fix: {', '.join(first.fixes)})"
         if len(port.blockers) > 1:
             text += f" (+{len(port.blockers) - 1} more blocker{'s' if len(port.blockers) > 2 else ''})"
+        dies = [c.inputs.value for c in port.numerics if c.verdict is PortOutcome.FAILS]
+        if dies and len(dies) < len(port.numerics):
+            text += f" (crashes on the {' and '.join(dies)} inputs only)"
     elif port.numerics:
         worst = max(port.numerics, key=lambda c: _worst_first(c.max_abs_diff))
         if port.outcome is PortOutcome.PARTIAL:

@@ -45,6 +45,7 @@ from .options import PortOptions
 from .progress import Progress
 from .record import (
     Blocker,
+    CheckedRun,
     InputSetName,
     NumericsCheck,
     OutputDiff,
@@ -125,22 +126,27 @@ def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
     runs = _Runs(backend, compiled, lowered, backend_options, folder)
-    done = _execute(run, sets, runs, ir.torch_ir, progress, label)
+    tolerances = Tolerances().with_overrides(options.tolerances)
+    crash = _Crash(run, sets, runs, ir, options, lambda i, work, result: _compared(
+        sets[i][0], sets[i][1], work, result, subject, program, tolerances))
+    done = _execute(run, sets, runs, crash, progress, label)
     if done is None:
         return run
-    tolerances = Tolerances().with_overrides(options.tolerances)
     run.checks = [_compared(which, inputs, work, result, subject, program, tolerances)
                   for (which, inputs), (work, result) in zip(sets, done, strict=False)]
     if testcase is not None:
         run.testcase = _testcase(backend, compiled, sets, subject, testcase, tolerances)
     mismatch = any(c.verdict is not PortOutcome.VERIFIED for c in run.checks)
     if mismatch and backend.checked_runs:  # a bad access read garbage? Checked, it aborts naming the op
-        wrong = [s for s, c in zip(sets, run.checks, strict=False) if c.verdict is not PortOutcome.VERIFIED]
+        wrong = [i for i, c in enumerate(run.checks) if c.verdict is not PortOutcome.VERIFIED]
         with progress.stage(f"{label} execution with runtime checks") as step:
-            aborted = runs.first_failure(wrong)
+            aborted = next(((i, found) for i in wrong
+                            if (found := runs.first_failure([sets[i]])) is not None), None)
+            if aborted is not None:
+                crash.record(aborted[0], aborted[1], done)
             step.ok = aborted is None
         if aborted is not None:
-            _failed_execution(run, aborted, run.stages.pop().seconds + step.seconds, ir.torch_ir)
+            crash.finish(run.stages.pop().seconds + step.seconds)
             return run
     run.outcome = PortOutcome.NUMERICS_MISMATCH if mismatch else PortOutcome.VERIFIED
     if mismatch:
@@ -214,35 +220,145 @@ class _Runs:
         return self.backend.explain_failure(self.compiled, self.lowered, named, self.folder,
                                             self.options.timeout_s)
 
+    def checked(self, which: InputSetName, inputs: InputSet) -> RefBackendResult | None:
+        """The set run under the backend's own checks, whatever comes of it (None: no checks)."""
+        return self.backend.checked_run(self.compiled, self.lowered, str(which),
+                                        [t.numpy() for t in inputs.tensors], self.folder,
+                                        self.options.timeout_s)
+
 
 def _execute(run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,
-             torch_ir: Path, progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
-    """The compiled module on each input set; None (the stage and its blocker recorded) when a
-    run fails: the checked run's failure when it names what failed (a runtime check), else the
-    run's own."""
+             crash: _Crash, progress: Progress, label: str) -> list[tuple[Path, RefBackendResult]] | None:
+    """The compiled module on each input set; None (the stage, its blocker and every set's
+    result recorded by ``crash``) when a run fails: the checked run's failure when it names what
+    failed (a runtime check), else the run's own."""
     execution = PortStage.EXECUTION
-    failed: RefBackendResult | None = None
     with progress.stage(f"{label} {execution}") as step:
         done = runs.execute_all(sets)
         index = next((i for i, (_, result) in enumerate(done) if not result.ok), None)
         if index is not None:
-            failed = runs.first_failure([sets[index]]) or done[index][1]
-        step.ok = failed is None
-    if failed is not None:
-        _failed_execution(run, failed, step.seconds, torch_ir)
+            crash.record(index, runs.first_failure([sets[index]]) or done[index][1], done)
+        step.ok = index is None
+    if index is not None:
+        crash.finish(step.seconds)
         return None
     run.stages.append(StageRecord(execution, True, step.seconds))
     return done
 
 
-def _failed_execution(run: NumericsRun, failed: RefBackendResult, seconds: float, torch_ir: Path) -> None:
-    """The run ends at execution: its stage, its blocker (with the torch ops at its location)
-    and the command that reruns it; no numbers stand."""
-    run.stages.append(StageRecord(PortStage.EXECUTION, False, seconds, StageError.IN_PYTHON,
-                                  detail=one_line(failed.error)))
-    run.blockers = [_with_torch_ops(execution_blocker(failed, PortStage.EXECUTION), torch_ir)]
-    run.commands = [failed.command] if failed.command else []
-    run.checks, run.outcome = [], PortOutcome.FAILS
+class _Crash:
+    """A set whose run died, and what the other sets did: each set runs again under the same
+    runtime checks (the RefBackend's), so the record says which set triggers the crash and
+    which runs, as for a pass failure; and the commands that reproduce, reduce and report it
+    are the harness's public ones (``check --runtime-checks``, ``reduce``/``report --numerics``
+    on the torch IR and the crashing set's inputs)."""
+
+    def __init__(self, run: NumericsRun, sets: Sequence[tuple[InputSetName, InputSet]], runs: _Runs,
+                 ir: PortedIR, options: PortOptions,
+                 compared: Callable[[int, Path, RefBackendResult], NumericsCheck]):
+        self.run, self.sets, self.runs, self.ir, self.options = run, sets, runs, ir, options
+        self.compared = compared
+        self.failed: RefBackendResult | None = None
+        self.crashed = -1
+
+    def record(self, index: int, failed: RefBackendResult,
+               done: Sequence[tuple[Path, RefBackendResult]]) -> None:
+        """Set ``index`` died with ``failed``; every other set is run again with the checks
+        (where the backend has them) and judged on its own run's outputs."""
+        self.failed, self.crashed = failed, index
+        checks = []
+        for i, ((which, inputs), (work, result)) in enumerate(zip(self.sets, done, strict=True)):
+            checked = None if i == index else self.runs.checked(which, inputs)
+            if i == index or not result.ok:
+                own = failed if i == index else \
+                    (checked if checked is not None and not checked.ok else result)
+                check = NumericsCheck(inputs=which, description=inputs.description,
+                                      verdict=PortOutcome.FAILS, max_abs_diff=math.nan,
+                                      max_rel_diff=math.nan, inputs_file=str(work / "inputs.npz"),
+                                      run_command=result.command, error=_crash_text(own))
+                # the crashed set's failure is its checked run's when a check named it, else
+                # its own run's (the checked run then told nothing more: not said to be checked)
+                check.runtime_checks = _checked_outcome(checked) if i != index else \
+                    (CheckedRun.FAILED if _failed_a_check(failed) else None)
+            else:
+                check = self.compared(i, work, result)
+                check.runtime_checks = _checked_outcome(checked)
+            checks.append(check)
+        self.run.checks = checks
+
+    def finish(self, seconds: float) -> None:
+        """The run ends at execution: its stage, its blocker (the torch ops at its location and
+        the sets it dies and runs on) and the commands; the other sets' results stand."""
+        assert self.failed is not None
+        run, failed = self.run, self.failed
+        run.stages.append(StageRecord(PortStage.EXECUTION, False, seconds, StageError.IN_PYTHON,
+                                      detail=one_line(failed.error)))
+        blocker = _with_torch_ops(execution_blocker(failed, PortStage.EXECUTION), self.ir.torch_ir)
+        run.blockers = [replace(blocker, inputs=crash_inputs(self.sets, run.checks))]
+        run.outcome = PortOutcome.FAILS
+        if self.runs.backend.checked_runs:
+            run.commands = self._commands(run.checks[self.crashed])
+        else:  # the backend's own tool reruns it (iree-run-module), as it ran
+            run.commands = [failed.command] if failed.command else []
+
+    def _commands(self, crashed: NumericsCheck) -> list[str]:
+        options, ir = self.options, self.ir
+        given = ["--opt", opt_argument(options.opt)] if options.opt else []
+        pipeline = ",".join(p for p in (ir.torch_pipeline, *ir.lowering) if p)
+        folder = Path(crashed.inputs_file).parent.parent
+        on = [str(ir.torch_ir), "--pipeline", pipeline, "--inputs", crashed.inputs_file]
+        return [harness_command(options.invocation, words) for words in (
+            ["check", *on, "--runtime-checks", *given],
+            ["reduce", *on, "--numerics", "-o", str(folder / "crash.reduced.mlir"), *given],
+            ["report", *on, "--numerics", "--out", str(folder / "report"),
+             "--port-record", str(folder.parent / "record.json"), *given])]
+
+
+def _crash_text(failed: RefBackendResult) -> str:
+    """A run's death in one line: the failed runtime check (op, what it found) when there is
+    one, else the run's own error."""
+    blocker = execution_blocker(failed, PortStage.EXECUTION)
+    return blocker.message if blocker.op else one_line(failed.error)
+
+
+def _checked_outcome(checked: RefBackendResult | None) -> CheckedRun | None:
+    if checked is None or not checked.command:  # not run: no checks, or no time left
+        return None
+    if checked.ok:
+        return CheckedRun.PASSED
+    return CheckedRun.FAILED if _failed_a_check(checked) else CheckedRun.CRASHED
+
+
+def _failed_a_check(result: RefBackendResult) -> bool:
+    return _RUNTIME_CHECK.search(f"{result.error}\n{result.stderr}") is not None
+
+
+def crash_inputs(sets: Sequence[tuple[InputSetName, InputSet]], checks: Sequence[NumericsCheck]) -> str:
+    """Which sets a crash happens on and which it does not, each with what sets it apart (the
+    traced set's mask is all ones, the second pads): "crashes on the traced inputs (attention
+    mask all ones), runs on the second (padded) under the same runtime checks: verified"."""
+    traits = {which: _trait(inputs) for which, inputs in sets}
+    dies = [c for c in checks if c.verdict is PortOutcome.FAILS]
+    runs = [c for c in checks if c.verdict is not PortOutcome.FAILS]
+    text = "crashes on " + " and ".join(f"the {c.inputs} inputs ({traits[c.inputs]})" for c in dies)
+    if not runs:
+        return text + ": every input set"
+    said = []
+    for c in runs:
+        how = ("" if c.runtime_checks is None else  # no checks (IREE), or no time left for them
+               " under the same runtime checks" if c.runtime_checks is CheckedRun.PASSED else
+               f" without runtime checks (with them it {c.runtime_checks})")
+        said.append(f"the {c.inputs} ({traits[c.inputs]}){how}: {c.verdict}")
+    return f"{text}, runs on {' and '.join(said)}"
+
+
+def _trait(inputs: InputSet) -> str:
+    """What sets an input set apart, for a crash on one set only: padding, or a mask of ones."""
+    if padded_positions(inputs) is not None:
+        return "padded"
+    if "attention_mask" in inputs.names:
+        return "attention mask all ones"
+    return inputs.description
 
 
 def _compared(which: InputSetName, inputs: InputSet, work: Path, result: RefBackendResult,

@@ -291,10 +291,11 @@ def torch_ir(port: FrontendPort) -> str:
 
 
 def check_inputs(port: FrontendPort) -> tuple[str, int | None]:
-    """The input set to check on: where the port's numbers differed from eager, else the traced
-    one; with its attention mask's argument index when the set pads (``--padding-mask``)."""
+    """The input set to check on: where the port's numbers differed from eager or its run
+    crashed, else the traced one; with its attention mask's argument index when the set pads
+    (``--padding-mask``)."""
     sets = sorted((n for n in port.numerics if n.inputs_file),
-                  key=lambda n: (n.verdict is not PortOutcome.NUMERICS_MISMATCH,
+                  key=lambda n: (n.verdict is PortOutcome.VERIFIED,
                                  n.inputs is not InputSetName.TRACED))
     return (sets[0].inputs_file, sets[0].padding_mask) if sets else ("", None)
 

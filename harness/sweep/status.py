@@ -78,8 +78,9 @@ class Row:
 
 
 def _worst_diff(port: FrontendPort) -> float | None:
-    """The largest difference of the input sets; nan counts as the largest."""
-    values = [n.max_abs_diff for n in port.numerics]
+    """The largest difference of the input sets; nan counts as the largest. A set whose run
+    crashed has no difference (its nan says it did not run, not that it differs)."""
+    values = [n.max_abs_diff for n in port.numerics if n.verdict is not PortOutcome.FAILS]
     if not values:
         return None
     return next((v for v in values if math.isnan(v)), max(values))

@@ -142,7 +142,8 @@ def test_the_numerics_bundles_reproduce_with_repro_py_alone(clean_python, tmp_pa
     """repro.py written from each miscompile and run-time failure bundle's files, run in the
     clean venv from another folder (nothing of the bundle but repro.py is read)."""
     bundles = _numerics_bundles()
-    assert len(bundles) == 5  # the view collapse is one bundle (one bug, known #4743)
+    # the view collapse is one bundle (one bug, known #4743); the index_put crash is issue 45's
+    assert len(bundles) == 6
     failed = []
     for folder, kind, pipeline in bundles:
         copy = tmp_path / folder.name

@@ -246,3 +246,32 @@ def test_a_bad_access_that_returns_garbage_is_a_run_time_failure_with_runtime_ch
     result = json.loads(proc.stdout)
     assert result["kind"] == "runtime-failure" and result["reproduced"]
     assert "size mismatch" in json.dumps(result["failure"])
+
+
+def test_a_bad_access_that_only_segfaults_is_named_by_its_checked_run(tmp_path):
+    """index_put given empty index tensors (a boolean mask that selects nothing, issue 45): the
+    unchecked code reads past a buffer and dies by a signal that names nothing; the bundle runs
+    reduced.mlir once more under runtime checks and says the out-of-bounds memref.load, and its
+    repro.py, whose lowering has the checks, dies on that load, not on its own descriptors (a
+    0-d argument of rank 1, an empty one of stride 0 were rejected by the calling convention's
+    checks before the code ran)."""
+    from support.programs import EMPTY_INDEX_PUT
+
+    empty = np.zeros(0, np.int64)
+    result, _ = report(tmp_path, EMPTY_INDEX_PUT,
+                       [np.ones((1, 4, 8), np.float32), empty, empty, empty, np.array(0.0, np.float32)])
+    folder = Path(result["folder"])
+    assert result["kind"] == "runtime-failure" and result["reproduced"]
+    record = json.loads((folder / "record.json").read_text())
+    checked = RuntimeFailure.from_json(record["checked_failure"])
+    said = "runtime op verification failed: memref.load: out-of-bounds access"
+    assert checked == RuntimeFailure(RuntimeFailureKind.SIGNAL, signal="SIGABRT", message=said)
+    issue = (folder / "issue.md").read_text()
+    assert f"`{said}`" in issue
+    # the title names the load, whichever signal (if any) the unchecked run died by
+    assert "memref.load: out-of-bounds access" in result["title"], result["title"]
+    assert "--runtime-checks" in issue
+    ran = repro(folder, PYTHON=sys.executable)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "memref.load" in ran.stdout and "out-of-bounds access" in ran.stdout
+    assert "mismatch" not in ran.stdout

@@ -17,7 +17,7 @@ from harness.fixes.steps import Method
 from harness.port.options import PortOptions
 
 from support import harness
-from support.programs import SMALL
+from support.programs import EMPTY_INDEX_PUT, SMALL
 
 TO_LINALG = "function-to-torch,torch-to-linalg"
 
@@ -84,7 +84,8 @@ def test_check_runs_a_small_file_on_iree(tmp_path):
 
 
 @pytest.mark.parametrize("flag,said", [(["--in-process"], "--in-process runs the compiled code"),
-                                       (["--opt-level", "2"], "--opt-level 2 sets the LLVM")])
+                                       (["--opt-level", "2"], "--opt-level 2 sets the LLVM"),
+                                       (["--runtime-checks"], "--runtime-checks lowers with MLIR's")])
 def test_what_iree_cannot_do_for_check_is_one_paragraph(tmp_path, flag, said):
     src = tmp_path / "small.mlir"
     src.write_text(SMALL)
@@ -113,3 +114,23 @@ def test_fix_checks_the_fixed_file_on_iree(tmp_path):
     result = json.loads(done.stdout)
     assert result["backend"] == "iree" and result["outcome"] == "verified"
     assert result["final"]["method"] == "iree" and result["final"]["verdict"] == "same-numbers"
+
+
+def test_check_runtime_checks_name_the_bad_access(tmp_path):
+    """``harness check --runtime-checks`` (the command a port prints for a crashed set) lowers
+    with MLIR's runtime op verification: an index_put given empty index tensors (a boolean mask
+    that selects nothing) aborts naming the out-of-bounds memref.load."""
+    import numpy as np
+
+    src = tmp_path / "empty.mlir"
+    src.write_text(EMPTY_INDEX_PUT)
+    empty = np.zeros(0, np.int64)
+    np.savez(tmp_path / "in.npz", np.ones((1, 4, 8), np.float32), empty, empty, empty,
+             np.array(0.0, np.float32))
+    done = harness("check", src, "--pipeline", TO_LINALG, "--inputs", tmp_path / "in.npz",
+                   "--runtime-checks", "--json", "--out", tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    record = json.loads(done.stdout)
+    assert record["outcome"] == "fails" and record["failed_stage"] == "execution"
+    assert "Runtime op verification failed" in record["error"]
+    assert "memref.load" in record["error"] and "out-of-bounds access" in record["error"]

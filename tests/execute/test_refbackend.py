@@ -20,7 +20,7 @@ from harness.execute.lowering import run_bindings_pipeline, run_stage
 from harness.execute.refbackend import RefBackendOptions, Stage, run_refbackend
 from harness.execute.signature import read_signature
 
-from support.programs import FLATTEN
+from support.programs import EMPTY_INDEX_PUT, FLATTEN
 
 IN_PROCESS = RefBackendOptions(isolate=False)
 
@@ -235,3 +235,25 @@ def test_input_sets_share_one_jit_and_keep_their_own_failures(tmp_path):
     assert good.ok and good.outputs[0].tolist() == [3.0, 3.0, 3.0]
     assert bad.failed_stage is Stage.EXECUTION and bad.signal == "SIGABRT"
     assert "mismatched size for broadcast" in bad.error
+
+
+def test_checked_runs_take_0d_and_empty_arguments(tmp_path):
+    """The descriptors the RefBackend passes hold the rank and the row-major strides the lowered
+    code's layout declares: a 0-d argument is rank 0 (np.ascontiguousarray made it [1], a "rank
+    mismatch" under runtime checks) and an empty one has stride 1 (it was 0, a "stride
+    mismatch"), so a checked run fails only where the code itself does."""
+    linalg = to_linalg(tmp_path, EMPTY_INDEX_PUT)
+    checked = RefBackendOptions(runtime_checks=True, work_dir=str(tmp_path))
+    x = np.arange(32, dtype=np.float32).reshape(1, 4, 8)
+    one = [x, np.array([0]), np.array([2]), np.array([5]), np.array(-1.0, np.float32)]
+    ran = run_refbackend(linalg, one, options=checked)
+    assert ran.ok, ran.error
+    expected = x.copy()
+    expected[0, 2, 5] = -1.0
+    np.testing.assert_array_equal(ran.outputs[0], expected)
+    empty = np.zeros(0, np.int64)
+    crashed = run_refbackend(linalg, [x, empty, empty, empty, np.array(0.0, np.float32)], options=checked)
+    assert crashed.failed_stage is Stage.EXECUTION and crashed.signal == "SIGABRT", crashed.error
+    # The lowering's own bad access (the index broadcast sized 1 for 0), not the call's descriptors.
+    assert "memref.load" in crashed.error and "out-of-bounds access" in crashed.error
+    assert "mismatch" not in crashed.error

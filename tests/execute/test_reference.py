@@ -271,3 +271,32 @@ def test_entry_signature_of_raw_torchscript_skips_self(tmp_path):
     assert signature.name.startswith("__torch__.harness.models.seed.")
     assert signature.name.endswith("MaskToBool.forward")
     assert signature.describe().endswith(".forward(f32[2,1,5,5], si64[2,5]) -> ()")
+
+
+def test_aten_tensor_of_a_list_is_evaluated():
+    """``aten::tensor(t[] data, ...)`` has a type variable torch.ops cannot bind a list to; FX's
+    boolean-mask assignment makes one (torch-mlir's nonzero decomposition, of the mask's shape),
+    so the evaluator writes it out: dtype inferred as torch.tensor does, or the given code."""
+    context, module = _parse("""
+        func.func @forward(%x: !torch.vtensor<[3],si64>) -> (!torch.vtensor<[3],si64>, !torch.vtensor<[2],f64>) {
+          %int1 = torch.constant.int 1
+          %int4 = torch.constant.int 4
+          %int64 = torch.constant.int 64
+          %int7 = torch.constant.int 7
+          %none = torch.constant.none
+          %false = torch.constant.bool false
+          %float = torch.constant.float 2.500000e-01
+          %0 = torch.prim.ListConstruct %int1, %int4, %int64 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+          %1 = torch.aten.tensor %0, %none, %none, %false : !torch.list<int>, !torch.none, !torch.none, !torch.bool -> !torch.vtensor<[3],si64>
+          %2 = torch.aten.mul.Tensor %1, %x : !torch.vtensor<[3],si64>, !torch.vtensor<[3],si64> -> !torch.vtensor<[3],si64>
+          %3 = torch.prim.ListConstruct %float, %float : (!torch.float, !torch.float) -> !torch.list<float>
+          %4 = torch.aten.tensor %3, %int7, %none, %false : !torch.list<float>, !torch.int, !torch.none, !torch.bool -> !torch.vtensor<[2],f64>
+          return %2, %4 : !torch.vtensor<[3],si64>, !torch.vtensor<[2],f64>
+        }""")  # noqa: E501
+    with context:
+        assert coverage(module.operation).complete
+        result = evaluate(module.operation, [np.array([2, 3, 5], np.int64)])
+    ints, floats = result.outputs
+    assert ints.dtype == torch.int64 and ints.tolist() == [2, 12, 320]
+    assert floats.dtype == torch.float64 and floats.tolist() == [0.25, 0.25]
+    assert not result.type_notes

@@ -47,3 +47,15 @@ func.func @forward(%arg0: !torch.vtensor<[?,?,4],f32>) -> !torch.vtensor<[?,4],f
   return %1 : !torch.vtensor<[?,4],f32>
 }
 """
+
+
+# x[mask] = 0 on FX with a mask that selects nothing: torch-mlir's nonzero decomposition gives
+# index_put.hacked_twin three empty index tensors (the wav2vec2 crash of issue 45, reduced).
+EMPTY_INDEX_PUT = """
+func.func @forward(%x: !torch.vtensor<[1,4,8],f32>, %i0: !torch.vtensor<[?],si64>, %i1: !torch.vtensor<[?],si64>, %i2: !torch.vtensor<[?],si64>, %v: !torch.vtensor<[],f32>) -> !torch.vtensor<[1,4,8],f32> {
+  %false = torch.constant.bool false
+  %0 = torch.prim.ListConstruct %i0, %i1, %i2 : (!torch.vtensor<[?],si64>, !torch.vtensor<[?],si64>, !torch.vtensor<[?],si64>) -> !torch.list<vtensor>
+  %1 = torch.aten.index_put.hacked_twin %x, %0, %v, %false : !torch.vtensor<[1,4,8],f32>, !torch.list<vtensor>, !torch.vtensor<[],f32>, !torch.bool -> !torch.vtensor<[1,4,8],f32>
+  return %1 : !torch.vtensor<[1,4,8],f32>
+}
+"""

@@ -204,6 +204,21 @@ def test_the_check_runs_on_the_mismatched_set_with_its_padding_mask():
     second.verdict = "numerics-mismatch"
     assert check_inputs(port) == ("s.npz", 1)
     assert check_inputs(FrontendPort(FrontendName.FX, PortOutcome.FAILS)) == ("", None)
+    # A set whose run crashed (issue 45): the check runs there, where the crash is.
+    second.verdict = "fails"
+    assert check_inputs(port) == ("s.npz", 1)
+
+
+def test_a_crashed_set_has_no_difference_on_the_board():
+    """A crashed set's differences are nan (it did not run): the board's worst difference is the
+    sets' that ran, not a nan that reads as "differs"."""
+    from harness.port.record import FrontendPort, NumericsCheck
+    from harness.sweep.status import _worst_diff
+
+    crashed = NumericsCheck("traced", "mask all ones", "fails", float("nan"), float("nan"),
+                            error="runtime op verification failed: memref.load out-of-bounds access")
+    ran = NumericsCheck("second", "padded", "verified", 2e-6, 1e-4)
+    assert _worst_diff(FrontendPort(FrontendName.FX, PortOutcome.FAILS, numerics=[crashed, ran])) == 2e-6
 
 
 def test_merged_shards_of_all_list_a_refused_type_as_skipped_not_built(tmp_path):

@@ -107,10 +107,15 @@ class RuntimeFindings(BundleFindings):
     report_command: str              # the command that wrote the bundle (paths cut to names)
     reduced_text: str
     linalg_text: str
+    # reduced.mlir run once more under MLIR's runtime op verification (repro.py's lowering has
+    # it): a bad access that reads past a buffer (SIGSEGV, or garbage) then names its op. None:
+    # no check failed (or the run was not made).
+    checked: RuntimeFailure | None = None
 
     def record(self) -> dict:
         return {**self.header(), "pipeline": self.pipeline,
                 "failure": self.reduced.failure.to_json(), "where": self.where or "undetermined",
+                "checked_failure": self.checked.to_json() if self.checked else None,
                 "reduce": self.reduced.to_json()}
 
 
@@ -144,6 +149,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     for name in ("reduced.mlir", "reduced.linalg.mlir"):
         redactor.redact_file(staging / name, ir=True)
 
+    checked = checked_failure(staging, reduced.piece_pipeline, exe, options.timeout_s, scratch)
     write_standalone(staging, BundleKind.RUNTIME_FAILURE, reduced.piece_pipeline,
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
@@ -151,7 +157,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                                       options.search_upstream, say), options.lookup, provenance)
-    heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix)
+    heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix, checked)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
                                                  if options.inputs_path else [])]) + " --out DIR"
@@ -162,7 +168,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
         notes=tuple(notes), redacted=options.redact, provenance=provenance,
         verdict=verdict, pipeline=pipeline, reduced=reduced, where=where, shapes=shapes,
         report_command=report_command, reduced_text=(staging / "reduced.mlir").read_text(),
-        linalg_text=linalg.read_text())
+        linalg_text=linalg.read_text(), checked=checked)
     bundle.write_texts(staging, findings, issue_markdown(findings, redactor), redactor)
     slug = "runtime-" + ("-".join(s.lower() for s in reduced.failure.symbols)
                          if reduced.failure.kind is RuntimeFailureKind.MISSING_SYMBOLS
@@ -174,6 +180,24 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
         ops_after=reduced.ops_after, self_check=check, redacted=options.redact, notes=notes,
         files=sorted(p.name for p in folder.iterdir()), triage=verdict.verdict,
         target_repo=verdict.target_repo)
+
+
+def checked_failure(staging: Path, pipeline: str, exe: OptBinary, timeout_s: float,
+                    scratch: Path) -> RuntimeFailure | None:
+    """reduced.mlir on inputs.npz under MLIR's runtime op verification (``harness check
+    --runtime-checks``): the failed check, which names the op and what it found (an
+    out-of-bounds ``memref.load``), when the unchecked run only died by a signal; None when no
+    check failed."""
+    from harness.execute.check import CheckOptions, CheckOutcome, check_file
+
+    done = check_file(staging / "reduced.mlir", CheckOptions(
+        pipeline=pipeline, inputs_path=str(staging / "inputs.npz"), opt=exe.path,
+        timeout_s=timeout_s, out_dir=str(scratch), runtime_checks=True))
+    if done.outcome is not CheckOutcome.FAILS or done.failed_stage != "execution":
+        return None
+    signal = done.refbackend.signal if done.refbackend is not None else ""
+    found = RuntimeFailure.of(done.error, signal)
+    return found if found.message.startswith("runtime op verification failed") else None
 
 
 def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
@@ -225,7 +249,10 @@ def _root_cause(failure: RuntimeFailure, where: str) -> str:
                            "carries the failure's message at a torch op's location"])
 
 
-def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX) -> str:
+def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX,
+          checked: RuntimeFailure | None = None) -> str:
+    """The bug in one line; a signal that names nothing (SIGSEGV) is said with what the checked
+    run named (an out-of-bounds memref.load), which is what a maintainer looks for."""
     f = reduced.failure
     ops = " -> ".join(o.removeprefix("aten.") for o in reduced.computing_ops) or "a function"
     if f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
@@ -233,6 +260,10 @@ def title(reduced: RuntimeReduceResult, where: str, prefix: str = TITLE_PREFIX) 
                 f"{', '.join(f.symbols)}, which the ExecutionEngine cannot resolve")
     else:
         text = f"{ops} through {reduced.piece_pipeline} and the RefBackend: {f} at run time"
+        if checked is not None and checked != f:
+            named = checked.message.removeprefix("runtime op verification failed: ")
+            text = (f"{ops} through {reduced.piece_pipeline}: {named} at run time ({f.signal} "
+                    "without runtime checks)")
     return prefix + text[:150]
 
 
@@ -248,10 +279,18 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
                 f"lowering to LLVM emits calls to {', '.join(md.code(s) for s in f.symbols)}, "
                 "which no library the engine loads defines.")
     elif f.kind is RuntimeFailureKind.SIGNAL:
+        printed = f", after printing: {md.code(f.message)}" if f.message.strip() else ", printing nothing"
         what = (f"The module lowers without an error; the compiled code dies by **{f.signal}** "
-                f"when it runs on `inputs.npz`, after printing: {md.code(f.message)}.")
+                f"when it runs on `inputs.npz`{printed}.")
     else:
         what = f"The compiled code fails when it runs: {md.code(f.message)}."
+    if findings.checked is not None and findings.checked != f:
+        what += (f" Lowered with MLIR's runtime op verification (`generate-runtime-verification`, "
+                 f"which repro.py's lowering runs) it dies by **{findings.checked.signal}** on a "
+                 f"failed check instead: {md.code(findings.checked.message)} ("
+                 + md.code(shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
+                                       reduced.piece_pipeline, "--inputs", "inputs.npz",
+                                       "--runtime-checks"])) + ").")
     if where:
         where_text = md.prose(r.text(where)) + " (read off the locations of `reduced.linalg.mlir`)."
     elif f.kind is RuntimeFailureKind.MISSING_SYMBOLS:

@@ -1,0 +1,15 @@
+#loc2 = loc("masked.torch.mlir":2:19)
+#loc3 = loc("masked.torch.mlir":13:10)
+#loc4 = loc("masked.torch.mlir":18:10)
+module {
+  func.func @main(%arg0: !torch.vtensor<[1,4,8],f32> loc("masked.torch.mlir":2:19), %arg1: !torch.vtensor<[],f32> loc("masked.torch.mlir":13:10), %arg2: !torch.vtensor<[?],si64> loc("masked.torch.mlir":18:10), %arg3: !torch.vtensor<[?],si64> loc("masked.torch.mlir":18:10), %arg4: !torch.vtensor<[?],si64> loc("masked.torch.mlir":18:10)) -> !torch.vtensor<[1,4,8],f32> {
+    %false = torch.constant.bool false loc(#loc5)
+    %0 = torch.prim.ListConstruct %arg2, %arg3, %arg4 : (!torch.vtensor<[?],si64>, !torch.vtensor<[?],si64>, !torch.vtensor<[?],si64>) -> !torch.list<vtensor> loc(#loc4)
+    %1 = torch.aten.index_put.hacked_twin %arg0, %0, %arg1, %false : !torch.vtensor<[1,4,8],f32>, !torch.list<vtensor>, !torch.vtensor<[],f32>, !torch.bool -> !torch.vtensor<[1,4,8],f32> loc(#loc4)
+    return %1 : !torch.vtensor<[1,4,8],f32> loc(#loc6)
+  } loc(#loc1)
+} loc(#loc)
+#loc = loc("masked.torch.mlir":1:1)
+#loc1 = loc("masked.torch.mlir":2:3)
+#loc5 = loc(unknown)
+#loc6 = loc("masked.torch.mlir":19:5)
