@@ -280,6 +280,7 @@ def search_hint(terms: list[str], repo: str = "llvm/torch-mlir") -> str:
 
 EXPECTED_UPSTREAM = "expected upstream"
 NOT_ON_SUPPORTED_PATH = "not on the supported path"
+BY_DESIGN = "by design"
 # How a bundle goes upstream (record.json's "filing"): a new issue, a comment on the threads its
 # triage names, or not at all (listed in reports/upstream/README.md only).
 FILE_NEW = "new issue"
@@ -299,6 +300,7 @@ class UpstreamVerdict:
     searched: tuple[upstream.SearchRecord, ...] = ()  # the catalog's hand searches for it
     terms: tuple[str, ...] = ()           # what to search for when nobody has
     only_torchscript: bool | None = None  # only the TorchScript path hits it (None: not known)
+    crash_or_miscompile: bool = False     # a crash on valid IR, a run-time failure or wrong values
 
     @property
     def expected(self) -> bool:
@@ -308,41 +310,65 @@ class UpstreamVerdict:
                 and self.source.expected_by_torchscript_config())
 
     @property
-    def unsupported_path(self) -> bool:
+    def construct_unsupported(self) -> bool:
         """A catalog entry gives upstream's word that it will not act on this construct of the
-        TorchScript path, and the frontends' results agree: only that path hits it (FX and ONNX
-        were seen not to)."""
+        TorchScript path, and the frontends' results agree: only that path hits it."""
         return self.only_torchscript is True and any(
             m.triage is upstream.Triage.UNSUPPORTED_PATH for m in self.matches)
+
+    @property
+    def path_unsupported(self) -> bool:
+        """The general rule: only the TorchScript path hits it (FX and ONNX pass or fail
+        elsewhere), upstream's word on that path (#3693, the deprecation statements) is in the
+        catalog, the failure is torch-mlir's, and it is no crash and no miscompile (those stay
+        filed whatever the path)."""
+        return (self.only_torchscript is True and not self.crash_or_miscompile
+                and self.target_repo != LLVM_PROJECT and bool(upstream.path_statements()))
+
+    @property
+    def unsupported_path(self) -> bool:
+        """Not on upstream's supported path: a construct upstream said it will not act on, or
+        any TorchScript-only failure that is not a crash or a miscompile."""
+        return self.construct_unsupported or self.path_unsupported
+
+    @property
+    def path_reports(self) -> tuple[upstream.UpstreamReport, ...]:
+        """The catalog's reports the ``not on the supported path`` label rests on: upstream's
+        word on the construct, else its word on the whole TorchScript path."""
+        if self.construct_unsupported:
+            return tuple(m for m in self.matches if m.triage is upstream.Triage.UNSUPPORTED_PATH)
+        return upstream.path_statements() if self.path_unsupported else ()
 
     @property
     def label(self) -> str:
         """``known #N``, ``by design``, ``not on the supported path``, ``expected upstream`` or
         "" (new)."""
         return (upstream.triage_label(self.matches)
-                or (NOT_ON_SUPPORTED_PATH if self.unsupported_path else "")
-                or (EXPECTED_UPSTREAM if self.expected else ""))
+                or (NOT_ON_SUPPORTED_PATH if self.construct_unsupported else "")
+                or (EXPECTED_UPSTREAM if self.expected else "")
+                or (NOT_ON_SUPPORTED_PATH if self.path_unsupported else ""))
 
     @property
     def filing(self) -> str:
         """How the bundle goes upstream: :data:`FILE_NEW` (a new issue); :data:`FILE_COMMENT`
-        (known #N, by design: a reproducer for the thread the catalog names, not a new issue);
-        :data:`FILE_NONE` (expected upstream, not on the supported path: listed, not filed)."""
+        (known #N: a reproducer for the thread the catalog names, not a new issue);
+        :data:`FILE_NONE` (by design, expected upstream, not on the supported path: listed in
+        the README with upstream's reason, not filed)."""
         if not self.label:
             return FILE_NEW
-        return FILE_NONE if self.label in (EXPECTED_UPSTREAM, NOT_ON_SUPPORTED_PATH) else FILE_COMMENT
+        return (FILE_NONE if self.label in (EXPECTED_UPSTREAM, NOT_ON_SUPPORTED_PATH, BY_DESIGN)
+                else FILE_COMMENT)
 
     @property
     def threads(self) -> tuple[str, ...]:
         """The upstream threads the label rests on: the catalog's reports that gave it and the
         open ones it relates to them (the open PR that fixes a known issue); () for new."""
-        kind = {NOT_ON_SUPPORTED_PATH: upstream.Triage.UNSUPPORTED_PATH,
-                "by design": upstream.Triage.BY_DESIGN}.get(self.label, upstream.Triage.KNOWN)
         if not self.label or self.label == EXPECTED_UPSTREAM:
             return ()
+        if self.label == NOT_ON_SUPPORTED_PATH:
+            return tuple(m.ref for m in self.path_reports)  # upstream's word, not the threads beside it
+        kind = upstream.Triage.BY_DESIGN if self.label == BY_DESIGN else upstream.Triage.KNOWN
         base = [m for m in self.matches if m.triage is kind]
-        if kind is upstream.Triage.UNSUPPORTED_PATH:
-            return tuple(m.ref for m in base)  # upstream's word, not the threads beside it
         if kind is upstream.Triage.KNOWN:
             base = base[:1]  # the one the label names
         known = {m.number for m in base}
@@ -492,8 +518,7 @@ def torchscript_only(p: Provenance) -> bool | None:
 
 def blocks(p: Provenance) -> str:
     if not p.blocks:
-        return ("Not determined: no port or sweep record was given (`--blocks NAME` names the "
-                "models, e2e tests or lit tests it stops).")
+        return "Not determined: no model, e2e test or lit test run was recorded as stopped by it."
     return "\n".join(f"- `{name}`" for name in p.blocks)
 
 
@@ -504,28 +529,33 @@ def upstream_section(t: UpstreamVerdict) -> str:
     if t.filing == FILE_COMMENT:
         lines += [f"Filing: **not a new issue**: a reproducer to add to {', '.join(t.threads)} "
                   "(below).", ""]
-    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH:
+    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH and t.construct_unsupported:
         lines += ["Filing: **not filed**: only the TorchScript path hits it (see Reproduces "
                   f"through), and upstream's word on this construct ({', '.join(t.threads)}, "
                   "below) is that it will not act on it there.", ""]
-    if t.matches and t.label == NOT_ON_SUPPORTED_PATH:
-        lines.append(f"Triage: **{t.label}**. What upstream said, from the project's catalog of "
-                     "upstream reports:")
+    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH:
+        lines += ["Filing: **not filed**: only the TorchScript path hits it (FX and ONNX pass or "
+                  "fail elsewhere: see Reproduces through), it is not a crash or a miscompile, and "
+                  f"upstream has switched that path off and does not maintain it ({', '.join(t.threads)}, "
+                  "below).", ""]
+    elif t.filing == FILE_NONE and t.label == BY_DESIGN:
+        lines += [f"Filing: **not filed**: by design upstream ({', '.join(t.threads)}, below).", ""]
+    if t.label == NOT_ON_SUPPORTED_PATH:
+        lines.append(f"Triage: **{t.label}**. What upstream said:")
         lines.append("")
-        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+        shown = tuple(dict.fromkeys((*t.path_reports, *t.matches, *t.related)))
+        lines += [f"- {m.describe()}" for m in shown]
     elif t.matches and t.label:
-        lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Possible duplicates from the "
-                     "project's catalog of known upstream reports:")
+        lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Upstream reports of it:")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     elif t.matches:
-        lines.append("Triage: **new**: no known duplicate; related reports from the project's "
-                     "catalog (none reports this failure):")
+        lines.append("Triage: **new**: no known duplicate; related upstream reports (none reports "
+                     "this failure):")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     else:
-        lines.append("Triage: **new**: no known duplicate in the project's catalog of upstream "
-                     "reports (harness/knowledge/upstream.toml).")
+        lines.append("Triage: **new**: no known duplicate (searches below).")
     lines.append("")
     if t.search is not None:
         lines += t.search.describe()
@@ -596,13 +626,14 @@ def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = 
 def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, input_name: str,
                    code: Callable[[str], str]) -> dict[str, str]:
     """The four sections' template values; ``code`` quotes a user-given name for markdown."""
-    if root.startswith("Not determined") and verdict.matches:
-        root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
-                 "finding):\n\n" + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
     if provenance.finding:
-        # Not the flag's name: its first word is a common user name, which the redactor hides.
-        root = (f"{provenance.finding}\n\n_The cause above is the project's finding, given to "
-                "`harness report` by hand; what the report's own tools found follows._\n\n" + root)
+        # The cause as found by hand stands alone: the tools' "Not determined. Tried:" list
+        # would contradict it; what they did find follows it.
+        root = provenance.finding + ("" if root.startswith("Not determined")
+                                     else "\n\nThe tools' own analysis:\n\n" + root)
+    elif root.startswith("Not determined") and verdict.matches:
+        root += ("\n\nUpstream reports that point at it (a lead, not a tool's finding):\n\n"
+                 + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
     return {
         "ROOT_CAUSE": root,
         "REPRODUCES_THROUGH": reproduces_through(provenance, input_name),
