@@ -21,7 +21,7 @@ from support import ROOT
 BUNDLES = ROOT / "reports" / "upstream"
 INTERNAL = ("harness report", "project's catalog", "python -m harness", "given to `harness",
             "this project's importer", "the project's finding", "reports/upstream/README.md",
-            "harness/knowledge/upstream.toml")
+            "harness/knowledge/upstream.toml", "harness fix")
 
 
 def _bundles() -> list[Path]:
