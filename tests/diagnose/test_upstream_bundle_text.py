@@ -87,3 +87,26 @@ def test_no_torchscript_only_failure_short_of_a_crash_is_proposed_as_new(folder:
     severe = crash or kind in ("miscompile", "runtime-failure")
     torch_mlir = "Target repository: **llvm/torch-mlir**" in issue
     assert not (through.startswith("TorchScript only") and torch_mlir and not severe), folder.name
+
+
+def test_a_miscompile_with_a_cause_found_by_hand_has_no_undetermined_at_fault_section():
+    """sdpa's blame finds no pass to fault (the bug is in one conversion); "At fault:
+    undetermined" beside the stated cause read as a contradiction, so it is left out; a
+    determined fault, or no cause given, keeps the section."""
+    from types import SimpleNamespace
+
+    from harness.diagnose.numerics.blame import Fault
+    from harness.diagnose.report.miscompile_text import _at_fault
+    from harness.diagnose.report.redact import Redactor
+
+    def findings(fault: Fault, finding: str) -> SimpleNamespace:
+        blame = SimpleNamespace(fault=fault, reason="no pass choice makes the values right", choices=())
+        return SimpleNamespace(bisected=SimpleNamespace(blame=blame), provenance=Provenance(finding=finding),
+                               fault=fault.value)
+
+    off = Redactor.for_machine([], enabled=False)
+    assert _at_fault(findings(Fault.UNDETERMINED, "the loop lowering ignores scale"), off) == ""
+    kept = _at_fault(findings(Fault.UNDETERMINED, ""), off)
+    assert kept.startswith("## At fault: undetermined\n\nNo pass choice makes the values right.")
+    blamed = _at_fault(findings(Fault.REFBACKEND, "cause"), off)
+    assert blamed.startswith("## At fault: RefBackend lowering")
