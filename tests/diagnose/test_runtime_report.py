@@ -123,7 +123,7 @@ def test_the_broadcast_abort_is_bundled(abort_bundle, tmp_path):
     # turned down): not filed, and #2149 (a dynamic broadcast_to) is not its thread.
     assert result["triage"] == "by design" and result["title"].startswith("[torch-mlir] [by design] ")
     assert "Triage: **by design**." in issue and "llvm/torch-mlir#2882 (pull request, closed" in issue
-    assert "Filing: **not filed**: by design upstream" in issue and "#2149" not in issue
+    assert "Filing: **not filed**: by design upstream" in issue and "torch-mlir#2149 (issue" not in issue
     assert "## Root cause\n\nThe lowering of torch.aten." in issue
     assert "## Reproduces through\n\nNot determined: the report started from a bare IR file" in issue
     record = json.loads((folder / "record.json").read_text())
