@@ -14,13 +14,15 @@ that introduced the faulty line (--torch-mlir-src, --root-cause-code).
 The report's triage (record.json's "filing") decides where a bundle goes, never a hand edit:
 
 - "new issue": reports/upstream/NAME/, a new issue to file;
-- "comment on the known thread" (triaged `known #N` or `by design` from the catalog): moved to
+- "comment on the known thread" (triaged `known #N` from the catalog): moved to
   reports/upstream/known/NAME/, a reproducer to add to the thread(s) record.json's "threads"
   names, and listed in README.md between the known-upstream markers;
 - "not filed": `expected upstream` (TorchScript only, and upstream's TorchScript config already
-  lists every test it blocks) or `not on the supported path` (TorchScript only, and the catalog
-  holds upstream's word that it will not act on that construct): the folder is removed and it is
-  listed, with upstream's reason, between the expected-upstream or unsupported-path markers.
+  lists every test it blocks), `not on the supported path` (TorchScript only and either the
+  catalog holds upstream's word that it will not act on that construct, or it is no crash and no
+  miscompile: upstream switched that path off, #3693) or `by design` (the catalog holds upstream's
+  reason): the folder is removed and it is listed, with upstream's reason and each frontend's
+  result, between the expected-upstream, unsupported-path or by-design markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -57,6 +59,9 @@ KNOWN_MARKERS = ("<!-- known-upstream:start -->", "<!-- known-upstream:end -->")
 UNSUPPORTED_MARKERS = ("<!-- unsupported-path:start -->", "<!-- unsupported-path:end -->")
 KNOWN_HEAD = ("| folder | what it is | triage | add it to | each frontend's result |",
               "|---|---|---|---|---|")
+BY_DESIGN_MARKERS = ("<!-- by-design:start -->", "<!-- by-design:end -->")
+BY_DESIGN_HEAD = ("| failure | what it is | upstream's reason | each frontend's result |",
+                  "|---|---|---|---|")
 UNSUPPORTED_HEAD = ("| failure | what it is | upstream's word | each frontend's result |",
                     "|---|---|---|---|")
 FILE_COMMENT = "comment on the known thread"  # record.json's "filing" (harness.diagnose.report.sections)
@@ -291,7 +296,7 @@ def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
                 shutil.rmtree(KNOWN / name, ignore_errors=True)
             if row:
                 lists[where][name] = row
-            if where not in ("expected", "unsupported"):
+            if where not in ("expected", "unsupported", "bydesign"):
                 kept.append(name)
         if spec.each and spec.name not in names:
             shutil.rmtree(BUNDLES / spec.name, ignore_errors=True)
@@ -316,13 +321,15 @@ def _bare_title(report: dict) -> str:
 
 def placement(name: str, folder: Path) -> tuple[str, str]:
     """Where the report's triage puts bundle ``name`` (made in ``folder``) and its README row:
-    ("new", ""), ("known", row), ("expected", row) or ("unsupported", row)."""
+    ("new", ""), ("known", row), ("expected", row), ("unsupported", row) or ("bydesign", row)."""
     report = _report(folder)
     filing, triage = report.get("filing", ""), str(report.get("triage", "new"))
     if triage == "expected upstream":  # bundles made before "filing" was recorded say only this
         return "expected", expected_row(name, folder)
     if filing == FILE_COMMENT:
         return "known", known_row(name, folder)
+    if filing == FILE_NONE and triage == "by design":
+        return "bydesign", unsupported_row(name, folder)
     if filing == FILE_NONE:
         return "unsupported", unsupported_row(name, folder)
     return "new", ""
@@ -349,7 +356,8 @@ def known_row(name: str, folder: Path) -> str:
 
 
 def unsupported_row(name: str, folder: Path) -> str:
-    """README's row for a failure not on upstream's supported path: upstream's word, the paths."""
+    """README's row for a failure not on upstream's supported path, or by design: upstream's
+    word (the Upstream section's lines on the threads record.json names), each frontend's result."""
     report = _report(folder)
     issue = (folder / "issue.md").read_text()
     said = [line.removeprefix("- ") for line in _section(issue, "Upstream").splitlines()
@@ -372,10 +380,11 @@ def expected_row(name: str, folder: Path) -> str:
 
 
 def expected_names() -> set[str]:
-    """The failures README's expected-upstream and unsupported-path lists name (no bundle kept)."""
+    """The failures README's expected-upstream, unsupported-path and by-design lists name (no
+    bundle kept)."""
     text = README.read_text()
     names: set[str] = set()
-    for start, end in ((EXPECTED_START, EXPECTED_END), UNSUPPORTED_MARKERS):
+    for start, end in ((EXPECTED_START, EXPECTED_END), UNSUPPORTED_MARKERS, BY_DESIGN_MARKERS):
         if start in text:
             body = text.split(start, 1)[1].split(end, 1)[0]
             names |= {line.split("`")[1] for line in body.splitlines() if line.startswith("| `")}
@@ -436,7 +445,8 @@ def main() -> int:
         print("note: TORCH_MLIR_MIRROR is not set: the bundles get no upstream xfail expectations "
               "and no introducing commit", flush=True)
     failed = []
-    lists: dict[str, dict[str, str]] = {"known": {}, "expected": {}, "unsupported": {}, "new": {}}
+    lists: dict[str, dict[str, str]] = {"known": {}, "expected": {}, "unsupported": {}, "bydesign": {},
+                                        "new": {}}
     remade: set[str] = set()
     for spec in wanted:
         try:
@@ -455,8 +465,10 @@ def main() -> int:
     write_list(KNOWN_MARKERS, KNOWN_HEAD, lists["known"], drop=made - set(lists["known"]))
     write_list(UNSUPPORTED_MARKERS, UNSUPPORTED_HEAD, lists["unsupported"],
                drop=made - set(lists["unsupported"]))
+    write_list(BY_DESIGN_MARKERS, BY_DESIGN_HEAD, lists["bydesign"], drop=made - set(lists["bydesign"]))
     for where, label in (("known", "known upstream (moved to known/, a comment for the thread)"),
-                         ("unsupported", "not on the supported path (listed in README.md, no issue)")):
+                         ("unsupported", "not on the supported path (listed in README.md, no issue)"),
+                         ("bydesign", "by design (listed in README.md, no issue)")):
         if lists[where]:
             print(f"{label}: " + " ".join(sorted(lists[where])))
     if failed:

@@ -27,6 +27,7 @@ PATHS: dict[FrontendName, PathInfo] = {
     FrontendName.FX: PathInfo("FX (torch.export + fx_importer)", True),
     FrontendName.ONNX: PathInfo("ONNX (torch.onnx.export + onnx_importer)", True),
     FrontendName.TORCHSCRIPT: PathInfo(
-        "TorchScript (torch.jit + this project's importer)", False,
+        "TorchScript (torch.jit + a JIT IR importer; its IR matches what upstream's JIT IR "
+        "importer, off by default since llvm/torch-mlir#3693, emits)", False,
         "upstream no longer runs the TorchScript e2e config (llvm/torch-mlir#3693)"),
 }

@@ -8,6 +8,9 @@ triages a failure against before it is filed, kept as data in ``upstream.toml``.
 - ``unsupported-path``: a maintainer's word that upstream will not act on this construct of the
   TorchScript path (e.g. #2363, #1896); it labels a failure ``not on the supported path`` only
   together with the frontends' results (the report's ``--path``: FX and ONNX seen not to hit it).
+  An entry marked ``general`` is upstream's word on the whole TorchScript path (#3693 took its
+  importer off by default; #3033 and #4387 call the path deprecated and unmaintained): it matches
+  no op or message and labels every TorchScript-only failure that is not a crash or a miscompile.
 
 Titles and states were checked by hand (``checked``); one not verified stays empty and is
 shown as such, never guessed. A match is a lead for the reader, not proof of a duplicate.
@@ -51,6 +54,7 @@ class UpstreamReport:
     note: str = ""                 # how it relates, in one clause
     checked: str = ""              # the date title and state were seen on GitHub
     related: tuple[int, ...] = ()  # numbers of the same repository behind it
+    general: bool = False          # unsupported-path: about every TorchScript-only failure
 
     @property
     def ref(self) -> str:
@@ -73,7 +77,10 @@ class UpstreamReport:
 
     def matches(self, blocker: str, reported: str = "", text: str = "") -> bool:
         """The blocker (and the op MLIR named, when ``reported_ops``) or a message; an entry
-        with both ops and messages needs both (``aten.view`` alone is too many bugs)."""
+        with both ops and messages needs both (``aten.view`` alone is too many bugs). A
+        ``general`` entry matches no failure by itself (:func:`path_statements` gives it)."""
+        if self.general:
+            return False
         said = bool(text) and any(m in text for m in self.messages)
         if blocker and blocker in self.blocker_ops:
             named = not self.reported_ops or reported in self.reported_ops
@@ -137,7 +144,8 @@ def _report(entry: dict) -> UpstreamReport:
             blocker_ops=tuple(entry.get("blocker_ops", ())),
             reported_ops=tuple(entry.get("reported_ops", ())),
             messages=tuple(entry.get("messages", ())), note=str(entry.get("note", "")),
-            checked=str(entry.get("checked", "")), related=tuple(int(n) for n in entry.get("related", ())))
+            checked=str(entry.get("checked", "")), related=tuple(int(n) for n in entry.get("related", ())),
+            general=bool(entry.get("general", False)))
     except (KeyError, ValueError, TypeError) as e:
         raise InputFileError(f"harness/knowledge/{CATALOG_FILE}: entry {entry.get('number', '?')} is "
                            f"malformed ({type(e).__name__}: {e}); every [[report]] needs repo, "
@@ -171,6 +179,16 @@ def matching(blocker: str, reported: str = "", text: str = "") -> list[UpstreamR
     """The catalog's reports for a blocker (and the op MLIR named) or a failure's text, in the
     catalog's order."""
     return [r for r in KNOWN_UPSTREAM if r.matches(blocker, reported, text)]
+
+
+def path_statements(reports: tuple[UpstreamReport, ...] | None = None) -> tuple[UpstreamReport, ...]:
+    """Upstream's word on the TorchScript path as a whole: the ``general`` unsupported-path
+    entries, then the reports they rest on (``related``: the deprecation statements)."""
+    reports = KNOWN_UPSTREAM if reports is None else reports
+    general = [r for r in reports if r.general and r.triage is Triage.UNSUPPORTED_PATH]
+    behind = [r for g in general for n in g.related
+              for r in reports if r.repo == g.repo and r.number == n]
+    return tuple(dict.fromkeys([*general, *behind]))
 
 
 def by_number(repo: str, number: int) -> UpstreamReport | None:

@@ -5,8 +5,9 @@
 // while its input's dim 0 is dynamic (-9223372036854775808, kDynamic), and the verifier rejects
 // it. The same view with its result typed [1,?,4,16] (what FX's export gives) lowers (the second
 // function). `harness report` reduced the port's 335 ops to the view and permute
-// (reports/upstream/view-unrefined-result-permute-verifier-error/; its reducer also replaced the
-// seq size.int by a constant, which fails the same way).
+// (its reducer also replaced the seq size.int by a constant, which fails the same way). No
+// bundle kept: TorchScript only and no crash, so not on upstream's supported path (a row of
+// reports/upstream/README.md).
 //
 // Now: a verifier error for the first function. When upstream fixes it, the first CHECK fails.
 

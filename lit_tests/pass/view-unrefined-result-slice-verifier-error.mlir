@@ -5,7 +5,8 @@
 // is tensor<1x?x4x3x16xf32> and whose result is tensor<?x?x?x?x?xf32>, and the verifier rejects
 // it. The same view with its result typed [1,?,4,3,16] (what FX's export gives) lowers (the
 // second function). Reduced by `harness report` from the port's 376 ops
-// (reports/upstream/view-unrefined-result-slice-verifier-error/).
+// (no bundle kept: TorchScript only and no crash, so not on upstream's supported path; a row of
+// reports/upstream/README.md).
 //
 // Now: a verifier error for the first function. When upstream fixes it, the first CHECK fails.
 

@@ -12,7 +12,8 @@
 // `not` fails here: then delete the first case's CHECKs and keep the second.
 // The port of BART passes decoder_input_ids, so this path is not taken there; without them,
 // `BartModel(input_ids, attention_mask)` traced through the project's importer stops here.
-// Upstream bundle: reports/upstream/select-fill-recompose-list-type/.
+// No bundle kept: TorchScript only and no crash, so not on upstream's supported path (a row of
+// reports/upstream/README.md).
 
 // RUN: not torch-mlir-opt -split-input-file --torch-recompose-complex-ops %s 2>&1 | FileCheck %s
 

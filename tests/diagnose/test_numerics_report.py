@@ -76,7 +76,7 @@ def test_the_bundle_holds_the_miscompile(bundle):
     # the fault is an upstream MLIR pass of the RefBackend's lowering: llvm-project's, and new
     assert result["triage"] == "new" and result["target_repo"] == "llvm/llvm-project"
     assert "## Root cause\n\nAt fault: RefBackend lowering: " in issue
-    assert "Triage: **new**: no known duplicate in the project's catalog" in issue
+    assert "Triage: **new**: no known duplicate" in issue and "project's catalog" not in issue
     record = json.loads((folder / "record.json").read_text())
     assert record["schema"] == "harness.miscompile-report/1" and record["fault"] == "RefBackend lowering"
     # the npz files are small and hold what they say

@@ -89,6 +89,21 @@ def test_not_on_the_supported_path_is_listed_with_upstreams_word_only(regen, tmp
     assert "#3029" not in row  # listed beside it in the bundle, not upstream's word
 
 
+def test_by_design_keeps_no_folder_and_is_listed_with_upstreams_reason(regen, tmp_path):
+    """Issue 44, second triage: a by-design limit is not a comment for a tracking thread (the
+    size-1 abort's #2149 was the wrong one) but a README row with upstream's reason."""
+    module, bundles = regen
+    folder = made(tmp_path, "abort", title="[torch-mlir] [by design] Abort", triage="by design",
+                  filing="not filed", threads=["llvm/torch-mlir#1896"])
+    where, row = module.placement("abort", folder)
+    assert where == "bydesign"
+    assert row.startswith("| `abort` | Abort | llvm/torch-mlir#1896 (issue, closed when last checked")
+    assert row.endswith("TorchScript (torch.jit + this project's importer): hits (1 same failure) |")
+    module.write_list(module.BY_DESIGN_MARKERS, module.BY_DESIGN_HEAD, {"abort": row})
+    listed = (bundles / "README.md").read_text().split("<!-- by-design:start -->\n", 1)[1]
+    assert listed.splitlines()[2] == row and "abort" in module.expected_names()
+
+
 def test_a_new_issue_stays_and_has_no_row(regen, tmp_path):
     module, _ = regen
     folder = made(tmp_path, "fold", title="[torch-mlir] Fold", triage="new", filing="new issue", threads=[])

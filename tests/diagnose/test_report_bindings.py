@@ -83,7 +83,7 @@ def test_an_mlir_core_bug_is_told_in_mlir_terms(bundle) -> None:
     # in the instructions; repro.py runs that pass alone.
     _result, folder = bundle
     issue = (folder / "issue.md").read_text()
-    command = issue.split("## Command", 1)[1].split("The harness ran", 1)[0]
+    command = issue.split("## Command", 1)[1].split("Run on the original file", 1)[0]
     assert f"mlir-opt '--pass-pipeline={FUSE_ALONE}' reduced.mlir" in command
     assert "harness-bindings-opt" not in command
     # the string was run through the wheel's bindings, and what they printed is shown (no claim

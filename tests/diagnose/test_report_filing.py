@@ -1,6 +1,9 @@
 """Issue 44: the report decides how a bundle goes upstream (record.json's "filing"), not a hand
-edit: a known duplicate or a by-design limit is a comment for the thread the catalog names; a
-TorchScript-only construct upstream said it will not act on is not filed; the rest are new.
+edit: a known duplicate is a comment for the thread the catalog names; a by-design limit is not
+filed (README lists it with upstream's reason); a TorchScript-only construct upstream said it will
+not act on, and any TorchScript-only failure that is no crash and no miscompile (upstream switched
+that path off, #3693), is not filed; a crash or a miscompile stays filed whatever the path; the
+rest are new.
 """
 
 from __future__ import annotations
@@ -51,10 +54,60 @@ def test_a_known_issue_is_a_comment_for_it_and_the_open_pr_that_fixes_it():
             "llvm/torch-mlir#4762 (below).") in text
 
 
-def test_by_design_is_a_comment_for_the_tracking_issue():
+def test_by_design_is_not_filed_and_rests_on_upstreams_reason():
+    """The size-1 abort: #240 made the guard, closed PR #2882 was turned down (a dynamic dim
+    cannot be 1 at run time); #2149 is about a dynamic broadcast_to, not that thread."""
     verdict = triage("", "", "the code dies by SIGABRT: mismatched size for broadcast")
-    assert verdict.label == "by design" and verdict.filing == FILE_COMMENT
-    assert verdict.threads == ("llvm/torch-mlir#2149",)
+    assert verdict.label == "by design" and verdict.filing == FILE_NONE
+    assert verdict.threads == ("llvm/torch-mlir#240", "llvm/torch-mlir#2882")
+    assert 2149 not in [m.number for m in verdict.matches]
+    text = upstream_section(verdict)
+    assert ("Filing: **not filed**: by design upstream (llvm/torch-mlir#240, llvm/torch-mlir#2882, "
+            "below).") in text
+
+
+def _ts_only(verdict: UpstreamVerdict, fx: PathOutcome = PathOutcome.PASSES,
+             onnx: PathOutcome = PathOutcome.FAILS_OTHERWISE) -> UpstreamVerdict:
+    return with_source(verdict, SourceLookup(), Provenance(paths=_paths(fx, onnx)))
+
+
+def test_a_torchscript_only_failure_that_is_no_crash_is_not_on_the_supported_path():
+    """The general rule: no catalog entry about the construct, yet only TorchScript hits it (FX
+    passes, ONNX fails elsewhere) and it is a verifier or pass error: upstream's word on the
+    path (#3693 switched the importer off; #3033, #4387: deprecated, not maintained) decides."""
+    verdict = _ts_only(triage("torch.aten.broadcast_tensors", "",
+                              "error: 'torch.shape.calculate.yield.shapes' op"))
+    assert verdict.label == "not on the supported path" and verdict.filing == FILE_NONE
+    assert verdict.threads == ("llvm/torch-mlir#3693", "llvm/torch-mlir#3033", "llvm/torch-mlir#4387")
+    text = upstream_section(verdict)
+    assert ("it is not a crash or a miscompile, and upstream has switched that path off and does not "
+            "maintain it (llvm/torch-mlir#3693, llvm/torch-mlir#3033, llvm/torch-mlir#4387") in text
+    assert "- llvm/torch-mlir#3693 (pull request, merged" in text
+    assert "catalog" not in text
+
+
+def test_a_crash_or_miscompile_stays_filed_whatever_the_path():
+    verdict = _ts_only(triage("torch.aten.any.dims", "", "SIGSEGV"))
+    assert verdict.filing == FILE_NONE  # the same failure as a verifier error would not be filed
+    crash = replace(verdict, crash_or_miscompile=True)
+    assert crash.label == "" and crash.filing == FILE_NEW and crash.threads == ()
+
+
+def test_the_general_rule_needs_the_paths_and_a_torch_mlir_bug():
+    base = triage("torch.aten.foo", "", "error: x")
+    # FX hits it too: a bug on the supported path
+    assert _ts_only(base, fx=PathOutcome.HITS).filing == FILE_NEW
+    # nobody said which paths hit it
+    assert with_source(base, SourceLookup(), Provenance()).filing == FILE_NEW
+    # an upstream MLIR pass's bug goes to llvm-project whatever frontend made its input
+    assert _ts_only(replace(base, target_repo="llvm/llvm-project")).filing == FILE_NEW
+
+
+def test_the_general_entry_matches_no_failure_by_itself():
+    general = [r for r in upstream.KNOWN_UPSTREAM if r.general]
+    assert [r.number for r in general] == [3693]
+    assert not general[0].matches("torch.aten.foo", "", "error: anything")
+    assert [r.number for r in upstream.path_statements()] == [3693, 3033, 4387]
 
 
 def test_upstreams_word_and_a_torchscript_only_failure_are_not_filed():

@@ -109,7 +109,9 @@ def _pass_bundles() -> list[Path]:
 
 def test_the_pass_failure_bundles_reproduce_without_the_harness(clean_python, tmp_path):
     bundles = _pass_bundles()
-    assert len(bundles) >= 15
+    # issue 44, second triage: 10 new issues and 4 known/ comments are shipped (the failures
+    # not on the supported path or by design keep no bundle, only a README row)
+    assert len(bundles) >= 13
     failed = []
     for folder in bundles:
         copy = tmp_path / folder.name
@@ -142,8 +144,9 @@ def test_the_numerics_bundles_reproduce_with_repro_py_alone(clean_python, tmp_pa
     """repro.py written from each miscompile and run-time failure bundle's files, run in the
     clean venv from another folder (nothing of the bundle but repro.py is read)."""
     bundles = _numerics_bundles()
-    # the view collapse is one bundle (one bug, known #4743); the index_put crash is issue 45's
-    assert len(bundles) == 6
+    # the view collapse is one bundle (one bug, known #4743); the size-1 broadcast abort is by
+    # design and keeps no bundle (issue 44); the index_put crash is issue 45's
+    assert len(bundles) == 5
     failed = []
     for folder, kind, pipeline in bundles:
         copy = tmp_path / folder.name

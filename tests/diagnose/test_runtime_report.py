@@ -118,10 +118,12 @@ def test_the_broadcast_abort_is_bundled(abort_bundle, tmp_path):
     issue = (folder / "issue.md").read_text()
     assert "dies by **SIGABRT**" in issue and "`mismatched size for broadcast`" in issue
     assert "the lowering of torch.aten." in issue  # the op whose lowering put the assert there
-    assert "## Versions" in issue and "python -m harness check reduced.mlir" in issue
-    # Triage: dynamic size-1 broadcasting is not supported by design (PR #240, tracked by #2149).
+    assert "## Versions" in issue and "python -m harness" not in issue  # read without our tool
+    # Triage: dynamic size-1 broadcasting is not supported by design (PR #240; closed PR #2882 was
+    # turned down): not filed, and #2149 (a dynamic broadcast_to) is not its thread.
     assert result["triage"] == "by design" and result["title"].startswith("[torch-mlir] [by design] ")
-    assert "Triage: **by design**." in issue and "llvm/torch-mlir#2149 (issue, open" in issue
+    assert "Triage: **by design**." in issue and "llvm/torch-mlir#2882 (pull request, closed" in issue
+    assert "Filing: **not filed**: by design upstream" in issue and "torch-mlir#2149 (issue" not in issue
     assert "## Root cause\n\nThe lowering of torch.aten." in issue
     assert "## Reproduces through\n\nNot determined: the report started from a bare IR file" in issue
     record = json.loads((folder / "record.json").read_text())

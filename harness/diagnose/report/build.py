@@ -234,6 +234,8 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
          str(original.signature)]), options.fx_try, original)
     verdict = with_source(_verdict(original, diagnosis, bisected, options, say), options.lookup,
                           provenance)
+    # A crash stays filed whatever the path (the not-on-the-supported-path rule spares it).
+    verdict = replace(verdict, crash_or_miscompile=original.signature.outcome.is_crash)
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, signature=signature, exe=exe,

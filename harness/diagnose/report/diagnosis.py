@@ -91,8 +91,8 @@ class Diagnosis:
             why = f" ({fix.why})" if fix is not None else ""
             passes = " and the whole pipeline passes with it" if eq.lowers else ""
             out.append(f"`{eq.converted_by[0]}` lowers the equivalent `{eq.op}`{why}{passes}; "
-                       f"until it lowers `{b.name}` too, the harness fix `{eq.fix}` makes that "
-                       "rewrite in the torch IR.")
+                       f"until it lowers `{b.name}` too, rewriting it to `{eq.op}` in the torch IR "
+                       "works around it.")
         return out
 
     def expected(self) -> str:

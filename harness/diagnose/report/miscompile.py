@@ -201,6 +201,7 @@ def _build(src: Path, pipeline: str, exe: OptBinary, staging: Path, scratch: Pat
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), "", culprit_pass(bisected),
                                       options.search_upstream, say), options.lookup, provenance)
+    verdict = replace(verdict, crash_or_miscompile=True)  # filed whatever the path
     upstream = None
     if verdict.target_repo == LLVM_PROJECT and record.ok and culprit_pass(bisected):
         say("running the culprit's upstream MLIR passes alone on reduced.linalg.mlir")

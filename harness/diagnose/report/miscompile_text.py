@@ -113,7 +113,6 @@ def _bare(pass_text: str) -> str:
 def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
     r = redactor
     packages = versions_module.installed()
-    blame = f.bisected.blame
     values = {
         "TITLE": md.heading(r.text(f.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the wrong numbers when it was "
@@ -121,10 +120,7 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
         "SUMMARY": _summary(f, r),
         "VERSIONS": r.text("\n".join(versions_markdown(f.exe, packages=packages)).rstrip("\n")),
         "WHERE": _where(f, r),
-        "FAULT": f.fault,
-        "FAULT_REASON": (md.prose(r.text(blame.reason[:1].upper() + blame.reason[1:])) + "."
-                         if blame else "The chain was not replayed."),
-        "CHOICES": _choices(f),
+        "AT_FAULT": _at_fault(f, r),
         "REDUCE_SUMMARY": md.prose(r.text(f.reduced.summary())),
         "IR": _inline(r.text(f.reduced_text), "reduced.mlir"),
         "PIPELINE": md.one_line(f.reduced.piece_pipeline),
@@ -145,6 +141,18 @@ def issue_markdown(f: MiscompileFindings, redactor: Redactor) -> str:
                                                    f.src.name, md.code).items()},
     }
     return render("miscompile.md.in", values)
+
+
+def _at_fault(f: MiscompileFindings, r: Redactor) -> str:
+    """The At fault section: which side the pass choices blame, the replays behind it. Left
+    out when they blame no side and the root cause was found by hand (--root-cause): "at
+    fault: undetermined" would contradict the cause the issue states."""
+    blame = f.bisected.blame
+    if f.provenance.finding and (blame is None or blame.fault is Fault.UNDETERMINED):
+        return ""
+    reason = (md.prose(r.text(blame.reason[:1].upper() + blame.reason[1:])) + "."
+              if blame else "The chain was not replayed.")
+    return "\n\n".join(p for p in (f"## At fault: {f.fault}", reason, _choices(f)) if p)
 
 
 def _upstream_only(f: MiscompileFindings) -> str:

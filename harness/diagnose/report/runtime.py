@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -157,6 +157,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     provenance = with_evidence(options.provenance, options.port_evidence, list(reduced.computing_ops))
     verdict = with_source(verdict_for(list(reduced.computing_ops), f"{reduced.failure}\n{where}", "",
                                       options.search_upstream, say), options.lookup, provenance)
+    verdict = replace(verdict, crash_or_miscompile=True)  # filed whatever the path
     heading = given_title(verdict, options.title) or title(reduced, where, verdict.title_prefix, checked)
     report_command = shlex.join(["python", "-m", "harness", "report", src.name, "--pipeline", pipeline,
                                  "--numerics", *(["--inputs", Path(options.inputs_path).name]
@@ -299,8 +300,6 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
     else:
         where_text = ("Undetermined: no `cf.assert` of the linalg carries the message at a torch "
                       "op's location.")
-    check_command = shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
-                                reduced.piece_pipeline, "--inputs", "inputs.npz"])
     return render("runtime.md.in", {
         "TITLE": md.heading(r.text(findings.title)),
         "WARNING": ("> **Warning: this bundle did NOT reproduce the failure when it was written.** "
@@ -318,8 +317,6 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
         "LINALG": _inline(r.text(findings.linalg_text), "reduced.linalg.mlir"),
         "INPUTS": "`inputs.npz` holds the arguments; `expected.npz` what eager PyTorch computes on "
                   "them (op by op):\n\n" + "\n".join(findings.shapes),
-        "CHECK_COMMAND": md.one_line(check_command),
-        "REPORT_COMMAND": md.one_line(r.text(findings.report_command)),
         "REPRODUCED_STATUS": str(REPRODUCED_STATUS),
         "TORCH": packages.get("torch", "?"),
         "TORCH_MLIR": packages.get("torch-mlir", "?"),

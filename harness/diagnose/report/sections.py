@@ -16,10 +16,13 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from harness.compiler.records import RunRecord
-from harness.enums import ParsableEnum
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup, SourceTriage, triage_source
+
+from .provenance import (  # noqa: F401 (re-exported: callers import them from here)
+    FxTry, PathOutcome, PathResult, PortEvidence, Provenance, Through, same_failure, with_evidence,
+    with_fx_try,
+)
 
 #: Titles start with the project the bug is in: torch-mlir's, or upstream MLIR's (llvm-project).
 TITLE_PREFIX = "[torch-mlir] "
@@ -31,189 +34,6 @@ SEARCH_TIMEOUT_S = 10.0
 _TORCH_MLIR_PREFIXES = ("torch-", "refback-", "tm-tensor-", "convert-torch-")
 # MLIR passes that run the ops' own folds, canonicalization patterns or interfaces.
 _GENERIC_DRIVERS = ("canonicalize", "cse", "inline", "sccp")
-
-
-class Through(ParsableEnum):
-    """The frontends that reach the failure."""
-
-    NOT_DETERMINED = "not-determined"  # a bare IR file: the PyTorch source is unknown
-    TORCHSCRIPT_ONLY = "torchscript-only"
-    FX_ONLY = "fx-only"
-    BOTH = "both"
-    # --module: the TorchScript path hits it; the FX path stops at another failure first, so
-    # whether FX would hit this one is not known
-    FX_FAILS_DIFFERENTLY = "fx-fails-differently"
-
-
-class PathOutcome(ParsableEnum):
-    """What one frontend's path does with the failure (``report --path FRONTEND=OUTCOME``)."""
-
-    HITS = "hits"                        # the same failure
-    PASSES = "passes"
-    FAILS_OTHERWISE = "fails-otherwise"  # stops at another failure first
-    NOT_TRIED = "not-tried"
-
-
-@dataclass(frozen=True)
-class PathResult:
-    """One frontend's result for the failure, as a port or upstream's e2e config showed it; the
-    caller names the path (``harness.frontends.names.PATHS``): the report does not branch on
-    which frontend it is."""
-
-    frontend: str                        # its name (torchscript, fx, onnx)
-    label: str                           # "FX (torch.export + fx_importer)"
-    upstream_ci: bool                    # upstream's CI runs an e2e config through it
-    outcome: PathOutcome
-    detail: str = ""                     # how it was seen ("upstream's fx_importer config passes X")
-    note: str = ""                       # said when only paths like this one hit it
-
-    @property
-    def short(self) -> str:
-        return self.label.split(" ")[0]
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """What is known of where the IR came from: the frontends tried, and what the failure stops
-    (models, e2e tests, lit tests, from port and sweep records)."""
-
-    through: Through = Through.NOT_DETERMINED
-    how: str = ""                     # how it was found ("harness port opt-125m: both frontends")
-    blocks: tuple[str, ...] = ()      # model names, e2e test names, lit test paths
-    # What the project found of the cause by hand (--root-cause: read from source, lit tests,
-    # bisecting releases), which no tool of the report can find; quoted as such in Root cause.
-    finding: str = ""
-    fx_failure: str = ""              # --module: the FX path's own failure (its stage, signature)
-    paths: tuple[PathResult, ...] = ()  # --path: each frontend's result, when shown
-
-
-@dataclass(frozen=True)
-class FxTry:
-    """``--module FILE.py:CLASS``: the FX path run by the report itself (torch.export, the
-    wheel's fx_importer, then the stages to where the report's pipeline ends). The flow that
-    has torch makes it (``harness.port.fx_try``); the report compares it with its failure."""
-
-    source: str                        # "model.py:Net", as given
-    stages: tuple[str, ...] = ()       # the FX stages run ("fx-to-torch", "torch-to-linalg")
-    failed_stage: str = ""             # the stage that failed ("" when all passed)
-    record: RunRecord | None = None    # that stage's run (the last stage's when all passed)
-    import_error: str = ""             # torch.export or the FX importer failed: why
-
-    @property
-    def passed(self) -> bool:
-        return not self.import_error and self.record is not None and self.record.ok
-
-    def failure(self) -> str:
-        """The FX path's failure in one line: where it stopped, and its signature."""
-        if self.import_error:
-            return f"torch.export / fx_importer: {self.import_error}"
-        if self.record is None or self.record.ok:
-            return ""
-        return f"{self.failed_stage}: {self.record.signature}"
-
-
-def _failure_keys(record: RunRecord) -> set[str]:
-    """What names a failure beyond its signature's text: the op it is about (the blocker, the
-    op MLIR named, every op left illegal) and, for a crash, its pass and frame."""
-    sig = record.signature
-    keys = {sig.op, sig.reported, *record.illegal_ops()}
-    if sig.pass_name and (sig.frame or sig.assertion):
-        keys.add(f"{sig.pass_name}@{sig.frame or sig.assertion}")
-    return {k for k in keys if k}
-
-
-def same_failure(a: RunRecord, b: RunRecord) -> bool:
-    """Two runs fail alike: the same signature, or the same op (an op torch.operator names
-    counts as that op), or a crash in the same pass at the same frame."""
-    if a.ok or b.ok:
-        return False
-    if str(a.signature) == str(b.signature):
-        return True
-
-    def norm(key: str) -> str:  # `torch.operator "aten.x"` and `torch.aten.x` are one op
-        return key.replace('torch.operator "', "torch.").rstrip('"')
-    return bool({norm(k) for k in _failure_keys(a)} & {norm(k) for k in _failure_keys(b)})
-
-
-def with_fx_try(base: Provenance, fx: FxTry | None, original: RunRecord) -> Provenance:
-    """``base`` with Reproduces through from the report's own FX run (``--module``): the given
-    IR is the TorchScript path's; FX hitting the same failure is both, FX passing is
-    TorchScript only, FX failing otherwise is said with its failure."""
-    if fx is None:
-        return base
-    ran = " -> ".join(("torch.export", *fx.stages))
-    how = f"tried by the report: `{fx.source}` through {ran}"
-    if fx.passed:
-        through, failure = Through.TORCHSCRIPT_ONLY, ""
-    elif fx.record is not None and not fx.import_error and same_failure(original, fx.record):
-        through, failure = Through.BOTH, fx.failure()
-    else:
-        through, failure = Through.FX_FAILS_DIFFERENTLY, fx.failure()
-    return Provenance(through, how, base.blocks, base.finding, failure, base.paths)
-
-
-@dataclass(frozen=True)
-class PortEvidence:
-    """One frontend's port of one model (from a port or sweep record), as the report reads it."""
-
-    model: str                     # "opt-125m (stock)"
-    frontend: str                  # torchscript | fx | onnx
-    ops: tuple[str, ...] = ()      # its blockers' ops, the ops MLIR named, their signatures
-    reached_pipelines: bool = False  # it got past trace/export and import: a miss means something
-    path: PathResult | None = None   # how a report names this frontend's path (its outcome unused)
-
-
-def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:
-    """``base`` with Reproduces through and Blocks read off port records: the ports whose
-    blockers name one of ``keys`` (the op, the failure's signature) hit it; a frontend whose
-    port reached the pipelines without it does not."""
-    keys = [k for k in keys if k]
-    if not evidence or not keys:
-        return base
-    hits = [e for e in evidence if any(k == op or k in op for op in e.ops for k in keys)]
-    hit = {e.frontend for e in hits}
-    missed = {e.frontend for e in evidence if e.reached_pipelines and e.frontend not in hit}
-    models = ", ".join(sorted({e.model for e in evidence}))
-    how = f"port records of {models}"
-    if {"torchscript", "fx"} <= hit:
-        through = Through.BOTH
-    elif "torchscript" in hit and "fx" in missed:
-        through = Through.TORCHSCRIPT_ONLY
-    elif "fx" in hit and "torchscript" in missed:
-        through = Through.FX_ONLY
-    else:
-        through = base.through
-        how = (f"{how}: {', '.join(sorted(hit)) or 'no frontend'} hits it; the other frontend's "
-               "port did not reach the pipelines or did not run")
-    blocks = tuple(dict.fromkeys([*base.blocks, *sorted({e.model for e in hits})]))
-    seen = _evidence_paths(evidence, hit, missed, models)
-    return Provenance(through, how if through is not Through.NOT_DETERMINED or hit else base.how, blocks,
-                      base.finding, paths=_merged(base.paths, seen) if base.paths else seen)
-
-
-def _merged(given: tuple[PathResult, ...], seen: tuple[PathResult, ...]) -> tuple[PathResult, ...]:
-    """``given`` (every frontend, in order) with the paths nobody stated filled from ``seen``."""
-    by_name = {r.frontend: r for r in seen}
-    return tuple(replace(r, outcome=by_name[r.frontend].outcome, detail=by_name[r.frontend].detail)
-                 if r.outcome is PathOutcome.NOT_TRIED and r.frontend in by_name else r for r in given)
-
-
-def _evidence_paths(evidence: tuple[PortEvidence, ...], hit: set[str], missed: set[str],
-                    models: str) -> tuple[PathResult, ...]:
-    """Each frontend the port records ran, with what it did (when one hit it): hits, passes it
-    (its port reached the pipelines without it), or stopped before them."""
-    if not hit:
-        return ()
-    out = []
-    for e in {e.frontend: e for e in evidence}.values():
-        outcome = (PathOutcome.HITS if e.frontend in hit else PathOutcome.PASSES if e.frontend in missed
-                   else PathOutcome.FAILS_OTHERWISE)
-        seen = {PathOutcome.HITS: "hits it", PathOutcome.PASSES: "reached the pipelines without it",
-                PathOutcome.FAILS_OTHERWISE: "stopped before the pipelines"}[outcome]
-        out.append(PathResult(e.frontend, e.path.label if e.path else e.frontend,
-                              e.path.upstream_ci if e.path else False, outcome,
-                              f"port records of {models}: its port {seen}", e.path.note if e.path else ""))
-    return tuple(sorted(out, key=lambda r: not r.upstream_ci))  # upstream's supported paths first
 
 
 #: The most queries one --search-upstream makes (GitHub allows 10 a minute without a token).
@@ -280,6 +100,7 @@ def search_hint(terms: list[str], repo: str = "llvm/torch-mlir") -> str:
 
 EXPECTED_UPSTREAM = "expected upstream"
 NOT_ON_SUPPORTED_PATH = "not on the supported path"
+BY_DESIGN = "by design"
 # How a bundle goes upstream (record.json's "filing"): a new issue, a comment on the threads its
 # triage names, or not at all (listed in reports/upstream/README.md only).
 FILE_NEW = "new issue"
@@ -299,6 +120,7 @@ class UpstreamVerdict:
     searched: tuple[upstream.SearchRecord, ...] = ()  # the catalog's hand searches for it
     terms: tuple[str, ...] = ()           # what to search for when nobody has
     only_torchscript: bool | None = None  # only the TorchScript path hits it (None: not known)
+    crash_or_miscompile: bool = False     # a crash on valid IR, a run-time failure or wrong values
 
     @property
     def expected(self) -> bool:
@@ -308,41 +130,65 @@ class UpstreamVerdict:
                 and self.source.expected_by_torchscript_config())
 
     @property
-    def unsupported_path(self) -> bool:
+    def construct_unsupported(self) -> bool:
         """A catalog entry gives upstream's word that it will not act on this construct of the
-        TorchScript path, and the frontends' results agree: only that path hits it (FX and ONNX
-        were seen not to)."""
+        TorchScript path, and the frontends' results agree: only that path hits it."""
         return self.only_torchscript is True and any(
             m.triage is upstream.Triage.UNSUPPORTED_PATH for m in self.matches)
+
+    @property
+    def path_unsupported(self) -> bool:
+        """The general rule: only the TorchScript path hits it (FX and ONNX pass or fail
+        elsewhere), upstream's word on that path (#3693, the deprecation statements) is in the
+        catalog, the failure is torch-mlir's, and it is no crash and no miscompile (those stay
+        filed whatever the path)."""
+        return (self.only_torchscript is True and not self.crash_or_miscompile
+                and self.target_repo != LLVM_PROJECT and bool(upstream.path_statements()))
+
+    @property
+    def unsupported_path(self) -> bool:
+        """Not on upstream's supported path: a construct upstream said it will not act on, or
+        any TorchScript-only failure that is not a crash or a miscompile."""
+        return self.construct_unsupported or self.path_unsupported
+
+    @property
+    def path_reports(self) -> tuple[upstream.UpstreamReport, ...]:
+        """The catalog's reports the ``not on the supported path`` label rests on: upstream's
+        word on the construct, else its word on the whole TorchScript path."""
+        if self.construct_unsupported:
+            return tuple(m for m in self.matches if m.triage is upstream.Triage.UNSUPPORTED_PATH)
+        return upstream.path_statements() if self.path_unsupported else ()
 
     @property
     def label(self) -> str:
         """``known #N``, ``by design``, ``not on the supported path``, ``expected upstream`` or
         "" (new)."""
         return (upstream.triage_label(self.matches)
-                or (NOT_ON_SUPPORTED_PATH if self.unsupported_path else "")
-                or (EXPECTED_UPSTREAM if self.expected else ""))
+                or (NOT_ON_SUPPORTED_PATH if self.construct_unsupported else "")
+                or (EXPECTED_UPSTREAM if self.expected else "")
+                or (NOT_ON_SUPPORTED_PATH if self.path_unsupported else ""))
 
     @property
     def filing(self) -> str:
         """How the bundle goes upstream: :data:`FILE_NEW` (a new issue); :data:`FILE_COMMENT`
-        (known #N, by design: a reproducer for the thread the catalog names, not a new issue);
-        :data:`FILE_NONE` (expected upstream, not on the supported path: listed, not filed)."""
+        (known #N: a reproducer for the thread the catalog names, not a new issue);
+        :data:`FILE_NONE` (by design, expected upstream, not on the supported path: listed in
+        the README with upstream's reason, not filed)."""
         if not self.label:
             return FILE_NEW
-        return FILE_NONE if self.label in (EXPECTED_UPSTREAM, NOT_ON_SUPPORTED_PATH) else FILE_COMMENT
+        return (FILE_NONE if self.label in (EXPECTED_UPSTREAM, NOT_ON_SUPPORTED_PATH, BY_DESIGN)
+                else FILE_COMMENT)
 
     @property
     def threads(self) -> tuple[str, ...]:
         """The upstream threads the label rests on: the catalog's reports that gave it and the
         open ones it relates to them (the open PR that fixes a known issue); () for new."""
-        kind = {NOT_ON_SUPPORTED_PATH: upstream.Triage.UNSUPPORTED_PATH,
-                "by design": upstream.Triage.BY_DESIGN}.get(self.label, upstream.Triage.KNOWN)
         if not self.label or self.label == EXPECTED_UPSTREAM:
             return ()
+        if self.label == NOT_ON_SUPPORTED_PATH:
+            return tuple(m.ref for m in self.path_reports)  # upstream's word, not the threads beside it
+        kind = upstream.Triage.BY_DESIGN if self.label == BY_DESIGN else upstream.Triage.KNOWN
         base = [m for m in self.matches if m.triage is kind]
-        if kind is upstream.Triage.UNSUPPORTED_PATH:
-            return tuple(m.ref for m in base)  # upstream's word, not the threads beside it
         if kind is upstream.Triage.KNOWN:
             base = base[:1]  # the one the label names
         known = {m.number for m in base}
@@ -492,8 +338,7 @@ def torchscript_only(p: Provenance) -> bool | None:
 
 def blocks(p: Provenance) -> str:
     if not p.blocks:
-        return ("Not determined: no port or sweep record was given (`--blocks NAME` names the "
-                "models, e2e tests or lit tests it stops).")
+        return "Not determined: no model, e2e test or lit test run was recorded as stopped by it."
     return "\n".join(f"- `{name}`" for name in p.blocks)
 
 
@@ -504,28 +349,33 @@ def upstream_section(t: UpstreamVerdict) -> str:
     if t.filing == FILE_COMMENT:
         lines += [f"Filing: **not a new issue**: a reproducer to add to {', '.join(t.threads)} "
                   "(below).", ""]
-    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH:
+    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH and t.construct_unsupported:
         lines += ["Filing: **not filed**: only the TorchScript path hits it (see Reproduces "
                   f"through), and upstream's word on this construct ({', '.join(t.threads)}, "
                   "below) is that it will not act on it there.", ""]
-    if t.matches and t.label == NOT_ON_SUPPORTED_PATH:
-        lines.append(f"Triage: **{t.label}**. What upstream said, from the project's catalog of "
-                     "upstream reports:")
+    elif t.filing == FILE_NONE and t.label == NOT_ON_SUPPORTED_PATH:
+        lines += ["Filing: **not filed**: only the TorchScript path hits it (FX and ONNX pass or "
+                  "fail elsewhere: see Reproduces through), it is not a crash or a miscompile, and "
+                  f"upstream has switched that path off and does not maintain it ({', '.join(t.threads)}, "
+                  "below).", ""]
+    elif t.filing == FILE_NONE and t.label == BY_DESIGN:
+        lines += [f"Filing: **not filed**: by design upstream ({', '.join(t.threads)}, below).", ""]
+    if t.label == NOT_ON_SUPPORTED_PATH:
+        lines.append(f"Triage: **{t.label}**. What upstream said:")
         lines.append("")
-        lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
+        shown = tuple(dict.fromkeys((*t.path_reports, *t.matches, *t.related)))
+        lines += [f"- {m.describe()}" for m in shown]
     elif t.matches and t.label:
-        lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Possible duplicates from the "
-                     "project's catalog of known upstream reports:")
+        lines.append(f"Triage: **{t.label}**{_fixed_by(t)}. Upstream reports of it:")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     elif t.matches:
-        lines.append("Triage: **new**: no known duplicate; related reports from the project's "
-                     "catalog (none reports this failure):")
+        lines.append("Triage: **new**: no known duplicate; related upstream reports (none reports "
+                     "this failure):")
         lines.append("")
         lines += [f"- {m.describe()}" for m in (*t.matches, *t.related)]
     else:
-        lines.append("Triage: **new**: no known duplicate in the project's catalog of upstream "
-                     "reports (harness/knowledge/upstream.toml).")
+        lines.append("Triage: **new**: no known duplicate (searches below).")
     lines.append("")
     if t.search is not None:
         lines += t.search.describe()
@@ -596,13 +446,14 @@ def triage_ops(ops: list[str] | tuple[str, ...], text: str, failing_pass: str = 
 def section_values(verdict: UpstreamVerdict, root: str, provenance: Provenance, input_name: str,
                    code: Callable[[str], str]) -> dict[str, str]:
     """The four sections' template values; ``code`` quotes a user-given name for markdown."""
-    if root.startswith("Not determined") and verdict.matches:
-        root += ("\n\nThe project's catalog of upstream reports points at (a lead, not a tool's "
-                 "finding):\n\n" + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
     if provenance.finding:
-        # Not the flag's name: its first word is a common user name, which the redactor hides.
-        root = (f"{provenance.finding}\n\n_The cause above is the project's finding, given to "
-                "`harness report` by hand; what the report's own tools found follows._\n\n" + root)
+        # The cause as found by hand stands alone: the tools' "Not determined. Tried:" list
+        # would contradict it; what they did find follows it.
+        root = provenance.finding + ("" if root.startswith("Not determined")
+                                     else "\n\nThe tools' own analysis:\n\n" + root)
+    elif root.startswith("Not determined") and verdict.matches:
+        root += ("\n\nUpstream reports that point at it (a lead, not a tool's finding):\n\n"
+                 + "\n".join(f"- {m.ref}: {m.note}" for m in verdict.matches if m.note))
     return {
         "ROOT_CAUSE": root,
         "REPRODUCES_THROUGH": reproduces_through(provenance, input_name),
