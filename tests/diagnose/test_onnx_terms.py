@@ -17,17 +17,10 @@ onnx = pytest.importorskip("onnx")
 
 
 def _softsign(folder: Path) -> tuple[Path, Path]:
-    from onnx import TensorProto, helper
-
     from harness.frontends.onnx import import_file
+    from support.programs import softsign_onnx
 
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
-    graph = helper.make_graph([helper.make_node("Softsign", ["x"], ["y"], name="ss")], "g", [x], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, folder / "softsign.onnx")
-    module = import_file(folder / "softsign.onnx")
+    module = import_file(softsign_onnx(folder / "softsign.onnx", opset=13))
     text, bytecode = folder / "ss.mlir", folder / "ss.mlirbc"
     write_module(module, text, WriteOptions())
     write_module(module, bytecode, WriteOptions(bytecode=True))

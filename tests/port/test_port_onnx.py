@@ -213,17 +213,10 @@ def test_an_onnx_op_without_a_torch_onnx_to_torch_pattern_is_named_in_onnx_terms
     in the torch.operator form that keeps the function's opset."""
     import subprocess
 
-    import onnx
-    from onnx import TensorProto, helper
-
     from harness.compiler.binary import wheel_binary
+    from support.programs import softsign_onnx
 
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
-    graph = helper.make_graph([helper.make_node("Softsign", ["x"], ["y"], name="ss")], "g", [x], [y])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, tmp_path / "softsign.onnx")
+    softsign_onnx(tmp_path / "softsign.onnx", opset=17)
     done = subprocess.run([sys.executable, "-m", "harness", "--no-progress", "port",
                            str(tmp_path / "softsign.onnx"), "--out", str(tmp_path / "out"),
                            "--json", str(tmp_path / "r.json")],

@@ -1,5 +1,9 @@
 """Small torch-dialect programs that tests of more than one package run."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 # Two outputs: a float one (sigmoid, masked_fill) and an integer one (a sum of a bool mask).
 SMALL = """
 func.func @forward(%x: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,3],i1>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[],si64>) {
@@ -59,3 +63,18 @@ func.func @forward(%x: !torch.vtensor<[1,4,8],f32>, %i0: !torch.vtensor<[?],si64
   return %1 : !torch.vtensor<[1,4,8],f32>
 }
 """
+
+
+def softsign_onnx(path: Path, opset: int) -> Path:
+    """An ONNX file of one Softsign node named ``ss`` (an op with no TorchOnnxToTorch pattern in
+    the wheel), float32[2, 4] in and out, at ``opset``."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+    graph = helper.make_graph([helper.make_node("Softsign", ["x"], ["y"], name="ss")], "g", [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
