@@ -288,10 +288,8 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
     if findings.checked is not None and findings.checked != f:
         what += (f" Lowered with MLIR's runtime op verification (`generate-runtime-verification`, "
                  f"which repro.py's lowering runs) it dies by **{findings.checked.signal}** on a "
-                 f"failed check instead: {md.code(findings.checked.message)} ("
-                 + md.code(shlex.join(["python", "-m", "harness", "check", "reduced.mlir", "--pipeline",
-                                       reduced.piece_pipeline, "--inputs", "inputs.npz",
-                                       "--runtime-checks"])) + ").")
+                 f"failed check instead: {md.code(findings.checked.message)} (`python repro.py` "
+                 "shows it).")
     if where:
         where_text = md.prose(r.text(where)) + " (read off the locations of `reduced.linalg.mlir`)."
     elif f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
