@@ -238,3 +238,40 @@ def test_an_onnx_op_without_a_torch_onnx_to_torch_pattern_is_named_in_onnx_terms
                            capture_output=True, text=True, timeout=60, check=False)
     assert alone.returncode == 1 and "failed to legalize" in alone.stderr
     assert 'name = "onnx.Softsign"' in alone.stderr
+
+
+class DynamicConv(nn.Module):
+    """upstream's Conv2dModule_basic in small: the input's and the kernel's spatial sizes both
+    dynamic, at equal example values."""
+
+    def forward(self, x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return nn.functional.conv2d(x, w)
+
+
+def test_the_onnx_export_is_made_as_torch_onnx_export_captures_and_fx_keeps_the_defaults(tmp_path):
+    """Issue 42: torch.export's default duck sizing gives the input's and the kernel's sizes one
+    symbol (equal example values), so the convolution's output size is the constant 1: the
+    ONNX port stopped at the export (the dynamic sizes refused); torch.onnx.export's own capture (what
+    upstream's onnx config runs) exports with backed_size_oblivious and deferred runtime
+    asserts. The ONNX frontend's export now does; the FX frontend's keeps torch.export's
+    defaults, as upstream's fx_importer config exports."""
+    from harness.frontends.base import ExportSettings, MakeRequest, frontend
+    from harness.models.dynamic import input_axes, parse_dynamic
+
+    g = torch.Generator().manual_seed(0)
+    first = (torch.randn(1, 2, 4, 4, generator=g), torch.randn(3, 2, 4, 4, generator=g))
+    second = (torch.randn(1, 2, 6, 6, generator=g), torch.randn(3, 2, 3, 3, generator=g))
+    spec = parse_dynamic("x.2=2..16,x.3=2..16,w.2=1..8,w.3=1..8")
+    subject = Subject("dconv", DynamicConv().eval(), InputSet(("x", "w"), first, "first"),
+                      InputSet(("x", "w"), second, "second, other sizes"),
+                      dynamic_axes=input_axes(spec, ("x", "w"), (4, 4)), output_names=("y",))
+    port = _ports(subject, tmp_path, dynamic=spec)[0]
+    assert port.outcome is PortOutcome.VERIFIED, (port.failed_stage, port.blockers)
+    assert [c.outputs[0].shape for c in port.numerics] == [[1, 3, 1, 1], [1, 3, 4, 4]]
+    # The FX frontend's own export: torch.export's defaults, one symbol for the two sizes.
+    assert frontend(FrontendName.ONNX).conversion.export is ExportSettings.ONNX_CAPTURE
+    maker = frontend(FrontendName.FX).maker
+    made = maker.make(MakeRequest("dconv", DynamicConv(), first, dynamic_shapes=(
+        {2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},) * 2))
+    (out,) = next(n for n in made.program.export_program().graph.nodes if n.op == "output").args[0]
+    assert list(out.meta["val"].shape) == [1, 3, 1, 1]
