@@ -275,3 +275,30 @@ def test_the_onnx_export_is_made_as_torch_onnx_export_captures_and_fx_keeps_the_
         {2: torch.export.Dim.AUTO, 3: torch.export.Dim.AUTO},) * 2))
     (out,) = next(n for n in made.program.export_program().graph.nodes if n.op == "output").args[0]
     assert list(out.meta["val"].shape) == [1, 3, 1, 1]
+
+
+def test_a_run_time_check_at_an_onnx_node_names_the_node_and_the_python_line(tmp_path: Path):
+    """``harness port gpt2 --frontend onnx --dynamic batch,seq`` stops at execution (its static
+    port verifies): MLIR's runtime check of a ``memref.store`` ends with ``Location:
+    loc("node_softmax")``, the ONNX node's name location, which the blocker dropped (no file
+    in it): no node, no Python line. The text below is that run's, at a node of this file's
+    own export; the blocker now keeps the node, and the exporter's stack gives the line."""
+    from harness.execute.refbackend import RefBackendResult, Stage
+    from harness.port.diagnose import with_onnx_stacks
+    from harness.port.verify import execution_blocker
+
+    x = torch.randn(4, 16)
+    path = onnx_frontend.export(torch.export.export(Block().eval(), (x,)), (x,), tmp_path / "b.onnx",
+                                name="block")
+    node = next(n for n, t in onnx_frontend.node_types(path).items() if t == "onnx.Softmax")
+    failed = RefBackendResult("main_graph", failed_stage=Stage.EXECUTION, signal="SIGABRT", error=(
+        "the code died by SIGABRT: ERROR: Runtime op verification failed\n"
+        "memref.store %595, %alloc_102[%585, %587, %589, %591] : memref<?x4x1x?xf32>\n"
+        f'^ out-of-bounds access\nLocation: loc("{node}")\nFatal Python error: Aborted\n'))
+    blocker = execution_blocker(failed, PortStage.EXECUTION)
+    assert blocker.op == "memref.store" and blocker.location == ""
+    (named,) = with_onnx_stacks([blocker], path)
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1)
+                if "self.norm(self.linear(x)).softmax(-1)" in text)
+    assert named.location == f"{__file__}:{line}", named
+    assert f"ONNX node {node} (onnx.Softmax), exported from {__file__}:{line}" in named.explanation
