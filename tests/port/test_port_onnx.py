@@ -308,8 +308,9 @@ def test_gpt2_through_onnx_with_dynamic_batch_and_seq_names_the_onnx_node_and_li
     """Issue 42 item 4's --dynamic: tiny GPT-2 through ONNX verifies static (measured: 1.19e-06)
     and stops at execution with batch and seq dynamic, an out-of-bounds memref.store at the
     ONNX node of its attention's softmax. The blocker names the node and the model's line;
-    the IR keeps both sizes dynamic; the printed ``harness check`` runs as printed and fails the
-    same way (the commands work on the IR, whose ``?`` sizes carry --dynamic)."""
+    the IR keeps both sizes dynamic; the printed ``harness check`` and ``harness report`` run as
+    printed (the commands work on the IR, whose ``?`` sizes carry --dynamic): the check fails
+    the same way, and the bundle says where in ONNX's terms (about 2 min in all)."""
     import shlex
     import subprocess
 
@@ -327,7 +328,23 @@ def test_gpt2_through_onnx_with_dynamic_batch_and_seq_names_the_onnx_node_and_li
     assert "(onnx.Softmax), exported from" in blocker.explanation
     assert "func.func @main_graph(%arg0: tensor<?x?xi64>, %arg1: tensor<?x?xi64>)" in port.signature
     (check,) = [line.strip() for line in done.stdout.splitlines() if " -m harness check " in line]
+    import os
+
+    from support import ROOT
+
+    here = {**os.environ, "PYTHONPATH": str(ROOT)}  # the printed python -m harness: this checkout's
     again = subprocess.run(shlex.split(check), capture_output=True, text=True, timeout=600,
-                           check=False, cwd=tmp_path)
+                           check=False, cwd=tmp_path, env=here)
     said = again.stdout + again.stderr
     assert again.returncode == 1 and "out-of-bounds access" in said, said[-2000:]
+    assert 'Location: loc("node_softmax' in said  # the check keeps the IR's own locations
+    # The printed report bundles it and says where in ONNX's terms: the failed check's node, and
+    # the line the port record has for it (was: undetermined). --no-reduce: the reduction is
+    # bounded by time, and what it keeps on a loaded machine varies (one run in three here kept
+    # a function whose check named no node); the whole function's check names node_softmax.
+    (report,) = [line.strip() for line in done.stdout.splitlines() if " -m harness report " in line]
+    bundled = subprocess.run([*shlex.split(report), "--no-reduce"], capture_output=True, text=True,
+                             timeout=900, check=False, cwd=tmp_path, env=here)
+    assert bundled.returncode == 1, bundled.stdout[-2000:] + bundled.stderr[-2000:]  # reproduced
+    (where,) = [line for line in bundled.stdout.splitlines() if line.startswith("where: ")]
+    assert where.startswith('where: ONNX node node_softmax (') and "/gpt2/modeling_gpt2.py:" in where
