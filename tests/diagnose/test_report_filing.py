@@ -18,10 +18,12 @@ from harness.diagnose.report.sections import (
     PathResult,
     Provenance,
     UpstreamVerdict,
+    pass_broke_valid_ir,
     triage,
     upstream_section,
     with_source,
 )
+from harness.compiler.outcomes import Outcome
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup
 
@@ -91,6 +93,22 @@ def test_a_crash_or_miscompile_stays_filed_whatever_the_path():
     assert verdict.filing == FILE_NONE  # the same failure as a verifier error would not be filed
     crash = replace(verdict, crash_or_miscompile=True)
     assert crash.label == "" and crash.filing == FILE_NEW and crash.threads == ()
+
+
+def test_a_pass_that_breaks_valid_ir_is_filed_whatever_the_path():
+    """Issue 44's policy: a pass that turns verifier-valid torch IR into IR the verifier rejects
+    is a pass bug like a crash (the view-unrefined, reify-shape, recompose and cross-entropy
+    rows); a legalization failure or a pass's own error that only TorchScript reaches stays
+    unfiled. The report refuses input that fails before any pass, so a verifier error in its
+    run is a pass's output."""
+    assert pass_broke_valid_ir(Outcome.VERIFIER_ERROR)
+    assert not any(pass_broke_valid_ir(o) for o in (Outcome.LEGALIZATION_FAILURE, Outcome.PASS_FAILURE,
+                                                    Outcome.PARSE_ERROR, Outcome.CRASH))
+    verdict = _ts_only(triage("torch.aten.broadcast_tensors", "",
+                              "error: 'torch.shape.calculate.yield.shapes' op"))
+    assert verdict.filing == FILE_NONE  # a legalization or pass error would not be filed
+    broke = replace(verdict, broke_valid_ir=True)
+    assert broke.label == "" and broke.filing == FILE_NEW and broke.threads == ()
 
 
 def test_the_general_rule_needs_the_paths_and_a_torch_mlir_bug():

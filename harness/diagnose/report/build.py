@@ -54,8 +54,8 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .sections import (UpstreamVerdict, given_title, root_cause, searched_upstream, triage, with_evidence,
-                       with_fx_try, with_source)
+from .sections import (UpstreamVerdict, given_title, pass_broke_valid_ir, root_cause, searched_upstream,
+                       triage, with_evidence, with_fx_try, with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
 from .versions import binary_versions
 
@@ -234,8 +234,10 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
          str(original.signature)]), options.fx_try, original)
     verdict = with_source(_verdict(original, diagnosis, bisected, options, say), options.lookup,
                           provenance)
-    # A crash stays filed whatever the path (the not-on-the-supported-path rule spares it).
-    verdict = replace(verdict, crash_or_miscompile=original.signature.outcome.is_crash)
+    # A crash, or a pass that broke valid IR, stays filed whatever the path (the
+    # not-on-the-supported-path rule spares them).
+    verdict = replace(verdict, crash_or_miscompile=original.signature.outcome.is_crash,
+                      broke_valid_ir=pass_broke_valid_ir(original.signature.outcome))
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, signature=signature, exe=exe,
