@@ -183,3 +183,25 @@ def test_a_grouped_bundle_is_triaged_on_every_op_of_its_cause(tmp_path):
     assert 4766 not in [m.number for m in alone.matches]
     assert 4766 in [m.number for m in grouped.matches] and grouped.filing == FILE_NEW
     assert any(4766 in r.matches for r in grouped.searched)
+
+
+def test_a_pass_failure_worded_without_the_op_is_found_to_break_valid_ir():
+    """Real torch-mlir-opt: DecomposeComplexOps leaves a return whose operand type differs from
+    the function's result type, which the verifier words without the op's name (a "pass
+    failure" by its wording); run again with --verify-each=0 the pass succeeds and its output
+    does not verify. A legalization failure (the op left illegal) is no broken IR."""
+    from harness.compiler import builds
+    from harness.compiler.runner import run_pipeline
+    from harness.diagnose.report.build import _broke_valid_ir
+
+    from support import ROOT
+
+    exe = builds.resolve(None)
+    broken = ROOT / "lit_tests" / "pass" / "decompose-cross-entropy-unknown-dtype-error.mlir"
+    original = run_pipeline(broken, "-torch-decompose-complex-ops", opt=exe.path)
+    assert original.outcome is Outcome.PASS_FAILURE  # the wording alone does not tell
+    assert _broke_valid_ir(broken, "-torch-decompose-complex-ops", exe, original, 60.0)
+    illegal = ROOT / "lit_tests" / "pass" / "prims-prod-dynamic-kept-dim-error.mlir"
+    original = run_pipeline(illegal, "-convert-torch-to-linalg", opt=exe.path)
+    assert not original.ok
+    assert not _broke_valid_ir(illegal, "-convert-torch-to-linalg", exe, original, 60.0)
