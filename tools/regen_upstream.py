@@ -19,10 +19,11 @@ The report's triage (record.json's "filing") decides where a bundle goes, never 
   names, and listed in README.md between the known-upstream markers;
 - "not filed": `expected upstream` (TorchScript only, and upstream's TorchScript config already
   lists every test it blocks), `not on the supported path` (TorchScript only and either the
-  catalog holds upstream's word that it will not act on that construct, or it is no crash and no
-  miscompile: upstream switched that path off, #3693) or `by design` (the catalog holds upstream's
-  reason): the folder is removed and it is listed, with upstream's reason and each frontend's
-  result, between the expected-upstream, unsupported-path or by-design markers.
+  catalog holds upstream's word that it will not act on that construct, or it is no crash, no
+  miscompile and no pass that broke valid IR: upstream switched that path off, #3693) or
+  `by design` (the catalog holds upstream's reason): the folder is removed and it is listed,
+  with upstream's reason and each frontend's result, between the expected-upstream,
+  unsupported-path or by-design markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -507,6 +508,8 @@ def _section(issue: str, name: str) -> str:
 def table_row(name: str, standalone: dict[str, bool]) -> str:
     """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
     issue = (BUNDLES / name / "issue.md").read_text()
+    if (LLVM_ISSUES / name / "issue.md").is_file():  # an MLIR report: the harness's one says the rest
+        issue = (BUNDLES / name / "torch-mlir-report.md").read_text()
     through = _section(issue, "Reproduces through")
     first = through.splitlines()[0] if through else ""
     if first.startswith("Upstream's supported path"):  # "... hit it: FX, ONNX."

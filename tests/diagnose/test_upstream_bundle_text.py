@@ -3,7 +3,8 @@ of it (no `harness report`, no "the project's catalog", no `python -m harness` c
 found by hand stands alone in Root cause (no "Not determined. Tried:" beside it, no miscompile
 "At fault: undetermined" section); the TorchScript path is named as upstream's (off by default)
 JIT importer's IR; every bundle states each frontend's result; and no TorchScript-only failure
-that is not a crash or a miscompile is proposed as a new torch-mlir issue.
+that is not a crash, a miscompile or a pass that broke valid IR is proposed as a new torch-mlir
+issue.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def test_no_torchscript_only_failure_short_of_a_crash_is_proposed_as_new(folder:
     through = _section(story.read_text(), "Reproduces through").strip().splitlines()[0]
     kind = json.loads((folder / "record.json").read_text()).get("kind", "")
     crash = str(report.get("signature", "")).startswith(("crash", "assertion", "timeout"))
-    severe = crash or kind in ("miscompile", "runtime-failure")
+    # a pass that broke valid IR is a pass bug like a crash: filed whatever the path
+    severe = crash or kind in ("miscompile", "runtime-failure") or report.get("broke_valid_ir") is True
     torch_mlir = "Target repository: **llvm/torch-mlir**" in issue
     assert not (through.startswith("TorchScript only") and torch_mlir and not severe), folder.name
 
