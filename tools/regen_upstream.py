@@ -19,10 +19,11 @@ The report's triage (record.json's "filing") decides where a bundle goes, never 
   names, and listed in README.md between the known-upstream markers;
 - "not filed": `expected upstream` (TorchScript only, and upstream's TorchScript config already
   lists every test it blocks), `not on the supported path` (TorchScript only and either the
-  catalog holds upstream's word that it will not act on that construct, or it is no crash and no
-  miscompile: upstream switched that path off, #3693) or `by design` (the catalog holds upstream's
-  reason): the folder is removed and it is listed, with upstream's reason and each frontend's
-  result, between the expected-upstream, unsupported-path or by-design markers.
+  catalog holds upstream's word that it will not act on that construct, or it is no crash, no
+  miscompile and no pass that broke valid IR: upstream switched that path off, #3693) or
+  `by design` (the catalog holds upstream's reason): the folder is removed and it is listed,
+  with upstream's reason and each frontend's result, between the expected-upstream,
+  unsupported-path or by-design markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -66,6 +67,11 @@ UNSUPPORTED_HEAD = ("| failure | what it is | upstream's word | each frontend's 
                     "|---|---|---|---|")
 FILE_COMMENT = "comment on the known thread"  # record.json's "filing" (harness.diagnose.report.sections)
 FILE_NONE = "not filed"
+# Bundles filed with llvm/llvm-project: their issue.md is an MLIR report written by hand from what
+# the harness's report found (upstream dialects only, the one pass, its effect checked through
+# the wheel's MLIR bindings), kept here with its files; the harness's report stays beside it as
+# torch-mlir-report.md (how it was found in torch-mlir).
+LLVM_ISSUES = Path(__file__).with_name("upstream_llvm")
 
 
 def searched_pattern(name: str) -> str:
@@ -135,9 +141,11 @@ SPECS = [
     Spec("int-mm-canonicalize-result-dtype", BOTH, ("AtenIntMMMixedSigni8", "AtenIntMM"), through=TS_ONLY),
     Spec("item-number-result-unrefined", F2T,
          ("AtenSymConstrainRange", "AtenSymConstrainRangeForSize", "Aten_AssertScalar")),
+    # Not reduced: the reducer kept output_shape values that are not the pad's sizes; input.mlir
+    # (tools/upstream_llvm's, 19 ops) is already the consistent reduction.
     Spec("linalg-fuse-elementwise-pad-expand-dominance", "linalg-to-llvm",
          ("ConvolutionModule2DGroups", "ConvolutionModule3DGroupsStrided",
-          "ConvolutionModule3DGroupsDilated")),
+          "ConvolutionModule3DGroupsDilated"), extra=("--no-reduce",)),
     Spec("matmul-3d-unequal-batch-illegal", F2T,
          ("Matmul_3d", "Matmul3DStaticBroadcast", "ScaledDotProductAttentionSameDynamic")),
     # One root cause (the library's missing functions): one bundle listing every op.
@@ -182,10 +190,13 @@ SPECS = [
           "gpt2 --frontend torchscript --dynamic seq",
           "lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir"),
          grouped=("view-flatten-unrefined-batch-abort",), through="both", numerics=True),
-    Spec("view-unrefined-result-slice-verifier-error", "torch-to-linalg",
-         ("bloom --frontend torchscript --dynamic seq",), through="torchscript-only"),
-    Spec("view-unrefined-result-permute-verifier-error", "torch-to-linalg",
-         ("gpt_neo --frontend torchscript --dynamic seq",), through="torchscript-only"),
+    # One root cause (causes.py: the helper's init more static than its input): one bundle from
+    # the two reduced functions (BLOOM's view + slice, GPT-Neo's view + permute), --each grouping.
+    Spec("view-unrefined-result-verifier-error", "torch-to-linalg",
+         ("bloom --frontend torchscript --dynamic seq", "gpt_neo --frontend torchscript --dynamic seq"),
+         grouped=("view-unrefined-result-slice-verifier-error",
+                  "view-unrefined-result-permute-verifier-error"),
+         through="torchscript-only"),
 ]
 
 
@@ -267,6 +278,20 @@ def swap_in(new: Path, name: str, parent: Path = BUNDLES) -> None:
         os.rename(staged, target)
 
 
+def overlay_llvm_issue(name: str) -> None:
+    """Puts tools/upstream_llvm/NAME's files (issue.md first of them) into bundle NAME, the
+    harness's own issue.md kept as torch-mlir-report.md; nothing when there is no such folder."""
+    source, bundle = LLVM_ISSUES / name, BUNDLES / name
+    if not source.is_dir() or not bundle.is_dir():
+        return
+    issue = bundle / "issue.md"
+    if issue.is_file() and "\n## Reproduces through\n" in issue.read_text():  # the harness's, not ours
+        os.replace(issue, bundle / "torch-mlir-report.md")
+    for path in sorted(source.iterdir()):
+        if path.is_file():
+            shutil.copy(path, bundle / path.name)
+
+
 def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
     """Makes ``spec``'s bundle(s) and swaps them in where their triage puts them (module
     docstring); ``lists`` gets the README rows of those not to file as new issues, by list
@@ -291,6 +316,7 @@ def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
                 swap_in(folder, name, KNOWN)
             elif where == "new":
                 swap_in(folder, name)
+                overlay_llvm_issue(name)
             else:  # not filed: listed only
                 shutil.rmtree(BUNDLES / name, ignore_errors=True)
                 shutil.rmtree(KNOWN / name, ignore_errors=True)
@@ -485,6 +511,8 @@ def _section(issue: str, name: str) -> str:
 def table_row(name: str, standalone: dict[str, bool]) -> str:
     """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
     issue = (BUNDLES / name / "issue.md").read_text()
+    if (LLVM_ISSUES / name / "issue.md").is_file():  # an MLIR report: the harness's one says the rest
+        issue = (BUNDLES / name / "torch-mlir-report.md").read_text()
     through = _section(issue, "Reproduces through")
     first = through.splitlines()[0] if through else ""
     if first.startswith("Upstream's supported path"):  # "... hit it: FX, ONNX."
