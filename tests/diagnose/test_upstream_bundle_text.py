@@ -22,7 +22,7 @@ from support import ROOT
 BUNDLES = ROOT / "reports" / "upstream"
 INTERNAL = ("harness report", "project's catalog", "python -m harness", "given to `harness",
             "this project's importer", "the project's finding", "reports/upstream/README.md",
-            "harness/knowledge/upstream.toml", "harness fix")
+            "harness/knowledge/upstream.toml", "harness fix", "upstream.toml")
 
 
 def _bundles() -> list[Path]:
