@@ -205,3 +205,22 @@ def test_a_pass_failure_worded_without_the_op_is_found_to_break_valid_ir():
     original = run_pipeline(illegal, "-convert-torch-to-linalg", opt=exe.path)
     assert not original.ok
     assert not _broke_valid_ir(illegal, "-convert-torch-to-linalg", exe, original, 60.0)
+
+
+def test_the_bindings_tool_without_verify_each_leaves_broken_ir_unknown():
+    """The bindings tool (upstream MLIR passes torch-mlir-opt lacks) rejects --verify-each=0 as
+    a pipeline error: the rerun then says "not known to break IR", it does not stop the report
+    (the llvm-project pad bundle could not be regenerated before)."""
+    from harness.compiler import builds
+    from harness.compiler.runner import run_pipeline
+    from harness.diagnose.report.build import _broke_valid_ir
+    from harness.diagnose.tool_choice import tool_for
+
+    from support import ROOT
+
+    pipeline = "builtin.module(func.func(linalg-fuse-elementwise-ops))"
+    exe = builds.resolve(tool_for(pipeline, None, "bindings"))
+    pad = ROOT / "tools" / "upstream_llvm" / "linalg-fuse-elementwise-pad-expand-dominance" / "input.mlir"
+    original = run_pipeline(pad, pipeline, opt=exe.path)
+    assert original.outcome is Outcome.PASS_FAILURE
+    assert not _broke_valid_ir(pad, pipeline, exe, original, 60.0)

@@ -30,7 +30,7 @@ from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, count_file_ops, run_pipeline
 from harness.compiler.irfile import unique_dir
-from harness.errors import HarnessError, NothingToReduceError, OutputError, ReportError
+from harness.errors import HarnessError, NothingToReduceError, OutputError, PipelineConfigError, ReportError
 
 from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
@@ -188,8 +188,11 @@ def _broke_valid_ir(src: Path, textual: str, exe: binary_module.OptBinary, origi
         return False
     with tempfile.TemporaryDirectory(prefix="harness-verify-each-") as tmp:
         out = Path(tmp) / "unverified.mlir"
-        rerun = run_pipeline(src, textual, opt=exe.path, options=RunOptions(
-            timeout_s=timeout_s, extra_args=("--verify-each=0",), output_path=str(out)))
+        try:
+            rerun = run_pipeline(src, textual, opt=exe.path, options=RunOptions(
+                timeout_s=timeout_s, extra_args=("--verify-each=0",), output_path=str(out)))
+        except PipelineConfigError:  # the bindings tool has no --verify-each: not known to break IR
+            return False
         if not rerun.ok or not out.is_file():
             return False  # the pass itself fails (or the tool has no such flag)
         read = run_pipeline(out, _PARSE_ONLY, opt=exe.path,
