@@ -85,13 +85,22 @@ TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 6
 #: model's eager forward fails, the port tries again with one group at a time at the config's
 #: defaults, in this order (the widths cost the most memory, so they come first only because a
 #: width is the commonest tie), then with all of them: only the depth tiny.
+#: Every retry also builds each sub-config from the composite config's own default for it
+#: (:data:`COMPOSITE`), and the first retry does only that.
 KEEPABLE: tuple[tuple[str, frozenset[str]], ...] = (
+    ("sub-configs' settings", frozenset({"composite"})),
     ("widths", frozenset({"hidden", "heads", "kv_heads", "head_dim", "intermediate",
-                          "moe_intermediate", "rotary_dim", "lora_rank"})),
-    ("positions", frozenset({"positions", "source_positions", "window"})),
-    ("vocabulary", frozenset({"vocab"})),
-    ("experts", frozenset({"experts", "experts_per_token"})),
+                          "moe_intermediate", "rotary_dim", "lora_rank", "composite"})),
+    ("positions", frozenset({"positions", "source_positions", "window", "composite"})),
+    ("vocabulary", frozenset({"vocab", "composite"})),
+    ("experts", frozenset({"experts", "experts_per_token", "composite"})),
 )
+#: Not a size: kept, a sub-config's tiny kwargs start from the composite's default sub-config (its
+#: ``sub_configs_defaults`` settings: Mask2Former's Swin backbone with 4 output stages, FunASR's
+#: adaptor sized to its text tower) rather than from the sub-config class's own defaults, which a
+#: sub-config given as a dict is built from. Only the retry asks for it: the preset's kwargs of the
+#: types that build are as they were.
+COMPOSITE = "composite"
 
 #: Concept -> the config fields that spell it, across families.
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -137,9 +146,10 @@ def field_names(config_class: type) -> tuple[str, ...]:
     return tuple(n for n in names if not n.startswith("_"))
 
 
-def defaults(config_class: type) -> dict[str, Any]:
-    """The default instance's values for every field (after ``__post_init__``'s derivations)."""
-    config = config_class()
+def defaults(config_class: type, config: Any = None) -> dict[str, Any]:
+    """The default instance's values for every field (after ``__post_init__``'s derivations), or
+    ``config``'s (a composite's default sub-config)."""
+    config = config_class() if config is None else config
     return {name: _read(config, name) for name in field_names(config_class)}
 
 
@@ -238,7 +248,7 @@ def _coerce(model: str, name: str, value: object, default: object) -> object:
 
 
 def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
-                keep: frozenset[str] = frozenset()) -> dict[str, Any]:
+                keep: frozenset[str] = frozenset(), default: Any = None) -> dict[str, Any]:
     """Keyword arguments that make ``config_class`` tiny, consistent with ``overrides``.
 
     A concept the user set (through any field spelling it) is taken from the overrides, so
@@ -246,10 +256,11 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
     (``n_inner=None``: derived from hidden) are left for the config to derive. The concepts in
     ``keep`` (a group of :data:`KEEPABLE`) stay at the config's defaults, with every size the
     preset derives from them: the port's retry when a config ties other sizes to them in ways
-    the preset does not know.
+    the preset does not know. ``default``: the instance whose values are the defaults (a
+    composite's default sub-config) instead of the class's own.
     """
     overrides = overrides or Overrides({})
-    base = defaults(config_class)
+    base = defaults(config_class, default)
     want = {c: overrides.concept(c, base) or v for c, v in TINY.items()}
     kwargs: dict[str, Any] = {}
     for name, value in base.items():
@@ -487,10 +498,22 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
     full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
     defaults_of: list[Any] = []  # the composite's default instance, built once when needed
     built: dict[str, type] = {}  # sub-config name -> the class its tiny kwargs are for
+    own_default: dict[str, Any] = {}  # sub-config name -> the composite's default sub-config
+    owns: dict[str, dict[str, Any]] = {}  # ... and its settings, under the tiny sizes
+    specs = getattr(config_class, "sub_configs_defaults", None) or {}
     for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
         if not isinstance(sub, type):
             continue
         try:
+            own = getattr(specs.get(name), "init_kwargs", None) or {}
+            if COMPOSITE in keep and own:
+                defaults_of[:] = defaults_of or [config_class()]
+                default = getattr(defaults_of[0], name)
+                model_type = getattr(default, "model_type", "")
+                kwargs[name] = {**({"model_type": model_type} if sub.__name__ == "AutoConfig" else {}),
+                                **tiny_kwargs(type(default), keep=keep, default=default)}
+                built[name], own_default[name], owns[name] = type(default), default, own
+                continue
             if sub.__name__ != "AutoConfig":
                 kwargs[name] = tiny_kwargs(sub, keep=keep)
                 built[name] = sub
@@ -508,11 +531,13 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
     # widths that must agree across towers (a projector's output is the text tower's width)
-    fields = {name: defaults(cls) for name, cls in built.items()}
+    fields = {name: defaults(cls, own_default.get(name)) for name, cls in built.items()}
     widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
     for name, values in fields.items():
         if "hidden" not in keep:
             _follow_widths(values, widths, TINY["hidden"], kwargs[name])
+    for name, own in owns.items():
+        kwargs[name] = {**own, **kwargs[name]}
     # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
     # [768, 384, 192, 96]): the same stages' tiny widths
     scaled = {old: new for name, values in fields.items() for field, value in values.items()

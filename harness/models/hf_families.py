@@ -46,10 +46,11 @@ def mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
            kwargs: dict[str, Any]) -> None:
     """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
     must sum to half the rotated size: the same shares of the tiny head's half (GLM-4V rotates
-    half of each head, ``partial_rotary_factor`` 0.5)."""
+    half of each head, ``partial_rotary_factor`` 0.5). An empty default (Cohere Compass's, whose
+    parameters are per layer type) gets none: a section alone is no valid rope dict there."""
     rope = base.get("rope_parameters")
     if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
-            or not isinstance(rope, dict)):
+            or not isinstance(rope, dict) or not rope):
         return
     share = rope.get("partial_rotary_factor", base.get("partial_rotary_factor"))
     share = share if isinstance(share, float) and 0 < share <= 1 else 1.0
