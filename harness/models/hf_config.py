@@ -417,11 +417,12 @@ def _stage_per_layer(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any
 def _stage_widths(base: Mapping[str, Any], old: int | None, hidden: int,
                   kwargs: dict[str, Any]) -> None:
     """Widths per stage that start at the hidden size (Hiera's ``embed_dim_per_stage`` [96, 192,
-    384, 768] under SAM2) scale with it: [64, 128, 256, 512]."""
+    384, 768] under SAM2), or that add up to it (Reformer's ``axial_pos_embds_dim`` (64, 192),
+    concatenated to its 256 hidden), scale with it: [64, 128, 256, 512], [16, 48]."""
     for name, value in base.items():
         if (old and name not in kwargs and ("dim" in name or "hidden" in name)
                 and isinstance(value, (list, tuple)) and len(value) > 1
-                and all(is_size(v) for v in value) and value[0] == old
+                and all(is_size(v) for v in value) and old in (value[0], sum(value))
                 and all(v * hidden % old == 0 for v in value)):
             kwargs[name] = [v * hidden // old for v in value]
 
