@@ -407,9 +407,9 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
             continue
         held = ", ".join(f"{k} {v}" for k, v in hf_config.sizes(running.config).items()
                          if k in keep)
-        eager = refused.reason.startswith(EAGER_FAILS)
+        eager, held = refused.reason.startswith(EAGER_FAILS), f" ({held})" if held else ""
         return dataclasses.replace(running, kept=(
-            f"its {label} kept at the config's defaults{f' ({held})' if held else ''}: with the tiny preset's, "
+            f"its {label} kept at the config's defaults{held}: with the tiny preset's, "
             f"{'its eager forward failed' if eager else 'it did not build'} "
             f"({refused.reason.split('): ' if eager else ': ', 1)[-1][:300]}), since "
             "the config ties other sizes to them"))

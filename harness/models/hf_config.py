@@ -30,8 +30,10 @@ from harness.errors import ConfigOverrideError
 from .choice import Choice
 from .hf_families import (
     codec_ladder,
+    feature_layers,
     is_int,
     is_size,
+    layer_pattern,
     mrope,
     series,
     timm_tower,
@@ -125,6 +127,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "window": ("sliding_window", "window_size"),
     "rotary_dim": ("rotary_dim",),
     "window_layers": ("max_window_layers",),
+    # Gemma 3n: its last layers reuse the key/values of earlier ones (15 of 35)
+    "shared_layers": ("num_kv_shared_layers",),
     "lora_rank": ("kv_lora_rank", "q_lora_rank"),
     "source_positions": ("max_source_positions",),
 }
@@ -281,7 +285,10 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
         codec_ladder(base, hidden, kwargs)
     series(base, TINY["horizon"], kwargs)
     _default_language(base, kwargs)
-    _layer_pattern(base, want["layers"], kwargs)
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    layer_pattern(config_class, base, old, {k: v for k, v in kwargs.items() if k in ALIASES["layers"]},
+                  want["layers"], kwargs)
+    feature_layers(base, want["layers"], kwargs)
     if "vocab" not in keep:
         _special_tokens(base, want["vocab"], kwargs)
     timm_tower(base, kwargs)
@@ -349,6 +356,8 @@ def _derived(base: Mapping[str, Any], want: Mapping[str, int], keep: frozenset[s
             kwargs[name] = min(value, want["positions"])
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
+        elif concept == "shared_layers":  # at least one layer makes the key/values shared
+            kwargs[name] = min(value, want["layers"] - 1)
 
 
 def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
@@ -437,11 +446,12 @@ def _follow_widths(fields: Mapping[str, Any], widths: set[int], hidden: int,
     """A width no concept names (WavTokenizer's ``codebook_dim``, a projector's
     ``out_hidden_size``, a flow head's ``condition_dim``, SAM's ``output_channels``) whose
     default is one of ``widths`` (the config's hidden sizes, or a sibling tower's) takes the tiny
-    hidden size: the configs' validators require them equal, as their defaults are."""
+    hidden size: the configs' validators require them equal, as their defaults are (Dots3's audio
+    ``adapter_input_size`` too)."""
     for name, value in fields.items():
         if (name not in kwargs and concept_of(name, fields) is None and is_size(value)
                 and value in widths and value > hidden and not name.startswith(("num_", "max_"))
-                and ("hidden" in name or name.endswith(("_dim", "_channels")))):
+                and ("hidden" in name or name.endswith(("_dim", "_channels", "_input_size")))):
             kwargs[name] = hidden
 
 
@@ -456,23 +466,6 @@ def _state_heads(base: Mapping[str, Any], hidden: int, heads: int, kwargs: dict[
         groups = base.get("n_groups")  # heads are shared by groups: as many groups as divide them
         if is_size(groups) and heads % groups:
             kwargs["n_groups"] = max(g for g in range(1, heads + 1) if heads % g == 0 and g <= groups)
-
-
-def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
-    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
-    A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
-    must be as long as the tiny depth: each kind once, in order of first use, then the first."""
-    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
-    for name in ("layers_block_type",):  # layer_types: derived from the depth by the config
-        kinds = base.get(name)
-        if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
-                and all(isinstance(k, str) for k in kinds)):
-            distinct = list(dict.fromkeys(kinds))
-            kwargs[name] = (distinct + list(kinds))[:layers]
-    types = base.get("attention_types")
-    if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
-        pattern = list(types[0][0])
-        kwargs["attention_types"] = [[pattern[:layers], max(1, layers // len(pattern))]]
 
 
 def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any]) -> None:
@@ -510,9 +503,7 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
             if COMPOSITE in keep and own:
                 defaults_of[:] = defaults_of or [config_class()]
                 default = getattr(defaults_of[0], name)
-                model_type = getattr(default, "model_type", "")
-                kwargs[name] = {**({"model_type": model_type} if sub.__name__ == "AutoConfig" else {}),
-                                **tiny_kwargs(type(default), keep=keep, default=default)}
+                kwargs[name] = _own_sub_config(sub, default, keep)
                 built[name], own_default[name], owns[name] = type(default), default, own
                 continue
             if sub.__name__ != "AutoConfig":
@@ -537,8 +528,7 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
     for name, values in fields.items():
         if "hidden" not in keep:
             _follow_widths(values, widths, TINY["hidden"], kwargs[name])
-    for name, own in owns.items():
-        kwargs[name] = {**own, **kwargs[name]}
+        kwargs[name] = {**owns.get(name, {}), **kwargs[name]}  # the composite's own, beneath
     # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
     # [768, 384, 192, 96]): the same stages' tiny widths
     scaled = {old: new for name, values in fields.items() for field, value in values.items()
@@ -551,6 +541,12 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
                 and isinstance(value, (list, tuple)) and len(value) > 1
                 and all(is_int(v) and v in scaled for v in value)):
             kwargs[field] = [scaled[v] for v in value]
+
+
+def _own_sub_config(sub: type, default: Any, keep: frozenset[str]) -> dict[str, Any]:
+    """A sub-config's tiny kwargs read off the composite's default for it (:data:`COMPOSITE`)."""
+    model_type = {"model_type": default.model_type} if sub.__name__ == "AutoConfig" else {}
+    return {**model_type, **tiny_kwargs(type(default), keep=keep, default=default)}
 
 
 # ---------------------------------------------------------------------------------------------
