@@ -151,12 +151,15 @@ def _pair(value: object) -> tuple[int, int] | None:
 
 
 def image_candidates(config: Any) -> tuple[int, list[tuple[int, int]]]:
-    """Channels, and the (height, width) to try, smallest first: the config's own last."""
+    """Channels, and the (height, width) to try, smallest first: the config's own last (a vision
+    tower's, the config's, or the tower's own backbone's: SAM2's Hiera, 1024 px, which its
+    feature sizes are fixed to)."""
     vision = sub_config(config, "vision_config", "backbone_config")
     channels = positive_int(getattr(vision, "num_channels", None)) or positive_int(
         getattr(config, "num_channels", None)) or 3
     own = (_pair(getattr(vision, "image_size", None)) or _pair(getattr(config, "image_size", None))
-           or _pair(getattr(vision, "img_size", None)) or _pair(getattr(vision, "crop_size", None)))
+           or _pair(getattr(vision, "img_size", None)) or _pair(getattr(vision, "crop_size", None))
+           or _pair(getattr(sub_config(vision, "backbone_config"), "image_size", None)))
     sides = [(s, s) for s in IMAGE_SIDES if own is None or s * s < own[0] * own[1]]
     return channels, [*sides, own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
 
