@@ -1,0 +1,80 @@
+"""The tiny preset keeps a config's dependent values consistent (issue 45, round 4, items 1, 3
+and 4): 13 model types were refused because their tiny config or model did not build (a
+validator tying one sub-config's size to another's, a per-layer list or index sized for the
+default depth, widths that add up to the hidden size), Mask2Former's backbone was shrunk from
+Swin's class defaults rather than the composite's own default backbone, and SAM2 was planned a
+224 px image against its 1024 px feature sizes. Real transformers configs and models."""
+
+from __future__ import annotations
+
+from harness.models import generic, hf_config, hf_media, hf_resolve
+from harness.models.hf_config import COMPOSITE, tiny_kwargs
+from harness.models.hf_list import ListDepth, check_type
+
+
+def test_a_tiny_config_that_does_not_build_is_retried_and_says_so():
+    """FunASR's validator: the adaptor's intermediate size is the text tower's hidden / 4; the
+    retry (now for a config that does not build, too) builds it with its widths kept."""
+    prepared = generic.prepare("fun_asr_nano")
+    kept = prepared.settings.kept
+    assert kept.startswith("its widths kept at the config's defaults")
+    assert "it did not build (Class validation error" in kept and "hidden_size // 4" in kept
+    assert prepared.run_eager()
+
+
+def test_a_composites_sub_config_starts_from_the_composites_own_default():
+    """Mask2Former's default backbone is a Swin with 4 output stages (its sub_configs_defaults);
+    Swin's class default has 1, which the pixel decoder fails on."""
+    cls = hf_resolve.config_class("mask2former")
+    preset = tiny_kwargs(cls)["backbone_config"]
+    own = tiny_kwargs(cls, keep=frozenset({COMPOSITE}))["backbone_config"]
+    assert "out_features" not in preset  # the preset is as it was: Swin's own default
+    assert own["model_type"] == "swin" and own["depths"] == [1, 1, 1, 1]  # [2, 2, 18, 2] shrunk
+    assert own["out_features"] == ["stage1", "stage2", "stage3", "stage4"]
+    prepared = generic.prepare("mask2former")
+    assert prepared.settings.kept.startswith("its sub-configs' settings kept at the config's defaults:")
+    assert prepared.run_eager()
+
+
+def test_a_sub_configs_width_follows_the_composites_own_default():
+    """Inkling 2: the vision tower's text_hidden_size is 2304 in the composite's default (4608 in
+    its class's), equal to the text tower's hidden size, which its validator checks."""
+    cls = hf_resolve.config_class("inkling2_loop")
+    assert tiny_kwargs(cls, keep=frozenset({COMPOSITE}))["vision_config"]["text_hidden_size"] == 64
+    assert check_type("inkling2_loop", ListDepth.BUILD) == "ok"
+
+
+def test_widths_that_add_up_to_the_hidden_size_scale_with_it():
+    assert tiny_kwargs(hf_resolve.config_class("reformer"))["axial_pos_embds_dim"] == [16, 48]
+    assert check_type("reformer", ListDepth.BUILD) == "ok"
+
+
+def test_per_layer_settings_sized_for_the_default_depth_fit_the_tiny_one():
+    gemma = tiny_kwargs(hf_resolve.config_class("gemma3n_text"))
+    assert gemma["num_kv_shared_layers"] == 1  # 15 of 35: one of the 2 layers reuses the other's
+    assert check_type("gemma3n_text", ListDepth.BUILD) == "ok"
+    molmo = tiny_kwargs(hf_resolve.config_class("molmo2"))
+    assert molmo["adapter_config"]["vision_feature_layer"] == [1, 0]  # [24, 18] of 25
+    assert check_type("molmo2", ListDepth.BUILD) == "ok"
+    dots = tiny_kwargs(hf_resolve.config_class("dots3_note"))
+    assert dots["vision_config"]["mlp_layer_types"] == ["dense", "sparse"]  # 42 long by default
+    assert dots["audio_config"]["adapter_input_size"] == 64  # its hidden size, 1280 by default
+    assert check_type("dots3_note", ListDepth.BUILD) == "ok"
+    # a config that derives the list from the depth itself is left to do so
+    assert "mlp_layer_types" not in tiny_kwargs(hf_resolve.config_class("exaone_moe"))
+
+
+def test_a_default_config_that_fails_too_is_said_so_not_blamed_on_the_preset():
+    """Cohere Compass's rope parameters are per layer type and empty by default: its model does
+    not build from the default config either (KeyError 'full_attention')."""
+    assert "rope_parameters" not in tiny_kwargs(hf_resolve.config_class("cohere_compass_text"))
+    reason = check_type("cohere_compass_text", ListDepth.BUILD)
+    assert "does not build even from its default config" in reason and "KeyError" in reason
+
+
+def test_the_image_size_comes_from_a_vision_towers_own_backbone():
+    """SAM2's size is its Hiera backbone's (1024 px), which its fixed feature sizes need."""
+    config = generic.build_config(hf_resolve.resolve("sam2"), hf_config.Size.TINY, None)
+    _, sides = hf_media.image_candidates(config)
+    assert sides[-1] == (1024, 1024)
+    assert check_type("sam2", ListDepth.BUILD) == "ok"
