@@ -241,6 +241,8 @@ def documented_shape(forward_doc: str | None, name: str, config: Any, seq: int
         return None
     width = (positive_int(getattr(config, "hidden_size", None))
              or positive_int(getattr(config, "d_model", None)))
+    # a text length the config fixes: OneFormer's task_inputs are its text encoder's context (77)
+    seq = positive_int(getattr(config, "text_encoder_context_length", None)) or seq
     shape: list[int] = []
     for axis in axes[1:]:
         size = seq if axis in SEQ_AXES else width if axis in WIDTH_AXES else None

@@ -78,3 +78,13 @@ def test_the_image_size_comes_from_a_vision_towers_own_backbone():
     _, sides = hf_media.image_candidates(config)
     assert sides[-1] == (1024, 1024)
     assert check_type("sam2", ListDepth.BUILD) == "ok"
+
+
+def test_oneformer_builds_from_its_own_backbone_with_task_inputs_its_context_long():
+    """OneFormer: its default Swin backbone (4 output stages, as Mask2Former's), and task_inputs
+    as long as its text encoder's context (77; the docstring says sequence_length)."""
+    prepared = generic.prepare("oneformer")
+    assert prepared.settings.kept.startswith("its sub-configs' settings kept")
+    shapes = dict(zip(prepared.first.names, (t.shape for t in prepared.first.tensors), strict=True))
+    assert shapes["task_inputs"] == (1, 77)
+    assert prepared.run_eager()
