@@ -85,6 +85,6 @@ def test_oneformer_builds_from_its_own_backbone_with_task_inputs_its_context_lon
     as long as its text encoder's context (77; the docstring says sequence_length)."""
     prepared = generic.prepare("oneformer")
     assert prepared.settings.kept.startswith("its sub-configs' settings kept")
-    shapes = dict(zip(prepared.first.names, (t.shape for t in prepared.first.tensors), strict=True))
+    shapes = dict(zip(prepared.inputs.names, (t.shape for t in prepared.inputs.tensors), strict=True))
     assert shapes["task_inputs"] == (1, 77)
     assert prepared.run_eager()
