@@ -15,6 +15,7 @@ weights, in milliseconds). Measured at transformers 5.24.0:
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 import torch
 
 from harness import defaults
-from harness.errors import ModelOptionError
+from harness.errors import ModelOptionError, UnsupportedModelError
 
 #: Square image sides tried below the config's own (the config's own is tried last): 96 and 128
 #: are the smallest that take an InceptionV3 stem (at least 75 px), a text-line recognizer's
@@ -212,6 +213,39 @@ def sample_candidates(config: Any) -> list[int]:
     if isinstance(patches, (list, tuple)) and patches and all(positive_int(v) for v in patches):
         return [AUDIO_FRAMES * math.prod(patches)]
     return list(SAMPLE_COUNTS)
+
+
+def missing_input(model_name: str, model: Any, forward_doc: str | None, arg: str
+                  ) -> UnsupportedModelError:
+    """The refusal of a required argument the planner cannot make: the shape its docstring gives
+    and ``--input``, or, for an object that is no tensor (a video tracker's inference session),
+    a part of the model to port instead."""
+    forward = f"{type(model).__name__}.forward needs '{arg}'"
+    kind = _not_a_tensor(model, arg)
+    if kind:
+        return UnsupportedModelError(
+            model_name, f"{forward}, a {kind}, not a tensor", "No --input can give an object: port "
+            "a part of the model whose forward takes tensors (a video tracker's image model: "
+            "sam2, sam3_tracker).")
+    expected = expected_shape(forward_doc, arg)
+    return UnsupportedModelError(
+        model_name, forward + (f" of shape {expected}" if expected else "")
+        + ", which the input planner cannot make",
+        f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
+        "repeatable); floats are drawn at random, integers are ones.")
+
+
+def _not_a_tensor(model: Any, name: str) -> str:
+    """The class a forward's argument is annotated with when it is a class and not a tensor
+    (SAM2 video's ``inference_session``: a ``Sam2VideoInferenceSession``), else ""."""
+    try:
+        annotation = inspect.signature(model.forward).parameters[name].annotation
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if not isinstance(annotation, type) or annotation is inspect.Parameter.empty \
+            or issubclass(annotation, torch.Tensor):
+        return ""
+    return annotation.__name__
 
 
 def expected_shape(forward_doc: str | None, name: str) -> str:

@@ -88,3 +88,14 @@ def test_oneformer_builds_from_its_own_backbone_with_task_inputs_its_context_lon
     shapes = dict(zip(prepared.inputs.names, (t.shape for t in prepared.inputs.tensors), strict=True))
     assert shapes["task_inputs"] == (1, 77)
     assert prepared.run_eager()
+
+
+def test_an_argument_that_is_no_tensor_is_refused_without_the_input_remedy():
+    """SAM2 video's forward needs an inference session (an object): --input cannot give one, so
+    the refusal names its class and points at the image model instead (4 of the 18 types whose
+    inputs the planner cannot make: SAM2 video, SAM3 video and tracker video, EdgeTAM video)."""
+    reason = check_type("sam2_video", ListDepth.BUILD)
+    assert "needs 'inference_session', a Sam2VideoInferenceSession, not a tensor" in reason
+    assert "--input inference_session" not in reason
+    # a tensor the planner cannot make keeps the --input remedy
+    assert "Give it by hand with --input action_embeds=" in check_type("pi0", ListDepth.BUILD)
