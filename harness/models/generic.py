@@ -417,7 +417,7 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
         raise refused
     raise UnsupportedModelError(spec.name, (
         f"{refused.reason} (the tiny preset's sizes are ruled out: it fails as well with its "
-        f"{', then its '.join(tried)} at the config's defaults)"))
+        f"{', then its '.join(tried)} at the config's defaults)"), refused.remedy)
 
 
 def _parameters(spec: ModelSpec, config: Any) -> int:
@@ -517,7 +517,8 @@ def _build_failure(spec: ModelSpec, cls: type, error: Exception, message: str) -
                     f"{transformers.__version__}'s own failure, not the tiny preset's): "
                     f"{type(error).__name__}: {message}",
                     "A newer transformers may fix it, or --set FIELD=VALUE of the field it reads.")
-    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}", "")
+    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}",
+            "Try --size default, or --set FIELD=VALUE of the field it reads.")
 
 
 def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],

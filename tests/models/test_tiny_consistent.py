@@ -7,6 +7,9 @@ Swin's class defaults rather than the composite's own default backbone, and SAM2
 
 from __future__ import annotations
 
+import pytest
+
+from harness.errors import UnsupportedModelError
 from harness.models import generic, hf_config, hf_media, hf_resolve
 from harness.models.hf_config import COMPOSITE, tiny_kwargs
 from harness.models.hf_list import ListDepth, check_type
@@ -99,3 +102,16 @@ def test_an_argument_that_is_no_tensor_is_refused_without_the_input_remedy():
     assert "--input inference_session" not in reason
     # a tensor the planner cannot make keeps the --input remedy
     assert "Give it by hand with --input action_embeds=" in check_type("pi0", ListDepth.BUILD)
+
+
+def test_a_build_refused_after_every_retry_keeps_its_own_remedy():
+    """Zamba (transformers ties its hybrid layers' shared block to the first one's, which needs
+    two hybrid layers; the preset's two layers are one of each kind): the refusal says the
+    preset's sizes were ruled out and gives a build's remedy, not the planner's --input."""
+    with pytest.raises(UnsupportedModelError) as info:
+        generic.prepare("zamba")
+    message = str(info.value)
+    assert message.startswith("cannot drive model 'zamba': ZambaModel does not build from its config")
+    assert "the tiny preset's sizes are ruled out" in message
+    assert message.endswith("Try --size default, or --set FIELD=VALUE of the field it reads.")
+    assert "--input" not in message
