@@ -273,10 +273,8 @@ class UnsupportedModelError(ModelError):
     def __init__(self, model: str, reason: str, remedy: str = ""):
         self.model = model
         self.reason = reason
-        super().__init__(
-            f"{self.PREFIX} '{model}': {reason}."
-            + (f" {remedy}" if remedy else f" {UNSUPPORTED_REMEDY}")
-        )
+        self.remedy = remedy or UNSUPPORTED_REMEDY  # a refusal retried keeps its own remedy
+        super().__init__(f"{self.PREFIX} '{model}': {reason}. {self.remedy}")
 
 
 class VisionLibraryError(ModelError):

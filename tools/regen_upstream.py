@@ -19,10 +19,11 @@ The report's triage (record.json's "filing") decides where a bundle goes, never 
   names, and listed in README.md between the known-upstream markers;
 - "not filed": `expected upstream` (TorchScript only, and upstream's TorchScript config already
   lists every test it blocks), `not on the supported path` (TorchScript only and either the
-  catalog holds upstream's word that it will not act on that construct, or it is no crash and no
-  miscompile: upstream switched that path off, #3693) or `by design` (the catalog holds upstream's
-  reason): the folder is removed and it is listed, with upstream's reason and each frontend's
-  result, between the expected-upstream, unsupported-path or by-design markers.
+  catalog holds upstream's word that it will not act on that construct, or it is no crash, no
+  miscompile and no pass that broke valid IR: upstream switched that path off, #3693) or
+  `by design` (the catalog holds upstream's reason): the folder is removed and it is listed,
+  with upstream's reason and each frontend's result, between the expected-upstream,
+  unsupported-path or by-design markers.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -66,6 +67,11 @@ UNSUPPORTED_HEAD = ("| failure | what it is | upstream's word | each frontend's 
                     "|---|---|---|---|")
 FILE_COMMENT = "comment on the known thread"  # record.json's "filing" (harness.diagnose.report.sections)
 FILE_NONE = "not filed"
+# Bundles filed with llvm/llvm-project: their issue.md is an MLIR report written by hand from what
+# the harness's report found (upstream dialects only, the one pass, its effect checked through
+# the wheel's MLIR bindings), kept here with its files; the harness's report stays beside it as
+# torch-mlir-report.md (how it was found in torch-mlir).
+LLVM_ISSUES = Path(__file__).with_name("upstream_llvm")
 
 
 def searched_pattern(name: str) -> str:
@@ -107,6 +113,28 @@ BOTH = ("builtin.module(torch-function-to-torch-backend-pipeline,"
 # grouped-conv fusion) or keeps other ops legal (the pool, 3-D convolution backward), and
 # item.number, which both importers type alike.
 TS_ONLY = "torchscript-only"
+# TOSA 1.1.draft with both profiles and the int64 extension: the f64 ops and the i64 -> f32 cast
+# fail it as they fail 1.0 (IREE's check) and every 1.1.draft extension. An empty extension list
+# is not used: MLIR prints it as `extensions = []`, which its parser rejects, so the failing pass
+# could not be replayed alone.
+TOSA_PROFILE = ("builtin.module(torchdynamo-export-to-torch-backend-pipeline,"
+                "torch-backend-to-tosa-backend-pipeline,"
+                "tosa-attach-target{specification_version=1.1.draft profiles=pro_int,pro_fp "
+                "extensions=int64},"
+                "tosa-validate{strict-op-spec-alignment})")
+# `harness port ARCH --frontend fx --fix --target tosa --backend iree`, one at a time: each stops
+# at iree-compile on one of the two (its first error's line).
+TOSA_PROFILE_BLOCKS = (
+    "gpt2 --frontend fx --target tosa --backend iree (f64; the first error at modeling_gpt2.py:577)",
+    "bert --frontend fx --target tosa --backend iree (f64; at modeling_bert.py:105)",
+    "bloom --frontend fx --target tosa --backend iree (f64; at torch/nn/modules/sparse.py:189)",
+    "llama --frontend fx --target tosa --backend iree (i64 -> f32; at modeling_llama.py:111, "
+    "the rotary positions)",
+    "phi --frontend fx --target tosa --backend iree (i64 -> f32; at modeling_phi.py:73, "
+    "the rotary positions)",
+    "t5:encoder --frontend fx --target tosa --backend iree (i64 -> f32; at modeling_t5.py:348, "
+    "the relative position bias)",
+)
 SPECS = [
     Spec("and-tensor-no-lowering", "torch-to-linalg"),
     Spec("convolution-backward-3d-illegal", F2T, ("ConvolutionBackwardModule3DStatic",)),
@@ -135,9 +163,11 @@ SPECS = [
     Spec("int-mm-canonicalize-result-dtype", BOTH, ("AtenIntMMMixedSigni8", "AtenIntMM"), through=TS_ONLY),
     Spec("item-number-result-unrefined", F2T,
          ("AtenSymConstrainRange", "AtenSymConstrainRangeForSize", "Aten_AssertScalar")),
+    # Not reduced: the reducer kept output_shape values that are not the pad's sizes; input.mlir
+    # (tools/upstream_llvm's, 19 ops) is already the consistent reduction.
     Spec("linalg-fuse-elementwise-pad-expand-dominance", "linalg-to-llvm",
          ("ConvolutionModule2DGroups", "ConvolutionModule3DGroupsStrided",
-          "ConvolutionModule3DGroupsDilated")),
+          "ConvolutionModule3DGroupsDilated"), extra=("--no-reduce",)),
     Spec("matmul-3d-unequal-batch-illegal", F2T,
          ("Matmul_3d", "Matmul3DStaticBroadcast", "ScaledDotProductAttentionSameDynamic")),
     # One root cause (the library's missing functions): one bundle listing every op.
@@ -169,6 +199,11 @@ SPECS = [
     Spec("sdpa-explicit-scale-miscompile", "torch-to-linalg", numerics=True),
     Spec("select-fill-recompose-list-type", "-torch-recompose-complex-ops"),
     Spec("tensor-bool-list-unranked", F2T, ("BoolTensor",), through=TS_ONLY),
+    # TOSA that IREE refuses (issue 43): what torch_mlir.fx.export_and_import(output_type="tosa")
+    # runs, then MLIR's own profile check (tosa-validate, a pass of the wheel's bindings, not of
+    # torch-mlir-opt). Not reduced: its two functions are the two emitters, one op each.
+    Spec("tosa-output-outside-every-profile", TOSA_PROFILE, TOSA_PROFILE_BLOCKS,
+         extra=("--driver", "bindings", "--no-reduce")),
     Spec("upsample-bilinear2d-vec-no-lowering", "torch-to-linalg",
          ("InterpolateStaticModule_sizes_bilinear_no_align_corners",
           "InterpolateStaticModule_scales_bilinear_align_corners", "InterpolateDynamicModule_sizes_bilinear"),
@@ -182,10 +217,13 @@ SPECS = [
           "gpt2 --frontend torchscript --dynamic seq",
           "lit_tests/pass/view-flatten-two-dynamic-dims-wrong-collapse.mlir"),
          grouped=("view-flatten-unrefined-batch-abort",), through="both", numerics=True),
-    Spec("view-unrefined-result-slice-verifier-error", "torch-to-linalg",
-         ("bloom --frontend torchscript --dynamic seq",), through="torchscript-only"),
-    Spec("view-unrefined-result-permute-verifier-error", "torch-to-linalg",
-         ("gpt_neo --frontend torchscript --dynamic seq",), through="torchscript-only"),
+    # One root cause (causes.py: the helper's init more static than its input): one bundle from
+    # the two reduced functions (BLOOM's view + slice, GPT-Neo's view + permute), --each grouping.
+    Spec("view-unrefined-result-verifier-error", "torch-to-linalg",
+         ("bloom --frontend torchscript --dynamic seq", "gpt_neo --frontend torchscript --dynamic seq"),
+         grouped=("view-unrefined-result-slice-verifier-error",
+                  "view-unrefined-result-permute-verifier-error"),
+         through="torchscript-only"),
 ]
 
 
@@ -267,6 +305,20 @@ def swap_in(new: Path, name: str, parent: Path = BUNDLES) -> None:
         os.rename(staged, target)
 
 
+def overlay_llvm_issue(name: str) -> None:
+    """Puts tools/upstream_llvm/NAME's files (issue.md first of them) into bundle NAME, the
+    harness's own issue.md kept as torch-mlir-report.md; nothing when there is no such folder."""
+    source, bundle = LLVM_ISSUES / name, BUNDLES / name
+    if not source.is_dir() or not bundle.is_dir():
+        return
+    issue = bundle / "issue.md"
+    if issue.is_file() and "\n## Reproduces through\n" in issue.read_text():  # the harness's, not ours
+        os.replace(issue, bundle / "torch-mlir-report.md")
+    for path in sorted(source.iterdir()):
+        if path.is_file():
+            shutil.copy(path, bundle / path.name)
+
+
 def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
     """Makes ``spec``'s bundle(s) and swaps them in where their triage puts them (module
     docstring); ``lists`` gets the README rows of those not to file as new issues, by list
@@ -291,6 +343,7 @@ def regenerate(spec: Spec, lists: dict[str, dict[str, str]]) -> list[str]:
                 swap_in(folder, name, KNOWN)
             elif where == "new":
                 swap_in(folder, name)
+                overlay_llvm_issue(name)
             else:  # not filed: listed only
                 shutil.rmtree(BUNDLES / name, ignore_errors=True)
                 shutil.rmtree(KNOWN / name, ignore_errors=True)
@@ -485,6 +538,8 @@ def _section(issue: str, name: str) -> str:
 def table_row(name: str, standalone: dict[str, bool]) -> str:
     """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
     issue = (BUNDLES / name / "issue.md").read_text()
+    if (LLVM_ISSUES / name / "issue.md").is_file():  # an MLIR report: the harness's one says the rest
+        issue = (BUNDLES / name / "torch-mlir-report.md").read_text()
     through = _section(issue, "Reproduces through")
     first = through.splitlines()[0] if through else ""
     if first.startswith("Upstream's supported path"):  # "... hit it: FX, ONNX."

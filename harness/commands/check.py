@@ -4,9 +4,23 @@ RefBackend by default, or IREE) and compare with the reference evaluator."""
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.compiler import jsonfile
-from .common import DEFAULT_OUT, backend_flag, ir_tool, random_inputs, tolerances, value_flags
+from .common import (
+    DEFAULT_OUT,
+    backend_flag,
+    invocation,
+    ir_tool,
+    random_inputs,
+    tolerances,
+    value_flags,
+)
+
+if TYPE_CHECKING:
+    from ..execute.check import CheckResult
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -22,9 +36,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(jsonfile.dumps(result.to_json(), indent=2))
     else:
-        for line in result.render():
+        for line in result.render(_crash_commands(args, result)):
             print(line)
     return 0 if result.ok else 1
+
+
+def _crash_commands(args: argparse.Namespace, result: CheckResult) -> list[str]:
+    """A crashed run's public commands, as ``harness port`` prints them, where the backend
+    reruns a set under runtime checks (the RefBackend); none elsewhere (IREE's own tool reruns)."""
+    from ..execute.backend_names import BackendName
+    from ..execute.backends import backend
+    from ..port.diagnose import crash_commands
+
+    if not result.crashed or not backend(BackendName.parse(args.backend)).checked_runs:
+        return []
+    folder = Path(result.work_dir)
+    return crash_commands(invocation(), os.path.abspath(result.input_path), result.pipeline,
+                          str(folder / "inputs.npz"), folder, args.opt)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

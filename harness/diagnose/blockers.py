@@ -53,6 +53,7 @@ from harness.compiler import builds as builds_module
 from harness.compiler.mlir import PrintOptions, print_op, read_module
 from harness.compiler.outcomes import Outcome
 from harness.compiler.pipeline_text import PassRef, dumped_pipeline, parse_pipeline
+from harness.compiler.process import map_interruptibly
 from harness.compiler.records import Diagnostic, RunRecord
 from harness.compiler.runner import (ELIDE_PRINTED_WEIGHTS, RunOptions,
                                      run_pipeline)
@@ -558,7 +559,7 @@ class _Jobs:
         if not jobs:
             return
         with ThreadPoolExecutor(max_workers=min(WORKERS, len(jobs))) as pool:
-            finished = list(pool.map(self._one, jobs))
+            finished = map_interruptibly(pool, self._one, jobs)
         for record, then in finished:  # callbacks in submission order, on this thread
             then(record)
         self.done += len(jobs)

@@ -43,6 +43,24 @@ SHARED_CAUSES: tuple[tuple[re.Pattern[str], SharedCause], ...] = (
          "or without dtype and `torch-lower-to-backend-contract` rejects it. The backend "
          "contract stops at the first such op; each one after it was found with the ones "
          "before it knocked out. One change to the library covers all of them.")),
+    # A TorchToLinalg helper reads its input's sizes with tensor.dim, which folds through the
+    # tensor.cast an earlier lowering put on an unrefined result type, so the init it builds is
+    # more static than the input it pairs it with in one linalg op (flipTensor's linalg.generic,
+    # permuteTensor's linalg.transpose): the verifier rejects the op whatever the helper.
+    (re.compile(r"verifier-error: 'linalg\.(?:generic' op expected type of operand #\d+ \('tensor<[^']*'\) "
+                r"to match type of corresponding result|transpose' op dim\(result, \d+\) = \d+ doesn't "
+                r"match dim\(input, permutation\[\d+\]\) = -9223372036854775808)"),
+     SharedCause(
+         "linalg-init-more-static-than-input",
+         "TorchToLinalg builds {count} linalg ops ({ops}) whose init is more static than their input "
+         "(`tensor.dim` folded through the cast to an unrefined result type): verifier error",
+         "Each op below is lowered by a TorchToLinalg helper that sizes its init tensor with "
+         "`getTensorSizes` of the converted input (`lib/Conversion/Utils/Utils.cpp`): its "
+         "`tensor.dim`s fold through the `tensor.cast` the producer's lowering added to reach an "
+         "unrefined result type (`aten.view`'s `tensor<1x?x4x16xf32>` cast to "
+         "`tensor<?x?x?x?xf32>`), so `createZeroInitTensor` makes a partly static init while the "
+         "linalg op takes the cast, dynamic input; the verifier rejects the pair. One fix covers "
+         "all of them (size the init from the input's own type, or cast it to it).")),
 )
 
 

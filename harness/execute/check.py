@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +111,11 @@ class CheckResult:
     def ok(self) -> bool:
         return self.outcome is CheckOutcome.VERIFIED
 
+    @property
+    def crashed(self) -> bool:
+        """The compiled code died at run time (not a lowering or a comparison)."""
+        return self.refbackend is not None and self.refbackend.failed_stage is Stage.EXECUTION
+
     def headline(self) -> str:
         what = f"@{self.function} of {self.input_path}" if self.function else self.input_path
         if self.outcome is CheckOutcome.FAILS:
@@ -120,7 +125,9 @@ class CheckResult:
         return (f"{self.outcome.value}: {what} through {self.pipeline} and {self.backend.said} {verb} "
                 f"the reference evaluator{ops}")
 
-    def render(self) -> list[str]:
+    def render(self, crash_commands: Sequence[str] = ()) -> list[str]:
+        """The result in lines; ``crash_commands``: the public commands that dig into a crashed
+        run (``harness port``'s rule), printed instead of the internal process that ran it."""
         lines = [self.headline()]
         if self.inputs:
             lines.append(f"  inputs: {self.inputs}")
@@ -146,13 +153,21 @@ class CheckResult:
             lines.append(f"  reproduce: {shell_command(rb.lowering.command)}")
         if self.error:
             lines.append(f"  {self.error}")
-        if rb is not None and rb.failed_stage is Stage.EXECUTION and rb.command:
-            lines.append(f"  rerun: {rb.command}")
+        lines += self._crash_lines(crash_commands)
         if self.work_dir:
             lines.append(f"  files: {self.work_dir}")
         if self.seconds:
             lines.append("  seconds: " + ", ".join(f"{k} {v:.2f}" for k, v in self.seconds.items()))
         return lines
+
+    def _crash_lines(self, commands: Sequence[str]) -> list[str]:
+        if not self.crashed:
+            return []
+        if commands:
+            return ["  to dig into the crash (the same IR under runtime checks, a minimal IR file "
+                    "that still crashes, an upstream bug report):", *(f"    {c}" for c in commands)]
+        command = self.refbackend.command if self.refbackend else ""
+        return [f"  rerun: {command}"] if command else []  # the backend's own tool (IREE's)
 
     def to_json(self) -> dict:
         return {

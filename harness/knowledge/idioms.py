@@ -148,6 +148,22 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         seed=False,
         fix="autograd-function-forward",
     ),
+    KnownIdiom(
+        "tosa-outside-profile", "TOSA outside every TOSA profile, refused by IREE's TOSA input "
+        "(f64 arithmetic, i64 -> f32 casts)",
+        "",
+        "not the model's: torch-mlir's TOSA for float32 programs leaves the TOSA profiles and "
+        "its TOSA pipeline never validates. f64 comes from calculateVariance "
+        "(DecomposeComplexOps.cpp), which computes every variance in f64 (FX's layer norm is "
+        "var_mean.correction); i64 -> f32 from TorchToTosa's tosaCastTensorToType for "
+        "aten.to.dtype (an int64 tensor's .float(): positions, rotary, relative buckets). IREE "
+        "validates and refuses both; the RefBackend (through tosa-to-linalg) takes them. The "
+        "bundle: reports/upstream/tosa-output-outside-every-profile/. On IREE use --target "
+        "linalg or stablehlo",
+        messages=("is not profile-aligned: element type 'f64' is not legal",
+                  "did not align with any profile or extension, got (i64,f32)"),
+        seed=False,
+    ),
 )}
 
 

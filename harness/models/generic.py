@@ -65,6 +65,10 @@ DEFAULT_SEQ = 8
 ATTN_IMPLEMENTATION = "eager"
 #: How a refusal of the model's own eager forward starts (the tiny preset's retry reads it).
 EAGER_FAILS = "its eager forward fails on the inputs "
+#: The build failures the retry answers too: a tiny config that a validator rejects, a model that
+#: does not build from it (a size the config ties to one the preset shrinks), not a missing library.
+BUILD_FAILS = re.compile(r"^its tiny \w+ does not build: (?!.*requires the \w+ library)"
+                         r"|^\w+ does not build from its config: ")
 #: The largest model the tiny preset's retry builds: a config's default widths, vocabulary or
 #: positions at two layers reach 3 G parameters (12 GB of weights) for a 70B config's, more than
 #: a 2-core, 24 GB machine running sweeps side by side has; a larger trial is not built (counted
@@ -380,7 +384,7 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
         return _build_and_run(spec, options, size)
     except UnsupportedModelError as error:
         if (size is not Size.TINY or spec.kind is not SourceKind.TYPE
-                or not error.reason.startswith(EAGER_FAILS)):
+                or not (error.reason.startswith(EAGER_FAILS) or BUILD_FAILS.match(error.reason))):
             raise
         refused = error
     cls = hf_resolve.config_class(spec.model_type)
@@ -403,15 +407,17 @@ def _running(spec: ModelSpec, options: ModelOptions, size: Size) -> _Running:
             continue
         held = ", ".join(f"{k} {v}" for k, v in hf_config.sizes(running.config).items()
                          if k in keep)
+        eager, held = refused.reason.startswith(EAGER_FAILS), f" ({held})" if held else ""
         return dataclasses.replace(running, kept=(
-            f"its {label} kept at the config's defaults ({held}): with the tiny preset's, its "
-            f"eager forward failed ({refused.reason.split('): ', 1)[-1][:300]}), since "
+            f"its {label} kept at the config's defaults{held}: with the tiny preset's, "
+            f"{'its eager forward failed' if eager else 'it did not build'} "
+            f"({refused.reason.split('): ' if eager else ': ', 1)[-1][:300]}), since "
             "the config ties other sizes to them"))
     if not tried:
         raise refused
     raise UnsupportedModelError(spec.name, (
         f"{refused.reason} (the tiny preset's sizes are ruled out: it fails as well with its "
-        f"{', then its '.join(tried)} at the config's defaults)"))
+        f"{', then its '.join(tried)} at the config's defaults)"), refused.remedy)
 
 
 def _parameters(spec: ModelSpec, config: Any) -> int:
@@ -511,7 +517,8 @@ def _build_failure(spec: ModelSpec, cls: type, error: Exception, message: str) -
                     f"{transformers.__version__}'s own failure, not the tiny preset's): "
                     f"{type(error).__name__}: {message}",
                     "A newer transformers may fix it, or --set FIELD=VALUE of the field it reads.")
-    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}", "")
+    return (f"{cls.__name__} does not build from its config: {type(error).__name__}: {message}",
+            "Try --size default, or --set FIELD=VALUE of the field it reads.")
 
 
 def _first_that_runs(spec: ModelSpec, model: nn.Module, plans: list[hf_plan.MediaPlan],

@@ -30,8 +30,10 @@ from harness.errors import ConfigOverrideError
 from .choice import Choice
 from .hf_families import (
     codec_ladder,
+    feature_layers,
     is_int,
     is_size,
+    layer_pattern,
     mrope,
     series,
     timm_tower,
@@ -85,13 +87,22 @@ TINY_STAGES: Mapping[str, Any] = {"depths": 1, "hidden_sizes": 16, "conv_dim": 6
 #: model's eager forward fails, the port tries again with one group at a time at the config's
 #: defaults, in this order (the widths cost the most memory, so they come first only because a
 #: width is the commonest tie), then with all of them: only the depth tiny.
+#: Every retry also builds each sub-config from the composite config's own default for it
+#: (:data:`COMPOSITE`), and the first retry does only that.
 KEEPABLE: tuple[tuple[str, frozenset[str]], ...] = (
+    ("sub-configs' settings", frozenset({"composite"})),
     ("widths", frozenset({"hidden", "heads", "kv_heads", "head_dim", "intermediate",
-                          "moe_intermediate", "rotary_dim", "lora_rank"})),
-    ("positions", frozenset({"positions", "source_positions", "window"})),
-    ("vocabulary", frozenset({"vocab"})),
-    ("experts", frozenset({"experts", "experts_per_token"})),
+                          "moe_intermediate", "rotary_dim", "lora_rank", "composite"})),
+    ("positions", frozenset({"positions", "source_positions", "window", "composite"})),
+    ("vocabulary", frozenset({"vocab", "composite"})),
+    ("experts", frozenset({"experts", "experts_per_token", "composite"})),
 )
+#: Not a size: kept, a sub-config's tiny kwargs start from the composite's default sub-config (its
+#: ``sub_configs_defaults`` settings: Mask2Former's Swin backbone with 4 output stages, FunASR's
+#: adaptor sized to its text tower) rather than from the sub-config class's own defaults, which a
+#: sub-config given as a dict is built from. Only the retry asks for it: the preset's kwargs of the
+#: types that build are as they were.
+COMPOSITE = "composite"
 
 #: Concept -> the config fields that spell it, across families.
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -116,6 +127,8 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "window": ("sliding_window", "window_size"),
     "rotary_dim": ("rotary_dim",),
     "window_layers": ("max_window_layers",),
+    # Gemma 3n: its last layers reuse the key/values of earlier ones (15 of 35)
+    "shared_layers": ("num_kv_shared_layers",),
     "lora_rank": ("kv_lora_rank", "q_lora_rank"),
     "source_positions": ("max_source_positions",),
 }
@@ -137,9 +150,10 @@ def field_names(config_class: type) -> tuple[str, ...]:
     return tuple(n for n in names if not n.startswith("_"))
 
 
-def defaults(config_class: type) -> dict[str, Any]:
-    """The default instance's values for every field (after ``__post_init__``'s derivations)."""
-    config = config_class()
+def defaults(config_class: type, config: Any = None) -> dict[str, Any]:
+    """The default instance's values for every field (after ``__post_init__``'s derivations), or
+    ``config``'s (a composite's default sub-config)."""
+    config = config_class() if config is None else config
     return {name: _read(config, name) for name in field_names(config_class)}
 
 
@@ -238,7 +252,7 @@ def _coerce(model: str, name: str, value: object, default: object) -> object:
 
 
 def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
-                keep: frozenset[str] = frozenset()) -> dict[str, Any]:
+                keep: frozenset[str] = frozenset(), default: Any = None) -> dict[str, Any]:
     """Keyword arguments that make ``config_class`` tiny, consistent with ``overrides``.
 
     A concept the user set (through any field spelling it) is taken from the overrides, so
@@ -246,10 +260,11 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
     (``n_inner=None``: derived from hidden) are left for the config to derive. The concepts in
     ``keep`` (a group of :data:`KEEPABLE`) stay at the config's defaults, with every size the
     preset derives from them: the port's retry when a config ties other sizes to them in ways
-    the preset does not know.
+    the preset does not know. ``default``: the instance whose values are the defaults (a
+    composite's default sub-config) instead of the class's own.
     """
     overrides = overrides or Overrides({})
-    base = defaults(config_class)
+    base = defaults(config_class, default)
     want = {c: overrides.concept(c, base) or v for c, v in TINY.items()}
     kwargs: dict[str, Any] = {}
     for name, value in base.items():
@@ -270,7 +285,10 @@ def tiny_kwargs(config_class: type, overrides: Overrides | None = None,
         codec_ladder(base, hidden, kwargs)
     series(base, TINY["horizon"], kwargs)
     _default_language(base, kwargs)
-    _layer_pattern(base, want["layers"], kwargs)
+    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
+    layer_pattern(config_class, base, old, {k: v for k, v in kwargs.items() if k in ALIASES["layers"]},
+                  want["layers"], kwargs)
+    feature_layers(base, want["layers"], kwargs)
     if "vocab" not in keep:
         _special_tokens(base, want["vocab"], kwargs)
     timm_tower(base, kwargs)
@@ -338,6 +356,8 @@ def _derived(base: Mapping[str, Any], want: Mapping[str, int], keep: frozenset[s
             kwargs[name] = min(value, want["positions"])
         elif concept == "window_layers":
             kwargs[name] = min(value, want["layers"])
+        elif concept == "shared_layers":  # at least one layer makes the key/values shared
+            kwargs[name] = min(value, want["layers"] - 1)
 
 
 def _stages(base: Mapping[str, Any], kwargs: dict[str, Any]) -> None:
@@ -406,11 +426,12 @@ def _stage_per_layer(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any
 def _stage_widths(base: Mapping[str, Any], old: int | None, hidden: int,
                   kwargs: dict[str, Any]) -> None:
     """Widths per stage that start at the hidden size (Hiera's ``embed_dim_per_stage`` [96, 192,
-    384, 768] under SAM2) scale with it: [64, 128, 256, 512]."""
+    384, 768] under SAM2), or that add up to it (Reformer's ``axial_pos_embds_dim`` (64, 192),
+    concatenated to its 256 hidden), scale with it: [64, 128, 256, 512], [16, 48]."""
     for name, value in base.items():
         if (old and name not in kwargs and ("dim" in name or "hidden" in name)
                 and isinstance(value, (list, tuple)) and len(value) > 1
-                and all(is_size(v) for v in value) and value[0] == old
+                and all(is_size(v) for v in value) and old in (value[0], sum(value))
                 and all(v * hidden % old == 0 for v in value)):
             kwargs[name] = [v * hidden // old for v in value]
 
@@ -425,11 +446,12 @@ def _follow_widths(fields: Mapping[str, Any], widths: set[int], hidden: int,
     """A width no concept names (WavTokenizer's ``codebook_dim``, a projector's
     ``out_hidden_size``, a flow head's ``condition_dim``, SAM's ``output_channels``) whose
     default is one of ``widths`` (the config's hidden sizes, or a sibling tower's) takes the tiny
-    hidden size: the configs' validators require them equal, as their defaults are."""
+    hidden size: the configs' validators require them equal, as their defaults are (Dots3's audio
+    ``adapter_input_size`` too)."""
     for name, value in fields.items():
         if (name not in kwargs and concept_of(name, fields) is None and is_size(value)
                 and value in widths and value > hidden and not name.startswith(("num_", "max_"))
-                and ("hidden" in name or name.endswith(("_dim", "_channels")))):
+                and ("hidden" in name or name.endswith(("_dim", "_channels", "_input_size")))):
             kwargs[name] = hidden
 
 
@@ -444,23 +466,6 @@ def _state_heads(base: Mapping[str, Any], hidden: int, heads: int, kwargs: dict[
         groups = base.get("n_groups")  # heads are shared by groups: as many groups as divide them
         if is_size(groups) and heads % groups:
             kwargs["n_groups"] = max(g for g in range(1, heads + 1) if heads % g == 0 and g <= groups)
-
-
-def _layer_pattern(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
-    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
-    A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
-    must be as long as the tiny depth: each kind once, in order of first use, then the first."""
-    old = next((base[n] for n in ALIASES["layers"] if is_size(base.get(n))), None)
-    for name in ("layers_block_type",):  # layer_types: derived from the depth by the config
-        kinds = base.get(name)
-        if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
-                and all(isinstance(k, str) for k in kinds)):
-            distinct = list(dict.fromkeys(kinds))
-            kwargs[name] = (distinct + list(kinds))[:layers]
-    types = base.get("attention_types")
-    if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
-        pattern = list(types[0][0])
-        kwargs["attention_types"] = [[pattern[:layers], max(1, layers // len(pattern))]]
 
 
 def _special_tokens(base: Mapping[str, Any], vocab: int, kwargs: dict[str, Any]) -> None:
@@ -487,10 +492,20 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
     full-size Llama: 18 GB to build), so its default's class is made tiny, under its model_type."""
     defaults_of: list[Any] = []  # the composite's default instance, built once when needed
     built: dict[str, type] = {}  # sub-config name -> the class its tiny kwargs are for
+    own_default: dict[str, Any] = {}  # sub-config name -> the composite's default sub-config
+    owns: dict[str, dict[str, Any]] = {}  # ... and its settings, under the tiny sizes
+    specs = getattr(config_class, "sub_configs_defaults", None) or {}
     for name, sub in (getattr(config_class, "sub_configs", None) or {}).items():
         if not isinstance(sub, type):
             continue
         try:
+            own = getattr(specs.get(name), "init_kwargs", None) or {}
+            if COMPOSITE in keep and own:
+                defaults_of[:] = defaults_of or [config_class()]
+                default = getattr(defaults_of[0], name)
+                kwargs[name] = _own_sub_config(sub, default, keep)
+                built[name], own_default[name], owns[name] = type(default), default, own
+                continue
             if sub.__name__ != "AutoConfig":
                 kwargs[name] = tiny_kwargs(sub, keep=keep)
                 built[name] = sub
@@ -508,11 +523,12 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
         except Exception:  # a sub-config that cannot be built on its own keeps its default
             continue
     # widths that must agree across towers (a projector's output is the text tower's width)
-    fields = {name: defaults(cls) for name, cls in built.items()}
+    fields = {name: defaults(cls, own_default.get(name)) for name, cls in built.items()}
     widths = hidden_sizes(defaults(config_class)).union(*map(hidden_sizes, fields.values()))
     for name, values in fields.items():
         if "hidden" not in keep:
             _follow_widths(values, widths, TINY["hidden"], kwargs[name])
+        kwargs[name] = {**owns.get(name, {}), **kwargs[name]}  # the composite's own, beneath
     # a neck's channel list read off the backbone's stage widths (SAM2's backbone_channel_list
     # [768, 384, 192, 96]): the same stages' tiny widths
     scaled = {old: new for name, values in fields.items() for field, value in values.items()
@@ -525,6 +541,12 @@ def _sub_configs(config_class: type, kwargs: dict[str, Any], keep: frozenset[str
                 and isinstance(value, (list, tuple)) and len(value) > 1
                 and all(is_int(v) and v in scaled for v in value)):
             kwargs[field] = [scaled[v] for v in value]
+
+
+def _own_sub_config(sub: type, default: Any, keep: frozenset[str]) -> dict[str, Any]:
+    """A sub-config's tiny kwargs read off the composite's default for it (:data:`COMPOSITE`)."""
+    model_type = {"model_type": default.model_type} if sub.__name__ == "AutoConfig" else {}
+    return {**model_type, **tiny_kwargs(type(default), keep=keep, default=default)}
 
 
 # ---------------------------------------------------------------------------------------------

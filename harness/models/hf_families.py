@@ -46,10 +46,11 @@ def mrope(config_class: type, base: Mapping[str, Any], head_dim: int,
            kwargs: dict[str, Any]) -> None:
     """Multimodal rotary sections (Qwen2-VL's default [16, 24, 24], for time, height and width)
     must sum to half the rotated size: the same shares of the tiny head's half (GLM-4V rotates
-    half of each head, ``partial_rotary_factor`` 0.5)."""
+    half of each head, ``partial_rotary_factor`` 0.5). An empty default (Cohere Compass's, whose
+    parameters are per layer type) gets none: a section alone is no valid rope dict there."""
     rope = base.get("rope_parameters")
     if ("mrope_section" not in getattr(config_class, "ignore_keys_at_rope_validation", ())
-            or not isinstance(rope, dict)):
+            or not isinstance(rope, dict) or not rope):
         return
     share = rope.get("partial_rotary_factor", base.get("partial_rotary_factor"))
     share = share if isinstance(share, float) and 0 < share <= 1 else 1.0
@@ -110,3 +111,43 @@ def codec_ladder(base: Mapping[str, Any], hidden: int, kwargs: dict[str, Any]) -
         return
     kwargs["encoder_hidden_size"] = min(encoder, max(1, hidden // 2 ** len(down)))
     kwargs["decoder_hidden_size"] = min(decoder, max(hidden, 2 ** len(up)))
+
+
+def layer_pattern(config_class: type, base: Mapping[str, Any], old: int | None,
+                  depth: Mapping[str, int], layers: int, kwargs: dict[str, Any]) -> None:
+    """GPT-Neo's ``attention_types`` is ``[[pattern, repeats]]`` and must cover every layer.
+    A per-layer kind list given in full (Zamba's ``layers_block_type``, one per default layer)
+    must be as long as the tiny depth: each kind once, in order of first use, then the first.
+    So must ``mlp_layer_types`` where the config does not derive it from the depth (Dots3's
+    vision tower derives it, and the experts per layer, from a 42-entry list whatever its
+    depth): the config at the tiny depth alone tells."""
+    for name in ("layers_block_type", "mlp_layer_types"):  # layer_types: the config derives it
+        kinds = base.get(name)
+        if (isinstance(kinds, (list, tuple)) and old and len(kinds) == old > layers
+                and all(isinstance(k, str) for k in kinds)
+                and (name != "mlp_layer_types" or not _derives(config_class, name, layers, depth))):
+            distinct = list(dict.fromkeys(kinds))
+            kwargs[name] = (distinct + list(kinds))[:layers]
+    types = base.get("attention_types")
+    if isinstance(types, list) and types and isinstance(types[0], list) and len(types[0]) == 2:
+        pattern = list(types[0][0])
+        kwargs["attention_types"] = [[pattern[:layers], max(1, layers // len(pattern))]]
+
+
+def feature_layers(base: Mapping[str, Any], layers: int, kwargs: dict[str, Any]) -> None:
+    """Layers a projector reads the vision tower's features from, by index (Molmo2's adapter:
+    [24, 18] of 25, which its validator checks against the tower's depth): the tiny tower's
+    last layers, deepest first as in the default ([1, 0])."""
+    chosen = base.get("vision_feature_layer")
+    if (isinstance(chosen, list) and chosen and all(is_int(v) and v >= 0 for v in chosen)
+            and max(chosen) >= layers):
+        order = sorted(set(chosen), reverse=True)
+        kwargs["vision_feature_layer"] = [max(0, layers - 1 - order.index(v)) for v in chosen]
+
+
+def _derives(config_class: type, name: str, layers: int, depth: Mapping[str, int]) -> bool:
+    """Whether the config, given the tiny depth alone, makes its list ``name`` that long."""
+    try:
+        return len(getattr(config_class(**depth), name)) == layers
+    except Exception:
+        return False

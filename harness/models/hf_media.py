@@ -15,6 +15,7 @@ weights, in milliseconds). Measured at transformers 5.24.0:
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -24,7 +25,7 @@ from typing import Any
 import torch
 
 from harness import defaults
-from harness.errors import ModelOptionError
+from harness.errors import ModelOptionError, UnsupportedModelError
 
 #: Square image sides tried below the config's own (the config's own is tried last): 96 and 128
 #: are the smallest that take an InceptionV3 stem (at least 75 px), a text-line recognizer's
@@ -151,12 +152,15 @@ def _pair(value: object) -> tuple[int, int] | None:
 
 
 def image_candidates(config: Any) -> tuple[int, list[tuple[int, int]]]:
-    """Channels, and the (height, width) to try, smallest first: the config's own last."""
+    """Channels, and the (height, width) to try, smallest first: the config's own last (a vision
+    tower's, the config's, or the tower's own backbone's: SAM2's Hiera, 1024 px, which its
+    feature sizes are fixed to)."""
     vision = sub_config(config, "vision_config", "backbone_config")
     channels = positive_int(getattr(vision, "num_channels", None)) or positive_int(
         getattr(config, "num_channels", None)) or 3
     own = (_pair(getattr(vision, "image_size", None)) or _pair(getattr(config, "image_size", None))
-           or _pair(getattr(vision, "img_size", None)) or _pair(getattr(vision, "crop_size", None)))
+           or _pair(getattr(vision, "img_size", None)) or _pair(getattr(vision, "crop_size", None))
+           or _pair(getattr(sub_config(vision, "backbone_config"), "image_size", None)))
     sides = [(s, s) for s in IMAGE_SIDES if own is None or s * s < own[0] * own[1]]
     return channels, [*sides, own or (DEFAULT_IMAGE, DEFAULT_IMAGE)]
 
@@ -211,6 +215,39 @@ def sample_candidates(config: Any) -> list[int]:
     return list(SAMPLE_COUNTS)
 
 
+def missing_input(model_name: str, model: Any, forward_doc: str | None, arg: str
+                  ) -> UnsupportedModelError:
+    """The refusal of a required argument the planner cannot make: the shape its docstring gives
+    and ``--input``, or, for an object that is no tensor (a video tracker's inference session),
+    a part of the model to port instead."""
+    forward = f"{type(model).__name__}.forward needs '{arg}'"
+    kind = _not_a_tensor(model, arg)
+    if kind:
+        return UnsupportedModelError(
+            model_name, f"{forward}, a {kind}, not a tensor", "No --input can give an object: port "
+            "a part of the model whose forward takes tensors (a video tracker's image model: "
+            "sam2, sam3_tracker).")
+    expected = expected_shape(forward_doc, arg)
+    return UnsupportedModelError(
+        model_name, forward + (f" of shape {expected}" if expected else "")
+        + ", which the input planner cannot make",
+        f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
+        "repeatable); floats are drawn at random, integers are ones.")
+
+
+def _not_a_tensor(model: Any, name: str) -> str:
+    """The class a forward's argument is annotated with when it is a class and not a tensor
+    (SAM2 video's ``inference_session``: a ``Sam2VideoInferenceSession``), else ""."""
+    try:
+        annotation = inspect.signature(model.forward).parameters[name].annotation
+    except (KeyError, TypeError, ValueError):
+        return ""
+    if not isinstance(annotation, type) or annotation is inspect.Parameter.empty \
+            or issubclass(annotation, torch.Tensor):
+        return ""
+    return annotation.__name__
+
+
 def expected_shape(forward_doc: str | None, name: str) -> str:
     """The shape the model's own docstring gives an input (transformers writes ``NAME
     (`torch.FloatTensor` of shape `(batch_size, ...)`)``), or ""."""
@@ -238,6 +275,8 @@ def documented_shape(forward_doc: str | None, name: str, config: Any, seq: int
         return None
     width = (positive_int(getattr(config, "hidden_size", None))
              or positive_int(getattr(config, "d_model", None)))
+    # a text length the config fixes: OneFormer's task_inputs are its text encoder's context (77)
+    seq = positive_int(getattr(config, "text_encoder_context_length", None)) or seq
     shape: list[int] = []
     for axis in axes[1:]:
         size = seq if axis in SEQ_AXES else width if axis in WIDTH_AXES else None

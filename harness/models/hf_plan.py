@@ -172,12 +172,7 @@ def candidates(name: str, model: torch.nn.Module, config: Any, *, seq: int, deco
     for arg in required:
         if (arg not in MADE and arg not in given_names and arg not in (patches or ())[:2]
                 and arg not in dict(documented)):
-            expected = hf_media.expected_shape(doc, arg)
-            raise UnsupportedModelError(
-                name, f"{type(model).__name__}.forward needs '{arg}'"
-                + (f" of shape {expected}" if expected else "") + ", which the input planner cannot make",
-                f"Give it by hand with --input {arg}=SHAPE[:DTYPE] (SHAPE: sizes joined by 'x'; "
-                "repeatable); floats are drawn at random, integers are ones.")
+            raise hf_media.missing_input(name, model, doc, arg)
     main = getattr(model, "main_input_name", "input_ids")
     want = _wanted(params, required, main, config)
     text = _text_plan(name, params, config, decoder_only, given_names)

@@ -260,6 +260,21 @@ def harness_command(invocation: str, words: list[str]) -> str:
     return f"{invocation} {shlex.join(words)}"
 
 
+def crash_commands(invocation: str, ir_file: str, pipeline: str, inputs_file: str, folder: Path,
+                   opt: str | None, port_record: Path | None = None) -> list[str]:
+    """A RefBackend run that crashed, as the harness's public commands (one rule for ``port`` and
+    ``check``, never the internal child process that ran it): the same IR and inputs checked
+    again under runtime checks (the op and what it found), reduced to a minimal file that still
+    crashes, and reported (``--numerics``); files in ``folder``."""
+    given = ["--opt", opt_argument(opt)] if opt else []
+    on = [ir_file, "--pipeline", pipeline, "--inputs", inputs_file]
+    record = ["--port-record", str(port_record)] if port_record else []
+    return [harness_command(invocation, words) for words in (
+        ["check", *on, "--runtime-checks", *given],
+        ["reduce", *on, "--numerics", "-o", str(folder / "crash.reduced.mlir"), *given],
+        ["report", *on, "--numerics", "--out", str(folder / "report"), *record, *given])]
+
+
 def opt_argument(opt: str) -> str:
     """``--opt`` as the printed commands pass it: a binary's absolute path (the commands paste
     into any folder), a build's name as given."""

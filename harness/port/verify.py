@@ -41,7 +41,14 @@ from harness.diagnose.onnx_terms import NAME_LOC
 from harness.diagnose.source import torch_ops_at
 
 from .culprit import narrow
-from .diagnose import frames_of, harness_command, one_line, opt_argument, pipeline_blockers
+from .diagnose import (
+    crash_commands,
+    frames_of,
+    harness_command,
+    one_line,
+    opt_argument,
+    pipeline_blockers,
+)
 from .options import PortOptions
 from .progress import Progress
 from .record import (
@@ -303,16 +310,11 @@ class _Crash:
             run.commands = [failed.command] if failed.command else []
 
     def _commands(self, crashed: NumericsCheck) -> list[str]:
-        options, ir = self.options, self.ir
-        given = ["--opt", opt_argument(options.opt)] if options.opt else []
+        ir, folder = self.ir, Path(crashed.inputs_file).parent.parent
         pipeline = ",".join(p for p in (ir.torch_pipeline, *ir.lowering) if p)
-        folder = Path(crashed.inputs_file).parent.parent
-        on = [str(ir.torch_ir), "--pipeline", pipeline, "--inputs", crashed.inputs_file]
-        return [harness_command(options.invocation, words) for words in (
-            ["check", *on, "--runtime-checks", *given],
-            ["reduce", *on, "--numerics", "-o", str(folder / "crash.reduced.mlir"), *given],
-            ["report", *on, "--numerics", "--out", str(folder / "report"),
-             "--port-record", str(folder.parent / "record.json"), *given])]
+        return crash_commands(self.options.invocation, str(ir.torch_ir), pipeline,
+                              crashed.inputs_file, folder, self.options.opt,
+                              folder.parent / "record.json")
 
 
 def _crash_text(failed: RefBackendResult) -> str:

@@ -25,7 +25,17 @@ from harness.port.record import Blocker
 
 from . import board_dynamic, highlight
 from .records import SweepDir, read_capped, within
-from .status import Cell, CellChange, Row, Status, compare, compare_builds, frontends_of, rows_of
+from .status import (
+    Cell,
+    CellChange,
+    Row,
+    Status,
+    columns_of,
+    compare,
+    compare_builds,
+    frontends_of,
+    rows_of,
+)
 
 COLOURS = {  # background, text: the word is always printed too (colour is never the only sign)
     Status.VERIFIED: ("#1e7b34", "#fff"),
@@ -398,15 +408,26 @@ def _blockers(rows: list[Row], roots: tuple[Path, ...]) -> str:
     return "".join(out)
 
 
-def _changes(changes: list[CellChange], baseline: str) -> str:
-    """The changes since ``baseline`` (a folder, or "build NAME")."""
+def _unshared(old: list[Row], new: list[Row]) -> str:
+    """A sentence naming the columns only one of two sweeps has (not compared), or ""."""
+    was, now = columns_of(old), columns_of(new)
+    said = [f"{which}: {', '.join(sorted(cols))}"
+            for which, cols in (("only the baseline has", was - now), ("only this sweep has", now - was))
+            if cols]
+    return (f'<p class="small">Not compared (a column only one sweep asked for): {_e("; ".join(said))}.</p>'
+            if said else "")
+
+
+def _changes(changes: list[CellChange], baseline: str, unshared: str = "") -> str:
+    """The changes since ``baseline`` (a folder, or "build NAME"), after ``unshared``: the
+    columns only one of the sweeps has."""
     if not changes:
-        return f"<p>No change since <span class=\"mono\">{_e(baseline)}</span>.</p>"
+        return f"<p>No change since <span class=\"mono\">{_e(baseline)}</span>.</p>{unshared}"
     better = sum(c.direction in ("better", "new") for c in changes)
     worse = len(changes) - better
     builds = any(c.build for c in changes)
     out = [f'<p>Since <span class="mono">{_e(baseline)}</span>: <span class="better">{better} '
-           f'better or new</span>, <span class="worse">{worse} worse or gone</span>.</p>',
+           f'better or new</span>, <span class="worse">{worse} worse or gone</span>.</p>{unshared}',
            '<table id="changes"><thead><tr><th>model</th><th>variant</th><th>frontend</th>'
            + ("<th>build</th>" if builds else "")
            + "<th>before</th><th>now</th><th></th></tr></thead><tbody>"]
@@ -476,10 +497,12 @@ def _ordered(rows: list[Row], order: tuple[str, ...]) -> list[Row]:
 def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
     rows = _ordered(rows_of(sweep), options.builds)
     builds = list(dict.fromkeys(r.build for r in rows))
+    unshared = ""
     if options.baseline_build:
         changes, since = compare_builds(rows, options.baseline_build), f"build {options.baseline_build}"
     elif options.baseline is not None:
-        changes, since = compare(rows_of(options.baseline), rows), str(options.baseline.root)
+        old = rows_of(options.baseline)
+        changes, since, unshared = compare(old, rows), str(options.baseline.root), _unshared(old, rows)
     else:
         changes, since = [], ""
     by_key = {(c.key, c.build): c for c in changes}
@@ -504,7 +527,7 @@ def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
         _table(rows, sweep.root, by_key),
     ]
     if since:
-        parts += ["<h2>Changes since the baseline</h2>", _changes(changes, since)]
+        parts += ["<h2>Changes since the baseline</h2>", _changes(changes, since, unshared)]
     roots = (sweep.root, *options.roots)
     parts += ["<h2>Blockers</h2>", _blockers(rows, roots), _crashes(sweep, roots), _skipped(sweep),
               f'<p class="small">MLIR highlighted with {_e(highlight.lexer()[1])}. Statuses, worst '

@@ -22,7 +22,7 @@ from harness.compiler import jsonfile
 from harness import defaults
 from harness.compiler.irfile import open_fresh, write_atomically
 from harness.compiler.targets import target_path
-from harness.compiler.process import signal_group
+from harness.compiler.process import map_interruptibly, signal_group
 from harness.enums import ParsableEnum
 from harness.errors import ERROR_PREFIX, HarnessError, UnsupportedModelError
 from harness.execute.outcomes import CheckOutcome
@@ -483,7 +483,7 @@ def run_sweep(models: Sequence[str], options: SweepOptions,
     # server's imports then goes cold, or stops when the sweep is stopping.
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool, warm, \
             CHILDREN.stopped_on_exit(pool):
-        return list(pool.map(one, models))
+        return map_interruptibly(pool, one, models)
 
 
 @dataclass

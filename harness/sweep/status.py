@@ -156,10 +156,21 @@ class CellChange:
         return "better" if self.after.rank > self.before.rank else "worse"
 
 
+def columns_of(rows: list[Row]) -> set[str]:
+    """The ports a sweep asked for: a column per frontend, target and backend (``fx-tosa-iree``),
+    without the crashed models' "-"."""
+    return {c for r in rows for c in r.cells if c != "-"}
+
+
 def compare(old: list[Row], new: list[Row]) -> list[CellChange]:
     """What changed between two sweeps, cell by cell and build by build (a crashed model
     counts for each of the other sweep's frontends of it). An old sweep of one build (no
-    ``--builds``) is the baseline of each build of a new ``--builds`` sweep."""
+    ``--builds``) is the baseline of each build of a new ``--builds`` sweep. Only the columns
+    both sweeps have are compared: a column one sweep did not ask for (another --target,
+    --backend or --frontend) is no model getting better or worse (a TOSA sweep against a linalg
+    one gave each old linalg cell as "gone" and each TOSA cell as "new"); the board names those
+    columns instead (:func:`columns_of`)."""
+    shared = columns_of(old) & columns_of(new) | {"-"}
     def flat(rows: list[Row], build: str | None = None) -> dict[tuple[tuple[str, str, str], str], Status]:
         return {(c.key, c.build if build is None else build): c.status
                 for r in rows for c in r.cells.values()}
@@ -173,7 +184,7 @@ def compare(old: list[Row], new: list[Row]) -> list[CellChange]:
     changes = []
     for key, build in sorted(set(before) | set(after)):
         b, a = before.get((key, build)), after.get((key, build))
-        if b != a:
+        if b != a and key[2] in shared:
             changes.append(CellChange(key, b, a, build))
     return changes
 

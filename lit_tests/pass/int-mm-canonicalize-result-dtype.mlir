@@ -36,3 +36,13 @@ func.func @int_mm_signed(%arg0: !torch.vtensor<[3,4],si8>, %arg1: !torch.vtensor
   %0 = torch.aten._int_mm %arg0, %arg1 : !torch.vtensor<[3,4],si8>, !torch.vtensor<[4,3],si8> -> !torch.vtensor
   return %0 : !torch.vtensor
 }
+
+// Even a result the function declares si32 comes out si16 (int-mm-mixed-sign-declared-si32.mlir
+// lowers it to linalg: i32 products truncated to i16).
+// CHECK-LABEL: func.func @int_mm_mixed_sign_declared_si32
+// CHECK-SAME:    -> !torch.vtensor<[3,3],si16>
+func.func @int_mm_mixed_sign_declared_si32(%arg0: !torch.vtensor<[3,4],ui8>, %arg1: !torch.vtensor<[4,3],si8>) -> !torch.vtensor<[3,3],si32> {
+  %0 = torch.aten._int_mm %arg0, %arg1 : !torch.vtensor<[3,4],ui8>, !torch.vtensor<[4,3],si8> -> !torch.vtensor
+  %1 = torch.tensor_static_info_cast %0 : !torch.vtensor to !torch.vtensor<[3,3],si32>
+  return %1 : !torch.vtensor<[3,3],si32>
+}

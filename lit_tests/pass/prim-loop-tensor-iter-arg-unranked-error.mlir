@@ -8,11 +8,13 @@
 // through scf.for to linalg.
 //
 // Seen in upstream's e2e suite through the project's TorchScript importer:
-// TorchPrimLoopForLikeTensorArgModule_basic. Upstream's linalg (TorchScript) CI config passed
-// this test when it was added (torch-mlir cb5cb506, March 2024: not in LINALG_XFAIL_SET), with
-// its C++ importer emitting the same prim.Loop (upstream's importer test
-// node_import/loop.py shows the form); torch-mlir 20261001 no longer does (not bisected). The FX
-// path passes because export unrolls the loop.
+// TorchPrimLoopForLikeTensorArgModule_basic. Upstream expects it to pass on its linalg
+// (TorchScript) config: added in March 2024 (torch-mlir cb5cb506), it is not in LINALG_XFAIL_SET
+// then or now; but that config has not run in CI since #3693, so no upstream run shows it today.
+// Our importer's prim.Loop has the form of upstream's importer test node_import/loop.py; that
+// this is upstream's regression is not shown (a likely cause, if so: #3812 restricted prim.Loop
+// unrolling to shape-calculation regions; not bisected). The FX path passes because export
+// unrolls the loop.
 // Upstream fix: refine prim.Loop iter-argument and result types to the join of the init and
 // yielded types (the loop is for-like, so the init type is the fixed point here).
 //

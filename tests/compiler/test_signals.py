@@ -240,3 +240,45 @@ def test_a_watchdog_does_not_carry_a_parent_harness_token(monkeypatch):
         assert dog.fd is not None
         os.close(dog.fd)
         os.waitpid(dog.pid, 0)
+
+
+def test_a_stop_signal_that_lands_on_a_worker_thread_still_stops_the_main_thread():
+    """The kernel may deliver a process-directed SIGTERM to any thread; one that lands on a
+    worker (here sent to it alone with pthread_kill) is only flagged, and the main thread must
+    still raise within a fraction of a second, not when the worker's job ends (a sweep given
+    SIGTERM ran on for minutes while its main thread sat in ``Future.result()``)."""
+    from concurrent.futures import ThreadPoolExecutor
+    import threading
+
+    release = threading.Event()
+
+    def job(item: int) -> int:
+        time.sleep(0.5)  # the main thread is waiting by now
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+        release.wait(30)  # a port that runs on
+        return item
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        try:
+            with process.stop_on_signals(), pytest.raises(process.Terminated):
+                process.map_interruptibly(pool, job, [1])
+            took = time.monotonic() - started
+        finally:
+            release.set()
+    assert took < 5, f"the main thread ran the handler only after {took:.1f} s"
+
+
+def test_map_interruptibly_keeps_the_order_and_raises_the_first_failure():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def job(item: int) -> int:
+        time.sleep(0.3 if item == 0 else 0)
+        if item == 2:
+            raise ValueError(item)
+        return item * 10
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        assert process.map_interruptibly(pool, job, [0, 1, 3]) == [0, 10, 30]
+        with pytest.raises(ValueError):
+            process.map_interruptibly(pool, job, [0, 1, 2, 3])

@@ -18,10 +18,12 @@ from harness.diagnose.report.sections import (
     PathResult,
     Provenance,
     UpstreamVerdict,
+    pass_broke_valid_ir,
     triage,
     upstream_section,
     with_source,
 )
+from harness.compiler.outcomes import Outcome
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup
 
@@ -91,6 +93,22 @@ def test_a_crash_or_miscompile_stays_filed_whatever_the_path():
     assert verdict.filing == FILE_NONE  # the same failure as a verifier error would not be filed
     crash = replace(verdict, crash_or_miscompile=True)
     assert crash.label == "" and crash.filing == FILE_NEW and crash.threads == ()
+
+
+def test_a_pass_that_breaks_valid_ir_is_filed_whatever_the_path():
+    """Issue 44's policy: a pass that turns verifier-valid torch IR into IR the verifier rejects
+    is a pass bug like a crash (the view-unrefined, reify-shape, recompose and cross-entropy
+    rows); a legalization failure or a pass's own error that only TorchScript reaches stays
+    unfiled. The report refuses input that fails before any pass, so a verifier error in its
+    run is a pass's output."""
+    assert pass_broke_valid_ir(Outcome.VERIFIER_ERROR)
+    assert not any(pass_broke_valid_ir(o) for o in (Outcome.LEGALIZATION_FAILURE, Outcome.PASS_FAILURE,
+                                                    Outcome.PARSE_ERROR, Outcome.CRASH))
+    verdict = _ts_only(triage("torch.aten.broadcast_tensors", "",
+                              "error: 'torch.shape.calculate.yield.shapes' op"))
+    assert verdict.filing == FILE_NONE  # a legalization or pass error would not be filed
+    broke = replace(verdict, broke_valid_ir=True)
+    assert broke.label == "" and broke.filing == FILE_NEW and broke.threads == ()
 
 
 def test_the_general_rule_needs_the_paths_and_a_torch_mlir_bug():
@@ -165,3 +183,44 @@ def test_a_grouped_bundle_is_triaged_on_every_op_of_its_cause(tmp_path):
     assert 4766 not in [m.number for m in alone.matches]
     assert 4766 in [m.number for m in grouped.matches] and grouped.filing == FILE_NEW
     assert any(4766 in r.matches for r in grouped.searched)
+
+
+def test_a_pass_failure_worded_without_the_op_is_found_to_break_valid_ir():
+    """Real torch-mlir-opt: DecomposeComplexOps leaves a return whose operand type differs from
+    the function's result type, which the verifier words without the op's name (a "pass
+    failure" by its wording); run again with --verify-each=0 the pass succeeds and its output
+    does not verify. A legalization failure (the op left illegal) is no broken IR."""
+    from harness.compiler import builds
+    from harness.compiler.runner import run_pipeline
+    from harness.diagnose.report.build import _broke_valid_ir
+
+    from support import ROOT
+
+    exe = builds.resolve(None)
+    broken = ROOT / "lit_tests" / "pass" / "decompose-cross-entropy-unknown-dtype-error.mlir"
+    original = run_pipeline(broken, "-torch-decompose-complex-ops", opt=exe.path)
+    assert original.outcome is Outcome.PASS_FAILURE  # the wording alone does not tell
+    assert _broke_valid_ir(broken, "-torch-decompose-complex-ops", exe, original, 60.0)
+    illegal = ROOT / "lit_tests" / "pass" / "prims-prod-dynamic-kept-dim-error.mlir"
+    original = run_pipeline(illegal, "-convert-torch-to-linalg", opt=exe.path)
+    assert not original.ok
+    assert not _broke_valid_ir(illegal, "-convert-torch-to-linalg", exe, original, 60.0)
+
+
+def test_the_bindings_tool_without_verify_each_leaves_broken_ir_unknown():
+    """The bindings tool (upstream MLIR passes torch-mlir-opt lacks) rejects --verify-each=0 as
+    a pipeline error: the rerun then says "not known to break IR", it does not stop the report
+    (the llvm-project pad bundle could not be regenerated before)."""
+    from harness.compiler import builds
+    from harness.compiler.runner import run_pipeline
+    from harness.diagnose.report.build import _broke_valid_ir
+    from harness.diagnose.tool_choice import tool_for
+
+    from support import ROOT
+
+    pipeline = "builtin.module(func.func(linalg-fuse-elementwise-ops))"
+    exe = builds.resolve(tool_for(pipeline, None, "bindings"))
+    pad = ROOT / "tools" / "upstream_llvm" / "linalg-fuse-elementwise-pad-expand-dominance" / "input.mlir"
+    original = run_pipeline(pad, pipeline, opt=exe.path)
+    assert original.outcome is Outcome.PASS_FAILURE
+    assert not _broke_valid_ir(pad, pipeline, exe, original, 60.0)

@@ -36,6 +36,21 @@ def test_the_literal_is_no_cause_any_more():
     assert "aten.bitwise_and.Tensor, which lowers" in found.hint
 
 
+@pytest.mark.parametrize("said", [
+    "'tosa.cast' op is not profile-aligned: element type 'f64' is not legal",
+    "'tosa.cast' op illegal: operation operand/result data types did not align with any profile or "
+    "extension, got (i64,f32), did you mean (i1,f32)?",
+])
+def test_iree_refusing_torch_mlirs_tosa_is_the_profile_finding(said):
+    """IREE's words for TOSA outside the profiles (issue 43) name the torch-mlir patterns and the
+    bundle, not a fix of the model: there is none."""
+    [found] = idioms.matches("tosa.cast", said)
+    assert found.name == "tosa-outside-profile" and not found.fix and not found.seed
+    assert "calculateVariance" in found.hint and "tosaCastTensorToType" in found.hint
+    assert "reports/upstream/tosa-output-outside-every-profile/" in found.hint
+    assert idioms.matches("tosa.cast", "'tosa.cast' op requires ...") == []
+
+
 def test_the_other_fixes_answer_their_messages():
     [buffers] = idioms.matches("", "fx_importer: Could not find state mapping for buffer 'inv_freq'")
     assert buffers.fix == "persistent-buffers"

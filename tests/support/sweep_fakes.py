@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.compiler.targets import Target
+from harness.execute.backend_names import BackendName
 from harness.models.choice import Variant
 from harness.models.hf_resolve import SourceKind
 from harness.port.record import (
@@ -19,10 +21,14 @@ from harness.port.record import (
 from harness.sweep.records import BUILDS, RECORDS, RunFailure, file_name, write_failure
 
 
-def port(frontend: str, outcome: str = "verified", *, stage: str = "", blockers=()) -> FrontendPort:
+def port(frontend: str, outcome: str = "verified", *, stage: str = "", blockers=(),
+         target: str = "linalg", backend: str = "refbackend") -> FrontendPort:
+    """A port of ``frontend`` to ``target`` on ``backend`` (the board's column is its path:
+    ``fx-tosa-iree``)."""
     failed = PortStage.parse(stage) if stage else None
     return FrontendPort(frontend=frontend, outcome=PortOutcome.parse(outcome), failed_stage=failed,
-                        blockers=list(blockers))
+                        blockers=list(blockers), target=Target.parse(target),
+                        backend=BackendName.parse(backend))
 
 
 def blocker(op: str, *, stage: str = "torch-to-linalg", signature: str = "", location: str = "",

@@ -82,6 +82,27 @@ def test_a_sweep_without_builds_is_the_baseline_of_each_build(tmp_path):
         ("vit", "fx", "new", "new"), ("vit", "torchscript", "new", "new")]
 
 
+def test_a_baseline_compares_only_the_columns_both_sweeps_asked_for(tmp_path):
+    """A column per frontend, target and backend (issue 43): a sweep of linalg and TOSA against
+    one of TOSA on both backends gave each linalg cell as "gone" and each TOSA-on-IREE cell as
+    "new", though no model changed; now the shared column is compared and the others named."""
+    old = write(tmp_path / "old", record("gpt2", "text", port("fx"), port("fx", target="tosa")))
+    new = write(tmp_path / "new", record("gpt2", "text", port("fx", "fails", stage="torch-to-tosa",
+                                                                  target="tosa"),
+                                         port("fx", "fails", stage="iree-compile", target="tosa",
+                                              backend="iree")))
+    before, after = rows_of(records.load(old)), rows_of(records.load(new))
+    assert [(c.key, c.direction) for c in compare(before, after)] == [(("gpt2", "gpt2", "fx-tosa"), "worse")]
+    page = board.render(records.load(new), board.BoardOptions(baseline=records.load(old)))
+    assert len(parse(page, "changes")) == 1
+    assert "only the baseline has: fx; only this sweep has: fx-tosa-iree." in page
+    # each build of a --builds sweep against it, the same way
+    both = write(tmp_path / "builds", record("gpt2", "text", port("fx", target="tosa"),
+                                             port("fx", target="tosa", backend="iree"), build="a"),
+                 build="a")
+    assert compare(before, rows_of(records.load(both))) == []
+
+
 def test_merge_joins_shards_build_by_build(tmp_path):
     a = write(tmp_path / "a", record("gpt2", "text", port("fx"), build="old"), build="old")
     write(a, record("gpt2", "text", port("fx", "fails", stage="fx-to-torch"), build="new"), build="new")
@@ -135,6 +156,35 @@ def test_a_real_sweep_on_two_builds(tmp_path):
     assert again.returncode == 1 and "worse (was lowered on wheel)" in page
     assert re.findall(r'class="build" colspan="1" data-build="([^"]+)"', page) == ["wheel", "tanhcrash"]
     assert 'id="builds"' in page and "tanhcrash/torch-mlir-opt" in page
+
+
+def test_a_real_sweep_on_two_builds_with_a_column_per_target_and_backend(tmp_path):
+    """Issue 43's --target and --backend under --builds: gpt2 through FX to TOSA, checked on the
+    RefBackend (through tosa-to-linalg) and on IREE (which refuses torch-mlir's f64 TOSA), on the
+    wheel and on the build that crashes on aten.tanh; each build's column group holds one column
+    per target and backend, and --baseline build:wheel compares them cell by cell."""
+    import os
+
+    cache = tmp_path / "cache"
+    BuildCache(cache).add("tanhcrash", make_build(tmp_path, "tanhcrash", crash_on_op="torch.aten.tanh"))
+    env = {**os.environ, "HARNESS_BUILDS_DIR": str(cache)}
+    out = tmp_path / "s"
+    args = ("gpt2", "--builds", "wheel,tanhcrash", "--frontend", "fx", "--target", "tosa",
+            "--backend", "iree,refbackend", "--out", str(out))
+    proc = _sweep(*args, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "gpt2  [wheel] fx-tosa-iree fails at iree-compile, fx-tosa verified" in proc.stdout, proc.stdout
+    page = (out / "index.html").read_text()
+    assert re.findall(r'class="build" colspan="2" data-build="([^"]+)"', page) == ["wheel", "tanhcrash"]
+    assert re.findall(r"<th>((?:wheel|tanhcrash) fx[^<]*)</th>", page) == [
+        "wheel fx-tosa", "wheel fx-tosa-iree", "tanhcrash fx-tosa", "tanhcrash fx-tosa-iree"]
+    assert [r["cells"] for r in parse(page)] == [["verified", "fails", "fails", "fails"]]
+    again = _sweep(*args, "--baseline", "build:wheel", env=env)  # the records reused
+    assert again.returncode == 1, again.stderr
+    page = (out / "index.html").read_text()
+    changes = parse(page, "changes")
+    assert len(changes) == 1 and "worse (was verified on wheel)" in page  # fx-tosa on tanhcrash
+    assert re.search(r"<td>fx-tosa</td><td>tanhcrash</td>", page)
 
 
 def test_builds_on_a_cluster(tmp_path):

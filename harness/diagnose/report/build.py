@@ -30,7 +30,7 @@ from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, count_file_ops, run_pipeline
 from harness.compiler.irfile import unique_dir
-from harness.errors import HarnessError, NothingToReduceError, OutputError, ReportError
+from harness.errors import HarnessError, NothingToReduceError, OutputError, PipelineConfigError, ReportError
 
 from ..bisect import BisectResult, bisect
 from ..blockers import BlockerAnalysis, analyze
@@ -55,8 +55,8 @@ from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
 from .provenance import PathOutcome
-from .sections import (UpstreamVerdict, given_title, root_cause, searched_upstream, triage, with_evidence,
-                       with_fx_try, with_source)
+from .sections import (UpstreamVerdict, given_title, pass_broke_valid_ir, root_cause, searched_upstream,
+                       triage, with_evidence, with_fx_try, with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
 from .versions import binary_versions
 
@@ -176,6 +176,31 @@ def resolve_pipeline(spec: str) -> str:
     return pipelines.default().resolve(spec)
 
 
+def _broke_valid_ir(src: Path, textual: str, exe: binary_module.OptBinary, original: RunRecord,
+                    timeout_s: float) -> bool:
+    """Whether a pass turned ``src`` (valid: checked before) into IR the verifier rejects. A
+    verifier error says so; a pass failure may be one too, since many verifiers word their
+    error without the op's name ("type of return operand 0 ... doesn't match function result
+    type"): the pipeline is run again with the verifier off between passes (``--verify-each=0``)
+    and, when it then succeeds, its output is read back with the verifier on."""
+    if pass_broke_valid_ir(original.signature.outcome):
+        return True
+    if original.signature.outcome is not Outcome.PASS_FAILURE:
+        return False
+    with tempfile.TemporaryDirectory(prefix="harness-verify-each-") as tmp:
+        out = Path(tmp) / "unverified.mlir"
+        try:
+            rerun = run_pipeline(src, textual, opt=exe.path, options=RunOptions(
+                timeout_s=timeout_s, extra_args=("--verify-each=0",), output_path=str(out)))
+        except PipelineConfigError:  # the bindings tool has no --verify-each: not known to break IR
+            return False
+        if not rerun.ok or not out.is_file():
+            return False  # the pass itself fails (or the tool has no such flag)
+        read = run_pipeline(out, _PARSE_ONLY, opt=exe.path,
+                            options=RunOptions(timeout_s=timeout_s, extra_args=ELIDE_PRINTED_WEIGHTS))
+        return not read.ok and not read.outcome.is_crash
+
+
 def _refuse_invalid_input(src: Path, exe: binary_module.OptBinary, timeout_s: float) -> None:
     """Raises when torch-mlir-opt (or the bindings tool) rejects ``src`` with no pass at all: the
     file is not valid IR (random bytes, a syntax error, an op that does not verify), which is no
@@ -235,8 +260,10 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
          str(original.signature)]), options.fx_try, original)
     verdict = with_source(_verdict(original, diagnosis, bisected, options, say), options.lookup,
                           provenance)
-    # A crash stays filed whatever the path (the not-on-the-supported-path rule spares it).
-    verdict = replace(verdict, crash_or_miscompile=original.signature.outcome.is_crash)
+    # A crash, or a pass that broke valid IR, stays filed whatever the path (the
+    # not-on-the-supported-path rule spares them).
+    verdict = replace(verdict, crash_or_miscompile=original.signature.outcome.is_crash,
+                      broke_valid_ir=_broke_valid_ir(src, textual, exe, original, options.timeout_s))
     signature = bounded(str(cut.subject.signature), SIGNATURE_MAX_CHARS)
     findings = Findings(
         src=src, pipeline_as_given=spec, textual=textual, signature=signature, exe=exe,

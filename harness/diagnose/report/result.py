@@ -204,6 +204,7 @@ class BundleFindings:
                 "input": str(self.src), "versions": dict(self.versions),
                 "triage": self.verdict.verdict, "filing": self.verdict.filing,
                 "threads": list(self.verdict.threads),
+                "broke_valid_ir": self.verdict.broke_valid_ir,
                 "target_repo": self.verdict.target_repo, "self_check": self.check.to_json(),
                 "notes": list(self.notes)}
 

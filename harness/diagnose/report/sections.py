@@ -16,6 +16,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from harness.compiler.outcomes import Outcome
 from harness.knowledge import upstream
 from harness.knowledge.upstream_src import SourceLookup, SourceTriage, triage_source
 
@@ -121,6 +122,7 @@ class UpstreamVerdict:
     terms: tuple[str, ...] = ()           # what to search for when nobody has
     only_torchscript: bool | None = None  # only the TorchScript path hits it (None: not known)
     crash_or_miscompile: bool = False     # a crash on valid IR, a run-time failure or wrong values
+    broke_valid_ir: bool = False          # a pass turned verifier-valid input into IR the verifier rejects
 
     @property
     def expected(self) -> bool:
@@ -140,9 +142,11 @@ class UpstreamVerdict:
     def path_unsupported(self) -> bool:
         """The general rule: only the TorchScript path hits it (FX and ONNX pass or fail
         elsewhere), upstream's word on that path (#3693, the deprecation statements) is in the
-        catalog, the failure is torch-mlir's, and it is no crash and no miscompile (those stay
-        filed whatever the path)."""
-        return (self.only_torchscript is True and not self.crash_or_miscompile
+        catalog, the failure is torch-mlir's, and it is no crash, no miscompile and no pass that
+        broke valid IR (those are pass bugs whatever frontend made the input: filed, the text
+        saying which frontends produce that input today). What stays unfiled by this rule is a
+        missing lowering or an op left illegal that only TorchScript's IR reaches."""
+        return (self.only_torchscript is True and not self.crash_or_miscompile and not self.broke_valid_ir
                 and self.target_repo != LLVM_PROJECT and bool(upstream.path_statements()))
 
     @property
@@ -206,6 +210,12 @@ class UpstreamVerdict:
         llvm-project), then the triage label: ``[torch-mlir] [known #590] ``."""
         repo = MLIR_TITLE_PREFIX if self.target_repo == LLVM_PROJECT else TITLE_PREFIX
         return repo + (f"[{self.label}] " if self.label else "")
+
+
+def pass_broke_valid_ir(outcome: Outcome) -> bool:
+    """A verifier error in a report's run is a pass's output: the report refuses input that
+    does not parse and verify before any pass runs (build.py), so the IR was valid going in."""
+    return outcome is Outcome.VERIFIER_ERROR
 
 
 def without_title_prefix(title: str) -> tuple[str, str]:

@@ -1,8 +1,3 @@
-
-
-
-
-#plus4 = affine_map<()[s0] -> (s0 + 4)>
 func.func @pad_then_expand(%arg0: tensor<?x?x?x?xf32>) -> tensor<?x4x?x?x?xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %c0 = arith.constant 0 : index
@@ -18,8 +13,9 @@ func.func @pad_then_expand(%arg0: tensor<?x?x?x?xf32>) -> tensor<?x4x?x?x?xf32> 
   ^bb0(%i: index, %j: index, %k: index, %l: index):
     tensor.yield %cst : f32
   } : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
-  %hp = affine.apply #plus4()[%h]
-  %wp = affine.apply #plus4()[%w]
+  // The padded sizes [n, c, h + 4, w + 4], with c split as 4 x (c / 4):
+  %hp = arith.addi %h, %c4 : index
+  %wp = arith.addi %w, %c4 : index
   %per_group = arith.divsi %c, %c4 : index
   %expanded = tensor.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [%n, 4, %per_group, %hp, %wp] : tensor<?x?x?x?xf32> into tensor<?x4x?x?x?xf32>
   return %expanded : tensor<?x4x?x?x?xf32>

@@ -32,40 +32,28 @@ TIMEOUT_S = 600.0
 # torch-mlir prints it), so their lines may be long:
 # ruff: noqa: E501
 
-# The IR (reduced.mlir of the bundle).
-IR = r'''#loc2 = loc("input.mlir":6:28)
-#loc10 = loc("input.mlir":18:8)
-#loc11 = loc("input.mlir":18:19)
-#loc12 = loc("input.mlir":18:30)
-#loc13 = loc("input.mlir":18:41)
-module {
-  func.func @pad_then_expand(%arg0: tensor<?x?x?x?xf32> loc("input.mlir":6:28)) -> tensor<?x4x?x?x?xf32> {
-    %cst = arith.constant 0.000000e+00 : f32 loc(#loc3)
-    %c0 = arith.constant 0 : index loc(#loc4)
-    %c1 = arith.constant 1 : index loc(#loc5)
-    %c2 = arith.constant 2 : index loc(#loc6)
-    %c3 = arith.constant 3 : index loc(#loc7)
-    %dim = tensor.dim %arg0, %c1 : tensor<?x?x?x?xf32> loc(#loc8)
-    %padded = tensor.pad %arg0 low[0, 0, 2, 2] high[0, 0, 2, 2] {
-    ^bb0(%arg1: index loc("input.mlir":18:8), %arg2: index loc("input.mlir":18:19), %arg3: index loc("input.mlir":18:30), %arg4: index loc("input.mlir":18:41)):
-      tensor.yield %cst : f32 loc(#loc14)
-    } : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32> loc(#loc9)
-    %expanded = tensor.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [%c0, 4, %dim, %c2, %c3] : tensor<?x?x?x?xf32> into tensor<?x4x?x?x?xf32> loc(#loc15)
-    return %expanded : tensor<?x4x?x?x?xf32> loc(#loc16)
-  } loc(#loc1)
-} loc(#loc)
-#loc = loc("input.mlir":0:0)
-#loc1 = loc("input.mlir":6:1)
-#loc3 = loc("input.mlir":7:10)
-#loc4 = loc("input.mlir":8:9)
-#loc5 = loc("input.mlir":9:9)
-#loc6 = loc("input.mlir":10:9)
-#loc7 = loc("input.mlir":11:9)
-#loc8 = loc("input.mlir":14:8)
-#loc9 = loc("input.mlir":17:13)
-#loc14 = loc("input.mlir":19:5)
-#loc15 = loc("input.mlir":24:15)
-#loc16 = loc("input.mlir":25:3)
+# The IR (input.mlir of the bundle).
+IR = r'''func.func @pad_then_expand(%arg0: tensor<?x?x?x?xf32>) -> tensor<?x4x?x?x?xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %n = tensor.dim %arg0, %c0 : tensor<?x?x?x?xf32>
+  %c = tensor.dim %arg0, %c1 : tensor<?x?x?x?xf32>
+  %h = tensor.dim %arg0, %c2 : tensor<?x?x?x?xf32>
+  %w = tensor.dim %arg0, %c3 : tensor<?x?x?x?xf32>
+  %padded = tensor.pad %arg0 low[0, 0, 2, 2] high[0, 0, 2, 2] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %cst : f32
+  } : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
+  %hp = arith.addi %h, %c4 : index
+  %wp = arith.addi %w, %c4 : index
+  %per_group = arith.divsi %c, %c4 : index
+  %expanded = tensor.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [%n, 4, %per_group, %hp, %wp] : tensor<?x?x?x?xf32> into tensor<?x4x?x?x?xf32>
+  return %expanded : tensor<?x4x?x?x?xf32>
+}
 '''
 
 # The pipeline that fails (TO_LINALG), as the bundle's repro.sh runs it.
@@ -126,11 +114,16 @@ class UnrankedMemRef(ctypes.Structure):
 
 def descriptors(arrays, keep):
     """Pointers to unranked memref descriptors of the arrays (refback-munge-calling-conventions'
-    convention); ``keep`` holds everything they point into."""
+    convention); ``keep`` holds everything they point into. The strides are row-major, what the
+    code's identity layout declares (MLIR's runtime checks compare them: an empty array's must
+    not be 0)."""
     pointers = []
     for array in arrays:
         rank, address = array.ndim, array.ctypes.data
-        strides = [s // array.itemsize for s in array.strides] if array.size else [0] * rank
+        strides, step = [], 1
+        for n in reversed(array.shape):
+            strides.insert(0, step)
+            step *= max(n, 1)
         ranked = (ctypes.c_int64 * (3 + 2 * rank))(address, address, 0, *array.shape, *strides)
         unranked = UnrankedMemRef(rank, ctypes.addressof(ranked))
         pointer = ctypes.pointer(unranked)
@@ -227,7 +220,8 @@ def child(out_path):
         callbacks.append(callback)
         engine.register_runtime(name, callback)
     keep = []
-    arguments = descriptors([np.ascontiguousarray(a) for a in load_npz(INPUTS_NPZ)], keep)
+    # np.require keeps a 0-d array 0-d (np.ascontiguousarray makes it [1]: a rank mismatch)
+    arguments = descriptors([np.require(a, requirements="C") for a in load_npz(INPUTS_NPZ)], keep)
     try:
         engine.invoke(FUNCTION, *arguments)
     except (RuntimeError, ValueError) as e:

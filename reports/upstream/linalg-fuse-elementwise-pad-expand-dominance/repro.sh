@@ -21,7 +21,7 @@
 set -u
 cd "$(dirname "$0")" || exit 2
 
-RECORDED='~/.cache/torch-mlir-harness/bindings-opt-936f5065d105/bindings-opt'
+RECORDED='~/.cache/torch-mlir-harness/bindings-opt-24212d6878d8/bindings-opt'
 
 find_program() {
   if [ -n "${TORCH_MLIR_OPT:-}" ]; then

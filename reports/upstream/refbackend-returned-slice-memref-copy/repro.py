@@ -120,11 +120,16 @@ class UnrankedMemRef(ctypes.Structure):
 
 def descriptors(arrays, keep):
     """Pointers to unranked memref descriptors of the arrays (refback-munge-calling-conventions'
-    convention); ``keep`` holds everything they point into."""
+    convention); ``keep`` holds everything they point into. The strides are row-major, what the
+    code's identity layout declares (MLIR's runtime checks compare them: an empty array's must
+    not be 0)."""
     pointers = []
     for array in arrays:
         rank, address = array.ndim, array.ctypes.data
-        strides = [s // array.itemsize for s in array.strides] if array.size else [0] * rank
+        strides, step = [], 1
+        for n in reversed(array.shape):
+            strides.insert(0, step)
+            step *= max(n, 1)
         ranked = (ctypes.c_int64 * (3 + 2 * rank))(address, address, 0, *array.shape, *strides)
         unranked = UnrankedMemRef(rank, ctypes.addressof(ranked))
         pointer = ctypes.pointer(unranked)
@@ -221,7 +226,8 @@ def child(out_path):
         callbacks.append(callback)
         engine.register_runtime(name, callback)
     keep = []
-    arguments = descriptors([np.ascontiguousarray(a) for a in load_npz(INPUTS_NPZ)], keep)
+    # np.require keeps a 0-d array 0-d (np.ascontiguousarray makes it [1]: a rank mismatch)
+    arguments = descriptors([np.require(a, requirements="C") for a in load_npz(INPUTS_NPZ)], keep)
     try:
         engine.invoke(FUNCTION, *arguments)
     except (RuntimeError, ValueError) as e:
