@@ -277,7 +277,7 @@ class Artifact:
 
 
 def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
-                 timeout_s: float, *, oblivious: bool = False) -> Artifact:
+                 timeout_s: float, *, default_export: bool = False) -> Artifact:
     """``module`` through the harness's ONNX path to the RefBackend's LLVM module.
 
     The harness's own steps, in the port's order: the FX frontend's maker (torch.export,
@@ -285,28 +285,29 @@ def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: s
     ``Dim.AUTO`` with example size 2), the ONNX frontend's conversion (torch.onnx.export of that
     program) and import (the wheel's onnx_importer), the frontend's pipelines.toml stage to the
     backend contract and the linalg target's, each in its own process, then the RefBackend's
-    compile. Each failure is a :class:`HarnessStageError` naming its stage. ``oblivious``
-    (--size-oblivious-export): the export made as torch.onnx.export's own capture makes it.
+    compile. Each failure is a :class:`HarnessStageError` naming its stage. ``default_export``
+    (--default-export): the export with torch.export's defaults, not the ONNX frontend's.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    torch_ir = import_onnx(module, placeholders, folder, stem, oblivious)
+    torch_ir = import_onnx(module, placeholders, folder, stem, default_export)
     return lower_onnx(torch_ir, folder, stem, timeout_s)
 
 
 def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
-                oblivious: bool = False) -> Path:
+                default_export: bool = False) -> Path:
     """The export, the ONNX conversion and the import (in this process): the torch IR file.
 
-    ``oblivious``: the export under ``backed_size_oblivious=True``, as torch.onnx.export's
-    own capture of a module runs torch.export. The harness's export runs it as torch.export's
-    default, which shares one symbol between sizes of equal example value (duck sizing): with
-    every dynamic size exported at 2, a convolution's input and kernel sizes become one symbol
-    and its output size a constant 1. A diagnostic: the measurement is without it."""
+    The export runs as the ONNX frontend asks (``Conversion.export``: as torch.onnx.export's
+    own capture of a module runs torch.export). ``default_export`` (a diagnostic): torch.export's
+    defaults instead, the harness's ONNX export before it took the capture's settings, which
+    share one symbol between sizes of equal example value (duck sizing): with every dynamic
+    size exported at 2, a convolution's input and kernel sizes become one symbol and its output
+    size a constant 1."""
     import torch
     from torch.export import Dim
 
     from harness.compiler.mlir import WriteOptions, write_module
-    from harness.frontends.base import MakeRequest, frontend
+    from harness.frontends.base import ExportSettings, MakeRequest, frontend
     from harness.frontends.names import FrontendName
 
     examples, dynamic = [], []
@@ -318,9 +319,9 @@ def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: st
     maker = frontend(FrontendName.FX).maker
     assert conversion is not None and maker is not None
     try:
-        with torch.fx.experimental._config.patch(backed_size_oblivious=oblivious):
-            made = maker.make(MakeRequest(stem, module, tuple(examples),
-                                          dynamic_shapes=tuple(dynamic) if any(dynamic) else None))
+        made = maker.make(MakeRequest(
+            stem, module, tuple(examples), dynamic_shapes=tuple(dynamic) if any(dynamic) else None,
+            export=ExportSettings.DEFAULT if default_export else conversion.export))
     except Exception as error:
         raise HarnessStageError(maker.stage, _first_line(error)) from error
     try:
@@ -404,7 +405,7 @@ def run_onnx(artifact: Artifact, inputs: Sequence[Any], index: int, timeout_s: f
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-def make_config(folder: Path, timeout_s: float, oblivious: bool = False) -> Any:
+def make_config(folder: Path, timeout_s: float, default_export: bool = False) -> Any:
     """The harness's ONNX path as a subclass of upstream's TestConfig (defined once upstream's
     framework is importable): upstream's framework runs it as it runs its own configs."""
     from torch_mlir_e2e_test.framework import TestConfig, TraceItem
@@ -420,7 +421,7 @@ def make_config(folder: Path, timeout_s: float, oblivious: bool = False) -> Any:
         def compile(self, program: Any, verbose: bool = False) -> Artifact:
             placeholders = convert_annotations_to_placeholders(program.forward)
             return compile_onnx(program, placeholders, folder / self.test, "forward", timeout_s,
-                                oblivious=oblivious)
+                                default_export=default_export)
 
         def run(self, artifact: Artifact, trace: Any) -> Any:
             return [TraceItem(symbol=item.symbol, inputs=item.inputs,
@@ -465,7 +466,7 @@ def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:
     return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
 
 
-def worker_main(upstream: Upstream, folder: Path, timeout_s: float, oblivious: bool) -> int:
+def worker_main(upstream: Upstream, folder: Path, timeout_s: float, default_export: bool) -> int:
     """A worker: test names in on stdin, one JSON record a line out on the original stdout;
     whatever tests, torch and MLIR print goes to stderr (the worker's log)."""
     channel = os.fdopen(os.dup(1), "w", buffering=1)
@@ -476,7 +477,7 @@ def worker_main(upstream: Upstream, folder: Path, timeout_s: float, oblivious: b
     from torch_mlir_e2e_test.reporting import ErrorContext, SingleTestReport
 
     tests = load_tests()
-    config = make_config(folder, timeout_s, oblivious)
+    config = make_config(folder, timeout_s, default_export)
     channel.write(json.dumps({"ready": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():
@@ -769,9 +770,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--startup-timeout", type=float, default=300.0, help="seconds for a worker to start")
     p.add_argument("--run-crashing", action="store_true",
                    help=f"also run the tests of upstream's {CRASHING_SET} (skipped by default, as e2e.py)")
-    p.add_argument("--size-oblivious-export", action="store_true",
-                   help="diagnostic: export under backed_size_oblivious=True, as torch.onnx.export's "
-                        "own capture of a module does (not the harness's export; see docs/conformance.md)")
+    p.add_argument("--default-export", action="store_true",
+                   help="diagnostic: export with torch.export's defaults (the FX frontend's), not "
+                        "as torch.onnx.export's own capture does (the ONNX frontend's; see "
+                        "docs/conformance.md)")
     p.add_argument("--out", help="results JSON, written atomically (and every 25 tests while running)")
     p.add_argument("--list", action="store_true", help="print the selected tests and exit")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the tests that do not pass")
@@ -807,7 +809,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.worker:
         spec = json.loads(args.worker)
         return worker_main(Upstream.from_json(spec["upstream"]), Path(spec["folder"]), spec["timeout"],
-                           spec.get("oblivious", False))
+                           spec.get("default_export", False))
     if args.compare:
         upstream, ours = (load_results(p) for p in args.compare)
         result = compare(upstream, ours)
@@ -847,13 +849,13 @@ def run_command(args: argparse.Namespace) -> int:
     timeouts = {n: min(tests[n].timeout_seconds, args.timeout_per_test) for n in to_run}
     command = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(
         {"upstream": upstream.to_json(), "folder": os.fspath(files), "timeout": args.timeout_per_test,
-         "oblivious": args.size_oblivious_export})]
+         "default_export": args.default_export})]
     meta = {"config": CONFIG_NAME, "command": shlex.join([sys.executable, *sys.argv]),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "upstream": {"mirror": os.fspath(mirror), "rev": args.rev, "sha": sha, "date": upstream.date,
                          "extracted_to": os.fspath(upstream.root)},
             "torch": torch.__version__, "filter": args.filter, "every": args.every,
-            "offset": args.offset, "size_oblivious_export": args.size_oblivious_export,
+            "offset": args.offset, "default_export": args.default_export,
             "jobs": args.jobs, "timeout_per_test": args.timeout_per_test,
             "registered": len(tests), "expected_sets": [XFAIL_SET, CRASHING_SET],
             "worker_logs": os.fspath(log_dir), "failing_files": os.fspath(files)}

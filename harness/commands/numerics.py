@@ -26,7 +26,10 @@ from .common import (
 if TYPE_CHECKING:  # torch: only with --numerics
     from ..diagnose.numerics import NumericsBisectOptions
     from ..execute.inputs import RandomInputs
-    from ..diagnose.report.sections import PathResult, Provenance
+    from collections.abc import Mapping
+
+    from ..diagnose.report.sections import PathOutcome, PathResult, Provenance
+    from ..frontends.names import FrontendName
     from ..knowledge.upstream_src import SourceLookup
 
 
@@ -131,19 +134,30 @@ def provenance_of(args: argparse.Namespace) -> Provenance:
     """issue.md's Reproduces through and Blocks from report's flags."""
     from ..diagnose.report.sections import Provenance, Through
 
+    from ..diagnose.onnx_terms import onnx_opset
+    from ..diagnose.report.sections import PathOutcome
+    from ..frontends.names import FrontendName
+
+    # An input the onnx_importer wrote (its functions record the ONNX opset) came through the
+    # ONNX path: that path hits the failure, with no port record or --path to say so.
+    opset = onnx_opset(args.file) if getattr(args, "file", None) else None
+    seen = {FrontendName.ONNX: (PathOutcome.HITS, f"the input is the onnx_importer's output "
+                                                  f"(opset {opset})")} if opset is not None else {}
     return Provenance(through=Through.parse(args.reproduces_through or "not-determined"),
                       how="as given (--reproduces-through)" if args.reproduces_through else "",
                       blocks=tuple(args.blocks), finding=(args.root_cause or "").strip(),
-                      paths=path_results(args.path))
+                      paths=path_results(args.path, seen))
 
 
-def path_results(given: list[str]) -> tuple[PathResult, ...]:
+def path_results(given: list[str], seen: Mapping[FrontendName, tuple[PathOutcome, str]] | None = None
+                 ) -> tuple[PathResult, ...]:
     """``--path FRONTEND=OUTCOME[:DETAIL]``, each frontend's path named from the frontends'
-    table, every frontend listed (one not given: not tried, which port records may fill)."""
+    table, every frontend listed (one not given: ``seen``'s, else not tried, which port records
+    may fill)."""
     from ..diagnose.report.sections import PathOutcome, PathResult
     from ..frontends.names import PATHS, FrontendName
 
-    found: dict[FrontendName, tuple[PathOutcome, str]] = {}
+    found: dict[FrontendName, tuple[PathOutcome, str]] = dict(seen or {})
     for text in given:
         name, _, rest = text.partition("=")
         outcome, _, detail = rest.partition(":")
@@ -192,7 +206,8 @@ def port_evidence(paths: list[str]) -> tuple:
                     reached_pipelines=(port.outcome is not PortOutcome.FAILS
                                        or port.failed_stage in past_import),
                     path=PathResult(port.frontend.value, info.label, info.upstream_ci,
-                                    PathOutcome.NOT_TRIED, note=info.note)))
+                                    PathOutcome.NOT_TRIED, note=info.note),
+                    locations=tuple((b.op, b.location) for b in port.blockers if b.location)))
     return tuple(out)
 
 

@@ -54,6 +54,8 @@ def cmd_timeline(args: argparse.Namespace) -> int:
               f"the module, in {timeline.elapsed_s:.2f} s")
         if failing is not None:
             print(f"failing pass: #{failing.index} {failing.pass_name} on {failing.anchor or '?'}")
+        for said in timeline.onnx:
+            print(f"onnx: {said}")
         if timeline.lost_dumps:
             print(f"incomplete: {timeline.error.splitlines()[-1]}")
         print(f"page: {page}")

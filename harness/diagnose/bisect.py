@@ -49,7 +49,7 @@ from harness.compiler.runner import (
 from harness.compiler.text import unescape_mlir_string
 from harness.errors import PipelineConfigError
 
-from .onnx_terms import no_pattern, onnx_op_name, onnx_opset
+from .onnx_terms import no_pattern, node_of, onnx_op_name, onnx_opset
 from .blockers import BlockerAnalysis, analyze
 from .registry import describe_unregistered
 from .timing import NOT_PASSES, timing_nodes
@@ -76,6 +76,7 @@ class Responsibility:
     fix: str = ""                  # that fix's name
     equivalent_converted_by: list[str] = field(default_factory=list)
     onnx_opset: int | None = None  # an ONNX op's: the opset its file records
+    onnx_node: str = ""            # an ONNX op's: its node's name (the importer's name location)
 
     @property
     def responsible_pass(self) -> str:
@@ -95,7 +96,7 @@ class Responsibility:
         if unregistered is not None:
             return unregistered
         if onnx_op_name(self.op):
-            return no_pattern(onnx_op_name(self.op), self.onnx_opset)
+            return no_pattern(onnx_op_name(self.op), self.onnx_opset, self.onnx_node)
         text = f"no conversion pass of this pipeline lowers {self.op}"
         if self.equivalent_converted_by:
             text += (f"; {self.equivalent_converted_by[0]} lowers the equivalent "
@@ -111,7 +112,8 @@ class Responsibility:
                            [b.name for b in analysis.blockers
                             if not op.blocker and op in analysis.explained_by(b.name)],
                            eq.op if eq else "", eq.fix if eq else "",
-                           list(eq.converted_by) if eq else []))
+                           list(eq.converted_by) if eq else [],
+                           onnx_node=node_of(op.location) if onnx_op_name(op.name) else ""))
         return out
 
 

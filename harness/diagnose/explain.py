@@ -33,7 +33,7 @@ from harness.errors import InputFileError
 from harness.knowledge import fixes, idioms, upstream
 
 from .blockers import BlockerAnalysis, Equivalent, IllegalOp, analyze
-from .onnx_terms import no_pattern, onnx_op_name, onnx_opset
+from .onnx_terms import no_pattern, node_of, onnx_op_name, onnx_opset
 from .registry import describe_unregistered
 from .source import excerpt, is_harness, is_library
 
@@ -285,10 +285,11 @@ def _explain_blocker(op: IllegalOp, analysis: BlockerAnalysis, record: RunRecord
 
 
 def _onnx_terms(op: IllegalOp, record: RunRecord) -> str:
-    """An ONNX op that stayed generic and lowers alone under no pass: in ONNX's terms, with the
-    opset the file records (its text or its bytecode)."""
+    """An ONNX op that stayed generic and lowers alone under no pass: in ONNX's terms, with its
+    node (the importer's name location) and the opset the file records (text or bytecode)."""
     name = onnx_op_name(op.name)
-    return no_pattern(name, onnx_opset(record.input_path)) if name and not op.converted_by else ""
+    return (no_pattern(name, onnx_opset(record.input_path), node_of(op.location))
+            if name and not op.converted_by else "")
 
 
 def explain_record(record: RunRecord, *, context: int = 2,

@@ -14,11 +14,33 @@ OPSET_ATTR = "torch.onnx_meta.opset_version"
 _OPSET = re.compile(rf"{re.escape(OPSET_ATTR)} = (\d+)")
 #: The generic op the importer leaves for an ONNX op: ``torch.operator "onnx.Softsign"``.
 GENERIC_PREFIX = 'torch.operator "onnx.'
+#: An MLIR name location: the onnx_importer names each op's location after its ONNX node.
+NAME_LOC = re.compile(r'loc\("([^"]+)"\)')
+#: An ONNX op in MLIR's generic form, as an error quotes it: ``<{name = "onnx.Softsign"}>``.
+_GENERIC_NAME = re.compile(r'"torch\.operator"\([^)]*\) <\{name = "onnx\.(\w+)"')
 
 
 def onnx_op_name(op: str) -> str:
     """``Softsign`` for ``torch.operator "onnx.Softsign"``; "" for any other op."""
     return op.removeprefix(GENERIC_PREFIX).removesuffix('"') if op.startswith(GENERIC_PREFIX) else ""
+
+
+def node_of(text: str) -> str:
+    """The ONNX node an error or location names (``ss`` for ``loc("ss")``); "" when none."""
+    found = NAME_LOC.search(text)
+    return found.group(1) if found else ""
+
+
+def left_in(errors: str) -> list[tuple[str, str]]:
+    """Each ONNX op (name, node) that diagnostics' text says a pass could not legalize, in the
+    order named: what ``harness timeline`` says of a failed pass."""
+    found: dict[tuple[str, str], None] = {}
+    for line in errors.splitlines():
+        if ": error: " in line and "failed to legalize" in line:
+            op = _GENERIC_NAME.search(line)
+            if op:
+                found[(op.group(1), node_of(line.split("failed to legalize")[0]))] = None
+    return list(found)
 
 
 def onnx_opset(path: str | Path) -> int | None:
@@ -43,11 +65,14 @@ def onnx_opset(path: str | Path) -> int | None:
     return None
 
 
-def no_pattern(name: str, opset: int | None, node: str = "") -> str:
-    """Why an ONNX op stayed generic, and where its lowering goes."""
+def no_pattern(name: str, opset: int | None, node: str = "", line: str = "") -> str:
+    """Why an ONNX op stayed generic, and where its lowering goes: one wording for the port,
+    explain, bisect, report and timeline. ``line``: the model's Python line behind the node
+    (the dynamo exporter's stack in the .onnx file), when known."""
     at = f"node {node}, " if node else ""
     version = f"opset {opset}" if opset else "its opset"
-    return (f"ONNX op {name} ({at}{version}) has no TorchOnnxToTorch pattern: "
+    source = f", exported from {line}" if line else ""
+    return (f"ONNX op {name} ({at}{version}{source}) has no TorchOnnxToTorch pattern: "
             f"convert-torch-onnx-to-torch left it as the generic torch.operator \"onnx.{name}\"; "
             f"the lowering to write is onnx.{name} at {version} in "
             "lib/Conversion/TorchOnnxToTorch/ (or the exporter may emit it as ops that have one).")

@@ -41,6 +41,7 @@ from harness.compiler.records import RunRecord
 from harness.compiler.runner import ELIDE_PRINTED_WEIGHTS, RunOptions, run_pipeline
 from harness.compiler.text import DUMP_HEADER
 
+from .onnx_terms import left_in, no_pattern, onnx_opset
 from .timeline_record import RECORD_NAME, Follow, FollowKind, PassRow, RowState, Timeline
 from .timing import Instance, assign_timers, read_timing
 
@@ -485,6 +486,11 @@ def run_timeline(input_path: str, pipeline: str, out: str | Path, *, opt: str | 
         extra_args=(*flags, *PRINT_FLAGS, f"-mlir-print-ir-tree-dir={tree}", *TIMING_FLAGS)))
     timeline = build(record, input_text, read_tree(tree, out) if tree.is_dir() else [], out, options)
     timeline.input_ir = INPUT_NAME if input_text else ""
+    failing = timeline.failing
+    if failing is not None:
+        opset = onnx_opset(input_path)
+        timeline.onnx = [f"at #{failing.index} {failing.argument or failing.pass_name}: "
+                         + no_pattern(name, opset, node) for name, node in left_in(failing.error)]
     write(timeline, out)
     return timeline
 

@@ -159,6 +159,9 @@ class Timeline:
     # MLIR's own errors writing its dump files (a folder name past the file system's limit):
     # the passes on those ops are missing from the rows, so the timeline is not whole
     lost_dumps: list[str] = field(default_factory=list)
+    # The ONNX ops the failing pass left as generic torch.operator "onnx.X", each in ONNX's
+    # terms (onnx_terms' wording: op, node, opset): what an ONNX import's timeline stops at
+    onnx: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -203,7 +206,7 @@ class Timeline:
                 "follow": self.follow.to_json() if self.follow else None,
                 "initial_followed": self.initial_followed, "input_ir": self.input_ir,
                 "input_digest": self.input_digest,
-                "error": self.error, "lost_dumps": list(self.lost_dumps),
+                "error": self.error, "lost_dumps": list(self.lost_dumps), "onnx": list(self.onnx),
                 "initial_counts": self.initial_counts,
                 "timers": [t.to_json() for t in self.timers],
                 "rows": [r.to_json() for r in self.rows]}
@@ -223,7 +226,8 @@ class Timeline:
                    follow=Follow.from_json(d["follow"]) if d.get("follow") else None,
                    initial_followed=d.get("initial_followed"), input_ir=_inside(d.get("input_ir", "")),
                    input_digest=d.get("input_digest", ""),
-                   error=d.get("error", ""), lost_dumps=[str(x) for x in d.get("lost_dumps", [])])
+                   error=d.get("error", ""), lost_dumps=[str(x) for x in d.get("lost_dumps", [])],
+                   onnx=[str(x) for x in d.get("onnx", [])])
 
 
 def is_timeline_record(path: Path) -> bool:

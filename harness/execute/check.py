@@ -285,14 +285,16 @@ def check_file(path: str | os.PathLike, options: CheckOptions = CheckOptions()) 
 
 
 def _to_linalg(path: Path, folder: Path, options: CheckOptions) -> list[StageResult]:
-    """``options.pipeline``'s stages on ``path``, their files in ``folder``."""
+    """``options.pipeline``'s stages on ``path``, their files in ``folder``; with runtime checks,
+    with the IR's own locations, so that a failed check's ``Location:`` is its source (a Python
+    line, an ONNX node: ``loc("node_softmax")``), not a line of the stage's file."""
     def run(input_path: Path, stage: str, _textual: str, out: Path, run_options: RunOptions) -> RunRecord:
         return run_stage(input_path, stage, output_path=out, opt=options.opt, options=run_options)
 
     return run_stages(path, pipeline_stages(options.pipeline), folder,
                       stem=path.name.removesuffix(".mlir"),
                       options=StageOptions(opt=options.opt, timeout_s=options.timeout_s,
-                                           debug_info=False),
+                                           debug_info=options.runtime_checks),
                       hooks=StageHooks(run=run))
 
 

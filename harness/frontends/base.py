@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import torch
 from torch_mlir import ir
 
+from harness.enums import ParsableEnum
 from harness.errors import UsageError
 
 from .fx import FxPayload, reimport as fx_reimport
@@ -103,6 +104,26 @@ class Imported:
     notes: list[str] = field(default_factory=list)
 
 
+class ExportSettings(ParsableEnum):
+    """How torch.export runs for a frontend's program.
+
+    - ``DEFAULT``: torch.export's defaults, as upstream's fx_importer e2e config exports. Duck
+      sizing gives sizes of equal example value one symbol, and a guard on a dynamic size
+      refuses the export.
+    - ``ONNX_CAPTURE``: as torch.onnx.export's own capture of a module runs torch.export (torch
+      2.13 ``_capture_strategies``): ``backed_size_oblivious=True`` and
+      ``prefer_deferred_runtime_asserts_over_guards=True``. Upstream's onnx e2e config hands the
+      module to torch.onnx.export, so its programs are made so. With the defaults, 6 upstream
+      e2e tests failed through the harness's ONNX path only (a convolution's sizes made one
+      symbol and its output size 1; a guard the exporter's decomposition trips on); with these,
+      all 6 pass. The FX frontend keeps the defaults: with these, its fx_importer meets the
+      deferred asserts' ``sym_not`` on ``port gpt2 --dynamic batch,seq`` (docs/conformance.md).
+    """
+
+    DEFAULT = "default"
+    ONNX_CAPTURE = "onnx-capture"
+
+
 @dataclass(frozen=True)
 class Conversion:
     """A frontend that starts from another one's program and converts it (ONNX: torch.onnx.export
@@ -115,6 +136,7 @@ class Conversion:
     check: Callable[[], None]  # the one-paragraph error when what it needs is not installed
     suffix: str = ""       # the file its conversion writes (.onnx): a model given as one is taken
     given: Callable[[Program, Path], Program] | None = None  # ... as it is, by this
+    export: ExportSettings = ExportSettings.DEFAULT  # how the source's torch.export runs for it
 
     def takes(self, path: Path | None) -> bool:
         """Whether a model given as the file ``path`` is this frontend's own program."""
@@ -134,6 +156,9 @@ class MakeRequest:
     retrace: bool = False
     # --dynamic: torch.export's dynamic_shapes (one Dim per named dimension); None: static
     dynamic_shapes: dict[str, Any] | tuple[Any, ...] | list[Any] | None = None
+    # the export as torch.onnx.export's own capture makes it (ExportSettings.ONNX_CAPTURE): what
+    # a conversion of the program asks for (Conversion.export); torch.export's defaults otherwise
+    export: ExportSettings = ExportSettings.DEFAULT
 
 
 @dataclass
@@ -290,11 +315,15 @@ def _trace(request: MakeRequest) -> Made:
 
 
 def _export(request: MakeRequest) -> Made:
-    """FX's program: torch.export (non-strict), with --dynamic's shapes."""
-    with warnings.catch_warnings(), torch.no_grad():
+    """FX's program: torch.export (non-strict), with --dynamic's shapes, under the settings the
+    request asks for (:class:`ExportSettings`)."""
+    capture = request.export is ExportSettings.ONNX_CAPTURE
+    with (warnings.catch_warnings(), torch.no_grad(),
+          torch.fx.experimental._config.patch(backed_size_oblivious=capture)):  # type: ignore[attr-defined]
         warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
         exported = torch.export.export(request.eager, request.examples, strict=False,
-                                       dynamic_shapes=request.dynamic_shapes)
+                                       dynamic_shapes=request.dynamic_shapes,
+                                       prefer_deferred_runtime_asserts_over_guards=capture)
     return Made(Program(request.name, request.eager, request.examples, FxPayload(exported)),
                 run_exported(exported))
 
@@ -329,7 +358,8 @@ FRONTENDS: dict[FrontendName, Frontend] = {
         "torch.export -> torch.onnx.export -> the torch-mlir wheel's onnx_importer", _onnx,
         OnnxPayload,
         Conversion(FrontendName.FX, "onnx-export", _to_onnx, _onnx_runner, _onnx_check, ".onnx",
-                   lambda program, path: replace(program, payload=OnnxPayload(path))),
+                   lambda program, path: replace(program, payload=OnnxPayload(path)),
+                   export=ExportSettings.ONNX_CAPTURE),
         program_name="ONNX file in onnxruntime",
         program_blame=", past the float64 rule: the ONNX exporter got it wrong, not torch-mlir"),
 }

@@ -27,7 +27,7 @@ from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
 
-from harness.diagnose.onnx_terms import no_pattern, onnx_op_name, onnx_opset
+from harness.diagnose.onnx_terms import NAME_LOC, no_pattern, onnx_op_name, onnx_opset
 from harness.diagnose.source import model_frame, torch_ops_at
 
 from .options import PortOptions
@@ -117,7 +117,7 @@ def _onnx_op(blocker: Blocker, record: RunRecord) -> Blocker:
     name = onnx_op_name(blocker.op)
     said = next((f"{d.message} {d.current_op}" for d in record.errors()
                  if f'"onnx.{name}"' in f"{d.message} {d.current_op}"), blocker.message)
-    node = _NAME_LOC.search(said)
+    node = NAME_LOC.search(said)
     return replace(blocker, count=max(blocker.count, 1), explanation=" ".join(filter(None, (
         blocker.explanation,
         no_pattern(name, onnx_opset(record.input_path), node.group(1) if node else "")))))
@@ -307,8 +307,6 @@ def with_trace_stacks(found: list[Blocker], script: torch.jit.ScriptModule | Non
     return out
 
 
-#: An MLIR name location, as the onnx_importer gives each op its ONNX node's name.
-_NAME_LOC = re.compile(r'loc\("([^"]+)"\)')
 #: A frame of the dynamo exporter's stack trace (outermost first, as Python prints them).
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
@@ -325,7 +323,7 @@ def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None) -> list[Block
     stacks, types = node_stack(onnx_path), node_types(onnx_path)
     out = []
     for blocker in found:
-        named = _NAME_LOC.search(f"{blocker.message} {blocker.signature}")
+        named = NAME_LOC.search(f"{blocker.message} {blocker.signature}")
         stack = stacks.get(named.group(1), "") if named and not blocker.location else ""
         frames = [f"{f}:{n}" for f, n in _PY_FRAME.findall(stack)][::-1]  # innermost first
         if not frames:

@@ -91,7 +91,8 @@ def _import(name: str, importer: FrontendName, keep_weights: bool, path: Path) -
         if chosen.conversion is not None:  # made from another frontend's program (ONNX: FX's)
             maker = frontend(chosen.conversion.source).maker
             assert maker is not None and traced.eager is not None
-            made = maker.make(MakeRequest(program.name, traced.eager, program.examples))
+            made = maker.make(MakeRequest(program.name, traced.eager, program.examples,
+                                          export=chosen.conversion.export))
             program = chosen.conversion.convert(made.program, Path(folder))
         imported = chosen.import_program(program)
     write_module(imported.module, path, WriteOptions(keep_weights=keep_weights))

@@ -22,7 +22,8 @@ import torch
 
 from harness.compiler.mlir import WriteOptions, write_module
 from harness.compiler.outcomes import Outcome
-from harness.frontends.base import Frontend, MakeRequest, Payload, Program, frontend, run_exported
+from harness.frontends.base import (ExportSettings, Frontend, MakeRequest, Payload, Program, frontend,
+                                    run_exported)
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import SpecializationLog, export_shapes
 
@@ -129,7 +130,9 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
                                    subject.program_file)
     else:
         program, run_program = _source_program(subject, chosen.source, port, options, progress,
-                                               label, module)
+                                               label, module,
+                                               conversion.export if conversion is not None
+                                               else ExportSettings.DEFAULT)
         if conversion is None:
             return program, run_program
         with _PythonStage(port, PortStage.parse(conversion.stage), options, progress, label):
@@ -139,11 +142,13 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
 
 
 def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, options: PortOptions,
-                    progress: Progress, label: str,
-                    module: torch.nn.Module | None = None) -> tuple[Program, Callable | None]:
+                    progress: Progress, label: str, module: torch.nn.Module | None = None,
+                    export: ExportSettings = ExportSettings.DEFAULT) -> tuple[Program, Callable | None]:
     """The frontend's own program (its :class:`~harness.frontends.base.Maker`: a trace, an
     export), a stage of its own, and how to run it in PyTorch. ``module``: a module fixed by
-    ``--fix``, made again instead of ``subject.eager``."""
+    ``--fix``, made again instead of ``subject.eager``; ``export``: how a conversion of it wants
+    torch.export run (ONNX: as torch.onnx.export's capture; each frontend's port makes its own
+    program, so the FX port's export keeps torch.export's defaults)."""
     maker = frontend(name).maker
     assert maker is not None, f"{name.value} makes no program of its own"
     stage = PortStage.parse(maker.stage)
@@ -151,7 +156,7 @@ def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, op
     guarded = subject.dynamic and maker.guards_sizes
     log = SpecializationLog() if guarded else None
     request = MakeRequest(subject.name, eager, subject.inputs.tensors, trace=subject.trace,
-                          retrace=module is not None,
+                          retrace=module is not None, export=export,
                           dynamic_shapes=export_shapes(subject.dynamic_axes, eager) if guarded else None)
     with (_PythonStage(port, stage, options, progress, label,
                        blocker=lambda error: export_blocker(error, log) if log else None),

@@ -37,6 +37,7 @@ from harness.execute.refbackend import RefBackendResult, Stage
 from harness.models.generic import as_tuple
 from harness.models.hf_inputs import InputSet
 
+from harness.diagnose.onnx_terms import NAME_LOC
 from harness.diagnose.source import torch_ops_at
 
 from .culprit import narrow
@@ -442,9 +443,13 @@ def execution_blocker(failed: RefBackendResult, stage: PortStage) -> Blocker:
                        message=one_line(failed.error))
     op, what, location = found.groups()
     frames = frames_of(location)
+    # An ONNX import's op is at its node's name location (loc("node_softmax")): kept in the
+    # message, where with_onnx_stacks finds the node and the model's line behind it.
+    node = NAME_LOC.search(location) if not frames else None
     return Blocker(rank=1, stage=stage, signature=f"{stage}: {failed.signal or 'error'}: {op} {what}",
                    op=op, location=frames[0] if frames else "", frames=frames,
                    message=f"runtime op verification failed: {op} {what}"
+                           + (f" at {node.group(0)}" if node else "")
                            + (f" ({failed.signal})" if failed.signal else ""))
 
 

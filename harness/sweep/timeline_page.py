@@ -141,6 +141,7 @@ def _summary(timeline: Timeline, folder: Path) -> str:
         out.append(f'<p id="failing">Failing pass: <a href="#pass-{failing.index}">#{failing.index} '
                    f'{_e(failing.pass_name)}</a> on <span class="mono">{_e(failing.anchor or "?")}</span></p>'
                    f'<div class="error">{_e(failing.error)}</div>')
+        out += [f'<p class="onnx">ONNX: {_e(said)}</p>' for said in timeline.onnx]
     slow = "".join(f'<tr><td class="num">{t.seconds:.4f}</td><td class="mono small">{_e(t.label)}</td></tr>'
                    for t in timeline.slowest())
     if slow:

@@ -54,6 +54,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
+from .provenance import PathOutcome
 from .sections import (UpstreamVerdict, given_title, pass_broke_valid_ir, root_cause, searched_upstream,
                        triage, with_evidence, with_fx_try, with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
@@ -297,7 +298,9 @@ def _build(job: _Job, spec: str, out_dir: Path) -> ReportResult:
         responsible_pass=diagnosis.responsible_pass if diagnosis else "",
         fix=diagnosis.fix if diagnosis else "", triage=verdict.verdict,
         target_repo=verdict.target_repo, replay_pipeline=cut.pipeline or textual,
-        same_cause=[" ".join(m.ops) for m in options.same_cause])
+        same_cause=[" ".join(m.ops) for m in options.same_cause],
+        onnx=diagnosis.onnx if diagnosis else "",
+        through=[r.frontend for r in provenance.paths if r.outcome is PathOutcome.HITS])
 
 
 def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]
@@ -312,7 +315,8 @@ def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]
             analysis = analyze(input_file, textual, opt=exe.path, timeout_s=options.timeout_s)
         except HarnessError as e:
             notes.append(f"the blocker analysis failed: {e}")
-    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual))
+    lines = {op: where for e in options.port_evidence for op, where in e.locations}
+    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual), lines)
     say("bisecting the pipeline")
     bisected: BisectResult | None = None
     try:

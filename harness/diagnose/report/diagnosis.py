@@ -7,6 +7,7 @@ Plain strings here; issue.py redacts and quotes them for markdown.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from harness.compiler.records import RunRecord
 from harness.knowledge import fixes, upstream
 
 from ..blockers import BlockerAnalysis, IllegalOp
+from ..onnx_terms import no_pattern, node_of, onnx_op_name, onnx_opset
 
 
 @dataclass(frozen=True)
@@ -26,17 +28,24 @@ class Diagnosis:
     symptoms: tuple[IllegalOp, ...]
     pipeline_label: str            # the pipeline's name, for prose
     upstream: tuple[upstream.UpstreamReport, ...] = field(default=())
+    onnx: str = ""                 # an ONNX op left generic, in ONNX's terms (onnx_terms' wording)
 
     @classmethod
-    def of(cls, analysis: BlockerAnalysis | None, record: RunRecord,
-           pipeline_label: str) -> Diagnosis | None:
+    def of(cls, analysis: BlockerAnalysis | None, record: RunRecord, pipeline_label: str,
+           lines: Mapping[str, str] | None = None) -> Diagnosis | None:
+        """``lines``: op -> the model's Python line behind it, as an ONNX port's record has it
+        (the dynamo exporter's stack of the node); the IR of an ONNX import holds none."""
         if analysis is None or not analysis.blockers:
             return None
         blocker = next((b for b in analysis.blockers if b.reproduces_alone), analysis.blockers[0])
         named = record.illegal_ops()
         reported = named[0] if named and named[0] != blocker.name else ""
+        name = onnx_op_name(blocker.name)
+        onnx = (no_pattern(name, onnx_opset(record.input_path), node_of(blocker.location),
+                           (lines or {}).get(blocker.name, ""))
+                if name and not blocker.converted_by else "")
         return cls(blocker, reported, tuple(analysis.explained_by(blocker.name)), pipeline_label,
-                   tuple(upstream.matching(blocker.name, reported or blocker.name)))
+                   tuple(upstream.matching(blocker.name, reported or blocker.name)), onnx)
 
     @property
     def op(self) -> str:
@@ -80,6 +89,8 @@ class Diagnosis:
         else:
             out = [f"No conversion pass of the pipeline lowers `{b.name}` ({many}{at}), operand "
                    f"and result types `{b.signature}`."]
+        if self.onnx:
+            out.append(self.onnx)
         if self.reported:
             by = next((s.converted_by[0] for s in self.symptoms
                        if s.name == self.reported and s.converted_by), "")

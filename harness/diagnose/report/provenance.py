@@ -139,6 +139,7 @@ class PortEvidence:
     ops: tuple[str, ...] = ()      # its blockers' ops, the ops MLIR named, their signatures
     reached_pipelines: bool = False  # it got past trace/export and import: a miss means something
     path: PathResult | None = None   # how a report names this frontend's path (its outcome unused)
+    locations: tuple[tuple[str, str], ...] = ()  # (op, FILE:LINE): the model's line behind a blocker
 
 
 def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:

@@ -10,6 +10,7 @@ the script runs, falling back to the original run.
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal as signal_module
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from harness.compiler.outcomes import Outcome
 from harness.compiler.records import REPRODUCER_SUMMARY, RunRecord
 from harness.compiler.runner import RunOptions, build_command
 
+from ..onnx_terms import NAME_LOC
 from .markdown import one_line
 from .result import CANNOT_RUN_STATUS, EXIT_STATUSES, REPRODUCED_STATUS, BundleKind
 from .template import render
@@ -157,9 +159,15 @@ def _check(original: RunRecord, replay: RunRecord, limit: int) -> str:
     crash = original.crash
     if original.outcome in (Outcome.CRASH, Outcome.ASSERTION) and crash is not None:
         return _crash_check(crash, replay, original.outcome)
-    key = "error: " + diagnostic_key(replay if not replay.ok and replay.outcome is original.outcome
-                                     else original)
-    return _grep_check(key)
+    keyed = replay if not replay.ok and replay.outcome is original.outcome else original
+    lines = [_grep_check("error: " + diagnostic_key(keyed))]
+    generic = next((op for op in keyed.illegal_ops() if op.startswith('torch.operator "')), "")
+    if generic:  # the error quotes a generic op as 'torch.operator': its name tells which one
+        name = "name = " + generic.removeprefix("torch.operator ")
+        lines += [f'if [ "$reproduced" = 1 ] && ! grep -qF -- {q(name)} "$ERR"; then',
+                  f"  reproduced=0; why={q('another torch.operator: stderr lacks ' + name)}",
+                  'fi']
+    return "\n".join(lines)
 
 
 def _grep_check(key: str) -> str:
@@ -205,11 +213,18 @@ def _crash_check(crash: CrashInfo, replay: RunRecord, outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
+#: A name location that opens a diagnostic's message.
+_NAME_LOC_FIRST = re.compile(NAME_LOC.pattern + ": ")
+
+
 def diagnostic_key(record: RunRecord) -> str:
     """The text repro.sh greps: the op left over, or the first error up to its first SSA name."""
-    illegal = next((d.illegal_op for d in record.diagnostics if d.is_error and d.illegal_op), "")
-    if illegal:
-        return f"failed to legalize operation '{illegal}'"
+    illegal = next((d for d in record.diagnostics if d.is_error and d.illegal_op), None)
+    if illegal is not None:
+        # An op at a name location (the onnx_importer names each after its ONNX node) has the
+        # location before the message: "error: loc("ss"): failed to legalize ...".
+        at = _NAME_LOC_FIRST.match(illegal.message)
+        return f"{at.group(0) if at else ''}failed to legalize operation '{illegal.illegal_op}'"
     first = record.first_error()
     if first is None:
         return record.stderr.strip().splitlines()[0] if record.stderr.strip() else ""

@@ -296,6 +296,8 @@ class ReportResult:
     target_repo: str = "llvm/torch-mlir"
     replay_pipeline: str = ""        # what the reduced file fails through ("": ``pipeline``)
     same_cause: list[str] = field(default_factory=list)  # the other ops the bundle covers
+    onnx: str = ""                   # an ONNX op blocker in ONNX's terms (onnx_terms' wording)
+    through: list[str] = field(default_factory=list)  # the frontends seen to hit it (onnx, fx)
 
     @property
     def reproduced(self) -> bool:
@@ -320,12 +322,16 @@ class ReportResult:
             named = (f" (the error names {self.reported_op}, left only because of it)"
                      if self.reported_op else "")
             lines.append(f"blocker: {self.blocker}{named}")
+            if self.onnx:
+                lines.append(f"onnx: {self.onnx}")
             if self.responsible_pass:
                 lines.append(f"should be lowered by: {self.responsible_pass}")
             if self.fix:
                 lines.append(f"fix (harness): {self.fix}")
         if self.failing_pass:
             lines.append(f"failing pass: {self.failing_pass}")
+        if self.through:
+            lines.append(f"reproduces through: {', '.join(self.through)}")
         if self.reduced:
             lines.append(f"ops: {self.ops_before} -> {self.ops_after} ({self.reduce_summary})")
         else:

@@ -17,6 +17,7 @@ same check, so the report detects it and writes the matching bundle kind instead
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field, replace
@@ -34,6 +35,7 @@ from harness.execute.failure import RuntimeFailure, RuntimeFailureKind
 from harness.execute.levels import split_pipeline
 from harness.execute.lowering import run_stage
 
+from ..onnx_terms import node_of
 from ..reduce.runtime import RuntimeReduceOptions, RuntimeReduceResult, reduce_runtime
 from . import bundle
 from . import markdown as md
@@ -149,7 +151,10 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
     for name in ("reduced.mlir", "reduced.linalg.mlir"):
         redactor.redact_file(staging / name, ir=True)
 
-    checked = checked_failure(staging, reduced.piece_pipeline, exe, options.timeout_s, scratch)
+    checked, node = checked_failure(staging, reduced.piece_pipeline, exe, options.timeout_s, scratch)
+    if not where and node:
+        lines = {op: line for e in options.port_evidence for op, line in e.locations}
+        where = onnx_node_where(node, checked, lines)
     write_standalone(staging, BundleKind.RUNTIME_FAILURE, reduced.piece_pipeline,
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
@@ -183,22 +188,40 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
         target_repo=verdict.target_repo)
 
 
+def onnx_node_where(node: str, checked: RuntimeFailure | None, lines: dict[str, str]) -> str:
+    """Where a failed check is, when its location is a name (an ONNX import names each op's
+    location after its node): the node, and the model's line an ONNX port recorded for the
+    check's op (``lines``: op -> FILE:LINE, from ``--port-record``)."""
+    message = checked.message if checked is not None else ""
+    line = next((where for op, where in lines.items() if op and f" {op}:" in f" {message}"), "")
+    source = f", exported from {line}" if line else ""
+    return f"ONNX node {node} (the failed runtime check's location, loc(\"{node}\"){source})"
+
+
+#: The location line of a failed runtime check: ``Location: loc("node_softmax")``.
+_CHECK_LOCATION = re.compile(r"Location:\s*([^\n]*)")
+
+
 def checked_failure(staging: Path, pipeline: str, exe: OptBinary, timeout_s: float,
-                    scratch: Path) -> RuntimeFailure | None:
+                    scratch: Path) -> tuple[RuntimeFailure | None, str]:
     """reduced.mlir on inputs.npz under MLIR's runtime op verification (``harness check
     --runtime-checks``): the failed check, which names the op and what it found (an
     out-of-bounds ``memref.load``), when the unchecked run only died by a signal; None when no
-    check failed."""
+    check failed. With it, the name its ``Location:`` holds (an ONNX node: ``loc("node_softmax")``),
+    "" when none."""
     from harness.execute.check import CheckOptions, CheckOutcome, check_file
 
     done = check_file(staging / "reduced.mlir", CheckOptions(
         pipeline=pipeline, inputs_path=str(staging / "inputs.npz"), opt=exe.path,
         timeout_s=timeout_s, out_dir=str(scratch), runtime_checks=True))
     if done.outcome is not CheckOutcome.FAILS or done.failed_stage != "execution":
-        return None
+        return None, ""
     signal = done.refbackend.signal if done.refbackend is not None else ""
     found = RuntimeFailure.of(done.error, signal)
-    return found if found.message.startswith("runtime op verification failed") else None
+    if not found.message.startswith("runtime op verification failed"):
+        return None, ""
+    at = _CHECK_LOCATION.search(done.error)
+    return found, (node_of(at.group(1)) if at else "")
 
 
 def locate(reduced: Path, located_linalg: Path, failure: RuntimeFailure) -> str:
@@ -240,7 +263,8 @@ def _walk(module: ir.Module) -> Iterator[ir.Operation]:
 
 def _root_cause(failure: RuntimeFailure, where: str) -> str:
     if where:
-        return root_cause(where[:1].upper() + where[1:] + " (the assert's location in the linalg).", [])
+        said = "" if where.startswith("ONNX node ") else " (the assert's location in the linalg)"
+        return root_cause(where[:1].upper() + where[1:] + said + ".", [])
     if failure.kind is RuntimeFailureKind.MISSING_SYMBOLS:
         return root_cause(
             f"The RefBackend's lowering to LLVM calls {', '.join(failure.symbols)}, which no library "
@@ -290,7 +314,9 @@ def issue_markdown(findings: RuntimeFindings, r: Redactor) -> str:
                  f"which repro.py's lowering runs) it dies by **{findings.checked.signal}** on a "
                  f"failed check instead: {md.code(findings.checked.message)} (`python repro.py` "
                  "shows it).")
-    if where:
+    if where.startswith("ONNX node "):  # says where it was read
+        where_text = md.prose(r.text(where)) + "."
+    elif where:
         where_text = md.prose(r.text(where)) + " (read off the locations of `reduced.linalg.mlir`)."
     elif f.kind is RuntimeFailureKind.MISSING_SYMBOLS:
         where_text = ("Undetermined at the torch level: the call is made by the RefBackend's "
