@@ -149,19 +149,31 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         fix="autograd-function-forward",
     ),
     KnownIdiom(
-        "tosa-outside-profile", "TOSA outside every TOSA profile, refused by IREE's TOSA input "
-        "(f64 arithmetic, i64 -> f32 casts)",
+        "tosa-variance-f64", "f64 TOSA for a float32 variance, outside every TOSA profile, refused "
+        "by IREE's TOSA input",
         "",
-        "not the model's: torch-mlir's TOSA for float32 programs leaves the TOSA profiles and "
-        "its TOSA pipeline never validates. f64 comes from calculateVariance "
-        "(DecomposeComplexOps.cpp), which computes every variance in f64 (FX's layer norm is "
-        "var_mean.correction); i64 -> f32 from TorchToTosa's tosaCastTensorToType for "
-        "aten.to.dtype (an int64 tensor's .float(): positions, rotary, relative buckets). IREE "
-        "validates and refuses both; the RefBackend (through tosa-to-linalg) takes them. The "
-        "bundle: reports/upstream/tosa-output-outside-every-profile/. On IREE use --target "
-        "linalg or stablehlo",
-        messages=("is not profile-aligned: element type 'f64' is not legal",
-                  "did not align with any profile or extension, got (i64,f32)"),
+        "not the model's: torch-mlir's calculateVariance (DecomposeComplexOps.cpp) computes every "
+        "variance in f64 (it computes #4283's narrower targetTy and still passes getF64Type()), "
+        "and FX's layer norm is var_mean.correction; no TOSA profile has f64 and the TOSA "
+        "pipeline never validates. IREE validates and refuses it; the RefBackend (through "
+        "tosa-to-linalg) takes it. The bundle: reports/upstream/variance-upcast-always-f64/. On "
+        "IREE use --target linalg or stablehlo (or --frontend onnx, which has no "
+        "calculateVariance)",
+        messages=("is not profile-aligned: element type 'f64' is not legal",),
+        seed=False,
+    ),
+    KnownIdiom(
+        "tosa-cast-i64-f32", "tosa.cast i64 -> f32, outside every TOSA profile, refused by IREE's "
+        "TOSA input",
+        "",
+        "not the model's: TorchToTosa's tosaCastTensorToType lowers aten.to.dtype of an int64 "
+        "tensor (.float(): positions, rotary, relative buckets) to one tosa.cast i64 -> f32, in "
+        "no TOSA profile or extension (its checkValidityOfCast is commented out and the TOSA "
+        "pipeline never validates). IREE validates and refuses it; the RefBackend (through "
+        "tosa-to-linalg) takes it. The bundle: "
+        "reports/upstream/tosa-cast-i64-to-f32-outside-profiles/. On IREE use --target linalg "
+        "or stablehlo",
+        messages=("did not align with any profile or extension, got (i64,f32)",),
         seed=False,
     ),
 )}

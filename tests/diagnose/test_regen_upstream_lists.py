@@ -121,3 +121,30 @@ def test_the_readme_list_is_merged_and_a_retriaged_row_leaves(regen):
         "|---|---|---|---|---|",
         "| `known/int-mm/` | a | known #4725 | b | c |"]
     assert text.endswith("<!-- known-upstream:end -->\n\ntail\n")
+
+
+def test_a_hand_written_torch_mlir_issue_replaces_the_reports_and_keeps_it(regen, tmp_path, monkeypatch):
+    """A torch-mlir bundle whose report needs this project's tools to follow (a pass the wheel's
+    bindings run, not torch-mlir-opt) ships the hand-written issue.md and files of
+    tools/upstream_torch_mlir/NAME; the report stays as torch-mlir-report.md, which the triage
+    table reads, and a second overlay keeps it (it does not move the hand-written one there)."""
+    module, bundles = regen
+    hand = tmp_path / "upstream_torch_mlir"
+    (hand / "tosa").mkdir(parents=True)
+    (hand / "tosa" / "issue.md").write_text("# [torch-mlir] by hand\n\n## Reproduces through\n\n"
+                                            "- FX (x): **hits**\n")
+    (hand / "tosa" / "repro.py").write_text("raise SystemExit(1)\n")
+    monkeypatch.setattr(module, "LLVM_ISSUES", tmp_path / "upstream_llvm")
+    monkeypatch.setattr(module, "TORCH_MLIR_ISSUES", hand)
+    monkeypatch.setattr(module, "HAND_WRITTEN", (tmp_path / "upstream_llvm", hand))
+    bundle = bundles / "tosa"
+    bundle.mkdir()
+    (bundle / "issue.md").write_text(ISSUE)
+    (bundle / "repro.py").write_text("the report's\n")
+    for _ in range(2):
+        module.overlay_llvm_issue("tosa")
+        assert (bundle / "issue.md").read_text().startswith("# [torch-mlir] by hand")
+        assert (bundle / "torch-mlir-report.md").read_text() == ISSUE
+        assert (bundle / "repro.py").read_text() == "raise SystemExit(1)\n"
+    row = module.table_row("tosa", {"tosa": True})
+    assert row == "| `tosa/` | yes | no (TorchScript only) | none | llvm/torch-mlir | new |"

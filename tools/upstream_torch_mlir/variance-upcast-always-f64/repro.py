@@ -1,0 +1,53 @@
+"""torch-mlir's TOSA for a float32 variance computes in f64, which no TOSA profile has.
+
+Imports `x.var(-1)` and `nn.LayerNorm(16)` (float32) with
+`torch_mlir.fx.export_and_import(..., output_type="tosa")`, then runs MLIR's `tosa-validate`
+(TOSA 1.1.draft, pro_int and pro_fp, the int64 extension) through the wheel's MLIR Python
+bindings, the same pass as `mlir-opt --tosa-validate="profile=pro_int,pro_fp
+strict-op-spec-alignment"`. Needs torch, numpy and torch-mlir only.
+
+Exit status: 1 when the TOSA has f64 ops and tosa-validate refuses them (the bug), 0 when it
+lowers in f32 and validates, 2 when it cannot run.
+"""
+
+import sys
+
+VALIDATE = ("builtin.module(tosa-attach-target{specification_version=1.1.draft "
+            "profiles=pro_int,pro_fp extensions=int64},tosa-validate{strict-op-spec-alignment})")
+
+
+
+def main() -> int:
+    try:
+        import torch
+        from torch_mlir import fx, ir, passmanager
+    except ImportError as e:
+        print(f"CANNOT RUN: {e}; install torch and torch-mlir")
+        return 2
+
+    class Variance(torch.nn.Module):
+        def forward(self, x):
+            return x.var(-1)
+
+    found = False
+    for name, module in (("x.var(-1)", Variance()), ("nn.LayerNorm(16)", torch.nn.LayerNorm(16))):
+        tosa = fx.export_and_import(module, torch.randn(4, 16), output_type="tosa")
+        text = str(tosa)
+        f64 = [line.strip() for line in text.splitlines() if "f64" in line]
+        print(f"--- {name}: {len(f64)} lines of its TOSA name f64, e.g.")
+        print("\n".join(f64[:3]))
+        with ir.Context():
+            module_ir = ir.Module.parse(text)
+            try:
+                passmanager.PassManager.parse(VALIDATE).run(module_ir.operation)
+                print("tosa-validate: success")
+            except ir.MLIRError as e:
+                said = str(e)
+                print("tosa-validate:", said)
+                found |= "element type 'f64' is not legal" in said
+    print("REPRODUCED: f64 TOSA for a float32 variance" if found else "NOT REPRODUCED")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
