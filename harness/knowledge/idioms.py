@@ -152,11 +152,11 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "tosa-variance-f64", "f64 TOSA for a float32 variance, outside every TOSA profile, refused "
         "by IREE's TOSA input",
         "",
-        "not the model's: torch-mlir's calculateVariance (DecomposeComplexOps.cpp) computes every "
-        "variance in f64 (it computes #4283's narrower targetTy and still passes getF64Type()), "
-        "and FX's layer norm is var_mean.correction; no TOSA profile has f64 and the TOSA "
-        "pipeline never validates. IREE validates and refuses it; the RefBackend (through "
-        "tosa-to-linalg) takes it. The bundle: reports/upstream/variance-upcast-always-f64/. On "
+        "not the model's: torch-mlir's calculateVariance (DecomposeComplexOps.cpp) computes a "
+        "float32 variance in f64 on purpose (since 2022), for every backend, and FX's layer norm "
+        "is var_mean.correction; no TOSA profile has f64 and the TOSA pipeline never validates. "
+        "IREE validates and refuses it; the RefBackend (through tosa-to-linalg) takes it. The "
+        "bundle: reports/upstream/variance-f32-in-f64-outside-tosa-profiles/. On "
         "IREE use --target linalg or stablehlo (or --frontend onnx, which has no "
         "calculateVariance)",
         messages=("is not profile-aligned: element type 'f64' is not legal",),

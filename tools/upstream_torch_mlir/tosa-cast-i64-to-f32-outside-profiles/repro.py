@@ -4,8 +4,10 @@ profile or extension has.
 Imports `x.float()` of an int64 tensor with
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`, then runs MLIR's `tosa-validate`
 (TOSA 1.1.draft, pro_int and pro_fp, the int64 extension) through the wheel's MLIR Python
-bindings, the same pass as `mlir-opt --tosa-validate="profile=pro_int,pro_fp
-strict-op-spec-alignment"`. Needs torch, numpy and torch-mlir only.
+bindings, the same passes as `mlir-opt --tosa-attach-target="specification_version=1.1.draft
+profiles=pro_int,pro_fp extensions=int64" --tosa-validate="strict-op-spec-alignment"` (the int64
+extension needs 1.1.draft: with the default 1.0 this MLIR refuses the target itself).
+Needs torch, numpy and torch-mlir only.
 
 Exit status: 1 when the TOSA has the i64 -> f32 cast and tosa-validate refuses it (the bug), 0
 when the cast sequence validates (or the conversion fails with an error of its own: printed),
@@ -14,8 +16,12 @@ when the cast sequence validates (or the conversion fails with an error of its o
 
 import sys
 
+# mlir-opt --tosa-attach-target="specification_version=1.1.draft profiles=pro_int,pro_fp
+#          extensions=int64"
+#          --tosa-validate="strict-op-spec-alignment"
 VALIDATE = ("builtin.module(tosa-attach-target{specification_version=1.1.draft "
-            "profiles=pro_int,pro_fp extensions=int64},tosa-validate{strict-op-spec-alignment})")
+            "profiles=pro_int,pro_fp extensions=int64},"
+            "tosa-validate{strict-op-spec-alignment})")
 
 
 def main() -> int:

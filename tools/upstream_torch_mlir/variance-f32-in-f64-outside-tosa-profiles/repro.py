@@ -3,8 +3,10 @@
 Imports `x.var(-1)` and `nn.LayerNorm(16)` (float32) with
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`, then runs MLIR's `tosa-validate`
 (TOSA 1.1.draft, pro_int and pro_fp, the int64 extension) through the wheel's MLIR Python
-bindings, the same pass as `mlir-opt --tosa-validate="profile=pro_int,pro_fp
-strict-op-spec-alignment"`. Needs torch, numpy and torch-mlir only.
+bindings, the same passes as `mlir-opt --tosa-attach-target="specification_version=1.1.draft
+profiles=pro_int,pro_fp extensions=int64" --tosa-validate="strict-op-spec-alignment"` (the int64
+extension needs 1.1.draft: with the default 1.0 this MLIR refuses the target itself).
+Needs torch, numpy and torch-mlir only.
 
 Exit status: 1 when the TOSA has f64 ops and tosa-validate refuses them (the bug), 0 when it
 lowers in f32 and validates, 2 when it cannot run.
@@ -12,8 +14,12 @@ lowers in f32 and validates, 2 when it cannot run.
 
 import sys
 
+# mlir-opt --tosa-attach-target="specification_version=1.1.draft profiles=pro_int,pro_fp
+#          extensions=int64"
+#          --tosa-validate="strict-op-spec-alignment"
 VALIDATE = ("builtin.module(tosa-attach-target{specification_version=1.1.draft "
-            "profiles=pro_int,pro_fp extensions=int64},tosa-validate{strict-op-spec-alignment})")
+            "profiles=pro_int,pro_fp extensions=int64},"
+            "tosa-validate{strict-op-spec-alignment})")
 
 
 
