@@ -39,7 +39,7 @@ def main() -> int:
     try:
         tosa = fx.export_and_import(ToFloat(), torch.arange(64).reshape(4, 16), output_type="tosa")
     except Exception as e:  # a conversion that refuses the cast with its own error: not this bug
-        print(f"NOT REPRODUCED: the TOSA lowering fails: {e}")
+        print(f"repro.py: NOT REPRODUCED: the TOSA lowering fails: {e}")
         return 0
     text = str(tosa)
     print("\n".join(line for line in text.splitlines() if "tosa.cast" in line))
@@ -51,11 +51,11 @@ def main() -> int:
             said = str(e)
             print("tosa-validate:", said)
             if "got (i64,f32)" in said:
-                print("REPRODUCED: tosa.cast i64 -> f32")
+                print("repro.py: REPRODUCED: tosa.cast i64 -> f32")
                 return 1
-            print("NOT REPRODUCED: tosa-validate fails otherwise")
+            print("repro.py: NOT REPRODUCED: tosa-validate fails otherwise")
             return 0
-    print("NOT REPRODUCED: tosa-validate: success")
+    print("repro.py: NOT REPRODUCED: tosa-validate: success")
     return 0
 
 

@@ -51,7 +51,7 @@ def main() -> int:
                 said = str(e)
                 print("tosa-validate:", said)
                 found |= "element type 'f64' is not legal" in said
-    print("REPRODUCED: f64 TOSA for a float32 variance" if found else "NOT REPRODUCED")
+    print("repro.py: REPRODUCED: f64 TOSA for a float32 variance" if found else "repro.py: NOT REPRODUCED")
     return 1 if found else 0
 
 

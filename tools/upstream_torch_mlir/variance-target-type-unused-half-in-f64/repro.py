@@ -37,9 +37,9 @@ def main() -> int:
         if any(upcast in line for line in f64):
             found.append(output_type)
     if found:
-        print(f"REPRODUCED: the f16 variance is computed in f64 ({', '.join(found)})")
+        print(f"repro.py: REPRODUCED: the f16 variance is computed in f64 ({', '.join(found)})")
         return 1
-    print("NOT REPRODUCED: no f16 -> f64 upcast")
+    print("repro.py: NOT REPRODUCED: no f16 -> f64 upcast")
     return 0
 
 
