@@ -158,10 +158,20 @@ def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, op
     request = MakeRequest(subject.name, eager, subject.inputs.tensors, trace=subject.trace,
                           retrace=module is not None, export=export,
                           dynamic_shapes=export_shapes(subject.dynamic_axes, eager) if guarded else None)
+    # The subject's own module, static: torch.export's settings change nothing there (no size
+    # is symbolic), so the FX port's export is the ONNX port's too (tiny GPT-2: 1 s of ONNX's 10).
+    key = (name.value, export.value if guarded else "static")
+    shared = subject.made_programs.get(key) if module is None else None
     with (_PythonStage(port, stage, options, progress, label,
                        blocker=lambda error: export_blocker(error, log) if log else None),
           log or contextlib.nullcontext()):
-        made = maker.make(request)
+        made = shared or maker.make(request)
+    if module is None:
+        subject.made_programs[key] = made
+    if made is shared:
+        port.notes.append(f"{maker.stage}: the {name.value} port's program of this model, "
+                          "reused (static shapes: made once for every frontend that starts "
+                          "from it)")
     port.notes += made.notes
     program = made.program
     script = program.script_module()

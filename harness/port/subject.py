@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 
+from harness.frontends.base import Made
 from harness.models.dynamic import DynamicDim
 from harness.models.generic import as_tuple
 from harness.models.hf_inputs import InputSet
@@ -46,6 +47,12 @@ class Subject:
         default_factory=list, repr=False, compare=False)
     _expected_float64: list[tuple[InputSet, tuple[torch.Tensor, ...] | None]] = field(
         default_factory=list, repr=False, compare=False)
+    # Each frontend's own program of ``eager`` (a trace, an export), by its maker's frontend and
+    # settings: the ONNX frontend converts the FX frontend's export, and on static shapes
+    # torch.onnx.export's capture settings make the same program, so a port of both exports
+    # once (harness.port.frontend._source_program).
+    made_programs: dict[tuple[str, str], Made] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def expected_float64(self, inputs: InputSet) -> tuple[torch.Tensor, ...] | None:
         """Eager in float64 (a copy of the module, float inputs widened), computed once per set

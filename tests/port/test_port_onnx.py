@@ -79,6 +79,24 @@ def test_a_module_through_onnx_is_verified_with_its_onnx_file_kept(tmp_path: Pat
     assert Path(port.stages[3].output).name == "block.1.onnx-to-torch.mlir"
 
 
+def test_a_port_of_fx_and_onnx_exports_the_model_once_and_both_verify(tmp_path: Path):
+    """The ONNX frontend converts the FX frontend's export; on static shapes the capture's
+    settings make the same program, so the second port takes the first one's (issue 42: three
+    frontends at most 1.5x two). Under --dynamic each keeps its own export (its settings
+    differ there)."""
+    subject = _subject(Block(), "block")
+    fx = port_targets(subject, FrontendName.FX, tmp_path / "block.fx", PortOptions(out=str(tmp_path)),
+                      QUIET)[0]
+    onnx_port = _ports(subject, tmp_path)[0]
+    assert (fx.outcome, onnx_port.outcome) == (PortOutcome.VERIFIED, PortOutcome.VERIFIED), (
+        fx.blockers, onnx_port.blockers)
+    assert not any("reused" in n for n in fx.notes)
+    assert any(n.startswith("export: the fx port's program of this model, reused") for n in onnx_port.notes)
+    export = next(s for s in onnx_port.stages if s.name is PortStage.EXPORT)
+    assert export.ok and export.seconds < 0.05, export.seconds
+    assert list(subject.made_programs) == [("fx", "static")]
+
+
 def test_the_gelu_constant_is_met_through_onnx_too_and_only_on_linalg(tmp_path: Path):
     """The supported path reaches the bug: ONNX's Gelu(approximate="tanh") becomes aten.gelu
     in TorchOnnxToTorch, then torch-to-linalg's sqrt(7/11)."""
