@@ -184,6 +184,21 @@ class IRFix(Fix):
         refused."""
 
 
+class TargetFix(Fix):
+    """A rewrite of a target's contract (TOSA) through the MLIR bindings, before a backend
+    compiles it: torch-mlir's output is valid for its target but outside what a backend takes
+    (IREE checks the TOSA profiles; the RefBackend, through tosa-to-linalg, does not). It
+    answers the backend compile's error; the port checks the numbers afterwards."""
+
+    level = FixLevel.TARGET_IR
+    target: ClassVar[str] = ""              # the Target (its value) whose contract it rewrites
+
+    @abstractmethod
+    def rewrite(self, module: ir.Operation) -> Application:
+        """Rewrites ``module`` in place (inside its context) and says where and what it
+        refused."""
+
+
 @dataclass(frozen=True)
 class ModuleEvidence:
     """What a module fix may look at besides the module: the trace that showed the blocker

@@ -16,9 +16,10 @@ from .base import BlockerSeen, Fix
 from .bitwise import BitwiseAndOr
 from .buffers import PersistentBuffers
 from .sdpa import SdpaExplicitScale
+from .tosa import TosaCastViaI32, TosaVarianceF32
 
 CATALOG: tuple[Fix, ...] = (BitwiseAndOr(), SdpaExplicitScale(), PersistentBuffers(),
-                            AutogradFunctionForward())
+                            AutogradFunctionForward(), TosaVarianceF32(), TosaCastViaI32())
 
 
 def _agree_with_knowledge() -> None:

@@ -14,6 +14,7 @@ from harness.enums import ParsableEnum
 class FixLevel(ParsableEnum):
     """Where a fix works, earliest last."""
 
+    TARGET_IR = "target-ir"          # a target's contract (TOSA), before a backend compiles it
     TORCH_IR = "torch-ir"            # the imported torch dialect, through the MLIR bindings
     TORCHSCRIPT = "torchscript"      # the TorchScript graph, before import
     MODULE = "nn-module"             # the nn.Module, before tracing or export
@@ -68,6 +69,23 @@ FIXES: dict[str, KnownFix] = {f.name: f for f in (
         "(a miscompile, not a blocker: torch-mlir 20261001 lowers it, and its code ignores s)",
         "scale=None means 1/sqrt(E), so softmax(q*s*sqrt(E) @ k^T / sqrt(E)) is softmax(q @ k^T "
         "* s); for float q with a static last dim and a constant scale only",
+    ),
+    KnownFix(
+        "tosa-variance-f32", FixLevel.TARGET_IR,
+        "the TOSA contract's f64 tensors (torch-mlir's calculateVariance computes a float32 "
+        "variance in f64) made f32: their casts to and from f64 dropped, f64 constants and "
+        "attributes made f32; for a backend that checks the TOSA profiles (IREE), which have no f64",
+        "the model is float32 and so are its inputs and outputs; only the variance's "
+        "intermediate precision changes, and the port's numbers against eager decide (both "
+        "input sets); refused when a public function takes or returns f64 (the model's own f64)",
+    ),
+    KnownFix(
+        "tosa-cast-via-i32", FixLevel.TARGET_IR,
+        "tosa.cast i64 -> float (TorchToTosa's .float() of an int64 tensor: positions, rotary, "
+        "relative buckets) split into tosa.cast i64 -> i32 -> float, both in the TOSA profiles; "
+        "for a backend that checks them (IREE)",
+        "equal for every value within int32 (an int64 value past 2^31 wraps: a constant one is "
+        "refused, the rest is left to the port's numbers against eager, both input sets)",
     ),
 )}
 

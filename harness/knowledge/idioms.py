@@ -157,10 +157,10 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "is var_mean.correction; no TOSA profile has f64 and the TOSA pipeline never validates. "
         "IREE validates and refuses it; the RefBackend (through tosa-to-linalg) takes it. The "
         "bundle: reports/upstream/variance-f32-in-f64-outside-tosa-profiles/. On "
-        "IREE use --target linalg or stablehlo (or --frontend onnx, which has no "
-        "calculateVariance)",
+        "IREE use --fix (tosa-variance-f32: the f64 made f32, checked against eager), --target "
+        "linalg or stablehlo",
         messages=("is not profile-aligned: element type 'f64' is not legal",),
-        seed=False,
+        seed=False, fix="tosa-variance-f32",
     ),
     KnownIdiom(
         "tosa-cast-i64-f32", "tosa.cast i64 -> f32, outside every TOSA profile, refused by IREE's "
@@ -171,10 +171,11 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "no TOSA profile or extension (its checkValidityOfCast is commented out and the TOSA "
         "pipeline never validates). IREE validates and refuses it; the RefBackend (through "
         "tosa-to-linalg) takes it. The bundle: "
-        "reports/upstream/tosa-cast-i64-to-f32-outside-profiles/. On IREE use --target linalg "
-        "or stablehlo",
+        "reports/upstream/tosa-cast-i64-to-f32-outside-profiles/. On IREE use --fix "
+        "(tosa-cast-via-i32: i64 -> i32 -> f32, checked against eager), --target linalg or "
+        "stablehlo",
         messages=("did not align with any profile or extension, got (i64,f32)",),
-        seed=False,
+        seed=False, fix="tosa-cast-via-i32",
     ),
 )}
 

@@ -23,6 +23,7 @@ from harness.compiler.stages import (
 )
 from harness.compiler.targets import DEFAULT_TARGETS, LINALG_LOWERING, Target, target_path
 from harness.execute.backend_names import BackendName
+from harness.execute.backend import Backend
 from harness.execute.backends import backend
 from harness.execute.lowering import Driver, driver_for, run_stage
 from harness.frontends.base import Frontend, Program, frontend
@@ -41,6 +42,7 @@ from .options import TEXT_WEIGHTS_LIMIT_MB, PortOptions
 from .progress import Progress
 from .record import DynamicDims, FrontendPort, PortOutcome, PortStage, StageRecord
 from .subject import Subject
+from .target_fixes import fixed_target
 from .verify import NumericsRun, PortedIR, Where, check_numerics
 
 if TYPE_CHECKING:
@@ -160,13 +162,27 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
         ir = _ported_ir(ir_path, chosen.torch_pipeline, lowering, port.target, mine)
         testcase = (Path(options.testcase_dir) / f"{subject.name}.{each.path}"
                     if options.testcase_dir else None)
-        run_numbers = check_numerics(subject, ir, backend=chosen_backend, program=imported.run_program,
-                                     where=Where(folder, f"[{subject.name} {each.path}]", testcase),
-                                     options=options, progress=progress)
+        run_numbers = _numbers_run(subject, imported, ir, chosen_backend, each,
+                                   Where(folder, f"[{subject.name} {each.path}]", testcase),
+                                   options, progress)
         _numbers(each, run_numbers, subject.not_run)
         each.testcase = run_numbers.testcase
     _own_lines(ports, program, subject)
     return results[0], ports
+
+
+def _numbers_run(subject: Subject, imported: ImportForTargets, ir: PortedIR, on: Backend,
+                 port: FrontendPort, where: Where, options: PortOptions, progress: Progress
+                 ) -> NumericsRun:
+    """The numbers check of ``ir`` on backend ``on``; with ``--fix``, again after each target
+    fix that answers its compile (a backend that refuses the target's contract as torch-mlir
+    printed it: IREE and TOSA's profiles, :mod:`.target_fixes`)."""
+    def numbers(ported: PortedIR) -> NumericsRun:
+        return check_numerics(subject, ported, backend=on, program=imported.run_program,
+                              where=where, options=options, progress=progress)
+
+    run = numbers(ir)
+    return fixed_target(ir, run, port, subject.name, numbers, options.opt) if options.fix else run
 
 
 def _own_lines(ports: list[FrontendPort], program: Program, subject: Subject) -> None:

@@ -186,21 +186,24 @@ class Positions(nn.Module):
         return x + torch.arange(16).float()
 
 
-@pytest.mark.parametrize(("module", "said", "idiom", "bundle"), [
+@pytest.mark.parametrize(("module", "said", "idiom", "bundle", "fix"), [
     # the FX path's variance in float64
     (LayerNorm(), "element type 'f64' is not legal", "tosa-variance-f64",
-     "variance-f32-in-f64-outside-tosa-profiles"),
+     "variance-f32-in-f64-outside-tosa-profiles", "tosa-variance-f32"),
     # an int64 -> float32 cast
-    (Positions(), "got (i64,f32)", "tosa-cast-i64-f32", "tosa-cast-i64-to-f32-outside-profiles"),
+    (Positions(), "got (i64,f32)", "tosa-cast-i64-f32", "tosa-cast-i64-to-f32-outside-profiles",
+     "tosa-cast-via-i32"),
 ])
-def test_tosa_outside_iree_s_profiles_fails_at_iree_compile(tmp_path: Path, module, said, idiom, bundle):
+def test_tosa_outside_iree_s_profiles_fails_at_iree_compile(tmp_path: Path, module, said, idiom, bundle,
+                                                            fix):
     port = _ports(_subject(module, "m"), FrontendName.FX, tmp_path, targets=(Target.TOSA,),
                   backends=(BackendName.IREE,))[0]
     assert port.failed_stage is PortStage.IREE_COMPILE
     blocker = port.blockers[0]
     assert blocker.op == "tosa.cast" and said in blocker.message
-    # its own finding: torch-mlir's emitter and the bundle, not a fix of the model
-    assert blocker.hint.startswith(f"{idiom}: not the model's") and not blocker.fixes
+    # its own finding: torch-mlir's emitter and the bundle, and the TOSA fix for IREE (--fix)
+    assert blocker.hint.startswith(f"{idiom}: not the model's")
+    assert fix in " ".join(blocker.fixes), blocker.fixes
     assert f"reports/upstream/{bundle}/" in blocker.hint
     assert "--iree-input-type=tosa" in port.commands[0] and port.commands[0].endswith(".vmfb")
     rerun = subprocess.run(shlex.split(port.commands[0]), capture_output=True, text=True)

@@ -14,13 +14,14 @@ from support import harness
 
 def test_fix_names_are_the_ones_harness_fixes_implements():
     assert sorted(fixes.FIXES) == ["autograd-function-forward", "bitwise-and-or", "persistent-buffers",
-                                   "sdpa-explicit-scale"]
+                                   "sdpa-explicit-scale", "tosa-cast-via-i32", "tosa-variance-f32"]
     for idiom in idioms.KNOWN.values():
         assert not idiom.fix or idiom.fix in fixes.FIXES, idiom.name
     # Every fix answers an idiom, except the one that answers a miscompile (no error to match).
     assert {i.fix for i in idioms.KNOWN.values() if i.fix} == set(fixes.FIXES) - {"sdpa-explicit-scale"}
     assert fixes.FIXES["bitwise-and-or"].level is fixes.FixLevel.TORCH_IR
     assert fixes.FIXES["persistent-buffers"].level is fixes.FixLevel.MODULE
+    assert fixes.FIXES["tosa-cast-via-i32"].level is fixes.FixLevel.TARGET_IR
     assert fixes.renaming("torch.aten.__or__.Tensor")[1] == "torch.aten.bitwise_or.Tensor"
     assert fixes.renaming("torch.aten.add.Tensor") is None
 
@@ -45,9 +46,11 @@ def test_the_literal_is_no_cause_any_more():
 ])
 def test_iree_refusing_torch_mlirs_tosa_is_one_of_the_two_profile_bugs(said, name, emitter, bundle):
     """IREE's words for TOSA outside the profiles (issue 43) name the one torch-mlir emitter and
-    the one bundle that message is, not a fix of the model: there is none."""
+    the one bundle that message is, and the target fix that answers it (harness.fixes.tosa)."""
     [found] = idioms.matches("tosa.cast", said)
-    assert found.name == name and not found.fix and not found.seed
+    fix = {"calculateVariance": "tosa-variance-f32", "tosaCastTensorToType": "tosa-cast-via-i32"}[emitter]
+    assert found.name == name and found.fix == fix and not found.seed
+    assert f"--fix ({fix}" in found.hint
     assert emitter in found.hint and bundle in found.hint
     other = {"calculateVariance": "tosaCastTensorToType",
              "tosaCastTensorToType": "calculateVariance"}[emitter]

@@ -1,0 +1,92 @@
+"""The TOSA fixes for IREE (harness.fixes.tosa, harness.port.target_fixes): torch-mlir's TOSA
+holds f64 (a float32 LayerNorm's variance) and i64 -> f32 casts (``.float()`` of an arange),
+which IREE's TOSA input refuses as outside every profile; ``--fix`` rewrites the TOSA contract
+and the port's numbers decide. Real torch-mlir-opt, real iree-compile and iree-run-module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from harness.compiler.mlir import parse_ir
+from harness.compiler.targets import Target
+from harness.execute.backend_names import BackendName
+from harness.fixes.tosa import TosaCastViaI32, TosaVarianceF32
+from harness.frontends.names import FrontendName
+from harness.models.hf_inputs import InputSet
+from harness.port import PortOptions
+from harness.port.frontend import port_targets
+from harness.port.progress import QUIET
+from harness.port.record import PortOutcome
+from harness.port.subject import Subject
+
+
+class NormAndPositions(nn.Module):
+    """A LayerNorm (FX: var_mean, computed in f64 by torch-mlir) and positions made float
+    (TorchToTosa: one tosa.cast i64 -> f32)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(x.shape[-1]).float() / 16
+        return self.norm(x) + positions
+
+
+def _ports(tmp_path: Path, fix: bool):
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(0)
+    x0, x1 = torch.randn(4, 16, generator=g) * 3, torch.randn(4, 16, generator=g) * 3
+    subject = Subject("normpos", NormAndPositions().eval(), InputSet(("x",), (x0,), "seed 0"),
+                      InputSet(("x",), (x1,), "seed 0, 2"), output_names=("y",))
+    return port_targets(subject, FrontendName.FX, tmp_path / f"normpos-{fix}.fx",
+                        PortOptions(out=str(tmp_path), fix=fix, targets=(Target.TOSA,),
+                                    backends=(BackendName.IREE, BackendName.REFBACKEND)), QUIET)
+
+
+def test_iree_refuses_the_tosa_and_fix_makes_it_verify_on_both_backends(tmp_path: Path):
+    iree, ref = _ports(tmp_path, fix=False)
+    assert iree.outcome is PortOutcome.FAILS and iree.failed_stage.value == "iree-compile"
+    assert "did not align with any profile or extension, got (i64,f32)" in iree.blockers[0].message
+    assert ref.outcome is PortOutcome.VERIFIED  # the RefBackend takes it through tosa-to-linalg
+
+    iree, ref = _ports(tmp_path, fix=True)
+    assert (iree.outcome, ref.outcome) == (PortOutcome.VERIFIED, PortOutcome.VERIFIED), iree.blockers
+    # the cast first (IREE names the first op it refuses), then the f64 its next compile met
+    assert [(f.fix, f.outcome.value) for f in iree.fixes] == [
+        ("tosa-cast-via-i32", "kept"), ("tosa-variance-f32", "kept")]
+    assert ref.fixes == []  # the RefBackend needed none
+    fixed = Path(iree.fixes[-1].output_path).read_text()
+    assert "f64" not in fixed and "tensor<16xi32>" in fixed
+    assert all(n.max_abs_diff < 1e-5 for n in iree.numerics)
+
+
+_F64_SIGNATURE = """
+func.func @main(%arg0: tensor<4xf64>) -> tensor<4xf64> {
+  %0 = tosa.cast %arg0 : (tensor<4xf64>) -> tensor<4xf32>
+  %1 = tosa.cast %0 : (tensor<4xf32>) -> tensor<4xf64>
+  return %1 : tensor<4xf64>
+}
+"""
+
+_WIDE_CONSTANT = """
+func.func @main() -> tensor<2xf32> {
+  %0 = "tosa.const"() <{values = dense<[1, 4294967296]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %1 = tosa.cast %0 : (tensor<2xi64>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+"""
+
+
+def test_a_model_of_its_own_f64_and_a_constant_past_int32_are_refused():
+    for text, fix, reason in ((_F64_SIGNATURE, TosaVarianceF32(), "signature has f64"),
+                              (_WIDE_CONSTANT, TosaCastViaI32(), "4294967296, outside int32")):
+        parsed = parse_ir(text.encode())
+        assert parsed is not None
+        context, module = parsed
+        with context:
+            app = fix.rewrite(module)
+        assert not app.applied and reason in app.refused[0].reason, app.refused
