@@ -477,14 +477,24 @@ def _versions(sweep: SweepDir) -> str:
     return ""
 
 
-def _builds(sweep: SweepDir, order: list[str]) -> str:
-    """One line per build: the torch-mlir-opt its records say ran."""
+def _builds(sweep: SweepDir, order: list[str], columns: list[str]) -> str:
+    """One line per build: the torch-mlir-opt its records say ran; and, where a column takes
+    TOSA on to linalg (TOSA on the RefBackend), that this one step is the wheel's on every
+    build: torch-mlir-opt registers none of MLIR's tosa-to-* passes, the wheel's bindings run
+    them (pipelines.toml's tosa-to-linalg)."""
     said: dict[str, str] = {}
     for m in sweep.models:
         if m.build and m.record is not None:
             said.setdefault(m.build, m.record.versions.get("torch-mlir-opt", ""))
     items = "".join(f'<li data-build="{_e(b)}"><b>{_e(b)}</b>: <span class="mono">'
                     f'{_e(said.get(b, "") or "no record")}</span></li>' for b in order if b)
+    tosa = [c for c in columns if "-tosa" in c and not c.endswith("-iree")]
+    if items and tosa:
+        items += (f'<li id="tosa-to-linalg">{_e(", ".join(tosa))}: torch-to-tosa ran on each '
+                  "build's torch-mlir-opt; tosa-to-linalg, the RefBackend's way on to linalg, on the "
+                  "wheel's MLIR bindings for every build (torch-mlir-opt registers no tosa-to-* "
+                  "pass), so a difference between builds there is torch-mlir's TOSA, not MLIR's "
+                  "TOSA lowering</li>")
     return f'<ul class="small" id="builds">{items}</ul>' if items else ""
 
 
@@ -520,7 +530,7 @@ def render(sweep: SweepDir, options: BoardOptions = BoardOptions()) -> str:
         f'<p class="small">{len(sweep.models)} models, {len(rows)} rows; written {stamp} from '
         f'<span class="mono">{_e(sweep.root)}</span>. {_e(_versions(sweep))}</p>',
         f'<p class="counts">{summary}</p>',
-        _builds(sweep, builds),
+        _builds(sweep, builds, frontends_of(rows)),
         "<h2>By modality</h2>",
         _modalities(_lines(rows), builds, frontends_of(rows)),
         "<h2>Models</h2>",
