@@ -31,6 +31,24 @@ def node_of(text: str) -> str:
     return found.group(1) if found else ""
 
 
+#: An op of printed IR and its location: ``%3 = torch.aten.exp %2 : ... loc(#loc44)``.
+_OP_AT = re.compile(r'^\s*(?:%[^=]+=\s*)?(torch\.(?:aten|prims|operator)[\w.]*(?: "[^"]+")?)\b.*'
+                    r'\bloc\((#loc\d+|"[^"]+")\)\s*$', re.M)
+
+
+def node_ops(printed: str, node: str) -> list[str]:
+    """The torch ops that printed torch IR (an ``onnx-to-torch`` output, with its debug info)
+    locates at ONNX node ``node`` (``loc("node")`` or an alias of it), each once, in order:
+    what TorchOnnxToTorch made of that node. Constants and lists are left out."""
+    aliases = {m.group(1) for m in re.finditer(rf'^(#loc\d+) = loc\("{re.escape(node)}"\)', printed, re.M)}
+    names = aliases | {f'"{node}"'}
+    found: dict[str, None] = {}
+    for match in _OP_AT.finditer(printed):
+        if match.group(2) in names:
+            found[match.group(1)] = None
+    return list(found)
+
+
 def left_in(errors: str) -> list[tuple[str, str]]:
     """Each ONNX op (name, node) that diagnostics' text says a pass could not legalize, in the
     order named: what ``harness timeline`` says of a failed pass."""

@@ -311,11 +311,14 @@ def with_trace_stacks(found: list[Blocker], script: torch.jit.ScriptModule | Non
 _PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
-def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None) -> list[Blocker]:
+def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None,
+                     converted: Path | None = None) -> list[Blocker]:
     """Blockers of an ONNX port with the Python line behind their op: the onnx_importer names
     each op's location after its ONNX node (``loc("node_unsqueeze")``), and the dynamo exporter
     records each node's stack in its metadata (``pkg.torch.onnx.stack_trace``). A blocker that
-    has a file location already, or a node without a stack, stays as it is."""
+    has a file location already, or a node without a stack, stays as it is. ``converted``: the
+    port's onnx-to-torch output (text), which says what torch ops the node became (a run-time
+    check at the node names none of them: the lowering of one of those is at fault)."""
     if onnx_path is None or not onnx_path.is_file() or all(b.location for b in found):
         return found
     from harness.frontends.onnx import node_stack, node_types
@@ -332,9 +335,23 @@ def with_onnx_stacks(found: list[Blocker], onnx_path: Path | None) -> list[Block
         node = named.group(1) if named else ""
         at = model_frame([f.rpartition(":")[0] for f in frames])
         where = frames[at] if at is not None else frames[0]
+        made = _converted_ops(converted, node)
         out.append(replace(blocker, location=where, frames=frames[:12], explanation=" ".join(filter(None, (
-            blocker.explanation, f"ONNX node {node} ({types.get(node, '?')}), exported from {where}.")))))
+            blocker.explanation, f"ONNX node {node} ({types.get(node, '?')}), exported from {where}"
+            + (f"; onnx-to-torch made it {', '.join(made)}." if made else "."))))))
     return out
+
+
+def _converted_ops(converted: Path | None, node: str) -> list[str]:
+    """The torch ops the onnx-to-torch output locates at ``node`` ([] for bytecode or none)."""
+    from harness.diagnose.onnx_terms import node_ops
+
+    if converted is None or not node or converted.suffix != ".mlir" or not converted.is_file():
+        return []
+    try:
+        return node_ops(converted.read_text(errors="replace"), node)[:12]
+    except OSError:
+        return []
 
 
 def _node_stacks(script: torch.jit.ScriptModule) -> dict[str, list[str]]:

@@ -190,7 +190,9 @@ def _own_lines(ports: list[FrontendPort], program: Program, subject: Subject) ->
     the eager call of its op where the program's stack stops short of it (one eager forward for
     all the ports, only when some blocker names a torch op)."""
     for each in ports:
-        each.blockers = with_onnx_stacks(each.blockers, program.program_file())
+        converted = next((Path(s.output) for s in each.stages
+                          if s.name is PortStage.ONNX_TO_TORCH and s.ok and s.output), None)
+        each.blockers = with_onnx_stacks(each.blockers, program.program_file(), converted)
     keys = {op_key(b.op) for each in ports for b in each.blockers if b.location} - {""}
     if keys:
         stacks = eager_stacks(lambda: subject.eager(*subject.inputs.tensors), keys)

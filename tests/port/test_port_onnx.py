@@ -320,6 +320,21 @@ def test_a_run_time_check_at_an_onnx_node_names_the_node_and_the_python_line(tmp
                 if "self.norm(self.linear(x)).softmax(-1)" in text)
     assert named.location == f"{__file__}:{line}", named
     assert f"ONNX node {node} (onnx.Softmax), exported from {__file__}:{line}" in named.explanation
+    # and what TorchOnnxToTorch made of the node (the check names none of those ops): from the
+    # onnx-to-torch output, real torch-mlir-opt on the imported file
+    from harness.compiler.mlir import WriteOptions, write_module
+    from harness.compiler.runner import RunOptions
+    from harness.execute.lowering import run_stage
+
+    imported = tmp_path / "b.torch.mlir"
+    module = onnx_frontend.import_file(path)
+    write_module(module.operation, imported, WriteOptions(keep_weights=True))  # with its locations
+    converted = tmp_path / "b.1.onnx-to-torch.mlir"
+    assert run_stage(imported, "onnx-to-torch", output_path=converted,  # as the port's stages print
+                     options=RunOptions(extra_args=("--mlir-print-debuginfo",))).ok
+    (named,) = with_onnx_stacks([blocker], path, converted)
+    made = named.explanation.partition("; onnx-to-torch made it ")[2]
+    assert "torch.aten.exp" in made and "torch.aten.linear" not in made, named.explanation
 
 
 def test_gpt2_through_onnx_with_dynamic_batch_and_seq_names_the_onnx_node_and_line(tmp_path: Path):
@@ -344,6 +359,7 @@ def test_gpt2_through_onnx_with_dynamic_batch_and_seq_names_the_onnx_node_and_li
     assert blocker.op == "memref.store" and 'at loc("node_softmax' in blocker.message
     assert "/gpt2/modeling_gpt2.py:" in blocker.location, blocker
     assert "(onnx.Softmax), exported from" in blocker.explanation
+    assert "; onnx-to-torch made it torch.aten." in blocker.explanation  # the node's torch ops
     assert "func.func @main_graph(%arg0: tensor<?x?xi64>, %arg1: tensor<?x?xi64>)" in port.signature
     (check,) = [line.strip() for line in done.stdout.splitlines() if " -m harness check " in line]
     import os
