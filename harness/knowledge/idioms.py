@@ -154,11 +154,13 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "",
         "not the model's: torch-mlir's calculateVariance (DecomposeComplexOps.cpp) computes a "
         "float32 variance in f64 on purpose (since 2022), for every backend, and FX's layer norm "
-        "is var_mean.correction; no TOSA profile has f64 and the TOSA pipeline never validates. "
+        "becomes var_mean.correction through torch-mlir's own DEFAULT_DECOMPOSITIONS (its "
+        "native_layer_norm entry); no TOSA profile has f64 and the TOSA pipeline never validates. "
         "IREE validates and refuses it; the RefBackend (through tosa-to-linalg) takes it. The "
         "bundle: reports/upstream/variance-f32-in-f64-outside-tosa-profiles/. On "
         "IREE use --fix (tosa-variance-f32: the f64 made f32, checked against eager), --target "
-        "linalg or stablehlo",
+        "linalg or stablehlo, or --frontend onnx (its LayerNormalization and ReduceMean ops do "
+        "not reach calculateVariance; its MeanVarianceNormalization does)",
         messages=("is not profile-aligned: element type 'f64' is not legal",),
         seed=False, fix="tosa-variance-f32",
     ),

@@ -4,7 +4,8 @@
 // MLIR's tosa-validate (what IREE's TOSA input runs, and refuses the module on) refuses it.
 //
 // Now: tosaCastTensorToType (TosaLegalizeUtils.cpp) emits any cast, its spec check
-// checkValidityOfCast commented out since llvm/torch-mlir#3948; nothing in
+// checkValidityOfCast commented out since llvm/torch-mlir#3948 (the check before it allowed
+// int64 -> f32: never rejected, not a regression); nothing in
 // torch-backend-to-tosa-backend-pipeline validates. When it casts through i32 (as #4257 casts
 // float <-> bool through i8), the CHECK line fails; when the conversion refuses the cast or the
 // pipeline validates, the first RUN line's torch-mlir-opt fails instead.

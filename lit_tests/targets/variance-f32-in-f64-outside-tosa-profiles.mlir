@@ -1,5 +1,5 @@
 // The input of reports/upstream/variance-f32-in-f64-outside-tosa-profiles/: a float32 var_mean (what
-// torch.export makes of a layer norm) lowered to TOSA computes in f64, which no TOSA 1.0 or
+// fx.export_and_import's default table, DEFAULT_DECOMPOSITIONS, makes of a layer norm) lowered to TOSA computes in f64, which no TOSA 1.0 or
 // 1.1.draft profile or extension has (here: both profiles and the int64 extension), so MLIR's
 // tosa-validate (what IREE's TOSA input runs, and refuses the module on) names each f64 op.
 // variance-f64-in-tosa.mlir shows the f64 TOSA itself (and f16's).

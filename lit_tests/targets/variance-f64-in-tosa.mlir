@@ -1,6 +1,7 @@
 // torch.aten.var.correction decomposed at the torch level, then lowered to TOSA: why torch-mlir's
-// TOSA for float32 models holds f64 (the FX path's layer norm reaches var through torch.export's
-// decompositions), which IREE's TOSA input refuses ("'tosa.cast' op is not profile-aligned:
+// TOSA for float32 models holds f64 (the FX path's layer norm reaches var_mean through torch-mlir's
+// own DEFAULT_DECOMPOSITIONS, fx_decomp_util.py's native_layer_norm entry: torch.export keeps
+// aten.layer_norm), which IREE's TOSA input refuses ("'tosa.cast' op is not profile-aligned:
 // element type 'f64' is not legal": harness port gpt2 --frontend fx --target tosa --backend iree).
 //
 // Not in the 2022 walkthrough. Now: calculateVariance in
