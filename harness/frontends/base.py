@@ -169,6 +169,9 @@ class Made:
     program: Program
     run: Callable[[Sequence[torch.Tensor]], Any]
     notes: list[str] = field(default_factory=list)
+    # whether another frontend that starts from the same source may take it (False: made in a
+    # way only this frontend's settings allow, the ONNX capture's strict fallback)
+    shareable: bool = True
 
 
 @dataclass(frozen=True)
@@ -316,16 +319,35 @@ def _trace(request: MakeRequest) -> Made:
 
 def _export(request: MakeRequest) -> Made:
     """FX's program: torch.export (non-strict), with --dynamic's shapes, under the settings the
-    request asks for (:class:`ExportSettings`)."""
+    request asks for (:class:`ExportSettings`). As torch.onnx.export's capture, the ONNX
+    frontend's tries ``strict=True`` where the non-strict export fails (torch 2.13's second
+    capture strategy: TorchDynamo reads ``int(tensor)`` as a value the graph carries, where the
+    non-strict trace guards on data it cannot see); the first error stands if that fails too."""
     capture = request.export is ExportSettings.ONNX_CAPTURE
-    with (warnings.catch_warnings(), torch.no_grad(),
-          torch.fx.experimental._config.patch(backed_size_oblivious=capture)):  # type: ignore[attr-defined]
-        warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
-        exported = torch.export.export(request.eager, request.examples, strict=False,
+    notes: list[str] = []
+
+    def export(strict: bool) -> torch.export.ExportedProgram:
+        with (warnings.catch_warnings(), torch.no_grad(),
+              torch.fx.experimental._config.patch(backed_size_oblivious=capture)):  # type: ignore[attr-defined]
+            warnings.simplefilter("ignore", FutureWarning)  # torch.export's own deprecations
+            return torch.export.export(request.eager, request.examples, strict=strict,
                                        dynamic_shapes=request.dynamic_shapes,
                                        prefer_deferred_runtime_asserts_over_guards=capture)
+
+    try:
+        exported = export(strict=False)
+    except Exception as error:  # torch.export's errors are many; the strict try decides
+        if not capture:
+            raise
+        try:
+            exported = export(strict=True)
+        except Exception:
+            raise error from None
+        first = (str(error).strip().splitlines() or [""])[0][:200]
+        notes.append(f"export: the non-strict torch.export failed ({type(error).__name__}: "
+                     f"{first}); strict=True exported it, as torch.onnx.export's capture does next")
     return Made(Program(request.name, request.eager, request.examples, FxPayload(exported)),
-                run_exported(exported))
+                run_exported(exported), notes, shareable=not notes)
 
 
 def run_exported(exported: torch.export.ExportedProgram) -> Callable[[Sequence[torch.Tensor]], Any]:

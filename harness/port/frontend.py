@@ -166,7 +166,7 @@ def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, op
                        blocker=lambda error: export_blocker(error, log) if log else None),
           log or contextlib.nullcontext()):
         made = shared or maker.make(request)
-    if module is None:
+    if module is None and made.shareable:
         subject.made_programs[key] = made
     if made is shared:
         port.notes.append(f"{maker.stage}: the {name.value} port's program of this model, "

@@ -97,6 +97,33 @@ def test_a_port_of_fx_and_onnx_exports_the_model_once_and_both_verify(tmp_path: 
     assert list(subject.made_programs) == [("fx", "static")]
 
 
+class Rows(nn.Module):
+    """``int(n)`` of a tensor input: a value the non-strict export guards on and cannot see."""
+
+    def forward(self, x: torch.Tensor, n: torch.Tensor) -> torch.Tensor:
+        return x.reshape(int(n), -1) * 2
+
+
+def test_the_onnx_export_falls_back_to_strict_as_torch_onnx_export_does(tmp_path: Path):
+    """torch.onnx.export's capture tries torch.export non-strict, then strict (upstream's
+    UnsafeViewCollapseDynamicWithAtenSizeIntModule passed through upstream's onnx config and
+    failed at export through the harness's). The ONNX frontend's export does the same and says
+    so; the FX frontend keeps the one non-strict export, as upstream's fx_importer config, and
+    does not take the ONNX port's strict program either."""
+    g = torch.Generator().manual_seed(0)
+    n = torch.tensor(2)
+    subject = Subject("rows", Rows().eval(), InputSet(("x", "n"), (torch.randn(4, 6, generator=g), n), "s0"),
+                      InputSet(("x", "n"), (torch.randn(4, 6, generator=g), n), "s1"), output_names=("y",))
+    onnx_port = _ports(subject, tmp_path)[0]
+    assert onnx_port.outcome is PortOutcome.VERIFIED, onnx_port.blockers
+    assert any(note.startswith("export: the non-strict torch.export failed (GuardOnDataDependentSymNode")
+               and "strict=True exported it" in note for note in onnx_port.notes), onnx_port.notes
+    fx = port_targets(subject, FrontendName.FX, tmp_path / "rows.fx", PortOptions(out=str(tmp_path)),
+                      QUIET)[0]
+    assert fx.failed_stage is PortStage.EXPORT and "GuardOnDataDependentSymNode" in fx.blockers[0].message
+    assert subject.made_programs == {}
+
+
 def test_the_gelu_constant_is_met_through_onnx_too_and_only_on_linalg(tmp_path: Path):
     """The supported path reaches the bug: ONNX's Gelu(approximate="tanh") becomes aten.gelu
     in TorchOnnxToTorch, then torch-to-linalg's sqrt(7/11)."""
