@@ -315,8 +315,7 @@ def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]
             analysis = analyze(input_file, textual, opt=exe.path, timeout_s=options.timeout_s)
         except HarnessError as e:
             notes.append(f"the blocker analysis failed: {e}")
-    lines = {op: where for e in options.port_evidence for op, where in e.locations}
-    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual), lines)
+    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual), options.op_lines)
     say("bisecting the pipeline")
     bisected: BisectResult | None = None
     try:

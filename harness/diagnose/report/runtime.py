@@ -153,8 +153,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
 
     checked, node = checked_failure(staging, reduced.piece_pipeline, exe, options.timeout_s, scratch)
     if not where and node:
-        lines = {op: line for e in options.port_evidence for op, line in e.locations}
-        where = onnx_node_where(node, checked, lines)
+        where = onnx_node_where(node, checked, options.op_lines)
     write_standalone(staging, BundleKind.RUNTIME_FAILURE, reduced.piece_pipeline,
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
