@@ -54,7 +54,7 @@ from .redact import Redactor
 from .replay import replay, self_check
 from .repro import diagnostic_key, repro_script
 from .standalone import ReproPy, write_pass_repro
-from .provenance import PathOutcome
+from .provenance import PathOutcome, op_lines
 from .sections import (UpstreamVerdict, given_title, pass_broke_valid_ir, root_cause, searched_upstream,
                        triage, with_evidence, with_fx_try, with_source)
 from .result import BundleKind, Findings, Refusal, ReportOptions, ReportResult, SameCauseMember, SelfCheck
@@ -315,7 +315,7 @@ def _diagnose(job: _Job, input_file: Path, record: RunRecord, notes: list[str]
             analysis = analyze(input_file, textual, opt=exe.path, timeout_s=options.timeout_s)
         except HarnessError as e:
             notes.append(f"the blocker analysis failed: {e}")
-    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual), options.op_lines)
+    diagnosis = Diagnosis.of(analysis, record, pipeline_label(textual), op_lines(options.port_evidence))
     say("bisecting the pipeline")
     bisected: BisectResult | None = None
     try:

@@ -142,6 +142,12 @@ class PortEvidence:
     locations: tuple[tuple[str, str], ...] = ()  # (op, FILE:LINE): the model's line behind a blocker
 
 
+def op_lines(evidence: tuple[PortEvidence, ...]) -> dict[str, str]:
+    """Each op's Python line as the port and sweep records given (``--port-record``) say:
+    where a blocker or a run-time check's op came from in the model."""
+    return {op: where for e in evidence for op, where in e.locations}
+
+
 def with_evidence(base: Provenance, evidence: tuple[PortEvidence, ...], keys: list[str]) -> Provenance:
     """``base`` with Reproduces through and Blocks read off port records: the ports whose
     blockers name one of ``keys`` (the op, the failure's signature) hit it; a frontend whose

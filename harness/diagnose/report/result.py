@@ -102,12 +102,6 @@ class ReportOptions:
     # reduction through torchscript-to-torch barely shrinks it. "never" keeps the user's pipeline.
     at_failing_pass: str = "object-graph"
 
-    @property
-    def op_lines(self) -> dict[str, str]:
-        """Each op's Python line as the port and sweep records given (``--port-record``) say:
-        where a blocker or a run-time check's op came from in the model."""
-        return {op: where for e in self.port_evidence for op, where in e.locations}
-
 
 class BundleKind(Parsable):
     """The three bundle kinds: record.json's and repro.py's ``kind``, one spelling each."""

@@ -43,6 +43,7 @@ from .build import collect_versions
 from .redact import Redactor
 from .repro_check import run_repro
 from .result import REPRODUCED_STATUS, BundleFindings, BundleKind, SelfCheck
+from .provenance import op_lines
 from .sections import (TITLE_PREFIX, given_title, root_cause, section_values, verdict_for, with_evidence,
                        with_source)
 from .standalone import write_standalone
@@ -153,7 +154,7 @@ def build_runtime_report(src: Path, pipeline: str, exe: OptBinary, staging: Path
 
     checked, node = checked_failure(staging, reduced.piece_pipeline, exe, options.timeout_s, scratch)
     if not where and node:
-        where = onnx_node_where(node, checked, options.op_lines)
+        where = onnx_node_where(node, checked, op_lines(options.port_evidence))
     write_standalone(staging, BundleKind.RUNTIME_FAILURE, reduced.piece_pipeline,
                      f"{reduced.failure} at run time", redactor, options.timeout_s)
     say("self-check: running repro.sh")
