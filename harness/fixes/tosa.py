@@ -12,8 +12,9 @@ extension, got (i64,f32)``). Two upstream bugs, two fixes (and two bundles,
   remade in f32. Refused when a public function's argument or result is f64 (then the model
   itself computes in f64, not the decomposition).
 - ``tosa-cast-via-i32``: TorchToTosa's ``tosaCastTensorToType`` lowers ``.float()`` of an int64
-  tensor to one ``tosa.cast`` i64 -> float; it becomes i64 -> i32 -> float, each in a profile.
-  A constant operand with a value outside int32 is refused (it would wrap).
+  tensor to one ``tosa.cast`` i64 -> float; it becomes i64 -> i32 -> float, each in a profile
+  (and ``.long()`` of a float, float -> i64, becomes float -> i32 -> i64: T5's buckets). A
+  constant operand with a value outside int32 is refused (it would wrap).
 
 Each is checked by the port's numbers against eager on both input sets afterwards, as every fix.
 """
@@ -26,7 +27,9 @@ from harness.compiler.targets import Target
 
 from .base import Application, RefusedSite, Site, TargetFix, location_text, walk
 
-_PROFILE = "did not align with any profile or extension, got (i64,"
+#: IREE's words for a cast no profile has, from int64 or to it (``got (i64,f32)``, ``got (f32,i64)``).
+_PROFILE = tuple(f"did not align with any profile or extension, got ({pair})" for pair in (
+    "i64,f32", "i64,f16", "i64,bf16", "f32,i64", "f16,i64", "bf16,i64"))
 
 
 def _element(type_: ir.Type) -> ir.Type | None:
@@ -121,7 +124,7 @@ def _drop_identity_casts(module: ir.Operation) -> None:
 class TosaCastViaI32(TargetFix):
     name = "tosa-cast-via-i32"
     target = Target.TOSA.value
-    messages = (_PROFILE,)
+    messages = _PROFILE
     conditions = ("the cast's operand, when a constant, holds only int32 values (one past int32 "
                   "would wrap)")
 
@@ -133,21 +136,30 @@ class TosaCastViaI32(TargetFix):
                 if op.name != "tosa.cast":
                     continue
                 source, result = op.operands[0], op.results[0]
-                element = _element(source.type)
-                if (not isinstance(element, ir.IntegerType) or element.width != 64
-                        or not _is_float(result.type)):
-                    continue
                 where = location_text(op)
-                reason = _outside_int32(source)
-                if reason:
-                    app.refused.append(RefusedSite("tosa.cast i64 -> float", where, reason))
-                    continue
-                with ir.InsertionPoint(op), op.location:
-                    narrow = ir.Operation.create("tosa.cast", results=[_with_element(source.type, i32)],
-                                                 operands=[source])
-                op.operands[0] = narrow.results[0]
-                app.changed.append(Site(f"tosa.cast i64 -> {_element(result.type)} via i32", where))
+                if _is_i64(source.type) and _is_float(result.type):  # .float() of an int64 tensor
+                    reason = _outside_int32(source)
+                    if reason:
+                        app.refused.append(RefusedSite("tosa.cast i64 -> float", where, reason))
+                        continue
+                    with ir.InsertionPoint(op), op.location:
+                        narrow = ir.Operation.create("tosa.cast", results=[_with_element(source.type, i32)],
+                                                     operands=[source])
+                    op.operands[0] = narrow.results[0]
+                    app.changed.append(Site(f"tosa.cast i64 -> {_element(result.type)} via i32", where))
+                elif _is_float(source.type) and _is_i64(result.type):  # .long() of a float tensor
+                    with ir.InsertionPoint.after(op), op.location:
+                        widen = ir.Operation.create("tosa.cast", results=[result.type],
+                                                    operands=[result])
+                    result.replace_all_uses_except(widen.results[0], widen)
+                    result.set_type(_with_element(result.type, i32))
+                    app.changed.append(Site(f"tosa.cast {_element(source.type)} -> i64 via i32", where))
         return app
+
+
+def _is_i64(type_: ir.Type) -> bool:
+    element = _element(type_)
+    return isinstance(element, ir.IntegerType) and element.width == 64
 
 
 def _outside_int32(value: ir.Value) -> str:

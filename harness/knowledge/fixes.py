@@ -82,8 +82,9 @@ FIXES: dict[str, KnownFix] = {f.name: f for f in (
     KnownFix(
         "tosa-cast-via-i32", FixLevel.TARGET_IR,
         "tosa.cast i64 -> float (TorchToTosa's .float() of an int64 tensor: positions, rotary, "
-        "relative buckets) split into tosa.cast i64 -> i32 -> float, both in the TOSA profiles; "
-        "for a backend that checks them (IREE)",
+        "relative buckets) split into tosa.cast i64 -> i32 -> float, and float -> i64 (.long(): "
+        "T5's buckets) into float -> i32 -> i64, each in the TOSA profiles; for a backend that "
+        "checks them (IREE)",
         "equal for every value within int32 (an int64 value past 2^31 wraps: a constant one is "
         "refused, the rest is left to the port's numbers against eager, both input sets)",
     ),

@@ -24,8 +24,8 @@ from harness.port.subject import Subject
 
 
 class NormAndPositions(nn.Module):
-    """A LayerNorm (FX: var_mean, computed in f64 by torch-mlir) and positions made float
-    (TorchToTosa: one tosa.cast i64 -> f32)."""
+    """A LayerNorm (FX: var_mean, computed in f64 by torch-mlir), positions made float
+    (TorchToTosa: one tosa.cast i64 -> f32) and a float made int64 (f32 -> i64)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -33,7 +33,8 @@ class NormAndPositions(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(x.shape[-1]).float() / 16
-        return self.norm(x) + positions
+        buckets = (x.abs() * 2).long()  # a float32 -> int64 cast (T5's relative buckets)
+        return self.norm(x) + positions + buckets.float() / 4
 
 
 def _ports(tmp_path: Path, fix: bool):
@@ -61,6 +62,8 @@ def test_iree_refuses_the_tosa_and_fix_makes_it_verify_on_both_backends(tmp_path
     assert ref.fixes == []  # the RefBackend needed none
     fixed = Path(iree.fixes[-1].output_path).read_text()
     assert "f64" not in fixed and "tensor<16xi32>" in fixed
+    casts = iree.fixes[0].application.changed
+    assert {c.what for c in casts} == {"tosa.cast i64 -> f32 via i32", "tosa.cast f32 -> i64 via i32"}
     assert all(n.max_abs_diff < 1e-5 for n in iree.numerics)
 
 
