@@ -193,6 +193,23 @@ def test_a_runtime_verification_abort_is_its_op_and_reason_not_its_location():
     assert died == RuntimeFailure.of(text.replace("harness-x1", "harness-y2"))
 
 
+def test_a_runtime_verification_abort_at_an_onnx_node_keeps_the_node():
+    """An ONNX port's check fails at a name location (the onnx_importer names each op after its
+    ONNX node): no path in it, so the signature keeps it, and a reduction that keeps "the same
+    failure" keeps it at that node (one time-bounded reduction in three kept a check that named
+    no node: the same op and reason elsewhere)."""
+    text = ("the code died by SIGABRT: ERROR: Runtime op verification failed\n"
+            "memref.store %595, %alloc_102[%585, %587] : memref<?x4x1x?xf32>\n"
+            "^ out-of-bounds access\n"
+            'Location: loc("node_softmax")\n'
+            "Fatal Python error: Aborted\n")
+    died = RuntimeFailure.of(text)
+    assert died.message == ('runtime op verification failed: memref.store: out-of-bounds access '
+                            'at loc("node_softmax")')
+    assert died != RuntimeFailure.of(text.replace('loc("node_softmax")', 'loc("node_add")'))
+    assert died != RuntimeFailure.of(text.replace('loc("node_softmax")', 'loc("/tmp/c.mlir":3:4)'))
+
+
 def test_redaction_leaves_the_embedded_arrays_whole(tmp_path):
     """repro.py embeds inputs.npz and expected.npz in base64, where runs like "/TOw25TL" look
     like absolute paths: redacting the whole text turned them into "<path>/..." and GPT-2's
