@@ -9,11 +9,13 @@ transformers model type), or the models named. Prints both wall times and their 
 target, issue 42: three frontends take at most 1.5x two; the ONNX port reuses the FX port's
 export and the warm server's imports), then, from the three-frontend sweep's records: per
 modality, verified / numerics-mismatch / fails (and the rest) per frontend, and the five
-commonest ONNX blockers. Exit 1 when the ratio is over the target.
+commonest ONNX blockers. Exit 1 when the ratio is over the target. ``--tables-of DIR`` prints
+those tables for any sweep folder (a column per frontend, target and backend it asked for).
 
     python tools/bench_frontends.py                       # --all --shard 1/8, 2 at a time
     python tools/bench_frontends.py --shard 3/16 -j 1
     python tools/bench_frontends.py gpt2 bert t5:encoder  # some models
+    python tools/bench_frontends.py --tables-of sweep/    # the tables of a sweep made already
 """
 
 from __future__ import annotations
@@ -50,17 +52,17 @@ def sweep(models: list[str], shard: str, frontends: str, jobs: int, out: Path) -
 
 
 def tables(out: Path) -> list[str]:
-    """Per modality, the count of each status per frontend; the commonest ONNX blockers."""
+    """Per modality, the count of each status per column (frontend, and target and backend
+    where the sweep asked for more than the defaults); the commonest ONNX blockers."""
     from harness.sweep import records
-    from harness.sweep.status import Status, rows_of
+    from harness.sweep.status import Status, frontends_of, rows_of
 
     rows = rows_of(records.load(out))
-    frontends = [f for f in ("torchscript", "fx", "onnx")
-                 if any(f in row.cells for row in rows)]
+    frontends = frontends_of(rows)
     shown = (Status.VERIFIED, Status.NUMERICS_MISMATCH, Status.FAILS)
-    lines = ["| modality | models | " + " | ".join(
-        f"{f}: {' / '.join(s.value for s in shown)} / other" for f in frontends) + " |",
-        "|---|---|" + "---|" * len(frontends)]
+    lines = ["each column: " + " / ".join(s.value for s in shown) + " / other (variants: OPT has two)",
+             "| modality | models | " + " | ".join(frontends) + " |",
+             "|---|---|" + "---|" * len(frontends)]
     by_modality: dict[str, list] = collections.defaultdict(list)
     for row in rows:
         by_modality[row.modality.value].append(row)
@@ -88,7 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shard", default="1/8", help="the shard of --all (I/N; default 1/8)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--out", help="parent of the two sweep folders (default: a fresh temp folder)")
+    parser.add_argument("--tables-of", metavar="DIR", help="print the tables of the sweep folder DIR "
+                        "(any columns: frontends, targets, backends) and stop")
     args = parser.parse_args(argv)
+    if args.tables_of:
+        print("\n".join(tables(Path(args.tables_of))))
+        return 0
     out = Path(args.out or tempfile.mkdtemp(prefix="bench-frontends-")).resolve()
     two = sweep(args.models, args.shard, TWO, args.jobs, out / "two")
     three = sweep(args.models, args.shard, THREE, args.jobs, out / "three")
