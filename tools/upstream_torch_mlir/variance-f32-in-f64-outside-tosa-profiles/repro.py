@@ -1,6 +1,7 @@
 """torch-mlir's TOSA for a float32 variance computes in f64, which no TOSA profile has.
 
-Imports `x.var(-1)` and `nn.LayerNorm(16)` (float32) with
+Imports `x.var(-1)` and `nn.LayerNorm(16)` on a float32 [4, 16] tensor, and `nn.GroupNorm(2, 4)`
+and a training-mode `nn.BatchNorm2d(4)` on a float32 [2, 4, 3, 3] one, with
 `torch_mlir.fx.export_and_import(..., output_type="tosa")`, then runs MLIR's `tosa-validate`
 (TOSA 1.1.draft, pro_int and pro_fp, the int64 extension) through the wheel's MLIR Python
 bindings, the same passes as `mlir-opt --tosa-attach-target="specification_version=1.1.draft
@@ -36,8 +37,11 @@ def main() -> int:
             return x.var(-1)
 
     found = False
-    for name, module in (("x.var(-1)", Variance()), ("nn.LayerNorm(16)", torch.nn.LayerNorm(16))):
-        tosa = fx.export_and_import(module, torch.randn(4, 16), output_type="tosa")
+    cases = (("x.var(-1)", Variance(), (4, 16)), ("nn.LayerNorm(16)", torch.nn.LayerNorm(16), (4, 16)),
+             ("nn.GroupNorm(2, 4)", torch.nn.GroupNorm(2, 4), (2, 4, 3, 3)),
+             ("nn.BatchNorm2d(4), training", torch.nn.BatchNorm2d(4).train(), (2, 4, 3, 3)))
+    for name, module, shape in cases:
+        tosa = fx.export_and_import(module, torch.randn(*shape), output_type="tosa")
         text = str(tosa)
         f64 = [line.strip() for line in text.splitlines() if "f64" in line]
         print(f"--- {name}: {len(f64)} lines of its TOSA name f64, e.g.")
