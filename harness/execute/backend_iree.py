@@ -38,6 +38,10 @@ from .signature import read_signature
 COMPILE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
                  "--iree-llvmcpu-target-cpu=host")
 RUN_DEVICE = "--device=local-task"
+#: On a failure, MLIR's header of the IR after the pass that failed names that IREE pass
+#: (``IR Dump After FoldUnitExtentDimsPass Failed: iree-dispatch-creation-fold-unit-extent-dims``),
+#: read as torch-mlir-opt's is; its constants elided, so the dump stays small. Nothing on success.
+FAILURE_DUMP = ("--mlir-print-ir-after-failure", "--mlir-elide-elementsattrs-if-larger=16")
 
 #: How IREE is told what a target's contract is (linalg: IREE's default input).
 INPUT_TYPES = {Target.LINALG: (), Target.STABLEHLO: ("--iree-input-type=stablehlo",),
@@ -207,7 +211,7 @@ def compile_record(source: Path, target: Target, vmfb: Path, timeout_s: float) -
     llvm-cpu target, as a run record: its diagnostics, crash and signature read as
     torch-mlir-opt's are, so the tools that read those (the blockers, ``reduce``) read IREE's."""
     compiler = tool("iree-compile")
-    cmd = [compiler, *INPUT_TYPES[target], *COMPILE_FLAGS, str(source), "-o", str(vmfb)]
+    cmd = [compiler, *INPUT_TYPES[target], *COMPILE_FLAGS, *FAILURE_DUMP, str(source), "-o", str(vmfb)]
     done = execute(cmd, RunOptions(timeout_s=timeout_s))
     diagnostics = parse_diagnostics(done.stderr)
     crash = parse_crash(done.stderr, returncode=done.returncode, at_timeout=done.timed_out)

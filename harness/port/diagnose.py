@@ -70,6 +70,7 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
                       options: PortOptions, analysis: BlockerAnalysis | None = None) -> list[Blocker]:
     """The blockers of a failed pipeline stage, most occurrences first. ``analysis``: the
     blockers of this very run, when ``--fix`` analysed them already (not analysed twice)."""
+    from harness.diagnose.blockers import failed_pass
     from harness.diagnose.explain import explain_record
 
     explained = explain_record(record, context=0).explanations
@@ -87,7 +88,10 @@ def pipeline_blockers(record: RunRecord, stage: PortStage, folder: Path,
             found = _analyzed_blockers(record, stage, folder, options, reported, analysis)
     failing_pass = crashed_in
     found_by: PassSource | None = PassSource.CRASH_STACK if crashed_in else None
-    if options.diagnose and not crashed_in:
+    dumped = "" if crashed_in else failed_pass(record.stderr)  # the run's own dump (iree-compile's)
+    if dumped:
+        failing_pass, found_by = dumped, PassSource.AFTER_FAILURE_DUMP
+    elif options.diagnose and not crashed_in:
         # The analysis's after-failure dump names the pass already: a bisect would be one more
         # whole run of the pipeline (30 s on glm5_next) for the same name.
         if legalization and analysis is not None and analysis.failing_pass:

@@ -24,6 +24,7 @@ from harness.port.frontend import port_targets
 from harness.port.progress import QUIET
 from harness.port.record import (
     FrontendPort,
+    PassSource,
     PortOutcome,
     PortRecord,
     PortStage,
@@ -204,6 +205,9 @@ def test_tosa_outside_iree_s_profiles_fails_at_iree_compile(tmp_path: Path, modu
     # its own finding: torch-mlir's emitter and the bundle, and the TOSA fix for IREE (--fix)
     assert blocker.hint.startswith(f"{idiom}: not the model's")
     assert fix in " ".join(blocker.fixes), blocker.fixes
+    # the IREE pass that refused it, from the compile's own after-failure dump (issue 43 item 4)
+    assert blocker.failing_pass == "tosa-validate"
+    assert blocker.failing_pass_from is PassSource.AFTER_FAILURE_DUMP
     assert f"reports/upstream/{bundle}/" in blocker.hint
     assert "--iree-input-type=tosa" in port.commands[0] and port.commands[0].endswith(".vmfb")
     rerun = subprocess.run(shlex.split(port.commands[0]), capture_output=True, text=True)
