@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -72,13 +73,15 @@ def tables(out: Path) -> list[str]:
             counts = collections.Counter(row.cells[f].status for row in group if f in row.cells)
             other = sum(counts.values()) - sum(counts[s] for s in shown)
             parts.append(" / ".join(str(counts[s]) for s in shown) + f" / {other}")
-        lines.append(f"| {modality} | {len({r.model for r in group})} | " + " | ".join(parts) + " |")
+        label = modality if modality != "unknown" else "no port (refused, crashed or timed out)"
+        lines.append(f"| {label} | {len({r.model for r in group})} | " + " | ".join(parts) + " |")
     blockers: collections.Counter[str] = collections.Counter()
     for row in rows:
         cell = row.cells.get("onnx")
         if cell is not None and cell.status is Status.FAILS and cell.blockers:
             stage = cell.failed_stage.value if cell.failed_stage else "?"
-            blockers[f"{stage}: {cell.blockers[0].signature[:100]}"] += 1
+            said = re.sub(r"\x1b\[[0-9;]*m", "", cell.blockers[0].signature)  # the exporter's colours
+            blockers[f"{stage}: {said.removeprefix(stage + ': ')[:110]}"] += 1
     lines.append("commonest ONNX blockers (first blocker of each failing ONNX port):")
     lines += [f"  {n:3d}  {what}" for what, n in blockers.most_common(5)]
     return lines
