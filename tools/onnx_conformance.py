@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
-"""Upstream torch-mlir's e2e suite through the harness's ONNX path, beside upstream's ``onnx`` config.
+"""Upstream torch-mlir's e2e suite through the harness's paths, beside upstream's own configs.
 
-Why: upstream holds its own ONNX path (``OnnxBackendTestConfig``: torch.onnx.export(dynamo=True)
-of the eager module, the wheel's onnx_importer, ``torch-onnx-to-torch-backend-pipeline``, the
-RefBackend) to its e2e suite; the harness's ONNX frontend takes the same route from a
-``torch.export`` program. Running the same tests through both, on the same machine, says what
-the harness's path passes that upstream's does not and the reverse, test by test.
+Why: upstream holds its own paths to its e2e suite: the FX importer on to linalg, TOSA and
+StableHLO (``FxImporterTestConfig``; e2e.py's ``fx``, ``fx_importer_tosa``,
+``fx_importer_stablehlo``) and ONNX (``OnnxBackendTestConfig``: torch.onnx.export(dynamo=True)
+of the eager module, the wheel's onnx_importer, ``torch-onnx-to-torch-backend-pipeline``; e2e.py's
+``onnx`` and ``onnx_tosa``), TOSA and StableHLO checked on linalg and the RefBackend. The
+harness's frontends and targets take the same routes. Running the same tests through both, on
+the same machine, says what the harness's path passes that upstream's does not and the reverse,
+test by test. ``--frontend fx|onnx`` (default onnx) and ``--target linalg|tosa|stablehlo``
+(default linalg; harness/compiler/targets.py) pick the path; :data:`ANCHORS` names upstream's
+config for it and the expectation sets the results are read against.
 
 No upstream code lives in this repository. At run time the tool extracts upstream's e2e package
 (``projects/pt1/python/torch_mlir_e2e_test``) and its expectation sets (``xfail_sets.py``) at
 ``--rev`` from a git clone of llvm/torch-mlir (``--mirror``, default ``$TORCH_MLIR_MIRROR``) into
-a scratch folder, registers the tests, and runs each through a ``TestConfig`` defined here whose
-``compile`` is the harness's ONNX path (the FX frontend's ``torch.export``, the ONNX frontend's
-conversion and import, the harness's pipelines.toml stages to linalg, the harness's RefBackend)
-and whose ``run`` executes on that backend. Upstream's own ``compile_and_run_test`` and
-``SingleTestReport`` make the golden trace and judge the results, at upstream's tolerances.
+a scratch folder, registers the tests, and runs each through a ``TestConfig`` whose ``compile``
+and ``run`` are the harness's path (tools/conformance_paths.py: the frontend's export and import,
+the frontend's and the target's pipelines.toml stages, the harness's RefBackend). Upstream's own
+``compile_and_run_test`` and ``SingleTestReport`` make the golden trace and judge the results,
+at upstream's tolerances.
 
 Each test runs in a worker process (``--jobs`` of them); a worker that dies (a segfault, an LLVM
 abort) costs that test only and is started again; a test past its timeout is killed.
@@ -23,6 +28,7 @@ UPSTREAM.json OURS.json`` lists, for every test, both outcomes and the differenc
 
     python tools/onnx_conformance.py --every 8 --jobs 1 --out /tmp/harness-onnx-every8.json -q
     python tools/onnx_conformance.py --compare /tmp/e2e-onnx-every8.json /tmp/harness-onnx-every8.json
+    python tools/onnx_conformance.py --frontend fx --target tosa --every 8 --out /tmp/fx-tosa.json -q
 """
 
 from __future__ import annotations
@@ -53,21 +59,48 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _folder in (ROOT, ROOT / "tools"):  # the harness, and this tool's paths beside it
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
+from conformance_paths import HarnessPath, first_line, make_config
 
 #: The upstream paths a run needs: the e2e framework and tests, and the expectation sets.
 UPSTREAM_PATHS = ("projects/pt1/python/torch_mlir_e2e_test", "projects/pt1/e2e_testing/xfail_sets.py")
 PY_ROOT = "projects/pt1/python"
-XFAIL_SET, CRASHING_SET = "ONNX_XFAIL_SET", "ONNX_CRASHING_SET"
-CONFIG_NAME = "harness-onnx"
+FRONTENDS, TARGETS = ("fx", "onnx"), ("linalg", "tosa", "stablehlo")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Upstream's own config for the same frontend and target: the e2e.py --config that runs it
+    and its expectation sets in xfail_sets.py."""
+
+    config: str
+    xfail_set: str
+    crashing_set: str
+
+
+#: The anchor of each of the harness's paths (frontend, target). Upstream has no ONNX config
+#: with StableHLO, so that path has no anchor (and is refused).
+ANCHORS: dict[tuple[str, str], Anchor] = {
+    ("fx", "linalg"): Anchor("fx", "FX_IMPORTER_XFAIL_SET", "FX_IMPORTER_CRASHING_SET"),
+    ("fx", "tosa"): Anchor("fx_importer_tosa", "FX_IMPORTER_TOSA_XFAIL_SET", "FX_IMPORTER_TOSA_CRASHING_SET"),
+    ("fx", "stablehlo"): Anchor("fx_importer_stablehlo", "FX_IMPORTER_STABLEHLO_XFAIL_SET",
+                                "FX_IMPORTER_STABLEHLO_CRASHING_SET"),
+    ("onnx", "linalg"): Anchor("onnx", "ONNX_XFAIL_SET", "ONNX_CRASHING_SET"),
+    ("onnx", "tosa"): Anchor("onnx_tosa", "ONNX_TOSA_XFAIL_SET", "ONNX_TOSA_CRASHING_SET"),
+}
+
+
+def config_name(frontend: str, target: str) -> str:
+    """The results' config name: harness-onnx (the tool's first and default path),
+    harness-fx, harness-fx-tosa, ..."""
+    return f"harness-{frontend}" + ("" if target == "linalg" else f"-{target}")
 DEFAULT_WORKDIR = Path(tempfile.gettempdir()) / "onnx-conformance"
 #: e2e.py's scratch folder: its torchvision (installed there when the environment has none)
 #: is reused rather than installed a second time.
 E2E_DEPS = Path(tempfile.gettempdir()) / "e2e-upstream" / "deps"
-#: Upstream's onnx config gives each dynamic dimension this example size (torch.export
-#: specializes a size of 1); the harness's export gets the same examples.
-DYNAMIC_EXAMPLE = 2
 
 # Small stand-ins for two modules upstream's files import that the torch-mlir wheel and this
 # environment lack: torch_mlir._version (the wheel does not ship it; torch_mlir is a namespace
@@ -225,14 +258,15 @@ def _import_torchvision() -> None:
         import torchvision  # noqa: F401
 
 
-def load_sets(upstream: Upstream) -> dict[str, set[str]]:
-    """Upstream's ONNX expectation sets (xfail_sets.py prints the torch version: silenced)."""
+def load_sets(upstream: Upstream, anchor: Anchor) -> tuple[set[str], set[str]]:
+    """The anchor's expectation sets, xfail and crashing (xfail_sets.py prints the torch
+    version: silenced)."""
     spec = importlib.util.spec_from_file_location("upstream_xfail_sets", upstream.xfail_sets)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     with contextlib.redirect_stdout(io.StringIO()):
         spec.loader.exec_module(module)
-    return {XFAIL_SET: set(getattr(module, XFAIL_SET)), CRASHING_SET: set(getattr(module, CRASHING_SET))}
+    return set(getattr(module, anchor.xfail_set)), set(getattr(module, anchor.crashing_set))
 
 
 def load_tests() -> dict[str, Any]:
@@ -252,183 +286,8 @@ def select_tests(names: Sequence[str], pattern: str, every: int, offset: int) ->
 
 
 # ------------------------------------------------------------------------------------------------
-# The harness's ONNX path as an upstream TestConfig (worker side)
+# The worker: upstream's framework runs the harness's path on one test at a time
 # ------------------------------------------------------------------------------------------------
-
-
-class HarnessStageError(Exception):
-    """A stage of the harness's path failed; the message starts with ``[stage]`` so the record
-    names where (upstream's framework keeps only the exception's text)."""
-
-    def __init__(self, stage: str, message: str):
-        super().__init__(f"[{stage}] {message}")
-        self.stage = stage
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return f"{type(error).__name__}: {text.splitlines()[0][:300] if text else ''}"
-
-
-@dataclass
-class Artifact:
-    compiled: Any      # harness.execute.backend.Compiled
-    folder: Path
-
-
-def compile_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
-                 timeout_s: float, *, default_export: bool = False) -> Artifact:
-    """``module`` through the harness's ONNX path to the RefBackend's LLVM module.
-
-    The harness's own steps, in the port's order: the FX frontend's maker (torch.export,
-    non-strict) on examples made as upstream's onnx config makes them (zeros; a -1 size is
-    ``Dim.AUTO`` with example size 2), the ONNX frontend's conversion (torch.onnx.export of that
-    program) and import (the wheel's onnx_importer), the frontend's pipelines.toml stage to the
-    backend contract and the linalg target's, each in its own process, then the RefBackend's
-    compile. Each failure is a :class:`HarnessStageError` naming its stage. ``default_export``
-    (--default-export): the export with torch.export's defaults, not the ONNX frontend's.
-    """
-    folder.mkdir(parents=True, exist_ok=True)
-    torch_ir = import_onnx(module, placeholders, folder, stem, default_export)
-    return lower_onnx(torch_ir, folder, stem, timeout_s)
-
-
-def import_onnx(module: Any, placeholders: Sequence[Any], folder: Path, stem: str,
-                default_export: bool = False) -> Path:
-    """The export, the ONNX conversion and the import (in this process): the torch IR file.
-
-    The export runs as the ONNX frontend asks (``Conversion.export``: as torch.onnx.export's
-    own capture of a module runs torch.export). ``default_export`` (a diagnostic): torch.export's
-    defaults instead, the harness's ONNX export before it took the capture's settings, which
-    share one symbol between sizes of equal example value (duck sizing): with every dynamic
-    size exported at 2, a convolution's input and kernel sizes become one symbol and its output
-    size a constant 1."""
-    import torch
-    from torch.export import Dim
-
-    from harness.compiler.mlir import WriteOptions, write_module
-    from harness.frontends.base import ExportSettings, MakeRequest, frontend
-    from harness.frontends.names import FrontendName
-
-    examples, dynamic = [], []
-    for ph in placeholders:
-        examples.append(torch.zeros([d if d >= 0 else DYNAMIC_EXAMPLE for d in ph.shape], dtype=ph.dtype))
-        dynamic.append({i: Dim.AUTO for i, d in enumerate(ph.shape) if d < 0} or None)
-    onnx_frontend = frontend(FrontendName.ONNX)
-    conversion = onnx_frontend.conversion
-    maker = frontend(FrontendName.FX).maker
-    assert conversion is not None and maker is not None
-    try:
-        made = maker.make(MakeRequest(
-            stem, module, tuple(examples), dynamic_shapes=tuple(dynamic) if any(dynamic) else None,
-            export=ExportSettings.DEFAULT if default_export else conversion.export))
-    except Exception as error:
-        raise HarnessStageError(maker.stage, _first_line(error)) from error
-    try:
-        program = conversion.convert(made.program, folder)
-    except Exception as error:
-        raise HarnessStageError(conversion.stage, _first_line(error)) from error
-    try:
-        with torch.no_grad():
-            imported = onnx_frontend.import_program(program)
-        return write_module(imported.module, folder / f"{stem}.torch.mlir", WriteOptions(keep_weights=True))
-    except Exception as error:
-        raise HarnessStageError("import", _first_line(error)) from error
-
-
-def lower_onnx(torch_ir: Path, folder: Path, stem: str, timeout_s: float) -> Artifact:
-    """The imported ONNX IR through the ONNX frontend's pipeline and the linalg target's (each
-    stage a child process, as the port runs them), then the RefBackend's compile to LLVM."""
-    from harness.compiler.runner import RunOptions
-    from harness.compiler.stages import StageHooks, StageOptions, run_stages
-    from harness.compiler.targets import Target, target_path
-    from harness.execute.backend import BackendOptions, Lowered
-    from harness.execute.backend_names import BackendName
-    from harness.execute.backends import backend
-    from harness.execute.lowering import run_stage
-    from harness.frontends.base import frontend
-    from harness.frontends.names import FrontendName
-
-    def run(input_path: Path, stage: str, _textual: str, out: Path, options: RunOptions) -> Any:
-        return run_stage(input_path, stage, output_path=out, options=options)
-
-    stages = (frontend(FrontendName.ONNX).torch_pipeline, *target_path(Target.LINALG).stages)
-    results = run_stages(torch_ir, stages, folder, stem=stem,
-                         options=StageOptions(timeout_s=timeout_s), hooks=StageHooks(run=run))
-    failed = next((r for r in results if not r.ok), None)
-    if failed is not None:
-        raise HarnessStageError(failed.name, _record_line(failed.record))
-    linalg = Path(results[-1].output_path)
-    lowered = Lowered(Target.LINALG, contract_ir=Path(results[0].output_path), target_ir=linalg,
-                      linalg=linalg, stem=stem)
-    refbackend = backend(BackendName.REFBACKEND)
-    try:
-        compiled = refbackend.compile(lowered, folder, BackendOptions(timeout_s=timeout_s))
-    except Exception as error:  # a signature the RefBackend refuses
-        raise HarnessStageError(refbackend.stage, _first_line(error)) from error
-    if not compiled.record.ok:
-        raise HarnessStageError(refbackend.stage, _record_line(compiled.record))
-    return Artifact(compiled, folder)
-
-
-def _record_line(record: Any) -> str:
-    """A failed run's outcome and first error (a RunRecord's)."""
-    first = record.first_error()
-    return f"{record.outcome.value}: {first.message if first else record.signature}"[:400]
-
-
-def run_onnx(artifact: Artifact, inputs: Sequence[Any], index: int, timeout_s: float) -> Any:
-    """One call of the compiled module on the harness's RefBackend (in a child process): its
-    outputs as torch tensors, one or a tuple, as upstream's RefBackend returns them."""
-    import numpy as np
-    import torch
-
-    from harness.execute.backend import BackendOptions
-    from harness.execute.backend_names import BackendName
-    from harness.execute.backends import backend
-
-    arrays = []
-    for value in inputs:
-        if not isinstance(value, torch.Tensor):
-            raise HarnessStageError("execution", f"a {type(value).__name__} argument: the ONNX "
-                                    "path takes tensors only")
-        arrays.append(value.detach().numpy())
-    work = artifact.folder / f"execution-{index}"
-    work.mkdir(exist_ok=True)
-    refbackend = backend(BackendName.REFBACKEND)
-    [result] = refbackend.run_sets(artifact.compiled, [arrays], [work], BackendOptions(timeout_s=timeout_s))
-    if not result.ok:
-        text = (result.error or result.signal or result.stderr or "failed").strip()
-        raise HarnessStageError("execution", text.splitlines()[0][:400] if text else "failed")
-    # np.array, not np.ascontiguousarray: that one makes a 0-d result 1-d
-    outputs = tuple(torch.from_numpy(np.array(o, order="C")) for o in result.outputs)
-    return outputs[0] if len(outputs) == 1 else outputs
-
-
-def make_config(folder: Path, timeout_s: float, default_export: bool = False) -> Any:
-    """The harness's ONNX path as a subclass of upstream's TestConfig (defined once upstream's
-    framework is importable): upstream's framework runs it as it runs its own configs."""
-    from torch_mlir_e2e_test.framework import TestConfig, TraceItem
-    from torch_mlir_e2e_test.utils import convert_annotations_to_placeholders
-
-    class HarnessOnnxConfig(TestConfig):
-        """compile: :func:`compile_onnx`; run: :func:`run_onnx` on each trace item."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.test = "test"
-
-        def compile(self, program: Any, verbose: bool = False) -> Artifact:
-            placeholders = convert_annotations_to_placeholders(program.forward)
-            return compile_onnx(program, placeholders, folder / self.test, "forward", timeout_s,
-                                default_export=default_export)
-
-        def run(self, artifact: Artifact, trace: Any) -> Any:
-            return [TraceItem(symbol=item.symbol, inputs=item.inputs,
-                              output=run_onnx(artifact, item.inputs, i, timeout_s))
-                    for i, item in enumerate(trace)]
-
-    return HarnessOnnxConfig()
 
 
 STAGE_IN_ERROR = re.compile(r"HarnessStageError: \[([\w.-]+)\] (.*)")
@@ -466,7 +325,8 @@ def _clip(text: str, head: int = 2000, tail: int = 3000) -> str:
     return f"{text[:head]}\n[... {len(text) - head - tail} characters left out ...]\n{text[-tail:]}"
 
 
-def worker_main(upstream: Upstream, folder: Path, timeout_s: float, default_export: bool) -> int:
+def worker_main(upstream: Upstream, path: HarnessPath, folder: Path, timeout_s: float,
+                default_export: bool) -> int:
     """A worker: test names in on stdin, one JSON record a line out on the original stdout;
     whatever tests, torch and MLIR print goes to stderr (the worker's log)."""
     channel = os.fdopen(os.dup(1), "w", buffering=1)
@@ -477,7 +337,7 @@ def worker_main(upstream: Upstream, folder: Path, timeout_s: float, default_expo
     from torch_mlir_e2e_test.reporting import ErrorContext, SingleTestReport
 
     tests = load_tests()
-    config = make_config(folder, timeout_s, default_export)
+    config = make_config(path, folder, timeout_s, default_export)
     channel.write(json.dumps({"ready": os.getpid()}) + "\n")
     for line in sys.stdin:
         if not line.strip():
@@ -492,7 +352,7 @@ def worker_main(upstream: Upstream, folder: Path, timeout_s: float, default_expo
             result = compile_and_run_test(test, config)
             record = classify(result, SingleTestReport(result, ErrorContext.empty()))
         except Exception as error:  # outside upstream's own try blocks: this tool's bug
-            record = {"status": "fail", "stage": "tool", "summary": _first_line(error),
+            record = {"status": "fail", "stage": "tool", "summary": first_line(error),
                       "error": _clip("".join(traceback.format_exception(error)))}
         record.update(name=name, duration_s=round(time.monotonic() - start, 2))
         if record["status"] == "pass":
@@ -757,6 +617,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--mirror", default=os.environ.get("TORCH_MLIR_MIRROR"),
                    help="git clone of llvm/torch-mlir (default: $TORCH_MLIR_MIRROR)")
     p.add_argument("--rev", default="HEAD", help="upstream commit to extract (default HEAD)")
+    p.add_argument("--frontend", choices=FRONTENDS, default="onnx",
+                   help="the harness's frontend: fx (torch.export, the wheel's fx_importer, "
+                        "fx-to-torch) or onnx (torch.onnx.export of that export, the wheel's "
+                        "onnx_importer, onnx-to-torch); default onnx")
+    p.add_argument("--target", choices=TARGETS, default="linalg",
+                   help="the harness's target (harness/compiler/targets.py): its stages after the "
+                        "frontend's pipeline, then the RefBackend; default linalg")
     p.add_argument("--workdir", default=os.fspath(DEFAULT_WORKDIR),
                    help="scratch folder: the extraction, worker logs, failing tests' files")
     p.add_argument("--filter", default=".*", help="regex re.match'ed against test names (as e2e.py)")
@@ -769,7 +636,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="seconds past the timeout before a stuck worker is killed")
     p.add_argument("--startup-timeout", type=float, default=300.0, help="seconds for a worker to start")
     p.add_argument("--run-crashing", action="store_true",
-                   help=f"also run the tests of upstream's {CRASHING_SET} (skipped by default, as e2e.py)")
+                   help="also run the tests of the anchor's CRASHING set (skipped by default, as e2e.py)")
     p.add_argument("--default-export", action="store_true",
                    help="diagnostic: export with torch.export's defaults (the FX frontend's), not "
                         "as torch.onnx.export's own capture does (the ONNX frontend's; see "
@@ -778,7 +645,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--list", action="store_true", help="print the selected tests and exit")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the tests that do not pass")
     p.add_argument("--compare", nargs=2, metavar=("UPSTREAM.json", "HARNESS.json"),
-                   help="compare e2e.py's --config onnx JSON with this tool's, and exit")
+                   help="compare e2e.py's JSON of the anchor config with this tool's, and exit")
     p.add_argument("--all", action="store_true", help="with --compare: list every test's two outcomes")
     p.add_argument("--worker", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -786,6 +653,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                              ("--timeout-per-test", args.timeout_per_test, 1)):
         if value < low:
             raise InputError(f"{flag} {value} is below {low}; pass a whole number of at least {low}.")
+    if (args.frontend, args.target) not in ANCHORS:
+        raise InputError(f"--frontend {args.frontend} --target {args.target}: upstream has no e2e "
+                         "config of that frontend and target to compare with (no expectation "
+                         "sets); pass one of " + ", ".join(
+                             f"--frontend {f} --target {t}" for f, t in ANCHORS) + ".")
+    if args.default_export and args.frontend != "onnx":
+        raise InputError("--default-export is the ONNX path's diagnostic (its export as the FX "
+                         "frontend's); the FX path exports with those defaults already: leave it "
+                         "out, or pass --frontend onnx.")
     if args.offset < 0:
         raise InputError(f"--offset {args.offset} is negative; pass 0 to {args.every - 1}.")
     try:
@@ -808,8 +684,8 @@ def _main(argv: Sequence[str] | None) -> int:
     args = parse_args(argv)
     if args.worker:
         spec = json.loads(args.worker)
-        return worker_main(Upstream.from_json(spec["upstream"]), Path(spec["folder"]), spec["timeout"],
-                           spec.get("default_export", False))
+        return worker_main(Upstream.from_json(spec["upstream"]), HarnessPath(*spec["path"]),
+                           Path(spec["folder"]), spec["timeout"], spec.get("default_export", False))
     if args.compare:
         upstream, ours = (load_results(p) for p in args.compare)
         result = compare(upstream, ours)
@@ -831,12 +707,14 @@ def run_command(args: argparse.Namespace) -> int:
     import torch
 
     tests = load_tests()
-    sets = load_sets(upstream)
+    path, anchor = HarnessPath(args.frontend, args.target), ANCHORS[args.frontend, args.target]
+    config = config_name(args.frontend, args.target)
+    xfail, crashing = load_sets(upstream, anchor)
     selected = select_tests(list(tests), args.filter, args.every, args.offset)
     if not selected:
         raise InputError(f"--filter {args.filter!r} with --every {args.every} --offset {args.offset} "
                          f"selects none of the {len(tests)} tests; widen the filter.")
-    skipped = [] if args.run_crashing else [n for n in selected if n in sets[CRASHING_SET]]
+    skipped = [] if args.run_crashing else [n for n in selected if n in crashing]
     to_run = [n for n in selected if n not in skipped]
     if args.list:
         for name in selected:
@@ -848,16 +726,17 @@ def run_command(args: argparse.Namespace) -> int:
     log_dir.mkdir(parents=True)
     timeouts = {n: min(tests[n].timeout_seconds, args.timeout_per_test) for n in to_run}
     command = [sys.executable, os.path.abspath(__file__), "--worker", json.dumps(
-        {"upstream": upstream.to_json(), "folder": os.fspath(files), "timeout": args.timeout_per_test,
-         "default_export": args.default_export})]
-    meta = {"config": CONFIG_NAME, "command": shlex.join([sys.executable, *sys.argv]),
+        {"upstream": upstream.to_json(), "path": [path.frontend, path.target], "folder": os.fspath(files),
+         "timeout": args.timeout_per_test, "default_export": args.default_export})]
+    meta = {"config": config, "frontend": path.frontend, "target": path.target,
+            "anchor": anchor.config, "command": shlex.join([sys.executable, *sys.argv]),
             "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "upstream": {"mirror": os.fspath(mirror), "rev": args.rev, "sha": sha, "date": upstream.date,
                          "extracted_to": os.fspath(upstream.root)},
             "torch": torch.__version__, "filter": args.filter, "every": args.every,
             "offset": args.offset, "default_export": args.default_export,
             "jobs": args.jobs, "timeout_per_test": args.timeout_per_test,
-            "registered": len(tests), "expected_sets": [XFAIL_SET, CRASHING_SET],
+            "registered": len(tests), "expected_sets": [anchor.xfail_set, anchor.crashing_set],
             "worker_logs": os.fspath(log_dir), "failing_files": os.fspath(files)}
 
     def save(results: dict[str, dict[str, Any]], summary: dict[str, Any] | None = None) -> None:
@@ -869,18 +748,18 @@ def run_command(args: argparse.Namespace) -> int:
             record = results.get(name) or ({"status": "skipped", "stage": "crashing-set"}
                                            if name in skipped else None)
             if record is not None:
-                expected = name in sets[XFAIL_SET] or name in sets[CRASHING_SET]
+                expected = name in xfail or name in crashing
                 doc["tests"][name] = dict(record, expected_to_fail=expected)
         write_json(args.out, doc)
 
     log(f"[setup] upstream {sha[:12]} ({upstream.date[:10]}) -> {upstream.root}; {len(selected)} "
-        f"selected of {len(tests)}, {len(skipped)} skipped ({CRASHING_SET}), {len(to_run)} to run "
+        f"selected of {len(tests)}, {len(skipped)} skipped ({anchor.crashing_set}), {len(to_run)} to run "
         f"with {args.jobs} worker(s); logs in {log_dir}")
     run_start = time.monotonic()
     results = run_all(to_run, timeouts, command, args, log_dir, save)
     counts = collections.Counter(r["status"] for r in results.values())
     failing = {n for n, r in results.items() if r["status"] != "pass"}
-    expected = sets[XFAIL_SET] | sets[CRASHING_SET]
+    expected = xfail | crashing
     summary = {"selected": len(selected), "run": len(results), "skipped": len(skipped),
                "pass": counts["pass"], "fail": counts["fail"], "timeout": counts["timeout"],
                "crash": counts["crash"], "not_passing_by_stage": dict(collections.Counter(
@@ -890,11 +769,12 @@ def run_command(args: argparse.Namespace) -> int:
     meta["run_wall_s"] = round(time.monotonic() - run_start, 1)
     meta["total_wall_s"] = round(time.monotonic() - started, 1)
     save(results, summary)
-    log(f"\n=== {CONFIG_NAME}: upstream {sha[:12]}, torch {torch.__version__}; {meta['run_wall_s']:.0f} s "
+    log(f"\n=== {config}: upstream {sha[:12]}, torch {torch.__version__}; {meta['run_wall_s']:.0f} s "
         f"wall with {args.jobs} worker(s)")
     log("not passing by stage: " + ", ".join(f"{k}={v}" for k, v in summary["not_passing_by_stage"].items()))
-    log(f"vs upstream's {XFAIL_SET}|{CRASHING_SET}: {len(summary['unexpected_failures'])} not passing "
-        f"and not expected to fail, {len(summary['xpass'])} passing and expected to fail")
+    log(f"vs upstream's {anchor.xfail_set}|{anchor.crashing_set}: "
+        f"{len(summary['unexpected_failures'])} not passing and not expected to fail, "
+        f"{len(summary['xpass'])} passing and expected to fail")
     log(f"{counts['pass']} passed, {len(failing)} failed, {len(skipped)} skipped")
     if args.out:
         log(f"results: {args.out}")
