@@ -36,7 +36,7 @@ from harness.execute.lowering import Driver, resolve, run_stage
 from harness.execute.closeness import Tolerances
 from harness.diagnose.blockers import BlockerAnalysis, analyze
 
-from .base import Application, BlockerSeen, Fix, IRFix
+from .base import Application, BlockerSeen, Fix, IRFix, RefusedSite, TargetFix
 from .catalog import CATALOG, answering, choose
 from .outcomes import StepOutcome
 from .steps import FixStep
@@ -246,12 +246,13 @@ def blockers_of(record: RunRecord, stage: str, options: FixOptions,
     return [BlockerSeen(op=record.signature.op, message=message, stage=stage)], None
 
 
-def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str | os.PathLike,
-                 folder: Path, *, number: int, cache: ReferenceCache | None,
-                 options: FixOptions = FixOptions()) -> FixStep:
-    """``fix`` on a copy of ``input_path``, written beside the stage files and verified (at
-    ``options.tolerances``, with ``options.opt``)."""
-    opt = options.opt
+def rewrite_copy(fix: IRFix | TargetFix, blocker: BlockerSeen, stage: str,
+                 input_path: str | os.PathLike, folder: Path, *, number: int,
+                 opt: str | None = None) -> FixStep:
+    """``fix``'s rewrite of a copy of ``input_path`` (text or bytecode, kept as it was), written
+    as ``STEM.fixN-FIX`` in ``folder`` when it changed something (``output_path``); a rewrite
+    that MLIR's verifier rejects is written nowhere, its sites refused with the verifier's word.
+    The step's outcome is the caller's to say (nothing changed until then)."""
     step = FixStep(fix.name, fix.level, blocker, stage, StepOutcome.NOTHING_CHANGED,
                    input_path=str(input_path))
     parsed = read_module(input_path, opt=opt)
@@ -260,14 +261,34 @@ def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str |
         return step
     context, module = parsed
     with context:
-        step.application = fix.rewrite(module)
-        if not step.application.applied:
+        app = step.application = fix.rewrite(module)
+        if not app.applied:
+            return step
+        try:
+            module.verify()
+        except Exception as error:  # the bindings' MLIRError, with the verifier's diagnostics
+            first = (str(error).strip().splitlines() or ["?"])[0][:200]
+            app.refused.append(RefusedSite(fix.name, Path(input_path).name,
+                                           f"the rewritten IR does not verify: {first}"))
+            app.changed.clear()
             return step
         bytecode = is_bytecode(Path(input_path).read_bytes()[:4])
         stem = Path(input_path).name.removesuffix(".mlirbc").removesuffix(".mlir")
         out = folder / f"{stem}.fix{number}-{fix.name}.{'mlirbc' if bytecode else 'mlir'}"
         write_module(module, out, WriteOptions(keep_weights=True, bytecode=bytecode))
     step.output_path = str(out)
+    return step
+
+
+def apply_ir_fix(fix: IRFix, blocker: BlockerSeen, stage: str, input_path: str | os.PathLike,
+                 folder: Path, *, number: int, cache: ReferenceCache | None,
+                 options: FixOptions = FixOptions()) -> FixStep:
+    """``fix`` on a copy of ``input_path``, written beside the stage files and verified (at
+    ``options.tolerances``, with ``options.opt``)."""
+    step = rewrite_copy(fix, blocker, stage, input_path, folder, number=number, opt=options.opt)
+    if not step.output_path:
+        return step
+    out = step.output_path
     if cache is not None:
         step.verification = verify_ir(input_path, out, cache, options.tolerances)
     step.outcome = StepOutcome.ROLLED_BACK if (step.verification is not None

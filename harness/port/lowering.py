@@ -182,7 +182,7 @@ def _numbers_run(subject: Subject, imported: ImportForTargets, ir: PortedIR, on:
                               where=where, options=options, progress=progress)
 
     run = numbers(ir)
-    return fixed_target(ir, run, port, subject.name, numbers, options.opt) if options.fix else run
+    return fixed_target(ir, run, port, numbers, options.opt) if options.fix else run
 
 
 def _own_lines(ports: list[FrontendPort], program: Program, subject: Subject) -> None:

@@ -4,7 +4,7 @@ profile has (harness.fixes.tosa). The torch IR fixes run in the stage loop (harn
 on torch-mlir-opt's stages; these answer the backend's compile, after the target's lowering.
 
 Each fix that answers the compile's blocker rewrites the target's contract into a file of its
-own beside it (``NAME.fixN-FIX.mlir``), and the numbers check runs again on it: compile, run,
+own beside it (``STEM.fixN-FIX.mlir``), and the numbers check runs again on it: compile, run,
 compare with eager on both input sets. A fix is tried once; the port's numbers are its check,
 as for the torch IR fixes of a port.
 """
@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from harness.compiler.mlir import WriteOptions, read_module, write_module
-from harness.fixes.base import Application, BlockerSeen, RefusedSite, TargetFix
+from harness.fixes.base import BlockerSeen, TargetFix
 from harness.fixes.catalog import CATALOG, answering
+from harness.fixes.loop import rewrite_copy
 from harness.fixes.outcomes import StepOutcome
 from harness.fixes.steps import FixStep
 
@@ -25,7 +25,7 @@ from .record import FrontendPort, PortOutcome
 from .verify import NumericsRun, PortedIR
 
 
-def fixed_target(ir: PortedIR, run: NumericsRun, port: FrontendPort, stem: str,
+def fixed_target(ir: PortedIR, run: NumericsRun, port: FrontendPort,
                  check: Callable[[PortedIR], NumericsRun], opt: str | None = None) -> NumericsRun:
     """``run`` (the numbers check of ``ir``) again after each target fix that answers its
     compile's blocker, the fixes recorded in ``port``; ``run`` as it is when none answers."""
@@ -38,7 +38,7 @@ def fixed_target(ir: PortedIR, run: NumericsRun, port: FrontendPort, stem: str,
             break
         fix, blocker = found
         tried.add(fix.name)
-        step = _apply(fix, blocker, ir.target_ir, number=len(tried), stem=stem, opt=opt)
+        step = _apply(fix, blocker, ir.target_ir, number=len(tried), opt=opt)
         port.fixes.append(step.recorded())
         if not step.kept:
             break
@@ -52,29 +52,9 @@ def fixed_target(ir: PortedIR, run: NumericsRun, port: FrontendPort, stem: str,
     return run
 
 
-def _apply(fix: TargetFix, blocker: BlockerSeen, path: Path, *, number: int, stem: str,
+def _apply(fix: TargetFix, blocker: BlockerSeen, path: Path, *, number: int,
            opt: str | None) -> FixStep:
-    """``fix`` on a copy of the contract at ``path``, written beside it and verified by MLIR's
-    verifier (an invalid rewrite is nothing changed, with the verifier's word refused)."""
-    step = FixStep(fix.name, fix.level, blocker, blocker.stage, StepOutcome.NOTHING_CHANGED,
-                   input_path=str(path))
-    parsed = read_module(path, opt=opt)
-    if parsed is None:
-        step.application = Application(fix.name, fix.level)
-        return step
-    context, module = parsed
-    with context:
-        step.application = fix.rewrite(module)
-        if not step.application.applied:
-            return step
-        try:
-            module.verify()
-        except Exception as error:  # the bindings' MLIRError: the verifier's diagnostics
-            first = (str(error).strip().splitlines() or ["?"])[0][:200]
-            step.application.refused.append(RefusedSite(fix.name, path.name, "the rewritten "
-                                                        f"contract does not verify: {first}"))
-            step.application.changed.clear()
-            return step
-        out = path.with_name(f"{stem}.fix{number}-{fix.name}.mlir")
-        write_module(module, out, WriteOptions(keep_weights=True))
-    return replace(step, output_path=str(out), outcome=StepOutcome.KEPT)
+    """``fix`` on a copy of the contract at ``path``, written beside it; kept when it changed
+    something and the verifier takes it (the numbers that follow are its check)."""
+    step = rewrite_copy(fix, blocker, blocker.stage, path, path.parent, number=number, opt=opt)
+    return replace(step, outcome=StepOutcome.KEPT) if step.output_path else step
