@@ -174,6 +174,7 @@ def _outside_int32(value: ir.Value) -> str:
 
     values = (np.array([dense.get_splat_value().value]) if dense.is_splat
               else np.asarray(dense, dtype=np.int64))
-    if values.size and (values.min() < -2**31 or values.max() >= 2**31):
-        return f"the constant holds {int(values.max())}, outside int32: it would wrap"
+    outside = values[(values < -2**31) | (values >= 2**31)]
+    if outside.size:
+        return f"the constant holds {int(outside[0])}, outside int32: it would wrap"
     return ""

@@ -85,8 +85,10 @@ func.func @main() -> tensor<2xf32> {
 
 
 def test_a_model_of_its_own_f64_and_a_constant_past_int32_are_refused():
+    below = _WIDE_CONSTANT.replace("[1, 4294967296]", "[1, -4294967296]")  # named, not the max
     for text, fix, reason in ((_F64_SIGNATURE, TosaVarianceF32(), "signature has f64"),
-                              (_WIDE_CONSTANT, TosaCastViaI32(), "4294967296, outside int32")):
+                              (_WIDE_CONSTANT, TosaCastViaI32(), "holds 4294967296, outside int32"),
+                              (below, TosaCastViaI32(), "holds -4294967296, outside int32")):
         parsed = parse_ir(text.encode())
         assert parsed is not None
         context, module = parsed
