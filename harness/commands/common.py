@@ -226,6 +226,22 @@ def backend_flag(p: argparse.ArgumentParser, *, many: bool) -> None:
                        help=f"what compiles and runs the linalg file: {about}")
 
 
+def device_flags(p: argparse.ArgumentParser) -> None:
+    """``--device`` and ``--cuda-target``, defined once for the port and the sweep (which passes
+    them to each port); None leaves the library's default (``backend_names.DEFAULT_DEVICE``)."""
+    from ..execute.backend_names import DEFAULT_DEVICE, Device
+
+    p.add_argument("--device", choices=[d.value for d in Device],
+                   help=f"where the backend runs the compiled module: {DEFAULT_DEVICE.value} (the "
+                        "default), or cuda: IREE compiles for a CUDA GPU and runs on it (--backend "
+                        "iree); on a machine without one it compiles, writes --iree-testcase, and says "
+                        "that it did not run (no number is claimed)")
+    p.add_argument("--cuda-target", metavar="sm_XX",
+                   help="with --device cuda: the GPU's compute capability (sm_80, sm_86, sm_89); "
+                        "default: the GPU's own (nvidia-smi), at most sm_89, the newest IREE 3.13 "
+                        "compiles; sm_80 when there is no GPU")
+
+
 def value_flags(p: argparse.ArgumentParser, *, prefix: str = "", tolerance_help: str = "") -> None:
     """--seed, --int-range, --function and --tolerance: the random inputs and tolerances of a
     numbers check, spelled alike by check, fix and the --numerics tools (read with

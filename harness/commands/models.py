@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, backend_flag, invocation, parse_overrides, seconds
+from .common import EXIT_FAILURE, EXIT_OK, backend_flag, device_flags, invocation, parse_overrides, seconds
 
 if TYPE_CHECKING:
     from ..port.options import PortOptions
@@ -23,7 +23,7 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
     from ..models.dynamic import parse_dynamic
     from ..models.hf_config import Size
     from ..compiler.targets import parse_targets
-    from ..execute.backend_names import parse_backends
+    from ..execute.backend_names import Device, parse_backends
     from ..port.options import parse_frontends
 
     if (getattr(args, "memory_limit", None) or 0) < 0:
@@ -38,6 +38,8 @@ def _port_options(args: argparse.Namespace, base: PortOptions) -> PortOptions:
         "targets": parse_targets(args.target) if getattr(args, "target", None) else None,
         "backends": parse_backends(args.backend) if getattr(args, "backend", None) else None,
         "testcase_dir": getattr(args, "iree_testcase", None),
+        "device": Device.parse(args.device) if getattr(args, "device", None) else None,
+        "cuda_target": getattr(args, "cuda_target", None),
         "numerics": False if args.no_numerics else None,
         "torch_only": args.torch_only or None, "keep_weights": args.keep_weights or None,
         "tolerances": tuple(args.tolerance) or None, "out": args.out, "opt": args.opt,
@@ -224,6 +226,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                         "RefBackend, as torch-mlir's e2e suite checks them; each frontend "
                         "imports once for all of them")
     backend_flag(p, many=True)
+    device_flags(p)
     p.add_argument("--iree-testcase", metavar="DIR",
                    help="with --backend iree: write each IREE port's test case to "
                         "DIR/MODEL.PORT/ (the module, inputs and eager's expected outputs as "

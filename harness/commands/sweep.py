@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import defaults
 from ..errors import UsageError
-from .common import EXIT_FAILURE, EXIT_OK, count, progress, seconds
+from .common import EXIT_FAILURE, EXIT_OK, count, device_flags, progress, seconds
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -41,7 +41,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         stage_timeout_s=args.stage_timeout, memory_limit_mb=args.memory_limit, jobs=args.jobs,
         numerics_check=args.numerics_check, timelines=args.timelines,
         port_args=port_args(frontends=args.frontend, targets=args.target, backends=args.backend,
-                            no_numerics=args.no_numerics, opt=args.opt, dynamic=dynamic),
+                            no_numerics=args.no_numerics, opt=args.opt, dynamic=dynamic,
+                            device=args.device, cuda_target=args.cuda_target),
         cwd=str(Path.cwd()), warm=not args.cold, keep_files=KeepFiles.parse(args.keep_files),
         size=Size.parse(args.size))
     request = SweepRequest(
@@ -137,6 +138,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--backend", metavar="LIST",
                    help="the port's --backend (refbackend, iree; default refbackend): a column "
                         "per frontend, target and backend")
+    device_flags(p)  # the port's --device and --cuda-target (a cuda port's column: fx-iree-cuda)
     p.add_argument("--no-numerics", action="store_true", help="the port's --no-numerics")
     p.add_argument("--dynamic", metavar="DIMS",
                    help="the port's --dynamic (batch, seq, height, width, NAME=MIN..MAX); the "

@@ -23,7 +23,7 @@ from harness import defaults
 from harness.compiler.records import RunRecord
 from harness.compiler.targets import Target
 
-from .backend_names import BackendName
+from .backend_names import DEFAULT_DEVICE, BackendName, Device
 from .dtypes import TensorSignature
 from .refbackend import RefBackendResult, Stage
 
@@ -56,6 +56,10 @@ class BackendOptions:
     # The RefBackend with MLIR's runtime op verification on (off by default: its code generation
     # is slow on big models): a bad access aborts naming the op instead of reading garbage.
     runtime_checks: bool = False
+    # --device: where the module runs (IREE's CUDA GPU; the RefBackend runs on the CPU alone), and
+    # --cuda-target for CUDA ("": the GPU's own, harness.execute.iree_device.default_target)
+    device: Device = DEFAULT_DEVICE
+    cuda_target: str = ""
 
 
 @dataclass
@@ -135,6 +139,12 @@ class Backend(Protocol):
         """Raises HarnessError (one paragraph: what is missing, how to install it) when the
         backend cannot run on this machine, or cannot run as ``options`` ask (IREE in the
         harness's process): said before a model is built or a file lowered."""
+        ...
+
+    def unavailable(self, options: BackendOptions = ...) -> str:
+        """Why this machine cannot run what the backend compiles as ``options`` ask, though it
+        can compile it (IREE for a CUDA GPU on a machine without one); "" when it can. The port
+        then compiles, writes its test case and stops there: lowered, numbers not checked."""
         ...
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:

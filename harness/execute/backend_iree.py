@@ -1,6 +1,7 @@
-"""IREE as a :class:`~harness.execute.backend.Backend`: ``iree-compile`` for the llvm-cpu target,
-then ``iree-run-module`` on each input set, both from the ``[iree]`` extra
-(``iree-base-compiler``, ``iree-base-runtime``), each in its own process with a time limit.
+"""IREE as a :class:`~harness.execute.backend.Backend`: ``iree-compile`` for the llvm-cpu target
+(or a CUDA GPU's, ``--device cuda``: harness.execute.iree_device), then ``iree-run-module`` on
+each input set, both from the ``[iree]`` extra (``iree-base-compiler``, ``iree-base-runtime``),
+each in its own process with a time limit.
 
 IREE takes each target's contract the way its users hand it over, not the harness's linalg:
 linalg-on-tensors and StableHLO as torch-mlir prints them, TOSA in MLIR's generic form (IREE
@@ -29,15 +30,16 @@ from harness.compiler.targets import Target
 from harness.errors import HarnessEnvironmentError, UsageError
 
 from .backend import BackendOptions, Compiled, Lowered, TestcaseSet
-from .backend_names import BackendName
+from .backend_names import BackendName, Device
+from .iree_device import CPU, IreeDevice, check_target, cuda_missing, iree_device
 from .jit import check_inputs
 from .refbackend import RefBackendResult, Stage
 from .signature import read_signature
 
-#: The llvm-cpu target, for the CPU of the machine that compiles (a test case compiles where it runs).
-COMPILE_FLAGS = ("--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-                 "--iree-llvmcpu-target-cpu=host")
-RUN_DEVICE = "--device=local-task"
+#: The llvm-cpu target, for the CPU of the machine that compiles (a test case compiles where it
+#: runs), and its runtime device: what ``harness reduce --iree-compile`` compiles for.
+COMPILE_FLAGS = CPU.compile_flags
+RUN_DEVICE = CPU.run_device
 #: On a failure, MLIR's header of the IR after the pass that failed names that IREE pass
 #: (``IR Dump After FoldUnitExtentDimsPass Failed: iree-dispatch-creation-fold-unit-extent-dims``),
 #: read as torch-mlir-opt's is; its constants elided, so the dump stays small. Nothing on success.
@@ -64,7 +66,7 @@ def tool(name: str) -> str:
 
 
 class IreeBackend:
-    """IREE's llvm-cpu target and its local-task runtime."""
+    """IREE's llvm-cpu target and its local-task runtime, or its cuda target and driver."""
 
     name = BackendName.IREE
     stage = "iree-compile"
@@ -100,8 +102,17 @@ class IreeBackend:
                 "RefBackend's lowering to LLVM; IREE compiles with its own pipeline, which has no "
                 "such checks. Leave --runtime-checks out with --backend iree, or use --backend "
                 "refbackend.")
+        if options.device is Device.CUDA and options.cuda_target:
+            check_target(options.cuda_target)
         tool("iree-compile")
         tool("iree-run-module")
+
+    def unavailable(self, options: BackendOptions = BackendOptions()) -> str:
+        """A CUDA port on a machine whose IREE runtime lists no CUDA GPU: compiled, not run."""
+        if options.device is not Device.CUDA:
+            return ""
+        missing = cuda_missing(tool("iree-run-module"))
+        return f"compiled for {_device(options).label}; not run: {missing}" if missing else ""
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
         signature = lowered.signature or read_signature(lowered.contract_ir)
@@ -109,7 +120,7 @@ class IreeBackend:
         given = source = lowered.linalg if lowered.target is Target.LINALG else lowered.target_ir
         if lowered.target is Target.TOSA:
             source = _generic(source, folder / f"{lowered.stem}.tosa.generic.mlir", options)
-        record = compile_record(source, lowered.target, vmfb, options.timeout_s)
+        record = compile_record(source, lowered.target, vmfb, options.timeout_s, _device(options))
         return Compiled(self.stage, record, vmfb, signature, rerun=record.command,
                         reduce_words=(str(given), "--iree-compile", lowered.target.value))
 
@@ -130,7 +141,7 @@ class IreeBackend:
             np.save(path, array, allow_pickle=False)
             arguments.append(f"--input=@{path}")
         outputs = [work / f"output{i}.npy" for i in range(len(signature.results))]
-        cmd = [tool("iree-run-module"), RUN_DEVICE, f"--module={compiled.artifact}",
+        cmd = [tool("iree-run-module"), _device(options).run_device, f"--module={compiled.artifact}",
                f"--function={signature.name}", *arguments, *(f"--output=@{o}" for o in outputs)]
         result = RefBackendResult(signature.name, work_dir=str(work), command=shell_command(cmd))
         done = execute(cmd, RunOptions(timeout_s=options.timeout_s))
@@ -155,6 +166,8 @@ class IreeBackend:
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(compiled.record.input_path, folder / "module.mlir")
         flags = [f for f in compiled.record.command[1:-3]]  # between the tool and SOURCE -o VMFB
+        # the device it was compiled for (the flags say it): a CUDA module runs on the cuda driver
+        device = RUN_DEVICE if "--iree-hal-target-device=cuda" not in flags else "--device=cuda"
         lines = ["#!/bin/sh", "# An IREE test case written by torch-mlir-harness: IREE's own tools, nothing "
                  "else (pip install iree-base-compiler==3.13.0 iree-base-runtime==3.13.0).",
                  "# Exit 0: every set matches eager PyTorch's outputs (rtol "
@@ -165,7 +178,7 @@ class IreeBackend:
                  shlex.join(["iree-compile", *flags, "module.mlir", "-o", "module.vmfb"])]
         for each in sets:
             (folder / each.name).mkdir(exist_ok=True)
-            run = ["--module=module.vmfb", RUN_DEVICE, f"--function={compiled.signature.name}",
+            run = ["--module=module.vmfb", device, f"--function={compiled.signature.name}",
                    f"--expected_f32_threshold={atol:g}", f"--expected_f64_threshold={atol:g}",
                    f"--expected_rtol={rtol:g}"]
             for i, array in enumerate(each.inputs):
@@ -193,6 +206,10 @@ class IreeBackend:
         return None
 
 
+def _device(options: BackendOptions) -> IreeDevice:
+    return iree_device(options.device, options.cuda_target)
+
+
 def _generic(source: Path, out: Path, options: BackendOptions) -> Path:
     return generic_form(source, out, options.timeout_s)
 
@@ -206,17 +223,18 @@ def generic_form(source: Path, out: Path, timeout_s: float) -> Path:
     return out if record.ok else source
 
 
-def compile_record(source: Path, target: Target, vmfb: Path, timeout_s: float) -> RunRecord:
-    """``iree-compile`` of ``source`` (the ``target`` contract; TOSA in the generic form) for the
-    llvm-cpu target, as a run record: its diagnostics, crash and signature read as
-    torch-mlir-opt's are, so the tools that read those (the blockers, ``reduce``) read IREE's."""
+def compile_record(source: Path, target: Target, vmfb: Path, timeout_s: float,
+                   device: IreeDevice = CPU) -> RunRecord:
+    """``iree-compile`` of ``source`` (the ``target`` contract; TOSA in the generic form) for
+    ``device`` (llvm-cpu unless said), as a run record: its diagnostics, crash and signature read
+    as torch-mlir-opt's are, so the tools that read those (the blockers, ``reduce``) read IREE's."""
     compiler = tool("iree-compile")
-    cmd = [compiler, *INPUT_TYPES[target], *COMPILE_FLAGS, *FAILURE_DUMP, str(source), "-o", str(vmfb)]
+    cmd = [compiler, *INPUT_TYPES[target], *device.compile_flags, *FAILURE_DUMP, str(source), "-o", str(vmfb)]
     done = execute(cmd, RunOptions(timeout_s=timeout_s))
     diagnostics = parse_diagnostics(done.stderr)
     crash = parse_crash(done.stderr, returncode=done.returncode, at_timeout=done.timed_out)
     outcome = classify(done.returncode, done.stderr, crash, diagnostics, timed_out=done.timed_out)
-    return RunRecord(outcome=outcome, command=cmd, pipeline="iree-compile llvm-cpu",
+    return RunRecord(outcome=outcome, command=cmd, pipeline=f"iree-compile {device.label}",
                      input_path=str(source), binary=compiler, returncode=done.returncode,
                      elapsed_s=done.elapsed_s, stderr=done.stderr,
                      output_path=str(vmfb) if done.returncode == 0 else "",

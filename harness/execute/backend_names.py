@@ -24,6 +24,17 @@ DEFAULT_BACKEND = BackendName.REFBACKEND
 DEFAULT_BACKENDS: tuple[BackendName, ...] = (DEFAULT_BACKEND,)
 
 
+class Device(ParsableEnum):
+    """Where a backend runs the compiled module (``--device``)."""
+
+    CPU = "cpu"    # this machine's CPU: the RefBackend's JIT, IREE's llvm-cpu and local-task
+    CUDA = "cuda"  # an NVIDIA GPU: IREE's cuda target (PTX for --cuda-target) and its cuda driver
+
+
+#: The default: the CPU, where every backend runs and the harness's tests do.
+DEFAULT_DEVICE = Device.CPU
+
+
 def parse_backends(text: str) -> tuple[BackendName, ...]:
     """``--backend``: backends separated by commas, in the order given, each once."""
     return BackendName.parse_list(text, "--backend")

@@ -19,10 +19,10 @@ import numpy as np
 
 from harness.compiler.irfile import unique_dir
 from harness.compiler.targets import Target
-from harness.errors import HarnessError
+from harness.errors import HarnessError, UsageError
 
 from .backend import BackendOptions, Compiled, Lowered, TestcaseSet
-from .backend_names import BackendName
+from .backend_names import BackendName, Device
 from .lowering import LLVM_PIPELINE
 from .refbackend import (
     RefBackendOptions,
@@ -67,7 +67,17 @@ class RefBackend:
 
     def check(self, options: BackendOptions = BackendOptions()) -> None:
         """The RefBackend is the wheel's: it runs wherever the harness does, in a child or in
-        the harness's process."""
+        the harness's process, on the CPU alone (its JIT is LLVM's for the host)."""
+        if options.device is not Device.CPU:
+            raise UsageError(
+                f"--device {options.device.value} runs the compiled module on a GPU, which the "
+                "RefBackend cannot: it JIT-compiles linalg for this machine's CPU (torch-mlir's test "
+                f"backend). Use --backend iree with --device {options.device.value} (IREE's cuda "
+                "target; pip install -e '.[iree]'), or leave --device out.")
+
+    def unavailable(self, options: BackendOptions = BackendOptions()) -> str:
+        """It runs wherever it compiles."""
+        return ""
 
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
         # a refused signature raises first

@@ -142,6 +142,8 @@ def lower(subject: Subject, imported: ImportForTargets, port: FrontendPort, opti
     diagnosed: dict[int, FrontendPort] = {}  # a failed stage's run, by id: diagnosed once
     for i, (name, chosen_backend) in enumerate(zip(backends, made, strict=True)):
         each = port if i == 0 else for_backend(base, name)
+        if options.numerics and not options.torch_only:
+            each.device = options.device  # where its backend runs it: the port's name says so
         # a backend that compiles the target's own contract (IREE: TOSA, StableHLO) does not
         # wait for the target's way on to linalg, which is the RefBackend's
         mine = results if chosen_backend.needs_linalg(port.target) else [
@@ -231,7 +233,7 @@ def _numbers(port: FrontendPort, run: NumericsRun, not_run: str) -> None:
     whose inputs left a part of the model unrun is PARTIAL (what ran is right; not all ran)."""
     port.stages += run.stages
     port.numerics, port.blockers, port.commands = run.checks, run.blockers, run.commands
-    port.outcome = run.outcome
+    port.outcome, port.unrun = run.outcome, run.unrun
     if run.outcome is PortOutcome.VERIFIED and not_run:
         port.outcome, port.not_run = PortOutcome.PARTIAL, not_run
     if run.outcome is PortOutcome.FAILS:

@@ -47,9 +47,10 @@ def port_model(model: str, options: PortOptions = PortOptions(), *,
     check_out_folder(options.out)
     check_out_folder(options.testcase_dir, what="--iree-testcase")
     _check_testcase_asked(options)
+    _check_device_asked(options)
     opt_binary = builds.resolve(options.opt)  # a bad --opt fails before the model is built
     for asked in options.backends if options.numerics and not options.torch_only else ():
-        backend(asked).check()
+        backend(asked).check(options.backend_options())
     for name in options.frontends:  # and a frontend's (ONNX without the [onnx] extra)
         conversion = frontend(name).conversion
         if conversion is not None:
@@ -278,3 +279,19 @@ def _check_testcase_asked(options: PortOptions) -> None:
         raise UsageError(f"--iree-testcase {options.testcase_dir}: the test case is written by "
                          "the numbers check, which --no-numerics and --torch-only skip; drop "
                          "one or the other.")
+
+
+def _check_device_asked(options: PortOptions) -> None:
+    """``--cuda-target`` picks the target of a CUDA port; without ``--device cuda`` it would be
+    silently ignored, and ``--device cuda`` with no numbers check compiles nothing for it."""
+    from harness.errors import UsageError
+    from harness.execute.backend_names import Device
+
+    if options.cuda_target and options.device is not Device.CUDA:
+        raise UsageError(f"--cuda-target {options.cuda_target}: the target of IREE's CUDA compile, "
+                         "which only --device cuda makes; add --device cuda (with --backend iree), or "
+                         "drop --cuda-target.")
+    if options.device is not Device.CPU and (not options.numerics or options.torch_only):
+        raise UsageError(f"--device {options.device.value}: the module is compiled for the device "
+                         "and run there by the numbers check, which --no-numerics and --torch-only "
+                         "skip; drop one or the other.")

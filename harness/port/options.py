@@ -7,14 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import defaults
 from harness.compiler.targets import DEFAULT_TARGETS, Target
-from harness.execute.backend_names import DEFAULT_BACKENDS, BackendName
+from harness.execute.backend_names import DEFAULT_BACKENDS, DEFAULT_DEVICE, BackendName, Device
 from harness.frontends.names import FrontendName
 from harness.models.dynamic import DynamicSpec
 from harness.models.hf_config import Size
+
+if TYPE_CHECKING:
+    from harness.execute.backend import BackendOptions
 
 #: Imported IR keeps its weights as text up to this many MiB of tensors, as bytecode above it
 #: (OPT-125m's weights as hex text are ~1 GB; the RefBackend needs them, people rarely read them).
@@ -36,6 +39,8 @@ class PortOptions:
     targets: tuple[Target, ...] = DEFAULT_TARGETS  # --target: the backend contracts, each checked
     backends: tuple[BackendName, ...] = DEFAULT_BACKENDS  # --backend: what compiles and runs each
     testcase_dir: str | None = None   # --iree-testcase DIR: each IREE port's portable test case
+    device: Device = DEFAULT_DEVICE   # --device: where the backends run the module (cuda: IREE's)
+    cuda_target: str = ""             # --cuda-target sm_XX ("": the GPU's, harness.execute.iree_device)
     numerics: bool = True             # run the lowered module on the RefBackend against eager
     torch_only: bool = False          # stop at the torch backend contract
     keep_weights: bool | None = None  # None: kept when numerics run (the RefBackend needs them)
@@ -49,6 +54,12 @@ class PortOptions:
     invocation: str = "harness"       # how the user started harness, for the printed commands
     fix: bool = False                 # --fix: the fixes of harness.fixes (module, torch IR) that answer
     dynamic: DynamicSpec = DynamicSpec()  # --dynamic: dimensions exported/imported dynamic
+
+    def backend_options(self) -> BackendOptions:
+        """What each backend is given: the port's time limit and device."""
+        from harness.execute.backend import BackendOptions  # numpy: not for `harness --help`
+
+        return BackendOptions(timeout_s=self.timeout_s, device=self.device, cuda_target=self.cuda_target)
 
     @property
     def weights_kept(self) -> bool:
@@ -67,6 +78,8 @@ class PortOptions:
             "targets": [t.value for t in self.targets],
             "backends": [b.value for b in self.backends],
             "testcase_dir": self.testcase_dir,
+            "device": self.device.value,
+            "cuda_target": self.cuda_target or None,
             "numerics": self.numerics and not self.torch_only,
             "torch_only": self.torch_only,
             "keep_weights": self.weights_kept,

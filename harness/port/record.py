@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias, TypeVar
 from harness.compiler import jsonfile
 from harness.compiler.outcomes import Outcome
 from harness.compiler.targets import Target
-from harness.execute.backend_names import BackendName
+from harness.execute.backend_names import BackendName, Device
 from harness.fixes.steps import FixStep
 from harness.enums import ParsableEnum
 from harness.errors import HarnessError, InputFileError
@@ -319,7 +319,8 @@ class DynamicDims:
 class FrontendPort(_Typed):
     _COERCE: ClassVar[dict[str, Callable[[Any], Any]]] = {
         "frontend": FrontendName.parse, "outcome": PortOutcome.parse, "reached": _optional_stage,
-        "failed_stage": _optional_stage, "target": Target.parse, "backend": BackendName.parse}
+        "failed_stage": _optional_stage, "target": Target.parse, "backend": BackendName.parse,
+        "device": Device.parse}
 
     frontend: FrontendName
     outcome: PortOutcome
@@ -341,6 +342,10 @@ class FrontendPort(_Typed):
     target: Target = Target.LINALG  # the backend contract it was lowered to (and checked through)
     backend: BackendName = BackendName.REFBACKEND  # what compiled and ran it
     testcase: str = ""     # --iree-testcase: the backend's own test case (its run.sh), "" for none
+    device: Device = Device.CPU  # --device: where the backend ran it (cuda: IREE on a GPU)
+    # LOWERED on a backend: compiled for a device this machine lacks, and why it did not run
+    # ("IREE's runtime finds no CUDA GPU ..."): no number is claimed for it
+    unrun: str = ""
 
     @property
     def path(self) -> str:
@@ -353,6 +358,8 @@ class FrontendPort(_Typed):
             parts.append(self.target.value)
         if self.backend is not BackendName.REFBACKEND:
             parts.append(self.backend.value)
+        if self.device is not Device.CPU:
+            parts.append(self.device.value)
         return "-".join(parts)
 
     @property

@@ -109,7 +109,7 @@ def _port_lines(variant: VariantRecord, port: FrontendPort) -> list[str]:
     if port.reproduce:
         lines.append(f"  reproduce: {port.reproduce}")
     if port.numerics:
-        lines.append("  numerics: the RefBackend against eager PyTorch")
+        lines.append(f"  numerics: {port.backend.said} against eager PyTorch")
         for check in port.numerics:
             lines += _numerics_lines(check, port.frontend)
     return lines
@@ -124,6 +124,8 @@ def outcome_text(port: FrontendPort) -> str:
         return f"fails at {port.failed_stage}{why}"
     if outcome is PortOutcome.LOWERED:
         lowered = [s.name.value for s in port.stages if s.name in PIPELINE_STAGES]
+        if port.unrun:  # compiled for a device this machine lacks: no number claimed
+            return f"lowers through {', '.join(lowered)}; {port.unrun} (numbers not checked)"
         return f"lowers through {', '.join(lowered)} (numbers not checked)"
     if outcome is PortOutcome.PARTIAL:
         return "partial (not verified: a part of the model never ran)"

@@ -73,6 +73,7 @@ class NumericsRun:
     blockers: list[Blocker] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     testcase: str = ""  # the portable test case's script, when one was written
+    unrun: str = ""     # LOWERED: why the compiled module was not run here (no CUDA GPU)
 
 
 def _testcase(backend: Backend, compiled: Compiled, sets: Sequence[tuple[InputSetName, InputSet]],
@@ -128,13 +129,19 @@ def check_numerics(subject: Subject, ir: PortedIR, *, backend: Backend,
     folder, label, testcase = where.folder, where.label, where.testcase
     run = NumericsRun(PortOutcome.FAILS)
     lowered = ir.lowered(subject.name)
-    backend_options = BackendOptions(timeout_s=options.timeout_s)
+    backend_options = options.backend_options()
     compiled = _compile(run, backend, lowered, backend_options, folder, options, progress, label)
     if compiled is None:
         return run
     sets = ((InputSetName.TRACED, subject.inputs), (InputSetName.SECOND, subject.second_inputs))
-    runs = _Runs(backend, compiled, lowered, backend_options, folder)
     tolerances = Tolerances().with_overrides(options.tolerances)
+    run.unrun = backend.unavailable(backend_options)
+    if run.unrun:  # compiled for a device this machine lacks (a CUDA GPU): said, never claimed
+        run.outcome = PortOutcome.LOWERED
+        if testcase is not None:  # the test case carries the run to a machine that has one
+            run.testcase = _testcase(backend, compiled, sets, subject, testcase, tolerances)
+        return run
+    runs = _Runs(backend, compiled, lowered, backend_options, folder)
     crash = _Crash(run, sets, runs, ir, options, lambda i, work, result: _compared(
         sets[i][0], sets[i][1], work, result, subject, program, tolerances))
     done = _execute(run, sets, runs, crash, progress, label)

@@ -95,7 +95,8 @@ def check_builds(names: Sequence[str]) -> tuple[str, ...]:
 
 def port_args(*, frontends: str | None = None, targets: str | None = None,
               backends: str | None = None, no_numerics: bool = False, opt: str | None = None,
-              dynamic: str | None = None) -> tuple[str, ...]:
+              dynamic: str | None = None, device: str | None = None,
+              cuda_target: str | None = None) -> tuple[str, ...]:
     """The flags each model's ``harness port`` gets; each list is parsed here, so a wrong
     value stops the sweep before any model runs."""
     from ..compiler.targets import parse_targets
@@ -115,6 +116,12 @@ def port_args(*, frontends: str | None = None, targets: str | None = None,
         args += ["--opt", opt]
     if dynamic:
         args += ["--dynamic", dynamic]
+    if device:
+        args += ["--device", device]
+    if cuda_target:  # refused in one paragraph before any model runs, as each port would
+        from ..execute.iree_device import check_target
+
+        args += ["--cuda-target", check_target(cuda_target)]
     return tuple(args)
 
 

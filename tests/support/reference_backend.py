@@ -43,6 +43,10 @@ class ReferenceBackend:
     def check(self, options: BackendOptions = BackendOptions()) -> None:
         """Nothing to install."""
 
+    def unavailable(self, options: BackendOptions = BackendOptions()) -> str:
+        """It runs wherever PyTorch does."""
+        return ""
+
     def compile(self, lowered: Lowered, folder: Path, options: BackendOptions) -> Compiled:
         record = RunRecord(outcome=Outcome.SUCCESS, command=["true"], pipeline="none",
                            input_path=str(lowered.contract_ir), binary="none", returncode=0,
