@@ -59,8 +59,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         print(f"{run.model:<{width}}  {f'[{build}] ' if build else ''}{run.outcome}")
     ok = sum(r.ok for _, r in done.runs)
     on = f" (models x {len(done.builds)} builds)" if done.builds else ""
-    print(f"{ok} of {len(done.runs)}{on} models lower{' and verify' if not args.no_numerics else ''}; "
-          f"board: {done.page}")
+    # a CUDA port with no GPU ends lowered (compiled, not run): its row says so, the count must too
+    verb = ("lower" if args.no_numerics else "lower and verify" if args.device != "cuda"
+            else "lower, and verify where a GPU ran them (a row that says lowered did not run)")
+    print(f"{ok} of {len(done.runs)}{on} models {verb}; board: {done.page}")
     return EXIT_OK if done.ok else EXIT_FAILURE
 
 

@@ -156,3 +156,21 @@ def test_the_devices_flags():
     assert check_target("sm_90a") == "sm_90a"
     with pytest.raises(UsageError, match="sm_ and its digits"):
         check_target("ampere")
+
+
+def test_a_sweep_passes_the_device_to_each_port_and_says_what_did_not_run(tmp_path: Path):
+    from harness.sweep.orchestrate import port_args
+
+    assert port_args(backends="iree", device="cuda", cuda_target="SM_86") == (
+        "--backend", "iree", "--device", "cuda", "--cuda-target", "sm_86")
+    with pytest.raises(UsageError, match="is not a CUDA target"):  # before any model runs
+        port_args(device="cuda", cuda_target="a100")
+    done = subprocess.run([sys.executable, "-m", "harness", "sweep", "gpt2", "--frontend", "fx",
+                           "--backend", "iree", "--device", "cuda", "-j", "1", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    if NO_GPU:
+        assert "gpt2  fx-iree-cuda lowered" in done.stdout
+        assert "verify where a GPU ran them (a row that says lowered did not run)" in done.stdout
+    else:
+        assert "gpt2  fx-iree-cuda verified" in done.stdout
