@@ -15,11 +15,13 @@ from .autograd import AutogradFunctionForward
 from .base import BlockerSeen, Fix
 from .bitwise import BitwiseAndOr
 from .buffers import PersistentBuffers
+from .experts import MoeBatchedExperts
 from .sdpa import SdpaExplicitScale
-from .tosa import TosaCastViaI32, TosaVarianceF32
+from .tosa import TosaCastViaI32, TosaGatherViaI32, TosaVarianceF32
 
 CATALOG: tuple[Fix, ...] = (BitwiseAndOr(), SdpaExplicitScale(), PersistentBuffers(),
-                            AutogradFunctionForward(), TosaVarianceF32(), TosaCastViaI32())
+                            AutogradFunctionForward(), MoeBatchedExperts(), TosaVarianceF32(),
+                            TosaCastViaI32(), TosaGatherViaI32())
 
 
 def _agree_with_knowledge() -> None:

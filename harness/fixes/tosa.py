@@ -178,3 +178,39 @@ def _outside_int32(value: ir.Value) -> str:
     if outside.size:
         return f"the constant holds {int(outside[0])}, outside int32: it would wrap"
     return ""
+
+
+class TosaGatherViaI32(TargetFix):
+    """``tosa.gather`` of int64 values (``torch.gather`` of an int64 buffer: BridgeTower's
+    buffered ``token_type_ids``), which no TOSA profile has: the values narrowed to int32 for
+    the gather and its result widened back, each cast in a profile (as ``tosa-cast-via-i32``'s)."""
+
+    name = "tosa-gather-via-i32"
+    target = Target.TOSA.value
+    messages = ("did not align with any profile or extension, got (i64,i32,i64)",)
+    conditions = ("the gathered values, when a constant, hold only int32 values (one past int32 "
+                  "would wrap)")
+
+    def rewrite(self, module: ir.Operation) -> Application:
+        app = Application(self.name, self.level)
+        with module.context, ir.Location.unknown():
+            i32 = ir.IntegerType.get_signless(32)
+            for op in walk(module):
+                if op.name != "tosa.gather" or not _is_i64(op.operands[0].type):
+                    continue
+                values, result = op.operands[0], op.results[0]
+                where = location_text(op)
+                reason = _outside_int32(values)
+                if reason:
+                    app.refused.append(RefusedSite("tosa.gather of i64 values", where, reason))
+                    continue
+                with ir.InsertionPoint(op), op.location:
+                    narrow = ir.Operation.create("tosa.cast", results=[_with_element(values.type, i32)],
+                                                 operands=[values])
+                op.operands[0] = narrow.results[0]
+                with ir.InsertionPoint.after(op), op.location:
+                    widen = ir.Operation.create("tosa.cast", results=[result.type], operands=[result])
+                result.replace_all_uses_except(widen.results[0], widen)
+                result.set_type(_with_element(result.type, i32))
+                app.changed.append(Site("tosa.gather i64 values via i32", where))
+        return app

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -68,8 +69,55 @@ class OnnxPayload:
         return self
 
 
+@dataclass(frozen=True)
+class Untranslated:
+    """The node of the program torch.onnx.export could not translate into ONNX (no ONNX function
+    for its op, or one that failed on it): what its ConversionError says, with the node's stack
+    from the torch.export program (the exporter's message names the node, not the model's line)."""
+
+    node: str    # the FX node's name: randn
+    op: str      # its target: aten.randn.generator
+    reason: str  # the exporter's innermost message: No ONNX function found for <OpOverload(...)>...
+    stack: str   # the node's stack_trace in the program ("" when the program has none for it)
+
+
 class ExportFailed(ModelError):
-    """torch.onnx.export refused the program: the exporter's error, with the model named."""
+    """torch.onnx.export refused the program: the exporter's error, with the model named, and
+    the node it could not translate when its error names one."""
+
+    def __init__(self, message: str, untranslated: Untranslated | None = None):
+        super().__init__(message)
+        self.untranslated = untranslated
+
+
+#: The exporter's ConversionError for one node (torch/onnx/_internal/exporter/_core.py):
+#: ``Error when translating node %randn : [num_users=1] = call_function[target=torch.ops.aten...]``.
+_TRANSLATING = re.compile(r"Error when translating node %(\S+) : .*?call_function\[target=(?:torch\.ops\.)?"
+                          r"([\w.:]+)\]")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def untranslated(error: BaseException, exported: torch.export.ExportedProgram | None) -> Untranslated | None:
+    """The node named by ``error``'s chain of causes, its innermost cause's first line as the
+    reason, and its stack looked up in ``exported`` (by name, else the first node of its op:
+    the exporter's decompositions keep both). None when no cause names a node."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and seen not in chain and len(chain) < 16:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    found = next((m for e in chain if (m := _TRANSLATING.search(str(e)))), None)
+    if found is None:
+        return None
+    node, op = found[1], found[2]
+    reason = next((line.strip() for line in _ANSI.sub("", str(chain[-1])).splitlines() if line.strip()), "")
+    stack = ""
+    if exported is not None:
+        nodes = [n for n in exported.graph.nodes if n.op == "call_function"]
+        match = (next((n for n in nodes if n.name == node), None)
+                 or next((n for n in nodes if str(n.target) == op), None))
+        stack = str(match.meta.get("stack_trace") or "") if match is not None else ""
+    return Untranslated(node, op, reason[:400], stack)
 
 
 def export(exported: torch.export.ExportedProgram, examples: Sequence[torch.Tensor], path: Path,
@@ -83,8 +131,14 @@ def export(exported: torch.export.ExportedProgram, examples: Sequence[torch.Tens
             program = torch.onnx.export(exported, tuple(examples), dynamo=True)
             assert program is not None
             program.save(os.fspath(path))
-    except Exception as e:  # the exporter's errors are many and deep; name the model
-        first = str(e).strip().splitlines()[0][:300] if str(e).strip() else ""
+    except Exception as e:  # the exporter's errors are many and deep; name the model and the node
+        node = untranslated(e, exported)
+        if node is not None:
+            raise ExportFailed(
+                f"torch.onnx.export could not export '{name}': it could not translate node %{node.node} "
+                f"({node.op}) into ONNX: {node.reason}. The exporter's gap, not torch-mlir's: port it "
+                "through --frontend fx, or compute that op otherwise in the model.", node) from e
+        first = _ANSI.sub("", str(e)).strip().splitlines()[0][:300] if str(e).strip() else ""
         raise ExportFailed(f"torch.onnx.export could not export '{name}': {type(e).__name__}: "
                            f"{first}. Port it through --frontend fx, or make it exportable.") from e
     return path

@@ -56,6 +56,16 @@ FIXES: dict[str, KnownFix] = {f.name: f for f in (
         "tensor either way",
     ),
     KnownFix(
+        "moe-batched-experts", FixLevel.MODULE,
+        "a mixture-of-experts model's experts run by transformers' batched_mm implementation "
+        "(gather each token's experts' weights, one batched matmul) instead of grouped_mm "
+        "(aten.histc, aten._grouped_mm or the opaque transformers::grouped_mm_fallback op), "
+        "through set_experts_implementation before trace or export",
+        "both sum, for each token, its top-k experts' projections weighted by the router's "
+        "scores: the same products added in another order; the model's own switch, undone "
+        "after the program is made",
+    ),
+    KnownFix(
         "autograd-function-forward", FixLevel.MODULE,
         "a torch.autograd.Function (traced as one opaque prim::PythonOp, e.g. Bloom's GeLU) "
         "replaced before tracing by a module that calls its forward",
@@ -87,6 +97,15 @@ FIXES: dict[str, KnownFix] = {f.name: f for f in (
         "checks them (IREE)",
         "equal for every value within int32 (an int64 value past 2^31 wraps: a constant one is "
         "refused, the rest is left to the port's numbers against eager, both input sets)",
+    ),
+    KnownFix(
+        "tosa-gather-via-i32", FixLevel.TARGET_IR,
+        "tosa.gather of int64 values (torch.gather of an int64 buffer: BridgeTower's buffered "
+        "token_type_ids), in no TOSA profile, made a gather of the values cast to i32, its result "
+        "cast back to i64; for a backend that checks the profiles (IREE)",
+        "a gather copies values, so narrowing before and widening after is exact for every value "
+        "within int32 (a constant past it is refused; the rest is left to the port's numbers "
+        "against eager, both input sets)",
     ),
 )}
 

@@ -137,6 +137,22 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         fix="persistent-buffers",
     ),
     KnownIdiom(
+        "moe-grouped-experts", "mixture-of-experts layers run by transformers' default "
+        "grouped_mm experts",
+        "",
+        "transformers runs MoE experts by sorting tokens per expert (aten.histc) and a grouped "
+        "matmul (aten._grouped_mm, or on CPU in float32 its own opaque custom op "
+        "transformers::grouped_mm_fallback): torch-mlir lowers none of them and torch.onnx.export "
+        "has no translation of the custom op; fix 'moe-batched-experts' switches the model to "
+        "transformers' batched_mm experts (set_experts_implementation('batched_mm')), which "
+        "gather each token's experts' weights for one batched matmul",
+        ops=('torch.operator "aten.histc"', 'torch.operator "aten._grouped_mm"',
+             'torch.operator "torch.aten.histc"', 'torch.operator "torch.transformers.grouped_mm_fallback"'),
+        messages=("transformers.grouped_mm_fallback", "aten._grouped_mm", "aten.histc"),
+        seed=False,
+        fix="moe-batched-experts",
+    ),
+    KnownIdiom(
         "autograd-function", "a torch.autograd.Function in the forward (Bloom's GeLU)",
         "",
         "tracing records the Function as one opaque prim::PythonOp, which the torchscript "
@@ -178,6 +194,18 @@ KNOWN: dict[str, KnownIdiom] = {i.name: i for i in (
         "stablehlo",
         messages=("did not align with any profile or extension, got (i64,f32)",),
         seed=False, fix="tosa-cast-via-i32",
+    ),
+    KnownIdiom(
+        "tosa-gather-i64", "tosa.gather of int64 values, outside every TOSA profile, refused by "
+        "IREE's TOSA input",
+        "",
+        "torch.gather (or an index) of an int64 tensor (BridgeTower's buffered token_type_ids) "
+        "lowers through TorchToTosa to a tosa.gather whose values stay i64, which no TOSA "
+        "profile has; IREE validates and refuses it, the RefBackend (tosa-to-linalg) takes it. "
+        "On IREE use --fix (tosa-gather-via-i32: the values gathered as i32, checked against "
+        "eager), --target linalg or stablehlo",
+        messages=("did not align with any profile or extension, got (i64,i32,i64)",),
+        seed=False, fix="tosa-gather-via-i32",
     ),
 )}
 

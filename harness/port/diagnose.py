@@ -386,7 +386,7 @@ def exception_blocker(stage: PortStage, error: BaseException, explanation: str =
     """The blocker a Python exception makes: its type and first line, located at the innermost
     frame of the model's code (a wrapper's cause when it has one)."""
     cause = error.__cause__ if error.__cause__ is not None else error
-    text = one_line(str(cause)) or "(no message)"
+    text = one_line(_ANSI.sub("", str(cause))) or "(no message)"
     message = f"{type(cause).__name__}: {text}"
     frames = [f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_tb(cause.__traceback__))]
     own = next((f for f in frames if not any(m in f for m in _MACHINERY)), frames[0] if frames else "")
@@ -394,6 +394,29 @@ def exception_blocker(stage: PortStage, error: BaseException, explanation: str =
     return Blocker(rank=1, stage=stage, signature=f"{stage}: {drop_ssa_names(_normalize(message))}",
                    location=own, frames=frames[:8], message=message, explanation=explanation,
                    hint=_hint(hints[0]) if hints else "", fixes=_fixes(hints))
+
+
+def conversion_blocker(stage: PortStage, error: BaseException) -> Blocker | None:
+    """A program conversion's failure on one node (torch.onnx.export with no ONNX function for an
+    op): the op, located at the model's line that made the node (its stack in the torch.export
+    program), said to be the exporter's. None for any other error (the exception's blocker)."""
+    from harness.frontends.onnx import ExportFailed
+
+    node = error.untranslated if isinstance(error, ExportFailed) else None
+    if node is None:
+        return None
+    frames = [f"{f}:{n}" for f, n in _PY_FRAME.findall(node.stack)][::-1]  # innermost first
+    at = model_frame([f.rpartition(":")[0] for f in frames])
+    where = frames[at] if at is not None else frames[0] if frames else ""
+    message = f"torch.onnx.export cannot translate {node.op} (node %{node.node}): {node.reason}"
+    return Blocker(rank=1, stage=stage, op=node.op,
+                   signature=f"{stage}: no ONNX translation of {node.op}", location=where,
+                   frames=frames[:12], message=message,
+                   explanation=(f"The ONNX exporter (torch.onnx, torch's dynamo exporter) has no "
+                                f"translation of {node.op}"
+                                + (f", which the model calls at {where}" if where else "")
+                                + ": the exporter's gap, before torch-mlir sees anything. The FX "
+                                "frontend imports the same torch.export program without it."))
 
 
 def timeout_blocker(stage: PortStage, seconds: float) -> Blocker:
@@ -412,6 +435,10 @@ def missing_buffers_explanation(exported: torch.export.ExportedProgram) -> str:
             f"the fx_importer of torch-mlir {version['torch-mlir']} looks buffers up in the state_dict only. "
             "The model is not at fault. Work around it by registering those buffers with "
             "persistent=True before export, or port through the TorchScript frontend.")
+
+
+#: Terminal colours in an exception's text (torch.onnx.export's ConversionError has them).
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _normalize(text: str) -> str:

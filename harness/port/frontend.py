@@ -34,12 +34,13 @@ from harness.fixes.steps import FixStep
 from .diagnose import (
     STATE_MAPPING,
     exception_blocker,
+    conversion_blocker,
     missing_buffers_explanation,
     timeout_blocker,
 )
 from .dynamic import export_blocker, import_blocker, trace_frozen
 from .lowering import ImportForTargets, bytecode, for_backend, for_target, lower, target_folder
-from .module_fixes import fix_module, trace_blockers, undo
+from .module_fixes import export_blockers, fix_module, trace_blockers, undo
 from .options import PortOptions
 from .progress import Progress, StageTimeout, time_limit
 from .record import (
@@ -135,7 +136,9 @@ def _program(subject: Subject, name: FrontendName, port: FrontendPort, options: 
                                                else ExportSettings.DEFAULT)
         if conversion is None:
             return program, run_program
-        with _PythonStage(port, PortStage.parse(conversion.stage), options, progress, label):
+        stage = PortStage.parse(conversion.stage)
+        with _PythonStage(port, stage, options, progress, label,
+                          blocker=lambda error: conversion_blocker(stage, error)):
             program = conversion.convert(program, Path(port.folder))
     runs = conversion.runner(program)
     return program, lambda inputs: runs(inputs.tensors)
@@ -191,13 +194,14 @@ def _source_program(subject: Subject, name: FrontendName, port: FrontendPort, op
 def _fixed_trace(subject: Subject, name: FrontendName, program: Program, run_program: Callable | None,
                  port: FrontendPort, options: PortOptions, progress: Progress,
                  label: str) -> tuple[Program, Callable | None]:
-    """``--fix`` on the trace: what no pass converts (``prim::PythonOp``) answered by a module
-    fix (:mod:`.module_fixes`), and the fixed module traced again. An exported program (FX) is
-    returned as it is."""
+    """``--fix`` on the trace or the export: what no pass converts (``prim::PythonOp``, MoE
+    experts' ``aten.histc`` and ``transformers.grouped_mm_fallback``) answered by a module fix
+    (:mod:`.module_fixes`), and the fixed module traced or exported again. A program with
+    none (or converted already: ONNX's file) is returned as it is."""
     script = program.script_module()
-    if script is None:
-        return program, run_program
-    blockers = trace_blockers(script)
+    exported = program.export_program() if script is None else None
+    blockers = (trace_blockers(script) if script is not None
+                else export_blockers(exported) if exported is not None else [])
     if not blockers:
         return program, run_program
     with progress.stage(f"{label} fix the module"):

@@ -42,6 +42,42 @@ def trace_blockers(script: torch.jit.ScriptModule) -> list[BlockerSeen]:
                               stage="trace")
         if blocker not in seen:
             seen.append(blocker)
+    return seen + trace_ops(script)
+
+
+def export_blockers(exported: torch.export.ExportedProgram) -> list[BlockerSeen]:
+    """What in an exported program a module fix answers before any pass runs: each op the
+    program calls that a module fix names (``transformers.grouped_mm_fallback.default``,
+    ``aten.histc.default``: MoE experts, ``moe-batched-experts``), once each. Without it the
+    FX import would carry the op into a pipeline that cannot lower it."""
+    from harness.fixes.catalog import CATALOG
+    from harness.fixes.base import ModuleFix
+
+    names = [m for f in CATALOG if isinstance(f, ModuleFix) for m in f.messages]
+    seen: list[BlockerSeen] = []
+    for node in exported.graph.nodes:
+        target = str(node.target) if node.op == "call_function" else ""
+        if target and any(name in target for name in names):
+            blocker = BlockerSeen(message=f"{target} in the exported program", stage="export")
+            if blocker not in seen:
+                seen.append(blocker)
+    return seen
+
+
+def trace_ops(script: torch.jit.ScriptModule) -> list[BlockerSeen]:
+    """The trace's nodes a module fix names by op (``aten::histc`` as ``aten.histc``), once each."""
+    from harness.fixes.catalog import CATALOG
+    from harness.fixes.base import ModuleFix
+
+    names = [m for f in CATALOG if isinstance(f, ModuleFix) for m in f.messages if "." in m]
+    graph = script.inlined_graph
+    seen: list[BlockerSeen] = []
+    for name in names:
+        kind = name.replace(".", "::", 1)
+        if graph.findAllNodes(kind):  # type: ignore[attr-defined]
+            blocker = BlockerSeen(message=f"{name} in the trace", stage="trace")
+            if blocker not in seen:
+                seen.append(blocker)
     return seen
 
 

@@ -95,3 +95,40 @@ def test_a_model_of_its_own_f64_and_a_constant_past_int32_are_refused():
         with context:
             app = fix.rewrite(module)
         assert not app.applied and reason in app.refused[0].reason, app.refused
+
+
+class GatheredIds(nn.Module):
+    """BridgeTower's buffered token_type_ids: ``torch.gather`` of an int64 buffer by positions,
+    then an embedding of what it gathered (TorchToTosa: a tosa.gather of i64 values)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("ids", torch.arange(16).view(1, 16) % 3)
+        self.emb = nn.Embedding(3, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(16).view(1, 16).expand(x.shape[0], -1).flip(1)
+        return x + self.emb(torch.gather(self.ids.expand(x.shape[0], -1), 1, positions))
+
+
+def test_a_gather_of_int64_values_fails_on_iree_and_the_fix_makes_it_verify(tmp_path: Path):
+    g = torch.Generator().manual_seed(0)
+    x0, x1 = torch.randn(2, 16, 16, generator=g), torch.randn(2, 16, 16, generator=g)
+    torch.manual_seed(0)
+    subject = Subject("gather", GatheredIds().eval(), InputSet(("x",), (x0,), "seed 0"),
+                      InputSet(("x",), (x1,), "seed 0, 2"), output_names=("y",))
+
+    def port(fix: bool):
+        [iree] = port_targets(subject, FrontendName.FX, tmp_path / f"gather-{fix}.fx",
+                              PortOptions(out=str(tmp_path), fix=fix, targets=(Target.TOSA,),
+                                          backends=(BackendName.IREE,)), QUIET)
+        return iree
+
+    unfixed = port(False)
+    assert unfixed.outcome is PortOutcome.FAILS and unfixed.failed_stage.value == "iree-compile"
+    assert "got (i64,i32,i64)" in unfixed.blockers[0].message
+    fixed = port(True)
+    assert fixed.outcome is PortOutcome.VERIFIED, fixed.blockers
+    kept = [f for f in fixed.fixes if f.fix == "tosa-gather-via-i32"]
+    assert kept and kept[0].outcome.value == "kept"
+    assert {c.what for c in kept[0].application.changed} == {"tosa.gather i64 values via i32"}
