@@ -251,15 +251,19 @@ def compare_one(index: int, actual: torch.Tensor | npt.ArrayLike, expected: torc
 
 
 def compare(actual: Sequence, expected: Sequence, tolerances: Tolerances = Tolerances(),
-            wide: Sequence | None = None) -> NumericsResult:
+            wide: Sequence | None = None, terms: Sequence[int] | None = None) -> NumericsResult:
     """Each actual output against the expected one (numpy arrays or torch tensors); ``wide``:
-    the float64 evaluation of each (an entry may be None), which then decides for floats."""
+    the float64 evaluation of each (an entry may be None), which then decides for floats;
+    ``terms``: how many values each output's elements sum (FloatNoise.terms: its producing
+    op's reduction length, where the caller knows it; 1 otherwise)."""
     problem = ""
     if len(actual) != len(expected):
         problem = f"{len(actual)} outputs, expected {len(expected)}"
     widened = list(wide) if wide is not None and len(wide) == len(expected) else [None] * len(expected)
     triples = zip(actual, expected, widened, strict=False)  # a count mismatch is the problem above
-    outputs = [compare_one(i, a, e, tolerances, w) for i, (a, e, w) in enumerate(triples)]
+    summed = list(terms) if terms is not None and len(terms) == len(expected) else [1] * len(expected)
+    outputs = [compare_one(i, a, e, tolerances, w, n)
+               for i, ((a, e, w), n) in enumerate(zip(triples, summed, strict=False))]
     ok = not problem and all(o.ok for o in outputs)
     return NumericsResult(Verdict.VERIFIED if ok else Verdict.NUMERICS_MISMATCH, outputs, problem)
 

@@ -75,12 +75,14 @@ class ProbeResult:
         return f"{self.outcome.value} (max abs diff {worst.max_abs_diff:.3g})"
 
 
-def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected: Sequence,
-                signature: TensorSignature, *, worker: SearchRunner, options: ProbeOptions,
-                work_dir: str | os.PathLike, wide: Sequence | None = None) -> ProbeResult:
+def run_program(  # noqa: PLR0913 - a piece, its reference (float32, float64, the sums behind each)
+        path: str | os.PathLike, inputs: Sequence[np.ndarray], expected: Sequence,
+        signature: TensorSignature, *, worker: SearchRunner, options: ProbeOptions,
+        work_dir: str | os.PathLike, wide: Sequence | None = None,
+        terms: Sequence[int] | None = None) -> ProbeResult:
     """``path`` (at the torch backend contract) through ``options.to_linalg``, then the worker;
     its outputs against ``expected`` (and ``wide``, their float64 evaluation, by the float64
-    rule of ``closeness``)."""
+    rule of ``closeness``; ``terms``: each output's producing op's reduction length)."""
     path = Path(path)
     linalg = Path(work_dir) / f"{path.name.removesuffix('.mlir')}.linalg.mlir"
     start = time.perf_counter()
@@ -100,15 +102,16 @@ def run_program(path: str | os.PathLike, inputs: Sequence[np.ndarray], expected:
         result.failed_stage = ran.failed_stage.value if ran.failed_stage else "refbackend"
         result.error = ran.error
         return result
-    return judge(result, ran.outputs, expected, options.tolerances, wide)
+    return judge(result, ran.outputs, expected, options.tolerances, wide, terms)
 
 
 def judge(result: ProbeResult, actual: Sequence[np.ndarray], expected: Sequence,
-          tolerances: Tolerances, wide: Sequence | None = None) -> ProbeResult:
+          tolerances: Tolerances, wide: Sequence | None = None,
+          terms: Sequence[int] | None = None) -> ProbeResult:
     """Fills ``result`` from a comparison. A mismatch of shape or dtype is a failure of its
     own kind, not wrong values: a search must not take one for the other."""
     result.outputs = tuple(actual)
-    result.numerics = compare(actual, expected, tolerances, wide)
+    result.numerics = compare(actual, expected, tolerances, wide, terms)
     if result.numerics.ok:
         result.outcome = CheckOutcome.VERIFIED
     elif result.numerics.problem or any(o.problem for o in result.numerics.outputs):

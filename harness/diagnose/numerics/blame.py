@@ -35,6 +35,7 @@ from harness.execute.refbackend import RefBackendResult
 from harness.execute.backend import SearchRunner
 from harness.compiler.pipeline_text import parse_pipeline
 
+from .diffs import program_terms
 from .programs import CutProgram
 from .subject import NumericsSubject
 
@@ -162,6 +163,7 @@ def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, resul
     inputs = program.inputs(subject.values)
     expected = program.expected(subject.values)
     wide = subject.program_wide(program)
+    terms = program_terms(subject, program)
     seen: dict[str, ReplayedChoice] = {}
     # The same pass may appear twice (convert-scf-to-cf); each occurrence is a choice.
     names: Counter[str] = Counter()
@@ -182,7 +184,7 @@ def _drop_refbackend_passes(program: CutProgram, subject: NumericsSubject, resul
         if not ran.ok:  # it lowers but does not run without it: a pass the lowering needs
             seen[variant.digest] = ReplayedChoice(ChoiceKind.DROP_REFBACKEND_PASS, label, CheckOutcome.FAILS)
             continue
-        judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances, wide)
+        judged = judge(ProbeResult(result.outcome), ran.outputs, expected, options.tolerances, wide, terms)
         choice = ReplayedChoice(ChoiceKind.DROP_REFBACKEND_PASS, label, judged.outcome,
                                 judged.describe() if not judged.numerics or not judged.numerics.ok else "")
         seen[variant.digest] = choice
@@ -214,6 +216,7 @@ def _decompose_ops(program: CutProgram, subject: NumericsSubject, piece: Path, w
     inputs = program.inputs(subject.values)
     expected = program.expected(subject.values)
     wide = subject.program_wide(program)
+    terms = program_terms(subject, program)
     for kind in decomposable:
         keep = tuple(k for k in kinds if k != kind)
         pipeline = decompose_pipeline(keep)
@@ -227,7 +230,7 @@ def _decompose_ops(program: CutProgram, subject: NumericsSubject, piece: Path, w
         run_folder = folder / kind
         run_folder.mkdir(exist_ok=True)
         judged = run_program(out, inputs, expected, program.signature, worker=worker,
-                             options=options, work_dir=run_folder, wide=wide)
+                             options=options, work_dir=run_folder, wide=wide, terms=terms)
         detail = judged.describe() if judged.outcome is not CheckOutcome.VERIFIED else ""
         choices.append(ReplayedChoice(ChoiceKind.DECOMPOSE_OP, kind, judged.outcome, detail))
 

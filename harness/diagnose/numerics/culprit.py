@@ -42,7 +42,7 @@ from harness.execute.reference import ReferenceOptions, describe_value, evaluate
 from harness.execute.backend import SearchRunner
 
 from ..source import model_frame
-from .diffs import OwnDiff, computes_in, own_diff
+from .diffs import OwnDiff, computes_in, own_diff, program_terms
 from .lowered import LoweredView, lowered_view
 from .opinion import Opinion, second_opinions
 from .programs import END, CutProgram, Cuts, ValueRef, value_ref
@@ -229,7 +229,8 @@ class _Finder:
         values = self.subject.values
         return run_program(path, program.inputs(values), program.expected(values), program.signature,
                            worker=self.worker, options=self.options, work_dir=work,
-                           wide=self.subject.program_wide(program) if judged else None)
+                           wide=self.subject.program_wide(program) if judged else None,
+                           terms=program_terms(self.subject, program))
 
     def every_op_within(self) -> bool:
         """Whether the isolated run measured every op that computes floats by the float64 rule

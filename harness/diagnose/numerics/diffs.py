@@ -5,6 +5,7 @@ dtype the op computes in decides."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -14,7 +15,7 @@ from harness.errors import UnsupportedDTypeError
 from harness.execute.dtypes import DType
 from harness.execute.closeness import FloatNoise, OutputComparison, Tolerances, compare_one
 
-from .programs import ValueRef, value_ref
+from .programs import CutProgram, ValueRef, value_ref
 from .subject import NumericsSubject
 
 FLOATS = frozenset({"float16", "bfloat16", "float32", "float64"})
@@ -129,17 +130,52 @@ def summed_terms(subject: NumericsSubject, position: int) -> int:
         operands.append(subject.values.get(ref) if ref is not None else None)
     shapes = [tuple(np.shape(x)) if isinstance(x, (torch.Tensor, np.ndarray)) else None for x in operands]
     result = subject.values.get(ValueRef(position, 0)) if subject.cuts.ops[position].results else None
+    dim = operands[1] if len(operands) > 1 and isinstance(operands[1], int) else None
+    numel = result.numel() if isinstance(result, torch.Tensor) else None
+    return terms_of(label, shapes, dim, numel)
+
+
+def terms_of(label: str, shapes: Sequence[tuple[int, ...] | None], dim: int | None,
+             result_numel: int | None) -> int:
+    """:func:`summed_terms` from what it reads: the op (``aten.mm``), its operands' shapes
+    (None: not a tensor, or unknown), a softmax's dimension and the result's element count."""
     if label in MATMULS:
         shape = shapes[MATMULS[label]] if len(shapes) > MATMULS[label] else None
         return max(1, int(shape[-1])) if shape else 1
     if label in CONVOLUTIONS:
         weight = shapes[1] if len(shapes) > 1 else None
         return max(1, int(np.prod(weight)) // max(1, int(weight[0]))) if weight else 1
-    if label in SOFTMAXES and shapes and shapes[0] and len(operands) > 1 and isinstance(operands[1], int):
-        return max(1, int(shapes[0][operands[1]]))
-    if label in REDUCTIONS and shapes and shapes[0] and isinstance(result, torch.Tensor) and result.numel():
-        return max(1, int(np.prod(shapes[0])) // result.numel())
+    first = shapes[0] if shapes else None
+    if label in SOFTMAXES and first and dim is not None and -len(first) <= dim < len(first):
+        return max(1, int(first[dim]))
+    if label in REDUCTIONS and shapes and shapes[0] and result_numel:
+        return max(1, int(np.prod(shapes[0])) // result_numel)
     return 1
+
+
+def piece_terms(subject: NumericsSubject, result: ValueRef, ops: Sequence[int]) -> int:
+    """The longest in-order sum behind ``result`` among ``ops`` (a piece of the function): the
+    largest :func:`summed_terms` of the ops it depends on there. A piece that ends in a matmul
+    and a bias add rounds as the 64-term matmul did, not as the add (tiny ResNet's classifier:
+    2 ulp off float64 where float32 eager's blocked sum was near exact)."""
+    inside, seen, stack, most = set(ops), set(), [result.op], 1
+    while stack:
+        position = stack.pop()
+        if position in seen or position not in inside:
+            continue
+        seen.add(position)
+        most = max(most, summed_terms(subject, position))
+        for operand in subject.cuts.ops[position].operands:
+            ref = value_ref(subject.cuts, operand)
+            if ref is not None and ref.op >= 0:
+                stack.append(ref.op)
+    return most
+
+
+def program_terms(subject: NumericsSubject, program: CutProgram) -> list[int]:
+    """Each result of a piece: the longest in-order sum behind it (:func:`piece_terms`), what
+    the float64 rule's floor grows with when the piece's outputs are judged."""
+    return [piece_terms(subject, ref, program.ops) for ref in program.results]
 
 
 #: Ops that sum over a dimension of their first operand and keep its shape.

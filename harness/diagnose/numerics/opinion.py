@@ -28,7 +28,7 @@ from harness.execute.probe import ProbeOptions, run_program
 from harness.execute.ref_ops import torch_overload
 from harness.execute.backend import SearchRunner
 
-from .diffs import OwnDiff, own_diff
+from .diffs import OwnDiff, own_diff, program_terms
 from .programs import CutProgram, ValueRef, value_ref
 from .subject import NumericsSubject
 
@@ -98,7 +98,8 @@ def _decomposed(subject: NumericsSubject, position: int, program: CutProgram, wo
     values = subject.values
     expected = program.expected(values)
     ran = run_program(out, program.inputs(values), expected, program.signature, worker=worker,
-                      options=options, work_dir=folder, wide=subject.program_wide(program))
+                      options=options, work_dir=folder, wide=subject.program_wide(program),
+                      terms=program_terms(subject, program))
     if not ran.outputs:
         return Opinion(Way.DECOMPOSED, Says.FAILS, detail=ran.describe())
     diff = own_diff(subject, position, list(ran.outputs), list(program.results))

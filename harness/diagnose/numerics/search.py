@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from harness.execute.probe import ProbeOptions, ProbeResult, run_program
 from harness.execute.backend import SearchRunner
 
+from .diffs import program_terms
 from .programs import END, CutProgram
 from .subject import NumericsSubject
 
@@ -114,7 +115,10 @@ class Searcher:
         result = run_program(path, program.inputs(self.subject.values),
                              program.expected(self.subject.values), program.signature,
                              worker=self.worker, options=self.options, work_dir=folder,
-                             wide=self.subject.program_wide(program))
+                             wide=self.subject.program_wide(program),
+                             # each output rounds as the longest sum behind it in the piece
+                             # does (the float64 rule's floor): a matmul's, then a bias add
+                             terms=program_terms(self.subject, program))
         probe = Probe(start, end, len(program.ops), result.describe(), time.perf_counter() - began)
         self.probes.append(probe)
         self.say(f"probe {len(self.probes)}: {probe.render(self.subject)}")

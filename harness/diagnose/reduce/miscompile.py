@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import resource
 import shutil
 import time
@@ -316,7 +317,8 @@ class NumericsSession(Session):
             return False
         self.worker.timeout_s = max(1.0, min(self.try_timeout * 4, self.remaining_s()))
         result = run_program(path, inputs, expected, signature, worker=self.worker,
-                             options=self.probe, work_dir=self.folder, wide=_wide(module, inputs))
+                             options=self.probe, work_dir=self.folder, wide=_wide(module, inputs),
+                             terms=[_module_terms(func)] * len(expected))
         worst = self.verdict(result)
         if worst is None:
             return False
@@ -410,3 +412,28 @@ def _wide(module: ir.Operation, inputs: list) -> list | None:
     except Exception:  # a float32-only kernel: the flat tolerance judges it
         return None
     return flatten_outputs(found.outputs)
+
+
+_SIZES = re.compile(r"^!torch\.vtensor<\[([0-9,]*)\]")
+
+
+def _module_terms(func: ir.Operation) -> int:
+    """The longest in-order sum of the candidate (:func:`~..numerics.diffs.terms_of` read from
+    its ops' static types): its outputs are judged with the float64 rule's floor of that sum, as
+    the search judged the piece it started from (a matmul and a bias add: 2 ulp is rounding)."""
+    from ..numerics.diffs import terms_of
+
+    def shape(value: ir.Value) -> tuple[int, ...] | None:
+        found = _SIZES.match(str(value.type))
+        return tuple(int(s) for s in found[1].split(",") if s) if found else None
+
+    most = 1
+    for op in entry_block(func).operations:
+        name = op.operation.name
+        if not name.startswith("torch.aten."):
+            continue
+        shapes = [shape(v) for v in op.operation.operands]
+        result = shape(op.operation.results[0]) if len(op.operation.results) else None
+        numel = int(np.prod(result)) if result is not None else None
+        most = max(most, terms_of(name.removeprefix("torch."), shapes, None, numel))
+    return most
