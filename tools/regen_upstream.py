@@ -27,6 +27,9 @@ The report's triage (record.json's "filing") decides where a bundle goes, never 
 A bundle with a folder tools/upstream_llvm/NAME (an llvm-project report) or
 tools/upstream_torch_mlir/NAME (a torch-mlir report whose commands a maintainer has) gets that
 folder's hand-written issue.md and files over the report's, which stays as torch-mlir-report.md.
+A failure found in IREE's compiler (iree-compile), which `harness report` cannot replay (it runs
+torch-mlir's pipelines), is a bundle written whole by hand in tools/upstream_iree/NAME (issue.md,
+record.json, repro.sh, ...) and copied into reports/upstream/NAME as it is.
 The new bundle is written into a fresh temp folder, then swapped in by renames (the old folder
 is removed only once the new one is in place). A failure splits into one bundle per distinct
 failure with ``each``: NAME-1, ... are renamed to the names given.
@@ -81,6 +84,17 @@ LLVM_ISSUES = Path(__file__).with_name("upstream_llvm")
 # it as torch-mlir-report.md, as for LLVM_ISSUES.
 TORCH_MLIR_ISSUES = Path(__file__).with_name("upstream_torch_mlir")
 HAND_WRITTEN = (LLVM_ISSUES, TORCH_MLIR_ISSUES)
+# Bundles for failures iree-compile meets (issue 43): no harness report can be made of them, so
+# the folder is the whole bundle, its record.json written by hand too (what --table reads).
+IREE_FOUND = Path(__file__).with_name("upstream_iree")
+
+
+def iree_found(names: list[str] | tuple[str, ...] = ()) -> list[Path]:
+    """The hand-written bundles of IREE_FOUND (those named, or all), each a folder with issue.md."""
+    if not IREE_FOUND.is_dir():
+        return []
+    return sorted(p for p in IREE_FOUND.iterdir()
+                  if (p / "issue.md").is_file() and (not names or p.name in names))
 
 
 def hand_written(name: str) -> Path | None:
@@ -519,6 +533,9 @@ def main() -> int:
         names = [p.name for p in BUNDLES.iterdir() if (p / "issue.md").is_file()]
         print(table({n: n not in args.not_standalone for n in names}))
         return 0
+    for folder in iree_found(args.names):  # nothing to regenerate: copied in as written
+        swap_in(folder, folder.name)
+        print(f"{folder.name}: copied from {folder.relative_to(ROOT)}", flush=True)
     wanted = [s for s in SPECS if not args.names or s.name in args.names]
     listed = expected_names()
     skipped = [s.name for s in wanted if s.name in listed and not (BUNDLES / s.name).is_dir()]
@@ -568,6 +585,8 @@ def _section(issue: str, name: str) -> str:
 
 def table_row(name: str, standalone: dict[str, bool]) -> str:
     """README's row for bundle ``name``: read from its issue.md (the report's own sections)."""
+    if (IREE_FOUND / name / "issue.md").is_file():  # no harness report: its record.json says it
+        return iree_table_row(name, standalone)
     issue = (BUNDLES / name / "issue.md").read_text()
     if hand_written(name):  # written by hand: the harness's one says the rest
         issue = (BUNDLES / name / "torch-mlir-report.md").read_text()
@@ -590,8 +609,24 @@ def table_row(name: str, standalone: dict[str, bool]) -> str:
     line = next((x for x in upstream.splitlines() if x.startswith("Triage: ")), "")
     numbers = [w.strip("(),.:;*#") for w in line.split(". ")[0].split() if w.strip("(),.:;*").startswith("#")]
     known = ", ".join(f"{target}#{n}" for n in dict.fromkeys(numbers)) or "none"
-    alone = {True: "yes", False: "no"}.get(standalone.get(name), "not run")
+    alone = ("yes" if standalone[name] else "no") if name in standalone else "not run"
     return f"| `{name}/` | {alone} | {fx} | {known} | {target} | {verdict} |"
+
+
+def iree_table_row(name: str, standalone: dict[str, bool]) -> str:
+    """README's row for a bundle found in iree-compile, from its hand-written record.json: the
+    frontends whose port hits it (FX and ONNX are the supported paths), its target, its triage."""
+    report = _report(BUNDLES / name)
+    through = report.get("reproduces_through", {})
+    hits = [label for key, label in (("fx", "FX"), ("onnx", "ONNX"))
+            if str(through.get(key, "")).startswith("hits")]
+    fx = ("yes: " + ", ".join(hits)) if hits else ("no (TorchScript only)"
+                                                  if str(through.get("torchscript", "")).startswith("hits")
+                                                  else "not determined")
+    known = ", ".join(report.get("threads", ())) or "none"
+    verdict = "known" if known != "none" else "new"
+    alone = ("yes" if standalone[name] else "no") if name in standalone else "not run"
+    return f"| `{name}/` | {alone} | {fx} | {known} | {report.get('target_repo', '?')} | {verdict} |"
 
 
 def table(standalone: dict[str, bool]) -> str:
