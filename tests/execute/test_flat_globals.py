@@ -4,6 +4,8 @@ same numbers, for real through the RefBackend's lowering and the ExecutionEngine
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from harness.execute.flat_globals import flatten_constant_globals
@@ -36,7 +38,7 @@ func.func @forward(%arg0: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
 """
 
 
-def test_a_nested_weight_global_becomes_flat_and_computes_the_same(tmp_path):
+def test_a_nested_weight_global_becomes_flat_and_computes_the_same(tmp_path: Path) -> None:
     linalg = tmp_path / "m.linalg.mlir"
     linalg.write_text(LINALG.replace("HEX", WEIGHTS.tobytes().hex().upper()))
     llvm = tmp_path / "m.llvm.mlir"
@@ -53,7 +55,7 @@ def test_a_nested_weight_global_becomes_flat_and_computes_the_same(tmp_path):
     np.testing.assert_array_equal(got, x + WEIGHTS)
 
 
-def test_flat_and_one_dimensional_globals_stay_as_they_are():
+def test_flat_and_one_dimensional_globals_stay_as_they_are() -> None:
     line = (b'  llvm.mlir.global private constant @c(dense_resource<k> : tensor<64xf32>) '
             b'{addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<64 x f32>\n')
     assert flatten_constant_globals(line) == (line, 0)
@@ -63,3 +65,42 @@ def test_flat_and_one_dimensional_globals_stay_as_they_are():
     assert count == 1 and flat.startswith(
         b'  llvm.mlir.global private constant @c(dense_resource<k> : tensor<10xi64>) '
         b'{addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<10 x i64>\n{-#')
+
+
+#: A weight as the ONNX path brings it: torch-mlir's onnx.Constant pattern makes the importer's
+#: dense_resource an inline DenseElementsAttr, which the lowering prints as hex when large.
+BIG = np.arange(4 * 8 * 16, dtype=np.float32).reshape(4, 8, 16) / 64
+
+
+def test_an_inline_hex_weight_global_becomes_flat_and_computes_the_same(tmp_path: Path) -> None:
+    linalg = tmp_path / "m.linalg.mlir"
+    source = LINALG.split("{-#")[0].replace("2x3x4", "4x8x16")
+    linalg.write_text(source.replace("dense_resource<weights>",
+                                     f'dense<"0x{BIG.tobytes().hex().upper()}">'))
+    llvm = tmp_path / "m.llvm.mlir"
+    assert lower_to_llvm(linalg, llvm).ok
+    text = llvm.read_bytes()
+    [line] = [x for x in text.splitlines() if b"llvm.mlir.global" in x and b"4x8x16" in x]
+    assert b'(dense<"0x' in line and line.endswith(b"!llvm.array<4 x array<8 x array<16 x f32>>>")
+    flat, count = flatten_constant_globals(text)
+    assert count == 1
+    [line] = [x for x in flat.splitlines() if b"@__constant_4x8x16xf32(" in x]
+    assert line.endswith(b" : tensor<512xf32>) {addr_space = 0 : i32, alignment = 64 : i64} "
+                         b": !llvm.array<512 x f32>")
+    assert BIG.tobytes().hex().upper().encode() in line  # the same bytes
+    x = np.random.default_rng(0).standard_normal((4, 8, 16)).astype(np.float32)
+    [got] = JitModule.load(text).invoke("forward", [x], None)  # load flattens
+    np.testing.assert_array_equal(got, x + BIG)
+
+
+def test_globals_of_other_values_stay_as_they_are() -> None:
+    def line(value: bytes) -> bytes:
+        return (b"  llvm.mlir.global private constant @c(" + value + b" : tensor<2x2xf32>) "
+                b"{addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<2 x array<2 x f32>>\n")
+
+    for value in (b"dense<[[1.0, 2.0], [3.0, 4.0]]>", b"dense<0.000000e+00>"):
+        assert flatten_constant_globals(line(value)) == (line(value), 0)
+    hexed = line(b'dense<"0x0000803F000000400000404000008040">')
+    assert flatten_constant_globals(hexed + hexed) == (
+        2 * (b'  llvm.mlir.global private constant @c(dense<"0x0000803F000000400000404000008040"> '
+             b": tensor<4xf32>) {addr_space = 0 : i32, alignment = 64 : i64} : !llvm.array<4 x f32>\n"), 2)
