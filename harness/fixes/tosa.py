@@ -142,19 +142,30 @@ class TosaCastViaI32(TargetFix):
                     if reason:
                         app.refused.append(RefusedSite("tosa.cast i64 -> float", where, reason))
                         continue
-                    with ir.InsertionPoint(op), op.location:
-                        narrow = ir.Operation.create("tosa.cast", results=[_with_element(source.type, i32)],
-                                                     operands=[source])
-                    op.operands[0] = narrow.results[0]
+                    _narrow_operand(op, i32)
                     app.changed.append(Site(f"tosa.cast i64 -> {_element(result.type)} via i32", where))
                 elif _is_float(source.type) and _is_i64(result.type):  # .long() of a float tensor
-                    with ir.InsertionPoint.after(op), op.location:
-                        widen = ir.Operation.create("tosa.cast", results=[result.type],
-                                                    operands=[result])
-                    result.replace_all_uses_except(widen.results[0], widen)
-                    result.set_type(_with_element(result.type, i32))
+                    _widen_result(op, i32)
                     app.changed.append(Site(f"tosa.cast {_element(source.type)} -> i64 via i32", where))
         return app
+
+
+def _narrow_operand(op: ir.Operation, i32: ir.Type) -> None:
+    """``op``'s first operand (i64) given to it through a ``tosa.cast`` to i32."""
+    source = op.operands[0]
+    with ir.InsertionPoint(op), op.location:
+        narrow = ir.Operation.create("tosa.cast", results=[_with_element(source.type, i32)],
+                                     operands=[source])
+    op.operands[0] = narrow.results[0]
+
+
+def _widen_result(op: ir.Operation, i32: ir.Type) -> None:
+    """``op``'s result (i64) made i32, and its users given it back as i64 through a ``tosa.cast``."""
+    result = op.results[0]
+    with ir.InsertionPoint.after(op), op.location:
+        widen = ir.Operation.create("tosa.cast", results=[result.type], operands=[result])
+    result.replace_all_uses_except(widen.results[0], widen)
+    result.set_type(_with_element(result.type, i32))
 
 
 def _is_i64(type_: ir.Type) -> bool:
@@ -198,19 +209,13 @@ class TosaGatherViaI32(TargetFix):
             for op in walk(module):
                 if op.name != "tosa.gather" or not _is_i64(op.operands[0].type):
                     continue
-                values, result = op.operands[0], op.results[0]
+                values = op.operands[0]
                 where = location_text(op)
                 reason = _outside_int32(values)
                 if reason:
                     app.refused.append(RefusedSite("tosa.gather of i64 values", where, reason))
                     continue
-                with ir.InsertionPoint(op), op.location:
-                    narrow = ir.Operation.create("tosa.cast", results=[_with_element(values.type, i32)],
-                                                 operands=[values])
-                op.operands[0] = narrow.results[0]
-                with ir.InsertionPoint.after(op), op.location:
-                    widen = ir.Operation.create("tosa.cast", results=[result.type], operands=[result])
-                result.replace_all_uses_except(widen.results[0], widen)
-                result.set_type(_with_element(result.type, i32))
+                _narrow_operand(op, i32)
+                _widen_result(op, i32)
                 app.changed.append(Site("tosa.gather i64 values via i32", where))
         return app
