@@ -19,6 +19,15 @@ _NUMBER = re.compile(r"\b\d+\b")
 _HEX = re.compile(r"0x[0-9a-fA-F]+")
 
 
+#: A terminal's colour codes (torch.onnx.export's errors have them: ``\x1b[96m``).
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal colour codes: what a record and a title keep of a message."""
+    return _ANSI.sub("", text)
+
+
 def decimal(digits: str | None) -> int:
     """A line, column or index as printed; 0 (unknown) for none, or for a number no real
     stderr holds (Python refuses to convert over 4,300 digits, and fuzzed stderr has them)."""

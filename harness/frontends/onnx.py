@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from harness.compiler.text import strip_ansi
 from harness.errors import ModelError, OnnxMissingError
 
 if TYPE_CHECKING:
@@ -94,7 +95,6 @@ class ExportFailed(ModelError):
 #: ``Error when translating node %randn : [num_users=1] = call_function[target=torch.ops.aten...]``.
 _TRANSLATING = re.compile(r"Error when translating node %(\S+) : .*?call_function\[target=(?:torch\.ops\.)?"
                           r"([\w.:]+)\]")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def untranslated(error: BaseException, exported: torch.export.ExportedProgram | None) -> Untranslated | None:
@@ -110,7 +110,7 @@ def untranslated(error: BaseException, exported: torch.export.ExportedProgram | 
     if found is None:
         return None
     node, op = found[1], found[2]
-    reason = next((line.strip() for line in _ANSI.sub("", str(chain[-1])).splitlines() if line.strip()), "")
+    reason = next((line.strip() for line in strip_ansi(str(chain[-1])).splitlines() if line.strip()), "")
     stack = ""
     if exported is not None:
         nodes = [n for n in exported.graph.nodes if n.op == "call_function"]
@@ -138,7 +138,7 @@ def export(exported: torch.export.ExportedProgram, examples: Sequence[torch.Tens
                 f"torch.onnx.export could not export '{name}': it could not translate node %{node.node} "
                 f"({node.op}) into ONNX: {node.reason}. The exporter's gap, not torch-mlir's: port it "
                 "through --frontend fx, or compute that op otherwise in the model.", node) from e
-        first = _ANSI.sub("", str(e)).strip().splitlines()[0][:300] if str(e).strip() else ""
+        first = strip_ansi(str(e)).strip().splitlines()[0][:300] if str(e).strip() else ""
         raise ExportFailed(f"torch.onnx.export could not export '{name}': {type(e).__name__}: "
                            f"{first}. Port it through --frontend fx, or make it exportable.") from e
     return path

@@ -22,7 +22,7 @@ from harness.compiler.irfile import write_atomically
 from harness.compiler.locations import file_locations
 from harness.compiler.outcomes import Outcome, Signature
 from harness.compiler.records import RunRecord
-from harness.compiler.text import drop_ssa_names
+from harness.compiler.text import drop_ssa_names, strip_ansi
 from harness.errors import HarnessError
 from harness.knowledge import fixes as known_fixes
 from harness.knowledge import idioms
@@ -386,7 +386,7 @@ def exception_blocker(stage: PortStage, error: BaseException, explanation: str =
     """The blocker a Python exception makes: its type and first line, located at the innermost
     frame of the model's code (a wrapper's cause when it has one)."""
     cause = error.__cause__ if error.__cause__ is not None else error
-    text = one_line(_ANSI.sub("", str(cause))) or "(no message)"
+    text = one_line(strip_ansi(str(cause))) or "(no message)"
     message = f"{type(cause).__name__}: {text}"
     frames = [f"{f.filename}:{f.lineno}" for f in reversed(traceback.extract_tb(cause.__traceback__))]
     own = next((f for f in frames if not any(m in f for m in _MACHINERY)), frames[0] if frames else "")
@@ -435,10 +435,6 @@ def missing_buffers_explanation(exported: torch.export.ExportedProgram) -> str:
             f"the fx_importer of torch-mlir {version['torch-mlir']} looks buffers up in the state_dict only. "
             "The model is not at fault. Work around it by registering those buffers with "
             "persistent=True before export, or port through the TorchScript frontend.")
-
-
-#: Terminal colours in an exception's text (torch.onnx.export's ConversionError has them).
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _normalize(text: str) -> str:

@@ -12,7 +12,7 @@ from harness.compiler.pipeline_text import (
     pipeline_prefix,
     tokenize,
 )
-from harness.compiler.text import closing_brackets, matching_close, unescape_mlir_string
+from harness.compiler.text import closing_brackets, matching_close, strip_ansi, unescape_mlir_string
 from harness.errors import PipelineConfigError
 
 
@@ -88,3 +88,11 @@ def test_closing_brackets_agrees_with_matching_close():
         assert closes == {i: matching_close(text, i) for i, ch in enumerate(text)
                           if ch == "(" and matching_close(text, i) >= 0}, text
     assert closing_brackets("a<b<c>>", pairs="<>") == {1: 6, 3: 5}
+
+
+def test_terminal_colours_are_dropped_from_a_message():
+    """torch.onnx.export's ConversionError colours its step ("\\x1b[96mThis is step 3/3\\x1b[0m"),
+    which reached the record and the blocker's signature as it was."""
+    said = "Failed to convert. \x1b[96mThis is step 3/3\x1b[0m of exporting the model to ONNX."
+    assert strip_ansi(said) == "Failed to convert. This is step 3/3 of exporting the model to ONNX."
+    assert strip_ansi("plain [96m text") == "plain [96m text"  # no escape, nothing taken
